@@ -1,0 +1,108 @@
+/**
+ * Where every input's statements end up: classified (through the cache), counted, and grouped
+ * into findings by check and normalized text, so `SELECT pg_advisory_lock(1)` and
+ * `SELECT pg_advisory_lock(2)` are one finding seen twice. Everything kept is bounded (findings,
+ * sources per finding, unparsed samples), so memory does not grow with the input's size.
+ */
+import { createHash } from 'node:crypto';
+import type { AuditCheckId, UnparsedSample, UnparsedSummary } from './audit-types.js';
+import { StatementClassifier, type TextClassification } from './statement-classifier.js';
+
+/** Turns a character offset in the consumed text into a source label (`file.sql:12`). */
+export type Locate = (offset: number) => string;
+
+/** A finding while it is being counted. */
+export interface FindingTally {
+  check: AuditCheckId;
+  what: string;
+  certain: boolean;
+  alsoChecks: Set<AuditCheckId>;
+  statement: string;
+  normalized: string;
+  count: number;
+  sources: string[];
+}
+
+const MAX_FINDINGS = 10_000;
+const MAX_SOURCES = 5;
+const MAX_UNPARSED_SAMPLES = 50;
+const MAX_UNPARSED_DISTINCT = 100_000;
+/** Statements are shown up to this many characters (the length is said when cut). */
+const MAX_SHOWN_CHARS = 2_000;
+
+/** Collects the statements of all inputs into findings and unparsed samples. */
+export class AuditCollector {
+  readonly classifier = new StatementClassifier();
+  /** Statement occurrences examined (calls for pg_stat_statements rows). */
+  statements = 0;
+  /** Findings per check that did not fit in the kept set: counted, not listed. */
+  readonly overflow: Partial<Record<AuditCheckId, number>> = {};
+  private readonly findings = new Map<string, FindingTally>();
+  private readonly samples = new Map<string, UnparsedSample>();
+  private readonly unparsedHashes = new Set<string>();
+  private unparsedCount = 0;
+
+  /** Classifies `sql` (one or more statements) seen `count` times. */
+  consume(sql: string, count: number, locate: Locate): void {
+    this.record(sql, this.classifier.classify(sql), count, locate);
+  }
+
+  /** Counts an already classified text (see {@link StatementClassifier.classify}). */
+  record(sql: string, result: TextClassification, count: number, locate: Locate): void {
+    if (!result.ok) {
+      this.statements += count;
+      this.unparsed(sql, locate(Math.max(result.position, 0)), result.error, count);
+      return;
+    }
+    this.statements += result.statements * count;
+    for (const part of result.notable) {
+      if (part.problem !== null) this.unparsed(part.text, locate(part.offset), part.problem, count);
+      const [primary, ...rest] = part.hazards;
+      if (primary !== undefined) this.addFinding(primary.check, primary.what, primary.certain, rest.map((h) => h.check), part.text, part.normalized, count, locate(part.offset));
+    }
+  }
+
+  /** Records a statement that could not be classified (parse error, too long, not analysed). */
+  unparsed(sql: string, source: string, error: string, count: number): void {
+    this.unparsedCount += count;
+    const hash = createHash('sha1').update(sql).digest('base64');
+    if (this.unparsedHashes.size < MAX_UNPARSED_DISTINCT) this.unparsedHashes.add(hash);
+    const sample = this.samples.get(hash);
+    if (sample !== undefined) sample.count += count;
+    else if (this.samples.size < MAX_UNPARSED_SAMPLES) this.samples.set(hash, { statement: shown(sql), source, error, count });
+  }
+
+  /** Counts occurrences that were never classified at all (only counted). */
+  countStatements(count: number): void {
+    this.statements += count;
+  }
+
+  tallies(): FindingTally[] {
+    return [...this.findings.values()];
+  }
+
+  unparsedSummary(): UnparsedSummary {
+    return { count: this.unparsedCount, distinct: this.unparsedHashes.size, samples: [...this.samples.values()] };
+  }
+
+  private addFinding(check: AuditCheckId, what: string, certain: boolean, also: AuditCheckId[], text: string, normalized: string, count: number, source: string): void {
+    const key = `${check}\u0000${normalized}`;
+    let tally = this.findings.get(key);
+    if (tally === undefined) {
+      if (this.findings.size >= MAX_FINDINGS) {
+        this.overflow[check] = (this.overflow[check] ?? 0) + count;
+        return;
+      }
+      tally = { check, what, certain, alsoChecks: new Set(), statement: shown(text), normalized: shown(normalized), count: 0, sources: [] };
+      this.findings.set(key, tally);
+    }
+    tally.count += count;
+    for (const id of also) tally.alsoChecks.add(id);
+    if (tally.sources.length < MAX_SOURCES) tally.sources.push(source);
+  }
+}
+
+function shown(text: string): string {
+  if (text.length <= MAX_SHOWN_CHARS) return text;
+  return `${text.slice(0, MAX_SHOWN_CHARS)}... (${text.length} characters)`;
+}

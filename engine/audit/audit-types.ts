@@ -1,0 +1,142 @@
+/**
+ * The vocabulary of `pooltest audit`: what the classifier finds in one statement, what the
+ * audit reports per finding, and the shape of the JSON it writes. `AuditReport` is a public
+ * contract like the check report: scripts gate migrations on it.
+ */
+
+/** Bumped whenever a field of {@link AuditReport} changes meaning or disappears. */
+export const AUDIT_SCHEMA_VERSION = 1;
+
+/** Check ids a finding can name (the same ids as the checks that observe a pooler). */
+export type AuditCheckId =
+  | 'session/set-leak'
+  | 'session/search-path-leak'
+  | 'session/custom-guc-leak'
+  | 'session/role-leak'
+  | 'session/tracked-parameter'
+  | 'notify/listen'
+  | 'locks/advisory-session'
+  | 'temp/temp-table'
+  | 'cursors/with-hold'
+  | 'prepared/sql-prepare'
+  | 'sequences/lastval';
+
+/** One use of session state found inside a statement. */
+export interface Hazard {
+  check: AuditCheckId;
+  /** What was found, short: `SET statement_timeout`, `pg_advisory_lock()`, `DO block: LISTEN`. */
+  what: string;
+  /**
+   * False when the parser could not settle it, for example `set_config(name, value, $3)` as
+   * pg_stat_statements shows it: counted as session-level because it may be.
+   */
+  certain: boolean;
+}
+
+/** What the classifier makes of one statement. */
+export interface StatementAnalysis {
+  /** Primary first; empty when the statement relies on no session state. */
+  hazards: Hazard[];
+  /** Set when part of the statement could not be analysed (a PL/pgSQL body that fails). */
+  problem: string | null;
+}
+
+/** `true` breaks, `false` fine, `'unknown'` the pooler's behaviour is not known for this check. */
+export type Breaks = boolean | 'unknown';
+
+/** Where the pooler behaviour joined to the findings comes from. */
+export type BehaviourBasis = 'report' | 'target' | 'typical';
+
+/** One statement (grouped by its normalized form) that relies on session state. */
+export interface AuditFinding {
+  /** The most specific check the statement depends on. */
+  check: AuditCheckId;
+  title: string;
+  /** The first occurrence's text, as written. */
+  statement: string;
+  /** The parser's normalized form (constants as `$n`): the grouping key. */
+  normalized: string;
+  what: string;
+  certain: boolean;
+  /** Other checks the same statement also depends on. */
+  alsoChecks: AuditCheckId[];
+  /** Occurrences: statements in files, entries in logs, `calls` in pg_stat_statements. */
+  count: number;
+  /** The first place it was seen: `file.sql:12`, `postgresql.log:345`, `pg_stat_statements ...`. */
+  source: string;
+  /** Up to a few places it was seen, first one first. */
+  sources: string[];
+  /** What the pooler does in this check (`leaked`, `lost`...), or null when unknown. */
+  outcome: string | null;
+  basis: BehaviourBasis;
+  breaks: Breaks;
+  advice: string;
+}
+
+/** A statement the parser refused, kept with where it came from. */
+export interface UnparsedSample {
+  statement: string;
+  source: string;
+  error: string;
+  count: number;
+}
+
+/** Statements the audit could not classify: never dropped silently. */
+export interface UnparsedSummary {
+  /** Occurrences that did not parse (or were too long to parse). */
+  count: number;
+  /** Distinct texts among them (exact while under the sample bound). */
+  distinct: number;
+  samples: UnparsedSample[];
+}
+
+/** What each input contributed. */
+export interface InputSummary {
+  kind: 'sql' | 'log' | 'stats';
+  /** File path, `-` for stdin, or the redacted stats URL. */
+  name: string;
+  statements: number;
+  /** Log format used, for logs. */
+  format?: string;
+  /** Extended-protocol executions of named prepared statements seen in a log. */
+  namedProtocolExecutions?: number;
+  /** Lines that were not valid UTF-8 (decoded with replacement characters). */
+  invalidUtf8Lines?: number;
+  /** psql meta-commands (`\connect`...) skipped in an SQL file. */
+  metaCommands?: number;
+}
+
+/** The pooler whose behaviour the findings are joined with. */
+export interface PoolerSummary {
+  basis: BehaviourBasis;
+  /** Report file, redacted target, or the name of the typical behaviour. */
+  name: string;
+  /** Outcomes per check as used for the join. */
+  outcomes: Record<string, string | null>;
+}
+
+/** The result of {@link audit}: what `--json` writes. */
+export interface AuditReport {
+  schemaVersion: number;
+  tool: { name: 'pooltest'; command: 'audit' };
+  generatedAt: string;
+  inputs: InputSummary[];
+  pooler: PoolerSummary;
+  summary: {
+    /** Statement occurrences examined (calls for pg_stat_statements). */
+    statements: number;
+    /** Distinct statement texts handed to the parser. */
+    parsedTexts: number;
+    findings: number;
+    breaking: number;
+    /** Occurrences of statements that break on this pooler. */
+    breakingCount: number;
+    unparsed: number;
+    durationMs: number;
+  };
+  findings: AuditFinding[];
+  /** Findings per check beyond the kept ones (bounded memory): counted, not listed. */
+  overflow: Record<string, number>;
+  unparsed: UnparsedSummary;
+  warnings: string[];
+}

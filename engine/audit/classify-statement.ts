@@ -1,0 +1,140 @@
+/**
+ * One parsed statement in, its session-state hazards out (primary first). The statement's own
+ * kind (SET, LISTEN, PREPARE, DECLARE ... WITH HOLD, CREATE TEMP) decides first; function calls
+ * found in the expressions it evaluates follow, most important first.
+ *
+ * Expressions are walked only in statements that evaluate them now. DDL that stores an
+ * expression for later (CREATE FUNCTION bodies and SET clauses, views, defaults, rules) does
+ * not take a lock or set anything when it runs, so it is not a finding; neither is plain
+ * EXPLAIN, which plans without executing.
+ */
+import { asNode, booleanOf, child, constantOf, list, nodeType, text } from './ast-json.js';
+import { checkPriority } from './audit-checks.js';
+import type { Hazard, StatementAnalysis } from './audit-types.js';
+import { functionCallHazards } from './function-calls.js';
+import { doBlockHazards } from './plpgsql-body.js';
+import { setStatementHazard } from './set-statement.js';
+import type { AstNode } from './sql-parser.js';
+
+/** DECLARE's options bitmask: CURSOR_OPT_HOLD in PostgreSQL's parsenodes.h. */
+const CURSOR_OPT_HOLD = 0x20;
+
+/** Statement kinds whose expressions run when the statement runs. */
+const EVALUATING = new Set(['SelectStmt', 'InsertStmt', 'UpdateStmt', 'DeleteStmt', 'MergeStmt', 'CallStmt', 'CopyStmt', 'ExecuteStmt', 'DeclareCursorStmt', 'PrepareStmt']);
+
+/**
+ * Classifies one statement. `text` is the statement's SQL (needed for DO blocks, whose body the
+ * PL/pgSQL parser reads from the text). `depth` bounds nesting through DO and EXECUTE.
+ */
+export function analyzeStatement(wrapper: AstNode, sql: string, depth = 0): StatementAnalysis {
+  const type = nodeType(wrapper);
+  const stmt = type === null ? null : child(wrapper, type);
+  if (type === null || stmt === null) return { hazards: [], problem: null };
+  const own: Hazard[] = [];
+  let expressions: Hazard[] = [];
+  let problem: string | null = null;
+  switch (type) {
+    case 'VariableSetStmt': {
+      const hazard = setStatementHazard(stmt);
+      if (hazard !== null) own.push(hazard);
+      break;
+    }
+    case 'ListenStmt':
+      own.push({ check: 'notify/listen', what: `LISTEN ${text(stmt, 'conditionname') ?? ''}`.trim(), certain: true });
+      break;
+    case 'PrepareStmt':
+      own.push({ check: 'prepared/sql-prepare', what: `PREPARE ${text(stmt, 'name') ?? ''}`.trim(), certain: true });
+      break;
+    case 'ExecuteStmt':
+      own.push({ check: 'prepared/sql-prepare', what: `EXECUTE ${text(stmt, 'name') ?? ''}`.trim(), certain: true });
+      break;
+    case 'DeallocateStmt':
+      own.push({ check: 'prepared/sql-prepare', what: stmt['isall'] === true ? 'DEALLOCATE ALL' : `DEALLOCATE ${text(stmt, 'name') ?? ''}`.trim(), certain: true });
+      break;
+    case 'DeclareCursorStmt': {
+      const options = typeof stmt['options'] === 'number' ? stmt['options'] : 0;
+      if ((options & CURSOR_OPT_HOLD) !== 0) own.push({ check: 'cursors/with-hold', what: `DECLARE ${text(stmt, 'portalname') ?? ''} CURSOR WITH HOLD`, certain: true });
+      break;
+    }
+    case 'CreateStmt':
+      if (isTemp(child(stmt, 'relation')) && text(stmt, 'oncommit') !== 'ONCOMMIT_DROP') own.push(tempHazard('CREATE TEMP TABLE', child(stmt, 'relation')));
+      break;
+    case 'CreateTableAsStmt': {
+      const into = child(stmt, 'into');
+      if (isTemp(child(into, 'rel')) && text(into, 'onCommit') !== 'ONCOMMIT_DROP') own.push(tempHazard('CREATE TEMP TABLE AS', child(into, 'rel')));
+      // WITH NO DATA creates the table without running the query.
+      if (into?.['skipData'] !== true) expressions = functionCallHazards(stmt['query']);
+      break;
+    }
+    case 'ViewStmt':
+      if (isTemp(child(stmt, 'view'))) own.push(tempHazard('CREATE TEMP VIEW', child(stmt, 'view')));
+      break;
+    case 'CreateSeqStmt':
+      if (isTemp(child(stmt, 'sequence'))) own.push(tempHazard('CREATE TEMP SEQUENCE', child(stmt, 'sequence')));
+      break;
+    case 'ExplainStmt':
+      if (explainExecutes(stmt)) {
+        const inner = asNode(stmt['query']);
+        if (inner !== null) return analyzeStatement(inner, sql, depth + 1);
+      }
+      break;
+    case 'DoStmt': {
+      // Ranked like expression hazards: the block's order of statements says nothing.
+      const result = doBlockHazards(stmt, sql, depth, analyzeStatement);
+      expressions = result.hazards;
+      problem = result.problem;
+      break;
+    }
+    default:
+      break;
+  }
+  if (type === 'SelectStmt') {
+    const into = child(stmt, 'intoClause');
+    if (isTemp(child(into, 'rel')) && text(into, 'onCommit') !== 'ONCOMMIT_DROP') own.push(tempHazard('SELECT INTO TEMP', child(into, 'rel')));
+  }
+  if (EVALUATING.has(type)) expressions = functionCallHazards(stmt);
+  return { hazards: orderHazards(own, expressions), problem };
+}
+
+/** Own hazards first, then expression hazards by priority; one per check. */
+function orderHazards(own: Hazard[], expressions: Hazard[]): Hazard[] {
+  const sorted = [...expressions].sort((a, b) => checkPriority(a.check) - checkPriority(b.check));
+  const seen = new Set<string>();
+  const out: Hazard[] = [];
+  for (const hazard of [...own, ...sorted]) {
+    if (seen.has(hazard.check)) continue;
+    seen.add(hazard.check);
+    out.push(hazard);
+  }
+  return out;
+}
+
+/** `relpersistence 't'`, or created in `pg_temp` explicitly (which makes it temporary too). */
+function isTemp(rangeVar: AstNode | null): boolean {
+  if (rangeVar === null) return false;
+  if (text(rangeVar, 'relpersistence') === 't') return true;
+  const schema = text(rangeVar, 'schemaname');
+  return schema !== null && (schema === 'pg_temp' || schema.startsWith('pg_temp_'));
+}
+
+function tempHazard(what: string, rangeVar: AstNode | null): Hazard {
+  return { check: 'temp/temp-table', what: `${what} ${text(rangeVar, 'relname') ?? ''}`.trim(), certain: true };
+}
+
+/** EXPLAIN runs the statement only with ANALYZE (and not `ANALYZE false`). */
+function explainExecutes(stmt: AstNode): boolean {
+  for (const option of list(stmt, 'options')) {
+    const def = child(asNode(option), 'DefElem');
+    if (text(def, 'defname') !== 'analyze') continue;
+    if (def?.['arg'] === undefined) return true;
+    const arg = def['arg'];
+    const value = booleanOf(constantOf(arg)) ?? booleanOf(stringArg(arg));
+    return value !== false;
+  }
+  return false;
+}
+
+function stringArg(arg: unknown): { kind: 'string'; value: string } | null {
+  const sval = text(child(asNode(arg), 'String'), 'sval');
+  return sval === null ? null : { kind: 'string', value: sval };
+}

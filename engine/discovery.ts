@@ -1,0 +1,172 @@
+/**
+ * Discovery: what kind of target is this, before any check runs? Everything is learned by
+ * observation through ordinary client connections; nothing needs setting up on the pooler.
+ *
+ *  1. Reach it (TCP, then a real login), read the server version, time a few round trips.
+ *  2. Ask who it is: `SHOW pool_version` answers through pgpool-II; PgBouncer's admin console
+ *     (database `pgbouncer`) answers `SHOW VERSION` when the user is an admin or stats user.
+ *  3. Does it accept a transaction block? Statement pooling refuses `BEGIN`.
+ *  4. With client D connected and idle on backend d, holders take backends one by one until
+ *     the pooler queues one (the pool is full) or the bound is reached. A holder landing on d
+ *     means backends are shared between connected clients: transaction pooling.
+ *  5. With d held, D's next transaction shows whether a client keeps its backend.
+ *  6. A new client after D leaves shows whether backends are reused at all (direct Postgres
+ *     starts a new process for every connection).
+ */
+import { PooltestError } from './errors.js';
+import { probeTcp } from './session/connect.js';
+import { Session } from './session/session.js';
+import { Scenario, type RunContext } from './steering/scenario.js';
+import { releaseAll, take, type Hold } from './steering/holders.js';
+import { describeTarget, type Target } from './target.js';
+import type { Discovery } from './types.js';
+
+export interface DiscoveryOptions {
+  bounds: RunContext['bounds'];
+  /** Most backends to count before calling the pool "too large to steer". */
+  poolBound: number;
+  /** Fixed wait bound in ms; computed from round trips when absent. */
+  waitMs?: number;
+  /** Raise POOL_TOO_LARGE when transaction pooling has more backends than the bound. */
+  failOnLargePool?: boolean;
+}
+
+export async function discover(target: Target, opts: DiscoveryOptions): Promise<Discovery> {
+  await probeTcp(target, opts.bounds.connectMs);
+  const d: Discovery = {
+    mode: 'direct', poolSize: null, poolBound: opts.poolBound, sharedAcrossClients: false, clientKeepsBackend: true,
+    reuseAfterDisconnect: false, transactionBlocks: 'allowed', holderStrategy: 'transaction', serverVersion: '', serverVersionNum: 0,
+    pooler: null, rttMs: 1, connectLatencyMs: 0, waitBoundMs: opts.waitMs ?? 250, notes: [], steps: [],
+  };
+  const scn = new Scenario({ target, direct: null, discovery: d, runId: 'discovery', bounds: opts.bounds });
+  try {
+    const t0 = performance.now();
+    const first = await openFirst(scn, target, opts);
+    d.connectLatencyMs = Math.round(performance.now() - t0);
+    const info = await first.run('discovery.server', "SELECT pg_backend_pid() AS pid, current_setting('server_version') AS version, current_setting('server_version_num')::int AS num");
+    if (info.error || info.pid === null) throw new PooltestError('NOT_POSTGRES', `${describeTarget(target)} accepted a login but could not answer a query: ${info.error?.message ?? 'no pid'}`);
+    d.serverVersion = String(info.results[0]?.[0]?.version ?? '');
+    d.serverVersionNum = Number(info.results[0]?.[0]?.num ?? 0);
+    d.rttMs = await measureRtt(first);
+    d.waitBoundMs = opts.waitMs ?? clamp(Math.max(250, 10 * d.rttMs, 4 * d.connectLatencyMs), 250, 3000);
+    d.pooler = await identify(scn, first, target);
+    await probeTransactionBlocks(scn, d);
+    await countPool(scn, d, first, info.pid, opts);
+    classify(d);
+  } finally {
+    await scn.closeAll();
+    d.steps = scn.steps;
+  }
+  if (opts.failOnLargePool !== false && d.sharedAcrossClients && d.poolSize === null) {
+    throw new PooltestError('POOL_TOO_LARGE', `${describeTarget(target)} shares backends between clients but gave more than ${opts.poolBound} at once: pooltest cannot steer a pool that large. Point it at a pool of 2 (e.g. default_pool_size = 2), or raise --max-pool.`, { bound: opts.poolBound });
+  }
+  return d;
+}
+
+async function openFirst(scn: Scenario, target: Target, opts: DiscoveryOptions): Promise<Session> {
+  try {
+    return await scn.open('D');
+  } catch (err) {
+    if (err instanceof PooltestError && err.code === 'STEP_TIMEOUT') {
+      throw new PooltestError('STEP_TIMEOUT', `${describeTarget(target)} accepted a TCP connection but did not answer the PostgreSQL startup within ${opts.bounds.connectMs} ms: not a PostgreSQL server, or a pooler with no free slot`, err.detail);
+    }
+    throw err;
+  }
+}
+
+async function measureRtt(s: Session): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const step = await s.run('discovery.rtt', 'SELECT 1 AS one');
+    times.push(step.durationMs);
+  }
+  times.sort((a, b) => a - b);
+  return Math.max(0.1, times[2] ?? 1);
+}
+
+/** Names the pooler when it says who it is; null means "no pooler identified", not "none". */
+async function identify(scn: Scenario, first: Session, target: Target): Promise<Discovery['pooler']> {
+  const pgpool = await first.run('discovery.identify', 'SHOW pool_version');
+  const pgpoolVersion = pgpool.results[0]?.[0]?.pool_version;
+  if (!pgpool.error && typeof pgpoolVersion === 'string') return { name: 'pgpool-II', version: pgpoolVersion, how: 'SHOW pool_version' };
+  try {
+    const admin = await Session.open('admin', { ...target, database: 'pgbouncer' }, scn.recorder, { connectMs: scn.ctx.bounds.connectMs, stepMs: scn.ctx.bounds.stepMs });
+    try {
+      const v = await admin.run('discovery.identify', 'SHOW VERSION');
+      const text = v.results[0]?.[0]?.version;
+      if (!v.error && typeof text === 'string' && /pgbouncer/i.test(text)) {
+        return { name: 'PgBouncer', version: text.replace(/^pgbouncer\s*/i, ''), how: 'SHOW VERSION on the admin console' };
+      }
+    } finally {
+      await admin.close();
+    }
+  } catch {
+    // Not an admin user, or not PgBouncer: identity stays unknown, which is fine.
+  }
+  return null;
+}
+
+async function probeTransactionBlocks(scn: Scenario, d: Discovery): Promise<void> {
+  const s = await scn.open('T');
+  const step = await s.run('discovery.transaction-block', 'BEGIN; SELECT pg_backend_pid() AS pid');
+  if (step.txStatus === 'T') {
+    await s.run('discovery.transaction-block', 'COMMIT');
+  } else {
+    d.transactionBlocks = 'refused';
+    d.holderStrategy = 'statement';
+    d.notes.push(`transaction blocks refused: ${step.error?.message ?? 'the connection was closed'}`);
+  }
+  await s.close();
+}
+
+async function countPool(scn: Scenario, d: Discovery, first: Session, firstPid: number, opts: DiscoveryOptions): Promise<void> {
+  const holders: Hold[] = [];
+  let waited = false;
+  const connectMs = Math.min(opts.bounds.connectMs, d.waitBoundMs + 3 * d.connectLatencyMs);
+  for (let i = 1; i <= opts.poolBound + 1; i++) {
+    const s = await scn.tryOpen(`H${i}`, 'discovery.hold.connect', connectMs);
+    if (!s) {
+      waited = true;
+      break;
+    }
+    const h = await take(scn, s, 'discovery.hold');
+    if (h.waited) {
+      waited = true;
+      break;
+    }
+    if (h.pid === null) throw new PooltestError('STEERING_FAILED', `a holder could not take a backend: ${h.step?.error?.message ?? 'no pid'}`);
+    holders.push(h);
+  }
+  const pids = new Set(holders.map((h) => h.pid));
+  d.sharedAcrossClients = pids.has(firstPid);
+  if (waited) d.poolSize = new Set([...pids, firstPid]).size;
+  // With D's old backend held, D's next transaction shows whether a client keeps its backend.
+  const onFirst = holders.find((h) => h.pid === firstPid);
+  const spare = holders.find((h) => h.pid !== firstPid);
+  if (onFirst && spare) {
+    await spare.release();
+    holders.splice(holders.indexOf(spare), 1);
+    const again = await first.run('discovery.keep', 'SELECT pg_backend_pid() AS pid');
+    d.clientKeepsBackend = again.pid === firstPid;
+  } else if (!onFirst) {
+    const again = await first.run('discovery.keep', 'SELECT pg_backend_pid() AS pid');
+    d.clientKeepsBackend = again.pid === firstPid;
+  }
+  await releaseAll(holders);
+  await first.close();
+  const e = await scn.open('E');
+  const next = await e.run('discovery.reuse', 'SELECT pg_backend_pid() AS pid');
+  d.reuseAfterDisconnect = next.pid !== null && (next.pid === firstPid || pids.has(next.pid));
+  d.notes.push(waited ? `pool full at ${d.poolSize} backend(s): the next client was queued` : `no queueing up to ${opts.poolBound} concurrent backends`);
+}
+
+function classify(d: Discovery): void {
+  if (d.transactionBlocks === 'refused') d.mode = 'statement';
+  else if (d.sharedAcrossClients) d.mode = 'transaction';
+  else if (d.reuseAfterDisconnect || d.poolSize !== null) d.mode = 'session';
+  else d.mode = 'direct';
+}
+
+function clamp(v: number, lo: number, hi: number): number {
+  return Math.min(hi, Math.max(lo, Math.round(v)));
+}

@@ -1,0 +1,42 @@
+/**
+ * One error type for everything that stops pooltest from running, with a stable upper-snake
+ * code. Codes are part of the public contract: scripts and CI match on them.
+ */
+export type PooltestErrorCode =
+  | 'BAD_ARGUMENTS'
+  | 'BAD_TARGET_URL'
+  | 'TARGET_UNREACHABLE'
+  | 'TARGET_REFUSED'
+  | 'NOT_POSTGRES'
+  | 'AUTH_FAILED'
+  | 'DATABASE_NOT_FOUND'
+  | 'TLS_FAILED'
+  | 'STEP_TIMEOUT'
+  | 'CONNECTION_LOST'
+  | 'STEERING_FAILED'
+  | 'POOL_TOO_LARGE'
+  | 'UNKNOWN_PROFILE'
+  | 'FIXTURE_UNAVAILABLE'
+  | 'FIXTURE_FAILED'
+  | 'INTERRUPTED'
+  | 'INTERNAL'
+  | 'AUDIT_INPUT'
+  | 'AUDIT_STATS_UNAVAILABLE'
+  | 'AUDIT_STATS_PERMISSION';
+
+export class PooltestError extends Error {
+  readonly code: PooltestErrorCode;
+  /** Extra context safe to print (never a password). */
+  readonly detail: Record<string, string | number | boolean | null>;
+
+  constructor(code: PooltestErrorCode, message: string, detail: Record<string, string | number | boolean | null> = {}) {
+    super(message);
+    this.name = 'PooltestError';
+    this.code = code;
+    this.detail = detail;
+  }
+}
+
+export function isPooltestError(e: unknown): e is PooltestError {
+  return e instanceof PooltestError;
+}

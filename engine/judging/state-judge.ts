@@ -1,0 +1,81 @@
+/**
+ * The judge shared by the state checks. It reads the record of `runStateScenario` and decides
+ * between `session`, `leaked`, `lost`, `tracked`, `pinned` and `rejected`, or returns no
+ * outcome when the steering the decision needs is not in the record. The rules, in order:
+ *
+ * 1. A's create step failed with an SQLSTATE: `rejected`. Failed without one (lost connection,
+ *    timeout), or no pid recorded: inconclusive.
+ * 2. A's readback did not answer or carries no pid: inconclusive.
+ * 3. A candidate observer ran on A's old backend (same pid as A's create):
+ *    - it saw the state: `leaked`;
+ *    - it did not, and A's readback ran elsewhere: `tracked` if A still has it, else `lost`;
+ *    - it did not, but A's readback ran on that same backend: inconclusive (contradiction).
+ * 4. No observer reached A's old backend:
+ *    - A's readback ran elsewhere: inconclusive (nobody looked at the old backend);
+ *    - A stayed and kept the state: `pinned` if discovery saw backends shared between connected
+ *      clients (the pooler made an exception for A), otherwise `session` - provided the
+ *      candidates were exhausted or queued (or the target does no pooling), else inconclusive;
+ *    - A stayed and lost it: `lost` (nobody else held that backend in between).
+ */
+import type { Discovery, Judgement, StepRecord } from '../types.js';
+import { answered, errorText, sqlError, stepOf, stepsOf } from './record.js';
+
+export interface StateReading {
+  /** Whether the observer's take shows the state; null when the step cannot tell. */
+  seenByOther(take: StepRecord): boolean | null;
+  /** Whether A's readback shows A still has the state; null when it cannot tell. */
+  keptByA(readback: StepRecord): boolean | null;
+}
+
+export function judgeState(steps: readonly StepRecord[], discovery: Discovery, reading: StateReading): Judgement {
+  const create = stepOf(steps, 'A.create');
+  if (!create) return none({}, 'A never created the state (no A.create step)');
+  if (sqlError(create)) {
+    return { outcome: 'rejected', facts: { rejectedWith: errorText(create) }, reason: `the statement was refused: ${errorText(create)}` };
+  }
+  if (create.error || create.pid === null) return none({}, `A's create step failed without an SQLSTATE: ${errorText(create) ?? 'no pid recorded'}`);
+  const b1 = create.pid;
+  const readback = stepOf(steps, 'A.readback');
+  if (!answered(readback) || readback.pid === null) {
+    return none({ aBackend: b1 }, `A's next transaction did not answer (${errorText(readback) ?? 'missing'})`);
+  }
+  const b2 = readback.pid;
+  const kept = reading.keptByA(readback);
+  const takes = stepsOf(steps, 'observe.take');
+  const observer = takes.find((t) => t.pid === b1 && !t.timedOut);
+  const waited = stepsOf(steps, 'observe.take.connect').some((s) => s.timedOut) || takes.some((t) => t.timedOut);
+  const facts = {
+    aBackend: b1,
+    aNextBackend: b2,
+    aChangedBackend: b1 !== b2,
+    aKeptState: kept,
+    observerOnOldBackend: observer !== undefined,
+    candidatesTried: takes.length,
+    candidateQueued: waited,
+    otherSawState: null as boolean | null,
+  };
+  if (observer) {
+    const saw = reading.seenByOther(observer);
+    facts.otherSawState = saw;
+    if (saw === null) return none(facts, `the observer on backend ${b1} returned no reading`);
+    if (saw) return { outcome: 'leaked', facts, reason: `another client on backend ${b1} saw A's state` };
+    if (b1 === b2) return none(facts, `A's next transaction ran on backend ${b1} while the observer held it`);
+    if (kept === null) return none(facts, `A's next transaction on backend ${b2} returned no reading`);
+    return kept
+      ? { outcome: 'tracked', facts, reason: `the state followed A to backend ${b2}; backend ${b1} was clean for the next client` }
+      : { outcome: 'lost', facts, reason: `A lost the state on backend ${b2}; backend ${b1} was clean for the next client` };
+  }
+  if (b1 !== b2) return none(facts, `A moved from backend ${b1} to ${b2} but no other client could be placed on ${b1}`);
+  if (kept === null) return none(facts, `A's next transaction returned no reading`);
+  if (!kept) return { outcome: 'lost', facts, reason: `A stayed on backend ${b1} and its state was gone` };
+  const exhausted = waited || discovery.mode === 'direct' || takes.length >= (discovery.poolSize ?? discovery.poolBound);
+  if (!exhausted) return none(facts, `no candidate reached backend ${b1}, and the candidates were not exhausted`);
+  if (discovery.sharedAcrossClients) {
+    return { outcome: 'pinned', facts, reason: `the pooler kept A on backend ${b1}: other clients could not get it` };
+  }
+  return { outcome: 'session', facts, reason: `A kept the state on its own backend ${b1}; no other client could use that backend` };
+}
+
+function none(facts: Judgement['facts'], reason: string): Judgement {
+  return { outcome: null, facts, reason };
+}

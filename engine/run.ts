@@ -1,0 +1,138 @@
+/**
+ * One pooltest run, start to finish: resolve the target, discover it, run the selected checks
+ * through Vitest, sweep for leftovers, and assemble the report. The CLI is a thin shell around
+ * this; library users call it directly.
+ */
+import { readFileSync } from 'node:fs';
+import { PooltestError } from './errors.js';
+import { discover } from './discovery.js';
+import { newRunId } from './markers.js';
+import { findProfile } from './profiles/index.js';
+import { sweep } from './sweep.js';
+import { publicTarget, resolveRelated, resolveTarget, type Target } from './target.js';
+import { runSuites } from './vitest-runner.js';
+import { CATALOGUE } from '../suites/catalogue.js';
+import { REPORT_SCHEMA_VERSION, type CheckResult, type Discovery, type Profile, type Report } from './types.js';
+import type { RunContext } from './steering/scenario.js';
+
+export interface RunOptions {
+  /** `host:port` or a postgres:// URL; PG* variables fill the gaps as in psql. */
+  target?: string;
+  user?: string;
+  password?: string;
+  database?: string;
+  /** The Postgres behind the pooler, for the baseline and the sweep. */
+  direct?: string;
+  /** A built-in profile name, or a profile object. */
+  profile?: string | Profile;
+  /** Check ids or areas to run (`session/set-leak`, `locks`); all when empty. */
+  only?: string[];
+  skip?: string[];
+  /** Bound for one step (query or connection), in ms. */
+  timeoutMs?: number;
+  /** Most backends discovery counts before calling the pool too large to steer. */
+  maxPool?: number;
+  runId?: string;
+  env?: NodeJS.ProcessEnv;
+  onDiscovery?(d: Discovery): void;
+  onCheckStart?(file: string): void;
+  onCheckResult?(r: CheckResult): void;
+}
+
+export const DEFAULT_TIMEOUT_MS = 10_000;
+export const DEFAULT_MAX_POOL = 8;
+
+export async function run(opts: RunOptions = {}): Promise<Report> {
+  const startedAt = new Date();
+  const t0 = performance.now();
+  const env = opts.env ?? process.env;
+  const target = resolveTarget({ target: opts.target, user: opts.user, password: opts.password, database: opts.database }, env);
+  const direct = opts.direct ? resolveRelated(opts.direct, target) : null;
+  const profile = typeof opts.profile === 'string' ? findProfile(opts.profile) : (opts.profile ?? null);
+  const selected = selectChecks(opts.only ?? [], opts.skip ?? []);
+  const stepMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const bounds = { connectMs: stepMs, stepMs };
+  const discovery = await discover(target, { bounds, poolBound: opts.maxPool ?? DEFAULT_MAX_POOL });
+  opts.onDiscovery?.(discovery);
+  const ctx: RunContext = { target, direct, discovery, runId: opts.runId ?? newRunId(), bounds };
+  const results = selected.length === 0 ? [] : await runSuites({ ctx, profile }, selected.map(fileFilter), opts);
+  const ordered = orderByCatalogue(results);
+  const sweepResult = await sweep(ctx, CATALOGUE.map((c) => c.id));
+  return buildReport({ startedAt, t0, target, direct, discovery, profile, checks: ordered, sweep: sweepResult, runId: ctx.runId });
+}
+
+/** Resolves `--only`/`--skip` (ids or areas) against the catalogue; unknown names are errors. */
+export function selectChecks(only: string[], skip: string[]): string[] {
+  const ids = CATALOGUE.map((c) => c.id);
+  const matches = (name: string, id: string): boolean => id === name || id.startsWith(`${name.replace(/\/$/, '')}/`);
+  for (const name of [...only, ...skip]) {
+    if (!ids.some((id) => matches(name, id))) {
+      throw new PooltestError('BAD_ARGUMENTS', `"${name}" is neither a check id nor an area; see pooltest --list`);
+    }
+  }
+  return ids.filter((id) => (only.length === 0 || only.some((n) => matches(n, id))) && !skip.some((n) => matches(n, id)));
+}
+
+function fileFilter(id: string): string {
+  return `suites/${id}.test.`;
+}
+
+function orderByCatalogue(results: CheckResult[]): CheckResult[] {
+  const order = new Map(CATALOGUE.map((c, i) => [c.id, i]));
+  return [...results].sort((a, b) => (order.get(a.id) ?? 999) - (order.get(b.id) ?? 999));
+}
+
+interface ReportParts {
+  startedAt: Date;
+  t0: number;
+  target: Target;
+  direct: Target | null;
+  discovery: Discovery;
+  profile: Profile | null;
+  checks: CheckResult[];
+  sweep: Report['sweep'];
+  runId: string;
+}
+
+function buildReport(p: ReportParts): Report {
+  const count = (v: string): number => p.checks.filter((c) => c.verdict === v).length;
+  const fail = count('fail');
+  const dirty = p.sweep !== null && !p.sweep.clean;
+  return {
+    schemaVersion: REPORT_SCHEMA_VERSION,
+    tool: { name: 'pooltest', version: toolVersion() },
+    runId: p.runId,
+    startedAt: p.startedAt.toISOString(),
+    durationMs: Math.round(performance.now() - p.t0),
+    target: publicTarget(p.target),
+    direct: p.direct ? publicTarget(p.direct) : null,
+    discovery: p.discovery,
+    profile: p.profile ? { name: p.profile.name, title: p.profile.title, ref: p.profile.ref } : null,
+    checks: p.checks,
+    sweep: p.sweep,
+    summary: {
+      total: p.checks.length,
+      pass: count('pass'),
+      fail,
+      inconclusive: count('inconclusive'),
+      skipped: count('skipped'),
+      exitCode: fail > 0 || dirty ? 1 : 0,
+    },
+  };
+}
+
+let cachedVersion: string | null = null;
+
+/** The version in pooltest's own package.json. */
+export function toolVersion(): string {
+  if (cachedVersion) return cachedVersion;
+  for (const rel of ['../package.json', '../../package.json']) {
+    try {
+      const pkg = JSON.parse(readFileSync(new URL(rel, import.meta.url), 'utf8')) as { name?: string; version?: string };
+      if (pkg.name === 'pooltest' && pkg.version) return (cachedVersion = pkg.version);
+    } catch {
+      // try the next location: source checkout vs compiled dist
+    }
+  }
+  return (cachedVersion = '0.0.0');
+}

@@ -1,0 +1,111 @@
+/**
+ * Opening a `pg` connection with a time bound and turning every way it can fail into a coded
+ * {@link PooltestError} that names the target (never its password) and the limit.
+ */
+import net from 'node:net';
+import pg from 'pg';
+import { PooltestError } from '../errors.js';
+import { describeTarget, pgConfig, type Target } from '../target.js';
+
+/** Connects, honouring libpq's `prefer`: plaintext first, TLS when the server insists. */
+export async function connectClient(target: Target, timeoutMs: number, applicationName: string): Promise<pg.Client> {
+  try {
+    return await connectOnce(target, timeoutMs, applicationName);
+  } catch (err) {
+    const wantsTls = err instanceof PooltestError && /ssl|tls/i.test(err.message);
+    if (target.sslmode === 'prefer' && wantsTls) {
+      return connectOnce({ ...target, sslmode: 'require' }, timeoutMs, applicationName);
+    }
+    throw err;
+  }
+}
+
+async function connectOnce(target: Target, timeoutMs: number, applicationName: string): Promise<pg.Client> {
+  const client = new pg.Client(pgConfig(target, timeoutMs, applicationName));
+  // An error emitted while connecting would otherwise be unhandled.
+  client.on('error', () => undefined);
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      client.connect(),
+      new Promise((_, reject) => {
+        // pg's own connectionTimeoutMillis covers the socket; this covers a TLS or startup
+        // exchange that stalls after it.
+        timer = setTimeout(() => reject(new Error('timeout expired')), timeoutMs + 50);
+      }),
+    ]);
+    return client;
+  } catch (err) {
+    const stream = (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream;
+    stream?.destroy();
+    throw classifyConnectError(err, target, timeoutMs);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Maps a connection failure to a stable code. */
+export function classifyConnectError(err: unknown, target: Target, timeoutMs: number): PooltestError {
+  if (err instanceof PooltestError) return err;
+  const e = err as Error & { code?: string };
+  const where = describeTarget(target);
+  const msg = e?.message ?? String(err);
+  const detail = { target: where, sqlstate: e?.code ?? null };
+  switch (e?.code) {
+    case 'ECONNREFUSED':
+      return new PooltestError('TARGET_REFUSED', `connection to ${where} refused: nothing listens on port ${target.port}`, detail);
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return new PooltestError('TARGET_UNREACHABLE', `host "${target.host}" of ${where} cannot be resolved`, detail);
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+    case 'ETIMEDOUT':
+      return new PooltestError('TARGET_UNREACHABLE', `${where} is unreachable (${e.code})`, detail);
+    case '28P01':
+      return new PooltestError('AUTH_FAILED', `authentication failed for user "${target.user}" at ${where}: ${msg}`, detail);
+    case '3D000':
+      return new PooltestError('DATABASE_NOT_FOUND', `database "${target.database}" does not exist at ${where}: ${msg}`, detail);
+    case '28000':
+      if (/ssl|tls/i.test(msg)) return new PooltestError('TLS_FAILED', `${where} requires TLS: ${msg}`, detail);
+      return new PooltestError('AUTH_FAILED', `${where} refused user "${target.user}": ${msg}`, detail);
+    default:
+      break;
+  }
+  if (/password|SASL|SCRAM|authentication/i.test(msg)) {
+    return new PooltestError('AUTH_FAILED', `authentication with ${where} failed: ${msg}`, detail);
+  }
+  if (/timeout expired|timed out/i.test(msg)) {
+    return new PooltestError('STEP_TIMEOUT', `${where} did not complete the connection within ${timeoutMs} ms`, detail);
+  }
+  if (/ssl|tls|certificate|self.signed/i.test(msg)) {
+    return new PooltestError('TLS_FAILED', `TLS with ${where} failed: ${msg}`, detail);
+  }
+  if (/terminated unexpectedly|ECONNRESET|unexpected|Unknown message|EPIPE/i.test(msg)) {
+    return new PooltestError('NOT_POSTGRES', `${where} did not answer like a PostgreSQL server: ${msg}`, detail);
+  }
+  return new PooltestError('TARGET_UNREACHABLE', `cannot connect to ${where}: ${msg}`, detail);
+}
+
+/**
+ * Opens and closes a bare TCP connection: tells "refused" and "unreachable" apart from
+ * "accepts but does not speak" before pg's less specific errors get in the way.
+ */
+export function probeTcp(target: Target, timeoutMs: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect({ host: target.host, port: target.port });
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new PooltestError('TARGET_UNREACHABLE', `no TCP connection to ${describeTarget(target)} within ${timeoutMs} ms`, { target: describeTarget(target) }));
+    }, timeoutMs);
+    socket.once('connect', () => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve();
+    });
+    socket.once('error', (err) => {
+      clearTimeout(timer);
+      socket.destroy();
+      reject(classifyConnectError(err, target, timeoutMs));
+    });
+  });
+}

@@ -1,0 +1,213 @@
+/**
+ * A recorded client session through the target. Each `run` sends one simple-protocol query
+ * (possibly several statements, which a pooler must run on one backend as one implicit
+ * transaction) and records what came back: rows per statement, the error verbatim, notices,
+ * notifications, the backend pid, timing, and whether the answer came within its bound.
+ */
+import pg from 'pg';
+import { connectClient } from './connect.js';
+import type { Recorder } from './recorder.js';
+import type { Target } from '../target.js';
+import type { ErrorRecord, NoticeRecord, NotificationRecord, StepRecord } from '../types.js';
+
+/** Internals of pg's Query used to keep the rows of statements that ran before an error. */
+interface QueryInternals {
+  _results: pg.QueryResult | pg.QueryResult[];
+}
+
+export interface RunOptions {
+  /** Give up waiting after this many ms: the step is recorded as `timedOut`. */
+  boundMs?: number;
+  /** Called with the first row of the first statement as soon as it arrives. */
+  onFirstRow?: (row: Record<string, unknown>) => void;
+}
+
+export interface SessionBounds {
+  connectMs: number;
+  stepMs: number;
+}
+
+export class Session {
+  readonly label: string;
+  private client: pg.Client | null;
+  private readonly recorder: Recorder;
+  private readonly bounds: SessionBounds;
+  private pendingNotices: NoticeRecord[] = [];
+  private pendingNotifications: NotificationRecord[] = [];
+  /** Set once the connection failed or was destroyed: later steps are recorded as errors. */
+  private deadReason: string | null = null;
+
+  private constructor(label: string, client: pg.Client, recorder: Recorder, bounds: SessionBounds) {
+    this.label = label;
+    this.client = client;
+    this.recorder = recorder;
+    this.bounds = bounds;
+    client.on('error', (err: Error) => {
+      // Without a listener an 'error' event would crash the process (a pooler closing us is
+      // an expected event here, e.g. statement mode refusing BEGIN).
+      this.deadReason ??= err.message;
+    });
+    client.on('end', () => {
+      this.deadReason ??= 'connection closed';
+    });
+    client.on('notice', (n: { severity?: string; code?: string; message?: string }) => {
+      this.pendingNotices.push({ severity: n.severity ?? 'NOTICE', code: n.code, message: n.message ?? '' });
+    });
+    client.on('notification', (n: pg.Notification) => {
+      this.pendingNotifications.push({ channel: n.channel, payload: n.payload ?? '', senderPid: n.processId });
+    });
+  }
+
+  /** Opens a session; connection failures become coded {@link PooltestError}s. */
+  static async open(label: string, target: Target, recorder: Recorder, bounds: SessionBounds): Promise<Session> {
+    const client = await connectClient(target, bounds.connectMs, `pooltest-${label}`);
+    return new Session(label, client, recorder, bounds);
+  }
+
+  get alive(): boolean {
+    return this.client !== null && this.deadReason === null;
+  }
+
+  /** BackendKeyData as the target sent it (behind a pooler: the pooler's key, not a backend's). */
+  get cancelKey(): { processId: number; secretKey: number } | null {
+    const c = this.client as unknown as { processID?: number; secretKey?: number } | null;
+    return c?.processID !== undefined && c.secretKey !== undefined ? { processId: c.processID, secretKey: c.secretKey } : null;
+  }
+
+  /**
+   * Runs `sql` and records it under `tag`. Never throws for SQL errors, timeouts or lost
+   * connections: those are evidence, and the judge decides what they mean.
+   */
+  async run(tag: string, sql: string, opts: RunOptions = {}): Promise<StepRecord> {
+    const startMs = this.recorder.now();
+    this.recorder.statements += countStatements(sql);
+    const base = { session: this.label, tag, sql, startMs };
+    if (!this.client || this.deadReason !== null) {
+      return this.record(base, [], { message: `session not usable: ${this.deadReason ?? 'closed'}` }, false);
+    }
+    const client = this.client;
+    const query = new pg.Query({ text: sql });
+    let firstRowSeen = false;
+    if (opts.onFirstRow) {
+      const onFirstRow = opts.onFirstRow;
+      query.on('row', (row: Record<string, unknown>) => {
+        if (!firstRowSeen) {
+          firstRowSeen = true;
+          onFirstRow(row);
+        }
+      });
+    }
+    const bound = opts.boundMs ?? this.bounds.stepMs;
+    const outcome = await new Promise<{ error: ErrorRecord | null; timedOut: boolean }>((resolve) => {
+      const timer = setTimeout(() => resolve({ error: null, timedOut: true }), bound);
+      query.on('end', () => {
+        clearTimeout(timer);
+        resolve({ error: null, timedOut: false });
+      });
+      query.on('error', (err: Error & { code?: string; severity?: string }) => {
+        clearTimeout(timer);
+        resolve({ error: toErrorRecord(err), timedOut: false });
+      });
+      client.query(query);
+    });
+    const results = collectResults(query as unknown as QueryInternals);
+    if (outcome.timedOut) {
+      // The answer may still come later and would then belong to no step: a timed-out
+      // session is never reused.
+      this.destroy(`no answer within ${bound} ms`);
+      return this.record(base, results, { message: `no answer within ${bound} ms` }, true);
+    }
+    return this.record(base, results, outcome.error, false);
+  }
+
+  private record(
+    base: { session: string; tag: string; sql: string; startMs: number },
+    results: Array<Array<Record<string, unknown>>>,
+    error: ErrorRecord | null,
+    timedOut: boolean,
+  ): StepRecord {
+    const pid = findPid(results);
+    const notices = this.pendingNotices;
+    const notifications = this.pendingNotifications;
+    this.pendingNotices = [];
+    this.pendingNotifications = [];
+    let txStatus: string | null = null;
+    if (this.client && this.deadReason === null) {
+      txStatus = (this.client as unknown as { getTransactionStatus?: () => string | null }).getTransactionStatus?.() ?? null;
+    }
+    return this.recorder.add({
+      ...base,
+      pid,
+      results,
+      error,
+      notices,
+      notifications,
+      durationMs: Math.round((this.recorder.now() - base.startMs) * 10) / 10,
+      timedOut,
+      txStatus,
+    });
+  }
+
+  /** Waits up to `ms` for notifications to arrive, then records them as a step. */
+  async collectNotifications(tag: string, ms: number): Promise<StepRecord> {
+    const startMs = this.recorder.now();
+    const deadline = Date.now() + ms;
+    while (this.pendingNotifications.length === 0 && Date.now() < deadline && this.alive) {
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    return this.record({ session: this.label, tag, sql: '(wait for notifications)', startMs }, [], null, false);
+  }
+
+  /** Ends the session politely, bounded; falls back to destroying the socket. */
+  async close(): Promise<void> {
+    const client = this.client;
+    if (!client) return;
+    this.client = null;
+    if (this.deadReason !== null) {
+      destroySocket(client);
+      return;
+    }
+    await Promise.race([client.end().catch(() => undefined), new Promise((r) => setTimeout(r, this.bounds.stepMs))]);
+    destroySocket(client);
+  }
+
+  /** Drops the TCP connection at once (a pooler sees a client vanish). */
+  destroy(reason = 'destroyed'): void {
+    this.deadReason ??= reason;
+    const client = this.client;
+    if (client) destroySocket(client);
+  }
+}
+
+function destroySocket(client: pg.Client): void {
+  const stream = (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream;
+  stream?.destroy();
+}
+
+function toErrorRecord(err: Error & { code?: string; severity?: string }): ErrorRecord {
+  const rec: ErrorRecord = { message: err.message };
+  if (err.code) rec.code = err.code;
+  if (err.severity) rec.severity = err.severity;
+  return rec;
+}
+
+function collectResults(q: QueryInternals): Array<Array<Record<string, unknown>>> {
+  const raw = q._results;
+  const list = Array.isArray(raw) ? raw : raw ? [raw] : [];
+  return list.filter((r) => r.command || r.rows.length > 0).map((r) => r.rows as Array<Record<string, unknown>>);
+}
+
+/** The first `pid` column any statement of the step returned. */
+function findPid(results: Array<Array<Record<string, unknown>>>): number | null {
+  for (const rows of results) {
+    const v = rows[0]?.pid;
+    if (typeof v === 'number') return v;
+    if (typeof v === 'string' && /^\d+$/.test(v)) return Number(v);
+  }
+  return null;
+}
+
+/** Rough statement count for the benchmark's "statements sent" figure. */
+function countStatements(sql: string): number {
+  return sql.split(';').filter((s) => s.trim().length > 0).length;
+}

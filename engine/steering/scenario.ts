@@ -1,0 +1,91 @@
+/**
+ * A scenario owns the sessions of one check and their shared event log. It knows the run's
+ * target, what discovery learned, and the bounds every step must respect, and it closes every
+ * session it opened, whatever happened.
+ */
+import { PooltestError } from '../errors.js';
+import { Recorder } from '../session/recorder.js';
+import { Session } from '../session/session.js';
+import type { Target } from '../target.js';
+import type { Discovery, StepRecord } from '../types.js';
+
+/** Everything a check needs to know about the run; handed to Vitest workers via provide/inject. */
+export interface RunContext {
+  target: Target;
+  direct: Target | null;
+  discovery: Discovery;
+  /** Unique per run: every marker (lock key, channel, table, GUC value) derives from it. */
+  runId: string;
+  bounds: { connectMs: number; stepMs: number };
+}
+
+export class Scenario {
+  readonly recorder = new Recorder();
+  readonly ctx: RunContext;
+  private readonly sessions: Session[] = [];
+
+  constructor(ctx: RunContext) {
+    this.ctx = ctx;
+  }
+
+  get discovery(): Discovery {
+    return this.ctx.discovery;
+  }
+
+  get steps(): StepRecord[] {
+    return this.recorder.steps;
+  }
+
+  /** How long a take may wait before we conclude the pooler is queueing it. */
+  get waitMs(): number {
+    return this.ctx.discovery.waitBoundMs;
+  }
+
+  /** Opens a session through the target. Connection failures are thrown (the check becomes inconclusive). */
+  async open(label: string, opts: { connectMs?: number; to?: 'target' | 'direct' } = {}): Promise<Session> {
+    const target = opts.to === 'direct' ? this.ctx.direct : this.ctx.target;
+    if (!target) throw new PooltestError('BAD_ARGUMENTS', 'this step needs --direct');
+    const session = await Session.open(label, target, this.recorder, {
+      connectMs: opts.connectMs ?? this.ctx.bounds.connectMs,
+      stepMs: this.ctx.bounds.stepMs,
+    });
+    this.sessions.push(session);
+    return session;
+  }
+
+  /**
+   * Like {@link open}, but a connection that does not complete within `connectMs` is recorded
+   * as a waited step instead of thrown: a pooler with no free slot (pgpool-II's children all
+   * busy) holds new connections in its listen queue.
+   */
+  async tryOpen(label: string, tag: string, connectMs: number): Promise<Session | null> {
+    const startMs = this.recorder.now();
+    try {
+      return await this.open(label, { connectMs });
+    } catch (err) {
+      const timedOut = err instanceof PooltestError && err.code === 'STEP_TIMEOUT';
+      this.recorder.add({
+        session: label,
+        tag,
+        sql: '(connect)',
+        pid: null,
+        results: [],
+        error: { message: err instanceof PooltestError ? `${err.code}: ${err.message}` : String(err) },
+        notices: [],
+        notifications: [],
+        startMs,
+        durationMs: Math.round((this.recorder.now() - startMs) * 10) / 10,
+        timedOut,
+        txStatus: null,
+      });
+      if (timedOut) return null;
+      throw err;
+    }
+  }
+
+  /** Closes every session this scenario opened, politely and in parallel, bounded. */
+  async closeAll(): Promise<void> {
+    const all = this.sessions.splice(0);
+    await Promise.all(all.map((s) => s.close()));
+  }
+}

@@ -1,0 +1,53 @@
+/**
+ * The scenario every state check shares ("A creates state, its next transaction runs
+ * elsewhere, another client sits on A's old backend and looks"):
+ *
+ *   A:   SELECT pg_backend_pid() AS pid; <create>                       -- tag A.create, backend b1
+ *   O1..On: [BEGIN;] SELECT pg_backend_pid() AS pid; <observe>; <cleanup if on b1>
+ *        -- tag observe.take; candidates until one lands on b1 (it holds b1) or one is queued
+ *   (the candidates that missed b1 commit, so A has somewhere else to go)
+ *   A:   SELECT pg_backend_pid() AS pid; <readback>                     -- tag A.readback, must not be b1
+ *   O:   COMMIT                                                          -- the observer lets b1 go
+ *   A:   DO $$ <cleanup> $$                                              -- tag A.cleanup
+ *
+ * Cleanup runs inside the observer's own take, guarded by `pg_backend_pid() = b1`, so it
+ * commits with the observer in both holder strategies and only ever touches A's old backend.
+ */
+import { landOn } from './land-on.js';
+import { releaseAll } from './holders.js';
+import type { Scenario } from './scenario.js';
+
+export interface StateProbe {
+  /** SQL with which A creates the state (runs after reading the pid, on the same backend). */
+  create: string;
+  /** Statements the other client runs on A's old backend; their named columns feed the judge. */
+  observe: string[];
+  /** A's next transaction: reads the state back (may fail, e.g. SQLSTATE 26000). */
+  readback: string;
+  /** PL/pgSQL statements that undo the state, each guarded by the run's marker. */
+  cleanup: string;
+}
+
+/** Wraps PL/pgSQL cleanup statements in a DO block, optionally only for one backend. */
+export function cleanupBlock(cleanup: string, onlyPid?: number): string {
+  const body = onlyPid === undefined ? cleanup : `IF pg_backend_pid() = ${onlyPid} THEN ${cleanup} END IF;`;
+  return `DO $pooltest$ BEGIN ${body} END $pooltest$`;
+}
+
+/** Drives the shared state scenario; the record ends up in `scn.steps`. */
+export async function runStateScenario(scn: Scenario, probe: StateProbe): Promise<void> {
+  const a = await scn.open('A');
+  const created = await a.run('A.create', `SELECT pg_backend_pid() AS pid; ${probe.create}`);
+  if (created.error || created.pid === null) return;
+  const b1 = created.pid;
+  const holdMs = Math.max(400, 20 * scn.discovery.rttMs);
+  const landing = await landOn(scn, b1, {
+    statements: [...probe.observe, cleanupBlock(probe.cleanup, b1)],
+    releaseBy: 'wait',
+    holdMs,
+  });
+  await releaseAll(landing.others);
+  await a.run('A.readback', `SELECT pg_backend_pid() AS pid; ${probe.readback}`);
+  await landing.observer?.release('observe.release');
+  await a.run('A.cleanup', cleanupBlock(probe.cleanup));
+}

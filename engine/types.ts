@@ -1,0 +1,191 @@
+/**
+ * The shared vocabulary of pooltest: what a step records, what a check concludes, what
+ * discovery learns and what a report contains. The JSON report is built from these types, so
+ * changing a field here is changing the public contract (see `REPORT_SCHEMA_VERSION`).
+ */
+
+/** Bumped whenever a field of {@link Report} changes meaning or disappears. */
+export const REPORT_SCHEMA_VERSION = 1;
+
+/** How bad it is when the hazard bites: the grouping used by reports. */
+export type Severity = 'security' | 'correctness' | 'availability';
+
+/** The tri-state verdict (plus skipped). When combining: fail > inconclusive > pass. */
+export type Verdict = 'pass' | 'fail' | 'inconclusive' | 'skipped';
+
+/** A NOTICE, WARNING or similar message the server or pooler sent while a step ran. */
+export interface NoticeRecord {
+  severity: string;
+  code?: string;
+  message: string;
+}
+
+/** A NOTIFY delivered to a session while a step ran (or while it sat idle before it). */
+export interface NotificationRecord {
+  channel: string;
+  payload: string;
+  /** pid of the backend that sent it, as the protocol reports it. */
+  senderPid: number;
+}
+
+/** A Postgres or pooler error, kept verbatim. Client-side errors have no `code`. */
+export interface ErrorRecord {
+  code?: string;
+  severity?: string;
+  message: string;
+}
+
+/** One round trip of one session: the unit of evidence. */
+export interface StepRecord {
+  /** Order of the step in its check, starting at 1. */
+  seq: number;
+  /** Session label: A, B, C..., or H1, H2 for holders, O for the observer. */
+  session: string;
+  /** What the step is for in the scenario (`A.set`, `O.take`...): judges look steps up by tag. */
+  tag: string;
+  sql: string;
+  /** `pg_backend_pid()` of the backend that ran the step, when the step read it. */
+  pid: number | null;
+  /** Rows of each statement of the step, in order (a step may send several statements). */
+  results: Array<Array<Record<string, unknown>>>;
+  error: ErrorRecord | null;
+  notices: NoticeRecord[];
+  notifications: NotificationRecord[];
+  /** Milliseconds since the check started. */
+  startMs: number;
+  durationMs: number;
+  /** `waited`: the step did not get an answer within its bound (a pooler queueing it). */
+  timedOut: boolean;
+  /** Transaction status after the step: I idle, T in transaction, E failed transaction. */
+  txStatus: string | null;
+}
+
+/** Facts behind an outcome label, as short named booleans, numbers or strings. */
+export type Facts = Record<string, boolean | number | string | null>;
+
+/** What a judge concludes from a recorded scenario. */
+export interface Judgement {
+  /** The observed label, or null when the record does not support any (inconclusive). */
+  outcome: string | null;
+  facts: Facts;
+  /** Why the judgement is inconclusive, or a short statement of what was seen. */
+  reason: string;
+}
+
+/** What pooltest learned about the target before the checks. */
+export interface Discovery {
+  /**
+   * `direct`: every client has its own backend (no pooling seen); `session`: backends are
+   * reused only after a client leaves; `transaction`: another client can get an idle client's
+   * backend; `statement`: like transaction, and transaction blocks are refused.
+   */
+  mode: 'direct' | 'session' | 'transaction' | 'statement';
+  /** Backends seen at once before a further client had to wait; null when no limit was met. */
+  poolSize: number | null;
+  /** The bound used while counting (a pool at least this big is reported as `>= bound`). */
+  poolBound: number;
+  /** Another client got a backend while the client that last used it stayed connected. */
+  sharedAcrossClients: boolean;
+  /** A client's next transaction ran on the same backend although that backend was held. */
+  clientKeepsBackend: boolean;
+  /** A new client was given a backend a previous client had used. */
+  reuseAfterDisconnect: boolean;
+  transactionBlocks: 'allowed' | 'refused';
+  /** How holders keep a backend busy: inside BEGIN, or with a long statement they cancel. */
+  holderStrategy: 'transaction' | 'statement';
+  serverVersion: string;
+  serverVersionNum: number;
+  pooler: { name: string; version: string | null; how: string } | null;
+  /** Median round trip of a trivial query, used to size the short bounds. */
+  rttMs: number;
+  /** Slowest of the connections discovery opened (TLS and SCRAM included). */
+  connectLatencyMs: number;
+  /** How long a holder waits before concluding the pooler is queueing it. */
+  waitBoundMs: number;
+  notes: string[];
+  steps: StepRecord[];
+}
+
+/** Where a profile's expectation comes from. */
+export interface Expectation {
+  outcome: string;
+  /** A link or a `file:section` in the pooler's own documentation or source. */
+  ref: string;
+  note?: string;
+}
+
+/** Expected outcome per check for one pooler, mode and version. */
+export interface Profile {
+  name: string;
+  title: string;
+  pooler: string;
+  mode: string;
+  versions: string;
+  /** The document the profile as a whole rests on. */
+  ref: string;
+  expect: Record<string, Expectation>;
+}
+
+/** The result of one check in one run. */
+export interface CheckResult {
+  id: string;
+  title: string;
+  severity: Severity;
+  outcome: string | null;
+  expected: string | null;
+  expectedRef: string | null;
+  verdict: Verdict;
+  /** Why the verdict is what it is (the judge's reason, or why the check was skipped). */
+  reason: string;
+  facts: Facts;
+  /** One line of evidence for the terminal table. */
+  evidence: string;
+  advice: string | null;
+  steps: StepRecord[];
+  durationMs: number;
+  /** Statements sent to the target, holders and cleanup included. */
+  statements: number;
+  cleanup: { ok: boolean; detail: string };
+}
+
+/** A target as it may be shown or stored: never a password. */
+export interface PublicTarget {
+  host: string;
+  port: number;
+  user: string;
+  database: string;
+  ssl: string;
+}
+
+/** Result of the sweep that proves a run left nothing behind. */
+export interface SweepResult {
+  clean: boolean;
+  backendsVisited: number[];
+  leftovers: string[];
+  via: string[];
+}
+
+export interface ReportSummary {
+  total: number;
+  pass: number;
+  fail: number;
+  inconclusive: number;
+  skipped: number;
+  exitCode: number;
+}
+
+/** The machine contract: what `--json` writes. */
+export interface Report {
+  schemaVersion: number;
+  tool: { name: 'pooltest'; version: string };
+  runId: string;
+  startedAt: string;
+  durationMs: number;
+  target: PublicTarget;
+  direct: PublicTarget | null;
+  discovery: Omit<Discovery, 'steps'> & { steps?: StepRecord[] };
+  profile: { name: string; title: string; ref: string } | null;
+  checks: CheckResult[];
+  sweep: SweepResult | null;
+  summary: ReportSummary;
+}

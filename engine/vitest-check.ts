@@ -1,0 +1,45 @@
+/**
+ * Wiring a check into Vitest: one `test()` per check file. The run context (target,
+ * discovery, profile) arrives through Vitest's provide/inject, set by pooltest's runner or by
+ * the global setup a vendor adds to their own Vitest config. The full result travels back to
+ * the reporter in `task.meta.pooltest`.
+ */
+import { expect, inject, test } from 'vitest';
+import { executeCheck, type CheckDefinition } from './check.js';
+import type { RunContext } from './steering/scenario.js';
+import type { CheckResult, Profile } from './types.js';
+
+/** What pooltest provides to the test workers. */
+export interface PooltestProvided {
+  ctx: RunContext;
+  profile: Profile | null;
+}
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    pooltest: PooltestProvided;
+  }
+  export interface TaskMeta {
+    pooltest?: CheckResult;
+  }
+}
+
+/** A check's whole run is bounded by its steps; this is only a safety net. */
+const TEST_TIMEOUT_MS = 120_000;
+
+/** Declares the Vitest test for a check. A failed expectation fails the test; inconclusive skips it. */
+export function checkTest(def: CheckDefinition): void {
+  test(`${def.id}: ${def.title}`, { timeout: TEST_TIMEOUT_MS }, async ({ task, skip }) => {
+    const provided = inject('pooltest');
+    if (!provided) {
+      throw new Error('pooltest: no target was provided to this test; run it through the pooltest CLI or add pooltest\'s globalSetup to your Vitest config');
+    }
+    const result = await executeCheck(def, provided.ctx, provided.profile);
+    task.meta.pooltest = result;
+    if (result.verdict === 'fail') {
+      expect.fail(`${def.id}: observed "${result.outcome}", expected "${result.expected}" (${result.expectedRef}): ${result.reason}`);
+    }
+    if (result.verdict === 'inconclusive') skip(`inconclusive: ${result.reason}`);
+    if (result.verdict === 'skipped') skip(result.reason);
+  });
+}

@@ -1,0 +1,82 @@
+/**
+ * notify/listen: does a NOTIFY reach the client that ran LISTEN, and only that client?
+ *
+ *   A:  SELECT pg_backend_pid() AS pid; LISTEN <ch>                            -- backend b1
+ *   O:  [BEGIN;] SELECT pg_backend_pid() AS pid                               -- lands on b1, never listened
+ *   N:  SELECT pg_backend_pid() AS pid; NOTIFY <ch>, '<payload>'               -- a third client
+ *   O:  COMMIT                          -- b1 delivers pending notifications when it goes idle
+ *   A:  SELECT pg_backend_pid() AS pid  -- A's next transaction, a chance for delivery to A
+ *   (wait up to the wait bound for notifications on every session)
+ *
+ * The observer cannot clean up inside its take here (UNLISTEN before the NOTIFY would hide the
+ * misrouting), so A's old backend is cleaned afterwards by landing on it once more.
+ */
+import { defineCheck } from '../../engine/check.js';
+import { errorText, sqlError, stepOf } from '../../engine/judging/record.js';
+import { markersFor } from '../../engine/markers.js';
+import { releaseAll } from '../../engine/steering/holders.js';
+import { cleanOn } from '../../engine/steering/clean-on.js';
+import { landOn } from '../../engine/steering/land-on.js';
+import { cleanupBlock } from '../../engine/steering/state-scenario.js';
+import type { Judgement, StepRecord } from '../../engine/types.js';
+
+export const listen = defineCheck({
+  id: 'notify/listen',
+  title: 'a NOTIFY reaches the client that listens, and nobody else',
+  severity: 'correctness',
+  docs: ['https://www.pgbouncer.org/features.html (LISTEN: never in transaction pooling; NOTIFY: yes)'],
+  advice: {
+    misrouted: 'LISTEN on a direct (or session-pooled) connection: through transaction pooling the listening backend is shared and its notifications go to whichever client holds it.',
+    dropped: 'LISTEN on a direct (or session-pooled) connection: the pooler does not deliver notifications to the listening client.',
+    rejected: 'The pooler refuses LISTEN: listen on a direct connection.',
+  },
+  async scenario(scn) {
+    const m = markersFor(scn.ctx.runId, this.id);
+    const unlisten = `UNLISTEN ${m.channel};`;
+    const a = await scn.open('A');
+    const listened = await a.run('A.create', `SELECT pg_backend_pid() AS pid; LISTEN ${m.channel}`);
+    if (listened.error || listened.pid === null) return;
+    const b1 = listened.pid;
+    const landing = await landOn(scn, b1, { statements: [], releaseBy: 'wait', holdMs: Math.max(400, 20 * scn.discovery.rttMs) });
+    await releaseAll(landing.others);
+    const n = await scn.open('N');
+    await n.run('N.notify', `SELECT pg_backend_pid() AS pid; NOTIFY ${m.channel}, '${m.tag}'`);
+    await landing.observer?.release('observe.release');
+    await a.run('A.readback', 'SELECT pg_backend_pid() AS pid');
+    await a.collectNotifications('A.wait', scn.waitMs);
+    for (const s of [landing.observer?.session, n]) await s?.collectNotifications(`${s.label}.wait`, 0);
+    if (landing.observer) await cleanOn(scn, b1, unlisten);
+    await a.run('A.cleanup', cleanupBlock(unlisten));
+  },
+  judge: judgeListen,
+  evidence: (j) => j.reason,
+});
+
+/**
+ * - LISTEN failed with an SQLSTATE: `rejected`.
+ * - The NOTIFY failed, or never ran: inconclusive.
+ * - Any session other than A received the payload: `misrouted`.
+ * - A received it: `delivered`. Nobody did: `dropped`.
+ */
+export function judgeListen(steps: readonly StepRecord[]): Judgement {
+  const listen = stepOf(steps, 'A.create');
+  if (sqlError(listen)) return { outcome: 'rejected', facts: { rejectedWith: errorText(listen) }, reason: `LISTEN was refused: ${errorText(listen)}` };
+  if (!listen || listen.error || listen.pid === null) return { outcome: null, facts: {}, reason: `A could not LISTEN: ${errorText(listen) ?? 'no pid'}` };
+  const notify = stepOf(steps, 'N.notify');
+  if (!notify || notify.error) return { outcome: null, facts: {}, reason: `the NOTIFY failed: ${errorText(notify) ?? 'not sent'}` };
+  const channel = /LISTEN (\S+)/.exec(listen.sql)?.[1] ?? '';
+  const receivers = new Map<string, number>();
+  for (const s of steps) {
+    for (const n of s.notifications) if (n.channel === channel) receivers.set(s.session, s.pid ?? -1);
+  }
+  const wrong = [...receivers.keys()].filter((label) => label !== 'A');
+  const facts = {
+    listenerBackend: listen.pid,
+    notifierBackend: notify.pid,
+    listenerReceived: receivers.has('A'),
+    receivedBy: [...receivers.keys()].join(',') || null,
+  };
+  if (wrong.length > 0) return { outcome: 'misrouted', facts, reason: `the notification reached ${wrong.join(', ')}, which never listened${receivers.has('A') ? ' (and A)' : ''}; A listened on backend ${listen.pid}` };
+  if (receivers.has('A')) return { outcome: 'delivered', facts, reason: `A received the notification sent from backend ${notify.pid}` };
+  return { outcome: 'dropped', facts, reason: 'nobody received the notification within the wait bound' };
+}

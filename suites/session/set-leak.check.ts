@@ -1,0 +1,57 @@
+/**
+ * session/set-leak: does a plain `SET statement_timeout` stay with the client that ran it?
+ *
+ *   A:  SELECT pg_backend_pid() AS pid; SET statement_timeout = '<marker>'        -- backend b1
+ *   O:  [BEGIN;] SELECT pg_backend_pid() AS pid;                                  -- lands on b1
+ *       SELECT current_setting('statement_timeout') AS seen
+ *   A:  SELECT pg_backend_pid() AS pid, current_setting('statement_timeout') AS mine  -- elsewhere
+ *
+ * The marker is about an hour, unique per run: harmless to whoever inherits it, and
+ * recognisable when they do. Cleanup resets it only where it still holds the marker.
+ */
+import { defineCheck } from '../../engine/check.js';
+import { judgeState } from '../../engine/judging/state-judge.js';
+import { valueOf } from '../../engine/judging/record.js';
+import { markersFor } from '../../engine/markers.js';
+import { runStateScenario } from '../../engine/steering/state-scenario.js';
+
+export const setLeak = defineCheck({
+  id: 'session/set-leak',
+  title: 'SET statement_timeout stays with the client that ran it',
+  severity: 'correctness',
+  docs: ['https://www.pgbouncer.org/features.html (SET/RESET: never in transaction pooling)'],
+  advice: {
+    leaked: "Use SET LOCAL inside the transaction (or ALTER ROLE ... SET for a per-role default): a plain SET stays on the server connection and the next client inherits it.",
+    lost: 'Use SET LOCAL inside each transaction, or a per-role default with ALTER ROLE ... SET: the pooler resets session settings between transactions.',
+    tracked: 'The pooler replays this setting per client; no change needed for it.',
+    pinned: 'The pooler pins the client after SET, losing multiplexing for it: prefer SET LOCAL.',
+    rejected: 'The pooler refuses SET: use SET LOCAL inside a transaction.',
+  },
+  async scenario(scn) {
+    const m = markersFor(scn.ctx.runId, this.id);
+    await runStateScenario(scn, {
+      create: `SET statement_timeout = '${m.statementTimeout}'`,
+      observe: [`SELECT current_setting('statement_timeout') AS seen`],
+      readback: `SELECT current_setting('statement_timeout') AS mine`,
+      cleanup: `IF current_setting('statement_timeout') = '${m.statementTimeout}' THEN RESET statement_timeout; END IF;`,
+    });
+  },
+  judge(steps, discovery) {
+    const marker = markerIn(steps);
+    return judgeState(steps, discovery, {
+      seenByOther: (take) => readSetting(take, 'seen', marker),
+      keptByA: (readback) => readSetting(readback, 'mine', marker),
+    });
+  },
+});
+
+/** The marker is whatever A set: read it back from A's own statement, not from the run id. */
+function markerIn(steps: readonly { tag: string; sql: string }[]): string {
+  const sql = steps.find((s) => s.tag === 'A.create')?.sql ?? '';
+  return /statement_timeout = '([^']+)'/.exec(sql)?.[1] ?? '';
+}
+
+function readSetting(step: Parameters<typeof valueOf>[0], column: string, marker: string): boolean | null {
+  const v = valueOf(step, column);
+  return typeof v === 'string' && marker !== '' ? v === marker : null;
+}

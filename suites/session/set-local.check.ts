@@ -1,0 +1,84 @@
+/**
+ * session/set-local: does `SET LOCAL` stay inside its transaction, as drivers send it (one
+ * message per statement)?
+ *
+ *   A:  BEGIN
+ *   A:  SELECT pg_backend_pid() AS pid; SET LOCAL statement_timeout = '<marker>'   -- backend b1
+ *   A:  SELECT current_setting('statement_timeout') AS inside
+ *   A:  COMMIT
+ *   O:  [BEGIN;] SELECT pg_backend_pid() AS pid;                                  -- lands on b1
+ *       SELECT current_setting('statement_timeout') AS seen
+ *   A:  SELECT pg_backend_pid() AS pid, current_setting('statement_timeout') AS after
+ */
+import { defineCheck } from '../../engine/check.js';
+import { answered, errorText, sqlError, stepOf, stepsOf, valueOf } from '../../engine/judging/record.js';
+import { markersFor } from '../../engine/markers.js';
+import { releaseAll } from '../../engine/steering/holders.js';
+import { landOn } from '../../engine/steering/land-on.js';
+import { cleanupBlock } from '../../engine/steering/state-scenario.js';
+import type { Judgement, StepRecord } from '../../engine/types.js';
+
+export const setLocal = defineCheck({
+  id: 'session/set-local',
+  title: 'SET LOCAL is visible inside its transaction and nowhere after it',
+  severity: 'correctness',
+  docs: ['https://www.postgresql.org/docs/current/sql-set.html (SET LOCAL)'],
+  advice: {
+    leaked: 'SET LOCAL outlived its transaction: check that the client really sends BEGIN (autocommit drivers may not), and report it to the pooler.',
+    rejected: 'The pooler refuses transaction blocks (statement pooling): SET LOCAL cannot work; use a transaction-pooling mode or per-role defaults.',
+  },
+  async scenario(scn) {
+    const m = markersFor(scn.ctx.runId, this.id);
+    const guard = `IF current_setting('statement_timeout') = '${m.statementTimeout}' THEN RESET statement_timeout; END IF;`;
+    const a = await scn.open('A');
+    const begin = await a.run('A.begin', 'BEGIN');
+    if (begin.error) return;
+    const set = await a.run('A.create', `SELECT pg_backend_pid() AS pid; SET LOCAL statement_timeout = '${m.statementTimeout}'`);
+    if (set.error || set.pid === null) return;
+    await a.run('A.inside', `SELECT current_setting('statement_timeout') AS inside`);
+    await a.run('A.commit', 'COMMIT');
+    const landing = await landOn(scn, set.pid, {
+      statements: [`SELECT current_setting('statement_timeout') AS seen`, cleanupBlock(guard, set.pid)],
+      releaseBy: 'wait',
+      holdMs: Math.max(400, 20 * scn.discovery.rttMs),
+    });
+    await releaseAll(landing.others);
+    await a.run('A.readback', `SELECT pg_backend_pid() AS pid, current_setting('statement_timeout') AS after`);
+    await landing.observer?.release('observe.release');
+    await a.run('A.cleanup', cleanupBlock(guard));
+  },
+  judge: judgeSetLocal,
+});
+
+/**
+ * - BEGIN or SET LOCAL refused (an SQLSTATE, or the pooler closing the connection on BEGIN):
+ *   `rejected`.
+ * - The value was not visible inside the transaction: inconclusive.
+ * - A's next transaction, or another client on b1, still sees it: `leaked`.
+ * - Otherwise `scoped`, provided A's next transaction answered.
+ */
+export function judgeSetLocal(steps: readonly StepRecord[]): Judgement {
+  const begin = stepOf(steps, 'A.begin');
+  const set = stepOf(steps, 'A.create');
+  for (const s of [begin, set]) {
+    if (sqlError(s) || (s && s.error && /closed|terminated|not usable/i.test(s.error.message))) {
+      return { outcome: 'rejected', facts: { rejectedWith: errorText(s) }, reason: `the transaction block was refused: ${errorText(s)}` };
+    }
+  }
+  if (!set || set.pid === null) return { outcome: null, facts: {}, reason: 'A never ran SET LOCAL' };
+  const marker = /statement_timeout = '([^']+)'/.exec(set.sql)?.[1] ?? '';
+  const inside = valueOf(stepOf(steps, 'A.inside'), 'inside');
+  const readback = stepOf(steps, 'A.readback');
+  const observer = stepsOf(steps, 'observe.take').find((t) => t.pid === set.pid && !t.timedOut);
+  const facts = {
+    aBackend: set.pid,
+    visibleInside: inside === marker,
+    visibleAfterInA: answered(readback) ? valueOf(readback, 'after') === marker : null,
+    otherOnSameBackend: observer !== undefined,
+    otherSaw: observer ? valueOf(observer, 'seen') === marker : null,
+  };
+  if (!facts.visibleInside) return { outcome: null, facts, reason: `SET LOCAL was not visible inside its own transaction (saw ${String(inside)})` };
+  if (facts.visibleAfterInA || facts.otherSaw) return { outcome: 'leaked', facts, reason: facts.otherSaw ? `another client on backend ${set.pid} saw the SET LOCAL value` : 'A still saw the value after COMMIT' };
+  if (facts.visibleAfterInA === null) return { outcome: null, facts, reason: `A's next transaction did not answer: ${errorText(readback) ?? 'missing'}` };
+  return { outcome: 'scoped', facts, reason: `visible inside the transaction only${observer ? `; the next client on backend ${set.pid} saw the default` : ''}` };
+}
