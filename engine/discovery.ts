@@ -51,7 +51,7 @@ export async function discover(target: Target, opts: DiscoveryOptions): Promise<
     d.waitBoundMs = opts.waitMs ?? clamp(Math.max(250, 10 * d.rttMs, 4 * d.connectLatencyMs), 250, 3000);
     d.pooler = await identify(scn, first, target);
     await probeTransactionBlocks(scn, d);
-    await countPool(scn, d, first, info.pid, opts);
+    await countPool(scn, d, first, opts);
     classify(d);
   } finally {
     await scn.closeAll();
@@ -119,7 +119,12 @@ async function probeTransactionBlocks(scn: Scenario, d: Discovery): Promise<void
   await s.close();
 }
 
-async function countPool(scn: Scenario, d: Discovery, first: Session, firstPid: number, opts: DiscoveryOptions): Promise<void> {
+async function countPool(scn: Scenario, d: Discovery, first: Session, opts: DiscoveryOptions): Promise<void> {
+  // Read D's backend afresh: the transaction-block probe may have cost the pool a server
+  // (PgBouncer closes it when it refuses BEGIN in statement mode).
+  const idle = await first.run('discovery.idle', 'SELECT pg_backend_pid() AS pid');
+  if (idle.pid === null) throw new PooltestError('STEERING_FAILED', `the first client lost its connection during discovery: ${idle.error?.message ?? 'no pid'}`);
+  const firstPid = idle.pid;
   const holders: Hold[] = [];
   let waited = false;
   const connectMs = Math.min(opts.bounds.connectMs, d.waitBoundMs + 3 * d.connectLatencyMs);

@@ -8,7 +8,7 @@
  */
 import { LOCK_NAMESPACE, markersFor } from './markers.js';
 import { Scenario, type RunContext } from './steering/scenario.js';
-import { releaseAll, take, type Hold } from './steering/holders.js';
+import { dismiss, take, type Hold } from './steering/holders.js';
 import { cleanupBlock } from './steering/state-scenario.js';
 import { numberOf, valueOf } from './judging/record.js';
 import type { SweepResult } from './types.js';
@@ -80,7 +80,8 @@ export async function sweep(ctx: RunContext, checkIds: readonly string[]): Promi
       if (hold.waited) break;
       holds.push(hold);
     }
-    await releaseAll(holds);
+    // Disconnect, not just commit: under session pooling a connected holder keeps its backend.
+    await dismiss(holds);
     for (const step of scn.steps.filter((s) => s.tag === 'sweep.visit')) {
       if (step.pid === null) continue;
       visited.add(step.pid);
@@ -92,6 +93,8 @@ export async function sweep(ctx: RunContext, checkIds: readonly string[]): Promi
     }
     if (visited.size === 0) leftovers.push('the sweep could not reach any backend');
     await sweepGlobal(scn, ctx, checkIds, leftovers, via);
+  } catch (err) {
+    leftovers.push(`the sweep could not finish: ${err instanceof Error ? err.message : String(err)}`);
   } finally {
     await scn.closeAll();
   }
@@ -115,7 +118,7 @@ async function sweepGlobal(scn: Scenario, ctx: RunContext, checkIds: readonly st
   const d = await scn.open('GD', { to: 'direct' });
   const idle = await d.run(
     'sweep.direct',
-    `SELECT count(*)::int AS idle_in_tx FROM pg_stat_activity WHERE state LIKE 'idle in transaction%' AND application_name LIKE 'pooltest-%' AND pid <> pg_backend_pid()`,
+    `SELECT count(*)::int AS idle_in_tx FROM pg_stat_activity WHERE state LIKE 'idle in transaction%' AND application_name = 'pooltest' AND pid <> pg_backend_pid()`,
   );
   const n = numberOf(idle, 'idle_in_tx') ?? 0;
   if (n > 0) leftovers.push(`direct: ${n} pooltest session(s) idle in transaction`);

@@ -4,7 +4,7 @@
  * record spans lines until its quotes balance; `""` inside quotes is a literal quote.
  */
 import type { RawLine } from './line-splitter.js';
-import { statementFromMessage } from './log-message.js';
+import { SEVERITIES, statementFromMessage } from './log-message.js';
 import type { LogEvents, LogReader } from './log-reader.js';
 
 const SEVERITY_FIELD = 11;
@@ -54,7 +54,7 @@ export class CsvLogReader implements LogReader {
     this.open = null;
     const text = record.parts.length === 1 ? record.parts[0]! : record.parts.join('\n');
     const fields = csvFields(text, MESSAGE_FIELD + 1);
-    if (fields.length <= SEVERITY_FIELD) return;
+    if (!SEVERITIES.has(fields[SEVERITY_FIELD] ?? '')) return;
     this.entries++;
     if (fields[SEVERITY_FIELD] !== 'LOG' || fields.length <= MESSAGE_FIELD) return;
     const found = statementFromMessage(fields[MESSAGE_FIELD]!);

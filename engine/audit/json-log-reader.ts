@@ -3,7 +3,7 @@
  * the message escaped, so every entry is exactly one line.
  */
 import type { RawLine } from './line-splitter.js';
-import { statementFromMessage } from './log-message.js';
+import { SEVERITIES, statementFromMessage } from './log-message.js';
 import type { LogEvents, LogReader } from './log-reader.js';
 
 /** Reads jsonlog lines. */
@@ -29,7 +29,7 @@ export class JsonLogReader implements LogReader {
     }
     if (entry === null || typeof entry !== 'object') return;
     const { error_severity: severity, message } = entry as { error_severity?: unknown; message?: unknown };
-    if (typeof severity !== 'string') return;
+    if (typeof severity !== 'string' || !SEVERITIES.has(severity)) return;
     this.entries++;
     if (severity !== 'LOG' || typeof message !== 'string') return;
     const found = statementFromMessage(message);

@@ -13,8 +13,11 @@ export type LogFormat = 'stderr' | 'csvlog' | 'jsonlog';
 
 export const LOG_FORMATS: readonly LogFormat[] = ['stderr', 'csvlog', 'jsonlog'];
 
-/** csvlog's first field: `2024-05-01 10:00:00.123 UTC,` (log_time, always with a zone). */
-const CSV_START = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d+)? [^,"]+,/;
+/**
+ * csvlog's first field: `2024-05-01 10:00:00.123 UTC,` (log_time with a one-word zone and then
+ * the comma). A stderr line with the same timestamp prefix has a space after the zone instead.
+ */
+const CSV_START = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d+)? [^ ,"]+,/;
 
 /** The format of a log whose first non-empty line is `first`. */
 export function detectLogFormat(first: string): LogFormat {

@@ -67,15 +67,18 @@ async function extensionSchema(client: pg.Client, target: Target, timeoutMs: num
   const found = await bounded(client, `SELECT n.nspname AS schema FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'pg_stat_statements'`, target, timeoutMs);
   const schema = (found.rows[0] as { schema?: string } | undefined)?.schema;
   if (schema !== undefined) return schema;
-  const preload = await bounded(client, `SELECT current_setting('shared_preload_libraries') AS libs`, target, timeoutMs);
-  const libs = String((preload.rows[0] as { libs?: string } | undefined)?.libs ?? '');
-  const loaded = libs.split(',').some((l) => l.trim().replace(/^"|"$/g, '') === 'pg_stat_statements');
+  // shared_preload_libraries is readable only by superusers and pg_read_all_settings; the
+  // library's own settings appear in pg_settings for everyone once it is loaded.
+  const settings = await bounded(client, `SELECT name, setting FROM pg_settings WHERE name IN ('pg_stat_statements.max', 'shared_preload_libraries')`, target, timeoutMs);
+  const byName = new Map((settings.rows as Array<{ name: string; setting: string }>).map((r) => [r.name, r.setting]));
+  const loaded = byName.has('pg_stat_statements.max');
+  const libs = byName.has('shared_preload_libraries') ? `currently '${byName.get('shared_preload_libraries')}'` : 'not readable by this role';
   const create = `then run CREATE EXTENSION pg_stat_statements; in database "${target.database}"`;
   throw new PooltestError(
     'AUDIT_STATS_UNAVAILABLE',
     loaded
       ? `pg_stat_statements is preloaded at ${describeTarget(target)} but the extension is not created in database "${target.database}": run CREATE EXTENSION pg_stat_statements; there`
-      : `pg_stat_statements is not enabled at ${describeTarget(target)}: add it to shared_preload_libraries in postgresql.conf (currently '${libs}') and restart PostgreSQL, ${create}`,
+      : `pg_stat_statements is not enabled at ${describeTarget(target)}: add it to shared_preload_libraries in postgresql.conf (${libs}) and restart PostgreSQL, ${create}`,
     { target: describeTarget(target), preloaded: loaded },
   );
 }
@@ -105,12 +108,23 @@ async function readRows(client: pg.Client, schema: string, target: Target, timeo
   }
 }
 
-/** One query with a time bound; on timeout the connection is closed so nothing keeps waiting. */
+/**
+ * One query with a time bound; on timeout the connection is closed so nothing keeps waiting.
+ * Postgres errors are kept verbatim (SQLSTATE and message) in a coded error.
+ */
 async function bounded(client: pg.Client, sql: string, target: Target, timeoutMs: number): Promise<pg.QueryResult> {
   let timer: NodeJS.Timeout | undefined;
   try {
     return await Promise.race([
-      client.query(sql),
+      client.query(sql).catch((error: unknown) => {
+        const e = error as { code?: string; message?: string };
+        if (e.code === '55000' || e.code === '42501') throw error; // mapped by the caller
+        const sqlstate = e.code !== undefined ? `${e.code} ` : '';
+        throw new PooltestError('AUDIT_STATS_UNAVAILABLE', `reading pg_stat_statements at ${describeTarget(target)} failed: ${sqlstate}${e.message ?? String(error)}`, {
+          target: describeTarget(target),
+          sqlstate: e.code ?? null,
+        });
+      }),
       new Promise<never>((_, reject) => {
         timer = setTimeout(() => {
           void client.end().catch(() => undefined);

@@ -6,6 +6,7 @@
  */
 import pg from 'pg';
 import { connectClient } from './connect.js';
+import { sleep, within } from '../time.js';
 import type { Recorder } from './recorder.js';
 import type { Target } from '../target.js';
 import type { ErrorRecord, NoticeRecord, NotificationRecord, StepRecord } from '../types.js';
@@ -14,6 +15,9 @@ import type { ErrorRecord, NoticeRecord, NotificationRecord, StepRecord } from '
 interface QueryInternals {
   _results: pg.QueryResult | pg.QueryResult[];
 }
+
+/** The application_name every pooltest session connects with. */
+export const APPLICATION_NAME = 'pooltest';
 
 export interface RunOptions {
   /** Give up waiting after this many ms: the step is recorded as `timedOut`. */
@@ -60,7 +64,9 @@ export class Session {
 
   /** Opens a session; connection failures become coded {@link PooltestError}s. */
   static async open(label: string, target: Target, recorder: Recorder, bounds: SessionBounds): Promise<Session> {
-    const client = await connectClient(target, bounds.connectMs, `pooltest-${label}`);
+    // One application_name for every session: pgpool-II reuses a cached backend only for a
+    // client with identical startup parameters, and a per-session name would defeat that.
+    const client = await connectClient(target, bounds.connectMs, APPLICATION_NAME);
     return new Session(label, client, recorder, bounds);
   }
 
@@ -86,10 +92,17 @@ export class Session {
       return this.record(base, [], { message: `session not usable: ${this.deadReason ?? 'closed'}` }, false);
     }
     const client = this.client;
-    const query = new pg.Query({ text: sql });
-    let firstRowSeen = false;
+    const bound = opts.boundMs ?? this.bounds.stepMs;
+    let settle!: (v: { error: ErrorRecord | null; timedOut: boolean }) => void;
+    const settled = new Promise<{ error: ErrorRecord | null; timedOut: boolean }>((r) => (settle = r));
+    // A callback (rather than 'end'/'error' events) keeps pg accumulating rows even while a
+    // 'row' listener is attached for early pids.
+    const query = new pg.Query(sql, undefined, (err: Error | undefined) => {
+      settle({ error: err ? toErrorRecord(err) : null, timedOut: false });
+    });
     if (opts.onFirstRow) {
       const onFirstRow = opts.onFirstRow;
+      let firstRowSeen = false;
       query.on('row', (row: Record<string, unknown>) => {
         if (!firstRowSeen) {
           firstRowSeen = true;
@@ -97,19 +110,8 @@ export class Session {
         }
       });
     }
-    const bound = opts.boundMs ?? this.bounds.stepMs;
-    const outcome = await new Promise<{ error: ErrorRecord | null; timedOut: boolean }>((resolve) => {
-      const timer = setTimeout(() => resolve({ error: null, timedOut: true }), bound);
-      query.on('end', () => {
-        clearTimeout(timer);
-        resolve({ error: null, timedOut: false });
-      });
-      query.on('error', (err: Error & { code?: string; severity?: string }) => {
-        clearTimeout(timer);
-        resolve({ error: toErrorRecord(err), timedOut: false });
-      });
-      client.query(query);
-    });
+    client.query(query);
+    const outcome = await within(settled, bound, { error: null, timedOut: true });
     const results = collectResults(query as unknown as QueryInternals);
     if (outcome.timedOut) {
       // The answer may still come later and would then belong to no step: a timed-out
@@ -153,7 +155,7 @@ export class Session {
     const startMs = this.recorder.now();
     const deadline = Date.now() + ms;
     while (this.pendingNotifications.length === 0 && Date.now() < deadline && this.alive) {
-      await new Promise((r) => setTimeout(r, 5));
+      await sleep(5);
     }
     return this.record({ session: this.label, tag, sql: '(wait for notifications)', startMs }, [], null, false);
   }
@@ -167,7 +169,7 @@ export class Session {
       destroySocket(client);
       return;
     }
-    await Promise.race([client.end().catch(() => undefined), new Promise((r) => setTimeout(r, this.bounds.stepMs))]);
+    await within(client.end().catch(() => undefined), this.bounds.stepMs, undefined);
     destroySocket(client);
   }
 

@@ -11,6 +11,7 @@
  *   back) or waiting for the sleep to end (for holders whose statements must commit).
  */
 import { sendCancelRequest } from '../session/cancel.js';
+import { within } from '../time.js';
 import type { Session } from '../session/session.js';
 import type { StepRecord } from '../types.js';
 import type { Scenario } from './scenario.js';
@@ -38,6 +39,13 @@ export interface TakeOptions {
   waitMs?: number;
 }
 
+/**
+ * The server keeps a query's output buffered until the query ends; a NOTICE is the one thing
+ * it flushes at once, taking the rows before it along. That is how the pid of a sleeping
+ * holder reaches us before the sleep is over.
+ */
+const FLUSH = "DO $pooltest$ BEGIN PERFORM pg_catalog.set_config('client_min_messages', 'notice', true); RAISE NOTICE 'pooltest holds backend %', pg_backend_pid(); END $pooltest$";
+
 /** Takes a backend with the strategy discovery chose. */
 export function take(scn: Scenario, session: Session, tag: string, opts: TakeOptions = {}): Promise<Hold> {
   return scn.discovery.holderStrategy === 'statement' ? takeWithStatement(scn, session, tag, opts) : takeWithTransaction(scn, session, tag, opts);
@@ -64,7 +72,7 @@ async function takeWithStatement(scn: Scenario, session: Session, tag: string, o
   const stepMs = scn.ctx.bounds.stepMs;
   // A cancelled holder must still end on its own if the cancel goes astray.
   const holdMs = releaseBy === 'wait' ? (opts.holdMs ?? 500) : Math.max(1000, stepMs - 500);
-  const sql = ['SELECT pg_backend_pid() AS pid', ...(opts.statements ?? []), `SELECT pg_sleep(${(holdMs / 1000).toFixed(3)})`].join('; ');
+  const sql = ['SELECT pg_backend_pid() AS pid', ...(opts.statements ?? []), FLUSH, `SELECT pg_sleep(${(holdMs / 1000).toFixed(3)})`].join('; ');
   let resolveFirst!: (pid: number | null) => void;
   const firstRow = new Promise<number | null>((r) => (resolveFirst = r));
   const running = session.run(tag, sql, {
@@ -73,7 +81,7 @@ async function takeWithStatement(scn: Scenario, session: Session, tag: string, o
   });
   void running.then(() => resolveFirst(null));
   const waitMs = opts.waitMs ?? scn.waitMs;
-  const pid = await Promise.race([firstRow, new Promise<'waited'>((r) => setTimeout(() => r('waited'), waitMs))]);
+  const pid = await within(firstRow, waitMs, 'waited' as const);
   if (pid === 'waited') {
     session.destroy(`no backend within ${waitMs} ms`);
     const step = await running;
@@ -96,4 +104,16 @@ async function takeWithStatement(scn: Scenario, session: Session, tag: string, o
 /** Releases holds one after another (order matters to LIFO poolers), ignoring nulls. */
 export async function releaseAll(holds: Array<Hold | null | undefined>): Promise<void> {
   for (const h of holds) if (h) await h.release();
+}
+
+/**
+ * Releases holds and disconnects their sessions. Under session pooling a released holder
+ * still owns its backend until it disconnects, so holders that are no longer needed must go.
+ */
+export async function dismiss(holds: Array<Hold | null | undefined>): Promise<void> {
+  for (const h of holds) {
+    if (!h) continue;
+    await h.release();
+    await h.session.close();
+  }
 }

@@ -14,7 +14,7 @@
  * commits with the observer in both holder strategies and only ever touches A's old backend.
  */
 import { landOn } from './land-on.js';
-import { releaseAll } from './holders.js';
+import { dismiss } from './holders.js';
 import type { Scenario } from './scenario.js';
 
 export interface StateProbe {
@@ -46,7 +46,7 @@ export async function runStateScenario(scn: Scenario, probe: StateProbe): Promis
     releaseBy: 'wait',
     holdMs,
   });
-  await releaseAll(landing.others);
+  await dismiss(landing.others);
   await a.run('A.readback', `SELECT pg_backend_pid() AS pid; ${probe.readback}`);
   await landing.observer?.release('observe.release');
   await a.run('A.cleanup', cleanupBlock(probe.cleanup));

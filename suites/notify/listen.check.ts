@@ -14,7 +14,7 @@
 import { defineCheck } from '../../engine/check.js';
 import { errorText, sqlError, stepOf } from '../../engine/judging/record.js';
 import { markersFor } from '../../engine/markers.js';
-import { releaseAll } from '../../engine/steering/holders.js';
+import { dismiss } from '../../engine/steering/holders.js';
 import { cleanOn } from '../../engine/steering/clean-on.js';
 import { landOn } from '../../engine/steering/land-on.js';
 import { cleanupBlock } from '../../engine/steering/state-scenario.js';
@@ -38,7 +38,7 @@ export const listen = defineCheck({
     if (listened.error || listened.pid === null) return;
     const b1 = listened.pid;
     const landing = await landOn(scn, b1, { statements: [], releaseBy: 'wait', holdMs: Math.max(400, 20 * scn.discovery.rttMs) });
-    await releaseAll(landing.others);
+    await dismiss(landing.others);
     const n = await scn.open('N');
     await n.run('N.notify', `SELECT pg_backend_pid() AS pid; NOTIFY ${m.channel}, '${m.tag}'`);
     await landing.observer?.release('observe.release');

@@ -13,7 +13,7 @@
 import { defineCheck } from '../../engine/check.js';
 import { answered, errorText, sqlError, stepOf, stepsOf, valueOf } from '../../engine/judging/record.js';
 import { markersFor } from '../../engine/markers.js';
-import { releaseAll } from '../../engine/steering/holders.js';
+import { dismiss } from '../../engine/steering/holders.js';
 import { landOn } from '../../engine/steering/land-on.js';
 import { cleanupBlock } from '../../engine/steering/state-scenario.js';
 import type { Judgement, StepRecord } from '../../engine/types.js';
@@ -42,7 +42,7 @@ export const setLocal = defineCheck({
       releaseBy: 'wait',
       holdMs: Math.max(400, 20 * scn.discovery.rttMs),
     });
-    await releaseAll(landing.others);
+    await dismiss(landing.others);
     await a.run('A.readback', `SELECT pg_backend_pid() AS pid, current_setting('statement_timeout') AS after`);
     await landing.observer?.release('observe.release');
     await a.run('A.cleanup', cleanupBlock(guard));

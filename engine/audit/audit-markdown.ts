@@ -1,0 +1,57 @@
+/**
+ * The Markdown view of an audit, for a pull request or a migration ticket: a summary, then a
+ * section per check with the pooler's behaviour, the fix, and a table of statements.
+ */
+import { AUDIT_CHECKS } from './audit-checks.js';
+import type { AuditReport, Breaks } from './audit-types.js';
+import { oneLine } from './display-text.js';
+
+/** Renders `report` as a Markdown document. */
+export function renderAuditMarkdown(report: AuditReport): string {
+  const s = report.summary;
+  const lines: string[] = ['# pooltest audit', ''];
+  lines.push(`Pooler: ${report.pooler.name} (${basisText(report.pooler.basis)}).`, '');
+  lines.push(`| statements | distinct texts parsed | findings | breaking | breaking occurrences | not classified |`);
+  lines.push(`|---:|---:|---:|---:|---:|---:|`);
+  lines.push(`| ${s.statements} | ${s.parsedTexts} | ${s.findings} | ${s.breaking} | ${s.breakingCount} | ${s.unparsed} |`, '');
+  lines.push(`Inputs: ${report.inputs.map((i) => `${i.kind} \`${i.name}\` (${i.statements} statements${i.format ? `, ${i.format}` : ''})`).join('; ')}.`);
+  for (const info of AUDIT_CHECKS) {
+    const findings = report.findings.filter((f) => f.check === info.id);
+    const overflow = report.overflow[info.id] ?? 0;
+    if (findings.length === 0 && overflow === 0) continue;
+    const first = findings[0];
+    lines.push('', `## \`${info.id}\`: ${info.title}`, '');
+    if (first !== undefined) lines.push(`What the pooler does: **${first.outcome ?? 'unknown'}**, ${breaksText(first.breaks)}.`, '');
+    lines.push(`Fix: ${info.advice}`, '');
+    lines.push('| count | statement | source |', '|---:|---|---|');
+    for (const f of findings) {
+      const sources = f.sources.map(cell).join('<br>');
+      lines.push(`| ${f.count} | <code>${cell(oneLine(f.statement, 300))}</code>${f.certain ? '' : ' (uncertain)'} | ${sources} |`);
+    }
+    if (overflow > 0) lines.push('', `Plus ${overflow} occurrence(s) of further distinct statements, not listed.`);
+  }
+  if (report.unparsed.count > 0) {
+    lines.push('', `## Not classified (${report.unparsed.count} occurrences, ${report.unparsed.distinct} distinct)`, '');
+    lines.push('| source | error | statement |', '|---|---|---|');
+    for (const u of report.unparsed.samples) lines.push(`| ${cell(u.source)} | ${cell(oneLine(u.error, 200))} | <code>${cell(oneLine(u.statement, 200))}</code> |`);
+  }
+  if (report.warnings.length > 0) lines.push('', '## Warnings', '', ...report.warnings.map((w) => `- ${cell(w)}`));
+  return `${lines.join('\n')}\n`;
+}
+
+function basisText(basis: AuditReport['pooler']['basis']): string {
+  if (basis === 'report') return 'outcomes from a pooltest report';
+  if (basis === 'target') return 'outcomes from checks run now';
+  return 'no pooler given: typical transaction pooling';
+}
+
+function breaksText(breaks: Breaks): string {
+  if (breaks === true) return 'the statement **breaks**';
+  if (breaks === false) return 'the statement keeps working';
+  return 'whether it breaks is unknown';
+}
+
+/** Safe inside a table cell and inside `<code>`: HTML-escaped, pipes and newlines neutralised. */
+function cell(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\|/g, '&#124;').replace(/\r?\n/g, ' ');
+}

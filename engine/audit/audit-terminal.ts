@@ -1,0 +1,70 @@
+/**
+ * The terminal view of an audit: one block per check (what the pooler does, whether it
+ * breaks, the fix), then its statements with counts and sources; unparsed statements and a
+ * one-line summary at the end.
+ */
+import type { ChalkInstance } from 'chalk';
+import { AUDIT_CHECKS } from './audit-checks.js';
+import type { AuditFinding, AuditReport, Breaks } from './audit-types.js';
+import { oneLine } from './display-text.js';
+
+/** Renders `report` for a terminal `width` columns wide. */
+export function renderAuditTerminal(report: AuditReport, c: ChalkInstance, width: number): string {
+  const out: string[] = [];
+  const s = report.summary;
+  out.push(c.bold('pooltest audit') + `  ${s.statements} statements from ${report.inputs.length} input(s), ${s.parsedTexts} distinct texts parsed`);
+  out.push(c.dim(`pooler: ${report.pooler.name}${report.pooler.basis === 'typical' ? '  (no --report/--target given)' : ''}`));
+  if (report.findings.length === 0) out.push('', c.green('No statement relies on session state.'));
+  for (const info of AUDIT_CHECKS) {
+    const findings = report.findings.filter((f) => f.check === info.id);
+    const overflow = report.overflow[info.id] ?? 0;
+    if (findings.length === 0 && overflow === 0) continue;
+    const first = findings[0];
+    out.push('', `${c.bold(info.id)}  ${info.title}`);
+    if (first !== undefined) out.push(`  ${behaviourLine(first, c)}`);
+    out.push(c.dim(`  fix: ${info.advice}`));
+    const countWidth = Math.max(5, ...findings.map((f) => String(f.count).length));
+    const sourceWidth = Math.min(40, Math.max(6, ...findings.map((f) => sourceText(f).length)));
+    const statementWidth = Math.max(20, width - countWidth - sourceWidth - 8);
+    out.push(c.dim(`  ${'count'.padStart(countWidth)}  ${'statement'.padEnd(statementWidth)}  source`));
+    for (const f of findings) {
+      const marks = f.certain ? '' : ' (?)';
+      out.push(`  ${String(f.count).padStart(countWidth)}  ${oneLine(f.statement, statementWidth - marks.length).padEnd(statementWidth - marks.length)}${c.yellow(marks)}  ${c.dim(sourceText(f))}`);
+    }
+    if (overflow > 0) out.push(c.dim(`  ... and ${overflow} more occurrence(s) of further distinct statements (not listed)`));
+  }
+  if (report.unparsed.count > 0) {
+    out.push('', c.yellow(c.bold(`Not classified: ${report.unparsed.count} statement(s), ${report.unparsed.distinct} distinct`)));
+    for (const u of report.unparsed.samples.slice(0, 10)) {
+      out.push(`  ${c.dim(u.source)}  ${oneLine(u.error, 70)}`);
+      out.push(`    ${oneLine(u.statement, Math.max(20, width - 4))}`);
+    }
+    if (report.unparsed.samples.length > 10) out.push(c.dim(`  ... ${report.unparsed.samples.length - 10} more in --json`));
+  }
+  for (const w of report.warnings) out.push(c.yellow(`warning: ${w}`));
+  out.push('', summaryLine(report, c));
+  return `${out.join('\n')}\n`;
+}
+
+function behaviourLine(f: AuditFinding, c: ChalkInstance): string {
+  const outcome = f.outcome ?? 'unknown';
+  const where = f.basis === 'typical' ? 'typically (transaction pooling)' : 'on this pooler';
+  return `${where}: ${c.bold(outcome)} -> ${breaksText(f.breaks, c)}`;
+}
+
+function breaksText(breaks: Breaks, c: ChalkInstance): string {
+  if (breaks === true) return c.red.bold('BREAKS');
+  if (breaks === false) return c.green('fine');
+  return c.yellow('unknown');
+}
+
+function sourceText(f: AuditFinding): string {
+  const more = f.sources.length > 1 ? ` (+${f.sources.length - 1})` : '';
+  return `${f.source}${more}`;
+}
+
+function summaryLine(report: AuditReport, c: ChalkInstance): string {
+  const s = report.summary;
+  const text = `${s.findings} finding(s), ${s.breaking} break${report.pooler.basis === 'typical' ? ' under typical transaction pooling' : ' on this pooler'} (${s.breakingCount} occurrence(s)); ${s.unparsed} not classified; ${s.durationMs} ms`;
+  return s.breaking > 0 ? c.red(text) : c.green(text);
+}
