@@ -1,14 +1,12 @@
 /**
- * The catalogue in report order. Each entry is the check's definition; its Vitest file sits
- * beside it (`<area>/<behaviour>.test.ts`).
+ * The catalogue in report order, area by area. Each area's `index.ts` lists its checks; each
+ * check's definition is `<area>/<behaviour>.check.ts` with its Vitest file beside it.
  */
 import type { CheckDefinition } from '../engine/check.js';
-import { advisorySession } from './locks/advisory-session.check.js';
-import { listen } from './notify/listen.check.js';
-import { sqlPrepare } from './prepared/sql-prepare.check.js';
-import { setLeak } from './session/set-leak.check.js';
-import { setLocal } from './session/set-local.check.js';
-import { trackedParameter } from './session/tracked-parameter.check.js';
-import { tempTable } from './temp/temp-table.check.js';
+import { LOCKS_CHECKS } from './locks/index.js';
+import { NOTIFY_CHECKS } from './notify/index.js';
+import { PREPARED_CHECKS } from './prepared/index.js';
+import { SESSION_CHECKS } from './session/index.js';
+import { TEMP_CHECKS } from './temp/index.js';
 
-export const CATALOGUE: readonly CheckDefinition[] = [setLeak, trackedParameter, setLocal, tempTable, advisorySession, listen, sqlPrepare];
+export const CATALOGUE: readonly CheckDefinition[] = [...SESSION_CHECKS, ...TEMP_CHECKS, ...LOCKS_CHECKS, ...NOTIFY_CHECKS, ...PREPARED_CHECKS];

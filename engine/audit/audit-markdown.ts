@@ -42,7 +42,7 @@ export function renderAuditMarkdown(report: AuditReport): string {
 function basisText(basis: AuditReport['pooler']['basis']): string {
   if (basis === 'report') return 'outcomes from a pooltest report';
   if (basis === 'target') return 'outcomes from checks run now';
-  return 'no pooler given: typical transaction pooling';
+  return 'no --report or --target given';
 }
 
 function breaksText(breaks: Breaks): string {

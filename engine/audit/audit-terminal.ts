@@ -29,7 +29,8 @@ export function renderAuditTerminal(report: AuditReport, c: ChalkInstance, width
     out.push(c.dim(`  ${'count'.padStart(countWidth)}  ${'statement'.padEnd(statementWidth)}  source`));
     for (const f of findings) {
       const marks = f.certain ? '' : ' (?)';
-      out.push(`  ${String(f.count).padStart(countWidth)}  ${oneLine(f.statement, statementWidth - marks.length).padEnd(statementWidth - marks.length)}${c.yellow(marks)}  ${c.dim(sourceText(f))}`);
+      const also = f.alsoChecks.length > 0 ? c.dim(`  also: ${f.alsoChecks.join(', ')}`) : '';
+      out.push(`  ${String(f.count).padStart(countWidth)}  ${oneLine(f.statement, statementWidth - marks.length).padEnd(statementWidth - marks.length)}${c.yellow(marks)}  ${c.dim(sourceText(f))}${also}`);
     }
     if (overflow > 0) out.push(c.dim(`  ... and ${overflow} more occurrence(s) of further distinct statements (not listed)`));
   }
@@ -47,7 +48,7 @@ export function renderAuditTerminal(report: AuditReport, c: ChalkInstance, width
 }
 
 function behaviourLine(f: AuditFinding, c: ChalkInstance): string {
-  const outcome = f.outcome ?? 'unknown';
+  const outcome = f.outcome ?? 'no result for this check';
   const where = f.basis === 'typical' ? 'typically (transaction pooling)' : 'on this pooler';
   return `${where}: ${c.bold(outcome)} -> ${breaksText(f.breaks, c)}`;
 }

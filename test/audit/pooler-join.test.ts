@@ -1,0 +1,166 @@
+/**
+ * Joining findings with what a pooler does (`--report`), the exit codes that gate a migration,
+ * and the three renderings (terminal with and without colour, JSON, Markdown).
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { AuditReport } from '../../engine/audit/audit-types.js';
+import type { CheckResult, Report } from '../../engine/types.js';
+import { runAudit, scratchDir } from './audit-helpers.js';
+
+let dir: Awaited<ReturnType<typeof scratchDir>>;
+let app: string;
+
+const APP_SQL = `SET statement_timeout = '5s';
+SELECT pg_advisory_lock(1);
+LISTEN jobs;
+CREATE TEMP TABLE t (i int);
+SELECT lastval();
+SELEC broken;
+`;
+
+function check(id: string, outcome: string | null, verdict: CheckResult['verdict']): CheckResult {
+  return {
+    id, title: id, severity: 'correctness', outcome, expected: null, expectedRef: null, verdict, reason: '', facts: {}, evidence: '',
+    advice: null, steps: [], durationMs: 1, statements: 1, cleanup: { ok: true, detail: '' },
+  };
+}
+
+/** A report in the engine's own type, so a change to the contract breaks this test's build. */
+function report(checks: CheckResult[]): Report {
+  return {
+    schemaVersion: 1,
+    tool: { name: 'pooltest', version: '0.0.0-test' },
+    runId: 'test',
+    startedAt: new Date(0).toISOString(),
+    durationMs: 1,
+    target: { host: '127.0.0.1', port: 6432, user: 'app', database: 'app', ssl: 'disable' },
+    direct: null,
+    discovery: {
+      mode: 'transaction', poolSize: 2, poolBound: 8, sharedAcrossClients: true, clientKeepsBackend: false, reuseAfterDisconnect: true,
+      transactionBlocks: 'allowed', holderStrategy: 'transaction', serverVersion: '15', serverVersionNum: 150000, pooler: null, rttMs: 1,
+      waitBoundMs: 100, notes: [],
+    },
+    profile: null,
+    checks,
+    sweep: null,
+    summary: { total: checks.length, pass: 0, fail: 0, inconclusive: 0, skipped: 0, exitCode: 0 },
+  };
+}
+
+async function writeReport(name: string, checks: CheckResult[]): Promise<string> {
+  const path = dir.file(name);
+  await writeFile(path, JSON.stringify(report(checks)));
+  return path;
+}
+
+beforeAll(async () => {
+  dir = await scratchDir('join');
+  app = dir.file('app.sql');
+  await writeFile(app, APP_SQL);
+});
+
+afterAll(async () => {
+  await dir.remove();
+});
+
+describe('--report', () => {
+  test('each finding says what this pooler does; one that breaks makes the exit code 1', async () => {
+    const path = await writeReport('pgbouncer.json', [
+      check('session/set-leak', 'leaked', 'fail'),
+      check('locks/advisory-session', 'exclusive', 'pass'),
+      check('notify/listen', null, 'inconclusive'),
+      check('temp/temp-table', 'session', 'pass'),
+    ]);
+    const json = dir.file('joined.json');
+    const run = await runAudit(['--sql', app, '--report', path, '--json', json]);
+    expect(run.code).toBe(1);
+    const audit = JSON.parse(await readFile(json, 'utf8')) as AuditReport;
+    expect(audit.pooler).toMatchObject({ basis: 'report', name: `${path} (app@127.0.0.1:6432/app)` });
+    const joined = Object.fromEntries(audit.findings.map((f) => [f.check, [f.outcome, f.breaks]]));
+    expect(joined).toEqual({
+      'session/set-leak': ['leaked', true],
+      'locks/advisory-session': ['exclusive', false],
+      'notify/listen': [null, 'unknown'],
+      'temp/temp-table': ['session', false],
+      'sequences/lastval': [null, 'unknown'],
+    });
+    expect(audit.summary).toMatchObject({ findings: 5, breaking: 1, breakingCount: 1, unparsed: 1 });
+    expect(audit.warnings).toContain("sequences/lastval is not in the pooler's results: what it does there is unknown");
+    // The contract of the findings array.
+    for (const f of audit.findings) {
+      expect(Object.keys(f)).toEqual(expect.arrayContaining(['check', 'statement', 'source', 'count', 'breaks', 'outcome', 'advice']));
+    }
+    expect(audit.unparsed).toMatchObject({ count: 1, distinct: 1 });
+    expect(run.stdout).toMatch(/session\/set-leak.*\n\s+on this pooler: leaked -> BREAKS/);
+    expect(run.stdout).toMatch(/locks\/advisory-session.*\n\s+on this pooler: exclusive -> fine/);
+  });
+
+  test('nothing breaks on a pooler that keeps every state with its client: exit 0', async () => {
+    const path = await writeReport('session-mode.json', [
+      check('session/set-leak', 'session', 'pass'),
+      check('locks/advisory-session', 'exclusive', 'pass'),
+      check('notify/listen', 'delivered', 'pass'),
+      check('temp/temp-table', 'session', 'pass'),
+      check('sequences/lastval', 'session', 'pass'),
+    ]);
+    expect((await runAudit(['--sql', app, '--report', path])).code).toBe(0);
+  });
+
+  test('a skipped check counts as unknown, not as fine or broken', async () => {
+    const path = await writeReport('skipped.json', [check('session/set-leak', 'leaked', 'skipped')]);
+    const json = dir.file('skipped-out.json');
+    await runAudit(['--sql', app, '--report', path, '--json', json]);
+    const audit = JSON.parse(await readFile(json, 'utf8')) as AuditReport;
+    expect(audit.findings.find((f) => f.check === 'session/set-leak')).toMatchObject({ outcome: null, breaks: 'unknown' });
+  });
+
+  test('a file that is not a pooltest report is refused', async () => {
+    const notJson = dir.file('not.json');
+    await writeFile(notJson, '{ nope');
+    expect((await runAudit(['--sql', app, '--report', notJson])).stderr).toContain(`AUDIT_INPUT: --report ${notJson}: not JSON`);
+    const other = dir.file('other.json');
+    await writeFile(other, JSON.stringify({ findings: [] }));
+    expect((await runAudit(['--sql', app, '--report', other])).stderr).toContain('not a pooltest report (no "checks" array)');
+  });
+});
+
+describe('without a pooler', () => {
+  test('findings show what transaction pooling typically does, and the exit code stays 0', async () => {
+    const json = dir.file('typical.json');
+    const run = await runAudit(['--sql', app, '--json', json]);
+    expect(run.code).toBe(0);
+    const audit = JSON.parse(await readFile(json, 'utf8')) as AuditReport;
+    expect(audit.pooler.basis).toBe('typical');
+    expect(Object.fromEntries(audit.findings.map((f) => [f.check, f.outcome]))).toEqual({
+      'session/set-leak': 'leaked',
+      'locks/advisory-session': 'shared',
+      'notify/listen': 'misrouted',
+      'temp/temp-table': 'lost',
+      'sequences/lastval': 'lost',
+    });
+    expect(run.stdout).toContain('typically (transaction pooling): leaked -> BREAKS');
+  });
+
+  test('--fail-on-findings turns a typically breaking finding into exit 1, but not a tracked parameter', async () => {
+    expect((await runAudit(['--sql', app, '--fail-on-findings'])).code).toBe(1);
+    const tracked = dir.file('tracked.sql');
+    await writeFile(tracked, "SET application_name = 'worker';\n");
+    const run = await runAudit(['--sql', tracked, '--fail-on-findings']);
+    expect(run.stdout).toContain('typically (transaction pooling): tracked -> fine');
+    expect(run.code).toBe(0);
+  });
+});
+
+describe('terminal colour', () => {
+  const ESC = '\u001b[';
+
+  test('NO_COLOR gives plain text', async () => {
+    expect((await runAudit(['--sql', app], { NO_COLOR: '1', FORCE_COLOR: '1' })).stdout).not.toContain(ESC);
+  });
+
+  test('FORCE_COLOR gives colour, and --no-color wins over it', async () => {
+    expect((await runAudit(['--sql', app], { FORCE_COLOR: '1' })).stdout).toContain(ESC);
+    expect((await runAudit(['--sql', app, '--no-color'], { FORCE_COLOR: '1' })).stdout).not.toContain(ESC);
+  });
+});

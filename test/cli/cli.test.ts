@@ -1,0 +1,99 @@
+/**
+ * The CLI as a user meets it: exit codes, the JSON report's shape, bad input with stable codes
+ * within the timeout, and no password anywhere in what it prints or writes.
+ */
+import net from 'node:net';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { startStack, type Stack } from '../../fixtures/stack.js';
+import { freePort } from '../../fixtures/free-port.js';
+import { runCli } from '../support/cli.js';
+
+describe('pooltest CLI', () => {
+  let stack: Stack;
+  /** A TCP listener that accepts and never answers: not a PostgreSQL server. */
+  let silent: net.Server;
+  let silentPort: number;
+
+  beforeAll(async () => {
+    stack = await startStack('pgbouncer-transaction');
+    silent = net.createServer(() => undefined);
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    silentPort = (silent.address() as net.AddressInfo).port;
+  });
+  afterAll(async () => {
+    await stack?.stop();
+    await new Promise((r) => silent?.close(r));
+  });
+
+  test('--help, --list and --list-profiles exit 0 and print the catalogue and profiles', async () => {
+    const help = await runCli(['--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('--target');
+    const list = await runCli(['--list']);
+    expect(list.stdout).toMatch(/session\/set-leak\s+correctness/);
+    const profiles = await runCli(['--list-profiles']);
+    expect(profiles.stdout).toContain('pgbouncer-transaction');
+    expect(profiles.stdout).toContain('https://www.pgbouncer.org/features.html');
+  });
+
+  test('the JSON report has the documented shape and never the password', async () => {
+    const { target } = stack;
+    const run = await runCli(['--target', `127.0.0.1:${target.port}`, '--user', target.user, '--password', target.password, '--database', target.database, '--only', 'session/set-leak,locks', '--verbose'], { json: true });
+    expect(run.code).toBe(0);
+    const r = run.report!;
+    expect(r.schemaVersion).toBe(1);
+    expect(r.tool.name).toBe('pooltest');
+    expect(r.target).toEqual({ host: '127.0.0.1', port: target.port, user: target.user, database: target.database, ssl: 'prefer' });
+    expect(r.discovery).toMatchObject({ mode: 'transaction', poolSize: 2, sharedAcrossClients: true });
+    expect(r.checks.map((c) => c.id)).toEqual(['session/set-leak', 'locks/advisory-session']);
+    for (const c of r.checks) {
+      expect(Object.keys(c).sort()).toEqual(['advice', 'cleanup', 'durationMs', 'evidence', 'expected', 'expectedRef', 'facts', 'id', 'outcome', 'reason', 'severity', 'statements', 'steps', 'title', 'verdict']);
+      expect(c.steps[0]).toMatchObject({ seq: 1, session: 'A', tag: 'A.create' });
+    }
+    expect(r.summary).toEqual({ total: 2, pass: 2, fail: 0, inconclusive: 0, skipped: 0, exitCode: 0 });
+    const everything = run.stdout + run.stderr + JSON.stringify(r);
+    expect(everything).not.toContain(target.password);
+  });
+
+  test('a password given in the URL is never printed, not even in errors', async () => {
+    const secret = 'Sup3r-s3cret-in-url';
+    const ok = await runCli(['--target', `postgres://${stack.target.user}:${stack.target.password}@127.0.0.1:${stack.target.port}/${stack.target.database}`, '--only', 'session/set-local'], { json: true });
+    expect(ok.code).toBe(0);
+    expect(ok.stdout + ok.stderr + JSON.stringify(ok.report)).not.toContain(stack.target.password);
+    const bad = await runCli(['--target', `postgres://${stack.target.user}:${secret}@127.0.0.1:${stack.target.port}/${stack.target.database}`]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('AUTH_FAILED');
+    expect(bad.stdout + bad.stderr).not.toContain(secret);
+  });
+
+  const badInputs: Array<[string, () => string[], string]> = [
+    ['a refused port', () => ['--target', `127.0.0.1:${refusedPort}`], 'TARGET_REFUSED'],
+    ['a mistyped URL', () => ['--target', 'postgress://host:5432/db'], 'BAD_TARGET_URL'],
+    ['a port out of range', () => ['--target', '127.0.0.1:99999'], 'BAD_TARGET_URL'],
+    ['a port that does not speak Postgres', () => ['--target', `127.0.0.1:${silentPort}`, '--timeout', '1s'], 'STEP_TIMEOUT'],
+    ['a wrong password', () => ['--target', `127.0.0.1:${stack.target.port}`, '--user', stack.target.user, '--password', 'wrong', '--database', stack.target.database], 'AUTH_FAILED'],
+    ['an unknown database', () => ['--target', stack.postgres.url().replace(/\/pooltest$/, '/nosuchdb')], 'DATABASE_NOT_FOUND'],
+    ['an unknown profile', () => ['--target', stack.target.url(), '--profile', 'nope'], 'UNKNOWN_PROFILE'],
+    ['an unknown check', () => ['--target', stack.target.url(), '--only', 'session/nope'], 'BAD_ARGUMENTS'],
+    ['an unknown flag', () => ['--targte', 'x'], 'BAD_ARGUMENTS'],
+  ];
+  let refusedPort = 0;
+  beforeAll(async () => {
+    refusedPort = await freePort();
+  });
+
+  test.each(badInputs)('%s exits 2 with a stable code, within the timeout', async (_name, args, code) => {
+    const run = await runCli(args());
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(`pooltest: ${code}:`);
+    // A bound, not a speed target: the run must end on its own, well inside --timeout plus startup.
+    expect(run.ms).toBeLessThan(30_000);
+  });
+
+  test('a plain PostgreSQL given as --target is not an error: discovery sees no pooling', async () => {
+    const run = await runCli(['--target', stack.postgres.url(), '--only', 'session/set-leak,temp'], { json: true });
+    expect(run.code).toBe(0);
+    expect(run.report?.discovery.mode).toBe('direct');
+    expect(run.report?.checks.map((c) => c.outcome)).toEqual(['session', 'session']);
+  });
+});
