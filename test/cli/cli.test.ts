@@ -13,15 +13,20 @@ describe('pooltest CLI', () => {
   /** A TCP listener that accepts and never answers: not a PostgreSQL server. */
   let silent: net.Server;
   let silentPort: number;
+  const accepted = new Set<net.Socket>();
 
   beforeAll(async () => {
     stack = await startStack('pgbouncer-transaction');
-    silent = net.createServer(() => undefined);
+    silent = net.createServer((socket) => {
+      accepted.add(socket);
+      socket.on('close', () => accepted.delete(socket));
+    });
     await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
     silentPort = (silent.address() as net.AddressInfo).port;
   });
   afterAll(async () => {
     await stack?.stop();
+    for (const socket of accepted) socket.destroy();
     await new Promise((r) => silent?.close(r));
   });
 
