@@ -89,7 +89,6 @@ interface ChildResult {
   seconds: number;
   perSecond: number;
   maxRssMb: number;
-  heapUsedMb: number;
 }
 
 /** Runs in the child: one audit, one measurement, printed as JSON. */
@@ -106,15 +105,8 @@ async function child(file: string): Promise<void> {
     perSecond: Math.round(report.summary.statements / seconds),
     // resourceUsage().maxRSS is the process's peak resident set in KiB.
     maxRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
-    heapUsedMb: retainedHeapMb(),
   };
   process.stdout.write(`${JSON.stringify(result)}\n`);
-}
-
-/** JS heap still in use after a full collection (the child runs with --expose-gc). */
-function retainedHeapMb(): number {
-  (globalThis as { gc?: () => void }).gc?.();
-  return Math.round(process.memoryUsage().heapUsed / 1024 / 1024);
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -135,15 +127,15 @@ async function main(argv: string[]): Promise<number> {
       await generateLog(file, size, uniquePercent);
       const fileMb = Math.round((await stat(file)).size / 1024 / 1024);
       // A fresh process per size: its peak RSS belongs to that size alone.
-      const run = spawnSync(process.execPath, ['--expose-gc', fileURLToPath(import.meta.url), '--child', file], { encoding: 'utf8', maxBuffer: 1 << 20 });
+      const run = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--child', file], { encoding: 'utf8', maxBuffer: 1 << 20 });
       if (run.status !== 0) throw new Error(`audit child failed: ${run.stderr}`);
       rows.push({ size, fileMb, ...(JSON.parse(run.stdout) as ChildResult) });
     }
     process.stdout.write(`${uniquePercent}% of statements are unique texts\n`);
-    process.stdout.write('statements  log MB  parsed texts  findings  seconds  statements/s  peak RSS MB  heap kept MB\n');
+    process.stdout.write('statements  log MB  parsed texts  findings  seconds  statements/s  peak RSS MB\n');
     for (const r of rows) {
       process.stdout.write(
-        `${String(r.statements).padStart(10)}  ${String(r.fileMb).padStart(6)}  ${String(r.parsedTexts).padStart(12)}  ${String(r.findings).padStart(8)}  ${r.seconds.toFixed(2).padStart(7)}  ${String(r.perSecond).padStart(12)}  ${String(r.maxRssMb).padStart(11)}  ${String(r.heapUsedMb).padStart(12)}\n`,
+        `${String(r.statements).padStart(10)}  ${String(r.fileMb).padStart(6)}  ${String(r.parsedTexts).padStart(12)}  ${String(r.findings).padStart(8)}  ${r.seconds.toFixed(2).padStart(7)}  ${String(r.perSecond).padStart(12)}  ${String(r.maxRssMb).padStart(11)}\n`,
       );
     }
     const slowest = Math.min(...rows.map((r) => r.perSecond));

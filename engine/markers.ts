@@ -22,6 +22,8 @@ export interface Markers {
   lockKey2: number;
   channel: string;
   tempTable: string;
+  /** A regular table, for checks that must see what another session committed (dropped by the check and the sweep). */
+  table: string;
   preparedName: string;
   cursorName: string;
   sequenceName: string;
@@ -42,6 +44,7 @@ export function markersFor(runId: string, check = ''): Markers {
     lockKey2: ((n ^ c) + 1) & 0x7fffffff,
     channel: `pooltest_${runId}${suffix}`,
     tempTable: `pooltest_${runId}${suffix}`,
+    table: `pooltest_${runId}${suffix}`,
     preparedName: `pooltest_${runId}${suffix}`,
     cursorName: `pooltest_${runId}${suffix}`,
     sequenceName: `pooltest_${runId}${suffix}`,

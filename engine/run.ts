@@ -33,6 +33,8 @@ export interface RunOptions {
   /** Most backends discovery counts before calling the pool too large to steer. */
   maxPool?: number;
   runId?: string;
+  /** The target is a throwaway fixture: allows checks that would disturb a shared server (capacity/burst). */
+  fixture?: boolean;
   env?: NodeJS.ProcessEnv;
   onDiscovery?(d: Discovery): void;
   onCheckStart?(file: string): void;
@@ -54,7 +56,7 @@ export async function run(opts: RunOptions = {}): Promise<Report> {
   const bounds = { connectMs: stepMs, stepMs };
   const discovery = await discover(target, { bounds, poolBound: opts.maxPool ?? DEFAULT_MAX_POOL });
   opts.onDiscovery?.(discovery);
-  const ctx: RunContext = { target, direct, discovery, runId: opts.runId ?? newRunId(), bounds };
+  const ctx: RunContext = { target, direct, discovery, runId: opts.runId ?? newRunId(), bounds, fixture: opts.fixture === true };
   const results = selected.length === 0 ? [] : await runSuites({ ctx, profile }, selected.map(fileFilter), opts);
   const ordered = orderByCatalogue(results);
   const sweepResult = await sweep(ctx, CATALOGUE.map((c) => c.id));

@@ -86,7 +86,9 @@ export class AuditCollector {
   }
 
   private addFinding(check: AuditCheckId, what: string, certain: boolean, also: AuditCheckId[], text: string, normalized: string, count: number, source: string): void {
-    const key = `${check}\u0000${normalized}`;
+    // `what` keeps apart what normalizing merges but matters: set_config('app.a', ...) and
+    // set_config('app.b', ...) both normalize to set_config($1, $2, $3).
+    const key = `${check}\u0000${what}\u0000${normalized}`;
     let tally = this.findings.get(key);
     if (tally === undefined) {
       if (this.findings.size >= MAX_FINDINGS) {

@@ -13,8 +13,11 @@ import { fileError, firstInvalidUtf8, lineAndColumn } from './input-checks.js';
 import { ByteToChar, LineIndex } from './line-index.js';
 import { splitSql } from './sql-splitter.js';
 
-/** Larger than any hand-written migration; a dump this big belongs in --log or in pieces. */
-const MAX_SQL_FILE_BYTES = 256 * 1024 * 1024;
+/**
+ * Larger than any hand-written migration. The lexer's token list for a file costs many times
+ * the file's size, so bigger inputs (data dumps) are refused rather than allowed to exhaust memory.
+ */
+const MAX_SQL_FILE_BYTES = 16 * 1024 * 1024;
 
 /** Reads one SQL file into the collector and says what it contributed. */
 export async function auditSqlFile(path: string, collector: AuditCollector, maxStatementBytes: number): Promise<InputSummary> {
@@ -33,7 +36,7 @@ export async function auditSqlFile(path: string, collector: AuditCollector, maxS
     const pieces = splitSql(text, bytes);
     if (pieces === null) {
       const where = whole?.ok === false ? whole.position : 0;
-      collector.record(text, { ok: false, error: `the lexer cannot split this file (${whole?.ok === false ? whole.error : 'unterminated quote or comment?'})`, position: where }, 1, at(0));
+      collector.record(text, { ok: false, error: `the lexer cannot split this file: unterminated quote or comment, or COPY ... FROM stdin data? (${whole?.ok === false ? whole.error : 'file too large to parse whole'})`, position: where }, 1, at(0));
     } else {
       const chars = new ByteToChar(bytes);
       for (const piece of pieces) {

@@ -4,6 +4,7 @@
  * answered from the cache and only distinct ones reach the parser: that is what keeps the audit
  * far above 50,000 statements per second.
  */
+import { nodeType } from './ast-json.js';
 import { BoundedCache } from './bounded-cache.js';
 import { analyzeStatement } from './classify-statement.js';
 import type { Hazard } from './audit-types.js';
@@ -66,7 +67,8 @@ export class StatementClassifier {
       // Reports show the statement from its first token: leading comments are not the statement.
       const skip = firstTokenOffset(stmt.text);
       const text = stmt.text.slice(skip).trimEnd();
-      const normalized = analysis.hazards.length > 0 ? normalizeStatement(text) : text;
+      // The normalizer turns a DO block's whole body into one `$1`: keep its text instead.
+      const normalized = analysis.hazards.length > 0 && nodeType(stmt.node) !== 'DoStmt' ? normalizeStatement(text) : text;
       notable.push({ text, offset: stmt.offset + skip, hazards: analysis.hazards, normalized, problem: analysis.problem });
     }
     return { ok: true, statements: parsed.length, notable };

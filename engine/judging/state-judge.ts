@@ -25,6 +25,8 @@ export interface StateReading {
   seenByOther(take: StepRecord): boolean | null;
   /** Whether A's readback shows A still has the state; null when it cannot tell. */
   keptByA(readback: StepRecord): boolean | null;
+  /** What a step showed, in a few words (`statement_timeout = 3601007ms`), for the evidence line. */
+  show?(step: StepRecord): string;
 }
 
 export function judgeState(steps: readonly StepRecord[], discovery: Discovery, reading: StateReading): Judgement {
@@ -54,16 +56,17 @@ export function judgeState(steps: readonly StepRecord[], discovery: Discovery, r
     candidateQueued: waited,
     otherSawState: null as boolean | null,
   };
+  const shown = (step: StepRecord): string => (reading.show ? ` (${reading.show(step)})` : '');
   if (observer) {
     const saw = reading.seenByOther(observer);
     facts.otherSawState = saw;
     if (saw === null) return none(facts, `the observer on backend ${b1} returned no reading`);
-    if (saw) return { outcome: 'leaked', facts, reason: `another client on backend ${b1} saw A's state` };
+    if (saw) return { outcome: 'leaked', facts, reason: `${observer.session}, another client, got A's old backend ${b1} and saw A's state${shown(observer)}; A's next transaction ran on ${b2}${shown(readback)}` };
     if (b1 === b2) return none(facts, `A's next transaction ran on backend ${b1} while the observer held it`);
     if (kept === null) return none(facts, `A's next transaction on backend ${b2} returned no reading`);
     return kept
-      ? { outcome: 'tracked', facts, reason: `the state followed A to backend ${b2}; backend ${b1} was clean for the next client` }
-      : { outcome: 'lost', facts, reason: `A lost the state on backend ${b2}; backend ${b1} was clean for the next client` };
+      ? { outcome: 'tracked', facts, reason: `the state followed A to backend ${b2}${shown(readback)}; ${observer.session} on A's old backend ${b1} did not see it${shown(observer)}` }
+      : { outcome: 'lost', facts, reason: `A lost the state on backend ${b2}${shown(readback)}; ${observer.session} on A's old backend ${b1} did not see it${shown(observer)}` };
   }
   if (b1 !== b2) return none(facts, `A moved from backend ${b1} to ${b2} but no other client could be placed on ${b1}`);
   if (kept === null) return none(facts, `A's next transaction returned no reading`);
@@ -73,7 +76,8 @@ export function judgeState(steps: readonly StepRecord[], discovery: Discovery, r
   if (discovery.sharedAcrossClients) {
     return { outcome: 'pinned', facts, reason: `the pooler kept A on backend ${b1}: other clients could not get it` };
   }
-  return { outcome: 'session', facts, reason: `A kept the state on its own backend ${b1}; no other client could use that backend` };
+  const how = waited ? 'a client trying for it was queued' : discovery.mode === 'direct' ? 'the target gives every client its own backend' : `${takes.length} other client(s) got other backends`;
+  return { outcome: 'session', facts, reason: `A kept the state on its own backend ${b1}${shown(readback)}; no other client could use that backend (${how})` };
 }
 
 function none(facts: Judgement['facts'], reason: string): Judgement {

@@ -9,21 +9,39 @@ import type { Target } from '../target.js';
 /** 1234 in the high 16 bits, 5678 in the low: the protocol's CancelRequest code. */
 const CANCEL_REQUEST_CODE = 80877102;
 
+/** What became of a CancelRequest, as far as the client can tell. */
+export interface CancelDelivery {
+  /** The 16 bytes were handed to the socket. */
+  written: boolean;
+  /**
+   * The peer closed the connection: it read the request (Postgres and PgBouncer close at once).
+   * A pooler with no free process to accept the connection (pgpool-II with every child busy)
+   * leaves it open, with the request unread in its listen queue.
+   */
+  closedByPeer: boolean;
+  /** Milliseconds from connecting to the close (or to the bound). */
+  ms: number;
+}
+
 /**
  * Opens a fresh TCP connection to the target, writes the 16-byte CancelRequest and waits for
- * the peer to close (or `timeoutMs`). The protocol sends no reply either way, so this resolves
- * `true` when the request was written, not when it took effect.
+ * the peer to close (or `timeoutMs`). The protocol sends no reply either way, so a delivery
+ * says the request was written and read, not that it took effect.
  */
-export function sendCancelRequest(target: Target, processId: number, secretKey: number, timeoutMs: number): Promise<boolean> {
+export function sendCancelRequest(target: Target, processId: number, secretKey: number, timeoutMs: number): Promise<CancelDelivery> {
+  const started = performance.now();
   return new Promise((resolve) => {
     const socket = net.connect({ host: target.host, port: target.port });
     let written = false;
-    const done = (): void => {
+    let settled = false;
+    const done = (closedByPeer: boolean): void => {
+      if (settled) return;
+      settled = true;
       clearTimeout(timer);
       socket.destroy();
-      resolve(written);
+      resolve({ written, closedByPeer, ms: Math.round(performance.now() - started) });
     };
-    const timer = setTimeout(done, timeoutMs);
+    const timer = setTimeout(() => done(false), timeoutMs);
     socket.once('connect', () => {
       const msg = Buffer.alloc(16);
       msg.writeInt32BE(16, 0);
@@ -34,7 +52,7 @@ export function sendCancelRequest(target: Target, processId: number, secretKey: 
         written = true;
       });
     });
-    socket.once('close', done);
-    socket.once('error', done);
+    socket.once('close', () => done(true));
+    socket.once('error', () => done(false));
   });
 }

@@ -11,6 +11,7 @@
  *   back) or waiting for the sleep to end (for holders whose statements must commit).
  */
 import { sendCancelRequest } from '../session/cancel.js';
+import { startLongStatement } from './long-statement.js';
 import { within } from '../time.js';
 import type { Session } from '../session/session.js';
 import type { StepRecord } from '../types.js';
@@ -39,13 +40,6 @@ export interface TakeOptions {
   waitMs?: number;
 }
 
-/**
- * The server keeps a query's output buffered until the query ends; a NOTICE is the one thing
- * it flushes at once, taking the rows before it along. That is how the pid of a sleeping
- * holder reaches us before the sleep is over.
- */
-const FLUSH = "DO $pooltest$ BEGIN PERFORM pg_catalog.set_config('client_min_messages', 'notice', true); RAISE NOTICE 'pooltest holds backend %', pg_backend_pid(); END $pooltest$";
-
 /** Takes a backend with the strategy discovery chose. */
 export function take(scn: Scenario, session: Session, tag: string, opts: TakeOptions = {}): Promise<Hold> {
   return scn.discovery.holderStrategy === 'statement' ? takeWithStatement(scn, session, tag, opts) : takeWithTransaction(scn, session, tag, opts);
@@ -72,16 +66,10 @@ async function takeWithStatement(scn: Scenario, session: Session, tag: string, o
   const stepMs = scn.ctx.bounds.stepMs;
   // A cancelled holder must still end on its own if the cancel goes astray.
   const holdMs = releaseBy === 'wait' ? (opts.holdMs ?? 500) : Math.max(1000, stepMs - 500);
-  const sql = ['SELECT pg_backend_pid() AS pid', ...(opts.statements ?? []), FLUSH, `SELECT pg_sleep(${(holdMs / 1000).toFixed(3)})`].join('; ');
-  let resolveFirst!: (pid: number | null) => void;
-  const firstRow = new Promise<number | null>((r) => (resolveFirst = r));
-  const running = session.run(tag, sql, {
-    boundMs: holdMs + stepMs,
-    onFirstRow: (row) => resolveFirst(typeof row.pid === 'number' ? row.pid : Number(row.pid)),
-  });
-  void running.then(() => resolveFirst(null));
+  const long = startLongStatement(session, tag, ['SELECT pg_backend_pid() AS pid', ...(opts.statements ?? [])], holdMs, holdMs + stepMs);
+  const running = long.done;
   const waitMs = opts.waitMs ?? scn.waitMs;
-  const pid = await within(firstRow, waitMs, 'waited' as const);
+  const pid = await within(long.pid, waitMs, 'waited' as const);
   if (pid === 'waited') {
     session.destroy(`no backend within ${waitMs} ms`);
     const step = await running;

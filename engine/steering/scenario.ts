@@ -17,6 +17,11 @@ export interface RunContext {
   /** Unique per run: every marker (lock key, channel, table, GUC value) derives from it. */
   runId: string;
   bounds: { connectMs: number; stepMs: number };
+  /**
+   * The target is a throwaway server pooltest (or the caller) started for this run: checks
+   * that would disturb other users of a shared server (capacity/burst) may run.
+   */
+  fixture?: boolean;
 }
 
 export class Scenario {
@@ -70,7 +75,7 @@ export class Scenario {
         sql: '(connect)',
         pid: null,
         results: [],
-        error: { message: err instanceof PooltestError ? `${err.code}: ${err.message}` : String(err) },
+        error: connectError(err),
         notices: [],
         notifications: [],
         startMs,
@@ -83,9 +88,39 @@ export class Scenario {
     }
   }
 
+  /**
+   * Records something a scenario did that is not a query (a socket destroyed, a cancel request
+   * sent), so the judge can see it in order with the queries around it.
+   */
+  note(label: string, tag: string, what: string, detail: { startMs?: number; facts?: Record<string, unknown>; error?: string } = {}): StepRecord {
+    const startMs = detail.startMs ?? this.recorder.now();
+    return this.recorder.add({
+      session: label,
+      tag,
+      sql: what,
+      pid: null,
+      results: detail.facts ? [[detail.facts]] : [],
+      error: detail.error ? { message: detail.error } : null,
+      notices: [],
+      notifications: [],
+      startMs,
+      durationMs: Math.round((this.recorder.now() - startMs) * 10) / 10,
+      timedOut: false,
+      txStatus: null,
+    });
+  }
+
   /** Closes every session this scenario opened, politely and in parallel, bounded. */
   async closeAll(): Promise<void> {
     const all = this.sessions.splice(0);
     await Promise.all(all.map((s) => s.close()));
   }
+}
+
+/** A failed connection as evidence: the coded message, and the server's SQLSTATE when it sent one (53300). */
+function connectError(err: unknown): StepRecord['error'] {
+  if (!(err instanceof PooltestError)) return { message: String(err) };
+  const sqlstate = err.detail.sqlstate;
+  const isSqlstate = typeof sqlstate === 'string' && /^[0-9A-Z]{5}$/.test(sqlstate);
+  return { message: `${err.code}: ${err.message}`, ...(isSqlstate ? { code: sqlstate } : {}) };
 }

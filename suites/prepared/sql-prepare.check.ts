@@ -42,6 +42,7 @@ export const sqlPrepare = defineCheck({
         return n === null ? null : n > 0;
       },
       keptByA: (readback) => (readback.error?.code === '26000' ? false : numberOf(readback, 'answer') === 42 ? true : null),
+      show: (step) => (step.tag === 'A.readback' ? (step.error ? `EXECUTE: ${step.error.code} ${step.error.message}` : 'EXECUTE worked') : `statement ${numberOf(step, 'visible') ? 'present' : 'absent'} in pg_prepared_statements`),
     });
   },
 });

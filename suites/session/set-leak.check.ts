@@ -41,6 +41,7 @@ export const setLeak = defineCheck({
     return judgeState(steps, discovery, {
       seenByOther: (take) => readSetting(take, 'seen', marker),
       keptByA: (readback) => readSetting(readback, 'mine', marker),
+      show: (step) => `statement_timeout = ${String(valueOf(step, 'seen') ?? valueOf(step, 'mine'))}`,
     });
   },
 });

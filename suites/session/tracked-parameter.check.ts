@@ -52,6 +52,7 @@ export const trackedParameter = defineCheck({
     return judgeState(steps, discovery, {
       seenByOther: (take) => read(take, 'seen', true),
       keptByA: (readback) => read(readback, 'mine', false),
+      show: (step) => `application_name = ${String(valueOf(step, 'seen_app') ?? valueOf(step, 'mine_app'))}, TimeZone = ${String(valueOf(step, 'seen_tz') ?? valueOf(step, 'mine_tz'))}`,
     });
   },
 });

@@ -39,6 +39,7 @@ export const tempTable = defineCheck({
     return judgeState(steps, discovery, {
       seenByOther: (take) => boolOf(take, 'seen'),
       keptByA: (readback) => (readback.error?.code === '42P01' ? false : numberOf(readback, 'n') === 1 ? true : null),
+      show: (step) => (step.tag === 'A.readback' ? (step.error ? `${step.error.code} ${step.error.message}` : 'table readable') : `table ${boolOf(step, 'seen') ? 'visible' : 'absent'}`),
     });
   },
 });

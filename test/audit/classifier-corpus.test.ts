@@ -156,6 +156,13 @@ describe('one finding per statement', () => {
     expect(result.ok && result.notable[0]!.hazards[0]).toMatchObject({ check: 'session/set-leak', certain: false });
   });
 
+  test('DO blocks keep their own text as the grouping key (the normalizer would make every body $1)', () => {
+    const c = new StatementClassifier();
+    const a = c.classify('DO $$ BEGIN SET search_path = a; END $$');
+    const b = c.classify('DO $$ BEGIN SET search_path = b; END $$');
+    expect(a.ok && b.ok && a.notable[0]!.normalized !== b.notable[0]!.normalized).toBe(true);
+  });
+
   test('findings are grouped by normalized text: different constants, one key', () => {
     const c = new StatementClassifier();
     const a = c.classify('SELECT pg_advisory_lock(1)');

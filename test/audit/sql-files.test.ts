@@ -73,6 +73,13 @@ describe('SQL files', () => {
     expect(report.findings[0]).toMatchObject({ check: 'notify/listen', count: 2, sources: [`${a}:1`, `${b}:3`] });
   });
 
+  test('set_config of two different settings stays two findings although both normalize alike', async () => {
+    const file = dir.file('two-settings.sql');
+    await writeFile(file, "SELECT set_config('app.user', 'a', false);\nSELECT set_config('app.tenant', 'b', false);\nSELECT set_config('app.user', 'c', false);\n");
+    const { report } = await auditJson([file]);
+    expect(report.findings.map((f) => `${f.what} x${f.count}`)).toEqual(["set_config('app.user', ..., false) x2", "set_config('app.tenant', ..., false) x1"]);
+  });
+
   test('a statement that does not parse is reported with its line; the others are still classified', async () => {
     const file = dir.file('broken.sql');
     await writeFile(file, "SET app.tenant = '1';\nSELEC oops FROM t;\nLISTEN later;\n");
@@ -82,6 +89,16 @@ describe('SQL files', () => {
     expect(report.unparsed.samples[0]).toMatchObject({ statement: 'SELEC oops FROM t', source: `${file}:2` });
     expect(report.unparsed.samples[0]!.error).toMatch(/syntax error at or near "SELEC"/);
     expect(stdout).toContain('Not classified: 1 statement(s)');
+  });
+
+  test('a file the lexer cannot split (unterminated quote) is one unparsed entry at the error, not an empty audit', async () => {
+    const file = dir.file('unterminated.sql');
+    await writeFile(file, "SET a.b = 1;\nSELECT 'never closed;\nLISTEN x;\n");
+    const { report } = await auditJson([file]);
+    expect(report.findings).toEqual([]);
+    expect(report.unparsed.count).toBe(1);
+    expect(report.unparsed.samples[0]!.source).toBe(`${file}:2`);
+    expect(report.unparsed.samples[0]!.error).toMatch(/the lexer cannot split this file.*unterminated quoted string/);
   });
 
   test('psql meta-commands are skipped and counted; BEGIN ATOMIC bodies are not split at their semicolons', async () => {

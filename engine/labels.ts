@@ -1,0 +1,79 @@
+/**
+ * The public contract of DESIGN.md "Checks and outcome labels", as data: every check id and the
+ * outcome labels its judge may report. Profiles are validated against it, and checks, reporters
+ * and docs can import it instead of restating the labels.
+ *
+ * Adding a check or a label is a contract change: add it here in the same change that makes a
+ * judge report it. Removing or renaming one breaks vendors' CI and stored reports.
+ */
+
+/**
+ * State checks: A creates session state, its next transaction runs elsewhere, and another client
+ * sits on A's old backend.
+ */
+export const STATE_LABELS = [
+  /** Stayed with its client on a dedicated backend (direct, session pooling). */
+  'session',
+  /** Another client observed it, whatever happened to A. */
+  'leaked',
+  /** Vanished for A and nobody else saw it: the pooler reset it. */
+  'lost',
+  /** Followed A onto another backend and nobody else saw it: the pooler replays it. */
+  'tracked',
+  /** The pooler kept A on its backend after the statement. */
+  'pinned',
+  /** The pooler or the server refused the statement itself. */
+  'rejected',
+] as const;
+
+export const CHECK_LABELS = {
+  'session/set-leak': STATE_LABELS,
+  'session/search-path-leak': STATE_LABELS,
+  'session/custom-guc-leak': STATE_LABELS,
+  'session/role-leak': STATE_LABELS,
+  'session/tracked-parameter': STATE_LABELS,
+  'session/set-local': ['scoped', 'leaked', 'rejected'],
+  'session/reset-on-disconnect': ['reset', 'leaked'],
+  // Labels still being defined by the check's author; until then nothing may be expected of it.
+  'session/discard-all': [],
+  'temp/temp-table': STATE_LABELS,
+  // Only `works` is settled so far; the check's author adds the failure labels with the judge.
+  'temp/on-commit-drop': ['works'],
+  'prepared/sql-prepare': STATE_LABELS,
+  'prepared/protocol-named': ['works', 'failed', 'rejected'],
+  'cursors/with-hold': STATE_LABELS,
+  'sequences/lastval': STATE_LABELS,
+  'locks/advisory-session': ['exclusive', 'shared', 'released', 'rejected'],
+  'locks/advisory-xact': ['exclusive', 'shared', 'rejected'],
+  'notify/listen': ['delivered', 'misrouted', 'dropped', 'rejected'],
+  'transactions/abandoned': ['rolled-back', 'inherited'],
+  'cancel/routing': ['routed', 'misrouted', 'ignored'],
+  'capacity/queueing': ['queued', 'rejected'],
+  'capacity/multiplexing': ['multiplexed', 'one-per-client'],
+  // Labels still being defined by the check's author (fixture-only check).
+  'capacity/burst': [],
+  'statement/transaction-block': ['allowed', 'rejected'],
+} as const satisfies Record<string, readonly string[]>;
+
+/** A check id of the contract, e.g. `session/set-leak`. */
+export type CheckId = keyof typeof CHECK_LABELS;
+
+/** The labels one check may report, e.g. `OutcomeOf<'cancel/routing'>` is `routed | misrouted | ignored`. */
+export type OutcomeOf<C extends CheckId> = (typeof CHECK_LABELS)[C][number];
+
+/** Every check id of the contract, in DESIGN.md order. */
+export const CHECK_IDS = Object.keys(CHECK_LABELS) as CheckId[];
+
+export function isCheckId(id: string): id is CheckId {
+  return Object.hasOwn(CHECK_LABELS, id);
+}
+
+/** The labels `id` may report, or null when `id` is not a check of the contract. */
+export function labelsOf(id: string): readonly string[] | null {
+  return isCheckId(id) ? CHECK_LABELS[id] : null;
+}
+
+/** Whether `outcome` is one of the labels check `id` may report. */
+export function isLabelOf(id: string, outcome: string): boolean {
+  return labelsOf(id)?.includes(outcome) ?? false;
+}
