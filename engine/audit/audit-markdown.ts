@@ -2,8 +2,8 @@
  * The Markdown view of an audit, for a pull request or a migration ticket: a summary, then a
  * section per check with the pooler's behaviour, the fix, and a table of statements.
  */
-import { AUDIT_CHECKS } from './audit-checks.js';
 import type { AuditReport, Breaks } from './audit-types.js';
+import { groupByCheck } from './check-groups.js';
 import { oneLine } from './display-text.js';
 
 /** Renders `report` as a Markdown document. */
@@ -15,10 +15,7 @@ export function renderAuditMarkdown(report: AuditReport): string {
   lines.push(`|---:|---:|---:|---:|---:|---:|`);
   lines.push(`| ${s.statements} | ${s.parsedTexts} | ${s.findings} | ${s.breaking} | ${s.breakingCount} | ${s.unparsed} |`, '');
   lines.push(`Inputs: ${report.inputs.map((i) => `${i.kind} \`${i.name}\` (${i.statements} statements${i.format ? `, ${i.format}` : ''})`).join('; ')}.`);
-  for (const info of AUDIT_CHECKS) {
-    const findings = report.findings.filter((f) => f.check === info.id);
-    const overflow = report.overflow[info.id] ?? 0;
-    if (findings.length === 0 && overflow === 0) continue;
+  for (const { info, findings, overflow } of groupByCheck(report)) {
     const first = findings[0];
     lines.push('', `## \`${info.id}\`: ${info.title}`, '');
     if (first !== undefined) lines.push(`What the pooler does: **${first.outcome ?? 'unknown'}**, ${breaksText(first.breaks)}.`, '');

@@ -4,8 +4,8 @@
  * one-line summary at the end.
  */
 import type { ChalkInstance } from 'chalk';
-import { AUDIT_CHECKS } from './audit-checks.js';
 import type { AuditFinding, AuditReport, Breaks } from './audit-types.js';
+import { groupByCheck } from './check-groups.js';
 import { oneLine } from './display-text.js';
 
 /** Renders `report` for a terminal `width` columns wide. */
@@ -15,10 +15,7 @@ export function renderAuditTerminal(report: AuditReport, c: ChalkInstance, width
   out.push(c.bold('pooltest audit') + `  ${s.statements} statements from ${report.inputs.length} input(s), ${s.parsedTexts} distinct texts parsed`);
   out.push(c.dim(`pooler: ${report.pooler.name}${report.pooler.basis === 'typical' ? '  (no --report/--target given)' : ''}`));
   if (report.findings.length === 0) out.push('', c.green('No statement relies on session state.'));
-  for (const info of AUDIT_CHECKS) {
-    const findings = report.findings.filter((f) => f.check === info.id);
-    const overflow = report.overflow[info.id] ?? 0;
-    if (findings.length === 0 && overflow === 0) continue;
+  for (const { info, findings, overflow } of groupByCheck(report)) {
     const first = findings[0];
     out.push('', `${c.bold(info.id)}  ${info.title}`);
     if (first !== undefined) out.push(`  ${behaviourLine(first, c)}`);

@@ -4,7 +4,7 @@
  */
 import { PooltestError } from '../errors.js';
 import { redactUrl } from '../target.js';
-import { AuditCollector } from './audit-collector.js';
+import { AuditCollector, type FindingTally } from './audit-collector.js';
 import { AUDIT_CHECKS, auditCheck, checkPriority } from './audit-checks.js';
 import { AUDIT_SCHEMA_VERSION, type AuditCheckId, type AuditFinding, type AuditReport, type InputSummary } from './audit-types.js';
 import { auditLogFile } from './log-input.js';
@@ -86,26 +86,7 @@ export async function audit(options: AuditOptions): Promise<AuditReport> {
   for (const id of checks) {
     if (behaviour.basis !== 'typical' && !behaviour.outcomes.has(id)) warnings.push(`${id} is not in the pooler's results: what it does there is unknown`);
   }
-  const findings = tallies.map((t): AuditFinding => {
-    const joined = joinCheck(behaviour, t.check);
-    const info = auditCheck(t.check);
-    return {
-      check: t.check,
-      title: info.title,
-      statement: t.statement,
-      normalized: t.normalized,
-      what: t.what,
-      certain: t.certain,
-      alsoChecks: [...t.alsoChecks],
-      count: t.count,
-      source: t.sources[0] ?? '',
-      sources: t.sources,
-      outcome: joined.outcome,
-      basis: behaviour.basis,
-      breaks: joined.breaks,
-      advice: info.advice,
-    };
-  });
+  const findings = tallies.map((t) => toFinding(t, behaviour));
   findings.sort((a, b) => checkPriority(a.check) - checkPriority(b.check) || b.count - a.count);
   const breaking = findings.filter((f) => f.breaks === true);
   // Findings past the kept bound still count towards the exit code.
@@ -131,6 +112,28 @@ export async function audit(options: AuditOptions): Promise<AuditReport> {
     overflow,
     unparsed,
     warnings,
+  };
+}
+
+/** A counted finding joined with what the pooler does in its check. */
+function toFinding(t: FindingTally, behaviour: PoolerBehaviour): AuditFinding {
+  const joined = joinCheck(behaviour, t.check);
+  const info = auditCheck(t.check);
+  return {
+    check: t.check,
+    title: info.title,
+    statement: t.statement,
+    normalized: t.normalized,
+    what: t.what,
+    certain: t.certain,
+    alsoChecks: [...t.alsoChecks],
+    count: t.count,
+    source: t.sources[0] ?? '',
+    sources: t.sources,
+    outcome: joined.outcome,
+    basis: behaviour.basis,
+    breaks: joined.breaks,
+    advice: info.advice,
   };
 }
 

@@ -5,7 +5,7 @@
 export { audit, DEFAULT_MAX_STATEMENT_BYTES, DEFAULT_TIMEOUT_MS, type AuditOptions } from './audit.js';
 export { auditCommand, exitCode, type AuditIo } from './audit-command.js';
 export { AUDIT_CHECKS, type AuditCheckInfo } from './audit-checks.js';
-export { outcomeBreaks } from './outcome-breaks.js';
+export { outcomeBreaks } from '../outcome-breaks.js';
 export {
   AUDIT_SCHEMA_VERSION,
   type AuditCheckId,

@@ -12,7 +12,7 @@
 import { asNode, child, constantOf, list, text } from './ast-json.js';
 import type { Hazard, StatementAnalysis } from './audit-types.js';
 import { functionCallHazards } from './function-calls.js';
-import { isAscii, parsePlpgsql, parseStatements, scanTokens, SqlParseFailure, type AstNode } from './sql-parser.js';
+import { charOffset, parsePlpgsql, parseStatements, scanTokens, SqlParseFailure, type AstNode } from './sql-parser.js';
 
 /** Classifies one statement; passed in to keep this module free of an import cycle. */
 export type StatementAnalyzer = (wrapper: AstNode, sql: string, depth: number) => StatementAnalysis;
@@ -137,5 +137,5 @@ function assignmentSource(query: string): string | null {
   const tokens = scanTokens(query);
   const op = tokens?.find((t) => t.text === ':=' || t.text === '=');
   if (op === undefined) return null;
-  return isAscii(query) ? query.slice(op.end) : Buffer.from(query, 'utf8').subarray(op.end).toString('utf8');
+  return query.slice(charOffset(query, op.end));
 }

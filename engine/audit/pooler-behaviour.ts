@@ -10,7 +10,7 @@ import type { Report } from '../types.js';
 import { AUDIT_CHECKS } from './audit-checks.js';
 import type { AuditCheckId, BehaviourBasis, Breaks, PoolerSummary } from './audit-types.js';
 import { fileError } from './input-checks.js';
-import { outcomeBreaks } from './outcome-breaks.js';
+import { outcomeBreaks } from '../outcome-breaks.js';
 
 /** Outcome per check id, and where it comes from. */
 export interface PoolerBehaviour {

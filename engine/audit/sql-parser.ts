@@ -100,6 +100,12 @@ export function scanTokens(sql: string): SqlToken[] | null {
   }
 }
 
+/** The character offset of a UTF-8 byte offset into `text` (the parser and lexer count bytes). */
+export function charOffset(text: string, byteOffset: number): number {
+  if (byteOffset <= 0 || isAscii(text)) return byteOffset;
+  return Buffer.from(text, 'utf8').subarray(0, byteOffset).toString('utf8').length;
+}
+
 /** True when every character is 7-bit, so byte and character offsets agree. */
 export function isAscii(text: string): boolean {
   for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 127) return false;
@@ -109,7 +115,5 @@ export function isAscii(text: string): boolean {
 function toFailure(error: unknown, sql: string): SqlParseFailure {
   const e = error as { message?: string; sqlDetails?: { cursorPosition?: number } };
   const message = typeof e?.message === 'string' ? e.message : String(error);
-  const bytePos = e?.sqlDetails?.cursorPosition ?? -1;
-  const position = bytePos < 0 || isAscii(sql) ? bytePos : Buffer.from(sql, 'utf8').subarray(0, bytePos).toString('utf8').length;
-  return new SqlParseFailure(message, position);
+  return new SqlParseFailure(message, charOffset(sql, e?.sqlDetails?.cursorPosition ?? -1));
 }

@@ -8,7 +8,7 @@ import { nodeType } from './ast-json.js';
 import { BoundedCache } from './bounded-cache.js';
 import { analyzeStatement } from './classify-statement.js';
 import type { Hazard } from './audit-types.js';
-import { isAscii, normalizeStatement, parseStatements, scanTokens, SqlParseFailure } from './sql-parser.js';
+import { charOffset, normalizeStatement, parseStatements, scanTokens, SqlParseFailure } from './sql-parser.js';
 
 /** A statement of a text that needs reporting: it has hazards, or could not be analysed. */
 export interface NotablePart {
@@ -78,6 +78,5 @@ export class StatementClassifier {
 /** Character offset of the first token (after blanks and comments), by PostgreSQL's lexer. */
 function firstTokenOffset(sql: string): number {
   const first = scanTokens(sql)?.[0];
-  if (first === undefined) return sql.length - sql.trimStart().length;
-  return isAscii(sql) ? first.start : Buffer.from(sql, 'utf8').subarray(0, first.start).toString('utf8').length;
+  return first === undefined ? sql.length - sql.trimStart().length : charOffset(sql, first.start);
 }

@@ -3,6 +3,7 @@
  * joins their outcomes. The runner is the engine's `run()`; it is imported when needed so the
  * audit works (and compiles) without it for every other input.
  */
+import { fileURLToPath } from 'node:url';
 import { PooltestError } from '../errors.js';
 import { redactUrl } from '../target.js';
 import type { Report } from '../types.js';
@@ -46,11 +47,13 @@ async function loadRun(): Promise<RunModule> {
   try {
     mod = (await import(RUN_MODULE)) as { run?: unknown; selectChecks?: unknown };
   } catch (error) {
-    const code = (error as { code?: string }).code;
-    if (code === 'ERR_MODULE_NOT_FOUND') {
+    const message = error instanceof Error ? error.message : String(error);
+    // Only the runner itself missing means "no runner"; a module missing behind it is a bug.
+    const runPath = fileURLToPath(new URL(RUN_MODULE, import.meta.url)).replace(/\.js$/, '');
+    if ((error as { code?: string }).code === 'ERR_MODULE_NOT_FOUND' && message.includes(runPath)) {
       throw new PooltestError('INTERNAL', 'this build of pooltest has no check runner (engine/run.js) for --target; run `pooltest --target URL --json report.json` and pass --report report.json');
     }
-    throw error;
+    throw new PooltestError('INTERNAL', `loading the check runner (engine/run.js) for --target failed: ${message}`);
   }
   if (typeof mod.run !== 'function') throw new PooltestError('INTERNAL', 'engine/run.js does not export run()');
   return { run: mod.run as RunChecks, selectChecks: typeof mod.selectChecks === 'function' ? (mod.selectChecks as SelectChecks) : null };

@@ -6,6 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import { afterAll, beforeAll } from 'vitest';
 import { auditCommand } from '../../engine/audit/audit-command.js';
 
 /** What one audit run printed and returned. */
@@ -31,8 +32,25 @@ export async function runAudit(args: string[], env: NodeJS.ProcessEnv = { NO_COL
   return { code, stdout: stdout.text, stderr: stderr.text };
 }
 
-/** A scratch folder; call `remove()` in afterAll. */
-export async function scratchDir(prefix: string): Promise<{ path: string; file(name: string): string; remove(): Promise<void> }> {
-  const path = await mkdtemp(join(tmpdir(), `pooltest-audit-${prefix}-`));
-  return { path, file: (name) => join(path, name), remove: () => rm(path, { recursive: true, force: true }) };
+/** A scratch folder made before the file's tests and removed after them. */
+export interface ScratchDir {
+  readonly path: string;
+  file(name: string): string;
+}
+
+/** Registers beforeAll/afterAll hooks that make and remove a scratch folder. */
+export function useScratchDir(prefix: string): ScratchDir {
+  let path = '';
+  beforeAll(async () => {
+    path = await mkdtemp(join(tmpdir(), `pooltest-audit-${prefix}-`));
+  });
+  afterAll(async () => {
+    if (path !== '') await rm(path, { recursive: true, force: true });
+  });
+  return {
+    get path() {
+      return path;
+    },
+    file: (name) => join(path, name),
+  };
 }

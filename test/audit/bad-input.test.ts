@@ -4,21 +4,14 @@
  * reported entry while everything else is audited.
  */
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { isMainThread } from 'node:worker_threads';
 import { gzipSync } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import type { AuditReport } from '../../engine/audit/audit-types.js';
 import { serverUser } from '../../fixtures/server-user.js';
-import { runAudit, scratchDir } from './audit-helpers.js';
+import { runAudit, useScratchDir } from './audit-helpers.js';
 
-let dir: Awaited<ReturnType<typeof scratchDir>>;
-
-beforeAll(async () => {
-  dir = await scratchDir('bad');
-});
-
-afterAll(async () => {
-  await dir.remove();
-});
+const dir = useScratchDir('bad');
 
 const TEN_MB = 10 * 1024 * 1024;
 const LOG_PREFIX = '2026-01-01 10:00:00.000 UTC [4242] app@app LOG:  statement: ';
@@ -131,19 +124,22 @@ describe('files that cannot be read', () => {
    * file inside a root-only 0700 folder: the kernel really refuses the open with EACCES. As a
    * non-root user the plain chmod 000 is enough and is used instead.
    */
-  test('a file the user may not read (permission denied by the kernel)', async () => {
+  const unprivileged = serverUser();
+  // seteuid works in a forked worker (Vitest's default pool), not in a worker thread.
+  const canDrop = unprivileged === null || isMainThread;
+
+  test.skipIf(!canDrop)('a file the user may not read (permission denied by the kernel)', async () => {
     const locked = dir.file('locked');
     await mkdir(locked, { mode: 0o700 });
     const file = `${locked}/secret.sql`;
     await writeFile(file, 'SET search_path = app;\n');
     let run: Awaited<ReturnType<typeof runAudit>>;
-    const unprivileged = serverUser();
     if (unprivileged !== null) {
       process.seteuid!(unprivileged.uid);
       try {
         run = await runAudit(['--sql', file]);
       } finally {
-        process.seteuid(0);
+        process.seteuid!(0);
       }
     } else {
       await chmod(file, 0o000);

@@ -72,6 +72,7 @@ const FINDINGS: Array<[string, AuditCheckId]> = [
   ['DO $$ BEGIN SET search_path = app; END $$', 'session/search-path-leak'],
   ['DO $$ BEGIN PERFORM pg_advisory_lock(1); END $$', 'locks/advisory-session'],
   ['DO $$ DECLARE v bigint; BEGIN v := lastval(); END $$', 'sequences/lastval'],
+  ["DO $$ DECLARE v text; BEGIN v := 'é:=' || currval('s'); END $$", 'sequences/lastval'],
   ['DO $$ BEGIN IF pg_try_advisory_lock(1) THEN NULL; END IF; END $$', 'locks/advisory-session'],
   ["DO $$ BEGIN EXECUTE 'LISTEN jobs'; END $$", 'notify/listen'],
   ['DO LANGUAGE plpgsql $body$ BEGIN CREATE TEMP TABLE x (i int); END $body$', 'temp/temp-table'],

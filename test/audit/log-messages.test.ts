@@ -5,19 +5,11 @@
  */
 import { Readable } from 'node:stream';
 import { readFile, writeFile } from 'node:fs/promises';
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { expect, test } from 'vitest';
 import type { AuditReport } from '../../engine/audit/audit-types.js';
-import { runAudit, scratchDir } from './audit-helpers.js';
+import { runAudit, useScratchDir } from './audit-helpers.js';
 
-let dir: Awaited<ReturnType<typeof scratchDir>>;
-
-beforeAll(async () => {
-  dir = await scratchDir('messages');
-});
-
-afterAll(async () => {
-  await dir.remove();
-});
+const dir = useScratchDir('messages');
 
 const P = '2026-01-01 10:00:00.000 UTC [77] app@app ';
 

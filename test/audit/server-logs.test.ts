@@ -10,10 +10,10 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { AuditFinding, AuditReport } from '../../engine/audit/audit-types.js';
 import { startPostgres, type PostgresFixture } from '../../fixtures/postgres-fixture.js';
-import { runAudit, scratchDir } from './audit-helpers.js';
+import { runAudit, useScratchDir } from './audit-helpers.js';
 
 let server: PostgresFixture;
-let out: Awaited<ReturnType<typeof scratchDir>>;
+const out = useScratchDir('logs');
 const logs: Record<'stderr' | 'csvlog' | 'jsonlog', string> = { stderr: '', csvlog: '', jsonlog: '' };
 const DONE = 'audit-workload-done';
 
@@ -23,7 +23,6 @@ const MULTI_LINE_LOCK = "SELECT pg_advisory_lock(77),\n       'second line'";
 const DO_BLOCK = "DO $$\nBEGIN\n  SET search_path = pooltest_alt;\nEND $$";
 
 beforeAll(async () => {
-  out = await scratchDir('logs');
   server = await startPostgres({
     settings: {
       logging_collector: 'on',
@@ -78,7 +77,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.stop();
-  await out?.remove();
 });
 
 async function auditLog(file: string, extra: string[] = []): Promise<AuditReport> {

@@ -4,19 +4,11 @@
  * issue promises.
  */
 import { readFile, writeFile } from 'node:fs/promises';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import type { AuditReport } from '../../engine/audit/audit-types.js';
-import { runAudit, scratchDir } from './audit-helpers.js';
+import { runAudit, useScratchDir } from './audit-helpers.js';
 
-let dir: Awaited<ReturnType<typeof scratchDir>>;
-
-beforeAll(async () => {
-  dir = await scratchDir('sql');
-});
-
-afterAll(async () => {
-  await dir.remove();
-});
+const dir = useScratchDir('sql');
 
 const MIGRATION = `-- 001_setup.sql: a migration with a bit of everything
 SET statement_timeout = '5min';

@@ -10,7 +10,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { AuditReport } from '../../engine/audit/audit-types.js';
 import { startPostgres, type PostgresFixture } from '../../fixtures/postgres-fixture.js';
-import { runAudit, scratchDir } from './audit-helpers.js';
+import { runAudit, useScratchDir } from './audit-helpers.js';
 
 /** Passwords that must never appear in any output. */
 const AUDITOR_PW = 'aud-S3cret-pw';
@@ -18,7 +18,7 @@ const NOSY_PW = 'nosy-S3cret-pw';
 
 let server: PostgresFixture;
 let bare: PostgresFixture;
-let out: Awaited<ReturnType<typeof scratchDir>>;
+const out = useScratchDir('stats');
 
 async function superuser(fixture: PostgresFixture, database: string, sql: string): Promise<void> {
   const client = new pg.Client({ host: fixture.socketDir, port: fixture.port, user: 'postgres', database });
@@ -36,7 +36,6 @@ function urlFor(fixture: PostgresFixture, user: string, password: string, databa
 }
 
 beforeAll(async () => {
-  out = await scratchDir('stats');
   [server, bare] = await Promise.all([startPostgres({ settings: { shared_preload_libraries: 'pg_stat_statements' } }), startPostgres()]);
   await superuser(
     server,
@@ -67,7 +66,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all([server?.stop(), bare?.stop()]);
-  await out?.remove();
 });
 
 function expectNoPassword(...texts: string[]): void {

@@ -7,15 +7,14 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import type { AuditReport } from '../../engine/audit/audit-types.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
-import { runAudit, scratchDir } from './audit-helpers.js';
+import { runAudit, useScratchDir } from './audit-helpers.js';
 
 let transaction: Stack;
 let session: Stack;
-let dir: Awaited<ReturnType<typeof scratchDir>>;
+const dir = useScratchDir('target');
 let app: string;
 
 beforeAll(async () => {
-  dir = await scratchDir('target');
   app = dir.file('app.sql');
   await writeFile(app, "SET statement_timeout = '5s';\nSELECT pg_advisory_lock(1);\n");
   transaction = await startStack('pgbouncer-transaction');
@@ -25,7 +24,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await session?.stop();
   await transaction?.stop();
-  await dir?.remove();
 });
 
 async function auditAgainst(stack: Stack): Promise<{ code: number; report: AuditReport; output: string }> {
