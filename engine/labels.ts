@@ -37,8 +37,9 @@ export const CHECK_LABELS = {
   // Labels still being defined by the check's author; until then nothing may be expected of it.
   'session/discard-all': [],
   'temp/temp-table': STATE_LABELS,
-  // Only `works` is settled so far; the check's author adds the failure labels with the judge.
-  'temp/on-commit-drop': ['works'],
+  // `lost`: missing inside its own transaction (split across backends); `leaked`: survived COMMIT;
+  // `rejected`: the transaction block itself was refused.
+  'temp/on-commit-drop': ['works', 'lost', 'leaked', 'rejected'],
   'prepared/sql-prepare': STATE_LABELS,
   'prepared/protocol-named': ['works', 'failed', 'rejected'],
   'cursors/with-hold': STATE_LABELS,
@@ -46,13 +47,17 @@ export const CHECK_LABELS = {
   'locks/advisory-session': ['exclusive', 'shared', 'released', 'rejected'],
   'locks/advisory-xact': ['exclusive', 'shared', 'rejected'],
   'notify/listen': ['delivered', 'misrouted', 'dropped', 'rejected'],
-  'transactions/abandoned': ['rolled-back', 'inherited'],
+  // `rejected`: BEGIN itself was refused (statement pooling), so no transaction could be abandoned.
+  'transactions/abandoned': ['rolled-back', 'inherited', 'rejected'],
   'cancel/routing': ['routed', 'misrouted', 'ignored'],
-  'capacity/queueing': ['queued', 'rejected'],
+  // `unlimited`: every transaction got a backend at once (nothing limits concurrency, e.g. direct).
+  'capacity/queueing': ['queued', 'rejected', 'unlimited'],
   'capacity/multiplexing': ['multiplexed', 'one-per-client'],
-  // Labels still being defined by the check's author (fixture-only check).
-  'capacity/burst': [],
-  'statement/transaction-block': ['allowed', 'rejected'],
+  // Fixture-only: `absorbed` (every client of a burst beyond max_connections was served),
+  // `overflowed` (some were refused).
+  'capacity/burst': ['absorbed', 'overflowed'],
+  // `split`: BEGIN was accepted but the statements ran in different transactions or backends.
+  'statement/transaction-block': ['allowed', 'rejected', 'split'],
 } as const satisfies Record<string, readonly string[]>;
 
 /** A check id of the contract, e.g. `session/set-leak`. */

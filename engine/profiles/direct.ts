@@ -1,22 +1,39 @@
 import type { Profile } from '../types.js';
+import { PG_DOCS } from './postgres-docs.js';
 
-const PG = 'https://www.postgresql.org/docs/current/';
-
-/** Plain PostgreSQL: every client owns its backend for as long as it is connected. */
+/**
+ * Plain PostgreSQL: every client owns its backend for as long as it is connected, and the backend
+ * ends with the connection. No expectation for `session/discard-all` or `capacity/burst` (labels
+ * not settled yet).
+ */
 export const direct: Profile = {
   name: 'direct',
   title: 'PostgreSQL without a pooler',
   pooler: 'none',
   mode: 'direct',
   versions: '14+',
-  ref: `${PG}runtime-config-client.html`,
+  ref: PG_DOCS.processPerConnection,
   expect: {
-    'session/set-leak': { outcome: 'session', ref: `${PG}sql-set.html` },
-    'temp/temp-table': { outcome: 'session', ref: `${PG}sql-createtable.html (TEMPORARY: dropped at the end of a session)` },
-    'locks/advisory-session': { outcome: 'exclusive', ref: `${PG}explicit-locking.html#ADVISORY-LOCKS` },
-    'notify/listen': { outcome: 'delivered', ref: `${PG}sql-notify.html` },
-    'prepared/sql-prepare': { outcome: 'session', ref: `${PG}sql-prepare.html (prepared statements last for the session)` },
-    'session/set-local': { outcome: 'scoped', ref: `${PG}sql-set.html (SET LOCAL lasts until the end of the transaction)` },
-    'session/tracked-parameter': { outcome: 'session', ref: `${PG}sql-set.html` },
+    'session/set-leak': { outcome: 'session', ref: PG_DOCS.set },
+    'session/search-path-leak': { outcome: 'session', ref: PG_DOCS.searchPath },
+    'session/custom-guc-leak': { outcome: 'session', ref: PG_DOCS.customOptions },
+    'session/role-leak': { outcome: 'session', ref: PG_DOCS.setRole },
+    'session/tracked-parameter': { outcome: 'session', ref: PG_DOCS.set },
+    'session/set-local': { outcome: 'scoped', ref: PG_DOCS.setLocal },
+    'session/reset-on-disconnect': { outcome: 'reset', ref: `${PG_DOCS.processPerConnection} (the backend exits with its client; the next client gets a new one)` },
+    'temp/temp-table': { outcome: 'session', ref: PG_DOCS.tempTable },
+    'temp/on-commit-drop': { outcome: 'works', ref: PG_DOCS.onCommitDrop },
+    'prepared/sql-prepare': { outcome: 'session', ref: PG_DOCS.prepare },
+    'prepared/protocol-named': { outcome: 'works', ref: PG_DOCS.namedStatements },
+    'cursors/with-hold': { outcome: 'session', ref: PG_DOCS.withHold },
+    'sequences/lastval': { outcome: 'session', ref: PG_DOCS.sequences },
+    'locks/advisory-session': { outcome: 'exclusive', ref: PG_DOCS.advisoryLocks },
+    'locks/advisory-xact': { outcome: 'exclusive', ref: PG_DOCS.advisoryLocks },
+    'notify/listen': { outcome: 'delivered', ref: PG_DOCS.notify },
+    'transactions/abandoned': { outcome: 'rolled-back', ref: PG_DOCS.termination },
+    'cancel/routing': { outcome: 'routed', ref: `${PG_DOCS.cancel} (the cancel key names one backend)` },
+    'capacity/queueing': { outcome: 'unlimited', ref: `${PG_DOCS.maxConnections} (each connection gets its own backend, up to max_connections)` },
+    'capacity/multiplexing': { outcome: 'one-per-client', ref: PG_DOCS.processPerConnection },
+    'statement/transaction-block': { outcome: 'allowed', ref: PG_DOCS.transactionBlock },
   },
 };

@@ -29,4 +29,6 @@ export const PG_DOCS = {
   termination: `${PG}protocol-flow.html#PROTOCOL-FLOW-TERMINATION`,
   cancel: `${PG}protocol-flow.html#PROTOCOL-FLOW-CANCELING-REQUESTS`,
   transactionBlock: `${PG}sql-begin.html`,
+  /** Every connection gets its own backend at once, up to max_connections. */
+  maxConnections: `${PG}runtime-config-connection.html#GUC-MAX-CONNECTIONS`,
 } as const;

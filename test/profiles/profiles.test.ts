@@ -1,0 +1,93 @@
+/**
+ * Every built-in profile is well-formed: named once, described, versioned, referenced, and only
+ * expecting labels its checks can report. The controls show the validator does reject what it
+ * claims to reject.
+ */
+import { describe, expect, test } from 'vitest';
+import { isLabelOf } from '../../engine/labels.js';
+import { PROFILES, findProfile, profileIds, profileProblems, profilesProblems } from '../../engine/profiles/index.js';
+import { isReference } from '../../engine/profiles/validate-profile.js';
+import type { Profile } from '../../engine/types.js';
+
+describe('built-in profiles', () => {
+  test('no profile has a problem, and no name is used twice', () => {
+    expect(profilesProblems(PROFILES)).toEqual([]);
+    expect(new Set(profileIds()).size).toBe(PROFILES.length);
+  });
+
+  test('every pooler family of the catalogue has a profile', () => {
+    expect(profileIds()).toEqual(
+      expect.arrayContaining([
+        'direct', 'pgbouncer-transaction', 'pgbouncer-session', 'pgbouncer-statement', 'pgpool',
+        'pgbouncer-1.21-transaction', 'pgbouncer-1.24-transaction', 'pgcat-transaction', 'pgdog-transaction',
+        'odyssey-transaction', 'supavisor-transaction', 'rds-proxy',
+      ]),
+    );
+  });
+
+  test('pgbouncer-transaction stays the Debian 1.18 profile and says so', () => {
+    const p = findProfile('pgbouncer-transaction');
+    expect(p.title).toContain('1.18');
+    expect(p.versions).toMatch(/^1\.18/);
+  });
+
+  test('an unknown profile name is refused with the known ones listed', () => {
+    expect(() => findProfile('pgbouncer-9.9-transaction')).toThrowError(/unknown profile.*pgbouncer-transaction/);
+  });
+
+  describe.each(PROFILES.map((p) => [p.name, p] as const))('%s', (_name, p) => {
+    test('has a title, pooler, mode, versions and a reference a reader can open', () => {
+      for (const field of [p.title, p.pooler, p.mode, p.versions]) expect(field.trim()).not.toBe('');
+      expect(isReference(p.ref), p.ref).toBe(true);
+    });
+
+    test('asserts something, and every expectation is a label of its check with a reference', () => {
+      const entries = Object.entries(p.expect);
+      expect(entries.length).toBeGreaterThan(0);
+      for (const [id, e] of entries) {
+        expect(isLabelOf(id, e.outcome), `${id}: ${e.outcome}`).toBe(true);
+        expect(e.ref.trim(), id).not.toBe('');
+        expect(isReference(e.ref), `${id}: ${e.ref}`).toBe(true);
+      }
+    });
+  });
+});
+
+describe('profile validation controls', () => {
+  const good: Profile = {
+    name: 'control',
+    title: 'a control profile',
+    pooler: 'none',
+    mode: 'direct',
+    versions: 'any',
+    ref: 'https://www.postgresql.org/docs/current/',
+    expect: { 'session/set-leak': { outcome: 'session', ref: 'https://www.postgresql.org/docs/current/sql-set.html' } },
+  };
+
+  test('a well-formed profile passes', () => {
+    expect(profileProblems(good)).toEqual([]);
+  });
+
+  test.each([
+    ['an unknown check id', { ...good, expect: { 'session/no-such-check': { outcome: 'session', ref: good.ref } } }, /not a known check id/],
+    ['a label of another check', { ...good, expect: { 'session/set-leak': { outcome: 'routed', ref: good.ref } } }, /not one of its labels/],
+    ['a label of a check whose labels are not settled', { ...good, expect: { 'session/discard-all': { outcome: 'reset', ref: good.ref } } }, /none settled yet/],
+    ['an empty expectation reference', { ...good, expect: { 'session/set-leak': { outcome: 'session', ref: '' } } }, /no usable reference/],
+    ['a reference that is only prose', { ...good, expect: { 'session/set-leak': { outcome: 'session', ref: 'the docs say so' } } }, /no usable reference/],
+    ['a profile reference that is not a link', { ...good, ref: 'features page' }, /neither a URL nor/],
+    ['an empty title', { ...good, title: ' ' }, /title is empty/],
+    ['an empty versions field', { ...good, versions: '' }, /versions is empty/],
+    ['a name that is not kebab-case', { ...good, name: 'PgBouncer Transaction' }, /name must be/],
+  ] as const)('rejects %s', (_what, profile, problem) => {
+    expect(profileProblems(profile as Profile).join('\n')).toMatch(problem);
+  });
+
+  test('rejects a name used twice', () => {
+    expect(profilesProblems([good, { ...good }])).toEqual(['profile name "control" is used twice']);
+  });
+
+  test('accepts a repository path as a reference', () => {
+    expect(isReference('pgbouncer/pgbouncer.github.io@1ce5540a:features.md (Never)')).toBe(true);
+    expect(isReference('pgbouncer/features.md')).toBe(false);
+  });
+});

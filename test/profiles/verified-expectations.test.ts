@@ -1,0 +1,61 @@
+/**
+ * The profiles the fixtures run keep the outcomes the lead verified against real servers for the
+ * first seven checks (PgBouncer 1.18 in its three modes, pgpool-II 4.3, PostgreSQL). A change here
+ * needs new evidence from a fixture run, not only a new reading of the docs.
+ */
+import { describe, expect, test } from 'vitest';
+import { findProfile } from '../../engine/profiles/index.js';
+
+const DEDICATED = {
+  'session/set-leak': 'session',
+  'session/tracked-parameter': 'session',
+  'session/set-local': 'scoped',
+  'temp/temp-table': 'session',
+  'locks/advisory-session': 'exclusive',
+  'notify/listen': 'delivered',
+  'prepared/sql-prepare': 'session',
+};
+const TRANSACTION = {
+  'session/set-leak': 'leaked',
+  'session/tracked-parameter': 'tracked',
+  'session/set-local': 'scoped',
+  'temp/temp-table': 'leaked',
+  'locks/advisory-session': 'shared',
+  'notify/listen': 'misrouted',
+  'prepared/sql-prepare': 'leaked',
+};
+
+const VERIFIED: Record<string, Record<string, string>> = {
+  direct: DEDICATED,
+  'pgbouncer-session': DEDICATED,
+  pgpool: DEDICATED,
+  'pgbouncer-transaction': TRANSACTION,
+  'pgbouncer-statement': { ...TRANSACTION, 'session/set-local': 'rejected' },
+};
+
+describe.each(Object.entries(VERIFIED))('%s keeps its verified expectations', (name, verified) => {
+  test('for the first seven checks', () => {
+    const expect7 = Object.fromEntries(Object.keys(verified).map((id) => [id, findProfile(name).expect[id]?.outcome]));
+    expect(expect7).toEqual(verified);
+  });
+});
+
+describe('newer PgBouncer releases differ from 1.18 only where a default changed', () => {
+  const base = findProfile('pgbouncer-transaction').expect;
+  const outcomes = (name: string) => Object.fromEntries(Object.entries(findProfile(name).expect).map(([id, e]) => [id, e.outcome]));
+  const baseOutcomes = outcomes('pgbouncer-transaction');
+
+  test('1.21 to 1.23: max_prepared_statements exists but is 0, so named statements still fail', () => {
+    expect(outcomes('pgbouncer-1.21-transaction')).toEqual(baseOutcomes);
+    expect(base['prepared/protocol-named']?.outcome).toBe('failed');
+  });
+
+  test('1.24: max_prepared_statements defaults to 200, so named statements work', () => {
+    expect(outcomes('pgbouncer-1.24-transaction')).toEqual({ ...baseOutcomes, 'prepared/protocol-named': 'works' });
+  });
+
+  test('1.26: search_path is tracked by default, which depends on the server, so it is not asserted', () => {
+    const { 'session/search-path-leak': _dropped, ...rest } = outcomes('pgbouncer-1.24-transaction');
+    expect(outcomes('pgbouncer-1.26-transaction')).toEqual(rest);
+  });
+});
