@@ -5,6 +5,7 @@
  */
 import { isPooltestError } from './errors.js';
 import { Scenario, type RunContext } from './steering/scenario.js';
+import { unprovenLandings } from './judging/landing.js';
 import { verdictFor } from './verdict.js';
 import type { CheckResult, Discovery, Judgement, Profile, Severity, StepRecord } from './types.js';
 
@@ -33,7 +34,7 @@ export function defineCheck(def: CheckDefinition): CheckDefinition {
 }
 
 /** Runs one check end to end. Never throws: failures to run become inconclusive results. */
-export async function executeCheck(def: CheckDefinition, ctx: RunContext, profile: Profile | null): Promise<CheckResult> {
+export async function executeCheck(def: CheckDefinition, ctx: RunContext, profile: Profile | null, signal?: AbortSignal): Promise<CheckResult> {
   const started = performance.now();
   const expectation = profile?.expect[def.id] ?? null;
   const base = {
@@ -47,7 +48,7 @@ export async function executeCheck(def: CheckDefinition, ctx: RunContext, profil
   if (skip) {
     return { ...base, outcome: null, verdict: 'skipped', reason: skip, facts: {}, evidence: skip, advice: null, steps: [], durationMs: 0, statements: 0, cleanup: { ok: true, detail: 'nothing to clean' } };
   }
-  const scn = new Scenario(ctx);
+  const scn = new Scenario(ctx, signal);
   let runError: string | null = null;
   try {
     await def.scenario(scn);
@@ -56,14 +57,9 @@ export async function executeCheck(def: CheckDefinition, ctx: RunContext, profil
   } finally {
     await scn.closeAll();
   }
-  let judgement: Judgement;
-  try {
-    judgement = def.judge(scn.steps, ctx.discovery);
-  } catch (err) {
-    judgement = { outcome: null, facts: {}, reason: `judge failed: ${err instanceof Error ? err.message : String(err)}` };
-  }
+  const judgement = scn.interrupted ? interruptedJudgement(def, scn.steps, ctx.discovery) : judgeRecord(def, scn.steps, ctx.discovery);
   if (runError && judgement.outcome === null) judgement.reason = `${runError}; ${judgement.reason}`;
-  const verdict = verdictFor(judgement.outcome, base.expected);
+  const verdict = judgement.skipped && judgement.outcome === null ? 'skipped' : verdictFor(judgement.outcome, base.expected);
   return {
     ...base,
     outcome: judgement.outcome,
@@ -77,6 +73,35 @@ export async function executeCheck(def: CheckDefinition, ctx: RunContext, profil
     statements: scn.recorder.statements,
     cleanup: cleanupStatus(scn.steps),
   };
+}
+
+/**
+ * The check's judge, then what the engine knows about any record: a landing that missed A's
+ * backend without proof that the pooler kept it (judging/landing.ts) - a candidate that
+ * queued behind other clients' traffic, a pool that changed - cannot carry a conclusion,
+ * whatever the judge made of it. Pure, so tests can apply it to recorded logs.
+ */
+export function judgeRecord(def: Pick<CheckDefinition, 'judge'>, steps: readonly StepRecord[], discovery: Discovery): Judgement {
+  let judgement: Judgement;
+  try {
+    judgement = def.judge(steps, discovery);
+  } catch (err) {
+    return { outcome: null, facts: {}, reason: `judge failed: ${err instanceof Error ? err.message : String(err)}` };
+  }
+  if (judgement.outcome === null) return judgement;
+  const doubts = unprovenLandings(steps, discovery);
+  if (doubts.length === 0) return judgement;
+  return {
+    outcome: null,
+    facts: { ...judgement.facts, unprovenOutcome: judgement.outcome },
+    reason: `not conclusive: ${doubts.join('; ')} (without that doubt the record would read "${judgement.outcome}")`,
+  };
+}
+
+/** A scenario cut short by an interruption proves nothing: its record is incomplete by design. */
+function interruptedJudgement(def: Pick<CheckDefinition, 'judge'>, steps: readonly StepRecord[], discovery: Discovery): Judgement {
+  const partial = judgeRecord(def, steps, discovery);
+  return { outcome: null, facts: { ...partial.facts, interrupted: true }, reason: 'interrupted: the run was cancelled while this check ran; its sessions were closed and the sweep cleans what they left' };
 }
 
 /** Cleanup steps are tagged `*.cleanup`; any error in them is reported. */

@@ -29,6 +29,10 @@ export interface DiscoveryOptions {
   waitMs?: number;
   /** Raise POOL_TOO_LARGE when transaction pooling has more backends than the bound. */
   failOnLargePool?: boolean;
+  /** The run's id: discovery's sessions carry the run's application_name (see Session). */
+  runId?: string;
+  /** Stops discovery at once (its sessions fail, and discovery throws). */
+  signal?: AbortSignal;
 }
 
 export async function discover(target: Target, opts: DiscoveryOptions): Promise<Discovery> {
@@ -38,7 +42,7 @@ export async function discover(target: Target, opts: DiscoveryOptions): Promise<
     reuseAfterDisconnect: false, transactionBlocks: 'allowed', holderStrategy: 'transaction', serverVersion: '', serverVersionNum: 0,
     pooler: null, rttMs: 1, connectLatencyMs: 0, waitBoundMs: opts.waitMs ?? 250, notes: [], steps: [],
   };
-  const scn = new Scenario({ target, direct: null, discovery: d, runId: 'discovery', bounds: opts.bounds });
+  const scn = new Scenario({ target, direct: null, discovery: d, runId: opts.runId ?? 'discovery', bounds: opts.bounds }, opts.signal);
   try {
     const t0 = performance.now();
     const first = await openFirst(scn, target, opts);
@@ -127,20 +131,27 @@ async function countPool(scn: Scenario, d: Discovery, first: Session, opts: Disc
   const firstPid = idle.pid;
   const holders: Hold[] = [];
   let waited = false;
+  let retries = 0;
   const connectMs = Math.min(opts.bounds.connectMs, d.waitBoundMs + 3 * d.connectLatencyMs);
-  for (let i = 1; i <= opts.poolBound + 1; i++) {
-    const s = await scn.tryOpen(`H${i}`, 'discovery.hold.connect', connectMs);
-    if (!s) {
-      waited = true;
-      break;
+  for (let label = 1; holders.length <= opts.poolBound; label++) {
+    const started = performance.now();
+    const s = await scn.tryOpen(`H${label}`, 'discovery.hold.connect', connectMs);
+    const h = s ? await take(scn, s, 'discovery.hold') : null;
+    if (h && !h.waited) {
+      if (h.pid === null) throw new PooltestError('STEERING_FAILED', `a holder could not take a backend: ${h.step?.error?.message ?? 'no pid'}`);
+      holders.push(h);
+      continue;
     }
-    const h = await take(scn, s, 'discovery.hold');
-    if (h.waited) {
-      waited = true;
-      break;
+    // Queued: a full pool, or one whose other backends were busy with other clients' traffic
+    // for a moment? Only the first means the pool is this size; other traffic gets a retry.
+    const busy = await busyElsewhere(scn, holders, performance.now() - started);
+    if (busy > 0 && retries < QUEUE_RETRIES) {
+      retries++;
+      continue;
     }
-    if (h.pid === null) throw new PooltestError('STEERING_FAILED', `a holder could not take a backend: ${h.step?.error?.message ?? 'no pid'}`);
-    holders.push(h);
+    if (busy > 0) d.notes.push(`${busy} other backend(s) of this database and user were busy while the pool looked full: the pool may be larger than counted`);
+    waited = true;
+    break;
   }
   const pids = new Set(holders.map((h) => h.pid));
   d.sharedAcrossClients = pids.has(firstPid);
@@ -163,6 +174,26 @@ async function countPool(scn: Scenario, d: Discovery, first: Session, opts: Disc
   const next = await e.run('discovery.reuse', 'SELECT pg_backend_pid() AS pid');
   d.reuseAfterDisconnect = next.pid !== null && (next.pid === firstPid || pids.has(next.pid));
   d.notes.push(waited ? `pool full at ${d.poolSize} backend(s): the next client was queued` : `no queueing up to ${opts.poolBound} concurrent backends`);
+}
+
+/** Fresh holders after a queue that other traffic explains (see countPool). */
+const QUEUE_RETRIES = 3;
+
+/**
+ * Backends of this database and user, other than the ones we hold, that were not idle during
+ * the last `sinceMs` (read from a holder inside its transaction: it has a backend to ask
+ * from). -1 when no holder can ask (statement-strategy holders are busy sleeping).
+ */
+async function busyElsewhere(scn: Scenario, holders: Hold[], sinceMs: number): Promise<number> {
+  const asker = [...holders].reverse().find((h) => h.session.alive && h.step?.txStatus === 'T');
+  if (!asker) return -1;
+  const held = holders.map((h) => h.pid).filter((p): p is number => p !== null);
+  const windowMs = Math.ceil(sinceMs + 4 * scn.discovery.rttMs + 5);
+  const step = await asker.session.run('discovery.probe', `SELECT pg_stat_clear_snapshot(); SELECT count(*)::int AS busy_others FROM pg_stat_activity
+    WHERE datname = current_database() AND usename = session_user AND backend_type = 'client backend' AND pid <> ALL(ARRAY[${held.join(', ')}]::int[])
+      AND (state IS DISTINCT FROM 'idle' OR state_change > clock_timestamp() - make_interval(secs => ${(windowMs / 1000).toFixed(3)}))`);
+  const n = step.results[1]?.[0]?.busy_others;
+  return typeof n === 'number' ? n : -1;
 }
 
 function classify(d: Discovery): void {

@@ -34,8 +34,10 @@ export const CHECK_LABELS = {
   'session/tracked-parameter': STATE_LABELS,
   'session/set-local': ['scoped', 'leaked', 'rejected'],
   'session/reset-on-disconnect': ['reset', 'leaked'],
-  // Labels still being defined by the check's author; until then nothing may be expected of it.
-  'session/discard-all': [],
+  // `reset`: afterwards nobody saw the client's state; `missed`: the reset ran on another backend
+  // and the state stayed on the old one for the next client; `ignored`: acknowledged on the
+  // client's own backend, state still there; `rejected`: the statement was refused.
+  'session/discard-all': ['reset', 'missed', 'ignored', 'rejected'],
   'temp/temp-table': STATE_LABELS,
   // `lost`: missing inside its own transaction (split across backends); `leaked`: survived COMMIT;
   // `rejected`: the transaction block itself was refused.

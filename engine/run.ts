@@ -16,8 +16,11 @@ import { REPORT_SCHEMA_VERSION, type CheckResult, type Discovery, type Profile, 
 import type { RunContext } from './steering/scenario.js';
 
 export interface RunOptions {
-  /** `host:port` or a postgres:// URL; PG* variables fill the gaps as in psql. */
-  target?: string;
+  /**
+   * `host:port` or a postgres:// URL; PG* variables fill the gaps as in psql. Or a target
+   * already resolved (e.g. with `resolveRelated` for a second endpoint), used as it is.
+   */
+  target?: string | Target;
   user?: string;
   password?: string;
   database?: string;
@@ -36,6 +39,12 @@ export interface RunOptions {
   /** The target is a throwaway fixture: allows checks that would disturb a shared server (capacity/burst). */
   fixture?: boolean;
   env?: NodeJS.ProcessEnv;
+  /**
+   * Interrupts the run (SIGINT/SIGTERM in the CLI): the check in flight stops and ends
+   * inconclusive, checks not started are reported as not run, and the sweep still runs. Aborted
+   * during discovery, nothing has been created yet: `run` rejects with INTERRUPTED.
+   */
+  signal?: AbortSignal;
   onDiscovery?(d: Discovery): void;
   onCheckStart?(file: string): void;
   onCheckResult?(r: CheckResult): void;
@@ -48,18 +57,20 @@ export async function run(opts: RunOptions = {}): Promise<Report> {
   const startedAt = new Date();
   const t0 = performance.now();
   const env = opts.env ?? process.env;
-  const target = resolveTarget({ target: opts.target, user: opts.user, password: opts.password, database: opts.database }, env);
+  const target = typeof opts.target === 'object' ? opts.target : resolveTarget({ target: opts.target, user: opts.user, password: opts.password, database: opts.database }, env);
   const direct = opts.direct ? resolveRelated(opts.direct, target) : null;
   const profile = typeof opts.profile === 'string' ? findProfile(opts.profile) : (opts.profile ?? null);
   const selected = selectChecks(opts.only ?? [], opts.skip ?? []);
   const stepMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const bounds = { connectMs: stepMs, stepMs };
-  const discovery = await discover(target, { bounds, poolBound: opts.maxPool ?? DEFAULT_MAX_POOL });
+  const runId = opts.runId ?? newRunId();
+  const discovery = await discoverUnlessInterrupted(target, { bounds, poolBound: opts.maxPool ?? DEFAULT_MAX_POOL, runId, ...(opts.signal ? { signal: opts.signal } : {}) });
   opts.onDiscovery?.(discovery);
-  const ctx: RunContext = { target, direct, discovery, runId: opts.runId ?? newRunId(), bounds, fixture: opts.fixture === true };
-  const results = selected.length === 0 ? [] : await runSuites({ ctx, profile }, selected.map(fileFilter), opts);
-  const ordered = orderByCatalogue(results);
-  const sweepResult = await sweep(ctx, CATALOGUE.map((c) => c.id));
+  const ctx: RunContext = { target, direct, discovery, runId, bounds, fixture: opts.fixture === true };
+  const results = selected.length === 0 || opts.signal?.aborted ? [] : await runSuites({ ctx, profile }, selected.map(fileFilter), opts);
+  const ordered = orderByCatalogue(opts.signal?.aborted ? withNotRun(results, selected) : results);
+  // Never interrupted: whatever the checks left, the sweep is what removes it.
+  const sweepResult = await sweep(ctx, CATALOGUE.map((c) => c.id), touchedBackends(discovery, results));
   return buildReport({ startedAt, t0, target, direct, discovery, profile, checks: ordered, sweep: sweepResult, runId: ctx.runId });
 }
 
@@ -73,6 +84,38 @@ export function selectChecks(only: string[], skip: string[]): string[] {
     }
   }
   return ids.filter((id) => (only.length === 0 || only.some((n) => matches(n, id))) && !skip.some((n) => matches(n, id)));
+}
+
+async function discoverUnlessInterrupted(target: Target, opts: Parameters<typeof discover>[1] & { signal?: AbortSignal }): Promise<Discovery> {
+  if (opts.signal?.aborted) throw interruptedError('before discovery');
+  try {
+    return await discover(target, opts);
+  } catch (err) {
+    // Discovery only holds backends inside transactions it rolls back: nothing to sweep.
+    if (opts.signal?.aborted) throw interruptedError('during discovery, before any check created state');
+    throw err;
+  }
+}
+
+function interruptedError(when: string): PooltestError {
+  return new PooltestError('INTERRUPTED', `interrupted ${when}; nothing to clean up on the target`);
+}
+
+/** Every backend a step of the run reported: the sweep must visit each one still alive. */
+function touchedBackends(discovery: Discovery, results: readonly CheckResult[]): number[] {
+  const pids = new Set<number>();
+  for (const step of [...discovery.steps, ...results.flatMap((r) => r.steps)]) if (step.pid !== null) pids.add(step.pid);
+  return [...pids];
+}
+
+/** The selected checks that never reported, as inconclusive "not run" results: the report says what is missing. */
+function withNotRun(results: readonly CheckResult[], selected: readonly string[]): CheckResult[] {
+  const done = new Set(results.map((r) => r.id));
+  const missing = CATALOGUE.filter((c) => selected.includes(c.id) && !done.has(c.id)).map((c): CheckResult => {
+    const reason = 'not run: the run was interrupted before this check started';
+    return { id: c.id, title: c.title, severity: c.severity, outcome: null, expected: null, expectedRef: null, verdict: 'inconclusive', reason, facts: {}, evidence: reason, advice: null, steps: [], durationMs: 0, statements: 0, cleanup: { ok: true, detail: 'nothing to clean' } };
+  });
+  return [...results, ...missing];
 }
 
 function fileFilter(id: string): string {

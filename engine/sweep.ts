@@ -2,15 +2,24 @@
  * The sweep: after the checks, prove the run left nothing behind. Holders take as many
  * backends at once as the pool has (so every backend is visited, not just the one a casual
  * client would get), and on each one list what carries this run's markers: advisory locks,
- * temp tables, LISTEN channels, prepared statements, cursors, GUC values. Whatever is found is
- * reported (a dirty sweep is pooltest's own failure) and removed on the spot. With `--direct`,
- * pg_stat_activity is also searched for a pooltest session left idle in a transaction.
+ * temp tables and sequences, LISTEN channels, prepared statements, cursors, GUC values, a
+ * search_path or a role switch; and, catalog-wide, schemas and regular tables. Whatever is
+ * found is reported (a dirty sweep is pooltest's own failure) and removed on the spot.
+ *
+ * "Every backend" is checked, not assumed: the run hands over every pid its steps saw, and a
+ * backend still alive that no visit reached gets another round (other clients may have held
+ * it), then is reported as unvisited. pg_stat_activity is searched, through the target and
+ * with `--direct` also directly, for a session of this run (by its application_name) left
+ * idle in a transaction.
  */
-import { LOCK_NAMESPACE, markersFor } from './markers.js';
+import { LOCK_NAMESPACE, ROLE_MARKER_SETTING, markersFor } from './markers.js';
 import { Scenario, type RunContext } from './steering/scenario.js';
 import { dismiss, take, type Hold } from './steering/holders.js';
 import { cleanupBlock } from './steering/state-scenario.js';
+import { countRunTablesSql, dropTablesSql, runTablePattern } from './steering/run-table.js';
 import { numberOf, valueOf } from './judging/record.js';
+import { sleep } from './time.js';
+import type { Session } from './session/session.js';
 import type { SweepResult } from './types.js';
 
 /** Counts of this run's leftovers, one column each, on the backend that runs it. */
@@ -25,13 +34,28 @@ export function inspectionSql(runId: string, checkIds: readonly string[]): strin
     (SELECT count(*)::int FROM pg_prepared_statements WHERE name LIKE ${like}) AS prepared,
     (SELECT count(*)::int FROM pg_cursors WHERE name LIKE ${like}) AS cursors,
     (current_setting('statement_timeout') IN (${timeouts}))::int AS timeout_marker,
-    (current_setting('application_name') LIKE 'pooltest-${runId}%')::int AS app_marker,
-    (coalesce(current_setting('app.tenant_id', true), '') LIKE 'pooltest-${runId}%')::int AS guc_marker`;
+    (current_setting('application_name') LIKE 'pooltest-${runId}-%')::int AS app_marker,
+    (coalesce(current_setting('app.tenant_id', true), '') LIKE 'pooltest-${runId}%')::int AS guc_marker,
+    (current_setting('search_path') LIKE '%pooltest\\_${runId}%')::int AS search_path_marker,
+    (coalesce(current_setting('${ROLE_MARKER_SETTING}', true), '') LIKE 'pooltest-${runId}%')::int AS role_marker,
+    (SELECT count(*)::int FROM pg_settings WHERE ${otherSettingsFilter(runId)}) AS other_settings`;
+}
+
+/**
+ * Any other setting SET in this session to a value carrying the run's marker (a check added
+ * later that SETs something the columns above do not name). Custom placeholders such as
+ * app.tenant_id are not in pg_settings, hence their own columns.
+ */
+function otherSettingsFilter(runId: string): string {
+  return `source = 'session' AND name NOT IN ('application_name', 'search_path', 'statement_timeout') AND (setting LIKE '%pooltest\\_${runId}%' OR setting LIKE '%pooltest-${runId}-%')`;
 }
 
 /** PL/pgSQL that removes every marker of the run from the backend it runs on. */
 export function cleanupSql(runId: string, checkIds: readonly string[]): string {
-  const parts: string[] = [];
+  // The role first, so that everything after runs as the login again.
+  const parts: string[] = [
+    `IF coalesce(current_setting('${ROLE_MARKER_SETTING}', true), '') LIKE 'pooltest-${runId}%' THEN RESET ROLE; RESET ${ROLE_MARKER_SETTING}; END IF;`,
+  ];
   for (const id of checkIds) {
     const m = markersFor(runId, id);
     parts.push(
@@ -42,13 +66,15 @@ export function cleanupSql(runId: string, checkIds: readonly string[]): string {
   }
   parts.push(
     `PERFORM pg_catalog.set_config('client_min_messages', 'error', true);`,
-    `IF current_setting('application_name') LIKE 'pooltest-${runId}%' THEN RESET application_name; END IF;`,
+    `IF current_setting('application_name') LIKE 'pooltest-${runId}-%' THEN RESET application_name; END IF;`,
     `IF coalesce(current_setting('app.tenant_id', true), '') LIKE 'pooltest-${runId}%' THEN RESET app.tenant_id; END IF;`,
+    `IF current_setting('search_path') LIKE '%pooltest\\_${runId}%' THEN RESET search_path; END IF;`,
     `DECLARE r record; BEGIN`,
     `FOR r IN SELECT c AS n FROM pg_listening_channels() AS c WHERE c LIKE 'pooltest\\_${runId}%' LOOP EXECUTE format('UNLISTEN %I', r.n); END LOOP;`,
     `FOR r IN SELECT name AS n FROM pg_prepared_statements WHERE name LIKE 'pooltest\\_${runId}%' LOOP EXECUTE format('DEALLOCATE %I', r.n); END LOOP;`,
-    `FOR r IN SELECT relname AS n FROM pg_class WHERE relpersistence = 't' AND relname LIKE 'pooltest\\_${runId}%' AND pg_table_is_visible(oid) LOOP EXECUTE format('DROP TABLE pg_temp.%I', r.n); END LOOP;`,
+    `FOR r IN SELECT relname AS n, relkind AS k FROM pg_class WHERE relpersistence = 't' AND relkind IN ('r', 'S') AND relname LIKE 'pooltest\\_${runId}%' AND pg_table_is_visible(oid) LOOP EXECUTE format(CASE r.k WHEN 'S' THEN 'DROP SEQUENCE pg_temp.%I' ELSE 'DROP TABLE pg_temp.%I' END, r.n); END LOOP;`,
     `FOR r IN SELECT name AS n FROM pg_cursors WHERE name LIKE 'pooltest\\_${runId}%' AND is_holdable LOOP EXECUTE format('CLOSE %I', r.n); END LOOP;`,
+    `FOR r IN SELECT name AS n FROM pg_settings WHERE ${otherSettingsFilter(runId)} LOOP EXECUTE 'RESET ' || r.n; END LOOP;`,
     `END;`,
   );
   return parts.join(' ');
@@ -61,27 +87,31 @@ function lockKeys(runId: string, checkIds: readonly string[]): number[] {
   });
 }
 
-const LEFTOVER_COLUMNS = ['locks', 'temp_tables', 'listens', 'prepared', 'cursors', 'timeout_marker', 'app_marker', 'guc_marker'] as const;
+const LEFTOVER_COLUMNS = ['locks', 'temp_tables', 'listens', 'prepared', 'cursors', 'timeout_marker', 'app_marker', 'guc_marker', 'search_path_marker', 'role_marker', 'other_settings'] as const;
 
-/** Visits every backend the pool has, reports this run's leftovers and removes them. */
-export async function sweep(ctx: RunContext, checkIds: readonly string[]): Promise<SweepResult> {
+/** Rounds of visits: a backend the run used that is still alive but was not visited gets another round. */
+const VISIT_ROUNDS = 3;
+
+/**
+ * Visits every backend the pool has (and every backend in `touched`, the pids the run's steps
+ * reported, that is still alive), reports this run's leftovers and removes them.
+ */
+export async function sweep(ctx: RunContext, checkIds: readonly string[], touched: readonly number[] = []): Promise<SweepResult> {
   const scn = new Scenario(ctx);
   const leftovers: string[] = [];
   const visited = new Set<number>();
   const via: string[] = ['target'];
-  const holds: Hold[] = [];
   try {
     const width = ctx.discovery.mode === 'direct' ? 1 : (ctx.discovery.poolSize ?? ctx.discovery.poolBound);
     const statements = [inspectionSql(ctx.runId, checkIds), cleanupBlock(cleanupSql(ctx.runId, checkIds))];
-    for (let i = 1; i <= width; i++) {
-      const s = await scn.tryOpen(`S${i}`, 'sweep.connect', ctx.bounds.connectMs);
-      if (!s) break;
-      const hold = await take(scn, s, 'sweep.visit', { statements, releaseBy: 'wait', holdMs: 200 });
-      if (hold.waited) break;
-      holds.push(hold);
+    let unvisited: number[] = [];
+    for (let round = 1; round <= VISIT_ROUNDS; round++) {
+      await visitRound(scn, round, width, statements);
+      for (const step of scn.steps) if (step.tag === 'sweep.visit' && step.pid !== null) visited.add(step.pid);
+      unvisited = await stillAlive(scn, touched.filter((p) => !visited.has(p)));
+      if (unvisited.length === 0) break;
     }
-    // Disconnect, not just commit: under session pooling a connected holder keeps its backend.
-    await dismiss(holds);
+    for (const pid of unvisited) leftovers.push(`backend ${pid}: used by this run and still alive, but no sweep visit reached it (it may be busy with another client)`);
     for (const step of scn.steps.filter((s) => s.tag === 'sweep.visit')) {
       if (step.pid === null) continue;
       visited.add(step.pid);
@@ -101,26 +131,87 @@ export async function sweep(ctx: RunContext, checkIds: readonly string[]): Promi
   return { clean: leftovers.length === 0, backendsVisited: [...visited].sort((a, b) => a - b), leftovers, via };
 }
 
+/** One round: as many holders at once as the pool is wide, each inspecting and cleaning its backend. */
+async function visitRound(scn: Scenario, round: number, width: number, statements: string[]): Promise<void> {
+  const holds: Hold[] = [];
+  for (let i = 1; i <= width; i++) {
+    const s = await scn.tryOpen(`S${round}.${i}`, 'sweep.connect', scn.ctx.bounds.connectMs);
+    if (!s) break;
+    const hold = await take(scn, s, 'sweep.visit', { statements, releaseBy: 'wait', holdMs: 200 });
+    if (hold.waited) break;
+    holds.push(hold);
+  }
+  // Disconnect, not just commit: under session pooling a connected holder keeps its backend.
+  await dismiss(holds);
+}
+
+/** Which of `pids` still exist (pg_stat_activity shows every backend's pid to every login). */
+async function stillAlive(scn: Scenario, pids: number[]): Promise<number[]> {
+  if (pids.length === 0) return [];
+  const s = await scn.open(`SA${scn.steps.length}`);
+  const step = await s.run('sweep.alive', `SELECT coalesce(array_agg(pid), '{}') AS alive FROM pg_stat_activity WHERE pid = ANY(ARRAY[${pids.join(', ')}]::int[])`);
+  await s.close();
+  const alive = valueOf(step, 'alive');
+  // Unreadable: assume all are alive, so they are reported rather than silently skipped.
+  return Array.isArray(alive) ? alive.map(Number) : pids;
+}
+
 /** Catalog-wide views: locks and temp tables of any session, and (direct) idle transactions. */
 async function sweepGlobal(scn: Scenario, ctx: RunContext, checkIds: readonly string[], leftovers: string[], via: string[]): Promise<void> {
   const keys = lockKeys(ctx.runId, checkIds).join(', ');
   const globalSql = `SELECT pg_backend_pid() AS pid,
     (SELECT count(*)::int FROM pg_locks WHERE locktype = 'advisory' AND classid = ${LOCK_NAMESPACE} AND objid IN (${keys})) AS any_locks,
-    (SELECT count(*)::int FROM pg_class WHERE relpersistence = 't' AND relname LIKE 'pooltest\\_${ctx.runId}%') AS any_temp_tables`;
+    (SELECT count(*)::int FROM pg_class WHERE relpersistence = 't' AND relname LIKE 'pooltest\\_${ctx.runId}%') AS any_temp_tables,
+    (SELECT count(*)::int FROM pg_namespace WHERE nspname LIKE 'pooltest\\_${ctx.runId}%') AS any_schemas,
+    (${countRunTablesSql(runTablePattern(ctx.runId))}) AS run_tables`;
   const g = await scn.open('G');
   const step = await g.run('sweep.global', globalSql);
-  for (const col of ['any_locks', 'any_temp_tables']) {
+  for (const col of ['any_locks', 'any_temp_tables', 'any_schemas', 'run_tables']) {
     const n = numberOf(step, col) ?? 0;
     if (n > 0) leftovers.push(`some backend: ${col} = ${n}`);
   }
+  // Unlike session state, a schema outlives every backend: drop it here. The name is unique to
+  // this run and nobody else's CREATE lands in it (checks put it last in search_path), so
+  // CASCADE removes only what pooltest put there.
+  if ((numberOf(step, 'any_schemas') ?? 0) > 0) {
+    await g.run('sweep.cleanup', cleanupBlock(`DECLARE r record; BEGIN FOR r IN SELECT nspname AS n FROM pg_namespace WHERE nspname LIKE 'pooltest\\_${ctx.runId}%' LOOP EXECUTE format('DROP SCHEMA %I CASCADE', r.n); END LOOP; END;`));
+  }
+  // Regular tables outlive backends too: drop them here, ending any session of ours still
+  // inside a transaction on one (an abandoned INSERT a pooler kept open).
+  if ((numberOf(step, 'run_tables') ?? 0) > 0) {
+    await g.run('sweep.cleanup', cleanupBlock(dropTablesSql(runTablePattern(ctx.runId), ctx.bounds.stepMs / 2)));
+  }
+  await idleInTransaction(scn, g, 'target', ctx.runId, leftovers);
   if (!ctx.direct) return;
   via.push('direct');
   const d = await scn.open('GD', { to: 'direct' });
-  const idle = await d.run(
-    'sweep.direct',
-    `SELECT count(*)::int AS idle_in_tx FROM pg_stat_activity WHERE state LIKE 'idle in transaction%' AND application_name = 'pooltest' AND pid <> pg_backend_pid()`,
-  );
-  const n = numberOf(idle, 'idle_in_tx') ?? 0;
-  if (n > 0) leftovers.push(`direct: ${n} pooltest session(s) idle in transaction`);
-  if (valueOf(idle, 'idle_in_tx') === undefined) leftovers.push(`direct: could not read pg_stat_activity: ${idle.error?.message ?? 'no answer'}`);
+  await idleInTransaction(scn, d, 'direct', ctx.runId, leftovers);
+}
+
+/** How long a backend of ours may take to leave a transaction after its client went away. */
+const SETTLE_MS = 1_000;
+
+/**
+ * Backends that carry this run's application_name and sit idle inside a transaction: a session
+ * of ours the pooler kept open. Looked at again for a moment before it counts, because a
+ * pooler closes a dead client's server connection asynchronously.
+ */
+async function idleInTransaction(scn: Scenario, s: Session, where: string, runId: string, leftovers: string[]): Promise<void> {
+  const sql = `SELECT count(*)::int AS idle_in_tx FROM pg_stat_activity
+    WHERE state LIKE 'idle in transaction%' AND application_name LIKE 'pooltest-${runId}%' AND pid <> pg_backend_pid()`;
+  const deadline = Date.now() + SETTLE_MS;
+  for (;;) {
+    const step = await s.run(`sweep.${where}.idle`, sql);
+    const n = numberOf(step, 'idle_in_tx');
+    if (n === null) {
+      leftovers.push(`${where}: could not read pg_stat_activity: ${step.error?.message ?? 'no answer'}`);
+      return;
+    }
+    if (n === 0) return;
+    if (Date.now() >= deadline || scn.interrupted) {
+      leftovers.push(`${where}: ${n} session(s) of this run idle in transaction`);
+      return;
+    }
+    await sleep(100);
+  }
 }

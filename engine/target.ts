@@ -3,8 +3,10 @@
  * connection target, and back into something safe to print. The password lives only in the
  * {@link Target} object handed to `pg`; {@link publicTarget} is what reports and messages use.
  */
+import { existsSync } from 'node:fs';
 import type { ClientConfig } from 'pg';
 import { PooltestError } from './errors.js';
+import { tlsOptions } from './tls-files.js';
 import type { PublicTarget } from './types.js';
 
 /** libpq's sslmode values that pooltest honours. */
@@ -17,6 +19,14 @@ export interface Target {
   password: string | undefined;
   database: string;
   sslmode: SslMode;
+  /**
+   * libpq's sslrootcert: a PEM file of trusted roots, or `system` for the platform's store.
+   * Set when given (URL, PGSSLROOTCERT) or when libpq's default ~/.postgresql/root.crt exists.
+   */
+  sslrootcert?: string;
+  /** Client certificate and key (PEM files), as libpq's sslcert/sslkey. */
+  sslcert?: string;
+  sslkey?: string;
 }
 
 export interface TargetInput {
@@ -38,7 +48,7 @@ export function resolveTarget(input: TargetInput, env: NodeJS.ProcessEnv = proce
   const port = fromText.port ?? numberFromEnv(env.PGPORT) ?? 5432;
   const user = input.user ?? fromText.user ?? env.PGUSER ?? env.USER ?? 'postgres';
   const sslmode = fromText.sslmode ?? parseSslMode(env.PGSSLMODE) ?? 'prefer';
-  return {
+  const target: Target = {
     host: fromText.host ?? env.PGHOST ?? '127.0.0.1',
     port,
     user,
@@ -46,6 +56,35 @@ export function resolveTarget(input: TargetInput, env: NodeJS.ProcessEnv = proce
     database: input.database ?? fromText.database ?? env.PGDATABASE ?? user,
     sslmode,
   };
+  return withTlsFiles(target, fromText, env);
+}
+
+/**
+ * The certificate files, as libpq finds them: the URL, then PGSSL* variables, then the files
+ * under ~/.postgresql when they exist. verify-ca and verify-full without any root certificate
+ * fail here, before connecting, as libpq does (rather than silently trusting Node's own CAs).
+ */
+function withTlsFiles(t: Target, given: ParsedText, env: NodeJS.ProcessEnv): Target {
+  const home = env.HOME;
+  const fallback = (name: string): string | undefined => {
+    const file = home ? `${home}/.postgresql/${name}` : undefined;
+    return file && existsSync(file) ? file : undefined;
+  };
+  const rootcert = given.sslrootcert ?? env.PGSSLROOTCERT ?? fallback('root.crt');
+  const cert = given.sslcert ?? env.PGSSLCERT ?? fallback('postgresql.crt');
+  const key = given.sslkey ?? env.PGSSLKEY ?? fallback('postgresql.key');
+  if (rootcert !== undefined) t.sslrootcert = rootcert;
+  if (cert !== undefined) t.sslcert = cert;
+  if (key !== undefined) t.sslkey = key;
+  if ((t.sslmode === 'verify-ca' || t.sslmode === 'verify-full') && rootcert === undefined) {
+    throw new PooltestError(
+      'TLS_FAILED',
+      `sslmode=${t.sslmode} needs a root certificate to verify ${t.host}:${t.port} against, and none was given: ~/.postgresql/root.crt does not exist. ` +
+        'Pass sslrootcert=FILE in the URL (or PGSSLROOTCERT), use sslrootcert=system for the system\'s trusted roots, or choose sslmode=require (no verification).',
+      { host: t.host, port: t.port, sslmode: t.sslmode },
+    );
+  }
+  return t;
 }
 
 export interface ParsedText {
@@ -55,6 +94,9 @@ export interface ParsedText {
   password?: string;
   database?: string;
   sslmode?: SslMode;
+  sslrootcert?: string;
+  sslcert?: string;
+  sslkey?: string;
 }
 
 /** What a `host:port` or URL spells out, and nothing else. */
@@ -88,6 +130,10 @@ function parseUrl(text: string): ParsedText {
     const mode = parseSslMode(sslmode);
     if (!mode) throw new PooltestError('BAD_TARGET_URL', `sslmode "${sslmode}" is not one of ${SSL_MODES.join(', ')}`);
     out.sslmode = mode;
+  }
+  for (const name of ['sslrootcert', 'sslcert', 'sslkey'] as const) {
+    const value = url.searchParams.get(name);
+    if (value !== null && value !== '') out[name] = value;
   }
   return out;
 }
@@ -126,15 +172,13 @@ export function redactUrl(text: string): string {
 }
 
 /**
- * `pg` configuration for a target. sslmode follows libpq: `disable` never, `allow`/`prefer` try
- * TLS without verifying (pg cannot fall back to plaintext, so these mean "TLS, unverified"
- * only when the caller retries; see session.ts), `require` TLS without verification,
- * `verify-*` TLS with verification.
+ * `pg` configuration for one connection attempt. `tls` says whether this attempt uses TLS:
+ * libpq's `allow` and `prefer` are two attempts (plaintext then TLS, or TLS then plaintext),
+ * which session/connect.ts makes; every other mode is one. What TLS verifies follows libpq
+ * (see tls-files.ts).
  */
-export function pgConfig(t: Target, connectTimeoutMs: number, applicationName = 'pooltest'): ClientConfig {
-  let ssl: ClientConfig['ssl'] = false;
-  if (t.sslmode === 'require' || t.sslmode === 'allow') ssl = { rejectUnauthorized: false };
-  if (t.sslmode === 'verify-ca' || t.sslmode === 'verify-full') ssl = { rejectUnauthorized: true };
+export function pgConfig(t: Target, connectTimeoutMs: number, applicationName = 'pooltest', tls = t.sslmode !== 'disable' && t.sslmode !== 'allow'): ClientConfig {
+  const ssl: ClientConfig['ssl'] = tls ? tlsOptions(t) : false;
   return {
     host: t.host,
     port: t.port,

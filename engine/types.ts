@@ -70,6 +70,12 @@ export interface Judgement {
   facts: Facts;
   /** Why the judgement is inconclusive, or a short statement of what was seen. */
   reason: string;
+  /**
+   * The record shows the check cannot apply to this target (for example the login may not
+   * `SET ROLE` to any role): the verdict is `skipped`, with `reason` saying why. Only for
+   * what a scenario had to query to find out; what the run context shows belongs in `skipIf`.
+   */
+  skipped?: boolean;
 }
 
 /** What pooltest learned about the target before the checks. */

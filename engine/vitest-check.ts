@@ -29,12 +29,14 @@ const TEST_TIMEOUT_MS = 120_000;
 
 /** Declares the Vitest test for a check. A failed expectation fails the test; inconclusive skips it. */
 export function checkTest(def: CheckDefinition): void {
-  test(`${def.id}: ${def.title}`, { timeout: TEST_TIMEOUT_MS }, async ({ task, skip }) => {
+  test(`${def.id}: ${def.title}`, { timeout: TEST_TIMEOUT_MS }, async ({ task, skip, signal }) => {
     const provided = inject('pooltest');
     if (!provided) {
       throw new Error('pooltest: no target was provided to this test; run it through the pooltest CLI or add pooltest\'s globalSetup to your Vitest config');
     }
-    const result = await executeCheck(def, provided.ctx, provided.profile);
+    // Vitest aborts `signal` when the run is cancelled (pooltest's SIGINT handling): the
+    // scenario then stops at once and the check ends inconclusive.
+    const result = await executeCheck(def, provided.ctx, provided.profile, signal);
     task.meta.pooltest = result;
     if (result.verdict === 'fail') {
       expect.fail(`${def.id}: observed "${result.outcome}", expected "${result.expected}" (${result.expectedRef}): ${result.reason}`);

@@ -15,6 +15,11 @@ import type { CheckResult } from './types.js';
 export interface SuiteRunEvents {
   onCheckStart?(file: string): void;
   onCheckResult?(result: CheckResult): void;
+  /**
+   * Cancels the run when aborted: Vitest skips the files not started yet and aborts the
+   * running test's signal, which stops that check's scenario (see vitest-check.ts).
+   */
+  signal?: AbortSignal;
 }
 
 interface TestCaseLike {
@@ -39,13 +44,28 @@ export async function runSuites(provided: PooltestProvided, fileFilters: string[
   const { startVitest } = await import('vitest/node');
   const { root, pattern } = suitesLocation();
   const results: CheckResult[] = [];
+  let cancel: (() => void) | null = null;
+  const ownSignalListeners = new Set([...process.listeners('SIGINT'), ...process.listeners('SIGTERM')]);
   const collector = {
+    onInit(vitest: { cancelCurrentRun(reason: string): Promise<void> }) {
+      const signal = events.signal;
+      if (!signal) return;
+      // Vitest's logger exits the process on SIGINT/SIGTERM (its CLI's behaviour). Here the
+      // caller owns those signals and must get to sweep and clean up first: drop Vitest's.
+      for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+        for (const l of process.listeners(sig)) if (!ownSignalListeners.has(l)) process.off(sig, l);
+      }
+      cancel = () => void vitest.cancelCurrentRun('pooltest-interrupted');
+      if (signal.aborted) cancel();
+      else signal.addEventListener('abort', cancel, { once: true });
+    },
     onTestModuleStart(mod: { moduleId: string }) {
       events.onCheckStart?.(mod.moduleId);
     },
     onTestCaseResult(testCase: TestCaseLike) {
       const meta = testCase.meta().pooltest;
-      const result = meta ?? crashed(testCase);
+      // A check Vitest skipped because the run was cancelled never ran: say so, not "crashed".
+      const result = meta ?? crashed(testCase, events.signal?.aborted ? 'not run: the run was interrupted before this check started' : null);
       results.push(result);
       events.onCheckResult?.(result);
     },
@@ -74,6 +94,7 @@ export async function runSuites(provided: PooltestProvided, fileFilters: string[
     { cacheDir: path.join(os.tmpdir(), 'pooltest-vite-cache') },
     { stdout: sink, stderr: sink },
   );
+  if (cancel) events.signal?.removeEventListener('abort', cancel);
   await vitest?.close();
   // startVitest sets a failing exit code when a check fails its expectation; the CLI decides.
   process.exitCode = previousExitCode;
@@ -81,13 +102,13 @@ export async function runSuites(provided: PooltestProvided, fileFilters: string[
 }
 
 /** A test that ended without a result (it threw before judging): report it, never drop it. */
-function crashed(testCase: TestCaseLike): CheckResult {
+function crashed(testCase: TestCaseLike, notRun: string | null): CheckResult {
   const errors = testCase.result().errors ?? [];
-  const message = errors.map((e) => e.message ?? '').join('; ') || 'the check ended without a result';
+  const message = notRun ?? (errors.map((e) => e.message ?? '').join('; ') || 'the check ended without a result');
   const id = testCase.name.split(':')[0] ?? testCase.name;
   return {
     id, title: testCase.name, severity: 'correctness', outcome: null, expected: null, expectedRef: null, verdict: 'inconclusive',
-    reason: `pooltest error: ${message}`, facts: {}, evidence: message, advice: null, steps: [], durationMs: 0, statements: 0,
-    cleanup: { ok: false, detail: 'unknown: the check crashed' },
+    reason: notRun ?? `pooltest error: ${message}`, facts: {}, evidence: message, advice: null, steps: [], durationMs: 0, statements: 0,
+    cleanup: notRun ? { ok: true, detail: 'nothing to clean' } : { ok: false, detail: 'unknown: the check crashed' },
   };
 }

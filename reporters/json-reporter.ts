@@ -6,12 +6,20 @@
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { redactUrl } from '../engine/target.js';
+import type { ReportDiff } from '../engine/report-diff.js';
 import type { Report } from '../engine/types.js';
 
+/** The report as pretty JSON (schema/report.schema.json), with a final newline. */
 export function reportToJson(report: Report): string {
   return redactUrl(JSON.stringify(report, null, 2)) + '\n';
 }
 
+/** A diff of two reports as pretty JSON (documented in docs/report-format.md). */
+export function diffToJson(diff: ReportDiff): string {
+  return redactUrl(JSON.stringify(diff, null, 2)) + '\n';
+}
+
+/** Writes the JSON report to `file`, atomically. */
 export function writeJsonReport(report: Report, file: string): void {
   writeAtomically(file, reportToJson(report));
 }

@@ -3,10 +3,16 @@
  * check's definition is `<area>/<behaviour>.check.ts` with its Vitest file beside it.
  */
 import type { CheckDefinition } from '../engine/check.js';
+import { CANCEL_CHECKS } from './cancel/index.js';
+import { CAPACITY_CHECKS } from './capacity/index.js';
+import { CURSORS_CHECKS } from './cursors/index.js';
 import { LOCKS_CHECKS } from './locks/index.js';
 import { NOTIFY_CHECKS } from './notify/index.js';
 import { PREPARED_CHECKS } from './prepared/index.js';
+import { SEQUENCES_CHECKS } from './sequences/index.js';
 import { SESSION_CHECKS } from './session/index.js';
+import { STATEMENT_CHECKS } from './statement/index.js';
 import { TEMP_CHECKS } from './temp/index.js';
+import { TRANSACTIONS_CHECKS } from './transactions/index.js';
 
-export const CATALOGUE: readonly CheckDefinition[] = [...SESSION_CHECKS, ...TEMP_CHECKS, ...LOCKS_CHECKS, ...NOTIFY_CHECKS, ...PREPARED_CHECKS];
+export const CATALOGUE: readonly CheckDefinition[] = [...SESSION_CHECKS, ...TEMP_CHECKS, ...LOCKS_CHECKS, ...NOTIFY_CHECKS, ...PREPARED_CHECKS, ...CURSORS_CHECKS, ...SEQUENCES_CHECKS, ...TRANSACTIONS_CHECKS, ...STATEMENT_CHECKS, ...CANCEL_CHECKS, ...CAPACITY_CHECKS];

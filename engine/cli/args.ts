@@ -4,6 +4,7 @@
  */
 import { parseArgs } from 'node:util';
 import { PooltestError } from '../errors.js';
+import { checkSpawnable } from './spawn.js';
 
 export interface CliOptions {
   target?: string;
@@ -15,6 +16,16 @@ export interface CliOptions {
   only: string[];
   skip: string[];
   json?: string;
+  junit?: string;
+  markdown?: string;
+  /** Keep no copy under .pooltest/runs/ (`--no-store`). */
+  store: boolean;
+  /** A second endpoint to run the catalogue against and compare with (`--compare`). */
+  compare?: string;
+  /** A vendor's expectations file (`--expect`). */
+  expect?: string;
+  /** A pooler to start in containers (`--spawn`). */
+  spawn?: string;
   timeoutMs?: number;
   maxPool?: number;
   color?: boolean;
@@ -27,6 +38,7 @@ export interface CliOptions {
 }
 
 export const USAGE = `Usage: pooltest [--target HOST:PORT | postgres://...] [options]
+       pooltest diff OLD.json NEW.json [--markdown FILE] [--json FILE]
        pooltest audit --help
 
 Tells what a PostgreSQL connection pooler does to session state. Without --target, starts a
@@ -36,9 +48,14 @@ Target (PG* environment variables are the defaults, as for psql):
   --target T          host:port or postgres://user@host:port/db?sslmode=...
   --user U  --password P  --database D
   --direct T          the PostgreSQL behind the pooler (baseline and leftover sweep)
+  --spawn NAME        start NAME in containers and test it (needs Docker and testcontainers;
+                      NAME: pgbouncer)
 
 What to run and assert:
   --profile NAME      assert a pooler's documented behaviour (see --list-profiles)
+  --expect FILE       assert your own expectations (JSON; may extend a profile)
+  --compare T         also run against T (the baseline, e.g. direct Postgres or today's
+                      pooler) and report what changes for the application going to --target
   --only IDS          check ids or areas, comma separated (e.g. session/set-leak,locks)
   --skip IDS          the same, to leave out
   --list              print the catalogue of checks
@@ -49,13 +66,18 @@ Bounds:
   --max-pool N        most backends to count while steering (default 8)
 
 Output:
-  --json FILE         write the JSON report
-  --verbose           print every recorded step    --quiet   print only the summary
+  --json FILE         write the JSON report (schema/report.schema.json)
+  --junit FILE        write JUnit XML for CI
+  --markdown FILE     write a Markdown table for a pull request or a docs page
+  --no-store          keep no copy under .pooltest/runs/<time>/ (kept by default)
+  --verbose           print every recorded step    --quiet   print failures and the summary
   --no-color          no colours (NO_COLOR is honoured too)
 
-Exit codes: 0 as expected (or nothing asserted), 1 a check failed its expectation or the run
-left state behind, 2 pooltest could not run, 130 interrupted.`;
+Exit codes: 0 as expected (or nothing asserted), 1 a check failed its expectation, the run
+left state behind, or (with --compare) something breaks, 2 pooltest could not run,
+130 interrupted.`;
 
+/** Parses the run command's arguments (not `diff` or `audit`); BAD_ARGUMENTS on anything wrong. */
 export function parseCli(argv: string[]): CliOptions {
   let parsed;
   try {
@@ -65,7 +87,8 @@ export function parseCli(argv: string[]): CliOptions {
       options: {
         target: { type: 'string' }, user: { type: 'string', short: 'U' }, password: { type: 'string' }, database: { type: 'string', short: 'd' },
         direct: { type: 'string' }, profile: { type: 'string' }, only: { type: 'string', multiple: true }, skip: { type: 'string', multiple: true },
-        json: { type: 'string' }, timeout: { type: 'string' }, 'max-pool': { type: 'string' }, 'no-color': { type: 'boolean' }, color: { type: 'boolean' },
+        json: { type: 'string' }, junit: { type: 'string' }, markdown: { type: 'string' }, 'no-store': { type: 'boolean' },
+        compare: { type: 'string' }, expect: { type: 'string' }, spawn: { type: 'string' }, timeout: { type: 'string' }, 'max-pool': { type: 'string' }, 'no-color': { type: 'boolean' }, color: { type: 'boolean' },
         verbose: { type: 'boolean', short: 'v' }, quiet: { type: 'boolean', short: 'q' }, list: { type: 'boolean' }, 'list-profiles': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' }, version: { type: 'boolean' },
       },
@@ -76,7 +99,7 @@ export function parseCli(argv: string[]): CliOptions {
   const v = parsed.values;
   const list = (xs: string[] | undefined): string[] => (xs ?? []).flatMap((x) => x.split(',')).map((x) => x.trim()).filter(Boolean);
   const opts: CliOptions = {
-    only: list(v.only), skip: list(v.skip), verbose: v.verbose ?? false, quiet: v.quiet ?? false, list: v.list ?? false,
+    only: list(v.only), skip: list(v.skip), store: !v['no-store'], verbose: v.verbose ?? false, quiet: v.quiet ?? false, list: v.list ?? false,
     listProfiles: v['list-profiles'] ?? false, help: v.help ?? false, version: v.version ?? false,
   };
   if (v.target !== undefined) opts.target = v.target;
@@ -86,11 +109,29 @@ export function parseCli(argv: string[]): CliOptions {
   if (v.direct !== undefined) opts.direct = v.direct;
   if (v.profile !== undefined) opts.profile = v.profile;
   if (v.json !== undefined) opts.json = v.json;
+  if (v.junit !== undefined) opts.junit = v.junit;
+  if (v.markdown !== undefined) opts.markdown = v.markdown;
+  if (v.compare !== undefined) opts.compare = v.compare;
+  if (v.expect !== undefined) opts.expect = v.expect;
+  if (v.spawn !== undefined) opts.spawn = v.spawn;
   if (v.timeout !== undefined) opts.timeoutMs = parseDuration(v.timeout);
   if (v['max-pool'] !== undefined) opts.maxPool = parsePositiveInt(v['max-pool'], '--max-pool');
   if (v['no-color']) opts.color = false;
   else if (v.color) opts.color = true;
+  checkCombinations(opts);
   return opts;
+}
+
+/** Flags that contradict each other end the run here, before anything starts. */
+function checkCombinations(o: CliOptions): void {
+  if (o.spawn !== undefined && o.target !== undefined) {
+    throw new PooltestError('BAD_ARGUMENTS', '--spawn starts its own target: leave out --target (or leave out --spawn to test yours)');
+  }
+  if (o.expect !== undefined && o.profile !== undefined) {
+    throw new PooltestError('BAD_ARGUMENTS', `--expect and --profile both set expectations: put "extends": "${o.profile}" in ${o.expect} instead`);
+  }
+  if (o.spawn !== undefined) checkSpawnable(o.spawn);
+  if (o.quiet && o.verbose) throw new PooltestError('BAD_ARGUMENTS', '--quiet and --verbose contradict each other: pick one');
 }
 
 /** `10s`, `2500ms`, `1.5s`, or a bare number of seconds. */

@@ -1,18 +1,21 @@
 #!/usr/bin/env node
 /**
- * The `pooltest` command. Exit codes: 0 as expected (or nothing asserted and nothing broke),
- * 1 a check failed its expectation or the run left state behind, 2 pooltest could not run,
- * 130 interrupted (SIGINT/SIGTERM), after cleanup.
+ * The `pooltest` command, and `pooltest diff` / `pooltest audit`. Exit codes: 0 as expected (or
+ * nothing asserted and nothing broke), 1 a check failed its expectation, the run left state
+ * behind, or something breaks (`diff`, `--compare`), 2 pooltest could not run, 130 interrupted
+ * (SIGINT/SIGTERM), after cleanup.
  */
 import { isPooltestError, PooltestError } from '../errors.js';
+import { loadExpectations } from '../expectations.js';
 import { PROFILES } from '../profiles/index.js';
-import { run, toolVersion } from '../run.js';
+import { toolVersion } from '../run.js';
 import { redactUrl } from '../target.js';
 import { CATALOGUE } from '../../suites/catalogue.js';
-import { writeJsonReport } from '../../reporters/json-reporter.js';
-import { colorWanted, renderDiscovery, renderReport } from '../../reporters/terminal-reporter.js';
-import { parseCli, USAGE, type CliOptions } from './args.js';
-import { Chalk } from 'chalk';
+import { colorWanted } from '../../reporters/terminal-reporter.js';
+import { parseCli, USAGE } from './args.js';
+import { startEndpoints } from './endpoints.js';
+import { wasInterrupted, watchInterrupts } from './interrupt.js';
+import { runCommand, type CliIo } from './run-command.js';
 
 type Stop = () => Promise<void>;
 
@@ -21,77 +24,44 @@ async function main(argv: string[]): Promise<number> {
     const { auditCommand } = await import('../audit/audit-command.js');
     return auditCommand(argv.slice(1));
   }
+  const io: CliIo = {
+    stdout: (t) => process.stdout.write(t),
+    stderr: (t) => process.stderr.write(t),
+    color: colorWanted(undefined, process.env, process.stdout.isTTY === true),
+    tty: process.stderr.isTTY === true,
+    width: process.stdout.columns ?? 120,
+    env: process.env,
+  };
+  if (argv[0] === 'diff') {
+    const { diffCommand } = await import('./diff-command.js');
+    return diffCommand(argv.slice(1), io);
+  }
   const opts = parseCli(argv);
   if (opts.help) return print(`${USAGE}\n`);
   if (opts.version) return print(`${toolVersion()}\n`);
   if (opts.list) return print(listCatalogue());
   if (opts.listProfiles) return print(listProfiles());
-  const color = colorWanted(opts.color, process.env, process.stdout.isTTY === true);
-  const c = new Chalk({ level: color ? 1 : 0 });
+  io.color = colorWanted(opts.color, process.env, process.stdout.isTTY === true);
   let stopEmbedded: Stop | null = null;
-  const onSignal = (signal: NodeJS.Signals): void => {
-    process.stderr.write(`\npooltest: ${signal}: cleaning up\n`);
-    void interrupted(stopEmbedded);
-  };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  // SIGINT/SIGTERM: the run stops, sweeps and reports, then we exit 130 (see interrupt.ts).
+  const interrupt = watchInterrupts({ stopEmbedded: () => stopEmbedded });
+  io.signal = interrupt.signal;
   try {
-    let target = opts.target;
-    let direct = opts.direct;
-    let profile = opts.profile;
-    if (!target && !hasEnvTarget()) {
-      const embedded = await startEmbedded(opts);
-      stopEmbedded = embedded.stop;
-      target = embedded.target;
-      direct ??= embedded.direct;
-      profile ??= 'pgbouncer-transaction';
-    }
-    const report = await run({
-      target, user: opts.user, password: opts.password, database: opts.database, direct, profile,
-      only: opts.only, skip: opts.skip, timeoutMs: opts.timeoutMs, maxPool: opts.maxPool,
-      onDiscovery: (d) => {
-        if (!opts.quiet) process.stderr.write(`${renderDiscovery(d, c)}\n`);
-      },
-      onCheckResult: (r) => {
-        if (!opts.quiet) process.stderr.write(c.dim(`  ${r.id}: ${r.outcome ?? 'no outcome'} (${r.verdict}, ${r.durationMs} ms)\n`));
-      },
+    // Expectations are validated before anything starts or connects.
+    const expectations = opts.expect !== undefined ? loadExpectations(opts.expect) : null;
+    const started = await startEndpoints(opts, process.env, (t) => {
+      if (!opts.quiet) io.stderr(`${t}\n`);
     });
-    if (opts.json) writeJsonReport(report, opts.json);
-    const text = renderReport(report, { color, verbose: opts.verbose, width: process.stdout.columns ?? 120 });
-    process.stdout.write(opts.quiet ? text.split('\n').filter((l) => /^(Summary|Sweep)/.test(l.replace(/\x1b\[[0-9;]*m/g, ''))).join('\n') + '\n' : text);
-    return report.summary.exitCode;
+    stopEmbedded = started?.stop ?? null;
+    return interrupt.exitCode(await runCommand(opts, {
+      target: started?.target ?? opts.target,
+      direct: opts.direct ?? started?.direct,
+      profile: expectations ?? opts.profile ?? started?.profile ?? undefined,
+      fixture: started?.fixture ?? false,
+    }, io));
   } finally {
     if (stopEmbedded) await stopEmbedded();
-  }
-}
-
-/** PGHOST or PGPORT in the environment name a target, as they would for psql. */
-function hasEnvTarget(): boolean {
-  return Boolean(process.env.PGHOST || process.env.PGPORT);
-}
-
-/** The embedded default: a throwaway PostgreSQL and PgBouncer in transaction mode, pool of 2. */
-async function startEmbedded(opts: CliOptions): Promise<{ target: string; direct: string; stop: Stop }> {
-  if (!opts.quiet) process.stderr.write('No --target: starting a throwaway PostgreSQL and PgBouncer (transaction mode, pool of 2)...\n');
-  const { startStack } = await import('../../fixtures/stack.js');
-  const stack = await startStack('pgbouncer-transaction');
-  return { target: stack.target.url(), direct: stack.postgres.url(), stop: () => stack.stop() };
-}
-
-let exiting = false;
-
-/** Ctrl-C or SIGTERM: stop whatever pooltest started, then exit 130. */
-async function interrupted(stopEmbedded: Stop | null): Promise<void> {
-  if (exiting) return;
-  exiting = true;
-  const deadline = setTimeout(() => process.exit(130), 10_000);
-  try {
-    if (stopEmbedded) await stopEmbedded();
-    const { stopAllFixtures } = await import('../../fixtures/processes.js');
-    await stopAllFixtures();
-  } finally {
-    clearTimeout(deadline);
-    process.exit(130);
+    interrupt.dispose();
   }
 }
 
@@ -119,6 +89,6 @@ main(process.argv.slice(2)).then(
   (err: unknown) => {
     const e = isPooltestError(err) ? err : new PooltestError('INTERNAL', err instanceof Error ? (err.stack ?? err.message) : String(err));
     process.stderr.write(`pooltest: ${e.code}: ${redactUrl(e.message)}\n`);
-    process.exitCode = 2;
+    process.exitCode = wasInterrupted() ? 130 : 2;
   },
 );

@@ -56,3 +56,13 @@ export function errorText(step: StepRecord | undefined): string | null {
 export function sqlError(step: StepRecord | undefined): boolean {
   return !!step?.error?.code && !step.timedOut;
 }
+
+/**
+ * The pooler or server refused the step: an SQLSTATE, or the connection closed on it (PgBouncer
+ * in statement mode answers BEGIN with a FATAL and hangs up). A step that merely timed out was
+ * not refused.
+ */
+export function refused(step: StepRecord | undefined): boolean {
+  if (!step || step.timedOut || !step.error) return false;
+  return sqlError(step) || /closed|terminated|not usable/i.test(step.error.message);
+}

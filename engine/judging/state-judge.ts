@@ -13,11 +13,14 @@
  * 4. No observer reached A's old backend:
  *    - A's readback ran elsewhere: inconclusive (nobody looked at the old backend);
  *    - A stayed and kept the state: `pinned` if discovery saw backends shared between connected
- *      clients (the pooler made an exception for A), otherwise `session` - provided the
- *      candidates were exhausted or queued (or the target does no pooling), else inconclusive;
+ *      clients (the pooler made an exception for A), otherwise `session` - provided the record
+ *      proves the pooler kept that backend from other clients (judging/landing.ts: no pooling,
+ *      a queue while the backend sat idle, or an unbounded session pool exhausted), else
+ *      inconclusive: under other traffic a queued candidate proves nothing by itself;
  *    - A stayed and lost it: `lost` (nobody else held that backend in between).
  */
 import type { Discovery, Judgement, StepRecord } from '../types.js';
+import { readLanding } from './landing.js';
 import { answered, errorText, sqlError, stepOf, stepsOf } from './record.js';
 
 export interface StateReading {
@@ -45,7 +48,7 @@ export function judgeState(steps: readonly StepRecord[], discovery: Discovery, r
   const kept = reading.keptByA(readback);
   const takes = stepsOf(steps, 'observe.take');
   const observer = takes.find((t) => t.pid === b1 && !t.timedOut);
-  const waited = stepsOf(steps, 'observe.take.connect').some((s) => s.timedOut) || takes.some((t) => t.timedOut);
+  const waited = candidateQueued(steps);
   const facts = {
     aBackend: b1,
     aNextBackend: b2,
@@ -71,13 +74,28 @@ export function judgeState(steps: readonly StepRecord[], discovery: Discovery, r
   if (b1 !== b2) return none(facts, `A moved from backend ${b1} to ${b2} but no other client could be placed on ${b1}`);
   if (kept === null) return none(facts, `A's next transaction returned no reading`);
   if (!kept) return { outcome: 'lost', facts, reason: `A stayed on backend ${b1} and its state was gone` };
-  const exhausted = waited || discovery.mode === 'direct' || takes.length >= (discovery.poolSize ?? discovery.poolBound);
-  if (!exhausted) return none(facts, `no candidate reached backend ${b1}, and the candidates were not exhausted`);
+  const landing = readLanding(steps, discovery, b1);
+  if (landing.reservedBy === null) return none({ ...facts, backendsSeen: landing.backendsSeen }, `no candidate reached backend ${b1}, and nothing proves the pooler kept it for A: ${landing.doubt}`);
   if (discovery.sharedAcrossClients) {
     return { outcome: 'pinned', facts, reason: `the pooler kept A on backend ${b1}: other clients could not get it` };
   }
-  const how = waited ? 'a client trying for it was queued' : discovery.mode === 'direct' ? 'the target gives every client its own backend' : `${takes.length} other client(s) got other backends`;
+  const how = { queue: 'a client trying for it was queued while it sat idle', direct: 'the target gives every client its own backend', pool: `${takes.length} other client(s) got other backends` }[landing.reservedBy];
   return { outcome: 'session', facts, reason: `A kept the state on its own backend ${b1}${shown(readback)}; no other client could use that backend (${how})` };
+}
+
+/** A candidate for A's old backend was queued: it got no connection or no backend within the wait bound. */
+export function candidateQueued(steps: readonly StepRecord[], tag = 'observe.take'): boolean {
+  return stepsOf(steps, `${tag}.connect`).some((s) => s.timedOut) || stepsOf(steps, tag).some((t) => t.timedOut);
+}
+
+/**
+ * Missing A's old backend (`A.create`'s pid) means something only when the record proves the
+ * pooler kept it from other clients; see judging/landing.ts for what counts as proof.
+ */
+export function candidatesExhausted(steps: readonly StepRecord[], discovery: Discovery, tag = 'observe.take'): boolean {
+  const prefix = tag.slice(0, tag.length - 'observe.take'.length);
+  const b1 = stepOf(steps, `${prefix}A.create`)?.pid;
+  return typeof b1 === 'number' && readLanding(steps, discovery, b1, prefix).reservedBy !== null;
 }
 
 function none(facts: Judgement['facts'], reason: string): Judgement {

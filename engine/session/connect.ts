@@ -7,21 +7,34 @@ import pg from 'pg';
 import { PooltestError } from '../errors.js';
 import { describeTarget, pgConfig, type Target } from '../target.js';
 
-/** Connects, honouring libpq's `prefer`: plaintext first, TLS when the server insists. */
+/**
+ * Connects, honouring libpq's two-attempt modes: `prefer` tries TLS first and falls back to
+ * plaintext when the server does not offer it; `allow` tries plaintext first and uses TLS when
+ * the server insists. Which attempt worked is remembered per endpoint, so a run's many
+ * sessions do not each pay for the failed one.
+ */
 export async function connectClient(target: Target, timeoutMs: number, applicationName: string): Promise<pg.Client> {
+  if (target.sslmode !== 'prefer' && target.sslmode !== 'allow') return connectOnce(target, timeoutMs, applicationName, target.sslmode !== 'disable');
+  const key = `${target.host}:${target.port}:${target.sslmode}`;
+  const first = learned.get(key) ?? target.sslmode === 'prefer';
   try {
-    return await connectOnce(target, timeoutMs, applicationName);
+    const client = await connectOnce(target, timeoutMs, applicationName, first);
+    learned.set(key, first);
+    return client;
   } catch (err) {
-    const wantsTls = err instanceof PooltestError && /ssl|tls/i.test(err.message);
-    if (target.sslmode === 'prefer' && wantsTls) {
-      return connectOnce({ ...target, sslmode: 'require' }, timeoutMs, applicationName);
-    }
-    throw err;
+    const retry = first ? /does not support SSL/i.test(String((err as Error).message)) : err instanceof PooltestError && err.code === 'TLS_FAILED';
+    if (!retry) throw err;
+    const client = await connectOnce(target, timeoutMs, applicationName, !first);
+    learned.set(key, !first);
+    return client;
   }
 }
 
-async function connectOnce(target: Target, timeoutMs: number, applicationName: string): Promise<pg.Client> {
-  const client = new pg.Client(pgConfig(target, timeoutMs, applicationName));
+/** Per endpoint and mode: whether TLS was the attempt that worked. */
+const learned = new Map<string, boolean>();
+
+async function connectOnce(target: Target, timeoutMs: number, applicationName: string, tls: boolean): Promise<pg.Client> {
+  const client = new pg.Client(pgConfig(target, timeoutMs, applicationName, tls));
   // An error emitted while connecting would otherwise be unhandled.
   client.on('error', () => undefined);
   let timer: NodeJS.Timeout | undefined;
@@ -70,6 +83,10 @@ export function classifyConnectError(err: unknown, target: Target, timeoutMs: nu
       return new PooltestError('AUTH_FAILED', `${where} refused user "${target.user}": ${msg}`, detail);
     default:
       break;
+  }
+  if (/SSL required/i.test(msg)) {
+    // PgBouncer with client_tls_sslmode=require answers a plaintext startup with "SSL required".
+    return new PooltestError('TLS_FAILED', `${where} requires TLS, and sslmode=${target.sslmode} connected without it: ${msg}`, detail);
   }
   if (/password|SASL|SCRAM|authentication/i.test(msg)) {
     return new PooltestError('AUTH_FAILED', `authentication with ${where} failed: ${msg}`, detail);

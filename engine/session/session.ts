@@ -6,7 +6,8 @@
  */
 import pg from 'pg';
 import { connectClient } from './connect.js';
-import { sleep, within } from '../time.js';
+import { PooltestError } from '../errors.js';
+import { onAbort, sleep, within } from '../time.js';
 import type { Recorder } from './recorder.js';
 import type { Target } from '../target.js';
 import type { ErrorRecord, NoticeRecord, NotificationRecord, StepRecord } from '../types.js';
@@ -16,8 +17,19 @@ interface QueryInternals {
   _results: pg.QueryResult | pg.QueryResult[];
 }
 
-/** The application_name every pooltest session connects with. */
+/** The application_name of pooltest sessions that belong to no run (the audit, bare opens). */
 export const APPLICATION_NAME = 'pooltest';
+
+/**
+ * The application_name of every session of one run. One name for the whole run, because
+ * pgpool-II reuses a cached backend only for a client with identical startup parameters; a
+ * different name per run, so the sweep can tell this run's sessions (say, one left idle in a
+ * transaction) from another run's on the same pooler. Checks that SET application_name use
+ * `pooltest-<run>-<check>`, which this name is a prefix of, never equal to.
+ */
+export function applicationNameFor(runId: string): string {
+  return `pooltest-${runId}`;
+}
 
 export interface RunOptions {
   /** Give up waiting after this many ms: the step is recorded as `timedOut`. */
@@ -29,6 +41,13 @@ export interface RunOptions {
 export interface SessionBounds {
   connectMs: number;
   stepMs: number;
+  /** Default {@link APPLICATION_NAME}. */
+  applicationName?: string;
+  /**
+   * The run was interrupted: a step in flight ends at once (its connection dropped, which rolls
+   * back whatever transaction it held), and later steps are recorded without being sent.
+   */
+  signal?: AbortSignal;
 }
 
 export class Session {
@@ -64,9 +83,13 @@ export class Session {
 
   /** Opens a session; connection failures become coded {@link PooltestError}s. */
   static async open(label: string, target: Target, recorder: Recorder, bounds: SessionBounds): Promise<Session> {
-    // One application_name for every session: pgpool-II reuses a cached backend only for a
-    // client with identical startup parameters, and a per-session name would defeat that.
-    const client = await connectClient(target, bounds.connectMs, APPLICATION_NAME);
+    throwIfInterrupted(bounds.signal);
+    const client = await connectClient(target, bounds.connectMs, bounds.applicationName ?? APPLICATION_NAME);
+    if (bounds.signal?.aborted) {
+      // Interrupted while connecting (bounded by connectMs): do not hand out a new session.
+      await within(client.end().catch(() => undefined), 500, undefined);
+      throwIfInterrupted(bounds.signal);
+    }
     return new Session(label, client, recorder, bounds);
   }
 
@@ -85,9 +108,39 @@ export class Session {
    * connections: those are evidence, and the judge decides what they mean.
    */
   async run(tag: string, sql: string, opts: RunOptions = {}): Promise<StepRecord> {
+    return this.send(tag, sql, countStatements(sql), opts, (done) => new pg.Query(sql, undefined, done));
+  }
+
+  /**
+   * Runs a named protocol-level prepared statement, as a driver does (`client.query({ name,
+   * text })`), and records it under `tag`. pg remembers which names it has parsed on this
+   * connection and sends Parse only the first time; later uses are Bind/Execute alone, which
+   * is exactly what breaks when a pooler moves the client to a backend that never saw the
+   * Parse. The recorded sql says which messages were sent.
+   */
+  async runPrepared(tag: string, name: string, text: string, opts: RunOptions = {}): Promise<StepRecord> {
+    const messages = this.hasParsed(name) ? 'Bind/Execute' : 'Parse/Bind/Execute';
+    return this.send(tag, `[${messages} "${name}"] ${text}`, 1, opts, (done) => new pg.Query({ name, text }, undefined, done));
+  }
+
+  /** Whether pg will skip Parse for this statement name on this connection. */
+  private hasParsed(name: string): boolean {
+    const conn = (this.client as unknown as { connection?: { parsedStatements?: Record<string, string> } } | null)?.connection;
+    return conn?.parsedStatements?.[name] !== undefined;
+  }
+
+  /** Sends one query built by `build` (handed pg's completion callback) and records the answer. */
+  private async send(
+    tag: string,
+    sql: string,
+    statements: number,
+    opts: RunOptions,
+    build: (done: (err: Error | undefined) => void) => pg.Query,
+  ): Promise<StepRecord> {
     const startMs = this.recorder.now();
-    this.recorder.statements += countStatements(sql);
+    this.recorder.statements += statements;
     const base = { session: this.label, tag, sql, startMs };
+    if (this.bounds.signal?.aborted) this.destroy(INTERRUPTED);
     if (!this.client || this.deadReason !== null) {
       return this.record(base, [], { message: `session not usable: ${this.deadReason ?? 'closed'}` }, false);
     }
@@ -97,7 +150,7 @@ export class Session {
     const settled = new Promise<{ error: ErrorRecord | null; timedOut: boolean }>((r) => (settle = r));
     // A callback (rather than 'end'/'error' events) keeps pg accumulating rows even while a
     // 'row' listener is attached for early pids.
-    const query = new pg.Query(sql, undefined, (err: Error | undefined) => {
+    const query = build((err) => {
       settle({ error: err ? toErrorRecord(err) : null, timedOut: false });
     });
     if (opts.onFirstRow) {
@@ -111,8 +164,15 @@ export class Session {
       });
     }
     client.query(query);
-    const outcome = await within(settled, bound, { error: null, timedOut: true });
+    const abort = onAbort(this.bounds.signal, 'interrupted' as const);
+    const raced = await within(Promise.race([settled, abort.promise]), bound, { error: null, timedOut: true });
+    abort.dispose();
     const results = collectResults(query as unknown as QueryInternals);
+    if (raced === 'interrupted') {
+      this.destroy(INTERRUPTED);
+      return this.record(base, results, { message: INTERRUPTED }, false);
+    }
+    const outcome = raced;
     if (outcome.timedOut) {
       // The answer may still come later and would then belong to no step: a timed-out
       // session is never reused.
@@ -154,7 +214,7 @@ export class Session {
   async collectNotifications(tag: string, ms: number): Promise<StepRecord> {
     const startMs = this.recorder.now();
     const deadline = Date.now() + ms;
-    while (this.pendingNotifications.length === 0 && Date.now() < deadline && this.alive) {
+    while (this.pendingNotifications.length === 0 && Date.now() < deadline && this.alive && !this.bounds.signal?.aborted) {
       await sleep(5);
     }
     return this.record({ session: this.label, tag, sql: '(wait for notifications)', startMs }, [], null, false);
@@ -179,6 +239,12 @@ export class Session {
     const client = this.client;
     if (client) destroySocket(client);
   }
+}
+
+const INTERRUPTED = 'interrupted: the run was cancelled';
+
+function throwIfInterrupted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw new PooltestError('INTERRUPTED', 'the run was interrupted: no new session is opened');
 }
 
 function destroySocket(client: pg.Client): void {

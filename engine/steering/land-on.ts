@@ -8,11 +8,17 @@
  * the only one free. No pooler ordering (LIFO, round robin) is assumed.
  *
  * The loop stops early when a candidate is queued (no backend within the wait bound): the
- * wanted backend is then not available to other clients at all, which is itself an answer
- * (session pooling: it belongs to its client while that client is connected).
+ * wanted backend may then be unavailable to other clients at all, which is itself an answer
+ * (session pooling: it belongs to its client while that client is connected). On a pooler
+ * that other clients share, though, the candidate may only have queued behind their traffic.
+ * So after a queue a probe looks at the wanted backend in pg_stat_activity (`observe.probe`):
+ * idle since before the candidate started means the pooler kept it back; recently used means
+ * other traffic got it, and a fresh candidate tries again (a few times). The judge reads the
+ * probe (judging/landing.ts); the landing itself decides nothing.
  */
 import { take, type Hold, type TakeOptions } from './holders.js';
 import type { Scenario } from './scenario.js';
+import type { Session } from '../session/session.js';
 
 export interface Landing {
   /** The candidate sitting on the wanted backend, or null. */
@@ -32,22 +38,74 @@ export interface LandOptions extends TakeOptions {
   tag?: string;
   /** Most candidates to try; defaults to the pool size discovery found (or 1 without pooling). */
   maxTries?: number;
+  /** Probe the wanted backend after a queue, and retry when other traffic explains it; default true. */
+  probe?: boolean;
 }
+
+/** Fresh candidates after a queue that other traffic explains: the traffic is usually brief. */
+const RETRIES_AFTER_TRAFFIC = 2;
 
 /** Tries to place a new client on backend `pid`. */
 export async function landOn(scn: Scenario, pid: number, opts: LandOptions = {}): Promise<Landing> {
   const { prefix = 'O', tag = 'observe.take' } = opts;
   const maxTries = opts.maxTries ?? defaultTries(scn);
   const others: Hold[] = [];
-  for (let i = 1; i <= maxTries; i++) {
-    const session = await scn.tryOpen(`${prefix}${i}`, `${tag}.connect`, candidateConnectMs(scn));
-    if (!session) return { observer: null, others, waited: true, tries: i };
-    const hold = await take(scn, session, tag, opts);
-    if (hold.waited) return { observer: null, others, waited: true, tries: i };
-    if (hold.pid === pid) return { observer: hold, others, waited: false, tries: i };
-    others.push(hold);
+  let label = 0;
+  let retries = 0;
+  for (let tries = 1; tries <= maxTries; tries++) {
+    label++;
+    const started = performance.now();
+    const session = await scn.tryOpen(`${prefix}${label}`, `${tag}.connect`, candidateConnectMs(scn));
+    const hold = session ? await take(scn, session, tag, opts) : null;
+    if (hold && !hold.waited) {
+      if (hold.pid === pid) return { observer: hold, others, waited: false, tries: label };
+      others.push(hold);
+      continue;
+    }
+    if (opts.probe === false || retries >= RETRIES_AFTER_TRAFFIC || scn.interrupted) return { observer: null, others, waited: true, tries: label };
+    const seen = await probeBackend(scn, pid, others, tag, performance.now() - started);
+    if (seen !== 'busy') return { observer: null, others, waited: true, tries: label };
+    retries++;
+    tries--;
   }
-  return { observer: null, others, waited: false, tries: maxTries };
+  return { observer: null, others, waited: false, tries: label };
+}
+
+/**
+ * Looks at backend `pid` after a candidate queued for `sinceMs`: from a holder already inside
+ * its transaction (it cannot queue), else over --direct, else not at all (recorded as such).
+ * `quiet` is computed by the server: idle, and no state change within the window the
+ * candidate waited (widened by a few round trips so client and server timing cannot shrink it).
+ */
+async function probeBackend(scn: Scenario, pid: number, others: Hold[], tag: string, sinceMs: number): Promise<'quiet' | 'busy' | 'unknown'> {
+  const windowMs = Math.ceil(sinceMs + 4 * scn.discovery.rttMs + 5);
+  // pg_stat_clear_snapshot: inside a transaction pg_stat_activity is a snapshot taken at its
+  // first use, which could predate the queue.
+  const sql = `SELECT pg_stat_clear_snapshot(); SELECT ${pid} AS target_pid, count(*)::int AS present, max(state) AS state,
+    coalesce(bool_and(state = 'idle' AND state_change <= clock_timestamp() - make_interval(secs => ${(windowMs / 1000).toFixed(3)})), false) AS quiet
+    FROM pg_stat_activity WHERE pid = ${pid}`;
+  const probeTag = tag.replace(/observe\.take$/, 'observe.probe');
+  const session = await probeSession(scn, others);
+  if (!session) {
+    scn.note('-', probeTag, `(no session can look at backend ${pid}: every holder is busy in a statement and there is no --direct)`, { facts: { target_pid: pid }, error: 'no probe session' });
+    return 'unknown';
+  }
+  const step = await session.run(probeTag, sql);
+  const row = step.results[1]?.[0] ?? step.results[0]?.[0];
+  if (step.error || !row || row.present !== 1 || typeof row.state !== 'string') return 'unknown';
+  return row.quiet === true ? 'quiet' : 'busy';
+}
+
+/** A holder inside an open transaction (never queued: it has its backend), or a direct session. */
+async function probeSession(scn: Scenario, others: Hold[]): Promise<Session | null> {
+  const inTransaction = [...others].reverse().find((h) => h.session.alive && h.step?.txStatus === 'T');
+  if (inTransaction) return inTransaction.session;
+  if (!scn.ctx.direct) return null;
+  try {
+    return await scn.open('P', { to: 'direct' });
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -61,6 +119,6 @@ function defaultTries(scn: Scenario): number {
 }
 
 /** A candidate that cannot even connect within this bound is being queued by the pooler. */
-function candidateConnectMs(scn: Scenario): number {
+export function candidateConnectMs(scn: Scenario): number {
   return Math.min(scn.ctx.bounds.connectMs, scn.waitMs + 3 * scn.discovery.connectLatencyMs);
 }

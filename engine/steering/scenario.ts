@@ -5,7 +5,7 @@
  */
 import { PooltestError } from '../errors.js';
 import { Recorder } from '../session/recorder.js';
-import { Session } from '../session/session.js';
+import { applicationNameFor, Session } from '../session/session.js';
 import type { Target } from '../target.js';
 import type { Discovery, StepRecord } from '../types.js';
 
@@ -28,9 +28,16 @@ export class Scenario {
   readonly recorder = new Recorder();
   readonly ctx: RunContext;
   private readonly sessions: Session[] = [];
+  /** Aborted when the run is interrupted: sessions stop at once (see SessionBounds.signal). */
+  readonly signal: AbortSignal | undefined;
 
-  constructor(ctx: RunContext) {
+  constructor(ctx: RunContext, signal?: AbortSignal) {
     this.ctx = ctx;
+    this.signal = signal;
+  }
+
+  get interrupted(): boolean {
+    return this.signal?.aborted === true;
   }
 
   get discovery(): Discovery {
@@ -53,6 +60,8 @@ export class Scenario {
     const session = await Session.open(label, target, this.recorder, {
       connectMs: opts.connectMs ?? this.ctx.bounds.connectMs,
       stepMs: this.ctx.bounds.stepMs,
+      applicationName: applicationNameFor(this.ctx.runId),
+      ...(this.signal ? { signal: this.signal } : {}),
     });
     this.sessions.push(session);
     return session;

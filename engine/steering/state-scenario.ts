@@ -34,20 +34,31 @@ export function cleanupBlock(cleanup: string, onlyPid?: number): string {
   return `DO $pooltest$ BEGIN ${body} END $pooltest$`;
 }
 
+export interface StateOptions {
+  /**
+   * Runs the script as one phase of a check that tries several forms of the same state (`SET`
+   * and `set_config`): every tag is prefixed `<phase>:`, and `phaseSteps` gives a judge the
+   * phase's steps back under the plain tags.
+   */
+  phase?: string;
+}
+
 /** Drives the shared state scenario; the record ends up in `scn.steps`. */
-export async function runStateScenario(scn: Scenario, probe: StateProbe): Promise<void> {
+export async function runStateScenario(scn: Scenario, probe: StateProbe, opts: StateOptions = {}): Promise<void> {
+  const t = (tag: string): string => (opts.phase ? `${opts.phase}:${tag}` : tag);
   const a = await scn.open('A');
-  const created = await a.run('A.create', `SELECT pg_backend_pid() AS pid; ${probe.create}`);
+  const created = await a.run(t('A.create'), `SELECT pg_backend_pid() AS pid; ${probe.create}`);
   if (created.error || created.pid === null) return;
   const b1 = created.pid;
   const holdMs = Math.max(400, 20 * scn.discovery.rttMs);
   const landing = await landOn(scn, b1, {
+    tag: t('observe.take'),
     statements: [...probe.observe, cleanupBlock(probe.cleanup, b1)],
     releaseBy: 'wait',
     holdMs,
   });
   await dismiss(landing.others);
-  await a.run('A.readback', `SELECT pg_backend_pid() AS pid; ${probe.readback}`);
-  await landing.observer?.release('observe.release');
-  await a.run('A.cleanup', cleanupBlock(probe.cleanup));
+  await a.run(t('A.readback'), `SELECT pg_backend_pid() AS pid; ${probe.readback}`);
+  await landing.observer?.release(t('observe.release'));
+  await a.run(t('A.cleanup'), cleanupBlock(probe.cleanup));
 }

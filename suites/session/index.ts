@@ -1,7 +1,12 @@
 /** The `session/*` checks, in report order. */
 import type { CheckDefinition } from '../../engine/check.js';
+import { customGucLeak } from './custom-guc-leak.check.js';
+import { discardAll } from './discard-all.check.js';
+import { resetOnDisconnect } from './reset-on-disconnect.check.js';
+import { roleLeak } from './role-leak.check.js';
+import { searchPathLeak } from './search-path-leak.check.js';
 import { setLeak } from './set-leak.check.js';
 import { setLocal } from './set-local.check.js';
 import { trackedParameter } from './tracked-parameter.check.js';
 
-export const SESSION_CHECKS: readonly CheckDefinition[] = [setLeak, trackedParameter, setLocal];
+export const SESSION_CHECKS: readonly CheckDefinition[] = [setLeak, searchPathLeak, customGucLeak, roleLeak, trackedParameter, setLocal, resetOnDisconnect, discardAll];

@@ -43,7 +43,7 @@ describe('pooltest CLI', () => {
 
   test('the JSON report has the documented shape and never the password', async () => {
     const { target } = stack;
-    const run = await runCli(['--target', `127.0.0.1:${target.port}`, '--user', target.user, '--password', target.password, '--database', target.database, '--only', 'session/set-leak,locks', '--verbose'], { json: true });
+    const run = await runCli(['--target', `127.0.0.1:${target.port}`, '--user', target.user, '--password', target.password, '--database', target.database, '--only', 'session/set-leak,locks/advisory-session', '--verbose'], { json: true });
     expect(run.code).toBe(0);
     const r = run.report!;
     expect(r.schemaVersion).toBe(1);
@@ -96,7 +96,7 @@ describe('pooltest CLI', () => {
   });
 
   test('a plain PostgreSQL given as --target is not an error: discovery sees no pooling', async () => {
-    const run = await runCli(['--target', stack.postgres.url(), '--only', 'session/set-leak,temp'], { json: true });
+    const run = await runCli(['--target', stack.postgres.url(), '--only', 'session/set-leak,temp/temp-table'], { json: true });
     expect(run.code).toBe(0);
     expect(run.report?.discovery.mode).toBe('direct');
     expect(run.report?.checks.map((c) => c.outcome)).toEqual(['session', 'session']);

@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Report } from '../../engine/types.js';
+import { assertValidReport } from './report-schema.js';
 
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const CLI = path.join(REPO, 'dist/engine/cli/main.js');
@@ -26,6 +27,11 @@ export interface CliOptions {
   /** Ask for a JSON report and parse it. */
   json?: boolean;
   timeoutMs?: number;
+  /**
+   * Working folder of the CLI (where it stores .pooltest/runs). Defaults to a temp folder
+   * removed afterwards, so test runs never pile up history in the repository.
+   */
+  cwd?: string;
   /** Called with the child right after it starts (to send signals). */
   onSpawn?(child: ReturnType<typeof spawn>): void;
 }
@@ -36,6 +42,7 @@ export async function runCli(args: string[], opts: CliOptions = {}): Promise<Cli
   const fullArgs = opts.json ? [...args, '--json', jsonFile] : args;
   const started = performance.now();
   const child = spawn(process.execPath, [CLI, ...fullArgs], {
+    cwd: opts.cwd ?? dir,
     env: { ...cleanEnv(), NO_COLOR: '1', ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -54,6 +61,8 @@ export async function runCli(args: string[], opts: CliOptions = {}): Promise<Cli
     report = null;
   }
   rmSync(dir, { recursive: true, force: true });
+  // Every report a test produces must match the published schema.
+  if (report !== null) assertValidReport(report);
   return { code, signal, stdout, stderr, report, ms: Math.round(performance.now() - started) };
 }
 

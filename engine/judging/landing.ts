@@ -1,0 +1,92 @@
+/**
+ * Reading a landing (see steering/land-on.ts) from the record: did another client get onto A's
+ * old backend, and if not, does the record prove that the pooler kept that backend for A?
+ *
+ * "Nobody could be placed on b1" is evidence only when nothing else explains it. On a quiet
+ * pooler a queued candidate means b1 is reserved; on a pooler other clients share, the
+ * candidate may simply have queued behind their traffic, and b1 may have served them
+ * meanwhile. So a miss counts as proof only when:
+ *
+ * - `direct`: discovery found no pooling (every client has its own backend); or
+ * - `queue`: a candidate was queued and a probe taken right after shows b1 idle since before
+ *   the candidate started (`quiet`): b1 was free all along and the pooler still did not hand
+ *   it out; or
+ * - `pool`: the pool's size is unknown (no limit up to the bound), backends are not shared
+ *   between connected clients, and the bound's worth of candidates all got other backends.
+ *
+ * With a known pool of P, P candidates that all missed b1 saw P + 1 backends: the pool is not
+ * what discovery found (a restart, new server connections, other traffic): no proof.
+ */
+import type { Discovery, StepRecord } from '../types.js';
+import { boolOf, numberOf, valueOf } from './record.js';
+
+export type Reservation = 'direct' | 'queue' | 'pool';
+
+export interface LandingReading {
+  /** A candidate's take ran on b1. */
+  placed: boolean;
+  /** How the record proves b1 was kept from other clients, or null. */
+  reservedBy: Reservation | null;
+  /** Candidates that answered with a backend, and whether any was queued. */
+  tries: number;
+  queued: boolean;
+  /** Distinct backends the candidates and b1 came to. */
+  backendsSeen: number;
+  /** Why no reservation was proven, for the inconclusive reason. */
+  doubt: string;
+}
+
+/**
+ * Reads the landing on `b1` recorded under `${prefix}observe.take` (with `.connect` for
+ * connections that timed out, and `observe.probe` for the look at b1 after a queue).
+ */
+export function readLanding(steps: readonly StepRecord[], discovery: Discovery, b1: number, prefix = ''): LandingReading {
+  const takes = steps.filter((s) => s.tag === `${prefix}observe.take`);
+  const connects = steps.filter((s) => s.tag === `${prefix}observe.take.connect`);
+  const probes = steps.filter((s) => s.tag === `${prefix}observe.probe` && numberOf(s, 'target_pid') === b1);
+  const landed = takes.filter((t) => !t.timedOut && t.pid !== null);
+  const queued = takes.some((t) => t.timedOut) || connects.some((c) => c.timedOut);
+  const backendsSeen = new Set([b1, ...landed.map((t) => t.pid)]).size;
+  const base = { tries: landed.length, queued, backendsSeen };
+  if (landed.some((t) => t.pid === b1)) return { ...base, placed: true, reservedBy: null, doubt: '' };
+  if (discovery.mode === 'direct') return { ...base, placed: false, reservedBy: 'direct', doubt: '' };
+  if (queued && probes.some(quietProbe)) return { ...base, placed: false, reservedBy: 'queue', doubt: '' };
+  const poolExhausted = discovery.poolSize === null && !discovery.sharedAcrossClients && landed.length >= discovery.poolBound;
+  if (poolExhausted) return { ...base, placed: false, reservedBy: 'pool', doubt: '' };
+  return { ...base, placed: false, reservedBy: null, doubt: doubtOf(queued, probes, backendsSeen, discovery, b1) };
+}
+
+/** b1 was present, idle, and had not changed state since before the queued candidate began. */
+function quietProbe(p: StepRecord): boolean {
+  return !p.error && numberOf(p, 'present') === 1 && valueOf(p, 'state') === 'idle' && boolOf(p, 'quiet') === true;
+}
+
+function doubtOf(queued: boolean, probes: StepRecord[], seen: number, d: Discovery, b1: number): string {
+  if (d.poolSize !== null && seen > d.poolSize) {
+    return `the candidates and A came to ${seen} backends, more than the pool of ${d.poolSize} discovery found: the pool changed (a restart, new server connections) or other traffic interfered`;
+  }
+  if (!queued) return `the candidates ran out before one reached backend ${b1}`;
+  const last = probes[probes.length - 1];
+  if (!last) return `a candidate was queued, but nothing could look at backend ${b1} to tell a reserved backend from one busy with other traffic`;
+  if (last.error) return `a candidate was queued, and looking at backend ${b1} failed: ${last.error.message}`;
+  if (numberOf(last, 'present') === 0) return `a candidate was queued, and backend ${b1} no longer exists`;
+  const state = valueOf(last, 'state');
+  if (typeof state !== 'string') return `a candidate was queued, and the login may not see the state of backend ${b1}`;
+  return `a candidate was queued while backend ${b1} was ${state === 'idle' ? 'recently used' : state} by another client: other traffic, not a reservation, may explain the queue`;
+}
+
+/**
+ * Every landing in a check's record whose miss would need proof, by the tag prefix of its phase
+ * (`''` for checks without phases), with A's backend read from `${prefix}A.create`.
+ */
+export function unprovenLandings(steps: readonly StepRecord[], discovery: Discovery): string[] {
+  const prefixes = new Set(steps.filter((s) => /(^|:)observe\.take(\.connect)?$/.test(s.tag)).map((s) => s.tag.replace(/observe\.take(\.connect)?$/, '')));
+  const doubts: string[] = [];
+  for (const prefix of prefixes) {
+    const b1 = steps.find((s) => s.tag === `${prefix}A.create`)?.pid;
+    if (typeof b1 !== 'number') continue;
+    const landing = readLanding(steps, discovery, b1, prefix);
+    if (!landing.placed && landing.reservedBy === null) doubts.push(prefix ? `${prefix.slice(0, -1)}: ${landing.doubt}` : landing.doubt);
+  }
+  return doubts;
+}

@@ -1,0 +1,64 @@
+/**
+ * `pooltest diff` and `--compare` in the terminal: the two runs named, then every check side
+ * by side (grouped by severity), what the change means for the application, and the advice
+ * for each break right under it.
+ */
+import { Chalk, type ChalkInstance } from 'chalk';
+import type { ChangeKind, DiffSide, ReportDiff } from '../engine/report-diff.js';
+import { sideWhat, targetText } from './report-text.js';
+import { groupBySeverity } from './severity.js';
+import { cut, oneLine } from './terminal-text.js';
+
+export interface DiffTerminalOptions {
+  color: boolean;
+  /** Terminal width used to cut long lines. */
+  width?: number;
+  /** Only breaks and the summary. */
+  quiet?: boolean;
+}
+
+/** Renders a diff for the terminal. */
+export function renderDiff(diff: ReportDiff, opts: DiffTerminalOptions): string {
+  const c = new Chalk({ level: opts.color ? 1 : 0 });
+  const width = opts.width ?? 100;
+  const lines: string[] = [];
+  if (!opts.quiet) {
+    lines.push(c.bold('pooltest diff'), sideLine('OLD', diff.old), sideLine('NEW', diff.new), '');
+    const w = Math.max(5, ...diff.entries.map((e) => e.id.length));
+    lines.push(c.bold(`${'CHECK'.padEnd(w)}  ${'OLD'.padEnd(13)}  ${'NEW'.padEnd(13)}  CHANGE`));
+    for (const group of groupBySeverity(diff.entries)) {
+      lines.push(c.bold.underline(`${group.severity} (${group.checks.length})`));
+      for (const e of group.checks) {
+        lines.push(`${e.id.padEnd(w)}  ${(e.old ?? '-').padEnd(13)}  ${(e.new ?? '-').padEnd(13)}  ${changeText(e.change, c)}`);
+        if (e.change !== 'same') lines.push(c.dim(cut(`    ${e.why}`, width)));
+        if (e.change === 'breaks') lines.push(c.cyan(cut(`    advice: ${e.advice ?? 'none recorded for this outcome; see INTERPRETING.md'}`, width)));
+      }
+    }
+    lines.push('');
+  } else {
+    for (const e of diff.entries.filter((x) => x.change === 'breaks')) {
+      lines.push(`${c.red.bold('BREAKS')} ${oneLine(`${e.id}: ${e.old} -> ${e.new}. ${e.advice ?? ''}`.trimEnd())}`);
+    }
+  }
+  const s = diff.summary;
+  lines.push(`${c.bold('Changes')}  ${c.red(`${s.breaks} break(s)`)}, ${c.green(`${s.fixed} fixed`)}, ${s.same} same, ${s.changed} changed, ${c.yellow(`${s.unknown} unknown`)}  exit ${s.exitCode}`);
+  return lines.join('\n') + '\n';
+}
+
+function sideLine(label: string, s: DiffSide): string {
+  const what = sideWhat(s);
+  return `  ${label}  ${targetText(s.target)}  ${what}  PostgreSQL ${s.serverVersion}  run ${s.runId}  ${s.startedAt}`;
+}
+
+function changeText(k: ChangeKind, c: ChalkInstance): string {
+  switch (k) {
+    case 'breaks':
+      return c.red.bold('BREAKS');
+    case 'fixed':
+      return c.green('fixed');
+    case 'unknown':
+      return c.yellow('unknown');
+    default:
+      return c.dim(k);
+  }
+}

@@ -1,0 +1,37 @@
+/**
+ * Markdown helpers. Report text comes from servers and poolers, so it is escaped before it
+ * lands in a table cell or a footnote: a stray `|` would split a cell, a `<tag>` would vanish
+ * in GitHub's renderer, and a line break would end the table or the footnote.
+ */
+
+/** Escapes inline text: one line, no markup of its own. */
+export function inline(text: string): string {
+  return text.replace(/\r?\n|\r/g, ' ').replace(/([\\`*_[\]<>|#~])/g, '\\$1');
+}
+
+/** A code span for short identifiers (check ids, labels); backticks inside are dropped. */
+export function code(text: string): string {
+  return `\`${text.replace(/`/g, '').replace(/\|/g, '\\|')}\``;
+}
+
+/** A Markdown table from a header row and body rows (cells already escaped). */
+export function table(header: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
+  const line = (cells: readonly string[]): string => `| ${cells.join(' | ')} |`;
+  return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
+}
+
+/** Verdicts with a sign that reads at a glance in a pull-request comment. */
+export const VERDICT_BADGE: Readonly<Record<string, string>> = {
+  pass: '✅ pass',
+  fail: '❌ **fail**',
+  inconclusive: '⚠️ inconclusive',
+  skipped: '⏭️ skipped',
+};
+
+/** Inline text in which bare http(s) URLs stay clickable (as autolinks) and the rest is escaped. */
+export function withLinks(text: string): string {
+  return text
+    .split(/(https?:\/\/[^\s<>()]+[^\s<>().,;:])/)
+    .map((part, i) => (i % 2 === 1 ? `<${part}>` : inline(part)))
+    .join('');
+}

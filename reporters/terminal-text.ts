@@ -1,0 +1,21 @@
+/**
+ * Text for a terminal line. Server and pooler messages may hold line breaks, tabs or control
+ * characters (an escape sequence would even restyle the user's terminal), so everything that
+ * came from outside is flattened to one printable line before it is padded or cut.
+ */
+
+/** One printable line: line breaks and tabs become spaces, other control characters `?`. */
+export function oneLine(text: string): string {
+  return text.replace(/\r\n|[\r\n\t]/g, ' ').replace(/[\u0000-\u001F\u007F-\u009F]/g, '?');
+}
+
+/** `text` as one line, cut to `width` characters with an ellipsis. */
+export function cut(text: string, width: number): string {
+  const s = oneLine(text);
+  return s.length <= width ? s : `${s.slice(0, width - 1)}…`;
+}
+
+/** `text` padded with spaces to at least `width` characters. */
+export function pad(text: string, width: number): string {
+  return text.length >= width ? text : text + ' '.repeat(width - text.length);
+}

@@ -1,0 +1,113 @@
+/**
+ * cancel/routing: does a cancel request stop the query it names, and only that one?
+ *
+ *   A:  SET LOCAL statement_timeout = '<net>'; SELECT pg_backend_pid() AS pid; <flush>;
+ *       SELECT pg_sleep(<long>)                                                   -- backend a
+ *   B:  SET LOCAL statement_timeout = '<net>'; SELECT pg_backend_pid() AS pid; <flush>;
+ *       SELECT pg_sleep(<short>)                                                  -- backend b, not a
+ *   (both pids have arrived, so both queries are running)
+ *   X:  CancelRequest with A's BackendKeyData, on a new connection to the target
+ *   (A and B end; both disconnect; the cancel connection is awaited until the target closes it)
+ *
+ * Behind a pooler the key is the pooler's, not the backend's: the pooler must map it to the
+ * server A is linked to. Both sleeps end by themselves within a second or two; the
+ * transaction-local statement_timeout (the net) ends them even if pg_sleep were interrupted and
+ * restarted. The cancel connection is awaited after A and B leave because a pooler with no
+ * free process reads it late (pgpool-II): by then A's backend is idle, where Postgres ignores
+ * a cancel, instead of running some later client's query.
+ */
+import { defineCheck } from '../../engine/check.js';
+import { boolOf, errorText, numberOf, stepOf } from '../../engine/judging/record.js';
+import { sendCancelRequest } from '../../engine/session/cancel.js';
+import { startLongStatement } from '../../engine/steering/long-statement.js';
+import { within } from '../../engine/time.js';
+import type { Scenario } from '../../engine/steering/scenario.js';
+import type { Judgement, StepRecord } from '../../engine/types.js';
+
+export const routing = defineCheck({
+  id: 'cancel/routing',
+  title: "a cancel request stops the query it names and leaves other clients' queries alone",
+  severity: 'availability',
+  docs: [
+    'https://www.postgresql.org/docs/current/protocol-flow.html#PROTOCOL-FLOW-CANCELING-REQUESTS',
+    'https://www.pgbouncer.org/config.html#cancel_wait_timeout (cancels are forwarded to the server the client is linked to)',
+    'https://www.pgpool.net/docs/latest/en/html/managing-client-connections.html (with every child busy, a new connection - a cancel request too - waits for a free one)',
+  ],
+  advice: {
+    misrouted: "A cancel stopped another client's query: do not rely on cancel through this pooler (use statement_timeout), and report it to the pooler.",
+    ignored: 'Cancels through this target do not stop the query (pgpool-II needs a free child process to read one): bound queries with SET LOCAL statement_timeout instead of relying on client-side cancel, and keep spare capacity (num_init_children above your client count).',
+  },
+  async scenario(scn) {
+    const { shortMs, longMs } = sleepsFor(scn);
+    const net = `SET LOCAL statement_timeout = '${longMs + 1000}ms'`;
+    const a = await scn.open('A');
+    const b = await scn.open('B');
+    const aRun = startLongStatement(a, 'A.slow', [net, 'SELECT pg_backend_pid() AS pid'], longMs, longMs + scn.ctx.bounds.stepMs);
+    const bRun = startLongStatement(b, 'B.slow', [net, 'SELECT pg_backend_pid() AS pid'], shortMs, shortMs + scn.ctx.bounds.stepMs);
+    const both = await within(Promise.all([aRun.pid, bRun.pid]), scn.waitMs + longMs, null);
+    const key = a.cancelKey;
+    const running = both !== null && both[0] !== null && both[1] !== null;
+    const sentAt = scn.recorder.now();
+    const cancel = running && key ? sendCancelRequest(scn.ctx.target, key.processId, key.secretKey, longMs + 2 * scn.waitMs) : null;
+    await Promise.all([aRun.done, bRun.done]);
+    await Promise.all([a.close(), b.close()]);
+    if (!cancel || !key) {
+      scn.note('X', 'cancel.send', '(no cancel sent)', { error: running ? 'the target sent no BackendKeyData' : 'A and B were not both running' });
+      return;
+    }
+    const delivery = await cancel;
+    scn.note('X', 'cancel.send', `CancelRequest(${key.processId}, <secret>)`, {
+      startMs: sentAt,
+      facts: { written: delivery.written, closed_after_ms: delivery.closedByPeer ? delivery.ms : null },
+    });
+  },
+  judge: judgeCancelRouting,
+});
+
+/**
+ * B's sleep must outlast the time a cancel needs to travel through the pooler (a new TCP
+ * connection to it, and from it to the server), so a misrouted one would still find B running;
+ * A's sleep is longer, so "A ran to the end" is unambiguous.
+ */
+function sleepsFor(scn: Scenario): { shortMs: number; longMs: number } {
+  const shortMs = Math.min(2000, Math.max(300, 5 * scn.discovery.connectLatencyMs, 20 * scn.discovery.rttMs));
+  return { shortMs, longMs: shortMs + 200 };
+}
+
+/** SQLSTATE 57014 from a cancel request (a statement_timeout raises 57014 too, with another message). */
+function cancelledByRequest(s: StepRecord | undefined): boolean {
+  return s?.error?.code === '57014' && /user request/i.test(s.error.message);
+}
+
+/**
+ * - A or B has no pid, or both ran on the same backend, or no cancel was written: inconclusive.
+ * - B's query was cancelled: `misrouted` (whatever happened to A).
+ * - A's query was cancelled and B's completed: `routed`.
+ * - Both completed without error: `ignored`.
+ * - Either query timed out or failed otherwise (the safety net firing): inconclusive.
+ */
+export function judgeCancelRouting(steps: readonly StepRecord[]): Judgement {
+  const a = stepOf(steps, 'A.slow');
+  const b = stepOf(steps, 'B.slow');
+  const sent = stepOf(steps, 'cancel.send');
+  const closedAfter = numberOf(sent, 'closed_after_ms');
+  const facts = {
+    aBackend: a?.pid ?? null,
+    bBackend: b?.pid ?? null,
+    aCancelled: cancelledByRequest(a),
+    bCancelled: cancelledByRequest(b),
+    cancelWritten: boolOf(sent, 'written'),
+    cancelConnectionClosedAfterMs: closedAfter,
+  };
+  if (!a || !b || a.pid === null || b.pid === null) return { outcome: null, facts, reason: `A and B did not both report a backend: ${errorText(a) ?? errorText(b) ?? 'no pid'}` };
+  if (a.pid === b.pid) return { outcome: null, facts, reason: `A and B ran on the same backend ${a.pid}` };
+  if (!sent || facts.cancelWritten !== true) return { outcome: null, facts, reason: `no cancel request was sent: ${errorText(sent) ?? 'missing'}` };
+  if (facts.bCancelled) return { outcome: 'misrouted', facts, reason: `A's cancel request stopped B's query on backend ${b.pid}${facts.aCancelled ? ' (and A\'s)' : ''}` };
+  const odd = [a, b].find((s) => s.timedOut || (s.error !== null && !cancelledByRequest(s)));
+  if (odd) return { outcome: null, facts, reason: `${odd.session}'s slow query ended abnormally: ${errorText(odd) ?? 'no answer within its bound'}` };
+  if (facts.aCancelled) return { outcome: 'routed', facts, reason: `A's query on backend ${a.pid} was cancelled (57014); B's on backend ${b.pid} completed` };
+  // Postgres and PgBouncer close the cancel connection once they have read it; pgpool-II
+  // reads it only when a child process is free, and leaves it open.
+  const closed = closedAfter === null ? 'the target never closed the cancel connection' : `the target closed the cancel connection after ${closedAfter} ms`;
+  return { outcome: 'ignored', facts, reason: `neither query was cancelled; A's ran its full ${a.durationMs} ms; ${closed}` };
+}

@@ -1,0 +1,86 @@
+/**
+ * capacity/multiplexing: do many connected clients share a few backends?
+ *
+ *   C1..C20 connect at once and stay connected; each runs three transactions in a row:
+ *       SELECT pg_backend_pid() AS pid
+ *   D (with --direct, while all twenty are still connected):
+ *       SELECT count(*) FROM pg_stat_activity WHERE application_name = <this run's> AND <not D>
+ *
+ * A backend that answered two different connected clients is the proof of multiplexing. A
+ * client that gets no backend within the bound (session pooling: every backend belongs to a
+ * connected client; pgpool-II: no free child to accept the login) is left waiting, which is
+ * itself the answer: one backend per client.
+ */
+import { defineCheck } from '../../engine/check.js';
+import { errorSummary, readCrowd } from '../../engine/judging/crowd-record.js';
+import { numberOf, stepOf } from '../../engine/judging/record.js';
+import { applicationNameFor } from '../../engine/session/session.js';
+import { crowd } from '../../engine/steering/crowd.js';
+import { candidateConnectMs } from '../../engine/steering/land-on.js';
+import type { Discovery, Judgement, StepRecord } from '../../engine/types.js';
+
+const CLIENTS = 20;
+const TRANSACTIONS = 3;
+
+export const multiplexing = defineCheck({
+  id: 'capacity/multiplexing',
+  title: 'many connected clients share a few backends',
+  severity: 'availability',
+  docs: [
+    'https://www.pgbouncer.org/config.html#pool_mode (transaction: a server is assigned to a client only during a transaction)',
+    'https://www.pgbouncer.org/features.html',
+  ],
+  advice: {
+    'one-per-client': 'Every connected client holds a backend of its own here: connections, not transactions, use up the server, so keep client pools small or use transaction pooling (within its restrictions).',
+  },
+  async scenario(scn) {
+    const boundMs = 2 * scn.waitMs;
+    await crowd(scn, {
+      count: CLIENTS,
+      prefix: 'C',
+      connectTag: 'mux.connect',
+      connectMs: candidateConnectMs(scn),
+      stayConnected: true,
+      work: async (s) => {
+        for (let i = 0; i < TRANSACTIONS && s.alive; i++) await s.run('mux.tx', 'SELECT pg_backend_pid() AS pid', { boundMs });
+      },
+    });
+    if (!scn.ctx.direct) return;
+    const d = await scn.open('D', { to: 'direct' });
+    await d.run(
+      'mux.server',
+      `SELECT count(*)::int AS server_connections FROM pg_stat_activity WHERE application_name = '${applicationNameFor(scn.ctx.runId)}' AND datname = current_database() AND pid <> pg_backend_pid()`,
+    );
+  },
+  judge: judgeMultiplexing,
+});
+
+/**
+ * - Fewer than two clients served (every transaction answered with a pid): inconclusive.
+ * - A backend answered two or more connected clients: `multiplexed`.
+ * - Every backend answered one client only: `one-per-client` (clients left waiting or refused
+ *   are counted in the facts).
+ */
+export function judgeMultiplexing(steps: readonly StepRecord[], discovery: Discovery): Judgement {
+  const clients = readCrowd(steps, 'mux.connect', 'mux.tx');
+  const served = clients.filter((c) => c.state === 'served' && c.pids.length > 0);
+  const owners = new Map<number, Set<string>>();
+  for (const c of served) for (const pid of c.pids) owners.set(pid, (owners.get(pid) ?? new Set()).add(c.label));
+  const shared = [...owners.values()].filter((labels) => labels.size > 1).length;
+  const facts = {
+    clients: clients.length,
+    served: served.length,
+    waiting: clients.filter((c) => c.state === 'waited').length,
+    refused: clients.filter((c) => c.state === 'refused').length,
+    refusedWith: errorSummary(clients.filter((c) => c.state === 'refused')),
+    backends: owners.size,
+    sharedBackends: shared,
+    poolSize: discovery.poolSize,
+    withinPool: discovery.poolSize === null ? null : owners.size <= discovery.poolSize,
+    serverConnections: numberOf(stepOf(steps, 'mux.server'), 'server_connections'),
+  };
+  if (served.length < 2) return { outcome: null, facts, reason: `only ${served.length} of ${clients.length} clients were served` };
+  if (shared > 0) return { outcome: 'multiplexed', facts, reason: `${served.length} connected clients ran on ${owners.size} backends` };
+  const left = facts.waiting > 0 ? `; ${facts.waiting} waited in vain for one` : '';
+  return { outcome: 'one-per-client', facts, reason: `each of ${served.length} connected clients had a backend of its own${left}` };
+}

@@ -1,0 +1,103 @@
+/**
+ * capacity/queueing: with more concurrent transactions than the pool has backends, does every
+ * one wait its turn, or are some refused?
+ *
+ *   T1..Tn, all at once, each its own client (n = 3 x pool size: 6 for a pool of 2):
+ *       SELECT pg_backend_pid() AS pid, 200 AS sleep_ms, <server clock ms> AS began;
+ *       SELECT pg_sleep(0.2);
+ *       SELECT <server clock ms> AS ended
+ *       then disconnect (a session pooler hands the backend on only then)
+ *
+ * Start and end come from the server's clock, one clock for all clients, so a transaction's
+ * start offset from the first one is its wait for a backend wherever the pooler made it wait:
+ * before its first row (PgBouncer) or in the listen queue before the login (pgpool-II). With
+ * a pool of 2 the six run in three rounds: offsets of about 0, 0, 200, 200, 400, 400 ms.
+ */
+import { defineCheck } from '../../engine/check.js';
+import { errorSummary, readCrowd } from '../../engine/judging/crowd-record.js';
+import { numberOf } from '../../engine/judging/record.js';
+import { crowd } from '../../engine/steering/crowd.js';
+import type { Discovery, Judgement, StepRecord } from '../../engine/types.js';
+
+const CLOCK = `(extract(epoch FROM clock_timestamp()) * 1000)::float8`;
+const SLEEP_MS = 200;
+
+export const queueing = defineCheck({
+  id: 'capacity/queueing',
+  title: 'more concurrent transactions than backends wait their turn and all succeed',
+  severity: 'availability',
+  docs: [
+    'https://www.pgbouncer.org/config.html#query_wait_timeout (clients wait in a queue for a server)',
+    'https://www.pgpool.net/docs/latest/en/html/runtime-config-connection.html (num_init_children: further clients wait in the listen queue)',
+  ],
+  advice: {
+    rejected: 'The pooler refused clients instead of queueing them: raise its client limit (max_client_conn for PgBouncer) or its wait timeout, and retry refused connections with backoff in the application.',
+    queued: 'Transactions beyond the pool wait for a backend: keep transactions short, and size the pool for your peak concurrency if the waits matter.',
+    unlimited: 'Nothing limits concurrency here: every transaction got a backend at once, so a burst of clients can exhaust max_connections; put a pooler in front if that matters.',
+  },
+  async scenario(scn) {
+    const n = Math.min(24, 3 * (scn.discovery.poolSize ?? 2));
+    const sql = `SELECT pg_backend_pid() AS pid, ${SLEEP_MS} AS sleep_ms, ${CLOCK} AS began; SELECT pg_sleep(${SLEEP_MS / 1000}); SELECT ${CLOCK} AS ended`;
+    await crowd(scn, {
+      count: n,
+      prefix: 'T',
+      connectTag: 'queue.connect',
+      connectMs: scn.ctx.bounds.connectMs,
+      work: async (s) => void (await s.run('queue.tx', sql)),
+    });
+  },
+  judge: judgeQueueing,
+});
+
+/**
+ * - No client recorded: inconclusive.
+ * - Any client refused (an error at login or in its transaction) or left without an answer
+ *   within the step bound: `rejected`, with the errors verbatim.
+ * - Every transaction's start and end read from the server clock, else inconclusive.
+ * - Some transaction started half a transaction or more after the first: `queued`.
+ * - All started together: `unlimited` (no pool limit met: direct Postgres, or a pool larger
+ *   than the crowd).
+ */
+export function judgeQueueing(steps: readonly StepRecord[], discovery: Discovery): Judgement {
+  const clients = readCrowd(steps, 'queue.connect', 'queue.tx');
+  if (clients.length === 0) return { outcome: null, facts: {}, reason: 'no transaction was recorded' };
+  const failed = clients.filter((c) => c.state !== 'served');
+  const base = { transactions: clients.length, poolSize: discovery.poolSize, noPool: discovery.poolSize === null };
+  if (failed.length > 0) {
+    return { outcome: 'rejected', facts: { ...base, failed: failed.length, rejectedWith: errorSummary(failed) }, reason: `${failed.length} of ${clients.length} transactions failed: ${errorSummary(failed)}` };
+  }
+  const runs = clients.map((c) => c.work[0]!).map((s) => ({ pid: s.pid, began: numberOf(s, 'began'), ended: numberOf(s, 'ended'), sleepMs: numberOf(s, 'sleep_ms') }));
+  if (runs.some((r) => r.began === null || r.ended === null || r.sleepMs === null)) {
+    return { outcome: null, facts: base, reason: 'a transaction did not report its start and end' };
+  }
+  const sleepMs = runs[0]!.sleepMs!;
+  const first = Math.min(...runs.map((r) => r.began!));
+  const offsets = runs.map((r) => Math.round(r.began! - first)).sort((x, y) => x - y);
+  const waited = offsets.filter((o) => o >= sleepMs / 2).length;
+  const facts = {
+    ...base,
+    backends: new Set(runs.map((r) => r.pid)).size,
+    peakConcurrent: peakOverlap(runs.map((r) => [r.began!, r.ended!] as const)),
+    waited,
+    maxWaitMs: offsets[offsets.length - 1]!,
+    rounds: rounds(offsets, sleepMs),
+    expectedRounds: discovery.poolSize ? Math.ceil(clients.length / discovery.poolSize) : 1,
+    startOffsetsMs: offsets.join(','),
+  };
+  if (waited === 0) return { outcome: 'unlimited', facts, reason: `all ${clients.length} transactions ran at once on ${facts.backends} backends` };
+  return { outcome: 'queued', facts, reason: `all ${clients.length} succeeded; ${waited} waited for a backend, up to ${facts.maxWaitMs} ms, in ${facts.rounds} rounds on ${facts.backends} backends` };
+}
+
+/** Most intervals open at one instant. */
+function peakOverlap(intervals: ReadonlyArray<readonly [number, number]>): number {
+  const edges = intervals.flatMap(([b, e]) => [[b, 1], [e, -1]] as const).sort((x, y) => x[0] - y[0] || x[1] - y[1]);
+  let open = 0;
+  let peak = 0;
+  for (const [, d] of edges) peak = Math.max(peak, (open += d));
+  return peak;
+}
+
+/** Groups of starts, a new group wherever a start comes half a transaction after the previous one. */
+function rounds(sortedOffsets: readonly number[], sleepMs: number): number {
+  return sortedOffsets.reduce((n, o, i) => (i > 0 && o - sortedOffsets[i - 1]! >= sleepMs / 2 ? n + 1 : n), 1);
+}

@@ -1,0 +1,140 @@
+/**
+ * session/discard-all: does a client's own `DISCARD ALL` (or `RESET ALL`) clear the state it
+ * set earlier? Frameworks send it to "clean the connection" on checkout or checkin. Behind
+ * transaction pooling it resets whichever backend the statement lands on: not necessarily
+ * the one holding the client's state, and possibly one holding another client's.
+ *
+ *   phase `discard` (then phase `reset`, with `SELECT pg_backend_pid() AS pid; RESET ALL`):
+ *   A:  SELECT pg_backend_pid() AS pid; SET app.tenant_id = '<marker>'           -- backend b1
+ *   H:  [BEGIN;] SELECT pg_backend_pid() AS pid         -- candidates until one holds b1
+ *   A:  DISCARD ALL                             -- alone: it refuses to run in a transaction
+ *   A:  SELECT pg_backend_pid() AS pid, coalesce(current_setting('app.tenant_id', true), '') AS mine
+ *   H:  (lets b1 go, disconnects)
+ *   L:  [BEGIN;] SELECT pg_backend_pid() AS pid;                                 -- lands on b1
+ *       SELECT coalesce(current_setting('app.tenant_id', true), '') AS seen
+ *
+ * The holders are the landing on A's old backend the engine knows how to prove (tag
+ * `observe.take`: when nobody could hold b1, the record must show the pooler kept it for A);
+ * the later look at b1 is a second landing (`look.take`).
+ *
+ * Labels (worst first when the phases differ):
+ * - `missed`: A's reset ran while another client held b1 (so on some other backend), and
+ *   afterwards the next client on b1 still saw A's state.
+ * - `ignored`: A's reset ran on b1 itself (A kept its backend) and A still had the state.
+ * - `rejected`: the pooler or server refused the statement.
+ * - `reset`: afterwards nobody saw A's state: not A on its own backend, not the next client on
+ *   b1 (whoever reset it; the facts say where A's reset ran).
+ */
+import { defineCheck } from '../../engine/check.js';
+import { answered, errorText, refused, stepOf, stepsOf, valueOf } from '../../engine/judging/record.js';
+import { phaseSteps, worstOf } from '../../engine/judging/phases.js';
+import { candidatesExhausted } from '../../engine/judging/state-judge.js';
+import { markersFor } from '../../engine/markers.js';
+import { dismiss } from '../../engine/steering/holders.js';
+import { landOn } from '../../engine/steering/land-on.js';
+import type { Scenario } from '../../engine/steering/scenario.js';
+import { cleanupBlock } from '../../engine/steering/state-scenario.js';
+import type { Discovery, Judgement, StepRecord } from '../../engine/types.js';
+
+const READ = `coalesce(current_setting('app.tenant_id', true), '')`;
+const PHASES: Array<[phase: string, statement: string]> = [
+  ['discard', 'DISCARD ALL'],
+  ['reset', 'SELECT pg_backend_pid() AS pid; RESET ALL'],
+];
+
+export const discardAll = defineCheck({
+  id: 'session/discard-all',
+  title: "a client's own DISCARD ALL / RESET ALL clears the state it set",
+  severity: 'correctness',
+  docs: [
+    'https://www.postgresql.org/docs/current/sql-discard.html (resets the current session)',
+    'https://www.pgbouncer.org/features.html (SET/RESET: never in transaction pooling)',
+  ],
+  advice: {
+    missed: 'DISCARD ALL and RESET ALL reset the server connection the statement lands on, not the one holding your earlier state (and perhaps someone else\'s): keep state transaction-scoped (SET LOCAL, set_config(..., true)) instead of cleaning up after it.',
+    ignored: 'The pooler acknowledged the reset without resetting the session: keep state transaction-scoped (SET LOCAL, set_config(..., true)).',
+    rejected: 'The pooler refuses DISCARD ALL / RESET ALL: keep state transaction-scoped so that there is nothing to reset.',
+  },
+  async scenario(scn) {
+    const tag = markersFor(scn.ctx.runId, this.id).tag;
+    for (const [phase, statement] of PHASES) await runPhase(scn, phase, statement, `${tag}-${phase}`);
+  },
+  judge(steps, discovery) {
+    const phases = PHASES.map(([phase]) => ({ phase, judgement: judgePhase(phaseSteps(steps, phase), discovery) }));
+    return worstOf(phases, ['missed', 'ignored', 'rejected', 'reset']);
+  },
+});
+
+async function runPhase(scn: Scenario, phase: string, statement: string, value: string): Promise<void> {
+  const t = (tag: string): string => `${phase}:${tag}`;
+  const cleanup = `IF ${READ} = '${value}' THEN RESET app.tenant_id; END IF;`;
+  const a = await scn.open('A');
+  const created = await a.run(t('A.create'), `SELECT pg_backend_pid() AS pid; SET app.tenant_id = '${value}'`);
+  if (created.error || created.pid === null) return;
+  const b1 = created.pid;
+  // Hold b1 so that A's reset must run wherever else the pooler sends it. The holder carries
+  // no state, so under statement pooling it may be let go by a cancel.
+  const hold = await landOn(scn, b1, { prefix: 'H', tag: t('observe.take') });
+  await dismiss(hold.others);
+  await a.run(t('A.reset'), statement);
+  await a.run(t('A.readback'), `SELECT pg_backend_pid() AS pid, ${READ} AS mine`);
+  await dismiss([hold.observer]);
+  if (hold.observer) {
+    const look = await landOn(scn, b1, { prefix: 'L', tag: t('look.take'), probe: false, statements: [`SELECT ${READ} AS seen`, cleanupBlock(cleanup, b1)], releaseBy: 'wait', holdMs: 100 });
+    await dismiss([look.observer, ...look.others]);
+  }
+  await a.run(t('A.cleanup'), cleanupBlock(cleanup));
+  await a.close();
+}
+
+/**
+ * One phase, in order:
+ * - A's state not created: inconclusive. A's reset refused: `rejected`; unanswered: inconclusive.
+ * - A's readback unanswered or without pid (b2): inconclusive.
+ * - A holder sat on b1 while A's reset ran (by record order, or a long statement's timing):
+ *   b2 = b1 is a contradiction (inconclusive); the next client on b1 saw the state: `missed`;
+ *   did not: `reset`; nobody got on b1 afterwards: inconclusive.
+ * - Nobody could hold b1 (candidates queued or exhausted, or direct) and A stayed on it: A
+ *   still has the state: `ignored`; not: `reset`. Otherwise inconclusive.
+ */
+export function judgePhase(steps: readonly StepRecord[], discovery: Discovery): Judgement {
+  const create = stepOf(steps, 'A.create');
+  if (!create || create.error || create.pid === null) return { outcome: null, facts: {}, reason: `A could not set its state: ${errorText(create) ?? 'no pid'}` };
+  const b1 = create.pid;
+  const value = /'(pooltest-[^']+)'/.exec(create.sql)?.[1] ?? '';
+  const reset = stepOf(steps, 'A.reset');
+  if (refused(reset)) return { outcome: 'rejected', facts: { rejectedWith: errorText(reset) }, reason: `the reset was refused: ${errorText(reset)}` };
+  if (!answered(reset) || reset.error) return { outcome: null, facts: { aBackend: b1 }, reason: `A's reset did not answer: ${errorText(reset) ?? 'missing'}` };
+  const readback = stepOf(steps, 'A.readback');
+  if (!answered(readback) || readback.error || readback.pid === null) return { outcome: null, facts: { aBackend: b1 }, reason: `A's next statement did not answer: ${errorText(readback) ?? 'no pid'}` };
+  const b2 = readback.pid;
+  const holder = stepsOf(steps, 'observe.take').find((h) => h.pid === b1 && !h.timedOut);
+  const release = stepOf(steps, 'observe.take.release');
+  // Inside BEGIN the hold ends with the recorded COMMIT; a long statement is recorded when it
+  // ends, so its timing must cover A's reset.
+  const heldDuringReset = !holder
+    ? false
+    : release
+      ? holder.seq < reset.seq && reset.seq < release.seq
+      : holder.startMs <= reset.startMs && reset.startMs + reset.durationMs <= holder.startMs + holder.durationMs;
+  const observer = stepsOf(steps, 'look.take').find((o) => o.pid === b1 && !o.timedOut);
+  const seen = valueOf(observer, 'seen');
+  const facts = {
+    aBackend: b1,
+    aNextBackend: b2,
+    oldBackendHeldDuringReset: heldDuringReset,
+    aStillHasState: valueOf(readback, 'mine') === value,
+    otherSawState: typeof seen === 'string' ? seen === value : null,
+  };
+  if (holder) {
+    if (!facts.oldBackendHeldDuringReset) return { outcome: null, facts, reason: `A's reset did not run while backend ${b1} was held` };
+    if (b2 === b1) return { outcome: null, facts, reason: `A's next statement ran on backend ${b1} while another client held it` };
+    if (facts.otherSawState === null) return { outcome: null, facts, reason: `nobody looked at backend ${b1} after A's reset` };
+    if (facts.otherSawState) return { outcome: 'missed', facts, reason: `A's reset ran while another client held backend ${b1} (A was next seen on ${b2}); ${observer?.session ?? 'another client'} then found A's state on ${b1}` };
+    return { outcome: 'reset', facts, reason: `backend ${b1} was clean after A's reset, which ran while another client held it (A was next seen on ${b2})` };
+  }
+  if (b2 !== b1) return { outcome: null, facts, reason: `A moved from backend ${b1} to ${b2}, but nobody held ${b1} during its reset` };
+  if (!candidatesExhausted(steps, discovery)) return { outcome: null, facts, reason: `A stayed on backend ${b1}, and nothing proves that no other client could use it` };
+  if (facts.aStillHasState) return { outcome: 'ignored', facts, reason: `A's reset ran on its own backend ${b1} and A still had its state` };
+  return { outcome: 'reset', facts, reason: `A's reset ran on its own backend ${b1} and cleared the state` };
+}

@@ -1,0 +1,82 @@
+/**
+ * session/search-path-leak: does `SET search_path` stay with the client that set it? Schema
+ * per tenant is a common pattern: a leaked search_path makes the next client read and write
+ * another tenant's tables under the same unqualified names.
+ *
+ *   U:  SELECT reset_val AS default_path FROM pg_settings WHERE name = 'search_path'
+ *   U:  CREATE SCHEMA <s>; CREATE TABLE <s>.<s> (v int)          -- fails without CREATE rights
+ *   A:  SELECT pg_backend_pid() AS pid; SET search_path = <default>, <s>          -- backend b1
+ *   O:  [BEGIN;] SELECT pg_backend_pid() AS pid;                                  -- lands on b1
+ *       SELECT current_setting('search_path') AS seen_path,
+ *              <schema that the unqualified name <s> resolves to> AS seen_resolves
+ *   A:  SELECT pg_backend_pid() AS pid; SELECT current_setting('search_path') AS mine_path
+ *   U:  DROP TABLE <s>.<s>; DROP SCHEMA <s>                      -- if it was created
+ *
+ * U is a setup session, closed before A connects so that it holds no backend while A is
+ * steered. The schema goes last in the login's own default path, so whoever inherits the value
+ * still resolves every existing name and creates objects exactly as before; only the run's own
+ * table name now resolves, into the run's schema: the proof that unqualified names follow the
+ * leak.
+ * Without CREATE rights the schema does not exist, search_path still accepts it, and the
+ * setting itself is the evidence.
+ */
+import { defineCheck } from '../../engine/check.js';
+import { errorText, stepOf, valueOf } from '../../engine/judging/record.js';
+import { judgeState } from '../../engine/judging/state-judge.js';
+import { markersFor } from '../../engine/markers.js';
+import { runStateScenario } from '../../engine/steering/state-scenario.js';
+import type { StepRecord } from '../../engine/types.js';
+
+export const searchPathLeak = defineCheck({
+  id: 'session/search-path-leak',
+  title: 'SET search_path stays with the client that set it',
+  severity: 'security',
+  docs: [
+    'https://www.pgbouncer.org/features.html (SET/RESET: never in transaction pooling)',
+    'https://www.pgbouncer.org/config.html#track_extra_parameters (search_path is tracked only where the server reports it)',
+  ],
+  advice: {
+    leaked: 'Schema-qualify names, or use SET LOCAL search_path inside each transaction (or ALTER ROLE ... SET search_path per tenant role): a plain SET stays on the server connection and the next client resolves names in your schema.',
+    lost: 'Use SET LOCAL search_path inside each transaction, or schema-qualified names: the pooler resets session settings between transactions.',
+    tracked: 'The pooler replays search_path per client; no change needed for it.',
+    pinned: 'The pooler pins clients that SET search_path, losing multiplexing: prefer SET LOCAL or schema-qualified names.',
+    rejected: 'The pooler refuses SET: use SET LOCAL search_path inside a transaction, or schema-qualified names.',
+  },
+  async scenario(scn) {
+    const s = markersFor(scn.ctx.runId, this.id).schemaName;
+    const setup = await scn.open('U');
+    const path = await setup.run('setup.path', `SELECT reset_val AS default_path FROM pg_settings WHERE name = 'search_path'`);
+    const schema = await setup.run('setup.schema', `CREATE SCHEMA ${s}; CREATE TABLE ${s}.${s} (v int)`);
+    await setup.close();
+    const defaultPath = valueOf(path, 'default_path');
+    if (typeof defaultPath !== 'string') return;
+    const inPath = `position('${s}' in current_setting('search_path')) > 0`;
+    await runStateScenario(scn, {
+      create: `SET search_path = ${['', '""'].includes(defaultPath.trim()) ? s : `${defaultPath}, ${s}`}`,
+      observe: [`SELECT current_setting('search_path') AS seen_path, (SELECT n.nspname::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = to_regclass('${s}')) AS seen_resolves`],
+      readback: `SELECT current_setting('search_path') AS mine_path`,
+      cleanup: `IF ${inPath} THEN RESET search_path; END IF;`,
+    });
+    if (schema.error) return;
+    const teardown = await scn.open('U');
+    await teardown.run('setup.cleanup', `DROP TABLE IF EXISTS ${s}.${s}; DROP SCHEMA IF EXISTS ${s}`);
+  },
+  judge(steps, discovery) {
+    const schema = /(pooltest_[0-9a-f]+_\w+)\s*$/.exec(stepOf(steps, 'A.create')?.sql ?? '')?.[1] ?? '';
+    const has = (step: StepRecord, column: string): boolean | null => {
+      const v = valueOf(step, column);
+      return typeof v === 'string' && schema !== '' ? v.includes(schema) : null;
+    };
+    const j = judgeState(steps, discovery, {
+      seenByOther: (take) => has(take, 'seen_path'),
+      keptByA: (readback) => has(readback, 'mine_path'),
+      show: (step) => `search_path = ${String(valueOf(step, 'seen_path') ?? valueOf(step, 'mine_path'))}`,
+    });
+    const setup = stepOf(steps, 'setup.schema');
+    const observer = steps.find((t) => t.tag === 'observe.take' && t.pid !== null && t.pid === j.facts.aBackend);
+    j.facts.schemaCreated = setup ? setup.error === null : null;
+    if (setup?.error) j.facts.schemaNotCreated = errorText(setup);
+    j.facts.otherResolvedIntoSchema = observer && setup?.error === null ? valueOf(observer, 'seen_resolves') === schema : null;
+    return j;
+  },
+});

@@ -1,0 +1,72 @@
+/**
+ * A vendor's expectations file: validated in full before anything connects, with every problem
+ * named and located, and turned into a profile that may extend a built-in one.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, test } from 'vitest';
+import { isPooltestError, type PooltestError } from '../../engine/errors.js';
+import { loadExpectations, parseExpectations } from '../../engine/expectations.js';
+import { findProfile } from '../../engine/profiles/index.js';
+
+const REF = 'https://acme.example/pooler/docs#session-state';
+
+function problemOf(value: unknown): PooltestError {
+  try {
+    parseExpectations(value, 'acme.json');
+  } catch (err) {
+    if (isPooltestError(err)) return err;
+    throw err;
+  }
+  throw new Error('expected the expectations to be rejected');
+}
+
+describe('expectations files', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'pooltest-expect-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  test('extending a built-in profile: overrides win, null removes, the rest is inherited', () => {
+    const base = findProfile('pgbouncer-transaction');
+    const p = parseExpectations({ extends: 'pgbouncer-transaction', expect: { 'session/set-leak': { outcome: 'tracked', ref: REF, note: 'we replay SET' }, 'notify/listen': null } }, '/ci/acme.json');
+    expect(p.name).toBe('pgbouncer-transaction+acme');
+    expect(p.expect['session/set-leak']).toEqual({ outcome: 'tracked', ref: REF, note: 'we replay SET' });
+    expect(p.expect['notify/listen']).toBeUndefined();
+    expect(p.expect['locks/advisory-session']).toEqual(base.expect['locks/advisory-session']);
+    expect(p).toMatchObject({ pooler: base.pooler, mode: base.mode, ref: base.ref });
+  });
+
+  test('standing alone, with a name, title and reference of its own', () => {
+    const p = parseExpectations({ name: 'acme-2', title: 'Acme pooler 2.x', ref: REF, expect: { 'session/set-local': { outcome: 'scoped', ref: REF } } }, 'x.json');
+    expect(p).toMatchObject({ name: 'acme-2', title: 'Acme pooler 2.x', ref: REF, pooler: 'custom', expect: { 'session/set-local': { outcome: 'scoped', ref: REF } } });
+  });
+
+  const invalid: Array<[string, unknown, string]> = [
+    ['an unknown check id', { expect: { 'session/nope': { outcome: 'leaked', ref: REF } } }, 'expect["session/nope"]: unknown check id'],
+    ['a label the check does not have', { expect: { 'session/set-local': { outcome: 'tracked', ref: REF } } }, 'expect["session/set-local"]: "tracked" is not a label of this check; its labels: scoped, leaked, rejected'],
+    ['a missing reference', { expect: { 'session/set-leak': { outcome: 'leaked' } } }, 'expect["session/set-leak"]: "ref" must point at'],
+    ['a reference that is not a URL or repository path', { expect: { 'session/set-leak': { outcome: 'leaked', ref: 'trust me' } } }, '"ref" must point at'],
+    ['an unknown profile to extend', { extends: 'pgbouncer-tx', expect: {} }, '"extends": unknown profile "pgbouncer-tx"; built-in profiles: direct, pgbouncer-transaction'],
+    ['a misspelt key', { expects: {} }, 'unknown key "expects"'],
+    ['an entry with an extra key', { expect: { 'session/set-leak': { outcome: 'leaked', ref: REF, outcom: 'x' } } }, 'unknown key(s) "outcom"'],
+    ['not an object', ['session/set-leak'], 'must hold a JSON object'],
+  ];
+  test.each(invalid)('rejects %s with EXPECTATIONS_INVALID, saying where', (_name, value, message) => {
+    const err = problemOf(value);
+    expect(err.code).toBe('EXPECTATIONS_INVALID');
+    expect(err.message).toContain(message);
+    expect(err.message.startsWith('acme.json: ')).toBe(true);
+  });
+
+  test('lists every problem at once', () => {
+    const err = problemOf({ extends: 'nope', expect: { 'a/b': null, 'session/set-leak': { outcome: 'gone', ref: REF } } });
+    expect(err.message).toMatch(/^acme\.json: 3 problem\(s\):/);
+  });
+
+  test('a file that is missing or not JSON is EXPECTATIONS_INVALID too', () => {
+    const bad = path.join(dir, 'bad.json');
+    writeFileSync(bad, '{ "expect": ');
+    expect(() => loadExpectations(bad)).toThrow(/is not valid JSON/);
+    expect(() => loadExpectations(path.join(dir, 'none.json'))).toThrow(/cannot read expectations file/);
+  });
+});

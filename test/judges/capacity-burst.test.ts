@@ -1,0 +1,70 @@
+/**
+ * capacity/burst, judged from real logs recorded on a Postgres with max_connections = 25:
+ * direct, most of 100 clients are refused with 53300; PgBouncer queues and serves them all.
+ * Also the gate: the check runs only against a throwaway fixture.
+ */
+import { describe, expect, test } from 'vitest';
+import { burst, judgeBurst } from '../../suites/capacity/burst.check.js';
+import { mutate, without } from '../support/recorded.js';
+import { TRAFFIC_FIXTURES, traffic, trafficSteps } from '../support/traffic.js';
+import type { RunContext } from '../../engine/steering/scenario.js';
+
+const ID = 'capacity/burst';
+
+describe(`${ID}: recorded logs`, () => {
+  test.each(TRAFFIC_FIXTURES)('%s judges to its recorded outcome', (fixture) => {
+    const check = traffic(fixture).checks[ID]!;
+    expect(judgeBurst(check.steps).outcome).toBe(check.outcome);
+  });
+
+  test.each(['pgbouncer-transaction', 'pgbouncer-session', 'pgbouncer-statement'] as const)('absorbed on %s: all 100 served by the 2 backends of the pool', (fixture) => {
+    const j = judgeBurst(trafficSteps(fixture, ID));
+    expect(j.outcome).toBe('absorbed');
+    expect(j.facts).toMatchObject({ clients: 100, served: 100, refused: 0, backends: 2, maxConnections: 25 });
+  });
+
+  test('overflowed on direct Postgres: the clients beyond max_connections refused with 53300', () => {
+    const j = judgeBurst(trafficSteps('direct', ID));
+    expect(j.outcome).toBe('overflowed');
+    expect(j.facts.refused).toBeGreaterThan(50);
+    expect(j.facts.refusedWith).toMatch(/^53300 .*sorry, too many clients already \(\d+x\)/);
+  });
+
+  test('overflowed on PgBouncer with max_client_conn = 4: refused by the pooler itself', () => {
+    const j = judgeBurst(trafficSteps('pgbouncer-small-max-client', ID));
+    expect(j.outcome).toBe('overflowed');
+    expect(j.facts.refusedWith).toMatch(/no more connections allowed \(max_client_conn\)/);
+  });
+
+  test('overflowed on pgpool-II: nobody is refused, but clients beyond its listen queue wait past the bound', () => {
+    const j = judgeBurst(trafficSteps('pgpool', ID));
+    expect(j.outcome).toBe('overflowed');
+    expect(j.facts).toMatchObject({ refused: 0 });
+    expect(j.facts.waitedPastBound).toBeGreaterThan(0);
+  });
+});
+
+describe(`${ID}: mutations and the gate`, () => {
+  const absorbed = () => trafficSteps('pgbouncer-transaction', ID);
+  test('overflowed: one client got no answer within its bound', () => {
+    let first = true;
+    const steps = mutate(absorbed(), 'burst.client', (s) => {
+      if (first) s.timedOut = true;
+      first = false;
+    });
+    expect(judgeBurst(steps).outcome).toBe('overflowed');
+  });
+  test('inconclusive: no client recorded', () => {
+    expect(judgeBurst(without(absorbed(), 'burst.client')).outcome).toBeNull();
+  });
+  test('inconclusive: every client waited and none was served or refused', () => {
+    const j = judgeBurst(mutate(absorbed(), 'burst.client', (s) => (s.timedOut = true)));
+    expect(j.outcome).toBeNull();
+    expect(j.reason).toMatch(/no client of the burst got an answer/);
+  });
+  test('skipped unless the run says the target is a throwaway fixture', () => {
+    const ctx = { fixture: false } as RunContext;
+    expect(burst.skipIf?.(ctx)).toMatch(/fixtures only/);
+    expect(burst.skipIf?.({ ...ctx, fixture: true })).toBeNull();
+  });
+});

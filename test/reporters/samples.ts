@@ -1,0 +1,49 @@
+/**
+ * Reports for the reporter tests: two real runs recorded from the fixtures (PgBouncer 1.18 in
+ * transaction mode with its profile, and PostgreSQL direct), plus variants built from them for
+ * what a healthy run does not show (failures, inconclusives, dirty sweeps, hostile text).
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { CheckResult, Report } from '../../engine/types.js';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+
+function load(name: string): Report {
+  return JSON.parse(readFileSync(path.join(HERE, 'fixtures', `${name}.report.json`), 'utf8')) as Report;
+}
+
+/** PgBouncer 1.18, transaction pooling, profile pgbouncer-transaction: every check as expected. */
+export function pgbouncerReport(): Report {
+  return load('pgbouncer-transaction');
+}
+
+/** PostgreSQL without a pooler, profile direct. */
+export function directReport(): Report {
+  return load('direct');
+}
+
+/** Text a server or pooler could send that breaks naive XML or Markdown. */
+export const HOSTILE = 'a <b> & "c" \'d\' | e ]]> f\u0001g\nh\ti postgres://app:S3cret@db:5432/x';
+
+/**
+ * The PgBouncer report with one check failed, one inconclusive, one skipped, a security check,
+ * hostile text in a failed check, and a dirty sweep; the summary follows.
+ */
+export function troubledReport(): Report {
+  const r = pgbouncerReport();
+  const edit = (id: string, change: Partial<CheckResult>): void => {
+    const c = r.checks.find((x) => x.id === id);
+    if (!c) throw new Error(`no ${id} in the sample`);
+    Object.assign(c, change);
+  };
+  edit('session/set-leak', { verdict: 'fail', expected: 'session', reason: `judge saw ${HOSTILE}`, evidence: `evidence ${HOSTILE}` });
+  edit('temp/temp-table', { verdict: 'inconclusive', outcome: null, reason: 'steering failed: the observer never landed on backend 1935' });
+  edit('notify/listen', { verdict: 'skipped', outcome: null, reason: 'needs --direct' });
+  edit('locks/advisory-session', { severity: 'security' });
+  r.sweep = { clean: false, backendsVisited: [1935], leftovers: ['backend 1935: statement_timeout = 3438007ms'], via: ['target'] };
+  const count = (v: string): number => r.checks.filter((c) => c.verdict === v).length;
+  r.summary = { total: r.checks.length, pass: count('pass'), fail: count('fail'), inconclusive: count('inconclusive'), skipped: count('skipped'), exitCode: 1 };
+  return r;
+}

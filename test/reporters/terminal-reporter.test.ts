@@ -1,0 +1,73 @@
+/**
+ * The terminal: checks grouped by severity (security, correctness, availability), --quiet
+ * down to what a CI log needs, --verbose with every step, and progress that says which check
+ * runs and how many are left.
+ */
+import { describe, expect, test } from 'vitest';
+import { checkIdOf, createProgress } from '../../reporters/progress-reporter.js';
+import { renderQuiet, renderReport } from '../../reporters/terminal-reporter.js';
+import { pgbouncerReport, troubledReport } from './samples.js';
+
+describe('terminal report', () => {
+  test('groups checks by severity, worst first, under one header', () => {
+    const out = renderReport(troubledReport(), { color: false, width: 200 });
+    const lines = out.split('\n');
+    const security = lines.indexOf('security (1)');
+    const correctness = lines.findIndex((l) => l.startsWith('correctness ('));
+    expect(security).toBeGreaterThan(lines.findIndex((l) => l.startsWith('CHECK')));
+    expect(correctness).toBeGreaterThan(security);
+    expect(lines[security + 1]).toMatch(/^locks\/advisory-session\s+shared/);
+    expect(out).toMatch(/session\/set-leak\s+leaked\s+session\s+FAIL/);
+    expect(out).toContain('why:      steering failed');
+  });
+
+  test('--quiet prints the failed checks, a dirty sweep and the summary, nothing else', () => {
+    const out = renderQuiet(troubledReport(), { color: false });
+    const lines = out.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^FAIL session\/set-leak: observed leaked, expected session: /);
+    expect(lines.slice(1).map((l) => l.split(':')[0])).toEqual(['Sweep', 'Summary  7 checks']);
+    expect(renderQuiet(pgbouncerReport(), { color: false }).trimEnd().split('\n')).toHaveLength(2);
+  });
+
+  test('--verbose adds every recorded step with its backend', () => {
+    const report = pgbouncerReport();
+    const plain = renderReport(report, { color: false, width: 200 });
+    const verbose = renderReport(report, { color: false, width: 200, verbose: true });
+    const steps = report.checks.reduce((n, c) => n + c.steps.length, 0);
+    expect(verbose.split('\n').length - plain.split('\n').length).toBeGreaterThanOrEqual(steps);
+    expect(verbose).toMatch(/ 1 A {3}pid {3}1935 {2}A\.create: /);
+  });
+});
+
+describe('progress', () => {
+  const results = pgbouncerReport().checks.slice(0, 3);
+
+  test('in a log (no TTY): one line per finished check with the count and what is left', () => {
+    let out = '';
+    const p = createProgress({ total: 3, color: false, tty: false, write: (t) => (out += t) });
+    for (const r of results) {
+      p.onCheckStart(`/x/dist/suites/${r.id}.test.js`);
+      p.onCheckResult(r);
+    }
+    expect(out.split('\n').filter(Boolean)).toEqual([
+      `  [1/3] session/set-leak: leaked pass (${results[0]!.durationMs} ms), 2 left`,
+      `  [2/3] session/tracked-parameter: tracked pass (${results[1]!.durationMs} ms), 1 left`,
+      `  [3/3] session/set-local: scoped pass (${results[2]!.durationMs} ms), done`,
+    ]);
+  });
+
+  test('on a terminal: the running check is shown, then overwritten by its result', () => {
+    let out = '';
+    const p = createProgress({ total: 3, color: false, tty: true, label: 'baseline', write: (t) => (out += t) });
+    p.onCheckStart('/x/suites/session/set-leak.test.ts');
+    expect(out).toBe('\r\x1b[2K  baseline [1/3] session/set-leak ...');
+    p.onCheckResult(results[0]!);
+    expect(out.endsWith(', 2 left\n')).toBe(true);
+    expect(out).toContain('\r\x1b[2K  baseline [1/3] session/set-leak: leaked pass');
+  });
+
+  test('a suite file names its check', () => {
+    expect(checkIdOf('/usr/lib/node_modules/pooltest/dist/suites/locks/advisory-xact.test.js')).toBe('locks/advisory-xact');
+    expect(checkIdOf('C:\\p\\suites\\temp\\temp-table.test.ts')).toBe('temp/temp-table');
+  });
+});

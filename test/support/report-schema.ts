@@ -1,0 +1,34 @@
+/**
+ * Validation against the published JSON Schema (schema/report.schema.json). Every report a
+ * test produces goes through here, so the schema cannot drift from what pooltest writes: a new
+ * field in engine/types.ts without a schema change fails (additionalProperties is false
+ * throughout), and so does a field that disappears (every field is required).
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import type { Report } from '../../engine/types.js';
+
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const SCHEMA_FILE = path.join(REPO, 'schema/report.schema.json');
+
+// ajv-formats is CommonJS with a default export; under ESM interop it may arrive wrapped.
+const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule);
+
+const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true });
+addFormats(ajv);
+const validate = ajv.compile<Report>(JSON.parse(readFileSync(SCHEMA_FILE, 'utf8')) as object);
+
+/** The schema's errors for `value`, one readable line each; empty when it is a valid report. */
+export function reportSchemaErrors(value: unknown): string[] {
+  if (validate(value)) return [];
+  return (validate.errors ?? []).map((e) => `${e.instancePath || '(root)'} ${e.message ?? ''} ${JSON.stringify(e.params)}`);
+}
+
+/** Throws with every schema error when `value` is not a valid report. */
+export function assertValidReport(value: unknown): asserts value is Report {
+  const errors = reportSchemaErrors(value);
+  if (errors.length > 0) throw new Error(`report does not match schema/report.schema.json:\n  ${errors.join('\n  ')}`);
+}
