@@ -6,6 +6,7 @@
 import { isPooltestError } from './errors.js';
 import { Scenario, type RunContext } from './steering/scenario.js';
 import { unprovenLandings } from './judging/landing.js';
+import { tidy, type Findings } from './sweep.js';
 import { verdictFor } from './verdict.js';
 import type { CheckResult, Discovery, Judgement, Profile, Severity, StepRecord } from './types.js';
 
@@ -60,6 +61,9 @@ export async function executeCheck(def: CheckDefinition, ctx: RunContext, profil
   const judgement = scn.interrupted ? interruptedJudgement(def, scn.steps, ctx.discovery) : judgeRecord(def, scn.steps, ctx.discovery);
   if (runError && judgement.outcome === null) judgement.reason = `${runError}; ${judgement.reason}`;
   const verdict = judgement.skipped && judgement.outcome === null ? 'skipped' : verdictFor(judgement.outcome, base.expected);
+  const durationMs = Math.round(performance.now() - started);
+  // Never interrupted: an interrupted check is exactly the one most likely to leave state.
+  const missed = scn.steps.length === 0 ? { left: [], unreached: [] } : await tidy(ctx, [def.id], touchedBy(scn.steps));
   return {
     ...base,
     outcome: judgement.outcome,
@@ -69,10 +73,14 @@ export async function executeCheck(def: CheckDefinition, ctx: RunContext, profil
     evidence: def.evidence?.(judgement, scn.steps) ?? judgement.reason,
     advice: judgement.outcome ? (def.advice[judgement.outcome] ?? null) : null,
     steps: scn.steps,
-    durationMs: Math.round(performance.now() - started),
+    durationMs,
     statements: scn.recorder.statements,
-    cleanup: cleanupStatus(scn.steps),
+    cleanup: cleanupStatus(scn.steps, missed),
   };
+}
+
+function touchedBy(steps: readonly StepRecord[]): number[] {
+  return [...new Set(steps.map((s) => s.pid).filter((p): p is number => p !== null))];
 }
 
 /**
@@ -104,9 +112,16 @@ function interruptedJudgement(def: Pick<CheckDefinition, 'judge'>, steps: readon
   return { outcome: null, facts: { ...partial.facts, interrupted: true }, reason: 'interrupted: the run was cancelled while this check ran; its sessions were closed and the sweep cleans what they left' };
 }
 
-/** Cleanup steps are tagged `*.cleanup`; any error in them is reported. */
-function cleanupStatus(steps: readonly StepRecord[]): CheckResult['cleanup'] {
+/**
+ * Cleanup steps are tagged `*.cleanup`; any error in them is reported, and so is anything the
+ * visits after the check found left behind (and removed).
+ */
+function cleanupStatus(steps: readonly StepRecord[], missed: Findings): CheckResult['cleanup'] {
   const failed = steps.filter((s) => s.tag.endsWith('cleanup') && (s.error || s.timedOut));
-  if (failed.length === 0) return { ok: true, detail: `${steps.filter((s) => s.tag.endsWith('cleanup')).length} cleanup step(s) succeeded` };
-  return { ok: false, detail: failed.map((s) => `${s.session} ${s.tag}: ${s.error?.message ?? 'timed out'}`).join('; ') };
+  const left = [
+    ...(missed.left.length > 0 ? [`left behind, removed right after the check: ${missed.left.join('; ')}`] : []),
+    ...(missed.unreached.length > 0 ? [`backend(s) ${missed.unreached.join(', ')} busy with other clients right after the check: left to the final sweep`] : []),
+  ];
+  if (failed.length === 0 && left.length === 0) return { ok: true, detail: `${steps.filter((s) => s.tag.endsWith('cleanup')).length} cleanup step(s) succeeded` };
+  return { ok: false, detail: [...failed.map((s) => `${s.session} ${s.tag}: ${s.error?.message ?? 'timed out'}`), ...left].join('; ') };
 }

@@ -162,11 +162,9 @@ async function countPool(scn: Scenario, d: Discovery, first: Session, opts: Disc
   if (onFirst && spare) {
     await spare.release();
     holders.splice(holders.indexOf(spare), 1);
-    const again = await first.run('discovery.keep', 'SELECT pg_backend_pid() AS pid');
-    d.clientKeepsBackend = again.pid === firstPid;
+    await readKeep(first, firstPid, d);
   } else if (!onFirst) {
-    const again = await first.run('discovery.keep', 'SELECT pg_backend_pid() AS pid');
-    d.clientKeepsBackend = again.pid === firstPid;
+    await readKeep(first, firstPid, d);
   }
   await releaseAll(holders);
   await first.close();
@@ -174,6 +172,13 @@ async function countPool(scn: Scenario, d: Discovery, first: Session, opts: Disc
   const next = await e.run('discovery.reuse', 'SELECT pg_backend_pid() AS pid');
   d.reuseAfterDisconnect = next.pid !== null && (next.pid === firstPid || pids.has(next.pid));
   d.notes.push(waited ? `pool full at ${d.poolSize} backend(s): the next client was queued` : `no queueing up to ${opts.poolBound} concurrent backends`);
+}
+
+/** D's next transaction: on another backend means a connected client does not keep its backend. No answer tells nothing. */
+async function readKeep(first: Session, firstPid: number, d: Discovery): Promise<void> {
+  const again = await first.run('discovery.keep', 'SELECT pg_backend_pid() AS pid');
+  if (again.pid !== null) d.clientKeepsBackend = again.pid === firstPid;
+  else d.notes.push(`whether a client keeps its backend is unknown: ${again.error?.message ?? 'no pid'}`);
 }
 
 /** Fresh holders after a queue that other traffic explains (see countPool). */
@@ -198,7 +203,10 @@ async function busyElsewhere(scn: Scenario, holders: Hold[], sinceMs: number): P
 
 function classify(d: Discovery): void {
   if (d.transactionBlocks === 'refused') d.mode = 'statement';
-  else if (d.sharedAcrossClients) d.mode = 'transaction';
+  // A connected client moved to another backend: backends are not bound to clients. Under
+  // other traffic this can be the only sign, when no holder could reach the idle client's
+  // backend before the traffic took it.
+  else if (d.sharedAcrossClients || !d.clientKeepsBackend) d.mode = 'transaction';
   else if (d.reuseAfterDisconnect || d.poolSize !== null) d.mode = 'session';
   else d.mode = 'direct';
 }

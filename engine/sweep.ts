@@ -14,7 +14,7 @@
  */
 import { LOCK_NAMESPACE, ROLE_MARKER_SETTING, markersFor } from './markers.js';
 import { Scenario, type RunContext } from './steering/scenario.js';
-import { dismiss, take, type Hold } from './steering/holders.js';
+import { visitBackends, type Visits } from './backend-visits.js';
 import { cleanupBlock } from './steering/state-scenario.js';
 import { countRunTablesSql, dropTablesSql, runTablePattern } from './steering/run-table.js';
 import { numberOf, valueOf } from './judging/record.js';
@@ -89,9 +89,6 @@ function lockKeys(runId: string, checkIds: readonly string[]): number[] {
 
 const LEFTOVER_COLUMNS = ['locks', 'temp_tables', 'listens', 'prepared', 'cursors', 'timeout_marker', 'app_marker', 'guc_marker', 'search_path_marker', 'role_marker', 'other_settings'] as const;
 
-/** Rounds of visits: a backend the run used that is still alive but was not visited gets another round. */
-const VISIT_ROUNDS = 3;
-
 /**
  * Visits every backend the pool has (and every backend in `touched`, the pids the run's steps
  * reported, that is still alive), reports this run's leftovers and removes them.
@@ -99,61 +96,69 @@ const VISIT_ROUNDS = 3;
 export async function sweep(ctx: RunContext, checkIds: readonly string[], touched: readonly number[] = []): Promise<SweepResult> {
   const scn = new Scenario(ctx);
   const leftovers: string[] = [];
-  const visited = new Set<number>();
+  let visited: number[] = [];
   const via: string[] = ['target'];
   try {
-    const width = ctx.discovery.mode === 'direct' ? 1 : (ctx.discovery.poolSize ?? ctx.discovery.poolBound);
-    const statements = [inspectionSql(ctx.runId, checkIds), cleanupBlock(cleanupSql(ctx.runId, checkIds))];
-    let unvisited: number[] = [];
-    for (let round = 1; round <= VISIT_ROUNDS; round++) {
-      await visitRound(scn, round, width, statements);
-      for (const step of scn.steps) if (step.tag === 'sweep.visit' && step.pid !== null) visited.add(step.pid);
-      unvisited = await stillAlive(scn, touched.filter((p) => !visited.has(p)));
-      if (unvisited.length === 0) break;
-    }
-    for (const pid of unvisited) leftovers.push(`backend ${pid}: used by this run and still alive, but no sweep visit reached it (it may be busy with another client)`);
-    for (const step of scn.steps.filter((s) => s.tag === 'sweep.visit')) {
-      if (step.pid === null) continue;
-      visited.add(step.pid);
-      for (const col of LEFTOVER_COLUMNS) {
-        const n = numberOf(step, col) ?? 0;
-        if (n > 0) leftovers.push(`backend ${step.pid}: ${col} = ${n}`);
-      }
-      if (step.error) leftovers.push(`backend ${step.pid}: sweep could not inspect: ${step.error.message}`);
-    }
-    if (visited.size === 0) leftovers.push('the sweep could not reach any backend');
+    // Patient: once per run, and other clients may be keeping every backend busy for a while.
+    const visits = await visitBackends(scn, 'sweep.visit', visitStatements(ctx.runId, checkIds), touched, { holdMs: 200, waitMs: ctx.bounds.stepMs });
+    visited = visits.visited;
+    const found = findings(visits);
+    leftovers.push(...found.left, ...found.unreached.map((pid) => `backend ${pid}: used by this run and still alive, but no visit reached it (other clients kept it busy): not proven clean`));
+    if (visited.length === 0) leftovers.push('the sweep could not reach any backend');
     await sweepGlobal(scn, ctx, checkIds, leftovers, via);
   } catch (err) {
     leftovers.push(`the sweep could not finish: ${err instanceof Error ? err.message : String(err)}`);
   } finally {
     await scn.closeAll();
   }
-  return { clean: leftovers.length === 0, backendsVisited: [...visited].sort((a, b) => a - b), leftovers, via };
+  return { clean: leftovers.length === 0, backendsVisited: visited, leftovers, via };
 }
 
-/** One round: as many holders at once as the pool is wide, each inspecting and cleaning its backend. */
-async function visitRound(scn: Scenario, round: number, width: number, statements: string[]): Promise<void> {
-  const holds: Hold[] = [];
-  for (let i = 1; i <= width; i++) {
-    const s = await scn.tryOpen(`S${round}.${i}`, 'sweep.connect', scn.ctx.bounds.connectMs);
-    if (!s) break;
-    const hold = await take(scn, s, 'sweep.visit', { statements, releaseBy: 'wait', holdMs: 200 });
-    if (hold.waited) break;
-    holds.push(hold);
+/**
+ * The sweep's visits alone, for one check right after it ran (the engine calls it, interrupted
+ * or not): whatever the check's own cleanup missed - a landing that never reached A's old
+ * backend under other traffic, a scenario cut short - is removed at once rather than at the
+ * end of the run, and named in the check's result. The final sweep still looks again.
+ */
+export async function tidy(ctx: RunContext, checkIds: readonly string[], touched: readonly number[]): Promise<Findings> {
+  const scn = new Scenario(ctx);
+  try {
+    // Short holds and waits: this runs after every check. A holder let go too early only
+    // costs another round (every touched backend must be reached); what stays unreached is
+    // left to the final sweep, which waits longer.
+    const d = ctx.discovery;
+    const holdMs = Math.min(200, Math.max(50, Math.round(20 * d.rttMs + 4 * d.connectLatencyMs)));
+    const waitMs = Math.min(ctx.bounds.stepMs, 4 * d.waitBoundMs);
+    return findings(await visitBackends(scn, 'tidy.visit', visitStatements(ctx.runId, checkIds), touched, { holdMs, waitMs }));
+  } catch (err) {
+    return { left: [`could not visit the pool: ${err instanceof Error ? err.message : String(err)}`], unreached: [] };
+  } finally {
+    await scn.closeAll();
   }
-  // Disconnect, not just commit: under session pooling a connected holder keeps its backend.
-  await dismiss(holds);
 }
 
-/** Which of `pids` still exist (pg_stat_activity shows every backend's pid to every login). */
-async function stillAlive(scn: Scenario, pids: number[]): Promise<number[]> {
-  if (pids.length === 0) return [];
-  const s = await scn.open(`SA${scn.steps.length}`);
-  const step = await s.run('sweep.alive', `SELECT coalesce(array_agg(pid), '{}') AS alive FROM pg_stat_activity WHERE pid = ANY(ARRAY[${pids.join(', ')}]::int[])`);
-  await s.close();
-  const alive = valueOf(step, 'alive');
-  // Unreadable: assume all are alive, so they are reported rather than silently skipped.
-  return Array.isArray(alive) ? alive.map(Number) : pids;
+/** On each visited backend: count what carries the run's markers, then remove it. */
+function visitStatements(runId: string, checkIds: readonly string[]): string[] {
+  return [inspectionSql(runId, checkIds), cleanupBlock(cleanupSql(runId, checkIds))];
+}
+
+/** What visits found (and removed) on the backends they reached, and which touched backends they could not reach. */
+export interface Findings {
+  left: string[];
+  unreached: number[];
+}
+
+function findings(visits: Visits): Findings {
+  const left: string[] = [];
+  for (const step of visits.steps) {
+    if (step.pid === null) continue;
+    for (const col of LEFTOVER_COLUMNS) {
+      const n = numberOf(step, col) ?? 0;
+      if (n > 0) left.push(`backend ${step.pid}: ${col} = ${n}`);
+    }
+    if (step.error) left.push(`backend ${step.pid}: could not inspect: ${step.error.message}`);
+  }
+  return { left, unreached: visits.unvisited };
 }
 
 /** Catalog-wide views: locks and temp tables of any session, and (direct) idle transactions. */

@@ -19,30 +19,25 @@ import { PooltestError } from './errors.js';
 import { loadExpectations } from './expectations.js';
 import { newRunId } from './markers.js';
 import { findProfile } from './profiles/index.js';
-import { DEFAULT_MAX_POOL, DEFAULT_TIMEOUT_MS } from './run.js';
+import { DEFAULT_MAX_POOL, DEFAULT_TIMEOUT_MS, type RunOptions } from './run.js';
 import type { RunContext } from './steering/scenario.js';
 import { sweep } from './sweep.js';
 import { describeTarget, resolveRelated, resolveTarget } from './target.js';
 import type { PooltestProvided } from './vitest-check.js';
 import { CATALOGUE } from '../suites/catalogue.js';
 
-/** What to test and assert; every field falls back to its `POOLTEST_*` variable. */
-export interface PooltestSetupOptions {
+/**
+ * What to test and assert; every field falls back to its `POOLTEST_*` variable (PG* for the
+ * login). Fields mean what they mean for `run()`, except that the profile is named here.
+ */
+export type PooltestSetupOptions = Pick<RunOptions, 'user' | 'password' | 'database' | 'direct' | 'timeoutMs' | 'maxPool'> & {
   /** `host:port` or a postgres:// URL. */
   target?: string;
-  user?: string;
-  password?: string;
-  database?: string;
-  /** The PostgreSQL behind the pooler. */
-  direct?: string;
   /** A built-in profile name (see `pooltest --list-profiles`). */
   profile?: string;
   /** Path of an expectations file (see `pooltest --expect`). */
   expect?: string;
-  /** Bound for one step, in ms. */
-  timeoutMs?: number;
-  maxPool?: number;
-}
+};
 
 declare module 'vitest' {
   export interface ProvidedContext {

@@ -8,7 +8,7 @@
 import { isPooltestError, PooltestError } from '../errors.js';
 import { loadExpectations } from '../expectations.js';
 import { PROFILES } from '../profiles/index.js';
-import { toolVersion } from '../run.js';
+import { selectChecks, toolVersion } from '../run.js';
 import { redactUrl } from '../target.js';
 import { CATALOGUE } from '../../suites/catalogue.js';
 import { colorWanted } from '../../reporters/terminal-reporter.js';
@@ -47,8 +47,9 @@ async function main(argv: string[]): Promise<number> {
   const interrupt = watchInterrupts({ stopEmbedded: () => stopEmbedded });
   io.signal = interrupt.signal;
   try {
-    // Expectations are validated before anything starts or connects.
+    // Expectations and the selection are validated before anything starts or connects.
     const expectations = opts.expect !== undefined ? loadExpectations(opts.expect) : null;
+    selectChecks(opts.only, opts.skip);
     const started = await startEndpoints(opts, process.env, (t) => {
       if (!opts.quiet) io.stderr(`${t}\n`);
     });

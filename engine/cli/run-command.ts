@@ -39,8 +39,7 @@ export interface Endpoints {
 
 /** Runs, reports, and returns the exit code (0 or 1; errors are thrown). */
 export async function runCommand(opts: CliOptions, ends: Endpoints, io: CliIo): Promise<number> {
-  // Resolving the selection first makes a typo in --only fail before anything connects,
-  // and gives the progress display its total.
+  // The selection is known before the run: the progress display's total.
   const total = selectChecks(opts.only, opts.skip).length;
   if (typeof ends.profile === 'object' && opts.expect) warnUnknownChecks(ends.profile, io);
   const common: RunOptions = {

@@ -52,19 +52,21 @@ export async function spawnPooler(name: string): Promise<Spawned> {
   };
 }
 
-/** Loads testcontainers the way the fixtures will, to tell "not installed" from "no engine". */
+/** Loads the packages the container fixtures use, to tell "not installed" from "no engine". */
 async function requireTestcontainers(): Promise<void> {
-  try {
-    await import('testcontainers');
-  } catch (err) {
-    const code = (err as { code?: unknown }).code;
-    const message = err instanceof Error ? err.message : String(err);
-    const missing = code === 'ERR_MODULE_NOT_FOUND' && /testcontainers/.test(message);
-    throw new PooltestError(
-      'FIXTURE_UNAVAILABLE',
-      missing
-        ? `--spawn needs the testcontainers package, which pooltest does not install by default. Install it next to pooltest: ${TESTCONTAINERS_INSTALL} (or npx -p pooltest -p testcontainers@12.0.1 -p @testcontainers/postgresql@12.0.1 pooltest --spawn ...)`
-        : `testcontainers failed to load (${message}); on Node 20 only 12.0.1 works: ${TESTCONTAINERS_INSTALL}`,
-    );
+  for (const load of [() => import('testcontainers'), () => import('@testcontainers/postgresql')]) {
+    try {
+      await load();
+    } catch (err) {
+      const code = (err as { code?: unknown }).code;
+      const message = err instanceof Error ? err.message : String(err);
+      const missing = code === 'ERR_MODULE_NOT_FOUND' && /testcontainers/.test(message);
+      throw new PooltestError(
+        'FIXTURE_UNAVAILABLE',
+        missing
+          ? `--spawn needs testcontainers, which pooltest does not install by default (${message}). Install it next to pooltest: ${TESTCONTAINERS_INSTALL} (or npx -p pooltest -p testcontainers@12.0.1 -p @testcontainers/postgresql@12.0.1 pooltest --spawn ...)`
+          : `testcontainers failed to load (${message}); on Node 20 only 12.0.1 works: ${TESTCONTAINERS_INSTALL}`,
+      );
+    }
   }
 }

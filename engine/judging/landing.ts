@@ -51,9 +51,14 @@ export function readLanding(steps: readonly StepRecord[], discovery: Discovery, 
   if (landed.some((t) => t.pid === b1)) return { ...base, placed: true, reservedBy: null, doubt: '' };
   if (discovery.mode === 'direct') return { ...base, placed: false, reservedBy: 'direct', doubt: '' };
   if (queued && probes.some(quietProbe)) return { ...base, placed: false, reservedBy: 'queue', doubt: '' };
-  const poolExhausted = discovery.poolSize === null && !discovery.sharedAcrossClients && landed.length >= discovery.poolBound;
+  const poolExhausted = discovery.poolSize === null && !sharesBackends(discovery) && landed.length >= discovery.poolBound;
   if (poolExhausted) return { ...base, placed: false, reservedBy: 'pool', doubt: '' };
   return { ...base, placed: false, reservedBy: null, doubt: doubtOf(queued, probes, backendsSeen, discovery, b1) };
+}
+
+/** Discovery saw a backend serve another client, or a connected client change backends. */
+export function sharesBackends(d: Discovery): boolean {
+  return d.sharedAcrossClients || !d.clientKeepsBackend;
 }
 
 /** b1 was present, idle, and had not changed state since before the queued candidate began. */

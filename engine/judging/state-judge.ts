@@ -20,7 +20,7 @@
  *    - A stayed and lost it: `lost` (nobody else held that backend in between).
  */
 import type { Discovery, Judgement, StepRecord } from '../types.js';
-import { readLanding } from './landing.js';
+import { readLanding, sharesBackends } from './landing.js';
 import { answered, errorText, sqlError, stepOf, stepsOf } from './record.js';
 
 export interface StateReading {
@@ -76,7 +76,7 @@ export function judgeState(steps: readonly StepRecord[], discovery: Discovery, r
   if (!kept) return { outcome: 'lost', facts, reason: `A stayed on backend ${b1} and its state was gone` };
   const landing = readLanding(steps, discovery, b1);
   if (landing.reservedBy === null) return none({ ...facts, backendsSeen: landing.backendsSeen }, `no candidate reached backend ${b1}, and nothing proves the pooler kept it for A: ${landing.doubt}`);
-  if (discovery.sharedAcrossClients) {
+  if (sharesBackends(discovery)) {
     return { outcome: 'pinned', facts, reason: `the pooler kept A on backend ${b1}: other clients could not get it` };
   }
   const how = { queue: 'a client trying for it was queued while it sat idle', direct: 'the target gives every client its own backend', pool: `${takes.length} other client(s) got other backends` }[landing.reservedBy];
