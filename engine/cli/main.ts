@@ -73,7 +73,8 @@ function listCatalogue(): string {
 
 function listProfiles(): string {
   return PROFILES.map((p) => {
-    const rows = Object.entries(p.expect).map(([id, e]) => `    ${id.padEnd(30)} ${e.outcome.padEnd(12)} ${e.ref}`);
+    // The note carries caveats (source-only, configuration-dependent): never drop it.
+    const rows = Object.entries(p.expect).map(([id, e]) => `    ${id.padEnd(30)} ${e.outcome.padEnd(14)} ${e.ref}${e.note ? `\n    ${''.padEnd(30)} ${''.padEnd(14)} note: ${e.note}` : ''}`);
     return [`${p.name}: ${p.title} (${p.versions})`, `  ref: ${p.ref}`, ...rows].join('\n');
   }).join('\n\n') + '\n';
 }

@@ -1,0 +1,43 @@
+/**
+ * What each real fixture does, check by check, as the pooler's documentation and a hand
+ * experiment (psql sessions doing the same steps) say. Kept apart from the profiles on purpose:
+ * the catalogue test compares the tool with this record and with the profiles, so a wrong
+ * profile and a wrong judge cannot hide each other. `null`: the check does not conclude here
+ * (capacity/burst is fixture-only and skipped through --target).
+ */
+export type Outcomes = Record<string, string | null>;
+
+const ids = [
+  'session/set-leak', 'session/search-path-leak', 'session/custom-guc-leak', 'session/role-leak', 'session/tracked-parameter',
+  'session/set-local', 'session/reset-on-disconnect', 'session/discard-all', 'temp/temp-table', 'temp/on-commit-drop',
+  'prepared/sql-prepare', 'prepared/protocol-named', 'cursors/with-hold', 'sequences/lastval', 'locks/advisory-session',
+  'locks/advisory-xact', 'notify/listen', 'transactions/abandoned', 'cancel/routing', 'capacity/queueing',
+  'capacity/multiplexing', 'capacity/burst', 'statement/transaction-block',
+] as const;
+
+function row(...outcomes: Array<string | null>): Outcomes {
+  if (outcomes.length !== ids.length) throw new Error(`expected ${ids.length} outcomes, got ${outcomes.length}`);
+  return Object.fromEntries(ids.map((id, i) => [id, outcomes[i]!]));
+}
+
+export const EXPECTED: Record<string, Outcomes> = {
+  //                  set      search   guc      role     tracked  local     reset-dc  discard  temp     commitdrop  prepare  proto     hold     lastval  adv-sess     adv-xact     listen       abandoned      cancel     queueing     multiplex         burst transaction-block
+  direct: row('session', 'session', 'session', 'session', 'session', 'scoped', 'reset', 'reset', 'session', 'works', 'session', 'works', 'session', 'session', 'exclusive', 'exclusive', 'delivered', 'rolled-back', 'routed', 'unlimited', 'one-per-client', null, 'allowed'),
+  'pgbouncer-transaction': row('leaked', 'leaked', 'leaked', 'leaked', 'tracked', 'scoped', 'leaked', 'missed', 'leaked', 'works', 'leaked', 'failed', 'leaked', 'leaked', 'shared', 'exclusive', 'misrouted', 'rolled-back', 'routed', 'queued', 'multiplexed', null, 'allowed'),
+  'pgbouncer-session': row('session', 'session', 'session', 'session', 'session', 'scoped', 'reset', 'reset', 'session', 'works', 'session', 'works', 'session', 'session', 'exclusive', 'exclusive', 'delivered', 'rolled-back', 'routed', 'queued', 'one-per-client', null, 'allowed'),
+  'pgbouncer-statement': row('leaked', 'leaked', 'leaked', 'leaked', 'tracked', 'rejected', 'leaked', 'missed', 'leaked', 'rejected', 'leaked', 'failed', 'leaked', 'leaked', 'shared', 'exclusive', 'misrouted', 'rejected', 'routed', 'queued', 'multiplexed', null, 'rejected'),
+  pgpool: row('session', 'session', 'session', 'session', 'session', 'scoped', 'reset', 'reset', 'session', 'works', 'session', 'works', 'session', 'session', 'exclusive', 'exclusive', 'delivered', 'rolled-back', 'ignored', 'queued', 'one-per-client', null, 'allowed'),
+};
+
+/** The variants that show labels the five main fixtures never produce. */
+export const VARIANTS: Record<string, Outcomes> = {
+  // server_reset_query_always = 1: DISCARD ALL after every transaction turns leaks into losses.
+  'pgbouncer-transaction-reset-always': {
+    'session/set-leak': 'lost', 'session/custom-guc-leak': 'lost', 'temp/temp-table': 'lost', 'prepared/sql-prepare': 'lost', 'cursors/with-hold': 'lost',
+    'session/tracked-parameter': 'tracked', 'locks/advisory-session': 'released', 'notify/listen': 'dropped', 'session/reset-on-disconnect': 'reset',
+  },
+  // Session pooling with an empty server_reset_query: the next client inherits a departed client's state.
+  'pgbouncer-session-no-reset': { 'session/reset-on-disconnect': 'leaked', 'session/set-leak': 'session' },
+  // max_client_conn 4: more clients than allowed are refused.
+  'pgbouncer-small-max-client': { 'capacity/queueing': 'rejected' },
+};
