@@ -28,6 +28,7 @@ const MULTIPLEXED: Record<string, Expectation> = {
     ref: `${PGB.features} (startup parameters are tracked per client); ${PGB.changelog}#pgbouncer-120x (before 1.20: client_encoding, DateStyle, TimeZone, standard_conforming_strings, application_name)`,
   },
   'session/reset-on-disconnect': { outcome: 'leaked', ref: NO_RESET },
+  'session/discard-all': { outcome: 'missed', ref: `${PGB.features} (SET/RESET: Never): a client's DISCARD ALL runs on whichever server connection its transaction gets, not the one holding its earlier state; ${NO_RESET}` },
   'temp/temp-table': { outcome: 'leaked', ref: `${PGB.features} (PRESERVE/DELETE ROWS temp tables: Never)` },
   'prepared/sql-prepare': { outcome: 'leaked', ref: `${PGB.features} (PREPARE / DEALLOCATE: Never)` },
   'prepared/protocol-named': {
@@ -89,6 +90,7 @@ export const pgbouncerSession: Profile = {
     'session/tracked-parameter': { outcome: 'session', ref: `${PGB.features}` },
     'session/set-local': { outcome: 'scoped', ref: `${PGB.features}` },
     'session/reset-on-disconnect': { outcome: 'reset', ref: `${PGB.resetQuery} (DISCARD ALL by default, run when a session-pooling client leaves)` },
+    'session/discard-all': { outcome: 'reset', ref: `${PGB.features} (session pooling: the client keeps its server connection, so its DISCARD ALL resets its own state); ${PG_DOCS.discard}` },
     'temp/temp-table': { outcome: 'session', ref: `${PGB.features} (temp tables: Yes in session pooling)` },
     'temp/on-commit-drop': { outcome: 'works', ref: `${PGB.features} (ON COMMIT DROP temp tables: Yes)` },
     'prepared/sql-prepare': { outcome: 'session', ref: `${PGB.features} (PREPARE: Yes)` },

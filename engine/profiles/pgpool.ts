@@ -23,6 +23,7 @@ export const pgpool: Profile = {
   ref: POOLING,
   expect: {
     'session/set-leak': { outcome: 'session', ref: `${CACHE}; ${RESET}` },
+    'session/discard-all': { outcome: 'reset', ref: `${CACHE} (a client keeps its backend while connected); ${PG_DOCS.discard}` },
     'session/search-path-leak': { outcome: 'session', ref: `${CACHE}; ${PG_DOCS.searchPath}` },
     'session/custom-guc-leak': { outcome: 'session', ref: `${CACHE}; ${PG_DOCS.customOptions}` },
     'session/role-leak': { outcome: 'session', ref: `${CACHE}; ${PG_DOCS.setRole}` },

@@ -10,6 +10,8 @@ export const PG_DOCS = {
   /** "process per user": one backend per connection, gone when the client disconnects. */
   processPerConnection: `${PG}connect-estab.html`,
   set: `${PG}sql-set.html`,
+  /** DISCARD ALL: resets the current session's state. */
+  discard: `${PG}sql-discard.html`,
   /** SET LOCAL: "effective only until the end of the current transaction". */
   setLocal: `${PG}sql-set.html (SET LOCAL lasts until the end of the current transaction)`,
   searchPath: `${PG}ddl-schemas.html#DDL-SCHEMAS-PATH`,

@@ -58,6 +58,6 @@ describe('check labels', () => {
     expect(labelsOf('toString')).toBeNull();
     expect(isLabelOf('cancel/routing', 'routed')).toBe(true);
     expect(isLabelOf('cancel/routing', 'leaked')).toBe(false);
-    expect(isLabelOf('session/discard-all', 'reset')).toBe(false);
+    expect(isLabelOf('session/discard-all', 'leaked')).toBe(false);
   });
 });

@@ -71,7 +71,6 @@ describe('profile validation controls', () => {
   test.each([
     ['an unknown check id', { ...good, expect: { 'session/no-such-check': { outcome: 'session', ref: good.ref } } }, /not a known check id/],
     ['a label of another check', { ...good, expect: { 'session/set-leak': { outcome: 'routed', ref: good.ref } } }, /not one of its labels/],
-    ['a label of a check whose labels are not settled', { ...good, expect: { 'session/discard-all': { outcome: 'reset', ref: good.ref } } }, /none settled yet/],
     ['an empty expectation reference', { ...good, expect: { 'session/set-leak': { outcome: 'session', ref: '' } } }, /no usable reference/],
     ['a reference that is only prose', { ...good, expect: { 'session/set-leak': { outcome: 'session', ref: 'the docs say so' } } }, /no usable reference/],
     ['a profile reference that is not a link', { ...good, ref: 'features page' }, /neither a URL nor/],
