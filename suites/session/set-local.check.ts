@@ -11,7 +11,7 @@
  *   A:  SELECT pg_backend_pid() AS pid, current_setting('statement_timeout') AS after
  */
 import { defineCheck } from '../../engine/check.js';
-import { answered, errorText, sqlError, stepOf, stepsOf, valueOf } from '../../engine/judging/record.js';
+import { answered, errorText, refused, stepOf, stepsOf, valueOf } from '../../engine/judging/record.js';
 import { markersFor } from '../../engine/markers.js';
 import { dismiss } from '../../engine/steering/holders.js';
 import { landOn } from '../../engine/steering/land-on.js';
@@ -61,7 +61,7 @@ export function judgeSetLocal(steps: readonly StepRecord[]): Judgement {
   const begin = stepOf(steps, 'A.begin');
   const set = stepOf(steps, 'A.create');
   for (const s of [begin, set]) {
-    if (sqlError(s) || (s && s.error && /closed|terminated|not usable/i.test(s.error.message))) {
+    if (refused(s)) {
       return { outcome: 'rejected', facts: { rejectedWith: errorText(s) }, reason: `the transaction block was refused: ${errorText(s)}` };
     }
   }
