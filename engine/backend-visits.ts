@@ -3,7 +3,13 @@
  * take as many backends at once as the pool is wide, each running the same statements on the
  * backend it got; then every backend the caller says it touched and that still exists must
  * have been visited, or another round goes looking for it (other clients may have held it).
+ *
+ * Two clients that each hold some backends while queueing for the rest (two pooltest runs
+ * sweeping one pool) would wait on each other: a visitor queues only briefly, and a round cut
+ * short lets go of everything and backs off for a random moment before the next, as in
+ * Ethernet, until the deadline.
  */
+import { sleep } from './time.js';
 import { dismiss, take, type Hold } from './steering/holders.js';
 import type { Scenario } from './steering/scenario.js';
 import { valueOf } from './judging/record.js';
@@ -18,41 +24,51 @@ export interface Visits {
   steps: StepRecord[];
 }
 
-/** Rounds at most; one is enough unless a touched backend was busy elsewhere. */
-const ROUNDS = 3;
-
 export interface VisitOptions {
   /** How long a statement-strategy holder keeps its backend: long enough for the next to take another. */
   holdMs: number;
-  /** How long a visitor may queue for a backend (other clients may be using them all). */
+  /** How long one visitor may queue for a backend before its round gives up. */
   waitMs: number;
+  /** No new round after this many ms. */
+  deadlineMs: number;
 }
 
 export async function visitBackends(scn: Scenario, tag: string, statements: string[], touched: readonly number[], opts: VisitOptions): Promise<Visits> {
   const d = scn.discovery;
-  const width = d.mode === 'direct' ? 1 : (d.poolSize ?? d.poolBound);
+  let width = d.mode === 'direct' ? 1 : (d.poolSize ?? d.poolBound);
   const visited = new Set<number>();
   let unvisited: number[] = [];
-  for (let round = 1; round <= ROUNDS; round++) {
-    await visitRound(scn, `${tag}${round}.`, tag, width, statements, opts);
+  const deadline = Date.now() + opts.deadlineMs;
+  for (let round = 1; ; round++) {
+    const complete = await visitRound(scn, `${tag}${round}.`, tag, width, statements, opts);
     for (const step of scn.steps) if (step.tag === tag && step.pid !== null) visited.add(step.pid);
     unvisited = await stillAlive(scn, touched.filter((p) => !visited.has(p)));
-    if (unvisited.length === 0) break;
+    if (unvisited.length === 0 && (complete || visited.size > 0)) break;
+    if (Date.now() >= deadline) break;
+    // A backend still missing after a full round of `width` holders means the pool is wider
+    // than discovery counted (its count is a guess under traffic): hold more at once next time.
+    if (complete) width = Math.max(width, visited.size + unvisited.length);
+    else await sleep(Math.random() * 2 * opts.waitMs);
   }
   return { visited: [...visited].sort((a, b) => a - b), unvisited, steps: scn.steps.filter((s) => s.tag === tag) };
 }
 
-async function visitRound(scn: Scenario, label: string, tag: string, width: number, statements: string[], opts: VisitOptions): Promise<void> {
+/** One round; false when a visitor queued and the round let go early. */
+async function visitRound(scn: Scenario, label: string, tag: string, width: number, statements: string[], opts: VisitOptions): Promise<boolean> {
   const holds: Hold[] = [];
+  let complete = true;
   for (let i = 1; i <= width; i++) {
-    const s = await scn.tryOpen(`${label}${i}`, `${tag}.connect`, scn.ctx.bounds.connectMs);
-    if (!s) break;
-    const hold = await take(scn, s, tag, { statements, releaseBy: 'wait', holdMs: opts.holdMs, waitMs: opts.waitMs });
-    if (hold.waited) break;
+    const s = await scn.tryOpen(`${label}${i}`, `${tag}.connect`, Math.min(scn.ctx.bounds.connectMs, opts.waitMs + 3 * scn.discovery.connectLatencyMs));
+    const hold = s ? await take(scn, s, tag, { statements, releaseBy: 'wait', holdMs: opts.holdMs, waitMs: opts.waitMs }) : null;
+    if (!hold || hold.waited) {
+      complete = false;
+      break;
+    }
     holds.push(hold);
   }
   // Disconnect, not just commit: under session pooling a connected holder keeps its backend.
   await dismiss(holds);
+  return complete;
 }
 
 /** Which of `pids` still exist (pg_stat_activity shows every backend's pid to every login). */

@@ -6,7 +6,11 @@
 import { isPooltestError } from './errors.js';
 import { Scenario, type RunContext } from './steering/scenario.js';
 import { unprovenLandings } from './judging/landing.js';
+import { outageIn } from './judging/outage.js';
+import { numberOf } from './judging/record.js';
+import { OTHER_RUNS_TAG, otherRunsActive } from './steering/other-runs.js';
 import { tidy, type Findings } from './sweep.js';
+import { untilAnswering } from './steering/until-answering.js';
 import { verdictFor } from './verdict.js';
 import type { CheckResult, Discovery, Judgement, Profile, Severity, StepRecord } from './types.js';
 
@@ -51,6 +55,9 @@ export async function executeCheck(def: CheckDefinition, ctx: RunContext, profil
   }
   const scn = new Scenario(ctx, signal);
   let runError: string | null = null;
+  // Before: another run in the middle of a statement or transaction. During: any backend it
+  // used since this check began (a run that finished earlier changes nothing after it ended).
+  const othersBefore = await otherRunsActive(ctx, 0);
   try {
     await def.scenario(scn);
   } catch (err) {
@@ -58,10 +65,16 @@ export async function executeCheck(def: CheckDefinition, ctx: RunContext, profil
   } finally {
     await scn.closeAll();
   }
+  const othersDuring = scn.interrupted ? null : await otherRunsActive(ctx, performance.now() - started);
+  const others = Math.max(othersBefore ?? 0, othersDuring ?? 0);
+  if (others > 0) scn.note('engine', OTHER_RUNS_TAG, `(${others} other pooltest run(s) active on this target during the check)`, { facts: { other_runs: others } });
   const judgement = scn.interrupted ? interruptedJudgement(def, scn.steps, ctx.discovery) : judgeRecord(def, scn.steps, ctx.discovery);
   if (runError && judgement.outcome === null) judgement.reason = `${runError}; ${judgement.reason}`;
   const verdict = judgement.skipped && judgement.outcome === null ? 'skipped' : verdictFor(judgement.outcome, base.expected);
   const durationMs = Math.round(performance.now() - started);
+  // After an outage (a restarting pooler or server), the next check starts once the target
+  // answers again (bounded), rather than failing fast while it is still down.
+  if (!scn.interrupted && outageIn(scn.steps)) await untilAnswering(ctx, ctx.bounds.connectMs + ctx.bounds.stepMs);
   // Never interrupted: an interrupted check is exactly the one most likely to leave state.
   const missed = scn.steps.length === 0 ? { left: [], unreached: [] } : await tidy(ctx, [def.id], touchedBy(scn.steps));
   return {
@@ -84,10 +97,14 @@ function touchedBy(steps: readonly StepRecord[]): number[] {
 }
 
 /**
- * The check's judge, then what the engine knows about any record: a landing that missed A's
- * backend without proof that the pooler kept it (judging/landing.ts) - a candidate that
- * queued behind other clients' traffic, a pool that changed - cannot carry a conclusion,
- * whatever the judge made of it. Pure, so tests can apply it to recorded logs.
+ * The check's judge, then what the engine knows about any record. No conclusion stands when
+ * - another pooltest run was active during the check (steering/other-runs.ts: its session
+ *   resets can erase this run's state on shared backends);
+ * - the target was unavailable during the check (judging/outage.ts: a restarting server's
+ *   errors are no refusal);
+ * - a landing missed A's backend without proof that the pooler kept it (judging/landing.ts: a
+ *   candidate queued behind other clients' traffic, a pool that changed).
+ * Pure, so tests can apply it to recorded logs.
  */
 export function judgeRecord(def: Pick<CheckDefinition, 'judge'>, steps: readonly StepRecord[], discovery: Discovery): Judgement {
   let judgement: Judgement;
@@ -97,6 +114,22 @@ export function judgeRecord(def: Pick<CheckDefinition, 'judge'>, steps: readonly
     return { outcome: null, facts: {}, reason: `judge failed: ${err instanceof Error ? err.message : String(err)}` };
   }
   if (judgement.outcome === null) return judgement;
+  const others = numberOf(steps.find((s) => s.tag === OTHER_RUNS_TAG), 'other_runs') ?? 0;
+  if (others > 0) {
+    return {
+      outcome: null,
+      facts: { ...judgement.facts, unprovenOutcome: judgement.outcome, otherPooltestRuns: others },
+      reason: `not conclusive: ${others} other pooltest run(s) worked on this target during the check, and their checks reset whole sessions (DISCARD ALL, RESET ALL) on shared backends; run one at a time for a conclusive answer (without that the record would read "${judgement.outcome}")`,
+    };
+  }
+  const outage = outageIn(steps);
+  if (outage) {
+    return {
+      outcome: null,
+      facts: { ...judgement.facts, unprovenOutcome: judgement.outcome },
+      reason: `not conclusive: the target was unavailable during the check (${outage.session} ${outage.tag}: ${outage.error?.code ? `${outage.error.code} ` : ''}${outage.error?.message}) (without that the record would read "${judgement.outcome}")`,
+    };
+  }
   const doubts = unprovenLandings(steps, discovery);
   if (doubts.length === 0) return judgement;
   return {

@@ -132,6 +132,7 @@ async function countPool(scn: Scenario, d: Discovery, first: Session, opts: Disc
   const holders: Hold[] = [];
   let waited = false;
   let retries = 0;
+  let busyAtQueue = 0;
   const connectMs = Math.min(opts.bounds.connectMs, d.waitBoundMs + 3 * d.connectLatencyMs);
   for (let label = 1; holders.length <= opts.poolBound; label++) {
     const started = performance.now();
@@ -149,13 +150,18 @@ async function countPool(scn: Scenario, d: Discovery, first: Session, opts: Disc
       retries++;
       continue;
     }
-    if (busy > 0) d.notes.push(`${busy} other backend(s) of this database and user were busy while the pool looked full: the pool may be larger than counted`);
+    if (busy > 0) {
+      busyAtQueue = busy;
+      d.notes.push(`${busy} other backend(s) of this database and user stayed busy while the pool looked full: they are counted in, so the pool size is an upper bound`);
+    }
     waited = true;
     break;
   }
   const pids = new Set(holders.map((h) => h.pid));
   d.sharedAcrossClients = pids.has(firstPid);
-  if (waited) d.poolSize = new Set([...pids, firstPid]).size;
+  // Under traffic that never let go, the busy backends may be the pool's: count them, since
+  // steering and the sweep only lose by undercounting (a backend never visited or tried).
+  if (waited) d.poolSize = new Set([...pids, firstPid]).size + busyAtQueue;
   // With D's old backend held, D's next transaction shows whether a client keeps its backend.
   const onFirst = holders.find((h) => h.pid === firstPid);
   const spare = holders.find((h) => h.pid !== firstPid);
@@ -193,7 +199,8 @@ async function busyElsewhere(scn: Scenario, holders: Hold[], sinceMs: number): P
   const asker = [...holders].reverse().find((h) => h.session.alive && h.step?.txStatus === 'T');
   if (!asker) return -1;
   const held = holders.map((h) => h.pid).filter((p): p is number => p !== null);
-  const windowMs = Math.ceil(sinceMs + 4 * scn.discovery.rttMs + 5);
+  // Since this holder started: D's last query and the earlier holders' takes came before.
+  const windowMs = Math.floor(sinceMs);
   const step = await asker.session.run('discovery.probe', `SELECT pg_stat_clear_snapshot(); SELECT count(*)::int AS busy_others FROM pg_stat_activity
     WHERE datname = current_database() AND usename = session_user AND backend_type = 'client backend' AND pid <> ALL(ARRAY[${held.join(', ')}]::int[])
       AND (state IS DISTINCT FROM 'idle' OR state_change > clock_timestamp() - make_interval(secs => ${(windowMs / 1000).toFixed(3)}))`);

@@ -9,6 +9,7 @@ import { discover } from './discovery.js';
 import { newRunId } from './markers.js';
 import { findProfile } from './profiles/index.js';
 import { sweep } from './sweep.js';
+import { announceRun } from './steering/other-runs.js';
 import { publicTarget, resolveRelated, resolveTarget, type Target } from './target.js';
 import { runSuites } from './vitest-runner.js';
 import { CATALOGUE } from '../suites/catalogue.js';
@@ -67,10 +68,18 @@ export async function run(opts: RunOptions = {}): Promise<Report> {
   const discovery = await discoverUnlessInterrupted(target, { bounds, poolBound: opts.maxPool ?? DEFAULT_MAX_POOL, runId, ...(opts.signal ? { signal: opts.signal } : {}) });
   opts.onDiscovery?.(discovery);
   const ctx: RunContext = { target, direct, discovery, runId, bounds, fixture: opts.fixture === true };
-  const results = selected.length === 0 || opts.signal?.aborted ? [] : await runSuites({ ctx, profile }, selected.map(fileFilter), opts);
+  // Other runs on this target see this one for as long as it lasts (steering/other-runs.ts).
+  const withdraw = await announceRun(ctx);
+  let results: CheckResult[];
+  let sweepResult: Report['sweep'];
+  try {
+    results = selected.length === 0 || opts.signal?.aborted ? [] : await runSuites({ ctx, profile }, selected.map(fileFilter), opts);
+    // Never interrupted: whatever the checks left, the sweep is what removes it.
+    sweepResult = await sweep(ctx, CATALOGUE.map((c) => c.id), touchedBackends(discovery, results));
+  } finally {
+    await withdraw();
+  }
   const ordered = orderByCatalogue(opts.signal?.aborted ? withNotRun(results, selected) : results);
-  // Never interrupted: whatever the checks left, the sweep is what removes it.
-  const sweepResult = await sweep(ctx, CATALOGUE.map((c) => c.id), touchedBackends(discovery, results));
   return buildReport({ startedAt, t0, target, direct, discovery, profile, checks: ordered, sweep: sweepResult, runId: ctx.runId });
 }
 

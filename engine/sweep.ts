@@ -100,7 +100,8 @@ export async function sweep(ctx: RunContext, checkIds: readonly string[], touche
   const via: string[] = ['target'];
   try {
     // Patient: once per run, and other clients may be keeping every backend busy for a while.
-    const visits = await visitBackends(scn, 'sweep.visit', visitStatements(ctx.runId, checkIds), touched, { holdMs: 200, waitMs: ctx.bounds.stepMs });
+    const waitMs = Math.min(ctx.bounds.stepMs, 4 * ctx.discovery.waitBoundMs);
+    const visits = await visitBackends(scn, 'sweep.visit', visitStatements(ctx.runId, checkIds), touched, { holdMs: 200, waitMs, deadlineMs: 3 * ctx.bounds.stepMs });
     visited = visits.visited;
     const found = findings(visits);
     leftovers.push(...found.left, ...found.unreached.map((pid) => `backend ${pid}: used by this run and still alive, but no visit reached it (other clients kept it busy): not proven clean`));
@@ -128,8 +129,8 @@ export async function tidy(ctx: RunContext, checkIds: readonly string[], touched
     // left to the final sweep, which waits longer.
     const d = ctx.discovery;
     const holdMs = Math.min(200, Math.max(50, Math.round(20 * d.rttMs + 4 * d.connectLatencyMs)));
-    const waitMs = Math.min(ctx.bounds.stepMs, 4 * d.waitBoundMs);
-    return findings(await visitBackends(scn, 'tidy.visit', visitStatements(ctx.runId, checkIds), touched, { holdMs, waitMs }));
+    const waitMs = Math.min(ctx.bounds.stepMs, 2 * d.waitBoundMs);
+    return findings(await visitBackends(scn, 'tidy.visit', visitStatements(ctx.runId, checkIds), touched, { holdMs, waitMs, deadlineMs: 4 * waitMs }));
   } catch (err) {
     return { left: [`could not visit the pool: ${err instanceof Error ? err.message : String(err)}`], unreached: [] };
   } finally {

@@ -70,7 +70,8 @@ function doubtOf(queued: boolean, probes: StepRecord[], seen: number, d: Discove
   if (d.poolSize !== null && seen > d.poolSize) {
     return `the candidates and A came to ${seen} backends, more than the pool of ${d.poolSize} discovery found: the pool changed (a restart, new server connections) or other traffic interfered`;
   }
-  if (!queued) return `the candidates ran out before one reached backend ${b1}`;
+  if (!queued && d.poolSize === null && sharesBackends(d)) return `backends are shared and the pool's size is unknown: missing backend ${b1} proves nothing`;
+  if (!queued) return `the candidates were not exhausted (${seen - 1} other backend(s) reached${d.poolSize !== null ? `, pool of ${d.poolSize}` : ''}) and none was queued`;
   const last = probes[probes.length - 1];
   if (!last) return `a candidate was queued, but nothing could look at backend ${b1} to tell a reserved backend from one busy with other traffic`;
   if (last.error) return `a candidate was queued, and looking at backend ${b1} failed: ${last.error.message}`;

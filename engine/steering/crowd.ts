@@ -8,6 +8,7 @@
  * SQLSTATE when it sent one (53300 "too many clients") - and is not retried: a refusal is
  * what the capacity checks are looking for.
  */
+import { within } from '../time.js';
 import type { Session } from '../session/session.js';
 import type { Scenario } from './scenario.js';
 
@@ -24,13 +25,25 @@ export interface CrowdOptions {
   work(session: Session, index: number): Promise<void>;
   /** Keep clients connected after their work; `Scenario.closeAll` ends them. */
   stayConnected?: boolean;
+  /**
+   * Hold every client's work until all have connected (or failed), but at most this long, so
+   * that slow logins do not look like waiting for a backend. A pooler that queues logins
+   * (pgpool-II) never lets them all connect: the bound releases the ones that did.
+   */
+  startTogetherMs?: number;
 }
 
 /** Runs the crowd; resolves with the clients that connected (in index order, null for the others). */
 export async function crowd(scn: Scenario, opts: CrowdOptions): Promise<Array<Session | null>> {
+  let settled = 0;
+  let allSettled!: () => void;
+  const together = new Promise<void>((r) => (allSettled = r));
+  const start = opts.startTogetherMs === undefined ? Promise.resolve() : within(together, opts.startTogetherMs, undefined);
   const clients = Array.from({ length: opts.count }, async (_, i) => {
     const session = await openOrRecord(scn, `${opts.prefix}${i + 1}`, opts.connectTag, opts.connectMs);
+    if (++settled === opts.count) allSettled();
     if (!session) return null;
+    await start;
     await opts.work(session, i);
     if (!opts.stayConnected) await session.close();
     return session;

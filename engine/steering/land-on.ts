@@ -54,6 +54,8 @@ export async function landOn(scn: Scenario, pid: number, opts: LandOptions = {})
   let retries = 0;
   for (let tries = 1; tries <= maxTries; tries++) {
     label++;
+    // The caller's own last use of `pid` ended before the landing; any use after this
+    // candidate started is someone else's.
     const started = performance.now();
     const session = await scn.tryOpen(`${prefix}${label}`, `${tag}.connect`, candidateConnectMs(scn));
     const hold = session ? await take(scn, session, tag, opts) : null;
@@ -72,13 +74,15 @@ export async function landOn(scn: Scenario, pid: number, opts: LandOptions = {})
 }
 
 /**
- * Looks at backend `pid` after a candidate queued for `sinceMs`: from a holder already inside
- * its transaction (it cannot queue), else over --direct, else not at all (recorded as such).
- * `quiet` is computed by the server: idle, and no state change within the window the
- * candidate waited (widened by a few round trips so client and server timing cannot shrink it).
+ * Looks at backend `pid` after a candidate queued: from a holder already inside its
+ * transaction (it cannot queue), else over --direct, else not at all (recorded as such).
+ * `quiet` is computed by the server: idle, and no state change for `sinceMs`, the time since
+ * the queued candidate started. The caller last used `pid` before the landing began, and none
+ * of our candidates did (one that had would be the observer), so a change inside the window
+ * is another client's - and a pid idle all through it was kept from the queued candidate.
  */
 async function probeBackend(scn: Scenario, pid: number, others: Hold[], tag: string, sinceMs: number): Promise<'quiet' | 'busy' | 'unknown'> {
-  const windowMs = Math.ceil(sinceMs + 4 * scn.discovery.rttMs + 5);
+  const windowMs = Math.floor(sinceMs);
   // pg_stat_clear_snapshot: inside a transaction pg_stat_activity is a snapshot taken at its
   // first use, which could predate the queue.
   const sql = `SELECT pg_stat_clear_snapshot(); SELECT ${pid} AS target_pid, count(*)::int AS present, max(state) AS state,

@@ -2,7 +2,8 @@
  * capacity/queueing: with more concurrent transactions than the pool has backends, does every
  * one wait its turn, or are some refused?
  *
- *   T1..Tn, all at once, each its own client (n = 3 x pool size: 6 for a pool of 2):
+ *   T1..Tn, each its own client (n = 3 x pool size: 6 for a pool of 2), connect at once and,
+ *   once all have connected (or a short bound has passed), send at once:
  *       SELECT pg_backend_pid() AS pid, 200 AS sleep_ms, <server clock ms> AS began;
  *       SELECT pg_sleep(0.2);
  *       SELECT <server clock ms> AS ended
@@ -43,6 +44,7 @@ export const queueing = defineCheck({
       prefix: 'T',
       connectTag: 'queue.connect',
       connectMs: scn.ctx.bounds.connectMs,
+      startTogetherMs: scn.waitMs + 3 * scn.discovery.connectLatencyMs,
       work: async (s) => void (await s.run('queue.tx', sql)),
     });
   },

@@ -15,6 +15,7 @@
  *   V:  SELECT pg_backend_pid() AS pid, txid_current_if_assigned()::text AS xid,
  *              (SELECT count(*) FROM <s>.<t>)::int AS committed, <b1, same start, in pg_stat_activity>
  *       -- repeated within the wait bound while b1 is still busy
+ *   V:  [ROLLBACK, if the verifier itself landed inside A's transaction]
  *   V:  DO $$ drop <s>.<t>, ending any session still holding a lock on it $$
  *
  * A client inside A's transaction is recognised three ways: its BEGIN warns "there is already
@@ -62,7 +63,10 @@ export const abandoned = defineCheck({
     const b1 = table ? await abandon(scn, a, table, m.tag) : null;
     // Opened only now: under pgpool-II an idle client would hold one of the two child processes.
     const v = await scn.open('V');
-    if (table && b1) await verify(scn, v, b1, table);
+    const last = table && b1 ? await verify(scn, v, b1, table) : null;
+    // A verifier the pooler put inside A's open transaction must end it, or the DROP below
+    // would be rolled back with it.
+    if (last?.txStatus === 'T' || last?.txStatus === 'E') await v.run('V.rollback', 'ROLLBACK');
     await v.run('V.cleanup', cleanupBlock(dropTablesSql(exactPattern(m.table), scn.ctx.bounds.stepMs / 2)));
   },
   judge: judgeAbandoned,
@@ -99,7 +103,7 @@ interface Backend {
  * What was committed, read from outside any transaction, and what became of b1. A pooler may
  * still be closing or resetting b1 when we look: look again until it is gone or idle.
  */
-async function verify(scn: Scenario, v: Session, b1: Backend, table: string): Promise<void> {
+async function verify(scn: Scenario, v: Session, b1: Backend, table: string): Promise<StepRecord> {
   const old = `FROM pg_stat_activity WHERE pid = ${b1.pid} AND (extract(epoch FROM backend_start) * 1000000)::bigint::text = '${b1.start}'`;
   const sql = `SELECT pg_backend_pid() AS pid, txid_current_if_assigned()::text AS xid, ${STARTED},
     (SELECT count(*) FROM ${table})::int AS committed,
@@ -111,7 +115,7 @@ async function verify(scn: Scenario, v: Session, b1: Backend, table: string): Pr
     const step = await v.run('verify', sql);
     const state = step.results[0]?.[0]?.old_state;
     const busy = step.pid !== b1.pid && typeof state === 'string' && state !== 'idle';
-    if (!busy || step.error || Date.now() >= deadline) return;
+    if (!busy || step.error || Date.now() >= deadline) return step;
     await sleep(20);
   }
 }

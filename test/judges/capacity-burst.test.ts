@@ -17,10 +17,11 @@ describe(`${ID}: recorded logs`, () => {
     expect(judgeBurst(check.steps).outcome).toBe(check.outcome);
   });
 
-  test.each(['pgbouncer-transaction', 'pgbouncer-session', 'pgbouncer-statement'] as const)('absorbed on %s: all 100 served by the 2 backends of the pool', (fixture) => {
+  test.each(['pgbouncer-transaction', 'pgbouncer-session', 'pgbouncer-statement'] as const)('absorbed on %s: all 100 served by at most the 2 backends of the pool', (fixture) => {
     const j = judgeBurst(trafficSteps(fixture, ID));
     expect(j.outcome).toBe('absorbed');
-    expect(j.facts).toMatchObject({ clients: 100, served: 100, refused: 0, backends: 2, maxConnections: 25 });
+    expect(j.facts).toMatchObject({ clients: 100, served: 100, refused: 0, maxConnections: 25 });
+    expect(j.facts.backends).toBeLessThanOrEqual(2);
   });
 
   test('overflowed on direct Postgres: the clients beyond max_connections refused with 53300', () => {

@@ -17,10 +17,13 @@ describe(`${ID}: recorded logs`, () => {
     expect(judgeMultiplexing(run.checks[ID]!.steps, run.discovery).outcome).toBe(run.checks[ID]!.outcome);
   });
 
-  test.each(['pgbouncer-transaction', 'pgbouncer-statement'] as const)('multiplexed on %s: 20 clients on the 2 backends of the pool', (fixture) => {
+  test.each(['pgbouncer-transaction', 'pgbouncer-statement'] as const)('multiplexed on %s: 20 clients on at most the 2 backends of the pool', (fixture) => {
     const j = judge(fixture);
     expect(j.outcome).toBe('multiplexed');
-    expect(j.facts).toMatchObject({ clients: 20, served: 20, backends: 2, withinPool: true, serverConnections: 2 });
+    expect(j.facts).toMatchObject({ clients: 20, served: 20, withinPool: true });
+    expect(j.facts.backends).toBeLessThanOrEqual(2);
+    expect(j.facts.sharedBackends).toBeGreaterThanOrEqual(1);
+    expect(j.facts.serverConnections).toBeLessThanOrEqual(2);
   });
 
   test('multiplexed with max_client_conn = 4: the refused clients are counted, the served ones share', () => {

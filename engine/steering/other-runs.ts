@@ -1,0 +1,68 @@
+/**
+ * Is another pooltest run working on this target? Its checks plant state on shared backends
+ * and - worse - some reset whole sessions (DISCARD ALL, RESET ALL): one landing on a backend
+ * that carries this run's state erases it mid-check, and a "nobody saw it" conclusion would
+ * be wrong. Markers keep runs from ever mistaking each other's state, but not from erasing
+ * it; so the engine notices other runs and lets no check conclude while one is active.
+ *
+ * Two signs, read through the target:
+ * - A run announces itself for its whole duration with a shared advisory lock on a key of its
+ *   own namespace, held by a session that touches no pool: over --direct, or on the target
+ *   itself when it pools nothing. pg_locks shows every session's locks to every login.
+ * - Every pooltest session carries `pooltest-<run>` as application_name (see Session), and
+ *   Postgres shows it on the backend serving it. A backend with another run's name that
+ *   changed state within the window means that run was active then. Weaker: on a shared
+ *   backend the last client's name hides the one before it; runs without --direct rely on it.
+ */
+import { LOCK_NAMESPACE } from '../markers.js';
+import type { Session } from '../session/session.js';
+import type { RunContext } from './scenario.js';
+import { Scenario } from './scenario.js';
+
+/** Second key of the presence lock: "runs" in ASCII. Never a check's key (those are per run). */
+const PRESENCE_KEY = 0x72756e73;
+
+/**
+ * Holds the run's presence lock until the returned function is called. Best effort: without a
+ * connection that pools nothing, or when it fails, the run is simply not announced.
+ */
+export async function announceRun(ctx: RunContext): Promise<() => Promise<void>> {
+  const to = ctx.direct ? 'direct' : ctx.discovery.mode === 'direct' ? 'target' : null;
+  if (!to) return async () => undefined;
+  const scn = new Scenario(ctx);
+  let session: Session | null = null;
+  try {
+    session = await scn.open('presence', { to });
+    await session.run('engine.presence', `SELECT pg_advisory_lock_shared(${LOCK_NAMESPACE}, ${PRESENCE_KEY})`);
+  } catch {
+    // Not announced; the application_name sign still works.
+  }
+  return () => scn.closeAll();
+}
+
+/** Tag of the note a check's record gets when another run was active during it. */
+export const OTHER_RUNS_TAG = 'engine.other-runs';
+
+/** Distinct other pooltest runs active within the last `windowMs`; null when nobody could ask. */
+export async function otherRunsActive(ctx: RunContext, windowMs: number): Promise<number | null> {
+  const scn = new Scenario(ctx);
+  const bound = Math.min(ctx.bounds.stepMs, 4 * ctx.discovery.waitBoundMs);
+  try {
+    const s = await scn.open('R', { connectMs: Math.min(ctx.bounds.connectMs, bound) });
+    const mine = `'pooltest-${ctx.runId}%'`;
+    const step = await s.run('engine.other-runs', `SELECT count(DISTINCT run)::int AS other_runs FROM (
+      SELECT substring(application_name FROM '^pooltest-[0-9a-f]{8}') AS run FROM pg_stat_activity
+        WHERE application_name ~ '^pooltest-[0-9a-f]{8}' AND application_name NOT LIKE ${mine}
+          AND (state IS DISTINCT FROM 'idle' OR state_change > clock_timestamp() - make_interval(secs => ${(windowMs / 1000).toFixed(3)}))
+      UNION ALL
+      SELECT 'presence:' || l.pid FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+        WHERE l.locktype = 'advisory' AND l.classid = ${LOCK_NAMESPACE} AND l.objid = ${PRESENCE_KEY} AND l.objsubid = 2 AND l.granted
+          AND a.application_name NOT LIKE ${mine}) AS others`, { boundMs: bound });
+    const n = step.results[0]?.[0]?.other_runs;
+    return typeof n === 'number' ? n : null;
+  } catch {
+    return null;
+  } finally {
+    await scn.closeAll();
+  }
+}

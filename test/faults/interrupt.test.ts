@@ -1,0 +1,97 @@
+/**
+ * SIGINT and SIGTERM in the middle of a run: the check in flight stops, the sweep still runs,
+ * the report is written with what there is, the fixtures pooltest started are stopped, and
+ * the exit code is 130. A second signal quits at once, still stopping the fixtures.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { processFamily, stillRunning, type ProcessInfo } from '../../fixtures/proc-table.js';
+import { startStack, type Stack } from '../../fixtures/stack.js';
+import { cleanBackend, freshSettings, superuserView, visitPool } from '../safety/trace-inspection.js';
+import { runCli, type CliRun } from '../support/cli.js';
+
+/** Runs the CLI, sends `signals` once `afterChecks` checks have reported; snapshots its servers first. */
+async function interrupted(args: string[], afterChecks: number, signals: NodeJS.Signals[]): Promise<{ run: CliRun; servers: ProcessInfo[]; folders: string[] }> {
+  let servers: ProcessInfo[] = [];
+  let folders: string[] = [];
+  const run = await runCli(args, {
+    json: true,
+    timeoutMs: 120_000,
+    onSpawn(child: ChildProcess) {
+      let seen = 0;
+      let sent = false;
+      child.stderr?.on('data', (d: Buffer) => {
+        seen += [...d.toString().matchAll(/\[\s*\d+\/\d+\]/g)].length;
+        if (sent || seen < afterChecks) return;
+        sent = true;
+        servers = processFamily(child.pid!);
+        folders = servers.flatMap((p) => fixtureFolder(p.pid));
+        signals.forEach((sig, i) => setTimeout(() => child.kill(sig), i * 50));
+      });
+    },
+  });
+  return { run, servers, folders };
+}
+
+/** The pooltest-* temp folder a fixture server runs from (postgres -D ..., pgbouncer ....ini). */
+function fixtureFolder(pid: number): string[] {
+  try {
+    const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
+    const m = /(\/\S*\/pooltest-[^/\s]+)/.exec(cmd);
+    return m ? [m[1]!] : [];
+  } catch {
+    return [];
+  }
+}
+
+describe('interrupted mid-run', () => {
+  test('SIGINT on the embedded default: exit 130, the sweep ran and is in the JSON, the fixtures are gone', async () => {
+    const { run, servers, folders } = await interrupted([], 3, ['SIGINT']);
+    console.log(`interrupt (embedded, SIGINT): exit ${run.code} in ${run.ms} ms`);
+    expect(run.code, run.stderr).toBe(130);
+    expect(run.signal).toBeNull();
+    expect(run.stderr).toMatch(/pooltest: SIGINT: stopping the check in flight, then sweeping/);
+    expect(run.report?.sweep?.clean, run.report?.sweep?.leftovers.join('; ')).toBe(true);
+    expect(run.report?.sweep?.via).toEqual(['target', 'direct']);
+    // What did not run says so; nothing interrupted pretends to a conclusion.
+    const notRun = run.report!.checks.filter((c) => /^(not run|interrupted)/.test(c.reason));
+    expect(notRun.length).toBeGreaterThan(0);
+    for (const c of notRun) expect(c.outcome).toBeNull();
+    // The PostgreSQL and PgBouncer it started (and their workers, and folders) are gone.
+    expect(servers.length).toBeGreaterThanOrEqual(2);
+    expect(servers.filter(stillRunning).map((p) => p.pid)).toEqual([]);
+    expect(folders.length).toBeGreaterThanOrEqual(2);
+    expect(folders.filter((f) => existsSync(f))).toEqual([]);
+  });
+
+  test('SIGINT twice quits at once: exit 130, the fixtures are still stopped', async () => {
+    const { run, servers } = await interrupted([], 3, ['SIGINT', 'SIGINT']);
+    expect(run.code, run.stderr).toBe(130);
+    expect(run.stderr).toMatch(/SIGINT again: stopping fixtures and quitting without the sweep/);
+    expect(servers.filter(stillRunning).map((p) => p.pid)).toEqual([]);
+  });
+
+  describe('against a target pooltest did not start', () => {
+    let stack: Stack;
+    beforeAll(async () => {
+      stack = await startStack('pgbouncer-transaction');
+    });
+    afterAll(async () => {
+      await stack?.stop();
+    });
+
+    test('SIGTERM mid-check: exit 130, sweep clean, and nothing is left on the server', async () => {
+      // State checks only, so the check in flight has state on the shared backends to leave.
+      const only = ['--only', 'session/set-leak,temp,locks/advisory-session,notify,prepared/sql-prepare,cursors,session/custom-guc-leak'];
+      const { run } = await interrupted(['--target', stack.target.url(), '--direct', stack.postgres.url(), ...only], 2, ['SIGTERM']);
+      console.log(`interrupt (external, SIGTERM): exit ${run.code} in ${run.ms} ms`);
+      expect(run.code, run.stderr).toBe(130);
+      expect(run.stderr).toMatch(/pooltest: SIGTERM:/);
+      expect(run.report?.sweep?.clean, run.report?.sweep?.leftovers.join('; ')).toBe(true);
+      expect(await superuserView(stack.postgres)).toMatchObject({ advisoryLocks: 0, tempTables: [], idleInTransaction: 0 });
+      const views = await visitPool(stack.target.url(), stack.pooler!.poolSize, await freshSettings(stack.target.url()));
+      for (const v of views) expect(v).toEqual(cleanBackend(v.pid));
+    });
+  });
+});

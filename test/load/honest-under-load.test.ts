@@ -1,0 +1,93 @@
+/**
+ * Honest under other traffic: the catalogue against a PgBouncer transaction pool (2 backends)
+ * that other clients share, as a staging pooler is. Whatever the traffic does to steering,
+ * every check must report the outcome it reports on a quiet pool, or `inconclusive` with its
+ * reason; a different label is a wrong answer. The same holds for two pooltest runs against
+ * the same pool at once: there, while both are active, each sees the other (they announce
+ * themselves over --direct) and concludes nothing, since one run's DISCARD ALL / RESET ALL
+ * checks erase the other's state on shared backends. Every run must also sweep clean.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { startLoad } from '../../fixtures/load-generator.js';
+import { startStack, type Stack } from '../../fixtures/stack.js';
+import { outcomes, runCli, type CliRun } from '../support/cli.js';
+import type { Report } from '../../engine/types.js';
+
+/** Clients churning short transactions (up to 30 ms of sleep inside), on a pool of 2. */
+const LOAD = { clients: 8, maxSleepMs: 30, durationMs: 240_000 };
+const RUNS_UNDER_LOAD = 2;
+
+describe('honest under other traffic (PgBouncer transaction mode, pool of 2)', () => {
+  let stack: Stack;
+  let baseline: Record<string, string | null>;
+  const tally: Record<string, { runs: number; verdicts: number; changed: number; inconclusive: number; leftovers: number }> = {};
+  const args = (): string[] => ['--target', stack.target.url(), '--direct', stack.postgres.url()];
+
+  beforeAll(async () => {
+    stack = await startStack('pgbouncer-transaction');
+    const quiet = await runCli(args(), { json: true });
+    expect(quiet.report, quiet.stderr).not.toBeNull();
+    // Checks skipped on this target (e.g. the burst test, fixtures only) are not compared.
+    baseline = outcomes({ ...quiet.report!, checks: quiet.report!.checks.filter((c) => c.verdict !== 'skipped') });
+  });
+  afterAll(async () => {
+    await stack?.stop();
+    // The numbers for the issue's report table.
+    console.log(`load: ${JSON.stringify(tally)}`);
+  });
+
+  /** Outcomes the quiet baseline did not give, and inconclusives without a reason. */
+  function wrongAnswers(run: CliRun, phase: string): string[] {
+    const report = run.report as Report;
+    const t = (tally[phase] ??= { runs: 0, verdicts: 0, changed: 0, inconclusive: 0, leftovers: 0 });
+    t.runs++;
+    t.leftovers += report.sweep?.leftovers.length ?? 1;
+    const wrong: string[] = [];
+    for (const c of report.checks) {
+      if (c.verdict === 'skipped') continue;
+      t.verdicts++;
+      if (c.outcome === null) {
+        t.inconclusive++;
+        if (!c.reason) wrong.push(`${c.id}: inconclusive without a reason`);
+      } else if (baseline[c.id] !== undefined && baseline[c.id] !== null && c.outcome !== baseline[c.id]) {
+        t.changed++;
+        wrong.push(`${c.id}: "${c.outcome}" under load, "${baseline[c.id]}" on a quiet pool (${c.reason})`);
+      }
+    }
+    return wrong;
+  }
+
+  test('the quiet baseline is conclusive: every later comparison means something', () => {
+    const unknown = Object.entries(baseline).filter(([, o]) => o === null).map(([id]) => id);
+    expect(unknown, 'checks inconclusive on a quiet pool').toEqual([]);
+  });
+
+  test(`${RUNS_UNDER_LOAD} runs while ${LOAD.clients} clients churn short transactions: same outcome or inconclusive, sweeps clean`, async () => {
+    const load = startLoad({ url: stack.target.url(), ...LOAD });
+    try {
+      for (let i = 0; i < RUNS_UNDER_LOAD; i++) {
+        const run = await runCli(args(), { json: true, timeoutMs: 240_000 });
+        expect(run.report, run.stderr).not.toBeNull();
+        expect(wrongAnswers(run, 'under load')).toEqual([]);
+        expect(run.report?.sweep?.clean, run.report?.sweep?.leftovers.join('; ')).toBe(true);
+      }
+    } finally {
+      const stats = await load.stop();
+      // The traffic really ran, alongside pooltest, on the same pool.
+      expect(stats.transactions).toBeGreaterThan(100);
+      expect(stats.lastErrors).toEqual([]);
+    }
+  });
+
+  test('two pooltest runs against the same pool at once: same outcome or inconclusive, both sweeps clean', async () => {
+    const [a, b] = await Promise.all([runCli(args(), { json: true, timeoutMs: 240_000 }), runCli(args(), { json: true, timeoutMs: 240_000 })]);
+    for (const run of [a, b]) {
+      expect(run.report, run.stderr).not.toBeNull();
+      expect(wrongAnswers(run, 'two runs at once')).toEqual([]);
+      expect(run.report?.sweep?.clean, run.report?.sweep?.leftovers.join('; ')).toBe(true);
+      // Each saw the other while both ran, and said so.
+      expect(run.report!.checks.some((c) => /other pooltest run\(s\) worked on this target/.test(c.reason))).toBe(true);
+    }
+    expect(a.report?.runId).not.toBe(b.report?.runId);
+  });
+});
