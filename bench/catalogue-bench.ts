@@ -58,7 +58,7 @@ async function main(): Promise<void> {
         const e = perCheck.get(c.id) ?? { ms: [], statements: [], outcome: new Set<string>() };
         e.ms.push(c.durationMs);
         e.statements.push(c.statements);
-        e.outcome.add(c.outcome ?? 'inconclusive');
+        e.outcome.add(c.outcome ?? c.verdict);
         perCheck.set(c.id, e);
       }
     }

@@ -9,7 +9,7 @@ import type { Discovery, Report, Verdict } from '../engine/types.js';
 import { poolerName, targetText } from './report-text.js';
 import { groupBySeverity } from './severity.js';
 import { stepLine } from './step-text.js';
-import { cut, oneLine, pad } from './terminal-text.js';
+import { cut, oneLine, pad, wrap } from './terminal-text.js';
 
 export interface TerminalOptions {
   color: boolean;
@@ -53,9 +53,9 @@ export function renderReport(report: Report, opts: TerminalOptions): string {
     lines.push(c.bold.underline(`${group.severity} (${group.checks.length})`));
     for (const r of group.checks) {
       lines.push(`${pad(r.id, idWidth)}  ${pad(r.outcome ?? '-', 12)}  ${pad(r.expected ?? '-', 12)}  ${verdictText(r.verdict, c)}`);
-      lines.push(c.dim(cut(`    evidence: ${r.evidence}`, width)));
-      if (r.verdict !== 'pass' && r.reason !== r.evidence) lines.push(c.yellow(cut(`    why:      ${r.reason}`, width)));
-      if (r.advice) lines.push(c.cyan(cut(`    advice:   ${r.advice}`, width)));
+      lines.push(c.dim(wrap(`    evidence: ${r.evidence}`, width, 14)));
+      if (r.verdict !== 'pass' && r.reason !== r.evidence) lines.push(c.yellow(wrap(`    why:      ${r.reason}`, width, 14)));
+      if (r.advice) lines.push(c.cyan(wrap(`    advice:   ${r.advice}`, width, 14)));
       if (opts.verbose) lines.push(...r.steps.map((s) => cut(`     ${stepLine(s)}`, width + 60)));
     }
   }

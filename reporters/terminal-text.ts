@@ -19,3 +19,27 @@ export function cut(text: string, width: number): string {
 export function pad(text: string, width: number): string {
   return text.length >= width ? text : text + ' '.repeat(width - text.length);
 }
+
+/**
+ * `text` folded at spaces into lines of at most `width` characters, continuation lines
+ * indented by `indent` spaces. Evidence and advice are folded, never cut: a verdict's reason
+ * must be readable in full on any terminal.
+ */
+export function wrap(text: string, width: number, indent: number): string {
+  const lead = /^ */.exec(text)![0];
+  // Split on single spaces so aligned runs of spaces ("advice:   ") survive.
+  const words = text.replace(/[\r\n\t]+/g, ' ').trim().split(' ');
+  const lines: string[] = [];
+  let line = '';
+  for (const word of words) {
+    const candidate = line === '' ? `${lead}${word}` : `${line} ${word}`;
+    if (candidate.length > width && line !== '') {
+      lines.push(line);
+      line = `${' '.repeat(indent)}${word}`;
+    } else {
+      line = candidate;
+    }
+  }
+  if (line !== '') lines.push(line);
+  return lines.join('\n');
+}
