@@ -79,7 +79,10 @@ export async function run(opts: RunOptions = {}): Promise<Report> {
   } finally {
     await withdraw();
   }
-  const ordered = orderByCatalogue(opts.signal?.aborted ? withNotRun(results, selected) : results);
+  const notRun = opts.signal?.aborted
+    ? 'not run: the run was interrupted before this check started'
+    : 'not run: Vitest reported no result for this check (its suite file failed to load or was not found)';
+  const ordered = orderByCatalogue(withNotRun(results, selected, notRun, profile));
   return buildReport({ startedAt, t0, target, direct, discovery, profile, checks: ordered, sweep: sweepResult, runId: ctx.runId });
 }
 
@@ -117,12 +120,15 @@ function touchedBackends(discovery: Discovery, results: readonly CheckResult[]):
   return [...pids];
 }
 
-/** The selected checks that never reported, as inconclusive "not run" results: the report says what is missing. */
-function withNotRun(results: readonly CheckResult[], selected: readonly string[]): CheckResult[] {
+/**
+ * The selected checks that never reported, as inconclusive "not run" results: a check that
+ * silently vanished from the report would read as "nothing to see".
+ */
+function withNotRun(results: readonly CheckResult[], selected: readonly string[], reason: string, profile: Profile | null): CheckResult[] {
   const done = new Set(results.map((r) => r.id));
   const missing = CATALOGUE.filter((c) => selected.includes(c.id) && !done.has(c.id)).map((c): CheckResult => {
-    const reason = 'not run: the run was interrupted before this check started';
-    return { id: c.id, title: c.title, severity: c.severity, outcome: null, expected: null, expectedRef: null, verdict: 'inconclusive', reason, facts: {}, evidence: reason, advice: null, steps: [], durationMs: 0, statements: 0, cleanup: { ok: true, detail: 'nothing to clean' } };
+    const e = profile?.expect[c.id] ?? null;
+    return { id: c.id, title: c.title, severity: c.severity, outcome: null, expected: e?.outcome ?? null, expectedRef: e?.ref ?? null, verdict: 'inconclusive', reason, facts: {}, evidence: reason, advice: null, steps: [], durationMs: 0, statements: 0, cleanup: { ok: true, detail: 'nothing to clean' } };
   });
   return [...results, ...missing];
 }
