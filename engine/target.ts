@@ -106,7 +106,7 @@ export function parseTargetText(text: string): ParsedText {
     throw new PooltestError('BAD_TARGET_URL', `target "${redactUrl(text)}" is not a postgres:// URL or host:port`);
   }
   const match = /^(\[[^\]]+\]|[^:/\s]+)(?::(\d+))?$/.exec(text);
-  if (!match) throw new PooltestError('BAD_TARGET_URL', `target "${text}" is not host:port or a postgres:// URL`);
+  if (!match) throw new PooltestError('BAD_TARGET_URL', `target "${redactUrl(text)}" is not host:port or a postgres:// URL`);
   const host = match[1]!.replace(/^\[|\]$/g, '');
   return { host, ...(match[2] ? { port: checkedPort(match[2], text) } : {}) };
 }
@@ -168,7 +168,12 @@ export function describeTarget(t: Target): string {
 
 /** Replaces the password of anything that looks like a connection URL. */
 export function redactUrl(text: string): string {
-  return text.replace(/(\w+:\/\/[^:/@\s]*:)([^@\s]*)(@)/g, '$1***$3');
+  return (
+    text
+      .replace(/(\w+:\/+[^:/@\s]*:)([^@\s]*)(@)/g, '$1***$3')
+      // Mistyped forms too: `user:secret@host`, `postgres:/user:secret@host`.
+      .replace(/(^|[\s"'=/])([^\s"'=/:@]+:)([^\s@"'/][^\s@"']*)(@)/g, '$1$2***$4')
+  );
 }
 
 /**

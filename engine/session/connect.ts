@@ -22,7 +22,11 @@ export async function connectClient(target: Target, timeoutMs: number, applicati
     learned.set(key, first);
     return client;
   } catch (err) {
-    const retry = first ? /does not support SSL/i.test(String((err as Error).message)) : err instanceof PooltestError && err.code === 'TLS_FAILED';
+    // libpq: `prefer` falls back to plaintext when TLS is refused or does not fit pg_hba; `allow`
+    // tries TLS after plaintext was refused for want of encryption.
+    const retry = first
+      ? /does not support SSL/i.test(String((err as Error).message)) || (err instanceof PooltestError && err.code === 'TLS_FAILED')
+      : err instanceof PooltestError && err.code === 'TLS_FAILED';
     if (!retry) throw err;
     const client = await connectOnce(target, timeoutMs, applicationName, !first);
     learned.set(key, !first);
@@ -79,7 +83,9 @@ export function classifyConnectError(err: unknown, target: Target, timeoutMs: nu
     case '3D000':
       return new PooltestError('DATABASE_NOT_FOUND', `database "${target.database}" does not exist at ${where}: ${msg}`, detail);
     case '28000':
-      if (/ssl|tls/i.test(msg)) return new PooltestError('TLS_FAILED', `${where} requires TLS: ${msg}`, detail);
+      // pg_hba refusals name the encryption state since PostgreSQL 12 ("..., no encryption" for
+      // a hostssl-only entry, "..., SSL encryption" for hostnossl): an encryption mismatch.
+      if (/ssl|tls|no encryption/i.test(msg)) return new PooltestError('TLS_FAILED', `${where} refused this connection's encryption: ${msg}`, detail);
       return new PooltestError('AUTH_FAILED', `${where} refused user "${target.user}": ${msg}`, detail);
     default:
       break;

@@ -59,6 +59,8 @@ export class Session {
   private pendingNotifications: NotificationRecord[] = [];
   /** Set once the connection failed or was destroyed: later steps are recorded as errors. */
   private deadReason: string | null = null;
+  /** Set by abandonWait: the step in flight is to be recorded as unanswered. */
+  private waitAbandoned: string | null = null;
 
   private constructor(label: string, client: pg.Client, recorder: Recorder, bounds: SessionBounds) {
     this.label = label;
@@ -173,6 +175,11 @@ export class Session {
       return this.record(base, results, { message: INTERRUPTED }, false);
     }
     const outcome = raced;
+    if (this.waitAbandoned !== null && !outcome.timedOut && outcome.error && !outcome.error.code) {
+      // We stopped waiting (abandonWait) and pg then failed the query for the socket we closed:
+      // the step went unanswered; it is no lost connection (which would read as an outage).
+      return this.record(base, results, { message: this.waitAbandoned }, true);
+    }
     if (outcome.timedOut) {
       // The answer may still come later and would then belong to no step: a timed-out
       // session is never reused.
@@ -231,6 +238,15 @@ export class Session {
     }
     await within(client.end().catch(() => undefined), this.bounds.stepMs, undefined);
     destroySocket(client);
+  }
+
+  /**
+   * Gives up on the step in flight (a pooler queueing it) and drops the connection: that step
+   * is recorded as unanswered within its bound, like any other timeout.
+   */
+  abandonWait(reason: string): void {
+    this.waitAbandoned ??= reason;
+    this.destroy(reason);
   }
 
   /** Drops the TCP connection at once (a pooler sees a client vanish). */

@@ -71,7 +71,7 @@ async function takeWithStatement(scn: Scenario, session: Session, tag: string, o
   const waitMs = opts.waitMs ?? scn.waitMs;
   const pid = await within(long.pid, waitMs, 'waited' as const);
   if (pid === 'waited') {
-    session.destroy(`no backend within ${waitMs} ms`);
+    session.abandonWait(`no backend within ${waitMs} ms`);
     const step = await running;
     return { session, pid: null, waited: true, step, release: async () => undefined };
   }

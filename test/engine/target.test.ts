@@ -60,3 +60,20 @@ describe('--timeout', () => {
   test.each([['10s', 10_000], ['2500ms', 2500], ['1.5', 1500], ['3', 3000]])('%s is %i ms', (text, ms) => expect(parseDuration(text)).toBe(ms));
   test.each(['10 minutes', '-1s', '50ms', '2h'])('%s is rejected', (text) => expect(() => parseDuration(text)).toThrow(PooltestError));
 });
+
+describe('redaction of mistyped targets', () => {
+  test.each(['alice:s3cret@db.example:6432', 'postgres:/alice:s3cret@db:6432', 'postgres//alice:s3cret@db'])('"%s" is refused without echoing its password', (text) => {
+    let message = '';
+    try {
+      resolveTarget({ target: text }, {});
+    } catch (e) {
+      message = (e as Error).message;
+    }
+    expect(message).toMatch(/BAD|not/);
+    expect(message).not.toContain('s3cret');
+    expect(redactUrl(message)).not.toContain('s3cret');
+  });
+  test('text without credentials is left alone', () => {
+    expect(redactUrl('pooltest@127.0.0.1:5432/pooltest and host:6432')).toBe('pooltest@127.0.0.1:5432/pooltest and host:6432');
+  });
+});
