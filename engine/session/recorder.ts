@@ -14,6 +14,11 @@ export class Recorder {
     return Math.round((performance.now() - this.startedAt) * 10) / 10;
   }
 
+  /** Milliseconds from `startMs` (a value of {@link now}) until now, to a tenth. */
+  since(startMs: number): number {
+    return Math.round((this.now() - startMs) * 10) / 10;
+  }
+
   add(step: Omit<StepRecord, 'seq'>): StepRecord {
     const full: StepRecord = { seq: this.steps.length + 1, ...step };
     this.steps.push(full);

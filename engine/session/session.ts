@@ -211,7 +211,7 @@ export class Session {
       error,
       notices,
       notifications,
-      durationMs: Math.round((this.recorder.now() - base.startMs) * 10) / 10,
+      durationMs: this.recorder.since(base.startMs),
       timedOut,
       txStatus,
     });

@@ -7,7 +7,7 @@ import { PooltestError } from '../errors.js';
 import { Recorder } from '../session/recorder.js';
 import { applicationNameFor, Session } from '../session/session.js';
 import type { Target } from '../target.js';
-import type { Discovery, StepRecord } from '../types.js';
+import type { Discovery, ErrorRecord, StepRecord } from '../types.js';
 
 /** Everything a check needs to know about the run; handed to Vitest workers via provide/inject. */
 export interface RunContext {
@@ -78,20 +78,7 @@ export class Scenario {
       return await this.open(label, { connectMs });
     } catch (err) {
       const timedOut = err instanceof PooltestError && err.code === 'STEP_TIMEOUT';
-      this.recorder.add({
-        session: label,
-        tag,
-        sql: '(connect)',
-        pid: null,
-        results: [],
-        error: connectError(err),
-        notices: [],
-        notifications: [],
-        startMs,
-        durationMs: Math.round((this.recorder.now() - startMs) * 10) / 10,
-        timedOut,
-        txStatus: null,
-      });
+      this.note(label, tag, '(connect)', { startMs, error: connectError(err), timedOut });
       if (timedOut) return null;
       throw err;
     }
@@ -101,7 +88,7 @@ export class Scenario {
    * Records something a scenario did that is not a query (a socket destroyed, a cancel request
    * sent), so the judge can see it in order with the queries around it.
    */
-  note(label: string, tag: string, what: string, detail: { startMs?: number; facts?: Record<string, unknown>; error?: string } = {}): StepRecord {
+  note(label: string, tag: string, what: string, detail: { startMs?: number; facts?: Record<string, unknown>; error?: string | ErrorRecord; timedOut?: boolean } = {}): StepRecord {
     const startMs = detail.startMs ?? this.recorder.now();
     return this.recorder.add({
       session: label,
@@ -109,12 +96,12 @@ export class Scenario {
       sql: what,
       pid: null,
       results: detail.facts ? [[detail.facts]] : [],
-      error: detail.error ? { message: detail.error } : null,
+      error: typeof detail.error === 'string' ? { message: detail.error } : (detail.error ?? null),
       notices: [],
       notifications: [],
       startMs,
-      durationMs: Math.round((this.recorder.now() - startMs) * 10) / 10,
-      timedOut: false,
+      durationMs: this.recorder.since(startMs),
+      timedOut: detail.timedOut ?? false,
       txStatus: null,
     });
   }
@@ -127,7 +114,7 @@ export class Scenario {
 }
 
 /** A failed connection as evidence: the coded message, and the server's SQLSTATE when it sent one (53300). */
-function connectError(err: unknown): StepRecord['error'] {
+function connectError(err: unknown): ErrorRecord {
   if (!(err instanceof PooltestError)) return { message: String(err) };
   const sqlstate = err.detail.sqlstate;
   const isSqlstate = typeof sqlstate === 'string' && /^[0-9A-Z]{5}$/.test(sqlstate);
