@@ -17,7 +17,7 @@ import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { audit } from '../engine/audit/audit.js';
+import { audit } from '../audit/audit.js';
 
 /** Driver statements: the same text every time, values travel as parameters. */
 const REPEATED = [

@@ -12,7 +12,7 @@
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { run } from '../engine/run.js';
+import { run } from '../runner/run.js';
 import { startStack } from '../fixtures/stack.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);

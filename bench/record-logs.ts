@@ -5,7 +5,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { run } from '../engine/run.js';
+import { run } from '../runner/run.js';
 import { startStack, type StackName } from '../fixtures/stack.js';
 
 const STACKS: StackName[] = ['direct', 'pgbouncer-transaction', 'pgbouncer-session', 'pgbouncer-statement', 'pgpool'];

@@ -7,7 +7,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { run } from '../engine/run.js';
+import { run } from '../runner/run.js';
 import { STACK_NAMES, startStack, type StackName } from '../fixtures/stack.js';
 
 /** Every fixture but the one whose max_client_conn leaves no room for the candidates. */

@@ -12,7 +12,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { run } from '../engine/run.js';
+import { run } from '../runner/run.js';
 import { STACK_NAMES, startStack, type StackName } from '../fixtures/stack.js';
 import type { PostgresOptions } from '../fixtures/postgres-fixture.js';
 import type { PostgresVersionChoice } from '../fixtures/postgres-binaries.js';

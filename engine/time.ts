@@ -1,3 +1,5 @@
+import { PooltestError } from './errors.js';
+
 /** Time bounds that never keep the process alive after the work is done. */
 
 /** Resolves with `promise`'s value, or with `fallback` after `ms`; the timer is always cleared. */
@@ -27,4 +29,13 @@ export function onAbort<T>(signal: AbortSignal | undefined, value: T): { promise
     signal.addEventListener('abort', listener, { once: true });
   });
   return { promise, dispose: () => listener && signal.removeEventListener('abort', listener) };
+}
+
+/** `10s`, `2500ms` or a number of seconds, as `--timeout` and `POOLTEST_TIMEOUT` take it. */
+export function parseDuration(text: string): number {
+  const m = /^(\d+(?:\.\d+)?)(ms|s)?$/.exec(text.trim());
+  if (!m) throw new PooltestError('BAD_ARGUMENTS', `--timeout "${text}" is not a duration like 10s or 2500ms`);
+  const ms = m[2] === 'ms' ? Number(m[1]) : Number(m[1]) * 1000;
+  if (ms < 100 || ms > 3_600_000) throw new PooltestError('BAD_ARGUMENTS', `--timeout must be between 100ms and 1h, not "${text}"`);
+  return Math.round(ms);
 }

@@ -3,7 +3,7 @@
  * table of checks side by side, then the breaks with their advice as a list a reviewer can
  * work through.
  */
-import type { ChangeKind, DiffSide, ReportDiff } from '../engine/report-diff.js';
+import type { ChangeKind, DiffSide, ReportDiff } from './report-diff.js';
 import { code, inline, table } from './markdown.js';
 import { sideWhat, targetText } from './report-text.js';
 import { bySeverity } from './severity.js';

@@ -4,7 +4,7 @@
  * for each break right under it.
  */
 import { Chalk, type ChalkInstance } from 'chalk';
-import type { ChangeKind, DiffSide, ReportDiff } from '../engine/report-diff.js';
+import type { ChangeKind, DiffSide, ReportDiff } from './report-diff.js';
 import { sideWhat, targetText } from './report-text.js';
 import { groupBySeverity } from './severity.js';
 import { cut, oneLine } from './terminal-text.js';

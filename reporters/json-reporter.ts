@@ -6,7 +6,7 @@
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { redactUrl } from '../engine/target.js';
-import type { ReportDiff } from '../engine/report-diff.js';
+import type { ReportDiff } from './report-diff.js';
 import type { Report } from '../engine/types.js';
 
 /** The report as pretty JSON (schema/report.schema.json), with a final newline. */

@@ -2,7 +2,7 @@
  * Short phrases every report format uses to name what was tested, so the terminal, JUnit,
  * Markdown and diff views describe a target and a pooler in the same words.
  */
-import type { DiffSide } from '../engine/report-diff.js';
+import type { DiffSide } from './report-diff.js';
 import type { PublicTarget, Report } from '../engine/types.js';
 
 /** `user@host:port/database` (a public target never holds a password). */

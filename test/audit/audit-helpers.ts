@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll } from 'vitest';
-import { auditCommand } from '../../engine/audit/audit-command.js';
+import { auditCommand } from '../../audit/audit-command.js';
 
 /** What one audit run printed and returned. */
 export interface AuditRun {

@@ -7,7 +7,7 @@ import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { isMainThread } from 'node:worker_threads';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, test } from 'vitest';
-import type { AuditReport } from '../../engine/audit/audit-types.js';
+import type { AuditReport } from '../../audit/audit-types.js';
 import { serverUser } from '../../fixtures/server-user.js';
 import { runAudit, useScratchDir } from './audit-helpers.js';
 

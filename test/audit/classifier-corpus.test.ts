@@ -4,9 +4,9 @@
  * transaction-scoped variants). Each row is parsed by the real PostgreSQL parser.
  */
 import { beforeAll, describe, expect, test } from 'vitest';
-import type { AuditCheckId } from '../../engine/audit/audit-types.js';
-import { loadParser } from '../../engine/audit/sql-parser.js';
-import { StatementClassifier } from '../../engine/audit/statement-classifier.js';
+import type { AuditCheckId } from '../../audit/audit-types.js';
+import { loadParser } from '../../audit/sql-parser.js';
+import { StatementClassifier } from '../../audit/statement-classifier.js';
 
 beforeAll(async () => {
   await loadParser();

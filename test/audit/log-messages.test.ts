@@ -6,7 +6,7 @@
 import { Readable } from 'node:stream';
 import { readFile, writeFile } from 'node:fs/promises';
 import { expect, test } from 'vitest';
-import type { AuditReport } from '../../engine/audit/audit-types.js';
+import type { AuditReport } from '../../audit/audit-types.js';
 import { runAudit, useScratchDir } from './audit-helpers.js';
 
 const dir = useScratchDir('messages');

@@ -4,7 +4,7 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { beforeAll, describe, expect, test } from 'vitest';
-import type { AuditReport } from '../../engine/audit/audit-types.js';
+import type { AuditReport } from '../../audit/audit-types.js';
 import type { CheckResult, Report } from '../../engine/types.js';
 import { runAudit, useScratchDir } from './audit-helpers.js';
 

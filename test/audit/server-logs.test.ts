@@ -8,7 +8,7 @@ import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { AuditFinding, AuditReport } from '../../engine/audit/audit-types.js';
+import type { AuditFinding, AuditReport } from '../../audit/audit-types.js';
 import { startPostgres, type PostgresFixture } from '../../fixtures/postgres-fixture.js';
 import { runAudit, useScratchDir } from './audit-helpers.js';
 

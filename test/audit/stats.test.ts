@@ -8,7 +8,7 @@ import net from 'node:net';
 import { readFile } from 'node:fs/promises';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { AuditReport } from '../../engine/audit/audit-types.js';
+import type { AuditReport } from '../../audit/audit-types.js';
 import { startPostgres, type PostgresFixture } from '../../fixtures/postgres-fixture.js';
 import { runAudit, useScratchDir } from './audit-helpers.js';
 

@@ -5,7 +5,7 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import type { AuditReport } from '../../engine/audit/audit-types.js';
+import type { AuditReport } from '../../audit/audit-types.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { runAudit, useScratchDir } from './audit-helpers.js';
 

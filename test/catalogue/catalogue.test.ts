@@ -5,7 +5,7 @@
  * every run must sweep clean.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { findProfile } from '../../engine/profiles/index.js';
+import { findProfile } from '../../profiles/index.js';
 import { startStack, type Stack, type StackName } from '../../fixtures/stack.js';
 import { outcomes, runCli, type CliRun } from '../support/cli.js';
 import { EXPECTED, VARIANTS } from './expected-outcomes.js';

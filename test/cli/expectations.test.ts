@@ -7,8 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { isPooltestError, type PooltestError } from '../../engine/errors.js';
-import { loadExpectations, parseExpectations } from '../../engine/expectations.js';
-import { findProfile } from '../../engine/profiles/index.js';
+import { loadExpectations, parseExpectations } from '../../runner/expectations.js';
+import { findProfile } from '../../profiles/index.js';
 
 const REF = 'https://acme.example/pooler/docs#session-state';
 

@@ -30,7 +30,7 @@ afterAll(async () => {
 
 test('a suite that fails to load is reported as not run, and the other checks still run', () => {
   const json = path.join(copy, 'report.json');
-  const res = spawnSync(process.execPath, [path.join(copy, 'dist/engine/cli/main.js'), '--target', stack.target.url(), '--only', 'session/set-leak,session/set-local', '--profile', 'pgbouncer-transaction', '--json', json, '--no-store'], {
+  const res = spawnSync(process.execPath, [path.join(copy, 'dist/cli/main.js'), '--target', stack.target.url(), '--only', 'session/set-leak,session/set-local', '--profile', 'pgbouncer-transaction', '--json', json, '--no-store'], {
     encoding: 'utf8',
     env: { ...process.env, NO_COLOR: '1' },
     timeout: 120_000,

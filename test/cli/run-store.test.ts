@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, expect, test } from 'vitest';
-import { folderName, storeRun } from '../../engine/cli/run-store.js';
+import { folderName, storeRun } from '../../cli/run-store.js';
 
 const cwd = mkdtempSync(path.join(os.tmpdir(), 'pooltest-store-'));
 afterAll(() => rmSync(cwd, { recursive: true, force: true }));

@@ -4,7 +4,7 @@
  */
 import { describe, expect, test } from 'vitest';
 import { PooltestError } from '../../engine/errors.js';
-import { parseDuration } from '../../engine/cli/args.js';
+import { parseDuration } from '../../cli/args.js';
 import { describeTarget, publicTarget, redactUrl, resolveRelated, resolveTarget } from '../../engine/target.js';
 
 describe('resolveTarget', () => {

@@ -43,7 +43,7 @@ describe('the packed pooltest, installed in an empty project', () => {
   test('the tarball holds what a user needs and nothing from development', async () => {
     const list = await exec('tar', ['-tzf', tgz], { cwd: work });
     const files = list.stdout.split('\n').filter(Boolean).map((f) => f.replace(/^package\//, ''));
-    for (const needed of ['package.json', 'README.md', 'INTERPRETING.md', 'schema/report.schema.json', 'dist/engine/index.js', 'dist/engine/index.d.ts', 'dist/engine/cli/main.js', 'dist/engine/vitest-project.js', 'dist/engine/vitest-setup.js', 'dist/suites/session/set-leak.test.js', 'dist/fixtures/stack.js']) {
+    for (const needed of ['package.json', 'README.md', 'INTERPRETING.md', 'schema/report.schema.json', 'dist/runner/index.js', 'dist/runner/index.d.ts', 'dist/cli/main.js', 'dist/runner/vitest-project.js', 'dist/runner/vitest-setup.js', 'dist/suites/session/set-leak.test.js', 'dist/fixtures/stack.js']) {
       expect(files).toContain(needed);
     }
     expect(files.filter((f) => /^(test|engine|suites|scratch|bench|examples|dist\/bench)\//.test(f) || f.endsWith('.map') || (f.endsWith('.ts') && !f.endsWith('.d.ts')))).toEqual([]);

@@ -4,7 +4,7 @@
  * actually runs.
  */
 import { describe, expect, test } from 'vitest';
-import { CHECK_IDS, CHECK_LABELS, STATE_LABELS, isCheckId, isLabelOf, labelsOf } from '../../engine/labels.js';
+import { CHECK_IDS, CHECK_LABELS, STATE_LABELS, isCheckId, isLabelOf, labelsOf } from '../../suites/labels.js';
 import { CATALOGUE } from '../../suites/catalogue.js';
 
 /** DESIGN.md "Checks and outcome labels" and issue 3, written out once more on purpose. */

@@ -4,9 +4,9 @@
  * claims to reject.
  */
 import { describe, expect, test } from 'vitest';
-import { isLabelOf } from '../../engine/labels.js';
-import { PROFILES, findProfile, profileIds, profileProblems, profilesProblems } from '../../engine/profiles/index.js';
-import { isReference } from '../../engine/profiles/validate-profile.js';
+import { isLabelOf } from '../../suites/labels.js';
+import { PROFILES, findProfile, profileIds, profileProblems, profilesProblems } from '../../profiles/index.js';
+import { isReference } from '../../profiles/validate-profile.js';
 import type { Profile } from '../../engine/types.js';
 
 describe('built-in profiles', () => {

@@ -4,7 +4,7 @@
  * needs new evidence from a fixture run, not only a new reading of the docs.
  */
 import { describe, expect, test } from 'vitest';
-import { findProfile } from '../../engine/profiles/index.js';
+import { findProfile } from '../../profiles/index.js';
 
 const DEDICATED = {
   'session/set-leak': 'session',

@@ -4,9 +4,9 @@
  * of the contract.
  */
 import { describe, expect, test } from 'vitest';
-import { CHECK_LABELS } from '../../engine/labels.js';
-import { OUTCOME_BREAKS, outcomeBreaks } from '../../engine/outcome-breaks.js';
-import { diffReports } from '../../engine/report-diff.js';
+import { CHECK_LABELS } from '../../suites/labels.js';
+import { OUTCOME_BREAKS, outcomeBreaks } from '../../suites/outcome-breaks.js';
+import { diffReports } from '../../reporters/report-diff.js';
 import { renderDiffMarkdown } from '../../reporters/diff-markdown.js';
 import { renderDiff } from '../../reporters/diff-terminal.js';
 import { directReport, pgbouncerReport } from './samples.js';

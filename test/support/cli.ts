@@ -11,7 +11,7 @@ import type { Report } from '../../engine/types.js';
 import { assertValidReport } from './report-schema.js';
 
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-export const CLI = path.join(REPO, 'dist/engine/cli/main.js');
+export const CLI = path.join(REPO, 'dist/cli/main.js');
 
 export interface CliRun {
   code: number | null;

@@ -1,0 +1,112 @@
+/**
+ * Command-line arguments of `pooltest audit`. `--sql` and `--log` take every following
+ * argument up to the next option, so a shell glob works: `--sql migrations/*.sql`.
+ */
+import { PooltestError } from '../engine/errors.js';
+import { DEFAULT_MAX_STATEMENT_BYTES, DEFAULT_TIMEOUT_MS, type AuditOptions } from './audit.js';
+import { LOG_FORMATS, type LogFormat } from './log-format.js';
+
+/** Everything `pooltest audit` was asked to do. */
+export interface AuditArgs extends AuditOptions {
+  json?: string;
+  markdown?: string;
+  failOnFindings: boolean;
+  /** false for --no-color; undefined lets NO_COLOR / FORCE_COLOR / the terminal decide. */
+  color?: boolean;
+  help: boolean;
+}
+
+export const AUDIT_USAGE = `Usage: pooltest audit [inputs] [pooler] [output]
+
+Finds the statements of an application that rely on session state, and says what a pooler
+does to each of them.
+
+Inputs (any combination, at least one):
+  --sql FILE...             SQL files or migrations (several statements per file)
+  --log FILE...             PostgreSQL server logs with log_statement = 'all' ('-' = stdin)
+  --log-format FORMAT       stderr | csvlog | jsonlog (default: detected from the first line)
+  --stats URL               read pg_stat_statements over a direct connection (with call counts)
+  --stats-partial           audit the visible rows when other roles' texts are hidden
+
+Pooler (at most one; without either, what transaction pooling typically does is shown):
+  --report FILE             a pooltest JSON report of the pooler (pooltest --json FILE)
+  --target URL              run the relevant checks against the pooler now
+
+Output:
+  --json FILE               write the audit as JSON
+  --markdown FILE           write the audit as Markdown
+  --fail-on-findings        without --report/--target, exit 1 when a finding typically breaks
+  --no-color                plain terminal output (NO_COLOR is honoured too)
+
+Limits:
+  --timeout MS              bound for each network step (default ${DEFAULT_TIMEOUT_MS})
+  --max-statement-bytes N   longer statements are reported as unparsed (default ${DEFAULT_MAX_STATEMENT_BYTES})
+
+Exit codes: 0 nothing breaks, 1 at least one finding breaks on the pooler, 2 could not run.
+`;
+
+/** Parses `pooltest audit` arguments (without the word `audit`). */
+export function parseAuditArgs(argv: string[]): AuditArgs {
+  const args: AuditArgs = { failOnFindings: false, help: false };
+  const sql: string[] = [];
+  const logs: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const raw = argv[i]!;
+    const eq = raw.startsWith('--') ? raw.indexOf('=') : -1;
+    const flag = eq === -1 ? raw : raw.slice(0, eq);
+    const inline = eq === -1 ? undefined : raw.slice(eq + 1);
+    const value = (): string => {
+      if (inline !== undefined) return inline;
+      const next = argv[i + 1];
+      if (next === undefined || isOption(next)) throw new PooltestError('BAD_ARGUMENTS', `${flag} needs a value`);
+      i++;
+      return next;
+    };
+    const values = (into: string[]): void => {
+      if (inline !== undefined) into.push(inline);
+      while (argv[i + 1] !== undefined && !isOption(argv[i + 1]!)) into.push(argv[++i]!);
+      if (into.length === 0) throw new PooltestError('BAD_ARGUMENTS', `${flag} needs at least one file`);
+    };
+    switch (flag) {
+      case '--sql': values(sql); break;
+      case '--log': values(logs); break;
+      case '--log-format': args.logFormat = logFormat(value()); break;
+      case '--stats': args.stats = value(); break;
+      case '--stats-partial': args.statsPartial = true; break;
+      case '--report': args.report = value(); break;
+      case '--target': args.target = value(); break;
+      case '--json': args.json = value(); break;
+      case '--markdown': args.markdown = value(); break;
+      case '--fail-on-findings': args.failOnFindings = true; break;
+      case '--no-color': args.color = false; break;
+      case '--color': args.color = true; break;
+      case '--timeout': args.timeoutMs = positiveInt(flag, value()); break;
+      case '--max-statement-bytes': args.maxStatementBytes = positiveInt(flag, value()); break;
+      case '-h':
+      case '--help': args.help = true; break;
+      default:
+        throw new PooltestError('BAD_ARGUMENTS', isOption(raw) ? `unknown option ${flag} (see pooltest audit --help)` : `unexpected argument "${raw}": files go after --sql or --log`);
+    }
+  }
+  if (sql.length > 0) args.sql = sql;
+  if (logs.length > 0) args.logs = logs;
+  return args;
+}
+
+/** `-` alone is a value (stdin), not an option. */
+function isOption(arg: string): boolean {
+  return arg.startsWith('-') && arg !== '-';
+}
+
+function logFormat(value: string): LogFormat | 'auto' {
+  if (value === 'auto') return value;
+  const format = LOG_FORMATS.find((f) => f === value);
+  if (format === undefined) throw new PooltestError('BAD_ARGUMENTS', `--log-format must be one of auto, ${LOG_FORMATS.join(', ')}, not "${value}"`);
+  return format;
+}
+
+function positiveInt(flag: string, value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) throw new PooltestError('BAD_ARGUMENTS', `${flag} must be a positive whole number, not "${value}"`);
+  return n;
+}

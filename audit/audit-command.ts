@@ -1,0 +1,76 @@
+/**
+ * `pooltest audit ...`: parse arguments, run {@link audit}, write the requested files, print
+ * the terminal view, and turn the result into an exit code the CI can gate a migration on.
+ */
+import { writeFile } from 'node:fs/promises';
+import { Chalk } from 'chalk';
+import { isPooltestError, PooltestError } from '../engine/errors.js';
+import { redactUrl } from '../engine/target.js';
+import { colorWanted } from '../reporters/terminal-reporter.js';
+import { audit } from './audit.js';
+import { AUDIT_USAGE, parseAuditArgs, type AuditArgs } from './audit-args.js';
+import { renderAuditMarkdown } from './audit-markdown.js';
+import { renderAuditTerminal } from './audit-terminal.js';
+import type { AuditReport } from './audit-types.js';
+
+/** Where the command writes; defaults to the process's streams. */
+export interface AuditIo {
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+  /** For `--log -`; defaults to process.stdin. */
+  stdin?: NodeJS.ReadableStream;
+  env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * Runs `pooltest audit` with `argv` (the arguments after `audit`). Returns the exit code:
+ * 0 nothing breaks, 1 at least one finding breaks on the pooler (or, with --fail-on-findings and
+ * no pooler given, typically breaks), 2 the audit could not run (the error code is printed).
+ */
+export async function auditCommand(argv: string[], io: AuditIo = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
+  let args: AuditArgs;
+  try {
+    args = parseAuditArgs(argv);
+  } catch (error) {
+    return failed(error, io);
+  }
+  if (args.help) {
+    io.stdout.write(AUDIT_USAGE);
+    return 0;
+  }
+  try {
+    const report = await audit({ ...args, ...(io.stdin ? { stdin: io.stdin } : {}) });
+    if (args.json !== undefined) await writeOutput(args.json, `${JSON.stringify(report, null, 2)}\n`, '--json');
+    if (args.markdown !== undefined) await writeOutput(args.markdown, renderAuditMarkdown(report), '--markdown');
+    const isTty = (io.stdout as { isTTY?: boolean }).isTTY === true;
+    const color = colorWanted(args.color, io.env ?? process.env, isTty);
+    const width = (io.stdout as { columns?: number }).columns ?? 120;
+    io.stdout.write(renderAuditTerminal(report, new Chalk({ level: color ? 1 : 0 }), width));
+    return exitCode(report, args.failOnFindings);
+  } catch (error) {
+    return failed(error, io);
+  }
+}
+
+/** 1 when something breaks on the given pooler; without one, only with --fail-on-findings. */
+export function exitCode(report: AuditReport, failOnFindings: boolean): number {
+  if (report.pooler.basis !== 'typical') return report.summary.breakingCount > 0 ? 1 : 0;
+  if (!failOnFindings) return 0;
+  const typicallyBreaks = report.findings.some((f) => f.breaks !== false) || Object.values(report.overflow).some((n) => (n ?? 0) > 0);
+  return typicallyBreaks ? 1 : 0;
+}
+
+async function writeOutput(path: string, text: string, flag: string): Promise<void> {
+  try {
+    await writeFile(path, text);
+  } catch (error) {
+    throw new PooltestError('BAD_ARGUMENTS', `${flag} ${path}: cannot write it (${(error as Error).message})`, { file: path });
+  }
+}
+
+function failed(error: unknown, io: AuditIo): number {
+  const e = isPooltestError(error) ? error : new PooltestError('INTERNAL', error instanceof Error ? (error.stack ?? error.message) : String(error));
+  // Messages never carry a password by construction; the redaction is a second net.
+  io.stderr.write(`pooltest audit: ${e.code}: ${redactUrl(e.message)}\n`);
+  return 2;
+}

@@ -1,0 +1,146 @@
+/**
+ * The audit as a library call: read every input, classify every statement, group findings,
+ * join them with what the pooler does. `pooltest audit` is a thin shell around {@link audit}.
+ */
+import { PooltestError } from '../engine/errors.js';
+import { redactUrl } from '../engine/target.js';
+import { AuditCollector, type FindingTally } from './audit-collector.js';
+import { AUDIT_CHECKS, auditCheck, checkPriority } from './audit-checks.js';
+import { AUDIT_SCHEMA_VERSION, type AuditCheckId, type AuditFinding, type AuditReport, type InputSummary } from './audit-types.js';
+import { auditLogFile } from './log-input.js';
+import type { LogFormat } from './log-format.js';
+import { behaviourFromReportFile, joinCheck, poolerSummary, typicalBehaviour, type PoolerBehaviour } from './pooler-behaviour.js';
+import { auditSqlFile } from './sql-file-input.js';
+import { loadParser } from './sql-parser.js';
+import { auditStats } from './stats-input.js';
+import { behaviourFromTarget } from './target-run.js';
+
+/** What to audit and against which pooler behaviour. */
+export interface AuditOptions {
+  /** SQL files (migrations, scripts). */
+  sql?: string[];
+  /** PostgreSQL server logs; `-` is standard input. */
+  logs?: string[];
+  /** Default `auto`. */
+  logFormat?: LogFormat | 'auto';
+  /** A direct connection URL to read pg_stat_statements from. */
+  stats?: string;
+  /** Audit only the visible pg_stat_statements rows when some are hidden from the role. */
+  statsPartial?: boolean;
+  /** A pooltest JSON report of the pooler. */
+  report?: string;
+  /** A pooler to run the relevant checks against now. */
+  target?: string;
+  /** Password for `target` when not in the URL or PGPASSWORD. */
+  password?: string;
+  /** Bound on each network step (connect, query), ms. Default 10 000. */
+  timeoutMs?: number;
+  /** Longer statements are reported as unparsed instead of parsed. Default 1 MiB. */
+  maxStatementBytes?: number;
+  /** Standard input for `--log -`. */
+  stdin?: NodeJS.ReadableStream;
+}
+
+export const DEFAULT_TIMEOUT_MS = 10_000;
+export const DEFAULT_MAX_STATEMENT_BYTES = 1024 * 1024;
+
+/**
+ * Runs an audit. Throws a {@link PooltestError} when it cannot run (bad input, unreachable
+ * stats server, pg_stat_statements unavailable); findings and unparsed statements are results,
+ * not errors.
+ */
+export async function audit(options: AuditOptions): Promise<AuditReport> {
+  const started = Date.now();
+  const sql = options.sql ?? [];
+  const logs = options.logs ?? [];
+  if (sql.length === 0 && logs.length === 0 && options.stats === undefined) {
+    throw new PooltestError('BAD_ARGUMENTS', 'nothing to audit: give --sql FILE..., --log FILE or --stats URL');
+  }
+  if (options.report !== undefined && options.target !== undefined) {
+    throw new PooltestError('BAD_ARGUMENTS', '--report and --target both say what the pooler does: give one of them');
+  }
+  const maxStatementBytes = options.maxStatementBytes ?? DEFAULT_MAX_STATEMENT_BYTES;
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  // Read the report first: a typo in its path should not cost a multi-gigabyte log read.
+  const fromReport = options.report !== undefined ? await behaviourFromReportFile(options.report) : null;
+  await loadParser();
+  const collector = new AuditCollector();
+  const inputs: InputSummary[] = [];
+  const warnings: string[] = [];
+  for (const file of sql) inputs.push(await auditSqlFile(file, collector, maxStatementBytes));
+  for (const file of logs) {
+    const result = await auditLogFile(file, collector, { format: options.logFormat ?? 'auto', maxStatementBytes, ...(options.stdin ? { stdin: options.stdin } : {}) });
+    inputs.push(result.summary);
+    warnings.push(...result.warnings);
+  }
+  if (options.stats !== undefined) {
+    const result = await auditStats(options.stats, collector, { timeoutMs, allowHidden: options.statsPartial === true });
+    inputs.push(result.summary);
+    warnings.push(...result.warnings);
+  }
+  const tallies = collector.tallies();
+  const overflow = { ...collector.overflow };
+  const overflowChecks = Object.keys(overflow) as AuditCheckId[];
+  const checks = [...new Set([...tallies.map((t) => t.check), ...overflowChecks])].sort((a, b) => checkPriority(a) - checkPriority(b));
+  const behaviour = await resolveBehaviour(fromReport, options, checks);
+  for (const id of checks) {
+    if (behaviour.basis !== 'typical' && !behaviour.outcomes.has(id)) warnings.push(`${id} is not in the pooler's results: what it does there is unknown`);
+  }
+  const findings = tallies.map((t) => toFinding(t, behaviour));
+  findings.sort((a, b) => checkPriority(a.check) - checkPriority(b.check) || b.count - a.count);
+  const breaking = findings.filter((f) => f.breaks === true);
+  // Findings past the kept bound still count towards the exit code.
+  const overflowBreaking = overflowChecks.filter((id) => joinCheck(behaviour, id).breaks === true).reduce((n, id) => n + (overflow[id] ?? 0), 0);
+  const unparsed = collector.unparsedSummary();
+  if (unparsed.count > 0) warnings.push(`${unparsed.count} statement(s) could not be classified (${unparsed.distinct} distinct): see "unparsed"`);
+  return {
+    schemaVersion: AUDIT_SCHEMA_VERSION,
+    tool: { name: 'pooltest', command: 'audit' },
+    generatedAt: new Date(started).toISOString(),
+    inputs,
+    pooler: poolerSummary(behaviour, checks.length > 0 ? checks : AUDIT_CHECKS.map((c) => c.id)),
+    summary: {
+      statements: collector.statements,
+      parsedTexts: collector.classifier.parsedTexts,
+      findings: findings.length,
+      breaking: breaking.length,
+      breakingCount: breaking.reduce((n, f) => n + f.count, 0) + overflowBreaking,
+      unparsed: unparsed.count,
+      durationMs: Date.now() - started,
+    },
+    findings,
+    overflow,
+    unparsed,
+    warnings,
+  };
+}
+
+/** A counted finding joined with what the pooler does in its check. */
+function toFinding(t: FindingTally, behaviour: PoolerBehaviour): AuditFinding {
+  const joined = joinCheck(behaviour, t.check);
+  const info = auditCheck(t.check);
+  return {
+    check: t.check,
+    title: info.title,
+    statement: t.statement,
+    normalized: t.normalized,
+    what: t.what,
+    certain: t.certain,
+    alsoChecks: [...t.alsoChecks],
+    count: t.count,
+    source: t.sources[0] ?? '',
+    sources: t.sources,
+    outcome: joined.outcome,
+    basis: behaviour.basis,
+    breaks: joined.breaks,
+    advice: info.advice,
+  };
+}
+
+async function resolveBehaviour(fromReport: PoolerBehaviour | null, options: AuditOptions, checks: AuditCheckId[]): Promise<PoolerBehaviour> {
+  if (fromReport !== null) return fromReport;
+  if (options.target === undefined) return typicalBehaviour();
+  // Nothing to look up when nothing was found: no reason to touch the pooler.
+  if (checks.length === 0) return { basis: 'target', name: redactUrl(options.target), outcomes: new Map() };
+  return behaviourFromTarget(options.target, checks, options.password);
+}

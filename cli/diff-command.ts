@@ -1,0 +1,82 @@
+/**
+ * `pooltest diff OLD NEW`: compare two stored reports (files, or run folders holding a
+ * report.json, such as `.pooltest/latest`) and say what changes for the application going
+ * from OLD to NEW. Exit code 1 when anything breaks, so a pipeline can gate on it.
+ */
+import { readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { renderDiffMarkdown } from '../reporters/diff-markdown.js';
+import { renderDiff } from '../reporters/diff-terminal.js';
+import { diffToJson } from '../reporters/json-reporter.js';
+import { PooltestError } from '../engine/errors.js';
+import { diffReports } from '../reporters/report-diff.js';
+import { REPORT_SCHEMA_VERSION, type Report } from '../engine/types.js';
+import { writeOutput } from './outputs.js';
+import type { CliIo } from './run-command.js';
+
+export const DIFF_USAGE = `Usage: pooltest diff OLD NEW [--markdown FILE] [--json FILE] [--quiet] [--no-color]
+
+Compares two pooltest JSON reports (or run folders such as .pooltest/latest) check by check:
+what changes for the application going from OLD (what it runs on today) to NEW.
+  breaks   NEW shows an outcome that breaks applications that OLD did not (e.g. session -> leaked)
+  fixed    OLD's outcome broke applications, NEW's does not
+  same     the same outcome; changed: different, neither breaks; unknown: a side has no outcome
+
+Exit codes: 0 nothing breaks, 1 something breaks, 2 the reports could not be read.`;
+
+/** Runs `pooltest diff` with the arguments after `diff`; returns the exit code. */
+export function diffCommand(argv: string[], io: Pick<CliIo, 'stdout' | 'stderr' | 'color' | 'width'>): number {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: { markdown: { type: 'string' }, json: { type: 'string' }, quiet: { type: 'boolean', short: 'q' }, 'no-color': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    });
+  } catch (err) {
+    throw new PooltestError('BAD_ARGUMENTS', `${err instanceof Error ? err.message : String(err)}\n\n${DIFF_USAGE}`);
+  }
+  const v = parsed.values;
+  if (v.help) {
+    io.stdout(`${DIFF_USAGE}\n`);
+    return 0;
+  }
+  if (parsed.positionals.length !== 2) throw new PooltestError('BAD_ARGUMENTS', `pooltest diff takes two reports, OLD and NEW\n\n${DIFF_USAGE}`);
+  const [oldPath, newPath] = parsed.positionals as [string, string];
+  const diff = diffReports(readReport(oldPath), readReport(newPath));
+  if (v.json !== undefined) writeOutput(v.json, diffToJson(diff));
+  if (v.markdown !== undefined) writeOutput(v.markdown, renderDiffMarkdown(diff));
+  io.stdout(renderDiff(diff, { color: io.color && !v['no-color'], width: io.width, quiet: v.quiet ?? false }));
+  return diff.summary.exitCode;
+}
+
+/** Reads a report file (or a run folder's report.json) and checks it is one this version can compare. */
+export function readReport(file: string): Report {
+  let resolved = file;
+  let value: unknown;
+  try {
+    if (statSync(file).isDirectory()) resolved = path.join(file, 'report.json');
+    value = JSON.parse(readFileSync(resolved, 'utf8'));
+  } catch (err) {
+    throw new PooltestError('REPORT_INVALID', `cannot read a pooltest report from ${resolved}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  const problem = reportProblem(value);
+  if (problem) throw new PooltestError('REPORT_INVALID', `${resolved} is not a pooltest report this version can compare: ${problem}`);
+  return value as Report;
+}
+
+/**
+ * The fields a diff relies on, checked by hand: the full JSON Schema ships for users' own
+ * validators, but a validator is not worth a runtime dependency here.
+ */
+function reportProblem(v: unknown): string | null {
+  if (typeof v !== 'object' || v === null) return 'not a JSON object';
+  const r = v as Partial<Record<keyof Report, unknown>>;
+  if (r.schemaVersion !== REPORT_SCHEMA_VERSION) return `schemaVersion is ${JSON.stringify(r.schemaVersion)}, expected ${REPORT_SCHEMA_VERSION}`;
+  if (!Array.isArray(r.checks)) return 'no "checks" array';
+  const bad = r.checks.find((c: unknown) => typeof c !== 'object' || c === null || typeof (c as { id?: unknown }).id !== 'string' || !('outcome' in c));
+  if (bad !== undefined) return `a check without "id" and "outcome": ${JSON.stringify(bad).slice(0, 120)}`;
+  for (const key of ['target', 'discovery', 'tool'] as const) if (typeof r[key] !== 'object' || r[key] === null) return `no "${key}" object`;
+  return null;
+}

@@ -1,0 +1,109 @@
+/**
+ * SIGINT and SIGTERM in the CLI. The first signal does not kill pooltest: it aborts the run's
+ * signal, so the check in flight stops at once (its sessions dropped), checks not started are
+ * reported as not run, and the sweep still visits every backend the run touched and removes
+ * what the stopped check left behind. The CLI then writes what report it has, stops any
+ * fixture it started, and exits 130.
+ *
+ * The cleanup is bounded: if it has not finished within the grace period, or a second signal
+ * comes (an impatient Ctrl-C), fixtures are stopped and the process exits 130 at once, without
+ * the sweep. Fixture processes run in their own process group, so a terminal's Ctrl-C reaches
+ * only pooltest and the shutdown order stays ours.
+ */
+import { PooltestError } from '../engine/errors.js';
+import { within } from '../engine/time.js';
+
+type Stop = () => Promise<void>;
+
+export interface Interrupt {
+  /** Aborted on the first SIGINT/SIGTERM; hand it to `run()`. */
+  readonly signal: AbortSignal;
+  /** The signal received, or null. */
+  readonly received: NodeJS.Signals | null;
+  /** 130 once interrupted, otherwise the run's own exit code. */
+  exitCode(code: number): number;
+  /** Removes the handlers and the grace timer (the run is over). */
+  dispose(): void;
+}
+
+export interface InterruptOptions {
+  /** What pooltest started and must stop when forced to quit (read when needed: set late). */
+  stopEmbedded(): Stop | null;
+  /** How long the orderly cleanup (the check's end, the sweep, the report) may take. */
+  graceMs?: number;
+  write?(text: string): void;
+}
+
+export const INTERRUPTED_EXIT_CODE = 130;
+const DEFAULT_GRACE_MS = 60_000;
+/** Bound on stopping fixtures when forced; the fixtures' own stop is bounded too. */
+const FORCED_STOP_MS = 15_000;
+
+const SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM'];
+
+/** Set by the first signal: whatever error the run then ends with, the exit code is 130. */
+let interruptedBy: NodeJS.Signals | null = null;
+
+/** Whether a SIGINT/SIGTERM interrupted this process's run. */
+export function wasInterrupted(): boolean {
+  return interruptedBy !== null;
+}
+
+export function watchInterrupts(opts: InterruptOptions): Interrupt {
+  const controller = new AbortController();
+  const write = opts.write ?? ((text: string) => void process.stderr.write(text));
+  let received: NodeJS.Signals | null = null;
+  let grace: NodeJS.Timeout | undefined;
+  let forcing = false;
+
+  const force = (why: string): void => {
+    if (forcing) return;
+    forcing = true;
+    write(`pooltest: ${why}: stopping fixtures and quitting without the sweep\n`);
+    void (async () => {
+      try {
+        await within(stopEverything(opts.stopEmbedded()).catch(() => undefined), FORCED_STOP_MS, undefined);
+      } finally {
+        process.exit(INTERRUPTED_EXIT_CODE);
+      }
+    })();
+  };
+
+  const onSignal = (sig: NodeJS.Signals): void => {
+    if (received !== null) {
+      force(`${sig} again`);
+      return;
+    }
+    received = sig;
+    interruptedBy = sig;
+    write(`\npooltest: ${sig}: stopping the check in flight, then sweeping the target and cleaning up (send it again to quit at once)\n`);
+    controller.abort(new PooltestError('INTERRUPTED', `interrupted by ${sig}`));
+    const graceMs = opts.graceMs ?? DEFAULT_GRACE_MS;
+    grace = setTimeout(() => force(`cleanup took longer than ${Math.round(graceMs / 1000)} s`), graceMs);
+  };
+  for (const sig of SIGNALS) process.on(sig, onSignal);
+
+  return {
+    signal: controller.signal,
+    get received() {
+      return received;
+    },
+    exitCode: (code) => (received !== null ? INTERRUPTED_EXIT_CODE : code),
+    dispose() {
+      clearTimeout(grace);
+      for (const sig of SIGNALS) process.off(sig, onSignal);
+      // Interrupted and done: nothing may keep the process from ending with its exit code.
+      if (received !== null) setTimeout(() => process.exit(INTERRUPTED_EXIT_CODE), 2_000).unref();
+    },
+  };
+}
+
+/** The embedded stack first (a pooler before its Postgres), then anything else a fixture left. */
+async function stopEverything(stopEmbedded: Stop | null): Promise<void> {
+  try {
+    if (stopEmbedded) await stopEmbedded();
+  } finally {
+    const { stopAllFixtures } = await import('../fixtures/processes.js');
+    await stopAllFixtures();
+  }
+}

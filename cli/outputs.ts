@@ -1,0 +1,64 @@
+/**
+ * Everything a run writes: the files asked for (`--json`, `--junit`, `--markdown`) and the
+ * copy in the run history. All of it is rendered from the report, which never holds a
+ * password, and every renderer redacts URLs as a second line of defence. A file the user asked
+ * for that cannot be written is an error (CI must not gate on a stale file); a history that
+ * cannot be stored is only a warning, since the run itself is fine.
+ */
+import { renderDiffMarkdown } from '../reporters/diff-markdown.js';
+import { diffToJson, reportToJson, writeAtomically } from '../reporters/json-reporter.js';
+import { renderJunit } from '../reporters/junit-reporter.js';
+import { renderMarkdown } from '../reporters/markdown-reporter.js';
+import { PooltestError } from '../engine/errors.js';
+import type { ReportDiff } from '../reporters/report-diff.js';
+import type { Report } from '../engine/types.js';
+import { storeRun, type StoredRun } from './run-store.js';
+
+/** Where to write, as the flags say. */
+export interface OutputRequest {
+  json?: string;
+  junit?: string;
+  markdown?: string;
+  store: boolean;
+}
+
+/** A `--compare` run adds the baseline's report and the diff. */
+export interface Comparison {
+  baseline: Report;
+  diff: ReportDiff;
+}
+
+/** Writes a file the user asked for, atomically; OUTPUT_FAILED when it cannot be written. */
+export function writeOutput(file: string, text: string): void {
+  try {
+    writeAtomically(file, text);
+  } catch (err) {
+    throw new PooltestError('OUTPUT_FAILED', `cannot write ${file}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+/** Writes the requested files and stores the run; returns the stored run, or null. */
+export function writeOutputs(report: Report, req: OutputRequest, comparison: Comparison | null, warn: (text: string) => void): StoredRun | null {
+  const texts = {
+    json: reportToJson(report),
+    junit: renderJunit(report),
+    // With --compare the Markdown leads with what changes, then the target's own table.
+    markdown: comparison ? `${renderDiffMarkdown(comparison.diff)}\n${renderMarkdown(report)}` : renderMarkdown(report),
+  };
+  for (const kind of ['json', 'junit', 'markdown'] as const) {
+    const file = req[kind];
+    if (file !== undefined) writeOutput(file, texts[kind]);
+  }
+  if (!req.store) return null;
+  const files: Record<string, string> = { 'report.json': texts.json, 'junit.xml': texts.junit, 'report.md': texts.markdown };
+  if (comparison) {
+    files['baseline.json'] = reportToJson(comparison.baseline);
+    files['diff.json'] = diffToJson(comparison.diff);
+  }
+  try {
+    return storeRun(files, report.startedAt);
+  } catch (err) {
+    warn(`pooltest: could not store this run under .pooltest/ (use --no-store to skip): ${err instanceof Error ? err.message : String(err)}`);
+    return null;
+  }
+}

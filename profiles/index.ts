@@ -1,0 +1,47 @@
+/**
+ * The built-in profiles: documented expectations per pooler, mode and version. A check with no
+ * expectation in a profile is reported, not asserted. One file per pooler family; the labels an
+ * expectation may name are in ../labels.ts, and validate-profile.ts says what a well-formed
+ * profile is (the tests hold every profile here to it).
+ */
+import { PooltestError } from '../engine/errors.js';
+import type { Profile } from '../engine/types.js';
+import { direct } from './direct.js';
+import { odysseyTransaction } from './odyssey.js';
+import { pgbouncerSession, pgbouncerStatement, pgbouncerTransaction } from './pgbouncer.js';
+import { pgbouncer121Transaction, pgbouncer124Transaction, pgbouncer126Transaction } from './pgbouncer-versions.js';
+import { pgcatTransaction } from './pgcat.js';
+import { pgdogTransaction } from './pgdog.js';
+import { pgpool } from './pgpool.js';
+import { rdsProxy } from './rds-proxy.js';
+import { supavisorTransaction } from './supavisor.js';
+
+export { profileProblems, profilesProblems } from './validate-profile.js';
+
+/** In `--list-profiles` order: the profiles the fixtures run first, then the others by family. */
+export const PROFILES: readonly Profile[] = [
+  direct,
+  pgbouncerTransaction,
+  pgbouncerSession,
+  pgbouncerStatement,
+  pgpool,
+  pgbouncer121Transaction,
+  pgbouncer124Transaction,
+  pgbouncer126Transaction,
+  pgcatTransaction,
+  pgdogTransaction,
+  odysseyTransaction,
+  supavisorTransaction,
+  rdsProxy,
+];
+
+/** The names `--profile` accepts, in list order. */
+export function profileIds(): string[] {
+  return PROFILES.map((p) => p.name);
+}
+
+export function findProfile(name: string): Profile {
+  const p = PROFILES.find((x) => x.name === name);
+  if (!p) throw new PooltestError('UNKNOWN_PROFILE', `unknown profile "${name}"; known: ${profileIds().join(', ')}`);
+  return p;
+}

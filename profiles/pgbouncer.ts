@@ -1,0 +1,150 @@
+import type { Expectation, Profile } from '../engine/types.js';
+import { PGB } from './pgbouncer-docs.js';
+import { PG_DOCS } from './postgres-docs.js';
+
+/**
+ * PgBouncer 1.18 as Debian 12 ships it, in its three pooling modes. These are the profiles the
+ * project's fixtures run, so their first seven expectations were also checked by hand against a
+ * real 1.18; the newer releases are in pgbouncer-versions.ts.
+ */
+
+/** In transaction and statement pooling nothing resets a server connection between clients. */
+const NO_RESET = `${PGB.resetQuery} (not used in transaction pooling) and #server_reset_query_always (default 0)`;
+const CHANGELOG_118 = `${PGB.changelog}#pgbouncer-118x (1.18.0 fixes a race in which one client's cancel request canceled another client's query, #717)`;
+const CHANGELOG_116 = `${PGB.changelog}#pgbouncer-116x (1.16.0: a client that disconnects with a transaction open leaves an unclean server, which is closed: "client disconnect while server was not ready")`;
+
+/** What every multiplexing mode of 1.18 shares: no reset, a fixed list of tracked parameters. */
+const MULTIPLEXED: Record<string, Expectation> = {
+  'session/set-leak': { outcome: 'leaked', ref: `${PGB.features} (SET/RESET: Never); ${PGB.resetQuery}` },
+  'session/search-path-leak': {
+    outcome: 'leaked',
+    ref: `${PGB.features} (SET/RESET: Never); ${NO_RESET}`,
+    note: '1.18 tracks only client_encoding, DateStyle, TimeZone, standard_conforming_strings and application_name (changelog 1.20.0); search_path is not among them.',
+  },
+  'session/custom-guc-leak': { outcome: 'leaked', ref: `${PGB.features} (SET/RESET: Never); ${NO_RESET}` },
+  'session/role-leak': { outcome: 'leaked', ref: `${PGB.features} (SET/RESET: Never; role is not a tracked parameter); ${NO_RESET}` },
+  'session/tracked-parameter': {
+    outcome: 'tracked',
+    ref: `${PGB.features} (startup parameters are tracked per client); ${PGB.changelog}#pgbouncer-120x (before 1.20: client_encoding, DateStyle, TimeZone, standard_conforming_strings, application_name)`,
+  },
+  'session/reset-on-disconnect': { outcome: 'leaked', ref: NO_RESET },
+  'session/discard-all': { outcome: 'missed', ref: `${PGB.features} (SET/RESET: Never): a client's DISCARD ALL runs on whichever server connection its transaction gets, not the one holding its earlier state; ${NO_RESET}` },
+  'temp/temp-table': { outcome: 'leaked', ref: `${PGB.features} (PRESERVE/DELETE ROWS temp tables: Never)` },
+  'prepared/sql-prepare': { outcome: 'leaked', ref: `${PGB.features} (PREPARE / DEALLOCATE: Never)` },
+  'prepared/protocol-named': {
+    outcome: 'failed',
+    ref: `${PGB.featuresBefore121} (Protocol-level prepared plans: No in transaction pooling)`,
+    note: 'max_prepared_statements arrived in 1.21: a named statement exists only on the server connection it was parsed on.',
+  },
+  'cursors/with-hold': { outcome: 'leaked', ref: `${PGB.features} (WITH HOLD CURSOR: Never); ${NO_RESET}` },
+  'sequences/lastval': {
+    outcome: 'leaked',
+    ref: `${NO_RESET}; ${PG_DOCS.sequences}`,
+    note: 'Sequences are not in the feature map: this follows from the documented absence of any reset in transaction pooling.',
+  },
+  'locks/advisory-session': { outcome: 'shared', ref: `${PGB.features} (Session-level advisory locks: Never)` },
+  'notify/listen': { outcome: 'misrouted', ref: `${PGB.features} (LISTEN: Never)` },
+  'cancel/routing': { outcome: 'routed', ref: CHANGELOG_118 },
+  'capacity/multiplexing': { outcome: 'multiplexed', ref: `${PGB.features} (transaction pooling: a server connection is assigned only during a transaction); ${PGB.config}#default_pool_size` },
+};
+
+/**
+ * Transaction pooling. Untracked session state stays on the server connection for the next
+ * client; tracked parameters are replayed per client.
+ */
+export const pgbouncerTransaction: Profile = {
+  name: 'pgbouncer-transaction',
+  title: 'PgBouncer 1.18 (Debian 12), pool_mode = transaction',
+  pooler: 'PgBouncer',
+  mode: 'transaction',
+  versions: '1.18 (server_reset_query_always = 0, no max_prepared_statements); newer releases: pgbouncer-1.21-transaction and later',
+  ref: PGB.features,
+  expect: {
+    ...MULTIPLEXED,
+    'session/set-local': { outcome: 'scoped', ref: `${PGB.features} (SET LOCAL is transaction-scoped; not listed as a restriction)` },
+    'temp/on-commit-drop': { outcome: 'works', ref: `${PGB.features} (ON COMMIT DROP temp tables: Yes)` },
+    'locks/advisory-xact': {
+      outcome: 'exclusive',
+      ref: `${PGB.features} (a server connection is held for the whole transaction); ${PG_DOCS.advisoryLocks}`,
+      note: 'Transaction-level locks are not in the feature map; they end with the transaction that holds the server.',
+    },
+    'transactions/abandoned': { outcome: 'rolled-back', ref: CHANGELOG_116 },
+    'capacity/queueing': { outcome: 'queued', ref: `${PGB.queryWait} (clients wait for a server, 120 s by default)` },
+    'statement/transaction-block': { outcome: 'allowed', ref: PGB.poolMode },
+  },
+};
+
+/** Session pooling: a client owns its server connection until it disconnects; DISCARD ALL after. */
+export const pgbouncerSession: Profile = {
+  name: 'pgbouncer-session',
+  title: 'PgBouncer 1.18 (Debian 12), pool_mode = session',
+  pooler: 'PgBouncer',
+  mode: 'session',
+  versions: '1.18',
+  ref: PGB.features,
+  expect: {
+    'session/set-leak': { outcome: 'session', ref: `${PGB.features} (SET/RESET: Yes in session pooling)` },
+    'session/search-path-leak': { outcome: 'session', ref: `${PGB.features} (SET/RESET: Yes in session pooling)` },
+    'session/custom-guc-leak': { outcome: 'session', ref: `${PGB.features} (SET/RESET: Yes in session pooling)` },
+    'session/role-leak': { outcome: 'session', ref: `${PGB.features} (SET/RESET: Yes in session pooling)` },
+    'session/tracked-parameter': { outcome: 'session', ref: `${PGB.features}` },
+    'session/set-local': { outcome: 'scoped', ref: `${PGB.features}` },
+    'session/reset-on-disconnect': { outcome: 'reset', ref: `${PGB.resetQuery} (DISCARD ALL by default, run when a session-pooling client leaves)` },
+    'session/discard-all': { outcome: 'reset', ref: `${PGB.features} (session pooling: the client keeps its server connection, so its DISCARD ALL resets its own state); ${PG_DOCS.discard}` },
+    'temp/temp-table': { outcome: 'session', ref: `${PGB.features} (temp tables: Yes in session pooling)` },
+    'temp/on-commit-drop': { outcome: 'works', ref: `${PGB.features} (ON COMMIT DROP temp tables: Yes)` },
+    'prepared/sql-prepare': { outcome: 'session', ref: `${PGB.features} (PREPARE: Yes)` },
+    'prepared/protocol-named': { outcome: 'works', ref: `${PGB.features} (Protocol-level prepared plans: Yes in session pooling)` },
+    'cursors/with-hold': { outcome: 'session', ref: `${PGB.features} (WITH HOLD CURSOR: Yes in session pooling)` },
+    'sequences/lastval': { outcome: 'session', ref: `${PGB.features} (session pooling supports all PostgreSQL features); ${PG_DOCS.sequences}` },
+    'locks/advisory-session': { outcome: 'exclusive', ref: `${PGB.features} (Session-level advisory locks: Yes)` },
+    'locks/advisory-xact': { outcome: 'exclusive', ref: `${PGB.features} (session pooling supports all PostgreSQL features); ${PG_DOCS.advisoryLocks}` },
+    'notify/listen': { outcome: 'delivered', ref: `${PGB.features} (LISTEN: Yes)` },
+    'transactions/abandoned': { outcome: 'rolled-back', ref: CHANGELOG_116 },
+    'cancel/routing': { outcome: 'routed', ref: CHANGELOG_118 },
+    'capacity/queueing': {
+      outcome: 'queued',
+      ref: `${PGB.queryWait} (clients wait for a server, 120 s by default)`,
+      note: 'In session pooling a waiting client gets a server only when another client disconnects.',
+    },
+    'capacity/multiplexing': { outcome: 'one-per-client', ref: `${PGB.features} (session pooling: a server connection is assigned for the whole time the client stays connected)` },
+    'statement/transaction-block': { outcome: 'allowed', ref: PGB.poolMode },
+  },
+};
+
+/**
+ * Statement pooling: transaction pooling in which multi-statement transactions are refused
+ * (FATAL "transaction blocks not allowed in statement pooling mode" since 1.10). Checks that
+ * need a multi-statement transaction and have no other way to build their situation are
+ * `rejected`; the xact-lock check holds its lock in one long statement instead.
+ */
+export const pgbouncerStatement: Profile = {
+  name: 'pgbouncer-statement',
+  title: 'PgBouncer 1.18 (Debian 12), pool_mode = statement',
+  pooler: 'PgBouncer',
+  mode: 'statement',
+  versions: '1.18',
+  ref: PGB.poolMode,
+  expect: {
+    ...MULTIPLEXED,
+    'session/set-leak': { outcome: 'leaked', ref: `${PGB.poolMode} (statement pooling is transaction pooling without multi-statement transactions); ${PGB.features}` },
+    'temp/temp-table': { outcome: 'leaked', ref: `${PGB.poolMode}; ${PGB.features}` },
+    'locks/advisory-session': { outcome: 'shared', ref: `${PGB.poolMode}; ${PGB.features}` },
+    'notify/listen': { outcome: 'misrouted', ref: `${PGB.poolMode}; ${PGB.features}` },
+    'prepared/sql-prepare': { outcome: 'leaked', ref: `${PGB.poolMode}; ${PGB.features}` },
+    'session/set-local': { outcome: 'rejected', ref: `${PGB.poolMode} (multi-statement transactions are disallowed)` },
+    'statement/transaction-block': { outcome: 'rejected', ref: `${PGB.poolMode} (transactions spanning multiple statements are disallowed)` },
+    'locks/advisory-xact': {
+      outcome: 'exclusive',
+      ref: `${PGB.poolMode} (one statement runs on one server connection); ${PG_DOCS.advisoryLocks}`,
+      note: 'The lock lasts as long as the single statement that takes it.',
+    },
+    'temp/on-commit-drop': { outcome: 'rejected', ref: `${PGB.poolMode} (the BEGIN ... COMMIT an ON COMMIT DROP table lives in is refused)` },
+    'transactions/abandoned': { outcome: 'rejected', ref: `${PGB.poolMode} (BEGIN cannot open a multi-statement transaction, so none can be abandoned)` },
+    'capacity/queueing': {
+      outcome: 'queued',
+      ref: `${PGB.queryWait} (clients wait for a server, 120 s by default)`,
+      note: 'Holds for work sent as one message, as the check sends it; a BEGIN ... COMMIT sent statement by statement is refused instead.',
+    },
+  },
+};

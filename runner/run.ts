@@ -1,0 +1,198 @@
+/**
+ * One pooltest run, start to finish: resolve the target, discover it, run the selected checks
+ * through Vitest, sweep for leftovers, and assemble the report. The CLI is a thin shell around
+ * this; library users call it directly.
+ */
+import { readFileSync } from 'node:fs';
+import { PooltestError } from '../engine/errors.js';
+import { discover } from '../engine/discovery.js';
+import { newRunId } from '../engine/markers.js';
+import { findProfile } from '../profiles/index.js';
+import { sweep } from '../engine/sweep.js';
+import { announceRun } from '../engine/steering/other-runs.js';
+import { publicTarget, resolveRelated, resolveTarget, type Target } from '../engine/target.js';
+import { runSuites } from './vitest-runner.js';
+import { CATALOGUE } from '../suites/catalogue.js';
+import { REPORT_SCHEMA_VERSION, type CheckResult, type Discovery, type Profile, type Report } from '../engine/types.js';
+import type { RunContext } from '../engine/steering/scenario.js';
+
+export interface RunOptions {
+  /**
+   * `host:port` or a postgres:// URL; PG* variables fill the gaps as in psql. Or a target
+   * already resolved (e.g. with `resolveRelated` for a second endpoint), used as it is.
+   */
+  target?: string | Target;
+  user?: string;
+  password?: string;
+  database?: string;
+  /** The Postgres behind the pooler, for the baseline and the sweep. */
+  direct?: string;
+  /** A built-in profile name, or a profile object. */
+  profile?: string | Profile;
+  /** Check ids or areas to run (`session/set-leak`, `locks`); all when empty. */
+  only?: string[];
+  skip?: string[];
+  /** Bound for one step (query or connection), in ms. */
+  timeoutMs?: number;
+  /** Most backends discovery counts before calling the pool too large to steer. */
+  maxPool?: number;
+  runId?: string;
+  /** The target is a throwaway fixture: allows checks that would disturb a shared server (capacity/burst). */
+  fixture?: boolean;
+  env?: NodeJS.ProcessEnv;
+  /**
+   * Interrupts the run (SIGINT/SIGTERM in the CLI): the check in flight stops and ends
+   * inconclusive, checks not started are reported as not run, and the sweep still runs. Aborted
+   * during discovery, nothing has been created yet: `run` rejects with INTERRUPTED.
+   */
+  signal?: AbortSignal;
+  onDiscovery?(d: Discovery): void;
+  onCheckStart?(file: string): void;
+  onCheckResult?(r: CheckResult): void;
+}
+
+export const DEFAULT_TIMEOUT_MS = 10_000;
+export const DEFAULT_MAX_POOL = 8;
+
+export async function run(opts: RunOptions = {}): Promise<Report> {
+  const startedAt = new Date();
+  const t0 = performance.now();
+  const env = opts.env ?? process.env;
+  const target = typeof opts.target === 'object' ? opts.target : resolveTarget({ target: opts.target, user: opts.user, password: opts.password, database: opts.database }, env);
+  const direct = opts.direct ? resolveRelated(opts.direct, target) : null;
+  const profile = typeof opts.profile === 'string' ? findProfile(opts.profile) : (opts.profile ?? null);
+  const selected = selectChecks(opts.only ?? [], opts.skip ?? []);
+  const stepMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const bounds = { connectMs: stepMs, stepMs };
+  const runId = opts.runId ?? newRunId();
+  const discovery = await discoverUnlessInterrupted(target, { bounds, poolBound: opts.maxPool ?? DEFAULT_MAX_POOL, runId, ...(opts.signal ? { signal: opts.signal } : {}) });
+  opts.onDiscovery?.(discovery);
+  const ctx: RunContext = { target, direct, discovery, runId, bounds, fixture: opts.fixture === true };
+  // Other runs on this target see this one for as long as it lasts (steering/other-runs.ts).
+  const withdraw = await announceRun(ctx);
+  let results: CheckResult[];
+  let sweepResult: Report['sweep'];
+  try {
+    results = selected.length === 0 || opts.signal?.aborted ? [] : await runSuites({ ctx, profile }, selected.map(fileFilter), opts);
+    // Never interrupted: whatever the checks left, the sweep is what removes it.
+    sweepResult = await sweep(ctx, CATALOGUE.map((c) => c.id), touchedBackends(discovery, results));
+  } finally {
+    await withdraw();
+  }
+  const notRun = opts.signal?.aborted
+    ? 'not run: the run was interrupted before this check started'
+    : 'not run: Vitest reported no result for this check (its suite file failed to load or was not found)';
+  const ordered = orderByCatalogue(withNotRun(results, selected, notRun, profile));
+  return buildReport({ startedAt, t0, target, direct, discovery, profile, checks: ordered, sweep: sweepResult, runId: ctx.runId });
+}
+
+/** Resolves `--only`/`--skip` (ids or areas) against the catalogue; unknown names are errors. */
+export function selectChecks(only: string[], skip: string[]): string[] {
+  const ids = CATALOGUE.map((c) => c.id);
+  const matches = (name: string, id: string): boolean => id === name || id.startsWith(`${name.replace(/\/$/, '')}/`);
+  for (const name of [...only, ...skip]) {
+    if (!ids.some((id) => matches(name, id))) {
+      throw new PooltestError('BAD_ARGUMENTS', `"${name}" is neither a check id nor an area; see pooltest --list`);
+    }
+  }
+  return ids.filter((id) => (only.length === 0 || only.some((n) => matches(n, id))) && !skip.some((n) => matches(n, id)));
+}
+
+async function discoverUnlessInterrupted(target: Target, opts: Parameters<typeof discover>[1] & { signal?: AbortSignal }): Promise<Discovery> {
+  if (opts.signal?.aborted) throw interruptedError('before discovery');
+  try {
+    return await discover(target, opts);
+  } catch (err) {
+    // Discovery only holds backends inside transactions it rolls back: nothing to sweep.
+    if (opts.signal?.aborted) throw interruptedError('during discovery, before any check created state');
+    throw err;
+  }
+}
+
+function interruptedError(when: string): PooltestError {
+  return new PooltestError('INTERRUPTED', `interrupted ${when}; nothing to clean up on the target`);
+}
+
+/** Every backend a step of the run reported: the sweep must visit each one still alive. */
+function touchedBackends(discovery: Discovery, results: readonly CheckResult[]): number[] {
+  const pids = new Set<number>();
+  for (const step of [...discovery.steps, ...results.flatMap((r) => r.steps)]) if (step.pid !== null) pids.add(step.pid);
+  return [...pids];
+}
+
+/**
+ * The selected checks that never reported, as inconclusive "not run" results: a check that
+ * silently vanished from the report would read as "nothing to see".
+ */
+function withNotRun(results: readonly CheckResult[], selected: readonly string[], reason: string, profile: Profile | null): CheckResult[] {
+  const done = new Set(results.map((r) => r.id));
+  const missing = CATALOGUE.filter((c) => selected.includes(c.id) && !done.has(c.id)).map((c): CheckResult => {
+    const e = profile?.expect[c.id] ?? null;
+    return { id: c.id, title: c.title, severity: c.severity, outcome: null, expected: e?.outcome ?? null, expectedRef: e?.ref ?? null, verdict: 'inconclusive', reason, facts: {}, evidence: reason, advice: null, steps: [], durationMs: 0, statements: 0, cleanup: { ok: true, detail: 'nothing to clean' } };
+  });
+  return [...results, ...missing];
+}
+
+function fileFilter(id: string): string {
+  return `suites/${id}.test.`;
+}
+
+function orderByCatalogue(results: CheckResult[]): CheckResult[] {
+  const order = new Map(CATALOGUE.map((c, i) => [c.id, i]));
+  return [...results].sort((a, b) => (order.get(a.id) ?? 999) - (order.get(b.id) ?? 999));
+}
+
+interface ReportParts {
+  startedAt: Date;
+  t0: number;
+  target: Target;
+  direct: Target | null;
+  discovery: Discovery;
+  profile: Profile | null;
+  checks: CheckResult[];
+  sweep: Report['sweep'];
+  runId: string;
+}
+
+function buildReport(p: ReportParts): Report {
+  const count = (v: string): number => p.checks.filter((c) => c.verdict === v).length;
+  const fail = count('fail');
+  const dirty = p.sweep !== null && !p.sweep.clean;
+  return {
+    schemaVersion: REPORT_SCHEMA_VERSION,
+    tool: { name: 'pooltest', version: toolVersion() },
+    runId: p.runId,
+    startedAt: p.startedAt.toISOString(),
+    durationMs: Math.round(performance.now() - p.t0),
+    target: publicTarget(p.target),
+    direct: p.direct ? publicTarget(p.direct) : null,
+    discovery: p.discovery,
+    profile: p.profile ? { name: p.profile.name, title: p.profile.title, ref: p.profile.ref } : null,
+    checks: p.checks,
+    sweep: p.sweep,
+    summary: {
+      total: p.checks.length,
+      pass: count('pass'),
+      fail,
+      inconclusive: count('inconclusive'),
+      skipped: count('skipped'),
+      exitCode: fail > 0 || dirty ? 1 : 0,
+    },
+  };
+}
+
+let cachedVersion: string | null = null;
+
+/** The version in pooltest's own package.json. */
+export function toolVersion(): string {
+  if (cachedVersion) return cachedVersion;
+  for (const rel of ['../package.json', '../../package.json']) {
+    try {
+      const pkg = JSON.parse(readFileSync(new URL(rel, import.meta.url), 'utf8')) as { name?: string; version?: string };
+      if (pkg.name === 'pooltest' && pkg.version) return (cachedVersion = pkg.version);
+    } catch {
+      // try the next location: source checkout vs compiled dist
+    }
+  }
+  return (cachedVersion = '0.0.0');
+}

@@ -1,0 +1,114 @@
+/**
+ * Running the check suites through Vitest's Node API, from inside the CLI or the library.
+ * Vitest is configured inline (never from the user's folder), writes its cache to the temp
+ * folder (the package may be installed read-only), runs one file at a time (checks steer a
+ * small shared pool and must not disturb each other), and reports only to our collector.
+ */
+import { existsSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import type { PooltestProvided } from '../engine/vitest-check.js';
+import type { CheckResult } from '../engine/types.js';
+
+export interface SuiteRunEvents {
+  onCheckStart?(file: string): void;
+  onCheckResult?(result: CheckResult): void;
+  /**
+   * Cancels the run when aborted: Vitest skips the files not started yet and aborts the
+   * running test's signal, which stops that check's scenario (see vitest-check.ts).
+   */
+  signal?: AbortSignal;
+}
+
+interface TestCaseLike {
+  name: string;
+  meta(): { pooltest?: CheckResult };
+  result(): { state: string; errors?: ReadonlyArray<{ message?: string }> };
+  module: { moduleId: string };
+}
+
+/** Where the suites live: `dist/suites` beside the compiled engine, or `suites` in a source checkout. */
+export function suitesLocation(): { root: string; pattern: string } {
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  const root = path.resolve(here, '..');
+  const compiled = here.split(path.sep).includes('dist');
+  const pattern = compiled ? 'suites/**/*.test.js' : 'suites/**/*.test.ts';
+  if (!existsSync(path.join(root, 'suites'))) throw new Error(`pooltest suites not found under ${root}`);
+  return { root, pattern };
+}
+
+/** Runs the selected check files and returns one result per test, in completion order. */
+export async function runSuites(provided: PooltestProvided, fileFilters: string[], events: SuiteRunEvents = {}): Promise<CheckResult[]> {
+  const { startVitest } = await import('vitest/node');
+  const { root, pattern } = suitesLocation();
+  const results: CheckResult[] = [];
+  let cancel: (() => void) | null = null;
+  const ownSignalListeners = new Set([...process.listeners('SIGINT'), ...process.listeners('SIGTERM')]);
+  const collector = {
+    onInit(vitest: { cancelCurrentRun(reason: string): Promise<void> }) {
+      const signal = events.signal;
+      if (!signal) return;
+      // Vitest's logger exits the process on SIGINT/SIGTERM (its CLI's behaviour). Here the
+      // caller owns those signals and must get to sweep and clean up first: drop Vitest's.
+      for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+        for (const l of process.listeners(sig)) if (!ownSignalListeners.has(l)) process.off(sig, l);
+      }
+      cancel = () => void vitest.cancelCurrentRun('pooltest-interrupted');
+      if (signal.aborted) cancel();
+      else signal.addEventListener('abort', cancel, { once: true });
+    },
+    onTestModuleStart(mod: { moduleId: string }) {
+      events.onCheckStart?.(mod.moduleId);
+    },
+    onTestCaseResult(testCase: TestCaseLike) {
+      const meta = testCase.meta().pooltest;
+      // A check Vitest skipped because the run was cancelled never ran: say so, not "crashed".
+      const result = meta ?? crashed(testCase, events.signal?.aborted ? 'not run: the run was interrupted before this check started' : null);
+      results.push(result);
+      events.onCheckResult?.(result);
+    },
+  };
+  const sink = new Writable({ write: (_c, _e, cb) => cb() });
+  const previousExitCode = process.exitCode;
+  const vitest = await startVitest(
+    'test',
+    fileFilters,
+    {
+      root,
+      config: false,
+      watch: false,
+      include: [pattern],
+      reporters: [collector],
+      provide: { pooltest: provided },
+      fileParallelism: false,
+      maxWorkers: 1,
+      pool: 'threads',
+      isolate: false,
+      testTimeout: 120_000,
+      hookTimeout: 30_000,
+      passWithNoTests: true,
+      silent: true,
+    },
+    { cacheDir: path.join(os.tmpdir(), 'pooltest-vite-cache') },
+    { stdout: sink, stderr: sink },
+  );
+  if (cancel) events.signal?.removeEventListener('abort', cancel);
+  await vitest?.close();
+  // startVitest sets a failing exit code when a check fails its expectation; the CLI decides.
+  process.exitCode = previousExitCode;
+  return results;
+}
+
+/** A test that ended without a result (it threw before judging): report it, never drop it. */
+function crashed(testCase: TestCaseLike, notRun: string | null): CheckResult {
+  const errors = testCase.result().errors ?? [];
+  const message = notRun ?? (errors.map((e) => e.message ?? '').join('; ') || 'the check ended without a result');
+  const id = testCase.name.split(':')[0] ?? testCase.name;
+  return {
+    id, title: testCase.name, severity: 'correctness', outcome: null, expected: null, expectedRef: null, verdict: 'inconclusive',
+    reason: notRun ?? `pooltest error: ${message}`, facts: {}, evidence: message, advice: null, steps: [], durationMs: 0, statements: 0,
+    cleanup: notRun ? { ok: true, detail: 'nothing to clean' } : { ok: false, detail: 'unknown: the check crashed' },
+  };
+}
