@@ -14,16 +14,81 @@ import { untilAnswering } from './steering/until-answering.js';
 import { verdictFor } from './verdict.js';
 import type { CheckResult, Discovery, Judgement, Profile, Severity, StepRecord } from './types.js';
 
-export interface CheckDefinition {
-  /** Stable `area/behaviour` id: part of the public contract. */
-  id: string;
+/** What one outcome label means for its check, whether it breaks an application, and the fix. */
+export interface OutcomeInfo {
+  /** The label's meaning for this check, one sentence (README and INTERPRETING derive from it). */
+  means: string;
+  /**
+   * Whether an application written for a direct connection sees a difference. Used by diff,
+   * --compare, the audit and watch to call a change a break or a fix.
+   */
+  breaks: boolean;
+  /** One line a developer can act on, for labels that need action. */
+  advice?: string;
+}
+
+/**
+ * What a check needs of the target before it can say anything. Unmet needs that the run
+ * context shows make the check `skipped` (see {@link unmetRequirement}); needs only the
+ * record can show (a role the login may assume) are reported by the judge as skipped.
+ * - `fixture`: a throwaway server pooltest started, never a shared one;
+ * - `assumable-role`: a role the login may `SET ROLE` to;
+ * - `create-schema`: the login may create a schema (the check degrades without it);
+ * - `create-table`: the login may create a table in its default schema.
+ */
+export type Requirement = 'fixture' | 'assumable-role' | 'create-schema' | 'create-table';
+
+/**
+ * - `destructive`: can damage a pool (kills a client mid-transaction, floods it): runs after
+ *   every other check, in a fixed order;
+ * - `timing-dependent`: its conclusion rests on waits measured against the wait bound.
+ */
+export type CheckFlag = 'destructive' | 'timing-dependent';
+
+/**
+ * A landing the check's conclusion rests on (see judging/landing.ts): the steps tagged
+ * `observe` tried to reach the backend of the step tagged `create`. When none reached it, the
+ * record must prove the pooler kept that backend from other clients, or the check is
+ * inconclusive. Tags may carry a phase prefix (`discard:A.create`): each phase is read apart.
+ */
+export interface LandingNeed {
+  create: string;
+  observe: string;
+}
+
+/** How the audit and watch describe an application statement that depends on this check. */
+export interface AuditHint {
+  /** The kind of statement, as a finding's heading shows it. */
+  statement: string;
+  /** What transaction pooling typically does to it, in a few words. */
+  consequence: string;
+  /** Lower is shown first when a statement touches several checks (security first). */
+  priority: number;
+}
+
+/**
+ * One check, as data plus two functions: everything pooltest says about the check (its labels,
+ * their meanings, advice, references, needs) is declared here and derived elsewhere.
+ * `Id` and `Label` keep the literal id and labels so the catalogue's types are exact.
+ */
+export interface CheckDefinition<Id extends string = string, Label extends string = string> {
+  /** Stable `area/behaviour` id: part of the public contract, and the path of its files under suites/. */
+  id: Id;
   /** States the behaviour under test, e.g. "SET statement_timeout stays with its client". */
   title: string;
+  /** What the check does, in one line for the README's table. */
+  summary: string;
   severity: Severity;
   /** Documentation the behaviour is described in. */
-  docs: string[];
-  /** One line a developer can act on, per outcome label that needs action. */
-  advice: Record<string, string>;
+  docs: readonly string[];
+  /** Every label the judge may report, in the order INTERPRETING lists them. */
+  outcomes: Readonly<Record<Label, OutcomeInfo>>;
+  requires?: readonly Requirement[];
+  flags?: readonly CheckFlag[];
+  /** The landings the conclusion rests on; the engine vetoes an unproven one. */
+  restsOn?: readonly LandingNeed[];
+  /** Present when application statements can depend on this behaviour (audit, watch). */
+  audit?: AuditHint;
   /** Why this check cannot run against this target (it is then `skipped`), or null. */
   skipIf?(ctx: RunContext): string | null;
   /** Drives sessions and records; must not judge. */
@@ -34,8 +99,28 @@ export interface CheckDefinition {
   evidence?(j: Judgement, steps: readonly StepRecord[]): string;
 }
 
-export function defineCheck(def: CheckDefinition): CheckDefinition {
+/** Declares a check, keeping its literal id and labels for the catalogue's types. */
+export function defineCheck<const Id extends string, const Label extends string>(def: CheckDefinition<Id, Label>): CheckDefinition<Id, Label> {
   return def;
+}
+
+/** The advice a check gives for `outcome`, or null. */
+export function adviceFor(def: Pick<CheckDefinition, 'outcomes'>, outcome: string | null): string | null {
+  if (outcome === null || !Object.hasOwn(def.outcomes, outcome)) return null;
+  return (def.outcomes as Record<string, OutcomeInfo>)[outcome]!.advice ?? null;
+}
+
+/** The labels a check may report, in declared order. */
+export function labelsOfCheck(def: Pick<CheckDefinition, 'outcomes'>): string[] {
+  return Object.keys(def.outcomes);
+}
+
+/** Why the run context does not meet the check's declared needs, or null. */
+export function unmetRequirement(def: Pick<CheckDefinition, 'requires'>, ctx: RunContext): string | null {
+  if (def.requires?.includes('fixture') && !ctx.fixture) {
+    return 'fixtures only: it floods or damages the pool, which would starve the other clients of a shared server';
+  }
+  return null;
 }
 
 /** Runs one check end to end. Never throws: failures to run become inconclusive results. */
@@ -49,7 +134,7 @@ export async function executeCheck(def: CheckDefinition, ctx: RunContext, profil
     expected: expectation?.outcome ?? null,
     expectedRef: expectation?.ref ?? null,
   };
-  const skip = def.skipIf?.(ctx) ?? null;
+  const skip = def.skipIf?.(ctx) ?? unmetRequirement(def, ctx);
   if (skip) {
     return { ...base, outcome: null, verdict: 'skipped', reason: skip, facts: {}, evidence: skip, advice: null, steps: [], durationMs: 0, statements: 0, cleanup: { ok: true, detail: 'nothing to clean' } };
   }
@@ -84,7 +169,7 @@ export async function executeCheck(def: CheckDefinition, ctx: RunContext, profil
     reason: judgement.reason,
     facts: judgement.facts,
     evidence: def.evidence?.(judgement, scn.steps) ?? judgement.reason,
-    advice: judgement.outcome ? (def.advice[judgement.outcome] ?? null) : null,
+    advice: adviceFor(def, judgement.outcome),
     steps: scn.steps,
     durationMs,
     statements: scn.recorder.statements,
@@ -106,7 +191,7 @@ function touchedBy(steps: readonly StepRecord[]): number[] {
  *   candidate queued behind other clients' traffic, a pool that changed).
  * Pure, so tests can apply it to recorded logs.
  */
-export function judgeRecord(def: Pick<CheckDefinition, 'judge'>, steps: readonly StepRecord[], discovery: Discovery): Judgement {
+export function judgeRecord(def: Pick<CheckDefinition, 'judge' | 'restsOn'>, steps: readonly StepRecord[], discovery: Discovery): Judgement {
   let judgement: Judgement;
   try {
     judgement = def.judge(steps, discovery);
@@ -130,7 +215,7 @@ export function judgeRecord(def: Pick<CheckDefinition, 'judge'>, steps: readonly
       reason: `not conclusive: the target was unavailable during the check (${outage.session} ${outage.tag}: ${outage.error?.code ? `${outage.error.code} ` : ''}${outage.error?.message}) (without that the record would read "${judgement.outcome}")`,
     };
   }
-  const doubts = unprovenLandings(steps, discovery);
+  const doubts = unprovenLandings(steps, discovery, def.restsOn ?? []);
   if (doubts.length === 0) return judgement;
   return {
     outcome: null,
@@ -140,7 +225,7 @@ export function judgeRecord(def: Pick<CheckDefinition, 'judge'>, steps: readonly
 }
 
 /** A scenario cut short by an interruption proves nothing: its record is incomplete by design. */
-function interruptedJudgement(def: Pick<CheckDefinition, 'judge'>, steps: readonly StepRecord[], discovery: Discovery): Judgement {
+function interruptedJudgement(def: Pick<CheckDefinition, 'judge' | 'restsOn'>, steps: readonly StepRecord[], discovery: Discovery): Judgement {
   const partial = judgeRecord(def, steps, discovery);
   return { outcome: null, facts: { ...partial.facts, interrupted: true }, reason: 'interrupted: the run was cancelled while this check ran; its sessions were closed and the sweep cleans what they left' };
 }

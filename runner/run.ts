@@ -4,6 +4,7 @@
  * this; library users call it directly.
  */
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { PooltestError } from '../engine/errors.js';
 import { discover } from '../engine/discovery.js';
 import { newRunId } from '../engine/markers.js';
@@ -11,7 +12,8 @@ import { findProfile } from '../profiles/index.js';
 import { sweep } from '../engine/sweep.js';
 import { announceRun } from '../engine/steering/other-runs.js';
 import { publicTarget, resolveRelated, resolveTarget, type Target } from '../engine/target.js';
-import { runSuites } from './vitest-runner.js';
+import { checkFileProblems } from './check-files.js';
+import { runSuites, suitesLocation } from './vitest-runner.js';
 import { CATALOGUE } from '../suites/catalogue.js';
 import { REPORT_SCHEMA_VERSION, type CheckResult, type Discovery, type Profile, type Report } from '../engine/types.js';
 import type { RunContext } from '../engine/steering/scenario.js';
@@ -62,6 +64,7 @@ export async function run(opts: RunOptions = {}): Promise<Report> {
   const direct = opts.direct ? resolveRelated(opts.direct, target) : null;
   const profile = typeof opts.profile === 'string' ? findProfile(opts.profile) : (opts.profile ?? null);
   const selected = selectChecks(opts.only ?? [], opts.skip ?? []);
+  assertCheckFiles(selected);
   const stepMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const bounds = { connectMs: stepMs, stepMs };
   const runId = opts.runId ?? newRunId();
@@ -96,6 +99,13 @@ export function selectChecks(only: string[], skip: string[]): string[] {
     }
   }
   return ids.filter((id) => (only.length === 0 || only.some((n) => matches(n, id))) && !skip.some((n) => matches(n, id)));
+}
+
+/** The runner finds a check's Vitest file by its id: a misplaced one is a broken build, said at once. */
+function assertCheckFiles(ids: readonly string[]): void {
+  const { root, pattern } = suitesLocation();
+  const problems = checkFileProblems(path.join(root, 'suites'), ids.map((id) => ({ id })), pattern.endsWith('.js') ? '.js' : '.ts');
+  if (problems.length > 0) throw new PooltestError('INTERNAL', problems.join('; '));
 }
 
 async function discoverUnlessInterrupted(target: Target, opts: Parameters<typeof discover>[1] & { signal?: AbortSignal }): Promise<Discovery> {
@@ -138,7 +148,7 @@ function fileFilter(id: string): string {
 }
 
 function orderByCatalogue(results: CheckResult[]): CheckResult[] {
-  const order = new Map(CATALOGUE.map((c, i) => [c.id, i]));
+  const order = new Map<string, number>(CATALOGUE.map((c, i) => [c.id, i]));
   return [...results].sort((a, b) => (order.get(a.id) ?? 999) - (order.get(b.id) ?? 999));
 }
 

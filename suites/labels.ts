@@ -1,75 +1,31 @@
 /**
- * The public contract of DESIGN.md "Checks and outcome labels", as data: every check id and the
- * outcome labels its judge may report. Profiles are validated against it, and checks, reporters
- * and docs can import it instead of restating the labels.
+ * The public contract of DESIGN.md "Checks and outcome labels", as data derived from the check
+ * files: every check declares its labels (with their meanings) in its own `outcomes`, and this
+ * module only collects them. Profiles are validated against it; reporters, the audit and the
+ * docs read it instead of restating the labels.
  *
- * Adding a check or a label is a contract change: add it here in the same change that makes a
- * judge report it. Removing or renaming one breaks vendors' CI and stored reports.
+ * Adding a check or a label is a contract change made in the check's own file. Removing or
+ * renaming one breaks vendors' CI and stored reports.
  */
+import type { OutcomeInfo } from '../engine/check.js';
+import { STATE_LABELS } from '../engine/judging/state-outcomes.js';
+import { CATALOGUE, type CatalogueCheck } from './catalogue.js';
 
-/**
- * State checks: A creates session state, its next transaction runs elsewhere, and another client
- * sits on A's old backend.
- */
-export const STATE_LABELS = [
-  /** Stayed with its client on a dedicated backend (direct, session pooling). */
-  'session',
-  /** Another client observed it, whatever happened to A. */
-  'leaked',
-  /** Vanished for A and nobody else saw it: the pooler reset it. */
-  'lost',
-  /** Followed A onto another backend and nobody else saw it: the pooler replays it. */
-  'tracked',
-  /** The pooler kept A on its backend after the statement. */
-  'pinned',
-  /** The pooler or the server refused the statement itself. */
-  'rejected',
-] as const;
-
-export const CHECK_LABELS = {
-  'session/set-leak': STATE_LABELS,
-  'session/search-path-leak': STATE_LABELS,
-  'session/custom-guc-leak': STATE_LABELS,
-  'session/role-leak': STATE_LABELS,
-  'session/tracked-parameter': STATE_LABELS,
-  'session/set-local': ['scoped', 'leaked', 'rejected'],
-  'session/reset-on-disconnect': ['reset', 'leaked'],
-  // `reset`: afterwards nobody saw the client's state; `missed`: the reset ran on another backend
-  // and the state stayed on the old one for the next client; `ignored`: acknowledged on the
-  // client's own backend, state still there; `rejected`: the statement was refused.
-  'session/discard-all': ['reset', 'missed', 'ignored', 'rejected'],
-  'temp/temp-table': STATE_LABELS,
-  // `lost`: missing inside its own transaction (split across backends); `leaked`: survived COMMIT;
-  // `rejected`: the transaction block itself was refused.
-  'temp/on-commit-drop': ['works', 'lost', 'leaked', 'rejected'],
-  'prepared/sql-prepare': STATE_LABELS,
-  'prepared/protocol-named': ['works', 'failed', 'rejected'],
-  'cursors/with-hold': STATE_LABELS,
-  'sequences/lastval': STATE_LABELS,
-  'locks/advisory-session': ['exclusive', 'shared', 'released', 'rejected'],
-  'locks/advisory-xact': ['exclusive', 'shared', 'rejected'],
-  'notify/listen': ['delivered', 'misrouted', 'dropped', 'rejected'],
-  // `rejected`: BEGIN itself was refused (statement pooling), so no transaction could be abandoned.
-  'transactions/abandoned': ['rolled-back', 'inherited', 'rejected'],
-  'cancel/routing': ['routed', 'misrouted', 'ignored'],
-  // `unlimited`: every transaction got a backend at once (nothing limits concurrency, e.g. direct).
-  'capacity/queueing': ['queued', 'rejected', 'unlimited'],
-  'capacity/multiplexing': ['multiplexed', 'one-per-client'],
-  // Fixture-only: `absorbed` (every client of a burst beyond max_connections was served),
-  // `overflowed` (some were refused).
-  'capacity/burst': ['absorbed', 'overflowed'],
-  // `split`: BEGIN was accepted but the statements ran in different transactions or backends.
-  'statement/transaction-block': ['allowed', 'rejected', 'split'],
-} as const satisfies Record<string, readonly string[]>;
+export { STATE_LABELS };
 
 /** A check id of the contract, e.g. `session/set-leak`. */
-export type CheckId = keyof typeof CHECK_LABELS;
+export type CheckId = CatalogueCheck['id'];
 
 /** The labels one check may report, e.g. `OutcomeOf<'cancel/routing'>` is `routed | misrouted | ignored`. */
-export type OutcomeOf<C extends CheckId> = (typeof CHECK_LABELS)[C][number];
+export type OutcomeOf<C extends CheckId> = keyof Extract<CatalogueCheck, { id: C }>['outcomes'] & string;
 
-/** Every check id of the contract, in DESIGN.md order. */
-export const CHECK_IDS = Object.keys(CHECK_LABELS) as CheckId[];
+/** Every check id with its labels, in catalogue order. */
+export const CHECK_LABELS: { readonly [C in CheckId]: readonly OutcomeOf<C>[] } = Object.fromEntries(
+  CATALOGUE.map((c) => [c.id, Object.keys(c.outcomes)]),
+) as unknown as { readonly [C in CheckId]: readonly OutcomeOf<C>[] };
+
+/** Every check id of the contract, in catalogue order. */
+export const CHECK_IDS = CATALOGUE.map((c) => c.id) as CheckId[];
 
 export function isCheckId(id: string): id is CheckId {
   return Object.hasOwn(CHECK_LABELS, id);
@@ -83,4 +39,11 @@ export function labelsOf(id: string): readonly string[] | null {
 /** Whether `outcome` is one of the labels check `id` may report. */
 export function isLabelOf(id: string, outcome: string): boolean {
   return labelsOf(id)?.includes(outcome) ?? false;
+}
+
+/** What `outcome` means for check `id`, or null when it is not one of its labels. */
+export function outcomeInfo(id: string, outcome: string): OutcomeInfo | null {
+  const check = CATALOGUE.find((c) => c.id === id);
+  if (!check || !Object.hasOwn(check.outcomes, outcome)) return null;
+  return (check.outcomes as Record<string, OutcomeInfo>)[outcome]!;
 }

@@ -1,69 +1,44 @@
 /**
  * Which observed outcome labels break an application that was written for a direct connection.
- * One table for the whole product: `pooltest diff` and `--compare` use it to call a change a
- * break or a fix, and `pooltest audit` uses it to say whether a statement it found would break.
- * The labels and their meanings are the public vocabulary in DESIGN.md ("Checks and outcome
- * labels", and suites/labels.ts as data); a label missing here is reported as `unknown`, never
- * guessed. A test keeps this table complete for every label in labels.ts.
+ * One table for the whole product, derived from the checks' own `outcomes` (each label declares
+ * `breaks`): `pooltest diff` and `--compare` use it to call a change a break or a fix, and the
+ * audit and watch to say whether a statement would break. A label means the same in every check
+ * that reports it (a test holds them to one `breaks` value), so a label alone is enough to ask.
+ * A label no check declares is `unknown`, never guessed.
  */
+import type { OutcomeInfo } from '../engine/check.js';
+import { CATALOGUE } from './catalogue.js';
 
 /** `true`: the application sees a difference; `false`: it keeps its meaning; or unknown. */
 export type OutcomeBreaks = boolean | 'unknown';
 
-/**
- * Every label, with whether it breaks. The value is what an application that relies on
- * direct-connection semantics experiences, not whether the pooler behaves as documented.
- */
-export const OUTCOME_BREAKS: Readonly<Record<string, boolean>> = {
-  // State checks: the state stays with its client (or follows it) versus escapes or vanishes.
-  session: false,
-  tracked: false,
-  // Pinning keeps the semantics; it costs multiplexing, not correctness.
-  pinned: false,
-  leaked: true,
-  lost: true,
-  // A refused statement is an error the application did not get before.
-  rejected: true,
-  scoped: false,
-  // Advisory locks.
-  exclusive: false,
-  shared: true,
-  released: true,
-  // LISTEN/NOTIFY.
-  delivered: false,
-  misrouted: true,
-  dropped: true,
-  // Protocol-level named statements.
-  works: false,
-  failed: true,
-  // A dying client's transaction.
-  'rolled-back': false,
-  inherited: true,
-  // State left by a client that disconnected, or a DISCARD ALL that ran on another backend
-  // (`missed`) or did nothing (`ignored`, below): the next client finds it.
-  reset: false,
-  missed: true,
-  // Cancel requests: an ignored cancel means statement timeouts done client-side stop working.
-  // (`ignored` also covers DISCARD ALL acknowledged without effect.)
-  routed: false,
-  ignored: true,
-  // Capacity: waiting is what a pool is for, and so is never having to wait; failing
-  // (`rejected`, above) is not.
-  queued: false,
-  unlimited: false,
-  // A burst beyond max_connections: served, or some clients refused.
-  absorbed: false,
-  overflowed: true,
-  multiplexed: false,
-  // One backend per client is costly but does not change what statements mean.
-  'one-per-client': false,
-  // Transaction blocks: allowed as on Postgres, or split across transactions (atomicity lost).
-  allowed: false,
-  split: true,
-};
+/** Every label of the catalogue with whether it breaks (the first check declaring it decides). */
+export const OUTCOME_BREAKS: Readonly<Record<string, boolean>> = (() => {
+  const table: Record<string, boolean> = {};
+  for (const check of CATALOGUE) {
+    for (const [label, info] of Object.entries(check.outcomes as Record<string, OutcomeInfo>)) {
+      if (!Object.hasOwn(table, label)) table[label] = info.breaks;
+    }
+  }
+  return table;
+})();
 
 /** Maps an outcome label (null when the check was inconclusive or skipped) to breaks, fine or unknown. */
 export function outcomeBreaks(outcome: string | null): OutcomeBreaks {
   if (outcome === null) return 'unknown';
   return Object.hasOwn(OUTCOME_BREAKS, outcome) ? OUTCOME_BREAKS[outcome]! : 'unknown';
+}
+
+/** Labels that two checks declare with different `breaks` values (must be none). */
+export function inconsistentBreaks(checks: readonly { id: string; outcomes: object }[] = CATALOGUE): string[] {
+  const seen = new Map<string, { breaks: boolean; id: string }>();
+  const bad: string[] = [];
+  for (const check of checks) {
+    for (const [label, info] of Object.entries(check.outcomes as Record<string, OutcomeInfo>)) {
+      const first = seen.get(label);
+      if (!first) seen.set(label, { breaks: info.breaks, id: check.id });
+      else if (first.breaks !== info.breaks) bad.push(`${label}: breaks=${first.breaks} in ${first.id}, ${info.breaks} in ${check.id}`);
+    }
+  }
+  return bad;
 }

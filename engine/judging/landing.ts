@@ -37,12 +37,13 @@ export interface LandingReading {
 }
 
 /**
- * Reads the landing on `b1` recorded under `${prefix}observe.take` (with `.connect` for
- * connections that timed out, and `observe.probe` for the look at b1 after a queue).
+ * Reads the landing on `b1` recorded under `${prefix}${observe}` (default `observe.take`, with
+ * `.connect` for connections that timed out, and `observe.probe` for the look at b1 after a
+ * queue).
  */
-export function readLanding(steps: readonly StepRecord[], discovery: Discovery, b1: number, prefix = ''): LandingReading {
-  const takes = steps.filter((s) => s.tag === `${prefix}observe.take`);
-  const connects = steps.filter((s) => s.tag === `${prefix}observe.take.connect`);
+export function readLanding(steps: readonly StepRecord[], discovery: Discovery, b1: number, prefix = '', observe = 'observe.take'): LandingReading {
+  const takes = steps.filter((s) => s.tag === `${prefix}${observe}`);
+  const connects = steps.filter((s) => s.tag === `${prefix}${observe}.connect`);
   const probes = steps.filter((s) => s.tag === `${prefix}observe.probe` && numberOf(s, 'target_pid') === b1);
   const landed = takes.filter((t) => !t.timedOut && t.pid !== null);
   const queued = takes.some((t) => t.timedOut) || connects.some((c) => c.timedOut);
@@ -82,17 +83,26 @@ function doubtOf(queued: boolean, probes: StepRecord[], seen: number, d: Discove
 }
 
 /**
- * Every landing in a check's record whose miss would need proof, by the tag prefix of its phase
- * (`''` for checks without phases), with A's backend read from `${prefix}A.create`.
+ * Every declared landing (a check's `restsOn`) whose miss the record does not prove, one doubt
+ * per phase: the observer steps are `${phase}${need.observe}` (with `.connect` for connections
+ * that timed out), A's backend is read from `${phase}${need.create}`. A phase is a tag prefix
+ * ending in `:` (`discard:`), or none.
  */
-export function unprovenLandings(steps: readonly StepRecord[], discovery: Discovery): string[] {
-  const prefixes = new Set(steps.filter((s) => /(^|:)observe\.take(\.connect)?$/.test(s.tag)).map((s) => s.tag.replace(/observe\.take(\.connect)?$/, '')));
+export function unprovenLandings(steps: readonly StepRecord[], discovery: Discovery, needs: readonly { create: string; observe: string }[]): string[] {
   const doubts: string[] = [];
-  for (const prefix of prefixes) {
-    const b1 = steps.find((s) => s.tag === `${prefix}A.create`)?.pid;
-    if (typeof b1 !== 'number') continue;
-    const landing = readLanding(steps, discovery, b1, prefix);
-    if (!landing.placed && landing.reservedBy === null) doubts.push(prefix ? `${prefix.slice(0, -1)}: ${landing.doubt}` : landing.doubt);
+  for (const need of needs) {
+    const phases = new Set<string>();
+    for (const s of steps) {
+      for (const suffix of [need.observe, `${need.observe}.connect`]) {
+        if (s.tag === suffix || (s.tag.endsWith(`:${suffix}`) && s.tag.length > suffix.length)) phases.add(s.tag.slice(0, s.tag.length - suffix.length));
+      }
+    }
+    for (const prefix of phases) {
+      const b1 = steps.find((s) => s.tag === `${prefix}${need.create}`)?.pid;
+      if (typeof b1 !== 'number') continue;
+      const landing = readLanding(steps, discovery, b1, prefix, need.observe);
+      if (!landing.placed && landing.reservedBy === null) doubts.push(prefix ? `${prefix.slice(0, -1)}: ${landing.doubt}` : landing.doubt);
+    }
   }
   return doubts;
 }

@@ -1,5 +1,4 @@
 /** The `cancel/*` checks, in report order. */
-import type { CheckDefinition } from '../../engine/check.js';
 import { routing } from './routing.check.js';
 
-export const CANCEL_CHECKS: readonly CheckDefinition[] = [routing];
+export const CANCEL_CHECKS = [routing] as const;

@@ -26,10 +26,13 @@ export const burst = defineCheck({
     'https://www.postgresql.org/docs/current/runtime-config-connection.html#GUC-MAX-CONNECTIONS (53300 beyond the limit)',
     'https://www.pgbouncer.org/config.html#max_client_conn (clients are queued for a server, up to max_client_conn)',
   ],
-  advice: {
-    overflowed: 'Clients were refused in a burst: put a pooler in front (or raise its client limit), or limit and retry connections in the application.',
+  summary: 'fixture only: 100 clients at once against `max_connections = 25`',
+  outcomes: {
+    absorbed: { means: 'every client of a burst beyond max_connections was served', breaks: false },
+    overflowed: { means: 'some clients of the burst were refused or left unanswered', breaks: true, advice: 'Clients were refused in a burst: put a pooler in front (or raise its client limit), or limit and retry connections in the application.' },
   },
-  skipIf: (ctx) => (ctx.fixture ? null : 'fixtures only: 100 connections at once would starve the other clients of a shared server'),
+  requires: ['fixture'],
+  flags: ['destructive'],
   async scenario(scn) {
     const l = await scn.open('L');
     await l.run('burst.limits', `SELECT pg_backend_pid() AS pid, current_setting('max_connections')::int AS max_connections`);

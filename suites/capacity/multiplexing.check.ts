@@ -30,8 +30,10 @@ export const multiplexing = defineCheck({
     'https://www.pgbouncer.org/config.html#pool_mode (transaction: a server is assigned to a client only during a transaction)',
     'https://www.pgbouncer.org/features.html',
   ],
-  advice: {
-    'one-per-client': 'Every connected client holds a backend of its own here: connections, not transactions, use up the server, so keep client pools small or use transaction pooling (within its restrictions).',
+  summary: '20 concurrent clients: how many backends serve them',
+  outcomes: {
+    multiplexed: { means: 'some backend served two or more connected clients', breaks: false },
+    'one-per-client': { means: 'every backend served one client: costly, but statements keep their meaning', breaks: false, advice: 'Every connected client holds a backend of its own here: connections, not transactions, use up the server, so keep client pools small or use transaction pooling (within its restrictions).' },
   },
   async scenario(scn) {
     const boundMs = 2 * scn.waitMs;

@@ -31,11 +31,13 @@ export const queueing = defineCheck({
     'https://www.pgbouncer.org/config.html#query_wait_timeout (clients wait in a queue for a server)',
     'https://www.pgpool.net/docs/latest/en/html/runtime-config-connection.html (num_init_children: further clients wait in the listen queue)',
   ],
-  advice: {
-    rejected: 'The pooler refused clients instead of queueing them: raise its client limit (max_client_conn for PgBouncer) or its wait timeout, and retry refused connections with backoff in the application.',
-    queued: 'Transactions beyond the pool wait for a backend: keep transactions short, and size the pool for your peak concurrency if the waits matter.',
-    unlimited: 'Nothing limits concurrency here: every transaction got a backend at once, so a burst of clients can exhaust max_connections; put a pooler in front if that matters.',
+  summary: '3 x pool size concurrent 200 ms transactions: do they wait their turn or fail',
+  outcomes: {
+    queued: { means: 'every transaction succeeded; those beyond the pool waited their turn', breaks: false, advice: 'Transactions beyond the pool wait for a backend: keep transactions short, and size the pool for your peak concurrency if the waits matter.' },
+    rejected: { means: 'the pooler refused some clients instead of queueing them (its message verbatim in the facts)', breaks: true, advice: 'The pooler refused clients instead of queueing them: raise its client limit (max_client_conn for PgBouncer) or its wait timeout, and retry refused connections with backoff in the application.' },
+    unlimited: { means: 'every transaction got a backend at once: nothing limits concurrency (direct, or a pool larger than the crowd)', breaks: false, advice: 'Nothing limits concurrency here: every transaction got a backend at once, so a burst of clients can exhaust max_connections; put a pooler in front if that matters.' },
   },
+  flags: ['timing-dependent'],
   async scenario(scn) {
     const n = Math.min(24, 3 * (scn.discovery.poolSize ?? 2));
     const sql = `SELECT pg_backend_pid() AS pid, ${SLEEP_MS} AS sleep_ms, ${CLOCK} AS began; SELECT pg_sleep(${SLEEP_MS / 1000}); SELECT ${CLOCK} AS ended`;

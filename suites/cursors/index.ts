@@ -1,5 +1,4 @@
 /** The `cursors/*` checks, in report order. */
-import type { CheckDefinition } from '../../engine/check.js';
 import { withHold } from './with-hold.check.js';
 
-export const CURSORS_CHECKS: readonly CheckDefinition[] = [withHold];
+export const CURSORS_CHECKS = [withHold] as const;

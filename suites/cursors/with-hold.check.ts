@@ -12,6 +12,7 @@
  * from, reading A's rows (and one A's next DECLARE of that name would collide with).
  */
 import { defineCheck } from '../../engine/check.js';
+import { stateOutcomes } from '../../engine/judging/state-outcomes.js';
 import { numberOf } from '../../engine/judging/record.js';
 import { judgeState } from '../../engine/judging/state-judge.js';
 import { markersFor } from '../../engine/markers.js';
@@ -22,12 +23,15 @@ export const withHold = defineCheck({
   title: 'a WITH HOLD cursor stays with the client that declared it',
   severity: 'correctness',
   docs: ['https://www.pgbouncer.org/features.html (WITH HOLD cursor: never in transaction pooling)'],
-  advice: {
+  summary: '`DECLARE ... WITH HOLD`, then `FETCH` in the next transaction',
+  outcomes: stateOutcomes({
     leaked: 'Declare cursors without WITH HOLD and fetch within the one transaction that declared them (or turn off server-side cursors, e.g. DISABLE_SERVER_SIDE_CURSORS in Django): a held cursor stays on the server connection, readable by the next client and missing for you.',
     lost: 'Fetch within the one transaction that declared the cursor: held cursors do not survive to your next transaction through this pooler.',
     pinned: 'The pooler pins clients that hold cursors; fetch within one transaction to keep multiplexing.',
     rejected: 'The pooler refuses WITH HOLD cursors: fetch within one transaction.',
-  },
+  }),
+  restsOn: [{ create: 'A.create', observe: 'observe.take' }],
+  audit: { statement: 'cursor WITH HOLD', consequence: 'FETCH in a later transaction finds no cursor', priority: 70 },
   async scenario(scn) {
     const c = markersFor(scn.ctx.runId, this.id).cursorName;
     await runStateScenario(scn, {

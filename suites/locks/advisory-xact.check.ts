@@ -30,9 +30,11 @@ export const advisoryXact = defineCheck({
     'https://www.postgresql.org/docs/current/functions-admin.html#FUNCTIONS-ADVISORY-LOCKS (transaction-level locks are released at the end of the transaction)',
     'https://www.pgbouncer.org/features.html (session-level advisory locks: never; transaction-level locks are not restricted)',
   ],
-  advice: {
-    shared: 'Two clients held the same transaction lock at once: the pooler let them share a transaction or lost it; take the lock on a direct connection and report it to the pooler.',
-    rejected: 'The pooler refuses advisory lock functions: take locks on a direct connection.',
+  summary: '`pg_advisory_xact_lock`: exclusive while the transaction runs, released at commit',
+  outcomes: {
+    exclusive: { means: 'another client was refused while the transaction held the lock, and got it after COMMIT', breaks: false },
+    shared: { means: 'another client got the lock while the transaction held it', breaks: true, advice: 'Two clients held the same transaction lock at once: the pooler let them share a transaction or lost it; take the lock on a direct connection and report it to the pooler.' },
+    rejected: { means: 'the lock function was refused', breaks: true, advice: 'The pooler refuses advisory lock functions: take locks on a direct connection.' },
   },
   async scenario(scn) {
     const lock = `${LOCK_NAMESPACE}, ${markersFor(scn.ctx.runId, this.id).lockKey}`;

@@ -1,6 +1,5 @@
 /** The `locks/*` checks, in report order. */
-import type { CheckDefinition } from '../../engine/check.js';
 import { advisorySession } from './advisory-session.check.js';
 import { advisoryXact } from './advisory-xact.check.js';
 
-export const LOCKS_CHECKS: readonly CheckDefinition[] = [advisorySession, advisoryXact];
+export const LOCKS_CHECKS = [advisorySession, advisoryXact] as const;

@@ -25,11 +25,16 @@ export const listen = defineCheck({
   title: 'a NOTIFY reaches the client that listens, and nobody else',
   severity: 'correctness',
   docs: ['https://www.pgbouncer.org/features.html (LISTEN: never in transaction pooling; NOTIFY: yes)'],
-  advice: {
-    misrouted: 'LISTEN on a direct (or session-pooled) connection: through transaction pooling the listening backend is shared and its notifications go to whichever client holds it.',
-    dropped: 'LISTEN on a direct (or session-pooled) connection: the pooler does not deliver notifications to the listening client.',
-    rejected: 'The pooler refuses LISTEN: listen on a direct connection.',
+  summary: 'LISTEN on one client, NOTIFY from another: who receives it',
+  outcomes: {
+    delivered: { means: 'the notification reached the listener', breaks: false },
+    misrouted: { means: 'the notification reached a client that never listened', breaks: true, advice: 'LISTEN on a direct (or session-pooled) connection: through transaction pooling the listening backend is shared and its notifications go to whichever client holds it.' },
+    dropped: { means: 'the notification reached nobody', breaks: true, advice: 'LISTEN on a direct (or session-pooled) connection: the pooler does not deliver notifications to the listening client.' },
+    rejected: { means: 'LISTEN was refused', breaks: true, advice: 'The pooler refuses LISTEN: listen on a direct connection.' },
   },
+  flags: ['timing-dependent'],
+  restsOn: [{ create: 'A.create', observe: 'observe.take' }],
+  audit: { statement: 'LISTEN', consequence: 'notifications go to whoever holds that backend, or to nobody (dropped)', priority: 50 },
   async scenario(scn) {
     const m = markersFor(scn.ctx.runId, this.id);
     const unlisten = `UNLISTEN ${m.channel};`;

@@ -34,10 +34,13 @@ export const protocolNamed = defineCheck({
     'https://www.pgbouncer.org/features.html (protocol-level prepared plans: yes only with max_prepared_statements)',
     'https://www.pgbouncer.org/config.html#max_prepared_statements (since 1.21)',
   ],
-  advice: {
-    failed: 'Turn on the pooler\'s prepared-statement tracking (PgBouncer >= 1.21: max_prepared_statements > 0), or make the driver use unnamed statements (node-postgres: omit `name`; pgx: QueryExecModeExec; JDBC: prepareThreshold=0).',
-    rejected: 'The pooler refuses named prepared statements: use unnamed statements or the simple protocol.',
+  summary: 'a driver\'s named prepared statement used in two transactions; another client preparing the same name',
+  outcomes: {
+    works: { means: 'the named statement worked in both transactions, and another client could prepare the same name', breaks: false },
+    failed: { means: 'a later use failed (26000), or another client\'s Parse of the same name collided with it (42P05)', breaks: true, advice: 'Turn on the pooler\'s prepared-statement tracking (PgBouncer >= 1.21: max_prepared_statements > 0), or make the driver use unnamed statements (node-postgres: omit `name`; pgx: QueryExecModeExec; JDBC: prepareThreshold=0).' },
+    rejected: { means: 'the first use of the named statement was refused', breaks: true, advice: 'The pooler refuses named prepared statements: use unnamed statements or the simple protocol.' },
   },
+  restsOn: [{ create: 'A.create', observe: 'observe.take' }],
   async scenario(scn) {
     const p = markersFor(scn.ctx.runId, this.id).preparedName;
     const dealloc = `IF EXISTS (SELECT 1 FROM pg_prepared_statements WHERE name = '${p}') THEN DEALLOCATE ${p}; END IF;`;

@@ -10,6 +10,7 @@
  * pg_prepared_statements is one it could EXECUTE (and one A's next PREPARE would collide with).
  */
 import { defineCheck } from '../../engine/check.js';
+import { stateOutcomes } from '../../engine/judging/state-outcomes.js';
 import { numberOf } from '../../engine/judging/record.js';
 import { judgeState } from '../../engine/judging/state-judge.js';
 import { markersFor } from '../../engine/markers.js';
@@ -20,12 +21,15 @@ export const sqlPrepare = defineCheck({
   title: 'an SQL PREPARE stays with the client that prepared it',
   severity: 'correctness',
   docs: ['https://www.pgbouncer.org/features.html (PREPARE / DEALLOCATE: never in transaction pooling)'],
-  advice: {
+  summary: '`PREPARE`, then `EXECUTE` in the next transaction; can the next client see it',
+  outcomes: stateOutcomes({
     leaked: 'Do not use SQL PREPARE/EXECUTE through a transaction pooler: use protocol-level prepared statements with a pooler that tracks them (PgBouncer >= 1.21 with max_prepared_statements > 0).',
     lost: 'SQL PREPARE does not survive the transaction: use protocol-level prepared statements (PgBouncer max_prepared_statements > 0) or unprepared queries.',
     pinned: 'The pooler pins clients that PREPARE: prefer protocol-level prepared statements.',
     rejected: 'The pooler refuses SQL PREPARE: use protocol-level prepared statements.',
-  },
+  }),
+  restsOn: [{ create: 'A.create', observe: 'observe.take' }],
+  audit: { statement: 'SQL-level PREPARE / EXECUTE / DEALLOCATE', consequence: 'EXECUTE fails with "prepared statement does not exist" (26000)', priority: 80 },
   async scenario(scn) {
     const p = markersFor(scn.ctx.runId, this.id).preparedName;
     await runStateScenario(scn, {

@@ -17,6 +17,7 @@
  * is undefined again once its sequence is gone.
  */
 import { defineCheck } from '../../engine/check.js';
+import { stateOutcomes } from '../../engine/judging/state-outcomes.js';
 import { valueOf } from '../../engine/judging/record.js';
 import { judgeState } from '../../engine/judging/state-judge.js';
 import { markersFor } from '../../engine/markers.js';
@@ -33,12 +34,15 @@ export const lastval = defineCheck({
     'https://www.postgresql.org/docs/current/functions-sequence.html (lastval and currval are per session)',
     'https://www.pgbouncer.org/features.html (transaction pooling: session state is not kept)',
   ],
-  advice: {
+  summary: '`nextval`, then `lastval()` in the next transaction; what does the next client get',
+  outcomes: stateOutcomes({
     leaked: 'Use INSERT ... RETURNING id (or call lastval/currval in the same statement or transaction as nextval): the next client on your server connection reads your last value, and you read someone else\'s.',
     lost: 'Use INSERT ... RETURNING id, or call lastval/currval in the same transaction as nextval: the value does not survive to your next transaction.',
     pinned: 'The pooler pins clients after nextval; INSERT ... RETURNING keeps multiplexing.',
     rejected: 'The pooler refused the sequence statements: use INSERT ... RETURNING.',
-  },
+  }),
+  restsOn: [{ create: 'A.create', observe: 'observe.take' }],
+  audit: { statement: 'currval() / lastval() after the transaction that called nextval()', consequence: 'another backend has no value, or another client\'s value', priority: 90 },
   async scenario(scn) {
     const m = markersFor(scn.ctx.runId, this.id);
     const s = m.sequenceName;

@@ -17,6 +17,7 @@
  * leaked tenant id means the next client reads and writes another tenant's rows.
  */
 import { defineCheck } from '../../engine/check.js';
+import { stateOutcomes } from '../../engine/judging/state-outcomes.js';
 import { phaseSteps, worstOf } from '../../engine/judging/phases.js';
 import { judgeState } from '../../engine/judging/state-judge.js';
 import { valueOf } from '../../engine/judging/record.js';
@@ -37,13 +38,16 @@ export const customGucLeak = defineCheck({
     'https://www.pgbouncer.org/features.html (SET/RESET: never in transaction pooling)',
     'https://www.postgresql.org/docs/current/functions-admin.html#FUNCTIONS-ADMIN-SET (set_config is_local)',
   ],
-  advice: {
+  summary: '`SET app.tenant_id` and `set_config(\'app.tenant_id\', ..., false)`, the row-level-security tenant pattern',
+  outcomes: stateOutcomes({
     leaked: "Set the tenant inside each transaction with SET LOCAL app.tenant_id or set_config('app.tenant_id', ..., true): a session-level value stays on the server connection and the next client runs as your tenant.",
     lost: "Set the tenant inside each transaction with SET LOCAL or set_config(..., true): the pooler drops session-level settings between transactions, so row-level security sees no tenant.",
     tracked: 'The pooler replays custom settings per client; no change needed for it.',
     pinned: 'The pooler pins clients that change settings, losing multiplexing: prefer SET LOCAL or set_config(..., true).',
     rejected: "The pooler refuses session-level settings: use SET LOCAL or set_config(..., true) inside the transaction.",
-  },
+  }),
+  restsOn: [{ create: 'A.create', observe: 'observe.take' }],
+  audit: { statement: 'custom setting (app.x) set for the session', consequence: 'row-level security keyed on it sees another tenant', priority: 20 },
   async scenario(scn) {
     const tag = markersFor(scn.ctx.runId, this.id).tag;
     for (const [phase, create, value] of forms(tag)) {

@@ -1,5 +1,4 @@
 /** The `session/*` checks, in report order. */
-import type { CheckDefinition } from '../../engine/check.js';
 import { customGucLeak } from './custom-guc-leak.check.js';
 import { discardAll } from './discard-all.check.js';
 import { resetOnDisconnect } from './reset-on-disconnect.check.js';
@@ -9,4 +8,4 @@ import { setLeak } from './set-leak.check.js';
 import { setLocal } from './set-local.check.js';
 import { trackedParameter } from './tracked-parameter.check.js';
 
-export const SESSION_CHECKS: readonly CheckDefinition[] = [setLeak, searchPathLeak, customGucLeak, roleLeak, trackedParameter, setLocal, resetOnDisconnect, discardAll];
+export const SESSION_CHECKS = [setLeak, searchPathLeak, customGucLeak, roleLeak, trackedParameter, setLocal, resetOnDisconnect, discardAll] as const;

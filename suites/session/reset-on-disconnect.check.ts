@@ -46,9 +46,12 @@ export const resetOnDisconnect = defineCheck({
     'https://www.pgbouncer.org/config.html#server_reset_query (DISCARD ALL, run in session pooling only unless server_reset_query_always)',
     'https://www.pgpool.net/docs/latest/en/html/runtime-config-connection-pooling.html (reset_query_list)',
   ],
-  advice: {
-    leaked: 'The pooler hands a departed client\'s backend on with its state: in transaction pooling keep all state transaction-scoped (SET LOCAL, ON COMMIT DROP, pg_advisory_xact_lock); in session pooling set server_reset_query = DISCARD ALL.',
+  summary: 'a client sets state and disconnects: does the next client on that backend start clean',
+  outcomes: {
+    reset: { means: 'a client on the departed client\'s backend found none of its state, or that backend is gone', breaks: false },
+    leaked: { means: 'a client on that backend found state the departed client left behind', breaks: true, advice: 'The pooler hands a departed client\'s backend on with its state: in transaction pooling keep all state transaction-scoped (SET LOCAL, ON COMMIT DROP, pg_advisory_xact_lock); in session pooling set server_reset_query = DISCARD ALL.' },
   },
+  restsOn: [{ create: 'A.create', observe: 'observe.take' }],
   async scenario(scn) {
     const { runId } = scn.ctx;
     const m = markersFor(runId, this.id);

@@ -18,6 +18,7 @@
  * it (a pooler that resets custom settings but not the role would hide a leftover from them).
  */
 import { defineCheck } from '../../engine/check.js';
+import { stateOutcomes } from '../../engine/judging/state-outcomes.js';
 import { answered, errorText, stepOf, valueOf } from '../../engine/judging/record.js';
 import { judgeState } from '../../engine/judging/state-judge.js';
 import { ROLE_MARKER_SETTING, markersFor } from '../../engine/markers.js';
@@ -32,13 +33,17 @@ export const roleLeak = defineCheck({
     'https://www.pgbouncer.org/features.html (SET/RESET: never in transaction pooling)',
     'https://www.postgresql.org/docs/current/sql-set-role.html (SET LOCAL ROLE)',
   ],
-  advice: {
+  summary: '`SET ROLE` to a role the login may assume; does the next client run as it',
+  outcomes: stateOutcomes({
     leaked: 'Use SET LOCAL ROLE inside each transaction (or a login per role): a plain SET ROLE stays on the server connection and the next client runs as your role.',
     lost: 'Use SET LOCAL ROLE inside each transaction: the pooler resets the role between transactions, so later statements run as the login.',
     tracked: 'The pooler replays SET ROLE per client; no change needed for it.',
     pinned: 'The pooler pins clients after SET ROLE, losing multiplexing: prefer SET LOCAL ROLE.',
     rejected: 'The pooler refuses SET ROLE: use SET LOCAL ROLE inside a transaction, or a login per role.',
-  },
+  }),
+  requires: ['assumable-role'],
+  restsOn: [{ create: 'A.create', observe: 'observe.take' }],
+  audit: { statement: 'SET ROLE / SET SESSION AUTHORIZATION outlives the transaction', consequence: 'the next client on that backend runs as this role', priority: 10 },
   async scenario(scn) {
     const tag = markersFor(scn.ctx.runId, this.id).tag;
     const setup = await scn.open('U');

@@ -21,6 +21,7 @@
  * setting itself is the evidence.
  */
 import { defineCheck } from '../../engine/check.js';
+import { stateOutcomes } from '../../engine/judging/state-outcomes.js';
 import { errorText, stepOf, valueOf } from '../../engine/judging/record.js';
 import { judgeState } from '../../engine/judging/state-judge.js';
 import { markersFor } from '../../engine/markers.js';
@@ -35,13 +36,17 @@ export const searchPathLeak = defineCheck({
     'https://www.pgbouncer.org/features.html (SET/RESET: never in transaction pooling)',
     'https://www.pgbouncer.org/config.html#track_extra_parameters (search_path is tracked only where the server reports it)',
   ],
-  advice: {
+  summary: '`SET search_path` to a schema of the run; do the next client\'s unqualified names resolve there',
+  outcomes: stateOutcomes({
     leaked: 'Schema-qualify names, or use SET LOCAL search_path inside each transaction (or ALTER ROLE ... SET search_path per tenant role): a plain SET stays on the server connection and the next client resolves names in your schema.',
     lost: 'Use SET LOCAL search_path inside each transaction, or schema-qualified names: the pooler resets session settings between transactions.',
     tracked: 'The pooler replays search_path per client; no change needed for it.',
     pinned: 'The pooler pins clients that SET search_path, losing multiplexing: prefer SET LOCAL or schema-qualified names.',
     rejected: 'The pooler refuses SET: use SET LOCAL search_path inside a transaction, or schema-qualified names.',
-  },
+  }),
+  requires: ['create-schema'],
+  restsOn: [{ create: 'A.create', observe: 'observe.take' }],
+  audit: { statement: 'search_path set for the session', consequence: 'another client resolves names in this schema', priority: 30 },
   async scenario(scn) {
     const s = markersFor(scn.ctx.runId, this.id).schemaName;
     const setup = await scn.open('U');

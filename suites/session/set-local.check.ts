@@ -23,10 +23,13 @@ export const setLocal = defineCheck({
   title: 'SET LOCAL is visible inside its transaction and nowhere after it',
   severity: 'correctness',
   docs: ['https://www.postgresql.org/docs/current/sql-set.html (SET LOCAL)'],
-  advice: {
-    leaked: 'SET LOCAL outlived its transaction: check that the client really sends BEGIN (autocommit drivers may not), and report it to the pooler.',
-    rejected: 'The pooler refuses transaction blocks (statement pooling): SET LOCAL cannot work; use a transaction-pooling mode or per-role defaults.',
+  summary: '`BEGIN; SET LOCAL ...; COMMIT`: visible inside only',
+  outcomes: {
+    scoped: { means: 'SET LOCAL was seen inside its transaction only', breaks: false },
+    leaked: { means: 'the value outlived its transaction: the client\'s next transaction or another client on its backend saw it', breaks: true, advice: 'SET LOCAL outlived its transaction: check that the client really sends BEGIN (autocommit drivers may not), and report it to the pooler.' },
+    rejected: { means: 'BEGIN or SET LOCAL was refused, or the pooler closed the connection', breaks: true, advice: 'The pooler refuses transaction blocks (statement pooling): SET LOCAL cannot work; use a transaction-pooling mode or per-role defaults.' },
   },
+  restsOn: [{ create: 'A.create', observe: 'observe.take' }],
   async scenario(scn) {
     const m = markersFor(scn.ctx.runId, this.id);
     const guard = `IF current_setting('statement_timeout') = '${m.statementTimeout}' THEN RESET statement_timeout; END IF;`;

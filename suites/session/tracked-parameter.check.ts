@@ -12,6 +12,7 @@
  * gets a server connection, so A keeps them on another backend and the observer gets its own.
  */
 import { defineCheck } from '../../engine/check.js';
+import { stateOutcomes } from '../../engine/judging/state-outcomes.js';
 import { valueOf } from '../../engine/judging/record.js';
 import { judgeState } from '../../engine/judging/state-judge.js';
 import { markersFor } from '../../engine/markers.js';
@@ -26,12 +27,15 @@ export const trackedParameter = defineCheck({
   title: 'SET application_name and TimeZone follow their client and nobody else',
   severity: 'correctness',
   docs: ['https://www.pgbouncer.org/features.html (startup parameters tracked in every mode)'],
-  advice: {
+  summary: '`SET application_name` and `TimeZone`: do they follow the client; does anyone else get them',
+  outcomes: stateOutcomes({
     leaked: 'Set application_name and TimeZone as connection (startup) parameters, not with SET, or use a pooler that tracks them.',
     lost: 'The pooler drops reported parameters between transactions: pass them as startup parameters.',
     pinned: 'The pooler pins clients that SET parameters; pass them as startup parameters instead.',
     rejected: 'The pooler refuses SET of these parameters; pass them as startup parameters.',
-  },
+  }),
+  restsOn: [{ create: 'A.create', observe: 'observe.take' }],
+  audit: { statement: 'SET of a parameter poolers usually track (application_name, TimeZone...)', consequence: 'PgBouncer replays client_encoding, DateStyle, TimeZone, IntervalStyle, standard_conforming_strings, application_name', priority: 110 },
   async scenario(scn) {
     const tag = markersFor(scn.ctx.runId, this.id).tag;
     await runStateScenario(scn, {

@@ -27,9 +27,11 @@ export const transactionBlock = defineCheck({
     'https://www.pgbouncer.org/config.html#pool_mode (statement: multi-statement transactions are disallowed)',
     'https://www.postgresql.org/docs/current/protocol-flow.html#PROTOCOL-FLOW-MULTI-STATEMENT',
   ],
-  advice: {
-    rejected: 'This pooler refuses transactions that span several messages (statement pooling): use a transaction-pooling endpoint for code that needs BEGIN ... COMMIT, or send the whole transaction as one query string or one function call.',
-    split: 'The pooler ran the statements of one transaction on different transactions or backends: do not use it for transactional work.',
+  summary: '`BEGIN`, two statements, `COMMIT` as separate messages',
+  outcomes: {
+    allowed: { means: 'the statements ran in one transaction on one backend', breaks: false },
+    rejected: { means: 'the transaction block was refused', breaks: true, advice: 'This pooler refuses transactions that span several messages (statement pooling): use a transaction-pooling endpoint for code that needs BEGIN ... COMMIT, or send the whole transaction as one query string or one function call.' },
+    split: { means: 'BEGIN was accepted, but the statements ran in different transactions or backends (atomicity lost)', breaks: true, advice: 'The pooler ran the statements of one transaction on different transactions or backends: do not use it for transactional work.' },
   },
   async scenario(scn) {
     const a = await scn.open('A');

@@ -10,6 +10,7 @@
  * probe can only find A's table if it sits on A's old backend.
  */
 import { defineCheck } from '../../engine/check.js';
+import { stateOutcomes } from '../../engine/judging/state-outcomes.js';
 import { boolOf, numberOf } from '../../engine/judging/record.js';
 import { judgeState } from '../../engine/judging/state-judge.js';
 import { markersFor } from '../../engine/markers.js';
@@ -20,12 +21,15 @@ export const tempTable = defineCheck({
   title: 'a temporary table stays with the client that created it',
   severity: 'correctness',
   docs: ['https://www.pgbouncer.org/features.html (PRESERVE/DELETE ROWS temp tables: never in transaction pooling)'],
-  advice: {
+  summary: 'a plain temp table: can its creator still read it; can the next client',
+  outcomes: stateOutcomes({
     leaked: 'Create temp tables with ON COMMIT DROP inside the transaction that uses them: a plain temp table stays on the server connection, visible to the next client and missing for you.',
     lost: 'Create temp tables with ON COMMIT DROP inside the transaction that uses them: they do not survive to your next transaction.',
     pinned: 'The pooler pins clients that create temp tables; use ON COMMIT DROP to keep multiplexing.',
     rejected: 'The pooler refuses temp tables; use ON COMMIT DROP or a regular table.',
-  },
+  }),
+  restsOn: [{ create: 'A.create', observe: 'observe.take' }],
+  audit: { statement: 'temporary table kept after the transaction', consequence: 'the next transaction may not find it, or another client may', priority: 60 },
   async scenario(scn) {
     const t = markersFor(scn.ctx.runId, this.id).tempTable;
     await runStateScenario(scn, {

@@ -5,6 +5,7 @@
  */
 import { describe, expect, test } from 'vitest';
 import { burst, judgeBurst } from '../../suites/capacity/burst.check.js';
+import { unmetRequirement } from '../../engine/check.js';
 import { mutate, without } from '../support/recorded.js';
 import { TRAFFIC_FIXTURES, traffic, trafficSteps } from '../support/traffic.js';
 import type { RunContext } from '../../engine/steering/scenario.js';
@@ -65,7 +66,7 @@ describe(`${ID}: mutations and the gate`, () => {
   });
   test('skipped unless the run says the target is a throwaway fixture', () => {
     const ctx = { fixture: false } as RunContext;
-    expect(burst.skipIf?.(ctx)).toMatch(/fixtures only/);
-    expect(burst.skipIf?.({ ...ctx, fixture: true })).toBeNull();
+    expect(unmetRequirement(burst, ctx)).toMatch(/fixtures only/);
+    expect(unmetRequirement(burst, { ...ctx, fixture: true })).toBeNull();
   });
 });

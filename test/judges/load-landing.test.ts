@@ -9,8 +9,8 @@
 import { describe, expect, test } from 'vitest';
 import { judgeRecord } from '../../engine/check.js';
 import { readLanding } from '../../engine/judging/landing.js';
-import { judgeAdvisory } from '../../suites/locks/advisory-session.check.js';
-import { judgeListen } from '../../suites/notify/listen.check.js';
+import { advisorySession, judgeAdvisory } from '../../suites/locks/advisory-session.check.js';
+import { judgeListen, listen } from '../../suites/notify/listen.check.js';
 import { setLeak } from '../../suites/session/set-leak.check.js';
 import { recorded, stepsOf } from '../support/recorded.js';
 import type { StepRecord } from '../../engine/types.js';
@@ -83,7 +83,7 @@ describe('load: a queue behind other traffic proves nothing', () => {
     // The check's own judge still reads "exclusive" (wrong: PgBouncer shares the lock)...
     expect(judgeAdvisory(steps).outcome).toBe('exclusive');
     // ...and the engine's judging refuses it, saying why and what the record alone would say.
-    const j = judgeRecord({ judge: judgeAdvisory }, steps, tx);
+    const j = judgeRecord(advisorySession, steps, tx);
     expect(j.outcome).toBeNull();
     expect(j.facts.unprovenOutcome).toBe('exclusive');
     expect(j.reason).toMatch(/other traffic, not a reservation/);
@@ -96,7 +96,7 @@ describe('load: a queue behind other traffic proves nothing', () => {
       s === received ? { ...s, notifications: [] } : s.tag === 'A.wait' ? { ...s, notifications: received.notifications } : s,
     );
     expect(judgeListen(moved).outcome).toBe('delivered');
-    expect(judgeRecord({ judge: judgeListen }, moved, tx).outcome).toBeNull();
+    expect(judgeRecord(listen, moved, tx).outcome).toBeNull();
   });
 
   test('a landing that reached b1 needs no proof: the recorded outcomes stand', () => {
@@ -104,6 +104,6 @@ describe('load: a queue behind other traffic proves nothing', () => {
       const steps = stepsOf('pgbouncer-transaction', id);
       expect(readLanding(steps, tx, steps[0]!.pid!).placed, id).toBe(true);
     }
-    expect(judgeRecord({ judge: judgeAdvisory }, stepsOf('pgbouncer-transaction', 'locks/advisory-session'), tx).outcome).toBe('shared');
+    expect(judgeRecord(advisorySession, stepsOf('pgbouncer-transaction', 'locks/advisory-session'), tx).outcome).toBe('shared');
   });
 });

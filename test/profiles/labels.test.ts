@@ -6,6 +6,7 @@
 import { describe, expect, test } from 'vitest';
 import { CHECK_IDS, CHECK_LABELS, STATE_LABELS, isCheckId, isLabelOf, labelsOf } from '../../suites/labels.js';
 import { CATALOGUE } from '../../suites/catalogue.js';
+import { inconsistentBreaks } from '../../suites/outcome-breaks.js';
 
 /** DESIGN.md "Checks and outcome labels" and issue 3, written out once more on purpose. */
 const CONTRACT_IDS = [
@@ -48,8 +49,20 @@ describe('check labels', () => {
   });
 
   test("every outcome a catalogue check gives advice for is one of that check's labels", () => {
-    const strays = CATALOGUE.flatMap((c) => Object.keys(c.advice).filter((label) => !isLabelOf(c.id, label)).map((label) => `${c.id}: ${label}`));
+    const strays = CATALOGUE.flatMap((c) => Object.entries(c.outcomes as Record<string, { advice?: string }>).filter(([label, o]) => o.advice !== undefined && !isLabelOf(c.id, label)).map(([label]) => `${c.id}: ${label}`));
     expect(strays).toEqual([]);
+  });
+
+  test('every label declares its meaning, and means the same breaks/keeps in every check that reports it', () => {
+    const vague = CATALOGUE.flatMap((c) => Object.entries(c.outcomes as Record<string, { means: string }>).filter(([, o]) => o.means.trim().length < 10).map(([label]) => `${c.id}: ${label}`));
+    expect(vague).toEqual([]);
+    expect(inconsistentBreaks()).toEqual([]);
+  });
+
+  test('control: two checks declaring one label with different breaks values are reported', () => {
+    const a = { id: 'x/a', outcomes: { gone: { means: 'went away for good', breaks: true } } };
+    const b = { id: 'x/b', outcomes: { gone: { means: 'went away for good', breaks: false } } };
+    expect(inconsistentBreaks([a, b])).toEqual(['gone: breaks=true in x/a, false in x/b']);
   });
 
   test('lookups refuse what the contract does not hold', () => {

@@ -1,0 +1,38 @@
+/**
+ * The labels of the state checks (the judge in state-judge.ts decides between them), with
+ * their meanings and whether they break an application written for a direct connection.
+ * Each state check declares `outcomes: stateOutcomes({ ...its advice })`, so the vocabulary is
+ * written once here and the advice once in each check.
+ */
+import type { OutcomeInfo } from '../check.js';
+
+export const STATE_OUTCOMES = {
+  session: {
+    means: 'the state stayed with its client and nobody else saw it, on a backend of its own (direct, session pooling)',
+    breaks: false,
+  },
+  leaked: { means: 'another client observed the state, whatever happened to its owner', breaks: true },
+  lost: { means: 'the state vanished for its client and nobody else saw it (the pooler reset it)', breaks: true },
+  tracked: {
+    means: 'the state followed its client onto another backend and nobody else saw it (the pooler replays it)',
+    breaks: false,
+  },
+  // Pinning keeps the semantics; it costs multiplexing, not correctness.
+  pinned: { means: 'the pooler kept the client on its backend after the statement', breaks: false },
+  rejected: { means: 'the pooler or the server refused the statement itself', breaks: true },
+} as const satisfies Record<string, OutcomeInfo>;
+
+export type StateLabel = keyof typeof STATE_OUTCOMES;
+
+/** The state labels in the order the judge and the docs list them. */
+export const STATE_LABELS = Object.keys(STATE_OUTCOMES) as StateLabel[];
+
+/** The state vocabulary with one check's advice per label. */
+export function stateOutcomes(advice: Partial<Record<StateLabel, string>>): Record<StateLabel, OutcomeInfo> {
+  const out = {} as Record<StateLabel, OutcomeInfo>;
+  for (const label of STATE_LABELS) {
+    const a = advice[label];
+    out[label] = { ...STATE_OUTCOMES[label], ...(a !== undefined ? { advice: a } : {}) };
+  }
+  return out;
+}

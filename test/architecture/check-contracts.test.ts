@@ -1,0 +1,63 @@
+/**
+ * The contracts a check states as data hold for what it really records, and the rule that
+ * ties a check's id to its files is enforced:
+ * - a check whose record has an observer landing on A's backend declares that its conclusion
+ *   rests on it (`restsOn`), so the engine's veto never depends on a tag name by accident;
+ * - every declared landing appears in some real recorded run (no dead declarations);
+ * - `suites/<id>.check.ts` defines check `<id>`, with `suites/<id>.test.ts` beside it.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { CATALOGUE } from '../../suites/catalogue.js';
+import { checkFileProblems } from '../../runner/check-files.js';
+import { REPO } from '../support/cli.js';
+import type { StepRecord } from '../../engine/types.js';
+
+const RECORDED = path.join(REPO, 'test/recorded');
+
+/** Every recorded run's steps per check id, over all recorded fixtures. */
+function recordedSteps(): Map<string, StepRecord[][]> {
+  const byId = new Map<string, StepRecord[][]>();
+  for (const file of readdirSync(RECORDED).filter((f) => f.endsWith('.json'))) {
+    const run = JSON.parse(readFileSync(path.join(RECORDED, file), 'utf8')) as { checks: Record<string, { steps: StepRecord[] } | StepRecord[]> };
+    for (const [id, c] of Object.entries(run.checks)) {
+      const steps = Array.isArray(c) ? c : c.steps;
+      byId.set(id, [...(byId.get(id) ?? []), steps]);
+    }
+  }
+  return byId;
+}
+
+/** Whether a record has an observer landing (`[phase:]observe.take`) next to `[phase:]A.create`. */
+function hasLanding(steps: readonly StepRecord[], create: string, observe: string): boolean {
+  const tags = new Set(steps.map((s) => s.tag));
+  return [...tags].some((t) => {
+    const at = t === observe ? '' : t.endsWith(`:${observe}`) ? t.slice(0, -observe.length) : null;
+    return at !== null && tags.has(`${at}${create}`);
+  });
+}
+
+describe('check contracts', () => {
+  const runs = recordedSteps();
+
+  test('a check whose record lands an observer on A\'s backend declares that it rests on it', () => {
+    const undeclared = CATALOGUE.filter((c) => !c.restsOn?.length && (runs.get(c.id) ?? []).some((s) => hasLanding(s, 'A.create', 'observe.take'))).map((c) => c.id);
+    expect(undeclared).toEqual([]);
+  });
+
+  test('every declared landing is found in some real recorded run', () => {
+    const dead = CATALOGUE.flatMap((c) => (c.restsOn ?? []).filter((n) => !(runs.get(c.id) ?? []).some((s) => hasLanding(s, n.create, n.observe))).map((n) => `${c.id}: ${n.create} / ${n.observe}`));
+    expect(dead).toEqual([]);
+  });
+
+  test("each check lives at suites/<id>.check.ts with its Vitest file beside it", () => {
+    expect(checkFileProblems(path.join(REPO, 'suites'), CATALOGUE, '.ts')).toEqual([]);
+    for (const c of CATALOGUE) expect(existsSync(path.join(REPO, 'suites', `${c.id}.check.ts`)), c.id).toBe(true);
+  });
+
+  test('control: a check defined in a file that does not match its id is reported, with the rule', () => {
+    const problems = checkFileProblems(path.join(REPO, 'suites'), [{ id: 'session/not-here' }], '.ts');
+    expect(problems).toEqual([expect.stringMatching(/session\/not-here.*suites\/session\/not-here\.test\.ts/)]);
+  });
+});
