@@ -66,3 +66,12 @@ export function refused(step: StepRecord | undefined): boolean {
   if (!step || step.timedOut || !step.error) return false;
   return sqlError(step) || /closed|terminated|not usable/i.test(step.error.message);
 }
+
+/** The tag of the step in which a scenario records its markers (see Scenario.recordMarkers). */
+export const MARKERS_TAG = 'run.markers';
+
+/** A marker the scenario recorded (`run.markers` facts), as a string; '' when absent. */
+export function markerOf(steps: readonly StepRecord[], name: string): string {
+  const v = valueOf(steps.find((s) => s.tag === MARKERS_TAG), name);
+  return typeof v === 'string' || typeof v === 'number' ? String(v) : '';
+}

@@ -4,6 +4,7 @@
  * session it opened, whatever happened.
  */
 import { PooltestError } from '../errors.js';
+import { MARKERS_TAG } from '../judging/record.js';
 import { Recorder } from '../session/recorder.js';
 import { applicationNameFor, Session } from '../session/session.js';
 import type { Target } from '../target.js';
@@ -104,6 +105,15 @@ export class Scenario {
       timedOut: detail.timedOut ?? false,
       txStatus: null,
     });
+  }
+
+  /**
+   * Records the markers this check uses (values unique to the run: a timeout, a channel, a
+   * schema) as facts of a `run.markers` step (`<phase>:run.markers` in a phase), so judges
+   * read them from the record instead of parsing them back out of the SQL.
+   */
+  recordMarkers(values: Record<string, string | number>, phase?: string): void {
+    this.note('run', phase ? `${phase}:${MARKERS_TAG}` : MARKERS_TAG, '(the markers this check uses)', { facts: values });
   }
 
   /** Closes every session this scenario opened, politely and in parallel, bounded. */

@@ -12,7 +12,7 @@
  * misrouting), so A's old backend is cleaned afterwards by landing on it once more.
  */
 import { defineCheck } from '../../engine/check.js';
-import { errorText, sqlError, stepOf } from '../../engine/judging/record.js';
+import { errorText, markerOf, sqlError, stepOf } from '../../engine/judging/record.js';
 import { markersFor } from '../../engine/markers.js';
 import { dismiss } from '../../engine/steering/holders.js';
 import { cleanOn } from '../../engine/steering/clean-on.js';
@@ -38,6 +38,7 @@ export const listen = defineCheck({
   async scenario(scn) {
     const m = markersFor(scn.ctx.runId, this.id);
     const unlisten = `UNLISTEN ${m.channel};`;
+    scn.recordMarkers({ channel: m.channel, payload: m.tag });
     const a = await scn.open('A');
     const listened = await a.run('A.create', `SELECT pg_backend_pid() AS pid; LISTEN ${m.channel}`);
     if (listened.error || listened.pid === null) return;
@@ -69,7 +70,7 @@ export function judgeListen(steps: readonly StepRecord[]): Judgement {
   if (!listen || listen.error || listen.pid === null) return { outcome: null, facts: {}, reason: `A could not LISTEN: ${errorText(listen) ?? 'no pid'}` };
   const notify = stepOf(steps, 'N.notify');
   if (!notify || notify.error) return { outcome: null, facts: {}, reason: `the NOTIFY failed: ${errorText(notify) ?? 'not sent'}` };
-  const channel = /LISTEN (\S+)/.exec(listen.sql)?.[1] ?? '';
+  const channel = markerOf(steps, 'channel');
   const receivers = new Map<string, number>();
   for (const s of steps) {
     for (const n of s.notifications) if (n.channel === channel) receivers.set(s.session, s.pid ?? -1);

@@ -20,7 +20,7 @@ import { defineCheck } from '../../engine/check.js';
 import { stateOutcomes } from '../../engine/judging/state-outcomes.js';
 import { phaseSteps, worstOf } from '../../engine/judging/phases.js';
 import { judgeState } from '../../engine/judging/state-judge.js';
-import { valueOf } from '../../engine/judging/record.js';
+import { markerOf, valueOf } from '../../engine/judging/record.js';
 import { markersFor } from '../../engine/markers.js';
 import { runStateScenario } from '../../engine/steering/state-scenario.js';
 import type { StepRecord } from '../../engine/types.js';
@@ -51,6 +51,7 @@ export const customGucLeak = defineCheck({
   async scenario(scn) {
     const tag = markersFor(scn.ctx.runId, this.id).tag;
     for (const [phase, create, value] of forms(tag)) {
+      scn.recordMarkers({ value }, phase);
       await runStateScenario(
         scn,
         {
@@ -66,7 +67,7 @@ export const customGucLeak = defineCheck({
   judge(steps, discovery) {
     const phases = ['set', 'set_config'].map((phase) => {
       const own = phaseSteps(steps, phase);
-      const value = markerIn(own);
+      const value = markerOf(own, 'value');
       const read = (step: StepRecord, column: string): boolean | null => {
         const v = valueOf(step, column);
         return typeof v === 'string' && value !== '' ? v === value : null;
@@ -85,8 +86,3 @@ function forms(tag: string): Array<[phase: string, create: string, value: string
   ];
 }
 
-/** The value A set, read back from A's own statement. */
-function markerIn(steps: readonly StepRecord[]): string {
-  const sql = steps.find((s) => s.tag === 'A.create')?.sql ?? '';
-  return /'(pooltest-[^']+)'/.exec(sql)?.[1] ?? '';
-}

@@ -26,7 +26,7 @@
  *   b1 (whoever reset it; the facts say where A's reset ran).
  */
 import { defineCheck } from '../../engine/check.js';
-import { answered, errorText, refused, stepOf, stepsOf, valueOf } from '../../engine/judging/record.js';
+import { answered, errorText, markerOf, refused, stepOf, stepsOf, valueOf } from '../../engine/judging/record.js';
 import { phaseSteps, worstOf } from '../../engine/judging/phases.js';
 import { candidatesExhausted } from '../../engine/judging/state-judge.js';
 import { markersFor } from '../../engine/markers.js';
@@ -71,6 +71,7 @@ export const discardAll = defineCheck({
 async function runPhase(scn: Scenario, phase: string, statement: string, value: string): Promise<void> {
   const t = (tag: string): string => `${phase}:${tag}`;
   const cleanup = `IF ${READ} = '${value}' THEN RESET app.tenant_id; END IF;`;
+  scn.recordMarkers({ value }, phase);
   const a = await scn.open('A');
   const created = await a.run(t('A.create'), `SELECT pg_backend_pid() AS pid; SET app.tenant_id = '${value}'`);
   if (created.error || created.pid === null) return;
@@ -104,7 +105,7 @@ export function judgePhase(steps: readonly StepRecord[], discovery: Discovery): 
   const create = stepOf(steps, 'A.create');
   if (!create || create.error || create.pid === null) return { outcome: null, facts: {}, reason: `A could not set its state: ${errorText(create) ?? 'no pid'}` };
   const b1 = create.pid;
-  const value = /'(pooltest-[^']+)'/.exec(create.sql)?.[1] ?? '';
+  const value = markerOf(steps, 'value');
   const reset = stepOf(steps, 'A.reset');
   if (refused(reset)) return { outcome: 'rejected', facts: { rejectedWith: errorText(reset) }, reason: `the reset was refused: ${errorText(reset)}` };
   if (!answered(reset) || reset.error) return { outcome: null, facts: { aBackend: b1 }, reason: `A's reset did not answer: ${errorText(reset) ?? 'missing'}` };

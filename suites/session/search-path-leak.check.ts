@@ -22,7 +22,7 @@
  */
 import { defineCheck } from '../../engine/check.js';
 import { stateOutcomes } from '../../engine/judging/state-outcomes.js';
-import { errorText, stepOf, valueOf } from '../../engine/judging/record.js';
+import { errorText, markerOf, stepOf, valueOf } from '../../engine/judging/record.js';
 import { judgeState } from '../../engine/judging/state-judge.js';
 import { markersFor } from '../../engine/markers.js';
 import { runStateScenario } from '../../engine/steering/state-scenario.js';
@@ -49,6 +49,7 @@ export const searchPathLeak = defineCheck({
   audit: { statement: 'search_path set for the session', consequence: 'another client resolves names in this schema', priority: 30 },
   async scenario(scn) {
     const s = markersFor(scn.ctx.runId, this.id).schemaName;
+    scn.recordMarkers({ schema: s });
     const setup = await scn.open('U');
     const path = await setup.run('setup.path', `SELECT reset_val AS default_path FROM pg_settings WHERE name = 'search_path'`);
     const schema = await setup.run('setup.schema', `CREATE SCHEMA ${s}; CREATE TABLE ${s}.${s} (v int)`);
@@ -67,7 +68,7 @@ export const searchPathLeak = defineCheck({
     await teardown.run('setup.cleanup', `DROP TABLE IF EXISTS ${s}.${s}; DROP SCHEMA IF EXISTS ${s}`);
   },
   judge(steps, discovery) {
-    const schema = /(pooltest_[0-9a-f]+_\w+)\s*$/.exec(stepOf(steps, 'A.create')?.sql ?? '')?.[1] ?? '';
+    const schema = markerOf(steps, 'schema');
     const has = (step: StepRecord, column: string): boolean | null => {
       const v = valueOf(step, column);
       return typeof v === 'string' && schema !== '' ? v.includes(schema) : null;

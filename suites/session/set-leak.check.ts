@@ -12,7 +12,7 @@
 import { defineCheck } from '../../engine/check.js';
 import { stateOutcomes } from '../../engine/judging/state-outcomes.js';
 import { judgeState } from '../../engine/judging/state-judge.js';
-import { valueOf } from '../../engine/judging/record.js';
+import { markerOf, valueOf } from '../../engine/judging/record.js';
 import { markersFor } from '../../engine/markers.js';
 import { runStateScenario } from '../../engine/steering/state-scenario.js';
 
@@ -33,6 +33,7 @@ export const setLeak = defineCheck({
   audit: { statement: 'SET / RESET of a setting for the session', consequence: 'the next client on that backend inherits it', priority: 100 },
   async scenario(scn) {
     const m = markersFor(scn.ctx.runId, this.id);
+    scn.recordMarkers({ statement_timeout: m.statementTimeout });
     await runStateScenario(scn, {
       create: `SET statement_timeout = '${m.statementTimeout}'`,
       observe: [`SELECT current_setting('statement_timeout') AS seen`],
@@ -41,7 +42,7 @@ export const setLeak = defineCheck({
     });
   },
   judge(steps, discovery) {
-    const marker = markerIn(steps);
+    const marker = markerOf(steps, 'statement_timeout');
     return judgeState(steps, discovery, {
       seenByOther: (take) => readSetting(take, 'seen', marker),
       keptByA: (readback) => readSetting(readback, 'mine', marker),
@@ -49,12 +50,6 @@ export const setLeak = defineCheck({
     });
   },
 });
-
-/** The marker is whatever A set: read it back from A's own statement, not from the run id. */
-function markerIn(steps: readonly { tag: string; sql: string }[]): string {
-  const sql = steps.find((s) => s.tag === 'A.create')?.sql ?? '';
-  return /statement_timeout = '([^']+)'/.exec(sql)?.[1] ?? '';
-}
 
 function readSetting(step: Parameters<typeof valueOf>[0], column: string, marker: string): boolean | null {
   const v = valueOf(step, column);

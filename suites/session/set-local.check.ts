@@ -11,7 +11,7 @@
  *   A:  SELECT pg_backend_pid() AS pid, current_setting('statement_timeout') AS after
  */
 import { defineCheck } from '../../engine/check.js';
-import { answered, errorText, refused, stepOf, stepsOf, valueOf } from '../../engine/judging/record.js';
+import { answered, errorText, markerOf, refused, stepOf, stepsOf, valueOf } from '../../engine/judging/record.js';
 import { markersFor } from '../../engine/markers.js';
 import { dismiss } from '../../engine/steering/holders.js';
 import { landOn } from '../../engine/steering/land-on.js';
@@ -33,6 +33,7 @@ export const setLocal = defineCheck({
   async scenario(scn) {
     const m = markersFor(scn.ctx.runId, this.id);
     const guard = `IF current_setting('statement_timeout') = '${m.statementTimeout}' THEN RESET statement_timeout; END IF;`;
+    scn.recordMarkers({ statement_timeout: m.statementTimeout });
     const a = await scn.open('A');
     const begin = await a.run('A.begin', 'BEGIN');
     if (begin.error) return;
@@ -69,7 +70,7 @@ export function judgeSetLocal(steps: readonly StepRecord[]): Judgement {
     }
   }
   if (!set || set.pid === null) return { outcome: null, facts: {}, reason: 'A never ran SET LOCAL' };
-  const marker = /statement_timeout = '([^']+)'/.exec(set.sql)?.[1] ?? '';
+  const marker = markerOf(steps, 'statement_timeout');
   const inside = valueOf(stepOf(steps, 'A.inside'), 'inside');
   const readback = stepOf(steps, 'A.readback');
   const observer = stepsOf(steps, 'observe.take').find((t) => t.pid === set.pid && !t.timedOut);

@@ -13,7 +13,7 @@
  */
 import { defineCheck } from '../../engine/check.js';
 import { stateOutcomes } from '../../engine/judging/state-outcomes.js';
-import { valueOf } from '../../engine/judging/record.js';
+import { markerOf, valueOf } from '../../engine/judging/record.js';
 import { judgeState } from '../../engine/judging/state-judge.js';
 import { markersFor } from '../../engine/markers.js';
 import { runStateScenario } from '../../engine/steering/state-scenario.js';
@@ -38,6 +38,7 @@ export const trackedParameter = defineCheck({
   audit: { statement: 'SET of a parameter poolers usually track (application_name, TimeZone...)', consequence: 'PgBouncer replays client_encoding, DateStyle, TimeZone, IntervalStyle, standard_conforming_strings, application_name', priority: 110 },
   async scenario(scn) {
     const tag = markersFor(scn.ctx.runId, this.id).tag;
+    scn.recordMarkers({ application_name: tag, timezone: ZONE });
     await runStateScenario(scn, {
       create: `SET application_name = '${tag}'; SET TimeZone = '${ZONE}'`,
       observe: [`SELECT current_setting('application_name') AS seen_app, current_setting('TimeZone') AS seen_tz`],
@@ -46,7 +47,7 @@ export const trackedParameter = defineCheck({
     });
   },
   judge(steps, discovery) {
-    const tag = /application_name = '([^']+)'/.exec(steps.find((s) => s.tag === 'A.create')?.sql ?? '')?.[1] ?? '';
+    const tag = markerOf(steps, 'application_name');
     const read = (step: StepRecord, prefix: string, any: boolean): boolean | null => {
       const app = valueOf(step, `${prefix}_app`);
       const tz = valueOf(step, `${prefix}_tz`);
