@@ -24,6 +24,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   watch: ['engine', 'suites', 'profiles', 'reporters', 'runner', 'audit'],
   cli: ['engine', 'suites', 'profiles', 'reporters', 'runner', 'audit', 'watch', 'fixtures'],
   bench: ['engine', 'suites', 'profiles', 'reporters', 'runner', 'audit', 'watch', 'cli', 'fixtures'],
+  scripts: ['engine', 'suites', 'profiles', 'reporters', 'runner', 'audit', 'watch', 'cli', 'fixtures'],
 };
 
 function sourceFiles(dir: string): string[] {
