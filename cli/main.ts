@@ -74,7 +74,11 @@ function listCatalogue(): string {
 function listProfiles(): string {
   return PROFILES.map((p) => {
     // The note carries caveats (source-only, configuration-dependent): never drop it.
-    const rows = Object.entries(p.expect).map(([id, e]) => `    ${id.padEnd(30)} ${e.outcome.padEnd(14)} ${e.ref}${e.note ? `\n    ${''.padEnd(30)} ${''.padEnd(14)} note: ${e.note}` : ''}`);
+    const rows = Object.entries(p.expect).map(([id, e]) => {
+      const basis = e.basis === 'observed' ? `observed on ${e.observedOn ?? '?'}` : (e.basis ?? 'basis not stated');
+      const more = [`basis: ${basis}`, ...(e.note ? [`note: ${e.note}`] : [])].map((t) => `\n    ${''.padEnd(30)} ${''.padEnd(14)} ${t}`).join('');
+      return `    ${id.padEnd(30)} ${e.outcome.padEnd(14)} ${e.ref}${more}`;
+    });
     return [`${p.name}: ${p.title} (${p.versions})`, `  ref: ${p.ref}`, ...rows].join('\n');
   }).join('\n\n') + '\n';
 }

@@ -133,6 +133,7 @@ export async function executeCheck(def: CheckDefinition, ctx: RunContext, profil
     severity: def.severity,
     expected: expectation?.outcome ?? null,
     expectedRef: expectation?.ref ?? null,
+    expectedBasis: expectation?.basis ?? null,
   };
   const skip = def.skipIf?.(ctx) ?? unmetRequirement(def, ctx);
   if (skip) {

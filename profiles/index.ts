@@ -16,7 +16,7 @@ import { pgpool } from './pgpool.js';
 import { rdsProxy } from './rds-proxy.js';
 import { supavisorTransaction } from './supavisor.js';
 
-export { profileProblems, profilesProblems } from './validate-profile.js';
+export { profileProblems, profilesProblems, provenanceProblems } from './validate-profile.js';
 
 /** In `--list-profiles` order: the profiles the fixtures run first, then the others by family. */
 export const PROFILES: readonly Profile[] = [

@@ -1,6 +1,7 @@
 import type { Profile } from '../engine/types.js';
 import { pgbouncerTransaction } from './pgbouncer.js';
-import { PGB } from './pgbouncer-docs.js';
+import { documented } from './basis.js';
+import { PGB_121, PGB_124, PGB_126 } from './pgbouncer-docs.js';
 
 /**
  * PgBouncer releases after 1.18 whose changed defaults change a check's outcome in transaction
@@ -10,7 +11,8 @@ import { PGB } from './pgbouncer-docs.js';
  * ALL handling (no settled labels for `session/discard-all` yet), 1.25's `transaction_timeout`
  * (default 0, disabled) and `query_wait_notify` (a NOTICE after 5 s of waiting).
  */
-const BASE = pgbouncerTransaction.expect;
+// Observed on 1.18 here; for these releases the same outcomes are what their documentation says.
+const BASE = documented(pgbouncerTransaction.expect);
 
 /** 1.21 to 1.23: protocol-level prepared statements exist, but are off by default. */
 export const pgbouncer121Transaction: Profile = {
@@ -19,13 +21,14 @@ export const pgbouncer121Transaction: Profile = {
   pooler: 'PgBouncer',
   mode: 'transaction',
   versions: '1.21.0 to 1.23.x with default settings; with max_prepared_statements > 0 expect pgbouncer-1.24-transaction instead',
-  ref: PGB.features,
+  ref: PGB_121.features,
   expect: {
     ...BASE,
     'prepared/protocol-named': {
       outcome: 'failed',
-      ref: `${PGB.changelog}#pgbouncer-121x (the new max_prepared_statements must be set to a non-zero value); ${PGB.maxPrepared} (0 disables prepared statement support in transaction pooling)`,
+      ref: `${PGB_121.changelog}#pgbouncer-121x (the new max_prepared_statements must be set to a non-zero value); ${PGB_121.maxPrepared} (0 disables prepared statement support in transaction pooling)`,
       note: 'Set max_prepared_statements > 0 and the outcome becomes works.',
+      basis: 'documented',
     },
   },
 };
@@ -37,12 +40,13 @@ export const pgbouncer124Transaction: Profile = {
   pooler: 'PgBouncer',
   mode: 'transaction',
   versions: '1.24.0 to 1.25.x with default settings (Azure and Neon have shipped max_prepared_statements = 0: use pgbouncer-1.21-transaction there)',
-  ref: PGB.features,
+  ref: PGB_124.features,
   expect: {
     ...BASE,
     'prepared/protocol-named': {
       outcome: 'works',
-      ref: `${PGB.features} (Protocol-level prepared plans: Yes, with max_prepared_statements non-zero); ${PGB.maxPrepared} (Default: 200); ${PGB.changelog}#pgbouncer-124x`,
+      ref: `${PGB_124.features} (Protocol-level prepared plans: Yes, with max_prepared_statements non-zero); ${PGB_124.maxPrepared} (Default: 200); ${PGB_124.changelog}#pgbouncer-124x`,
+      basis: 'documented',
     },
   },
 };
@@ -61,6 +65,6 @@ export const pgbouncer126Transaction: Profile = {
   pooler: 'PgBouncer',
   mode: 'transaction',
   versions: '1.26.x with default settings',
-  ref: `${PGB.changelog}#pgbouncer-126x`,
+  ref: `${PGB_126.changelog}#pgbouncer-126x`,
   expect: BASE_124,
 };

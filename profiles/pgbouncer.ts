@@ -1,3 +1,4 @@
+import { observed } from './basis.js';
 import type { Expectation, Profile } from '../engine/types.js';
 import { PGB } from './pgbouncer-docs.js';
 import { PG_DOCS } from './postgres-docs.js';
@@ -7,6 +8,9 @@ import { PG_DOCS } from './postgres-docs.js';
  * project's fixtures run, so their first seven expectations were also checked by hand against a
  * real 1.18; the newer releases are in pgbouncer-versions.ts.
  */
+
+/** Where the fixtures run these profiles: the catalogue tests assert every expectation below there. */
+const ON_118 = 'PgBouncer 1.18 (Debian 12), fixtures pgbouncer-transaction, -session and -statement with a pool of 2';
 
 /** In transaction and statement pooling nothing resets a server connection between clients. */
 const NO_RESET = `${PGB.resetQuery} (not used in transaction pooling) and #server_reset_query_always (default 0)`;
@@ -59,7 +63,7 @@ export const pgbouncerTransaction: Profile = {
   mode: 'transaction',
   versions: '1.18 (server_reset_query_always = 0, no max_prepared_statements); newer releases: pgbouncer-1.21-transaction and later',
   ref: PGB.features,
-  expect: {
+  expect: observed(ON_118, {
     ...MULTIPLEXED,
     'session/set-local': { outcome: 'scoped', ref: `${PGB.features} (SET LOCAL is transaction-scoped; not listed as a restriction)` },
     'temp/on-commit-drop': { outcome: 'works', ref: `${PGB.features} (ON COMMIT DROP temp tables: Yes)` },
@@ -71,7 +75,7 @@ export const pgbouncerTransaction: Profile = {
     'transactions/abandoned': { outcome: 'rolled-back', ref: CHANGELOG_116 },
     'capacity/queueing': { outcome: 'queued', ref: `${PGB.queryWait} (clients wait for a server, 120 s by default)` },
     'statement/transaction-block': { outcome: 'allowed', ref: PGB.poolMode },
-  },
+  }),
 };
 
 /** Session pooling: a client owns its server connection until it disconnects; DISCARD ALL after. */
@@ -82,7 +86,7 @@ export const pgbouncerSession: Profile = {
   mode: 'session',
   versions: '1.18',
   ref: PGB.features,
-  expect: {
+  expect: observed(ON_118, {
     'session/set-leak': { outcome: 'session', ref: `${PGB.features} (SET/RESET: Yes in session pooling)` },
     'session/search-path-leak': { outcome: 'session', ref: `${PGB.features} (SET/RESET: Yes in session pooling)` },
     'session/custom-guc-leak': { outcome: 'session', ref: `${PGB.features} (SET/RESET: Yes in session pooling)` },
@@ -109,7 +113,7 @@ export const pgbouncerSession: Profile = {
     },
     'capacity/multiplexing': { outcome: 'one-per-client', ref: `${PGB.features} (session pooling: a server connection is assigned for the whole time the client stays connected)` },
     'statement/transaction-block': { outcome: 'allowed', ref: PGB.poolMode },
-  },
+  }),
 };
 
 /**
@@ -125,7 +129,7 @@ export const pgbouncerStatement: Profile = {
   mode: 'statement',
   versions: '1.18',
   ref: PGB.poolMode,
-  expect: {
+  expect: observed(ON_118, {
     ...MULTIPLEXED,
     'session/set-leak': { outcome: 'leaked', ref: `${PGB.poolMode} (statement pooling is transaction pooling without multi-statement transactions); ${PGB.features}` },
     'temp/temp-table': { outcome: 'leaked', ref: `${PGB.poolMode}; ${PGB.features}` },
@@ -146,5 +150,5 @@ export const pgbouncerStatement: Profile = {
       ref: `${PGB.queryWait} (clients wait for a server, 120 s by default)`,
       note: 'Holds for work sent as one message, as the check sends it; a BEGIN ... COMMIT sent statement by statement is refused instead.',
     },
-  },
+  }),
 };

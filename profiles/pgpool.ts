@@ -1,7 +1,8 @@
+import { observed } from './basis.js';
 import type { Profile } from '../engine/types.js';
 import { PG_DOCS } from './postgres-docs.js';
 
-const DOCS = 'https://www.pgpool.net/docs/latest/en/html/';
+const DOCS = 'https://www.pgpool.net/docs/43/en/html/';
 const POOLING = `${DOCS}runtime-config-connection-pooling.html`;
 const CACHE = `${POOLING}#GUC-CONNECTION-CACHE`;
 const RESET = `${POOLING}#GUC-RESET-QUERY-LIST`;
@@ -21,7 +22,7 @@ export const pgpool: Profile = {
   mode: 'connection-cache',
   versions: '4.3',
   ref: POOLING,
-  expect: {
+  expect: observed('pgpool-II 4.3 (Debian 12), fixture pgpool with 2 children', {
     'session/set-leak': { outcome: 'session', ref: `${CACHE}; ${RESET}` },
     'session/discard-all': { outcome: 'reset', ref: `${CACHE} (a client keeps its backend while connected); ${PG_DOCS.discard}` },
     'session/search-path-leak': { outcome: 'session', ref: `${CACHE}; ${PG_DOCS.searchPath}` },
@@ -47,5 +48,5 @@ export const pgpool: Profile = {
     },
     'capacity/multiplexing': { outcome: 'one-per-client', ref: `${CHILDREN} (a child process serves one client at a time); ${CACHE}` },
     'statement/transaction-block': { outcome: 'allowed', ref: PG_DOCS.transactionBlock },
-  },
+  }),
 };

@@ -4,7 +4,8 @@
  * cite these where the pooler documents "a transaction runs on one server connection" and the
  * outcome then follows from PostgreSQL itself.
  */
-const PG = 'https://www.postgresql.org/docs/current/';
+// Version 15, the fixtures' server: what a session owns has not changed between 14 and 18.
+const PG = 'https://www.postgresql.org/docs/15/';
 
 export const PG_DOCS = {
   /** "process per user": one backend per connection, gone when the client disconnects. */

@@ -5,7 +5,7 @@ import { PG_DOCS } from './postgres-docs.js';
 const AS_PGBOUNCER = 'supabase/supavisor@d421acbe:docs/migrating/pgbouncer.md (transaction mode behaves as PgBouncer\'s)';
 const MODES = 'supabase/supavisor@e3d07da0:docs/connecting/pool_modes.md (transaction: a connection for the duration of a single transaction)';
 /** The DISCARD ALL cleanup exists, but the DbHandler refuses it in transaction mode. */
-const NO_RESET = 'supabase/supavisor@main:lib/supavisor/db_handler.ex (:cleanup "only supported in session mode")';
+const NO_RESET = 'supabase/supavisor@b1a15280:lib/supavisor/db_handler.ex (:cleanup "only supported in session mode")';
 const LEAKS = `${AS_PGBOUNCER}; ${NO_RESET}`;
 
 /**
@@ -24,24 +24,25 @@ export const supavisorTransaction: Profile = {
   versions: '2.x with NAMED_PREPARED_STATEMENTS_ENABLED unset (default false)',
   ref: AS_PGBOUNCER,
   expect: {
-    'session/set-leak': { outcome: 'leaked', ref: LEAKS },
-    'session/search-path-leak': { outcome: 'leaked', ref: LEAKS },
-    'session/custom-guc-leak': { outcome: 'leaked', ref: LEAKS },
-    'session/role-leak': { outcome: 'leaked', ref: LEAKS },
-    'session/set-local': { outcome: 'scoped', ref: `${MODES}; ${PG_DOCS.setLocal}` },
-    'session/reset-on-disconnect': { outcome: 'leaked', ref: NO_RESET, note: 'From Supavisor source, not its documentation.' },
-    'temp/temp-table': { outcome: 'leaked', ref: LEAKS },
+    'session/set-leak': { outcome: 'leaked', ref: LEAKS, basis: 'documented' },
+    'session/search-path-leak': { outcome: 'leaked', ref: LEAKS, basis: 'documented' },
+    'session/custom-guc-leak': { outcome: 'leaked', ref: LEAKS, basis: 'documented' },
+    'session/role-leak': { outcome: 'leaked', ref: LEAKS, basis: 'documented' },
+    'session/set-local': { outcome: 'scoped', ref: `${MODES}; ${PG_DOCS.setLocal}`, basis: 'documented' },
+    'session/reset-on-disconnect': { outcome: 'leaked', ref: NO_RESET, note: 'From Supavisor source, not its documentation.', basis: 'source' },
+    'temp/temp-table': { outcome: 'leaked', ref: LEAKS, basis: 'documented' },
     'prepared/protocol-named': {
       outcome: 'failed',
-      ref: 'supabase/supavisor@main:config/runtime.exs (named_prepared_statements defaults to NAMED_PREPARED_STATEMENTS_ENABLED=false); supabase/supavisor@main:lib/supavisor/client_handler/protocol_helpers.ex (process_client_packets: statements are translated only with the tenant flag on)',
+      ref: 'supabase/supavisor@973e813a:config/runtime.exs (named_prepared_statements defaults to NAMED_PREPARED_STATEMENTS_ENABLED=false); supabase/supavisor@a7cf68ff:lib/supavisor/client_handler/protocol_helpers.ex (process_client_packets: statements are translated only with the tenant flag on)',
       note: 'With the flag on (2.7+) statements are renamed and re-prepared per backend, and the outcome should become works.',
+      basis: 'source',
     },
-    'cursors/with-hold': { outcome: 'leaked', ref: LEAKS },
-    'sequences/lastval': { outcome: 'leaked', ref: `${LEAKS}; ${PG_DOCS.sequences}` },
-    'locks/advisory-session': { outcome: 'shared', ref: LEAKS },
-    'locks/advisory-xact': { outcome: 'exclusive', ref: `${MODES}; ${PG_DOCS.advisoryLocks}` },
-    'capacity/queueing': { outcome: 'queued', ref: 'supabase/supavisor@6f5f40db:docs/configuration/users.md (pool_checkout_timeout: how long a client may wait to check out a connection)' },
-    'capacity/multiplexing': { outcome: 'multiplexed', ref: MODES },
-    'statement/transaction-block': { outcome: 'allowed', ref: MODES },
+    'cursors/with-hold': { outcome: 'leaked', ref: LEAKS, basis: 'documented' },
+    'sequences/lastval': { outcome: 'leaked', ref: `${LEAKS}; ${PG_DOCS.sequences}`, basis: 'documented' },
+    'locks/advisory-session': { outcome: 'shared', ref: LEAKS, basis: 'documented' },
+    'locks/advisory-xact': { outcome: 'exclusive', ref: `${MODES}; ${PG_DOCS.advisoryLocks}`, basis: 'documented' },
+    'capacity/queueing': { outcome: 'queued', ref: 'supabase/supavisor@6f5f40db:docs/configuration/users.md (pool_checkout_timeout: how long a client may wait to check out a connection)', basis: 'documented' },
+    'capacity/multiplexing': { outcome: 'multiplexed', ref: MODES, basis: 'documented' },
+    'statement/transaction-block': { outcome: 'allowed', ref: MODES, basis: 'documented' },
   },
 };

@@ -42,7 +42,7 @@ function row(c: CheckResult, n: number): string[] {
 function footnote(c: CheckResult, n: number): string {
   const parts = [`${code(c.id)}: ${inline(c.evidence)}`];
   if (c.verdict !== 'pass' && c.reason !== c.evidence) parts.push(`Why ${c.verdict}: ${inline(c.reason)}`);
-  if (c.expectedRef) parts.push(`Expected per: ${withLinks(c.expectedRef)}`);
+  if (c.expectedRef) parts.push(`Expected${c.expectedBasis ? ` (${c.expectedBasis === 'observed' ? 'observed on pooltest\'s fixtures' : `${c.expectedBasis}, never observed by pooltest`})` : ''} per: ${withLinks(c.expectedRef)}`);
   if (c.advice) parts.push(`**Advice:** ${inline(c.advice)}`);
   return `[^${n}]: ${parts.map((p) => (/[.!?>)]$/.test(p) ? p : `${p}.`)).join(' ')}`;
 }

@@ -55,6 +55,7 @@ export function renderReport(report: Report, opts: TerminalOptions): string {
       lines.push(`${pad(r.id, idWidth)}  ${pad(r.outcome ?? '-', 12)}  ${pad(r.expected ?? '-', 12)}  ${verdictText(r.verdict, c)}`);
       lines.push(c.dim(wrap(`    evidence: ${r.evidence}`, width, 14)));
       if (r.verdict !== 'pass' && r.reason !== r.evidence) lines.push(c.yellow(wrap(`    why:      ${r.reason}`, width, 14)));
+      if (r.verdict === 'fail') lines.push(c.yellow(wrap(`    expected: ${expectationText(r)}`, width, 14)));
       if (r.advice) lines.push(c.cyan(wrap(`    advice:   ${r.advice}`, width, 14)));
       if (opts.verbose) lines.push(...r.steps.map((s) => cut(`     ${stepLine(s)}`, width + 60)));
     }
@@ -103,4 +104,13 @@ export function verdictText(v: Verdict, c: ChalkInstance): string {
 
 function yes(b: boolean): string {
   return b ? 'yes' : 'no';
+}
+
+/**
+ * Where a failed expectation came from, and whether anyone here ever saw it hold: a failure
+ * against a documented expectation nobody observed may be the documentation's error.
+ */
+export function expectationText(r: Pick<Report['checks'][number], 'expected' | 'expectedRef' | 'expectedBasis'>): string {
+  const how = r.expectedBasis === 'observed' ? 'observed by pooltest on its fixtures' : r.expectedBasis ? `${r.expectedBasis}, never observed by pooltest` : 'basis not stated';
+  return `${r.expected ?? '-'} (${how}) per ${r.expectedRef ?? 'no reference'}`;
 }

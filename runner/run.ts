@@ -138,7 +138,7 @@ function withNotRun(results: readonly CheckResult[], selected: readonly string[]
   const done = new Set(results.map((r) => r.id));
   const missing = CATALOGUE.filter((c) => selected.includes(c.id) && !done.has(c.id)).map((c): CheckResult => {
     const e = profile?.expect[c.id] ?? null;
-    return { id: c.id, title: c.title, severity: c.severity, outcome: null, expected: e?.outcome ?? null, expectedRef: e?.ref ?? null, verdict: 'inconclusive', reason, facts: {}, evidence: reason, advice: null, steps: [], durationMs: 0, statements: 0, cleanup: { ok: true, detail: 'nothing to clean' } };
+    return { id: c.id, title: c.title, severity: c.severity, outcome: null, expected: e?.outcome ?? null, expectedRef: e?.ref ?? null, expectedBasis: e?.basis ?? null, verdict: 'inconclusive', reason, facts: {}, evidence: reason, advice: null, steps: [], durationMs: 0, statements: 0, cleanup: { ok: true, detail: 'nothing to clean' } };
   });
   return [...results, ...missing];
 }

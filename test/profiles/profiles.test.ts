@@ -6,7 +6,8 @@
 import { describe, expect, test } from 'vitest';
 import { isLabelOf } from '../../suites/labels.js';
 import { PROFILES, findProfile, profileIds, profileProblems, profilesProblems } from '../../profiles/index.js';
-import { isReference } from '../../profiles/validate-profile.js';
+import { isReference, movingReference, provenanceProblems } from '../../profiles/validate-profile.js';
+import { EXPECTED } from '../catalogue/expected-outcomes.js';
 import type { Profile } from '../../engine/types.js';
 
 describe('built-in profiles', () => {
@@ -88,5 +89,38 @@ describe('profile validation controls', () => {
   test('accepts a repository path as a reference', () => {
     expect(isReference('pgbouncer/pgbouncer.github.io@1ce5540a:features.md (Never)')).toBe(true);
     expect(isReference('pgbouncer/features.md')).toBe(false);
+  });
+});
+
+describe('profiles say how they know', () => {
+  test('every built-in expectation has a basis, observed ones name the version, and no reference moves', () => {
+    expect(PROFILES.flatMap(provenanceProblems)).toEqual([]);
+  });
+
+  test('only the profiles the catalogue tests run against a real fixture claim to be observed', () => {
+    const observedIn = PROFILES.filter((p) => Object.values(p.expect).some((e) => e.basis === 'observed')).map((p) => p.name);
+    expect(observedIn.sort()).toEqual(Object.keys(EXPECTED).sort());
+    for (const name of Object.keys(EXPECTED)) {
+      const notObserved = Object.entries(findProfile(name).expect).filter(([, e]) => e.basis !== 'observed').map(([id]) => id);
+      expect(notObserved, name).toEqual([]);
+    }
+  });
+
+  test.each([
+    ['postgresml/pgcat@main:src/server.rs', /branch main/],
+    ['https://www.postgresql.org/docs/current/sql-set.html', /changes with each release/],
+    ['https://www.pgbouncer.org/config.html', /changes with each release/],
+    ['https://github.com/postgresml/pgcat/blob/master/CONFIG.md', /changes with each release/],
+  ])('control: %s is a moving reference', (ref, why) => {
+    expect(movingReference(ref)).toMatch(why);
+  });
+
+  test.each(['pgbouncer/pgbouncer@pgbouncer_1_18_0:doc/config.md', 'https://www.postgresql.org/docs/15/sql-set.html', 'https://github.com/yandex/odyssey/pull/1174'])('%s is pinned', (ref) => {
+    expect(movingReference(ref)).toBeNull();
+  });
+
+  test('control: an expectation without a basis, or observed on no version, is reported', () => {
+    const p: Profile = { name: 'x', title: 'x', pooler: 'x', mode: 'x', versions: '1', ref: 'a/b@1234567:README.md', expect: { 'session/set-leak': { outcome: 'leaked', ref: 'a/b@1234567:x.md' }, 'session/set-local': { outcome: 'scoped', ref: 'a/b@1234567:x.md', basis: 'observed' } } };
+    expect(provenanceProblems(p)).toEqual([expect.stringMatching(/set-leak does not say how it is known/), expect.stringMatching(/set-local is observed, but not on which version/)]);
   });
 });

@@ -1,0 +1,22 @@
+/**
+ * Marking how a profile's expectations are known (see ExpectationBasis in engine/types.ts).
+ * The fixtures' profiles wrap their table in `observed(...)`: the catalogue tests run exactly
+ * these expectations against the real fixture (test/catalogue). A profile that reuses another's
+ * table for a version nobody here ran marks it `documented` again.
+ */
+import type { Expectation } from '../engine/types.js';
+
+/** Every expectation of `table`, observed on `on`. */
+export function observed(on: string, table: Record<string, Expectation>): Record<string, Expectation> {
+  return Object.fromEntries(Object.entries(table).map(([id, e]) => [id, { ...e, basis: 'observed', observedOn: on }]));
+}
+
+/** `table` as documentation says it (for reuse on a version the fixtures do not run). */
+export function documented(table: Record<string, Expectation>): Record<string, Expectation> {
+  return Object.fromEntries(
+    Object.entries(table).map(([id, e]) => {
+      const { observedOn: _dropped, ...rest } = e;
+      return [id, { ...rest, basis: 'documented' }];
+    }),
+  );
+}
