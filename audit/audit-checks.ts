@@ -1,9 +1,13 @@
 /**
- * What the audit knows per check: a title, the fix to suggest, and what transaction pooling
- * typically does when no pooltest report says otherwise. The "typical" column is PgBouncer in
- * transaction mode as its feature table documents it (see reference/pooler-docs.md): used only
- * when the user gave neither `--report` nor `--target`, and labelled as such in the output.
+ * What the audit knows per check, taken from the catalogue instead of restated: the kind of
+ * statement and what pooling does to it (each check's `audit` hint), the fix (the check's own
+ * advice), and what transaction pooling typically does when no pooltest report says otherwise
+ * (the `pgbouncer-transaction` profile, the behaviour the fixtures observe). The typical outcome
+ * is used only when the user gave neither `--report` nor `--target`, and labelled as such.
  */
+import type { AuditHint, OutcomeInfo } from '../engine/check.js';
+import { findProfile } from '../profiles/index.js';
+import { CATALOGUE, type CatalogueCheck } from '../suites/catalogue.js';
 import type { AuditCheckId } from './audit-types.js';
 
 /** Static knowledge about one check id, as the audit uses it. */
@@ -17,91 +21,42 @@ export interface AuditCheckInfo {
   typicalNote: string;
 }
 
+/** The profile whose expectations stand for "typical transaction pooling". */
+export const TYPICAL_PROFILE = 'pgbouncer-transaction';
+
+type AuditedCheck = CatalogueCheck & { audit: AuditHint };
+
+function isAudited(c: CatalogueCheck): c is AuditedCheck {
+  return (c as { audit?: AuditHint }).audit !== undefined;
+}
+
 /**
- * In priority order: when a statement has several hazards and none comes from the statement's
- * own kind, the first in this list becomes the finding. Security-relevant state (role, RLS
- * variables, search_path) comes before correctness, and tracked parameters come last because
- * poolers usually replay them.
+ * The fix to suggest: the check's advice for the typical outcome, or else for its first label
+ * that breaks an application (a pooler that replays a parameter still deserves the advice of
+ * the pooler that leaks it).
  */
-export const AUDIT_CHECKS: readonly AuditCheckInfo[] = [
-  {
-    id: 'session/role-leak',
-    title: 'SET ROLE / SET SESSION AUTHORIZATION outlives the transaction',
-    advice: 'Use SET LOCAL ROLE inside the transaction, or connect as the role itself.',
-    typicalOutcome: 'leaked',
-    typicalNote: 'the next client on that backend runs as this role',
-  },
-  {
-    id: 'session/custom-guc-leak',
-    title: 'custom setting (app.x) set for the session',
-    advice: "Use set_config(name, value, true) or SET LOCAL inside the transaction that needs it.",
-    typicalOutcome: 'leaked',
-    typicalNote: 'row-level security keyed on it sees another tenant',
-  },
-  {
-    id: 'session/search-path-leak',
-    title: 'search_path set for the session',
-    advice: 'Use SET LOCAL search_path inside the transaction, schema-qualify names, or ALTER ROLE ... SET search_path.',
-    typicalOutcome: 'leaked',
-    typicalNote: 'another client resolves names in this schema',
-  },
-  {
-    id: 'locks/advisory-session',
-    title: 'session-level advisory lock',
-    advice: 'Use pg_advisory_xact_lock (released at commit), or take the lock on a direct connection.',
-    typicalOutcome: 'shared',
-    typicalNote: 'another client on that backend also "holds" it; the unlock may land elsewhere',
-  },
-  {
-    id: 'notify/listen',
-    title: 'LISTEN',
-    advice: 'LISTEN on a direct connection to PostgreSQL (NOTIFY through the pooler is fine).',
-    typicalOutcome: 'misrouted',
-    typicalNote: 'notifications go to whoever holds that backend, or to nobody (dropped)',
-  },
-  {
-    id: 'temp/temp-table',
-    title: 'temporary table kept after the transaction',
-    advice: 'Create it with ON COMMIT DROP and use it inside one transaction.',
-    typicalOutcome: 'lost',
-    typicalNote: 'the next transaction may not find it, or another client may',
-  },
-  {
-    id: 'cursors/with-hold',
-    title: 'cursor WITH HOLD',
-    advice: 'Fetch inside one transaction with a cursor WITHOUT HOLD (or page with keyset queries).',
-    typicalOutcome: 'lost',
-    typicalNote: 'FETCH in a later transaction finds no cursor',
-  },
-  {
-    id: 'prepared/sql-prepare',
-    title: 'SQL-level PREPARE / EXECUTE / DEALLOCATE',
-    advice: "Use the driver's protocol-level prepared statements with the pooler's max_prepared_statements.",
-    typicalOutcome: 'lost',
-    typicalNote: 'EXECUTE fails with "prepared statement does not exist" (26000)',
-  },
-  {
-    id: 'sequences/lastval',
-    title: 'currval() / lastval() after the transaction that called nextval()',
-    advice: 'Use INSERT ... RETURNING, or call nextval and currval in the same transaction.',
-    typicalOutcome: 'lost',
-    typicalNote: 'another backend has no value, or another client\'s value',
-  },
-  {
-    id: 'session/set-leak',
-    title: 'SET / RESET of a setting for the session',
-    advice: 'Use SET LOCAL inside the transaction, or ALTER ROLE ... SET for a per-role default.',
-    typicalOutcome: 'leaked',
-    typicalNote: 'the next client on that backend inherits it',
-  },
-  {
-    id: 'session/tracked-parameter',
-    title: 'SET of a parameter poolers usually track (application_name, TimeZone...)',
-    advice: 'Usually replayed by the pooler; SET LOCAL or a startup parameter avoids relying on it.',
-    typicalOutcome: 'tracked',
-    typicalNote: 'PgBouncer replays client_encoding, DateStyle, TimeZone, IntervalStyle, standard_conforming_strings, application_name',
-  },
-];
+function adviceOf(c: AuditedCheck, typical: string): string {
+  const outcomes = c.outcomes as Record<string, OutcomeInfo>;
+  const own = outcomes[typical]?.advice;
+  if (own) return own;
+  const breaking = Object.values(outcomes).find((o) => o.breaks && o.advice);
+  return breaking?.advice ?? 'See INTERPRETING.md for this check.';
+}
+
+/**
+ * In priority order (each check's `audit.priority`): when a statement has several hazards and
+ * none comes from the statement's own kind, the first in this list becomes the finding.
+ */
+export const AUDIT_CHECKS: readonly AuditCheckInfo[] = (() => {
+  const typical = findProfile(TYPICAL_PROFILE).expect;
+  return CATALOGUE.filter(isAudited)
+    .sort((a, b) => a.audit.priority - b.audit.priority)
+    .map((c) => {
+      const outcome = typical[c.id]?.outcome;
+      if (!outcome) throw new Error(`${c.id} has an audit hint but profile ${TYPICAL_PROFILE} expects nothing of it`);
+      return { id: c.id, title: c.audit.statement, advice: adviceOf(c, outcome), typicalOutcome: outcome, typicalNote: c.audit.consequence };
+    });
+})();
 
 const BY_ID = new Map<string, AuditCheckInfo>(AUDIT_CHECKS.map((c) => [c.id, c]));
 

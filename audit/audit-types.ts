@@ -3,23 +3,16 @@
  * audit reports per finding, and the shape of the JSON it writes. `AuditReport` is a public
  * contract like the check report: scripts gate migrations on it.
  */
+import type { CheckId } from '../suites/labels.js';
 
 /** Bumped whenever a field of {@link AuditReport} changes meaning or disappears. */
 export const AUDIT_SCHEMA_VERSION = 1;
 
-/** Check ids a finding can name (the same ids as the checks that observe a pooler). */
-export type AuditCheckId =
-  | 'session/set-leak'
-  | 'session/search-path-leak'
-  | 'session/custom-guc-leak'
-  | 'session/role-leak'
-  | 'session/tracked-parameter'
-  | 'notify/listen'
-  | 'locks/advisory-session'
-  | 'temp/temp-table'
-  | 'cursors/with-hold'
-  | 'prepared/sql-prepare'
-  | 'sequences/lastval';
+/**
+ * Check ids a finding can name: ids of the catalogue (derived from the check files, so a typo
+ * is a compile error); at run time only checks that declare an `audit` hint are used.
+ */
+export type AuditCheckId = CheckId;
 
 /** One use of session state found inside a statement. */
 export interface Hazard {

@@ -41,6 +41,7 @@ export const protocolNamed = defineCheck({
     rejected: { means: 'the first use of the named statement was refused', breaks: true, advice: 'The pooler refuses named prepared statements: use unnamed statements or the simple protocol.' },
   },
   restsOn: [{ create: 'A.create', observe: 'observe.take' }],
+  audit: { statement: "a driver's named (protocol-level) prepared statement used across transactions", consequence: 'a later Bind finds no statement (26000), or another client\'s Parse of the same name collides (42P05)', priority: 75 },
   async scenario(scn) {
     const p = markersFor(scn.ctx.runId, this.id).preparedName;
     const dealloc = `IF EXISTS (SELECT 1 FROM pg_prepared_statements WHERE name = '${p}') THEN DEALLOCATE ${p}; END IF;`;

@@ -51,7 +51,7 @@ describe('SQL files', () => {
     expect(report.unparsed.count).toBe(0);
     const lastval = report.findings.find((f) => f.check === 'sequences/lastval')!;
     expect(lastval.statement).toContain("RETURNING currval('café_id_seq')");
-    expect(lastval).toMatchObject({ basis: 'typical', outcome: 'lost', breaks: true });
+    expect(lastval).toMatchObject({ basis: 'typical', outcome: 'leaked', breaks: true });
     expect(lastval.advice).toMatch(/RETURNING/);
   });
 
