@@ -10,6 +10,7 @@
  * (fixtures only) against the same kind of stack on a Postgres with max_connections = 25. The
  * two records are stored together as test/recorded/<fixture>-traffic.json.
  */
+import { TRAFFIC_AREAS } from './traffic-areas.js';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { run } from '../runner/run.js';
@@ -18,7 +19,7 @@ import type { PostgresOptions } from '../fixtures/postgres-fixture.js';
 import type { PostgresVersionChoice } from '../fixtures/postgres-binaries.js';
 import type { CheckResult, Report } from '../engine/types.js';
 
-const AREAS = ['transactions', 'statement', 'cancel', 'capacity'];
+const AREAS = TRAFFIC_AREAS;
 /** The server limit capacity/burst is meant for (see its doc comment). */
 const BURST_MAX_CONNECTIONS = 25;
 
