@@ -22,6 +22,18 @@ import { sleep } from './time.js';
 import type { Session } from './session/session.js';
 import type { SweepResult } from './types.js';
 
+/**
+ * Timeout settings a check may set to its marker value (markersFor(...).statementTimeout: an
+ * hour or more, unique per run and check). The sweep recognises and resets the marker in any
+ * of them, so a check that uses another of these needs no change here.
+ */
+export const MARKED_TIMEOUTS = ['statement_timeout', 'lock_timeout', 'idle_in_transaction_session_timeout'] as const;
+
+/** Whether any marked timeout holds one of this run's marker values. */
+function timeoutMarkerSql(timeouts: string): string {
+  return MARKED_TIMEOUTS.map((name) => `current_setting('${name}') IN (${timeouts})`).join(' OR ');
+}
+
 /** Counts of this run's leftovers, one column each, on the backend that runs it. */
 export function inspectionSql(runId: string, checkIds: readonly string[]): string {
   const like = `'pooltest\\_${runId}%'`;
@@ -33,7 +45,7 @@ export function inspectionSql(runId: string, checkIds: readonly string[]): strin
     (SELECT count(*)::int FROM pg_listening_channels() AS c WHERE c LIKE ${like}) AS listens,
     (SELECT count(*)::int FROM pg_prepared_statements WHERE name LIKE ${like}) AS prepared,
     (SELECT count(*)::int FROM pg_cursors WHERE name LIKE ${like}) AS cursors,
-    (current_setting('statement_timeout') IN (${timeouts}))::int AS timeout_marker,
+    (${timeoutMarkerSql(timeouts)})::int AS timeout_marker,
     (current_setting('application_name') LIKE 'pooltest-${runId}-%')::int AS app_marker,
     (coalesce(current_setting('app.tenant_id', true), '') LIKE 'pooltest-${runId}%')::int AS guc_marker,
     (current_setting('search_path') LIKE '%pooltest\\_${runId}%')::int AS search_path_marker,
@@ -47,7 +59,7 @@ export function inspectionSql(runId: string, checkIds: readonly string[]): strin
  * app.tenant_id are not in pg_settings, hence their own columns.
  */
 function otherSettingsFilter(runId: string): string {
-  return `source = 'session' AND name NOT IN ('application_name', 'search_path', 'statement_timeout') AND (setting LIKE '%pooltest\\_${runId}%' OR setting LIKE '%pooltest-${runId}-%')`;
+  return `source = 'session' AND name NOT IN ('application_name', 'search_path', ${MARKED_TIMEOUTS.map((n) => `'${n}'`).join(', ')}) AND (setting LIKE '%pooltest\\_${runId}%' OR setting LIKE '%pooltest-${runId}-%')`;
 }
 
 /** PL/pgSQL that removes every marker of the run from the backend it runs on. */
@@ -58,12 +70,10 @@ export function cleanupSql(runId: string, checkIds: readonly string[]): string {
   ];
   for (const id of checkIds) {
     const m = markersFor(runId, id);
-    parts.push(
-      `WHILE pg_advisory_unlock(${LOCK_NAMESPACE}, ${m.lockKey}) LOOP END LOOP;`,
-      `WHILE pg_advisory_unlock(${LOCK_NAMESPACE}, ${m.lockKey2}) LOOP END LOOP;`,
-      `IF current_setting('statement_timeout') = '${m.statementTimeout}' THEN RESET statement_timeout; END IF;`,
-    );
+    parts.push(`WHILE pg_advisory_unlock(${LOCK_NAMESPACE}, ${m.lockKey}) LOOP END LOOP;`, `WHILE pg_advisory_unlock(${LOCK_NAMESPACE}, ${m.lockKey2}) LOOP END LOOP;`);
   }
+  const timeouts = checkIds.map((id) => `'${markersFor(runId, id).statementTimeout}'`).join(', ');
+  if (checkIds.length > 0) for (const name of MARKED_TIMEOUTS) parts.push(`IF current_setting('${name}') IN (${timeouts}) THEN RESET ${name}; END IF;`);
   parts.push(
     `PERFORM pg_catalog.set_config('client_min_messages', 'error', true);`,
     `IF current_setting('application_name') LIKE 'pooltest-${runId}-%' THEN RESET application_name; END IF;`,
