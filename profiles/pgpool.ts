@@ -24,6 +24,7 @@ export const pgpool: Profile = {
   ref: POOLING,
   expect: observed('pgpool-II 4.3 (Debian 12), fixture pgpool with 2 children', {
     'session/set-leak': { outcome: 'session', ref: `${CACHE}; ${RESET}` },
+    'session/lock-timeout-leak': { outcome: 'session', ref: `${CACHE}; ${RESET}` },
     'session/discard-all': { outcome: 'reset', ref: `${CACHE} (a client keeps its backend while connected); ${PG_DOCS.discard}` },
     'session/search-path-leak': { outcome: 'session', ref: `${CACHE}; ${PG_DOCS.searchPath}` },
     'session/custom-guc-leak': { outcome: 'session', ref: `${CACHE}; ${PG_DOCS.customOptions}` },

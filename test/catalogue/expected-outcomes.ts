@@ -12,7 +12,7 @@ const ids = [
   'session/set-local', 'session/reset-on-disconnect', 'session/discard-all', 'temp/temp-table', 'temp/on-commit-drop',
   'prepared/sql-prepare', 'prepared/protocol-named', 'cursors/with-hold', 'sequences/lastval', 'locks/advisory-session',
   'locks/advisory-xact', 'notify/listen', 'transactions/abandoned', 'cancel/routing', 'capacity/queueing',
-  'capacity/multiplexing', 'capacity/burst', 'statement/transaction-block',
+  'capacity/multiplexing', 'capacity/burst', 'statement/transaction-block', 'session/lock-timeout-leak',
 ] as const;
 
 function row(...outcomes: Array<string | null>): Outcomes {
@@ -21,19 +21,19 @@ function row(...outcomes: Array<string | null>): Outcomes {
 }
 
 export const EXPECTED: Record<string, Outcomes> = {
-  //                  set      search   guc      role     tracked  local     reset-dc  discard  temp     commitdrop  prepare  proto     hold     lastval  adv-sess     adv-xact     listen       abandoned      cancel     queueing     multiplex         burst transaction-block
-  direct: row('session', 'session', 'session', 'session', 'session', 'scoped', 'reset', 'reset', 'session', 'works', 'session', 'works', 'session', 'session', 'exclusive', 'exclusive', 'delivered', 'rolled-back', 'routed', 'unlimited', 'one-per-client', null, 'allowed'),
-  'pgbouncer-transaction': row('leaked', 'leaked', 'leaked', 'leaked', 'tracked', 'scoped', 'leaked', 'missed', 'leaked', 'works', 'leaked', 'failed', 'leaked', 'leaked', 'shared', 'exclusive', 'misrouted', 'rolled-back', 'routed', 'queued', 'multiplexed', null, 'allowed'),
-  'pgbouncer-session': row('session', 'session', 'session', 'session', 'session', 'scoped', 'reset', 'reset', 'session', 'works', 'session', 'works', 'session', 'session', 'exclusive', 'exclusive', 'delivered', 'rolled-back', 'routed', 'queued', 'one-per-client', null, 'allowed'),
-  'pgbouncer-statement': row('leaked', 'leaked', 'leaked', 'leaked', 'tracked', 'rejected', 'leaked', 'missed', 'leaked', 'rejected', 'leaked', 'failed', 'leaked', 'leaked', 'shared', 'exclusive', 'misrouted', 'rejected', 'routed', 'queued', 'multiplexed', null, 'rejected'),
-  pgpool: row('session', 'session', 'session', 'session', 'session', 'scoped', 'reset', 'reset', 'session', 'works', 'session', 'works', 'session', 'session', 'exclusive', 'exclusive', 'delivered', 'rolled-back', 'ignored', 'queued', 'one-per-client', null, 'allowed'),
+  //                  set      search   guc      role     tracked  local     reset-dc  discard  temp     commitdrop  prepare  proto     hold     lastval  adv-sess     adv-xact     listen       abandoned      cancel     queueing     multiplex         burst transaction-block lock-timeout
+  direct: row('session', 'session', 'session', 'session', 'session', 'scoped', 'reset', 'reset', 'session', 'works', 'session', 'works', 'session', 'session', 'exclusive', 'exclusive', 'delivered', 'rolled-back', 'routed', 'unlimited', 'one-per-client', null, 'allowed', 'session'),
+  'pgbouncer-transaction': row('leaked', 'leaked', 'leaked', 'leaked', 'tracked', 'scoped', 'leaked', 'missed', 'leaked', 'works', 'leaked', 'failed', 'leaked', 'leaked', 'shared', 'exclusive', 'misrouted', 'rolled-back', 'routed', 'queued', 'multiplexed', null, 'allowed', 'leaked'),
+  'pgbouncer-session': row('session', 'session', 'session', 'session', 'session', 'scoped', 'reset', 'reset', 'session', 'works', 'session', 'works', 'session', 'session', 'exclusive', 'exclusive', 'delivered', 'rolled-back', 'routed', 'queued', 'one-per-client', null, 'allowed', 'session'),
+  'pgbouncer-statement': row('leaked', 'leaked', 'leaked', 'leaked', 'tracked', 'rejected', 'leaked', 'missed', 'leaked', 'rejected', 'leaked', 'failed', 'leaked', 'leaked', 'shared', 'exclusive', 'misrouted', 'rejected', 'routed', 'queued', 'multiplexed', null, 'rejected', 'leaked'),
+  pgpool: row('session', 'session', 'session', 'session', 'session', 'scoped', 'reset', 'reset', 'session', 'works', 'session', 'works', 'session', 'session', 'exclusive', 'exclusive', 'delivered', 'rolled-back', 'ignored', 'queued', 'one-per-client', null, 'allowed', 'session'),
 };
 
 /** The variants that show labels the five main fixtures never produce. */
 export const VARIANTS: Record<string, Outcomes> = {
   // server_reset_query_always = 1: DISCARD ALL after every transaction turns leaks into losses.
   'pgbouncer-transaction-reset-always': {
-    'session/set-leak': 'lost', 'session/custom-guc-leak': 'lost', 'temp/temp-table': 'lost', 'prepared/sql-prepare': 'lost', 'cursors/with-hold': 'lost',
+    'session/set-leak': 'lost', 'session/lock-timeout-leak': 'lost', 'session/custom-guc-leak': 'lost', 'temp/temp-table': 'lost', 'prepared/sql-prepare': 'lost', 'cursors/with-hold': 'lost',
     'session/tracked-parameter': 'tracked', 'locks/advisory-session': 'released', 'notify/listen': 'dropped', 'session/reset-on-disconnect': 'reset',
   },
   // Session pooling with an empty server_reset_query: the next client inherits a departed client's state.

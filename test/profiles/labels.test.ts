@@ -15,11 +15,11 @@ const CONTRACT_IDS = [
   'temp/temp-table', 'temp/on-commit-drop', 'prepared/sql-prepare', 'prepared/protocol-named',
   'cursors/with-hold', 'sequences/lastval', 'locks/advisory-session', 'locks/advisory-xact', 'notify/listen',
   'transactions/abandoned', 'cancel/routing', 'capacity/queueing', 'capacity/multiplexing', 'capacity/burst',
-  'statement/transaction-block',
+  'statement/transaction-block', 'session/lock-timeout-leak',
 ];
 
 const STATE_CHECKS = [
-  'session/set-leak', 'session/search-path-leak', 'session/custom-guc-leak', 'session/role-leak',
+  'session/set-leak', 'session/lock-timeout-leak', 'session/search-path-leak', 'session/custom-guc-leak', 'session/role-leak',
   'session/tracked-parameter', 'temp/temp-table', 'prepared/sql-prepare', 'cursors/with-hold', 'sequences/lastval',
 ];
 

@@ -1,0 +1,4 @@
+import { checkTest } from '../../engine/vitest-check.js';
+import { lockTimeoutLeak } from './lock-timeout-leak.check.js';
+
+checkTest(lockTimeoutLeak);
