@@ -24,6 +24,12 @@ export interface CheckDefinition {
   docs: string[];
   /** One line a developer can act on, per outcome label that needs action. */
   advice: Record<string, string>;
+  /**
+   * `destructive`: the check can damage the pool it runs on (a client killed inside a
+   * transaction, a flood of clients): it runs after all the others, in catalogue order, and
+   * the pool is counted again after it. `timing-dependent`: its answer rests on timings.
+   */
+  flags?: readonly ('destructive' | 'timing-dependent')[];
   /** Why this check cannot run against this target (it is then `skipped`), or null. */
   skipIf?(ctx: RunContext): string | null;
   /** Drives sessions and records; must not judge. */

@@ -12,6 +12,7 @@ import { sweep } from '../engine/sweep.js';
 import { announceRun } from '../engine/steering/other-runs.js';
 import { publicTarget, resolveRelated, resolveTarget, type Target } from '../engine/target.js';
 import { runSuites } from './vitest-runner.js';
+import { runOrder } from './check-order.js';
 import { CATALOGUE } from '../suites/catalogue.js';
 import { REPORT_SCHEMA_VERSION, type CheckResult, type Discovery, type Profile, type Report } from '../engine/types.js';
 import type { RunContext } from '../engine/steering/scenario.js';
@@ -73,7 +74,7 @@ export async function run(opts: RunOptions = {}): Promise<Report> {
   let results: CheckResult[];
   let sweepResult: Report['sweep'];
   try {
-    results = selected.length === 0 || opts.signal?.aborted ? [] : await runSuites({ ctx, profile }, selected.map(fileFilter), opts);
+    results = selected.length === 0 || opts.signal?.aborted ? [] : await runSuites({ ctx, profile }, runOrder(selected).map(fileFilter), opts);
     // Never interrupted: whatever the checks left, the sweep is what removes it.
     sweepResult = await sweep(ctx, CATALOGUE.map((c) => c.id), touchedBackends(discovery, results));
   } finally {

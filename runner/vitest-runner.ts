@@ -10,6 +10,7 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import type { PooltestProvided } from '../engine/vitest-check.js';
+import { sequencerFor } from './check-order.js';
 import type { CheckResult } from '../engine/types.js';
 
 export interface SuiteRunEvents {
@@ -39,7 +40,7 @@ export function suitesLocation(): { root: string; pattern: string } {
   return { root, pattern };
 }
 
-/** Runs the selected check files and returns one result per test, in completion order. */
+/** Runs the selected check files, in the order of `fileFilters`, and returns one result per test, in completion order. */
 export async function runSuites(provided: PooltestProvided, fileFilters: string[], events: SuiteRunEvents = {}): Promise<CheckResult[]> {
   const { startVitest } = await import('vitest/node');
   const { root, pattern } = suitesLocation();
@@ -83,6 +84,8 @@ export async function runSuites(provided: PooltestProvided, fileFilters: string[
       reporters: [collector],
       provide: { pooltest: provided },
       fileParallelism: false,
+      // Files run in the order of fileFilters, the same every run (see check-order.ts).
+      sequence: { sequencer: sequencerFor(fileFilters) },
       maxWorkers: 1,
       pool: 'threads',
       isolate: false,

@@ -21,6 +21,8 @@ const CLIENTS = 100;
 export const burst = defineCheck({
   id: 'capacity/burst',
   title: 'a burst of 100 clients at once is served without refusals',
+  // Floods the pooler with clients: it runs last (see runner/check-order.ts).
+  flags: ['destructive'],
   severity: 'availability',
   docs: [
     'https://www.postgresql.org/docs/current/runtime-config-connection.html#GUC-MAX-CONNECTIONS (53300 beyond the limit)',

@@ -44,6 +44,8 @@ const BACKEND_START = `(SELECT (extract(epoch FROM backend_start) * 1000000)::bi
 export const abandoned = defineCheck({
   id: 'transactions/abandoned',
   title: 'a transaction abandoned by a dead client is rolled back, and the next client starts clean',
+  // Kills a client inside a transaction, which costs a lossy pooler a server slot: runs last.
+  flags: ['destructive'],
   severity: 'correctness',
   docs: [
     'https://www.postgresql.org/docs/current/protocol-overview.html (when the backend closes the connection it rolls back any open transaction)',
