@@ -61,7 +61,7 @@ export async function executeCheck(def: CheckDefinition, ctx: RunContext, profil
   }
   const scn = new Scenario(ctx, signal);
   let runError: string | null = null;
-  // Before: another run in the middle of a statement or transaction. During: any backend it
+  // Before: another run in the middle of a statement. During: any backend it
   // used since this check began (a run that finished earlier changes nothing after it ended).
   const othersBefore = await otherRunsActive(ctx, 0);
   try {

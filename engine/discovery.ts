@@ -18,6 +18,7 @@ import { probeTcp } from './session/connect.js';
 import { Session } from './session/session.js';
 import { Scenario, type RunContext } from './steering/scenario.js';
 import { releaseAll, take, type Hold } from './steering/holders.js';
+import { findStaleBackends, staleCondition, staleNote } from './steering/stale-backends.js';
 import { describeTarget, type Target } from './target.js';
 import type { Discovery } from './types.js';
 
@@ -54,6 +55,9 @@ export async function discover(target: Target, opts: DiscoveryOptions): Promise<
     d.rttMs = await measureRtt(first);
     d.waitBoundMs = opts.waitMs ?? clamp(Math.max(250, 10 * d.rttMs, 4 * d.connectLatencyMs), 250, 3000);
     d.pooler = await identify(scn, first, target);
+    // Dead runs' leftovers: reported once here, and never counted as the pool's (busyElsewhere).
+    const stale = staleNote(await findStaleBackends(first, scn.ctx.runId, opts.bounds.stepMs));
+    if (stale) d.notes.push(stale);
     await probeTransactionBlocks(scn, d);
     await countPool(scn, d, first, opts);
     classify(d);
@@ -203,6 +207,7 @@ async function busyElsewhere(scn: Scenario, holders: Hold[], sinceMs: number): P
   const windowMs = Math.floor(sinceMs);
   const step = await asker.session.run('discovery.probe', `SELECT pg_stat_clear_snapshot(); SELECT count(*)::int AS busy_others FROM pg_stat_activity
     WHERE datname = current_database() AND usename = session_user AND backend_type = 'client backend' AND pid <> ALL(ARRAY[${held.join(', ')}]::int[])
+      AND NOT ${staleCondition(scn.ctx.runId, scn.ctx.bounds.stepMs)}
       AND (state IS DISTINCT FROM 'idle' OR state_change > clock_timestamp() - make_interval(secs => ${(windowMs / 1000).toFixed(3)}))`);
   const n = step.results[1]?.[0]?.busy_others;
   return typeof n === 'number' ? n : -1;
