@@ -6,7 +6,7 @@
 import { isPooltestError } from './errors.js';
 import { Scenario, type RunContext } from './steering/scenario.js';
 import { unprovenLandings } from './judging/landing.js';
-import { outageIn } from './judging/outage.js';
+import { nothingAnswered, outageIn } from './judging/outage.js';
 import { numberOf } from './judging/record.js';
 import { OTHER_RUNS_TAG, otherRunsActive } from './steering/other-runs.js';
 import { tidy, type Findings } from './sweep.js';
@@ -44,8 +44,17 @@ export function defineCheck(def: CheckDefinition): CheckDefinition {
   return def;
 }
 
+/** Annotation type of a wait in Vitest (vitest-check.ts); its message is `{ what, boundMs }` as JSON. */
+export const WAIT_ANNOTATION = 'pooltest-wait';
+
+/** What a running check tells its caller before it has a result. */
+export interface CheckEvents {
+  /** The check waits for `what` ("the target to answer again (...)") for up to `boundMs`. */
+  onWait?(what: string, boundMs: number): void;
+}
+
 /** Runs one check end to end. Never throws: failures to run become inconclusive results. */
-export async function executeCheck(def: CheckDefinition, ctx: RunContext, profile: Profile | null, signal?: AbortSignal): Promise<CheckResult> {
+export async function executeCheck(def: CheckDefinition, ctx: RunContext, profile: Profile | null, signal?: AbortSignal, events: CheckEvents = {}): Promise<CheckResult> {
   const started = performance.now();
   const expectation = profile?.expect[def.id] ?? null;
   const base = {
@@ -77,10 +86,15 @@ export async function executeCheck(def: CheckDefinition, ctx: RunContext, profil
   const judgement = scn.interrupted ? interruptedJudgement(def, scn.steps, ctx.discovery) : judgeRecord(def, scn.steps, ctx.discovery);
   if (runError && judgement.outcome === null) judgement.reason = `${runError}; ${judgement.reason}`;
   const verdict = judgement.skipped && judgement.outcome === null ? 'skipped' : verdictFor(judgement.outcome, base.expected);
-  const durationMs = Math.round(performance.now() - started);
   // After an outage (a restarting pooler or server), the next check starts once the target
-  // answers again (bounded), rather than failing fast while it is still down.
-  if (!scn.interrupted && outageIn(scn.steps)) await untilAnswering(ctx, ctx.bounds.connectMs + ctx.bounds.stepMs);
+  // answers again (bounded), rather than failing fast while it is still down. The wait is
+  // announced (progress line) and counted in this check's duration: it is this check's time.
+  if (!scn.interrupted && (outageIn(scn.steps) || nothingAnswered(scn.steps))) {
+    const boundMs = ctx.bounds.connectMs + ctx.bounds.stepMs;
+    events.onWait?.(`the target to answer again (${def.id} found it unavailable)`, boundMs);
+    await untilAnswering(ctx, boundMs);
+  }
+  const durationMs = Math.round(performance.now() - started);
   // Never interrupted: an interrupted check is exactly the one most likely to leave state.
   const missed = scn.steps.length === 0 ? { left: [], unreached: [] } : await tidy(ctx, [def.id], touchedBy(scn.steps));
   return {
@@ -128,12 +142,12 @@ export function judgeRecord(def: Pick<CheckDefinition, 'judge'>, steps: readonly
       reason: `not conclusive: ${others} other pooltest run(s) worked on this target during the check, and their checks reset whole sessions (DISCARD ALL, RESET ALL) on shared backends; run one at a time for a conclusive answer (without that the record would read "${judgement.outcome}")`,
     };
   }
-  const outage = outageIn(steps);
+  const outage = outageIn(steps) ?? nothingAnswered(steps);
   if (outage) {
     return {
       outcome: null,
       facts: { ...judgement.facts, unprovenOutcome: judgement.outcome },
-      reason: `not conclusive: the target was unavailable during the check (${outage.session} ${outage.tag}: ${outage.error?.code ? `${outage.error.code} ` : ''}${outage.error?.message}) (without that the record would read "${judgement.outcome}")`,
+      reason: `not conclusive: the target was unavailable during the check (${outage.session} ${outage.tag}: ${outage.error?.code ? `${outage.error.code} ` : ''}${outage.error?.message ?? 'no answer within the bound'}${nothingAnswered(steps) ? '; no connection of the check was answered' : ''}) (without that the record would read "${judgement.outcome}")`,
     };
   }
   const doubts = unprovenLandings(steps, discovery);

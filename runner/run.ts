@@ -50,6 +50,8 @@ export interface RunOptions {
   onDiscovery?(d: Discovery): void;
   onCheckStart?(file: string): void;
   onCheckResult?(r: CheckResult): void;
+  /** A check waits for `what` (the target to answer again after an outage), for up to `boundMs`. */
+  onWait?(what: string, boundMs: number): void;
 }
 
 export const DEFAULT_TIMEOUT_MS = 10_000;

@@ -10,12 +10,15 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import type { PooltestProvided } from '../engine/vitest-check.js';
+import { WAIT_ANNOTATION } from '../engine/check.js';
 import { sequencerFor } from './check-order.js';
 import type { CheckResult } from '../engine/types.js';
 
 export interface SuiteRunEvents {
   onCheckStart?(file: string): void;
   onCheckResult?(result: CheckResult): void;
+  /** A running check waits for `what`, for up to `boundMs` (e.g. for the target to come back). */
+  onWait?(what: string, boundMs: number): void;
   /**
    * Cancels the run when aborted: Vitest skips the files not started yet and aborts the
    * running test's signal, which stops that check's scenario (see vitest-check.ts).
@@ -62,6 +65,11 @@ export async function runSuites(provided: PooltestProvided, fileFilters: string[
     },
     onTestModuleStart(mod: { moduleId: string }) {
       events.onCheckStart?.(mod.moduleId);
+    },
+    onTestCaseAnnotate(_testCase: unknown, annotation: { type: string; message: string }) {
+      if (annotation.type !== WAIT_ANNOTATION) return;
+      const wait = JSON.parse(annotation.message) as { what: string; boundMs: number };
+      events.onWait?.(wait.what, wait.boundMs);
     },
     onTestCaseResult(testCase: TestCaseLike) {
       const meta = testCase.meta().pooltest;
