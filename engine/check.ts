@@ -7,6 +7,7 @@ import { isPooltestError } from './errors.js';
 import { Scenario, type RunContext } from './steering/scenario.js';
 import { unprovenLandings } from './judging/landing.js';
 import { nothingAnswered, outageIn } from './judging/outage.js';
+import { capacityRefusalIn, isCapacityRefusal } from './judging/capacity-refusal.js';
 import { numberOf } from './judging/record.js';
 import { OTHER_RUNS_TAG, otherRunsActive } from './steering/other-runs.js';
 import { tidy, type Findings } from './sweep.js';
@@ -85,6 +86,7 @@ export async function executeCheck(def: CheckDefinition, ctx: RunContext, profil
   if (others > 0) scn.note('engine', OTHER_RUNS_TAG, `(${others} other pooltest run(s) active on this target during the check)`, { facts: { other_runs: others } });
   const judgement = scn.interrupted ? interruptedJudgement(def, scn.steps, ctx.discovery) : judgeRecord(def, scn.steps, ctx.discovery);
   if (runError && judgement.outcome === null) judgement.reason = `${runError}; ${judgement.reason}`;
+  if (runError && judgement.outcome === null && !judgement.facts.clientLimit && isCapacityRefusal({ message: runError })) Object.assign(judgement, limitJudgement(judgement, runError, ctx.discovery));
   const verdict = judgement.skipped && judgement.outcome === null ? 'skipped' : verdictFor(judgement.outcome, base.expected);
   // After an outage (a restarting pooler or server), the next check starts once the target
   // answers again (bounded), rather than failing fast while it is still down. The wait is
@@ -133,7 +135,10 @@ export function judgeRecord(def: Pick<CheckDefinition, 'judge'>, steps: readonly
   } catch (err) {
     return { outcome: null, facts: {}, reason: `judge failed: ${err instanceof Error ? err.message : String(err)}` };
   }
-  if (judgement.outcome === null) return judgement;
+  if (judgement.outcome === null) {
+    const refused = capacityRefusalIn(steps);
+    return refused ? limitJudgement(judgement, `${refused.session} ${refused.tag}: ${refused.error?.code ? `${refused.error.code} ` : ''}${refused.error?.message}`, discovery) : judgement;
+  }
   const others = numberOf(steps.find((s) => s.tag === OTHER_RUNS_TAG), 'other_runs') ?? 0;
   if (others > 0) {
     return {
@@ -156,6 +161,20 @@ export function judgeRecord(def: Pick<CheckDefinition, 'judge'>, steps: readonly
     outcome: null,
     facts: { ...judgement.facts, unprovenOutcome: judgement.outcome },
     reason: `not conclusive: ${doubts.join('; ')} (without that doubt the record would read "${judgement.outcome}")`,
+  };
+}
+
+/**
+ * An inconclusive check that ran into the pooler's refusal at capacity: say exactly that it
+ * could not be steered within the clients the pooler admits (discovery.clientLimit), and which
+ * refusal stopped it, verbatim.
+ */
+function limitJudgement(j: Judgement, refusal: string, d: Discovery): Judgement {
+  const limit = d.clientLimit ? `the pooler admits ${d.clientLimit.clients} client(s) at once` : 'the pooler refused a client at capacity';
+  return {
+    outcome: null,
+    facts: { ...j.facts, clientLimit: d.clientLimit?.clients ?? null },
+    reason: `not steerable here: ${limit} and this check needed one more (${refusal}); ${j.reason}`,
   };
 }
 
