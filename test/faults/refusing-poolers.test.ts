@@ -51,6 +51,9 @@ describe('poolers that refuse at capacity', () => {
     // Two clients are enough to steer a state check: within the limit, the checks conclude.
     const setLeak = r.checks.find((c) => c.id === 'session/set-leak')!;
     expect(setLeak.outcome, setLeak.reason).not.toBeNull();
+    // The sweep, too, holds no more clients at once than the pooler admits (red before: DIRTY,
+    // "the sweep could not finish: ... Sorry, too many clients already").
+    expect(r.sweep?.clean, r.sweep?.leftovers.join('; ')).toBe(true);
   });
 
   test('pgpool-II, reserved_connections = 1, 2 children (admits 1): checks needing a second client say so, with the limit', async () => {
