@@ -63,7 +63,7 @@ export async function runCommand(opts: CliOptions, ends: Endpoints, io: CliIo): 
 }
 
 /** Discovery and progress on stderr, unless --quiet. */
-function events(opts: CliOptions, io: CliIo, total: number, label: string | undefined): Pick<RunOptions, 'onDiscovery' | 'onCheckStart' | 'onCheckResult'> {
+function events(opts: CliOptions, io: CliIo, total: number, label: string | undefined): Pick<RunOptions, 'onDiscovery' | 'onCheckStart' | 'onCheckResult' | 'onWait'> {
   if (opts.quiet) return {};
   const c = new Chalk({ level: io.color ? 1 : 0 });
   const progress = createProgress({ total, color: io.color, tty: io.tty, label, write: io.stderr });
@@ -71,6 +71,7 @@ function events(opts: CliOptions, io: CliIo, total: number, label: string | unde
     onDiscovery: (d) => io.stderr(`${label ? `${c.bold(label)}: ` : ''}${renderDiscovery(d, c)}\n`),
     onCheckStart: progress.onCheckStart,
     onCheckResult: progress.onCheckResult,
+    onWait: progress.onWait,
   };
 }
 

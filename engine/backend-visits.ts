@@ -13,6 +13,8 @@ import { sleep } from './time.js';
 import { dismiss, take, type Hold } from './steering/holders.js';
 import type { Scenario } from './steering/scenario.js';
 import { valueOf } from './judging/record.js';
+import { isCapacityRefusal } from './judging/capacity-refusal.js';
+import type { Session } from './session/session.js';
 import type { StepRecord } from './types.js';
 
 export interface Visits {
@@ -35,7 +37,8 @@ export interface VisitOptions {
 
 export async function visitBackends(scn: Scenario, tag: string, statements: string[], touched: readonly number[], opts: VisitOptions): Promise<Visits> {
   const d = scn.discovery;
-  let width = d.mode === 'direct' ? 1 : (d.poolSize ?? d.poolBound);
+  // Never more visitors at once than the pooler admits clients (it refuses the next one).
+  let width = Math.min(d.mode === 'direct' ? 1 : (d.poolSize ?? d.poolBound), d.clientLimit?.clients ?? Infinity);
   const visited = new Set<number>();
   let unvisited: number[] = [];
   const deadline = Date.now() + opts.deadlineMs;
@@ -58,7 +61,7 @@ async function visitRound(scn: Scenario, label: string, tag: string, width: numb
   const holds: Hold[] = [];
   let complete = true;
   for (let i = 1; i <= width; i++) {
-    const s = await scn.tryOpen(`${label}${i}`, `${tag}.connect`, Math.min(scn.ctx.bounds.connectMs, opts.waitMs + 3 * scn.discovery.connectLatencyMs));
+    const s = await openVisitor(scn, `${label}${i}`, `${tag}.connect`, Math.min(scn.ctx.bounds.connectMs, opts.waitMs + 3 * scn.discovery.connectLatencyMs));
     const hold = s ? await take(scn, s, tag, { statements, releaseBy: 'wait', holdMs: opts.holdMs, waitMs: opts.waitMs }) : null;
     if (!hold || hold.waited) {
       complete = false;
@@ -69,6 +72,16 @@ async function visitRound(scn: Scenario, label: string, tag: string, width: numb
   // Disconnect, not just commit: under session pooling a connected holder keeps its backend.
   await dismiss(holds);
   return complete;
+}
+
+/** tryOpen, with a refusal at capacity (a pooler that refuses instead of queueing) read as a queue: null. */
+async function openVisitor(scn: Scenario, label: string, tag: string, connectMs: number): Promise<Session | null> {
+  try {
+    return await scn.tryOpen(label, tag, connectMs);
+  } catch (err) {
+    if (isCapacityRefusal(scn.steps[scn.steps.length - 1]?.error)) return null;
+    throw err;
+  }
 }
 
 /** Which of `pids` still exist (pg_stat_activity shows every backend's pid to every login). */

@@ -6,7 +6,8 @@
 import { isPooltestError } from './errors.js';
 import { Scenario, type RunContext } from './steering/scenario.js';
 import { unprovenLandings } from './judging/landing.js';
-import { outageIn } from './judging/outage.js';
+import { nothingAnswered, outageIn } from './judging/outage.js';
+import { capacityRefusalIn, isCapacityRefusal } from './judging/capacity-refusal.js';
 import { numberOf } from './judging/record.js';
 import { OTHER_RUNS_TAG, otherRunsActive } from './steering/other-runs.js';
 import { tidy, type Findings } from './sweep.js';
@@ -39,8 +40,9 @@ export interface OutcomeInfo {
 export type Requirement = 'fixture' | 'assumable-role' | 'create-schema' | 'create-table';
 
 /**
- * - `destructive`: can damage a pool (kills a client mid-transaction, floods it): runs after
- *   every other check, in a fixed order;
+ * - `destructive`: can damage the pool it runs on (a client killed inside a transaction, a
+ *   flood of clients): runs after all the others, in catalogue order, and the pool is counted
+ *   again after it;
  * - `timing-dependent`: its conclusion rests on waits measured against the wait bound.
  */
 export type CheckFlag = 'destructive' | 'timing-dependent';
@@ -123,8 +125,17 @@ export function unmetRequirement(def: Pick<CheckDefinition, 'requires'>, ctx: Ru
   return null;
 }
 
+/** Annotation type of a wait in Vitest (vitest-check.ts); its message is `{ what, boundMs }` as JSON. */
+export const WAIT_ANNOTATION = 'pooltest-wait';
+
+/** What a running check tells its caller before it has a result. */
+export interface CheckEvents {
+  /** The check waits for `what` ("the target to answer again (...)") for up to `boundMs`. */
+  onWait?(what: string, boundMs: number): void;
+}
+
 /** Runs one check end to end. Never throws: failures to run become inconclusive results. */
-export async function executeCheck(def: CheckDefinition, ctx: RunContext, profile: Profile | null, signal?: AbortSignal): Promise<CheckResult> {
+export async function executeCheck(def: CheckDefinition, ctx: RunContext, profile: Profile | null, signal?: AbortSignal, events: CheckEvents = {}): Promise<CheckResult> {
   const started = performance.now();
   const expectation = profile?.expect[def.id] ?? null;
   const base = {
@@ -141,7 +152,7 @@ export async function executeCheck(def: CheckDefinition, ctx: RunContext, profil
   }
   const scn = new Scenario(ctx, signal);
   let runError: string | null = null;
-  // Before: another run in the middle of a statement or transaction. During: any backend it
+  // Before: another run in the middle of a statement. During: any backend it
   // used since this check began (a run that finished earlier changes nothing after it ended).
   const othersBefore = await otherRunsActive(ctx, 0);
   try {
@@ -156,11 +167,17 @@ export async function executeCheck(def: CheckDefinition, ctx: RunContext, profil
   if (others > 0) scn.note('engine', OTHER_RUNS_TAG, `(${others} other pooltest run(s) active on this target during the check)`, { facts: { other_runs: others } });
   const judgement = scn.interrupted ? interruptedJudgement(def, scn.steps, ctx.discovery) : judgeRecord(def, scn.steps, ctx.discovery);
   if (runError && judgement.outcome === null) judgement.reason = `${runError}; ${judgement.reason}`;
+  if (runError && judgement.outcome === null && !judgement.facts.clientLimit && isCapacityRefusal({ message: runError })) Object.assign(judgement, limitJudgement(judgement, runError, ctx.discovery));
   const verdict = judgement.skipped && judgement.outcome === null ? 'skipped' : verdictFor(judgement.outcome, base.expected);
-  const durationMs = Math.round(performance.now() - started);
   // After an outage (a restarting pooler or server), the next check starts once the target
-  // answers again (bounded), rather than failing fast while it is still down.
-  if (!scn.interrupted && outageIn(scn.steps)) await untilAnswering(ctx, ctx.bounds.connectMs + ctx.bounds.stepMs);
+  // answers again (bounded), rather than failing fast while it is still down. The wait is
+  // announced (progress line) and counted in this check's duration: it is this check's time.
+  if (!scn.interrupted && (outageIn(scn.steps) || nothingAnswered(scn.steps))) {
+    const boundMs = ctx.bounds.connectMs + ctx.bounds.stepMs;
+    events.onWait?.(`the target to answer again (${def.id} found it unavailable)`, boundMs);
+    await untilAnswering(ctx, boundMs);
+  }
+  const durationMs = Math.round(performance.now() - started);
   // Never interrupted: an interrupted check is exactly the one most likely to leave state.
   const missed = scn.steps.length === 0 ? { left: [], unreached: [] } : await tidy(ctx, [def.id], touchedBy(scn.steps));
   return {
@@ -199,7 +216,10 @@ export function judgeRecord(def: Pick<CheckDefinition, 'judge' | 'restsOn'>, ste
   } catch (err) {
     return { outcome: null, facts: {}, reason: `judge failed: ${err instanceof Error ? err.message : String(err)}` };
   }
-  if (judgement.outcome === null) return judgement;
+  if (judgement.outcome === null) {
+    const refused = capacityRefusalIn(steps);
+    return refused ? limitJudgement(judgement, `${refused.session} ${refused.tag}: ${refused.error?.code ? `${refused.error.code} ` : ''}${refused.error?.message}`, discovery) : judgement;
+  }
   const others = numberOf(steps.find((s) => s.tag === OTHER_RUNS_TAG), 'other_runs') ?? 0;
   if (others > 0) {
     return {
@@ -208,12 +228,12 @@ export function judgeRecord(def: Pick<CheckDefinition, 'judge' | 'restsOn'>, ste
       reason: `not conclusive: ${others} other pooltest run(s) worked on this target during the check, and their checks reset whole sessions (DISCARD ALL, RESET ALL) on shared backends; run one at a time for a conclusive answer (without that the record would read "${judgement.outcome}")`,
     };
   }
-  const outage = outageIn(steps);
+  const outage = outageIn(steps) ?? nothingAnswered(steps);
   if (outage) {
     return {
       outcome: null,
       facts: { ...judgement.facts, unprovenOutcome: judgement.outcome },
-      reason: `not conclusive: the target was unavailable during the check (${outage.session} ${outage.tag}: ${outage.error?.code ? `${outage.error.code} ` : ''}${outage.error?.message}) (without that the record would read "${judgement.outcome}")`,
+      reason: `not conclusive: the target was unavailable during the check (${outage.session} ${outage.tag}: ${outage.error?.code ? `${outage.error.code} ` : ''}${outage.error?.message ?? 'no answer within the bound'}${nothingAnswered(steps) ? '; no connection of the check was answered' : ''}) (without that the record would read "${judgement.outcome}")`,
     };
   }
   const doubts = unprovenLandings(steps, discovery, def.restsOn ?? []);
@@ -222,6 +242,20 @@ export function judgeRecord(def: Pick<CheckDefinition, 'judge' | 'restsOn'>, ste
     outcome: null,
     facts: { ...judgement.facts, unprovenOutcome: judgement.outcome },
     reason: `not conclusive: ${doubts.join('; ')} (without that doubt the record would read "${judgement.outcome}")`,
+  };
+}
+
+/**
+ * An inconclusive check that ran into the pooler's refusal at capacity: say exactly that it
+ * could not be steered within the clients the pooler admits (discovery.clientLimit), and which
+ * refusal stopped it, verbatim.
+ */
+function limitJudgement(j: Judgement, refusal: string, d: Discovery): Judgement {
+  const limit = d.clientLimit ? `the pooler admits ${d.clientLimit.clients} client(s) at once` : 'the pooler refused a client at capacity';
+  return {
+    outcome: null,
+    facts: { ...j.facts, clientLimit: d.clientLimit?.clients ?? null },
+    reason: `not steerable here: ${limit} and this check needed one more (${refusal}); ${j.reason}`,
   };
 }
 

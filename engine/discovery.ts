@@ -18,6 +18,8 @@ import { probeTcp } from './session/connect.js';
 import { Session } from './session/session.js';
 import { Scenario, type RunContext } from './steering/scenario.js';
 import { releaseAll, take, type Hold } from './steering/holders.js';
+import { findStaleBackends, staleCondition, staleNote } from './steering/stale-backends.js';
+import { isCapacityRefusal } from './judging/capacity-refusal.js';
 import { describeTarget, type Target } from './target.js';
 import type { Discovery } from './types.js';
 
@@ -54,7 +56,10 @@ export async function discover(target: Target, opts: DiscoveryOptions): Promise<
     d.rttMs = await measureRtt(first);
     d.waitBoundMs = opts.waitMs ?? clamp(Math.max(250, 10 * d.rttMs, 4 * d.connectLatencyMs), 250, 3000);
     d.pooler = await identify(scn, first, target);
-    await probeTransactionBlocks(scn, d);
+    // Dead runs' leftovers: reported once here, and never counted as the pool's (busyElsewhere).
+    const stale = staleNote(await findStaleBackends(first, scn.ctx.runId, opts.bounds.stepMs));
+    if (stale) d.notes.push(stale);
+    await probeTransactionBlocks(scn, d, first);
     await countPool(scn, d, first, opts);
     classify(d);
   } finally {
@@ -110,8 +115,18 @@ async function identify(scn: Scenario, first: Session, target: Target): Promise<
   return null;
 }
 
-async function probeTransactionBlocks(scn: Scenario, d: Discovery): Promise<void> {
-  const s = await scn.open('T');
+async function probeTransactionBlocks(scn: Scenario, d: Discovery, first: Session): Promise<void> {
+  const s = await openOrRefused(scn, 'T', scn.ctx.bounds.connectMs, 'discovery.transaction-block.connect');
+  // A pooler that admits one client at a time refuses T while D is connected: probe on D.
+  if (s === 'refused' || s === null) {
+    d.notes.push('transaction blocks probed on the first client: the pooler admitted no second one');
+    return probeOn(first, d);
+  }
+  await probeOn(s, d);
+  await s.close();
+}
+
+async function probeOn(s: Session, d: Discovery): Promise<void> {
   const step = await s.run('discovery.transaction-block', 'BEGIN; SELECT pg_backend_pid() AS pid');
   if (step.txStatus === 'T') {
     await s.run('discovery.transaction-block', 'COMMIT');
@@ -120,7 +135,6 @@ async function probeTransactionBlocks(scn: Scenario, d: Discovery): Promise<void
     d.holderStrategy = 'statement';
     d.notes.push(`transaction blocks refused: ${step.error?.message ?? 'the connection was closed'}`);
   }
-  await s.close();
 }
 
 async function countPool(scn: Scenario, d: Discovery, first: Session, opts: DiscoveryOptions): Promise<void> {
@@ -136,8 +150,17 @@ async function countPool(scn: Scenario, d: Discovery, first: Session, opts: Disc
   const connectMs = Math.min(opts.bounds.connectMs, d.waitBoundMs + 3 * d.connectLatencyMs);
   for (let label = 1; holders.length <= opts.poolBound; label++) {
     const started = performance.now();
-    const s = await scn.tryOpen(`H${label}`, 'discovery.hold.connect', connectMs);
-    const h = s ? await take(scn, s, 'discovery.hold') : null;
+    const s = await openOrRefused(scn, `H${label}`, connectMs, 'discovery.hold.connect');
+    const h = s && s !== 'refused' ? await take(scn, s, 'discovery.hold') : null;
+    // Refused at capacity, at login or while queued for a backend: the pooler's boundary,
+    // found by refusal instead of a queue (it counted the pool).
+    const refusal = s === 'refused' ? scn.steps[scn.steps.length - 1]?.error : h && !h.waited && h.pid === null && isCapacityRefusal(h.step?.error) ? h.step?.error : null;
+    if (refusal) {
+      d.clientLimit = { clients: 1 + holders.length, refusal: `${refusal.code ? `${refusal.code} ` : ''}${refusal.message.replace(/^[A-Z_]+: (cannot connect to \S+: )?/, '')}` };
+      d.notes.push(`the pooler refused client ${2 + holders.length} instead of queueing it (${d.clientLimit.refusal}): ${d.clientLimit.clients} client(s) admitted at once`);
+      waited = true;
+      break;
+    }
     if (h && !h.waited) {
       if (h.pid === null) throw new PooltestError('STEERING_FAILED', `a holder could not take a backend: ${h.step?.error?.message ?? 'no pid'}`);
       holders.push(h);
@@ -177,7 +200,18 @@ async function countPool(scn: Scenario, d: Discovery, first: Session, opts: Disc
   const e = await scn.open('E');
   const next = await e.run('discovery.reuse', 'SELECT pg_backend_pid() AS pid');
   d.reuseAfterDisconnect = next.pid !== null && (next.pid === firstPid || pids.has(next.pid));
-  d.notes.push(waited ? `pool full at ${d.poolSize} backend(s): the next client was queued` : `no queueing up to ${opts.poolBound} concurrent backends`);
+  d.notes.push(waited ? `pool full at ${d.poolSize} backend(s): the next client was ${d.clientLimit ? 'refused' : 'queued'}` : `no queueing up to ${opts.poolBound} concurrent backends`);
+}
+
+/** Like Scenario.tryOpen, but a refusal at capacity is `'refused'` (recorded), not thrown. */
+async function openOrRefused(scn: Scenario, label: string, connectMs: number, tag: string): Promise<Session | null | 'refused'> {
+  try {
+    return await scn.tryOpen(label, tag, connectMs);
+  } catch (err) {
+    const step = scn.steps[scn.steps.length - 1];
+    if (step?.tag === tag && isCapacityRefusal(step.error)) return 'refused';
+    throw err;
+  }
 }
 
 /** D's next transaction: on another backend means a connected client does not keep its backend. No answer tells nothing. */
@@ -203,6 +237,7 @@ async function busyElsewhere(scn: Scenario, holders: Hold[], sinceMs: number): P
   const windowMs = Math.floor(sinceMs);
   const step = await asker.session.run('discovery.probe', `SELECT pg_stat_clear_snapshot(); SELECT count(*)::int AS busy_others FROM pg_stat_activity
     WHERE datname = current_database() AND usename = session_user AND backend_type = 'client backend' AND pid <> ALL(ARRAY[${held.join(', ')}]::int[])
+      AND NOT ${staleCondition(scn.ctx.runId, scn.ctx.bounds.stepMs)}
       AND (state IS DISTINCT FROM 'idle' OR state_change > clock_timestamp() - make_interval(secs => ${(windowMs / 1000).toFixed(3)}))`);
   const n = step.results[1]?.[0]?.busy_others;
   return typeof n === 'number' ? n : -1;

@@ -109,6 +109,11 @@ export interface Discovery {
   /** How long a holder waits before concluding the pooler is queueing it. */
   waitBoundMs: number;
   notes: string[];
+  /**
+   * Set when the pooler refused a client at capacity (53300, "no more connections allowed")
+   * instead of queueing it: how many clients it had admitted at once, and its words verbatim.
+   */
+  clientLimit?: { clients: number; refusal: string };
   steps: StepRecord[];
 }
 

@@ -5,7 +5,7 @@
  * the reporter in `task.meta.pooltest`.
  */
 import { expect, inject, test } from 'vitest';
-import { executeCheck, type CheckDefinition } from './check.js';
+import { executeCheck, WAIT_ANNOTATION, type CheckDefinition } from './check.js';
 import type { RunContext } from './steering/scenario.js';
 import type { CheckResult, Profile } from './types.js';
 
@@ -29,14 +29,16 @@ const TEST_TIMEOUT_MS = 120_000;
 
 /** Declares the Vitest test for a check. A failed expectation fails the test; inconclusive skips it. */
 export function checkTest(def: CheckDefinition): void {
-  test(`${def.id}: ${def.title}`, { timeout: TEST_TIMEOUT_MS }, async ({ task, skip, signal }) => {
+  test(`${def.id}: ${def.title}`, { timeout: TEST_TIMEOUT_MS }, async ({ task, skip, signal, annotate }) => {
     const provided = inject('pooltest');
     if (!provided) {
       throw new Error('pooltest: no target was provided to this test; run it through the pooltest CLI or add pooltest\'s globalSetup to your Vitest config');
     }
     // Vitest aborts `signal` when the run is cancelled (pooltest's SIGINT handling): the
     // scenario then stops at once and the check ends inconclusive.
-    const result = await executeCheck(def, provided.ctx, provided.profile, signal);
+    // Waits reach pooltest's reporter while the check runs, as annotations of this test.
+    const onWait = (what: string, boundMs: number): void => void annotate(JSON.stringify({ what, boundMs }), WAIT_ANNOTATION).catch(() => undefined);
+    const result = await executeCheck(def, provided.ctx, provided.profile, signal, { onWait });
     task.meta.pooltest = result;
     if (result.verdict === 'fail') {
       expect.fail(`${def.id}: observed "${result.outcome}", expected "${result.expected}" (${result.expectedRef}): ${result.reason}`);

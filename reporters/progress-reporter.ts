@@ -24,6 +24,8 @@ export interface ProgressOptions {
 export interface Progress {
   onCheckStart(file: string): void;
   onCheckResult(result: CheckResult): void;
+  /** A check waits (for the target to come back): say what for, and for how long at most. */
+  onWait(what: string, boundMs: number): void;
 }
 
 /** Starts counting; call the callbacks as run() reports. */
@@ -44,6 +46,11 @@ export function createProgress(opts: ProgressOptions): Progress {
       const left = Math.max(0, opts.total - done);
       const line = `  ${prefix}${counter(done)} ${r.id}: ${r.outcome ?? 'no outcome'} ${verdictText(r.verdict, c)} (${r.durationMs} ms), ${left === 0 ? 'done' : `${left} left`}`;
       opts.write(`${pending ? '\r\x1b[2K' : ''}${line}\n`);
+      pending = false;
+    },
+    onWait(what, boundMs) {
+      // A line of its own, also without a TTY: a run that seems stuck says why.
+      opts.write(`${pending ? '\r\x1b[2K' : ''}${c.dim(`  ${prefix}${counter(done + 1)} waiting up to ${Math.round(boundMs / 1000)} s for ${what}`)}\n`);
       pending = false;
     },
   };

@@ -13,6 +13,7 @@ import { sweep } from '../engine/sweep.js';
 import { announceRun } from '../engine/steering/other-runs.js';
 import { publicTarget, resolveRelated, resolveTarget, type Target } from '../engine/target.js';
 import { checkFileProblems } from './check-files.js';
+import { runOrder } from './check-order.js';
 import { runSuites, suitesLocation } from './vitest-runner.js';
 import { CATALOGUE } from '../suites/catalogue.js';
 import { REPORT_SCHEMA_VERSION, type CheckResult, type Discovery, type Profile, type Report } from '../engine/types.js';
@@ -51,6 +52,8 @@ export interface RunOptions {
   onDiscovery?(d: Discovery): void;
   onCheckStart?(file: string): void;
   onCheckResult?(r: CheckResult): void;
+  /** A check waits for `what` (the target to answer again after an outage), for up to `boundMs`. */
+  onWait?(what: string, boundMs: number): void;
 }
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
@@ -76,7 +79,7 @@ export async function run(opts: RunOptions = {}): Promise<Report> {
   let results: CheckResult[];
   let sweepResult: Report['sweep'];
   try {
-    results = selected.length === 0 || opts.signal?.aborted ? [] : await runSuites({ ctx, profile }, selected.map(fileFilter), opts);
+    results = selected.length === 0 || opts.signal?.aborted ? [] : await runSuites({ ctx, profile }, runOrder(selected).map(fileFilter), opts);
     // Never interrupted: whatever the checks left, the sweep is what removes it.
     sweepResult = await sweep(ctx, CATALOGUE.map((c) => c.id), touchedBackends(discovery, results));
   } finally {

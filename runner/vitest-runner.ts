@@ -10,11 +10,15 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import type { PooltestProvided } from '../engine/vitest-check.js';
+import { WAIT_ANNOTATION } from '../engine/check.js';
+import { sequencerFor } from './check-order.js';
 import type { CheckResult } from '../engine/types.js';
 
 export interface SuiteRunEvents {
   onCheckStart?(file: string): void;
   onCheckResult?(result: CheckResult): void;
+  /** A running check waits for `what`, for up to `boundMs` (e.g. for the target to come back). */
+  onWait?(what: string, boundMs: number): void;
   /**
    * Cancels the run when aborted: Vitest skips the files not started yet and aborts the
    * running test's signal, which stops that check's scenario (see vitest-check.ts).
@@ -39,7 +43,7 @@ export function suitesLocation(): { root: string; pattern: string } {
   return { root, pattern };
 }
 
-/** Runs the selected check files and returns one result per test, in completion order. */
+/** Runs the selected check files, in the order of `fileFilters`, and returns one result per test, in completion order. */
 export async function runSuites(provided: PooltestProvided, fileFilters: string[], events: SuiteRunEvents = {}): Promise<CheckResult[]> {
   const { startVitest } = await import('vitest/node');
   const { root, pattern } = suitesLocation();
@@ -62,6 +66,11 @@ export async function runSuites(provided: PooltestProvided, fileFilters: string[
     onTestModuleStart(mod: { moduleId: string }) {
       events.onCheckStart?.(mod.moduleId);
     },
+    onTestCaseAnnotate(_testCase: unknown, annotation: { type: string; message: string }) {
+      if (annotation.type !== WAIT_ANNOTATION) return;
+      const wait = JSON.parse(annotation.message) as { what: string; boundMs: number };
+      events.onWait?.(wait.what, wait.boundMs);
+    },
     onTestCaseResult(testCase: TestCaseLike) {
       const meta = testCase.meta().pooltest;
       // A check Vitest skipped because the run was cancelled never ran: say so, not "crashed".
@@ -83,6 +92,8 @@ export async function runSuites(provided: PooltestProvided, fileFilters: string[
       reporters: [collector],
       provide: { pooltest: provided },
       fileParallelism: false,
+      // Files run in the order of fileFilters, the same every run (see check-order.ts).
+      sequence: { sequencer: sequencerFor(fileFilters) },
       maxWorkers: 1,
       pool: 'threads',
       isolate: false,

@@ -19,6 +19,7 @@
  */
 import type { Discovery, StepRecord } from '../types.js';
 import { boolOf, numberOf, valueOf } from './record.js';
+import { isCapacityRefusal } from './capacity-refusal.js';
 
 export type Reservation = 'direct' | 'queue' | 'pool';
 
@@ -46,7 +47,8 @@ export function readLanding(steps: readonly StepRecord[], discovery: Discovery, 
   const connects = steps.filter((s) => s.tag === `${prefix}${observe}.connect`);
   const probes = steps.filter((s) => s.tag === `${prefix}observe.probe` && numberOf(s, 'target_pid') === b1);
   const landed = takes.filter((t) => !t.timedOut && t.pid !== null);
-  const queued = takes.some((t) => t.timedOut) || connects.some((c) => c.timedOut);
+  // A candidate refused at capacity (a pooler that refuses instead of queueing) was queued too.
+  const queued = takes.some((t) => t.timedOut || isCapacityRefusal(t.error)) || connects.some((c) => c.timedOut || isCapacityRefusal(c.error));
   const backendsSeen = new Set([b1, ...landed.map((t) => t.pid)]).size;
   const base = { tries: landed.length, queued, backendsSeen };
   if (landed.some((t) => t.pid === b1)) return { ...base, placed: true, reservedBy: null, doubt: '' };

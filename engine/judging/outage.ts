@@ -17,6 +17,9 @@ const OUTAGE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '57P04', '08000', '
 /** The same, worded by poolers (PgBouncer uses 08P01 for these and for genuine refusals alike). */
 const OUTAGE_MESSAGES = /server login has been failing|cannot connect to server|server conn crashed|database system is (starting up|shutting down|not yet accepting|in recovery)|terminating connection due to administrator command|pgbouncer is shutting down|server shutting down|database shutdown|server connection closed/i;
 
+/** A connection refused before any byte (nothing listens: the pooler is down), as Scenario records it. */
+const REFUSED_BEFORE_LOGIN = /^TARGET_REFUSED: /;
+
 /** Connection lost with no word from the server (a pooler killed, a socket reset). */
 const LOST_WITHOUT_WORD = /^(Connection terminated unexpectedly|read ECONNRESET|write EPIPE|This socket has been ended)/i;
 
@@ -29,7 +32,24 @@ export function outageIn(steps: readonly StepRecord[]): StepRecord | undefined {
     if (!e) return false;
     if (e.code && OUTAGE_SQLSTATES.has(e.code)) return true;
     if (OUTAGE_MESSAGES.test(e.message)) return true;
+    if (REFUSED_BEFORE_LOGIN.test(e.message)) return true;
     // A session whose first trouble is a silent close: nothing refused anything, the link broke.
     return firstErrorBySession.get(s.session) === s && !e.code && LOST_WITHOUT_WORD.test(e.message);
   });
 }
+
+/**
+ * Every connection of the check failed: refused at login, dropped, or left unanswered, and no
+ * statement got an answer (a result, or an error with an SQLSTATE once logged in - statement
+ * pooling refusing BEGIN is an answer). Whatever the login errors say (53300 from a pooler that
+ * refuses everyone, ECONNREFUSED from one that is down), such a record shows the target
+ * unavailable, never how it behaves: a label read from it would be the outage's.
+ */
+export function nothingAnswered(steps: readonly StepRecord[]): StepRecord | undefined {
+  const answer = (s: StepRecord): boolean => (!s.error && !s.timedOut && s.pid !== null) || (s.error?.code !== undefined && s.sql !== CONNECT_NOTE);
+  if (steps.some(answer)) return undefined;
+  return steps.find((s) => s.error !== null || s.timedOut);
+}
+
+/** The `sql` of a failed connection's step (Scenario.tryOpen). */
+const CONNECT_NOTE = '(connect)';

@@ -17,6 +17,7 @@
  * probe (judging/landing.ts); the landing itself decides nothing.
  */
 import { take, type Hold, type TakeOptions } from './holders.js';
+import { isCapacityRefusal } from '../judging/capacity-refusal.js';
 import type { Scenario } from './scenario.js';
 import type { Session } from '../session/session.js';
 
@@ -57,9 +58,11 @@ export async function landOn(scn: Scenario, pid: number, opts: LandOptions = {})
     // The caller's own last use of `pid` ended before the landing; any use after this
     // candidate started is someone else's.
     const started = performance.now();
-    const session = await scn.tryOpen(`${prefix}${label}`, `${tag}.connect`, candidateConnectMs(scn));
+    const session = await openCandidate(scn, `${prefix}${label}`, `${tag}.connect`);
     const hold = session ? await take(scn, session, tag, opts) : null;
-    if (hold && !hold.waited) {
+    // PgBouncer's query_wait_timeout refuses a queued take: a queue that ended in a refusal.
+    const refused = hold !== null && !hold.waited && hold.pid === null && isCapacityRefusal(hold.step?.error);
+    if (hold && !hold.waited && !refused) {
       if (hold.pid === pid) return { observer: hold, others, waited: false, tries: label };
       others.push(hold);
       continue;
@@ -71,6 +74,21 @@ export async function landOn(scn: Scenario, pid: number, opts: LandOptions = {})
     tries--;
   }
   return { observer: null, others, waited: false, tries: label };
+}
+
+/**
+ * A candidate's connection. A pooler that refuses clients at capacity (53300, "no more
+ * connections allowed") instead of queueing them says the same as a queue: no further client
+ * gets a backend now. The refusal is recorded (judging/landing.ts reads it as a queue) and the
+ * candidate is null; other connection failures are thrown, as by tryOpen.
+ */
+async function openCandidate(scn: Scenario, label: string, tag: string): Promise<Session | null> {
+  try {
+    return await scn.tryOpen(label, tag, candidateConnectMs(scn));
+  } catch (err) {
+    if (isCapacityRefusal(scn.steps[scn.steps.length - 1]?.error)) return null;
+    throw err;
+  }
 }
 
 /**

@@ -11,8 +11,11 @@
  *   itself when it pools nothing. pg_locks shows every session's locks to every login.
  * - Every pooltest session carries `pooltest-<run>` as application_name (see Session), and
  *   Postgres shows it on the backend serving it. A backend with another run's name that
- *   changed state within the window means that run was active then. Weaker: on a shared
- *   backend the last client's name hides the one before it; runs without --direct rely on it.
+ *   changed state within the window (a statement, a transaction that began or ended), or is
+ *   running a statement now, means that run was active then. Merely being there, even inside
+ *   a transaction, means nothing: a pooler that lost a client mid-transaction leaves such
+ *   backends behind for good (steering/stale-backends.ts). Weaker: on a shared backend the
+ *   last client's name hides the one before it; runs without --direct rely on it.
  */
 import { LOCK_NAMESPACE } from '../markers.js';
 import type { Session } from '../session/session.js';
@@ -53,7 +56,7 @@ export async function otherRunsActive(ctx: RunContext, windowMs: number): Promis
     const step = await s.run('engine.other-runs', `SELECT count(DISTINCT run)::int AS other_runs FROM (
       SELECT substring(application_name FROM '^pooltest-[0-9a-f]{8}') AS run FROM pg_stat_activity
         WHERE application_name ~ '^pooltest-[0-9a-f]{8}' AND application_name NOT LIKE ${mine}
-          AND (state IS DISTINCT FROM 'idle' OR state_change > clock_timestamp() - make_interval(secs => ${(windowMs / 1000).toFixed(3)}))
+          AND (state = 'active' OR state_change > clock_timestamp() - make_interval(secs => ${(windowMs / 1000).toFixed(3)}))
       UNION ALL
       SELECT 'presence:' || l.pid FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
         WHERE l.locktype = 'advisory' AND l.classid = ${LOCK_NAMESPACE} AND l.objid = ${PRESENCE_KEY} AND l.objsubid = 2 AND l.granted

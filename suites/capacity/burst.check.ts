@@ -32,6 +32,7 @@ export const burst = defineCheck({
     overflowed: { means: 'some clients of the burst were refused or left unanswered', breaks: true, advice: 'Clients were refused in a burst: put a pooler in front (or raise its client limit), or limit and retry connections in the application.' },
   },
   requires: ['fixture'],
+  // Floods the pooler with clients: it runs last (see runner/check-order.ts).
   flags: ['destructive'],
   async scenario(scn) {
     const l = await scn.open('L');

@@ -57,6 +57,7 @@ export const abandoned = defineCheck({
     rejected: { means: 'BEGIN itself was refused (statement pooling), so no transaction could be abandoned', breaks: true, advice: 'The pooler refuses transaction blocks (statement pooling), so no client can leave one open; use a transaction-pooling endpoint for transactional work.' },
   },
   requires: ['create-table'],
+  // Kills a client inside a transaction, which costs a lossy pooler a server slot: runs last.
   flags: ['destructive'],
   async scenario(scn) {
     const m = markersFor(scn.ctx.runId, this.id);

@@ -1,0 +1,83 @@
+/**
+ * Stale traces are not other runs. A pooler that lost a client mid-transaction can leave a
+ * server connection `idle in transaction` for good, carrying the dead run's application_name.
+ * Red before: two such backends in front of the same Postgres made every check of a later run
+ * through a (different) pooler inconclusive ("2 other pooltest run(s) worked on this target")
+ * and doubled the pool discovery reported (4 instead of 2). Control: a live other run - a
+ * client with another run's name that keeps running statements - still makes checks
+ * inconclusive, so the detection did not simply go blind.
+ */
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { startPgBouncer } from '../../fixtures/pgbouncer-fixture.js';
+import type { PoolerFixture } from '../../fixtures/pooler-fixture.js';
+import { startPostgres, type PostgresFixture } from '../../fixtures/postgres-fixture.js';
+import { runCli } from '../support/cli.js';
+
+const ONLY = ['--only', 'session/set-leak', '--only', 'session/custom-guc-leak', '--only', 'locks/advisory-session'];
+/** --timeout 1s: another run's backend is stale after 3 s without a state change (stale-backends.ts). */
+const ARGS = ['--timeout', '1s', ...ONLY];
+
+describe('stale traces of a dead run', () => {
+  let pgFixture: PostgresFixture;
+  let bouncer: PoolerFixture;
+  const clients: pg.Client[] = [];
+
+  /** A direct client posing as a pooltest run's server connection. */
+  async function impostor(runId: string): Promise<pg.Client> {
+    const c = new pg.Client({ connectionString: pgFixture.url(), application_name: `pooltest-${runId}` });
+    c.on('error', () => undefined);
+    await c.connect();
+    clients.push(c);
+    return c;
+  }
+
+  beforeAll(async () => {
+    pgFixture = await startPostgres();
+    bouncer = await startPgBouncer(pgFixture, { poolMode: 'transaction' });
+  });
+  afterAll(async () => {
+    await Promise.all(clients.map((c) => c.end().catch(() => undefined)));
+    await bouncer?.stop();
+    await pgFixture?.stop();
+  });
+
+  test('two backends left idle in transaction by a dead run neither block the checks nor change the pool count', async () => {
+    const stale = [await impostor('deadbeef'), await impostor('deadbeef')];
+    const pids: number[] = [];
+    for (const c of stale) {
+      await c.query('BEGIN');
+      pids.push((await c.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid);
+    }
+    // Old enough to be stale: no state change for longer than three step bounds.
+    await new Promise((r) => setTimeout(r, 3_500));
+    const run = await runCli(['--target', bouncer.url(), ...ARGS], { json: true });
+    expect(run.report, run.stderr).not.toBeNull();
+    const report = run.report!;
+    expect(report.discovery.poolSize).toBe(2);
+    const finding = report.discovery.notes.filter((n) => /stale backend/.test(n));
+    expect(finding).toHaveLength(1);
+    for (const pid of pids) expect(finding[0]).toContain(`pid ${pid} (pooltest-deadbeef, idle in transaction for`);
+    for (const c of report.checks) expect(c.reason).not.toMatch(/other pooltest run/);
+    expect(report.checks.filter((c) => c.outcome !== null).length, JSON.stringify(report.checks.map((c) => [c.id, c.reason]))).toBeGreaterThan(0);
+    for (const c of stale) await c.query('ROLLBACK');
+  });
+
+  test('control: a live other run, running statements during the checks, still makes them inconclusive', async () => {
+    const live = await impostor('cafebabe');
+    let going = true;
+    const traffic = (async () => {
+      while (going) await live.query('SELECT pg_sleep(0.02)').catch(() => undefined);
+    })();
+    try {
+      const run = await runCli(['--target', bouncer.url(), ...ARGS], { json: true });
+      expect(run.report, run.stderr).not.toBeNull();
+      const others = run.report!.checks.filter((c) => /other pooltest run/.test(c.reason));
+      expect(others.length, JSON.stringify(run.report!.checks.map((c) => [c.id, c.reason]))).toBeGreaterThan(0);
+      expect(run.report!.checks.every((c) => c.outcome === null)).toBe(true);
+    } finally {
+      going = false;
+      await traffic;
+    }
+  });
+});
