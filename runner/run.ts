@@ -11,7 +11,7 @@ import { findProfile } from '../profiles/index.js';
 import { sweep } from '../engine/sweep.js';
 import { announceRun } from '../engine/steering/other-runs.js';
 import { publicTarget, resolveRelated, resolveTarget, type Target } from '../engine/target.js';
-import { runSuites } from './vitest-runner.js';
+import { preloadVitest, runSuites } from './vitest-runner.js';
 import { CATALOGUE } from '../suites/catalogue.js';
 import { REPORT_SCHEMA_VERSION, type CheckResult, type Discovery, type Profile, type Report } from '../engine/types.js';
 import type { RunContext } from '../engine/steering/scenario.js';
@@ -49,6 +49,8 @@ export interface RunOptions {
   onDiscovery?(d: Discovery): void;
   onCheckStart?(file: string): void;
   onCheckResult?(r: CheckResult): void;
+  /** Wall time of each phase as it ends, in ms (the benchmark's breakdown). */
+  onPhase?(phase: 'discovery' | 'checks' | 'sweep', ms: number): void;
 }
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
@@ -65,7 +67,15 @@ export async function run(opts: RunOptions = {}): Promise<Report> {
   const stepMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const bounds = { connectMs: stepMs, stepMs };
   const runId = opts.runId ?? newRunId();
+  if (selected.length > 0) preloadVitest();
+  let phaseStart = performance.now();
+  const phaseEnd = (phase: 'discovery' | 'checks' | 'sweep'): void => {
+    const now = performance.now();
+    opts.onPhase?.(phase, now - phaseStart);
+    phaseStart = now;
+  };
   const discovery = await discoverUnlessInterrupted(target, { bounds, poolBound: opts.maxPool ?? DEFAULT_MAX_POOL, runId, ...(opts.signal ? { signal: opts.signal } : {}) });
+  phaseEnd('discovery');
   opts.onDiscovery?.(discovery);
   const ctx: RunContext = { target, direct, discovery, runId, bounds, fixture: opts.fixture === true };
   // Other runs on this target see this one for as long as it lasts (steering/other-runs.ts).
@@ -74,8 +84,10 @@ export async function run(opts: RunOptions = {}): Promise<Report> {
   let sweepResult: Report['sweep'];
   try {
     results = selected.length === 0 || opts.signal?.aborted ? [] : await runSuites({ ctx, profile }, selected.map(fileFilter), opts);
+    phaseEnd('checks');
     // Never interrupted: whatever the checks left, the sweep is what removes it.
     sweepResult = await sweep(ctx, CATALOGUE.map((c) => c.id), touchedBackends(discovery, results));
+    phaseEnd('sweep');
   } finally {
     await withdraw();
   }
