@@ -43,9 +43,14 @@ export function keepable(ctx: RunContext): boolean {
 }
 
 function open(ctx: RunContext, label: string, connectMs: number): Promise<Session> {
-  const to = endpointOf(ctx);
-  const target = to === 'direct' && ctx.direct ? ctx.direct : ctx.target;
-  return Session.open(label, target, new Recorder(), { connectMs, stepMs: ctx.bounds.stepMs, applicationName: applicationNameFor(ctx.runId) });
+  const direct = endpointOf(ctx) === 'direct' && ctx.direct ? ctx.direct : null;
+  // Over --direct the kept session is a server connection that lives through the checks: a
+  // name of its own keeps it out of counts of the run's server connections
+  // (capacity/multiplexing), and still starts with the run's name, so other runs and the sweep
+  // know it as this run's. Through the target it must carry the run's exact name, which
+  // PgBouncer sets on whatever backend serves it (the sweep would find any other name there).
+  const applicationName = direct ? `${applicationNameFor(ctx.runId)}-engine` : applicationNameFor(ctx.runId);
+  return Session.open(label, direct ?? ctx.target, new Recorder(), { connectMs, stepMs: ctx.bounds.stepMs, applicationName });
 }
 
 /**
