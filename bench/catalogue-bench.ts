@@ -3,25 +3,31 @@
  *
  * 1. Fixture start: PostgreSQL + PgBouncer (transaction mode, pool of 2), cold (a fresh
  *    template cache, so initdb runs) and warm (template reused), median of several starts.
- * 2. The full catalogue against that fixture, 5 runs: median wall time of the whole run
- *    (discovery, Vitest, checks, sweep), of each check, and the statements each check sent.
+ * 2. Per network condition (loopback; then the same fixture behind delaying TCP proxies, 10 ms
+ *    each way by default), several rounds of, interleaved so that noise hits all alike:
+ *    - the floor: a fresh Node process that starts Vitest and sends one query through the target;
+ *    - the whole catalogue as a new user runs it (a fresh `pooltest` process), wall time;
+ *    - the catalogue in process, broken down: discovery, runner, between checks, each check, sweep.
+ *    Printed as medians and ratios to the floor of the same condition; every sample goes to JSON.
  *
- * Targets on a 2-core machine: fixture start under 4 s, catalogue under 3 s (issue 2; issue 3
- * allows 5 s once the capacity checks are in).
+ * Flags: --runs N (default 5, or BENCH_RUNS), --delay MS (each way; 0 skips the latency
+ * condition), --json FILE (default .pooltest/bench/catalogue-<time>.json), --no-start (skip 1).
+ * Targets (issue 13): catalogue within 3x the floor on loopback, within 12 s at 20 ms round trip
+ * with every check as conclusive as on loopback.
  */
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { run } from '../runner/run.js';
+import { parseArgs } from 'node:util';
 import { startStack } from '../fixtures/stack.js';
+import { condition } from './speed/conditions.js';
+import { breakdown, cliRun, floorMs } from './speed/measure.js';
+import { median, render, summarise, writeJson, type ConditionSamples } from './speed/summary.js';
 
-const RUNS = Number(process.env.BENCH_RUNS ?? 5);
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-}
+const { values: flags } = parseArgs({ options: { runs: { type: 'string' }, delay: { type: 'string' }, json: { type: 'string' }, 'no-start': { type: 'boolean' } } });
+const RUNS = Number(flags.runs ?? process.env.BENCH_RUNS ?? 5);
+const DELAY_MS = Number(flags.delay ?? 10);
+const JSON_PATH = flags.json ?? path.join('.pooltest', 'bench', `catalogue-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
 
 async function timeStart(): Promise<number> {
   const t = performance.now();
@@ -31,49 +37,59 @@ async function timeStart(): Promise<number> {
   return ms;
 }
 
-async function main(): Promise<void> {
+async function fixtureStart(): Promise<{ coldMs: number; warmMs: number[] }> {
   // A cold start: a temp folder of our own means no cached cluster template.
   const coldTmp = mkdtempSync(path.join(os.tmpdir(), 'pooltest-bench-'));
   chmodSync(coldTmp, 0o755); // the unprivileged server user must be able to enter it
   const savedTmp = process.env.TMPDIR;
   process.env.TMPDIR = coldTmp;
-  const cold = await timeStart();
+  const coldMs = await timeStart();
   process.env.TMPDIR = savedTmp;
   if (savedTmp === undefined) delete process.env.TMPDIR;
   rmSync(coldTmp, { recursive: true, force: true });
   await timeStart(); // make sure the regular template cache is warm
-  const warm: number[] = [];
-  for (let i = 0; i < 3; i++) warm.push(await timeStart());
-  process.stdout.write(`fixture start (PostgreSQL + PgBouncer): cold ${(cold / 1000).toFixed(2)} s, warm median ${(median(warm) / 1000).toFixed(2)} s (target < 4 s)\n`);
+  const warmMs: number[] = [];
+  for (let i = 0; i < 3; i++) warmMs.push(await timeStart());
+  process.stdout.write(`fixture start (PostgreSQL + PgBouncer): cold ${(coldMs / 1000).toFixed(2)} s, warm median ${(median(warmMs) / 1000).toFixed(2)} s (target < 4 s)\n\n`);
+  return { coldMs, warmMs };
+}
 
-  const stack = await startStack('pgbouncer-transaction');
-  const totals: number[] = [];
-  const perCheck = new Map<string, { ms: number[]; statements: number[]; outcome: Set<string> }>();
+async function measure(delayMs: number, stack: Awaited<ReturnType<typeof startStack>>): Promise<ConditionSamples> {
+  const c = await condition(stack, delayMs);
+  const samples: ConditionSamples = { name: c.name, delayMs, floorMs: [], cliMs: [], cliConclusive: [], cliOutcomes: [], breakdowns: [] };
   try {
     for (let i = 0; i < RUNS; i++) {
-      const t = performance.now();
-      const report = await run({ target: stack.target.url(), direct: stack.postgres.url() });
-      totals.push(performance.now() - t);
-      for (const c of report.checks) {
-        const e = perCheck.get(c.id) ?? { ms: [], statements: [], outcome: new Set<string>() };
-        e.ms.push(c.durationMs);
-        e.statements.push(c.statements);
-        e.outcome.add(c.outcome ?? c.verdict);
-        perCheck.set(c.id, e);
-      }
+      samples.floorMs.push(await floorMs(c.target));
+      const cli = await cliRun(c.target, c.direct);
+      samples.cliMs.push(cli.ms);
+      samples.cliConclusive.push(cli.report.checks.filter((k) => k.outcome !== null).length);
+      samples.cliOutcomes.push(Object.fromEntries(cli.report.checks.map((k) => [k.id, k.outcome ?? k.verdict])));
+      samples.breakdowns.push(await breakdown(c.target, c.direct));
+      process.stderr.write(`${c.name}: round ${i + 1}/${RUNS}: floor ${(samples.floorMs.at(-1)! / 1000).toFixed(2)} s, catalogue ${(cli.ms / 1000).toFixed(2)} s\n`);
     }
+  } finally {
+    await c.stop();
+  }
+  return samples;
+}
+
+async function main(): Promise<void> {
+  const start = flags['no-start'] ? null : await fixtureStart();
+  const stack = await startStack('pgbouncer-transaction');
+  const conditions: ConditionSamples[] = [];
+  try {
+    conditions.push(await measure(0, stack));
+    if (DELAY_MS > 0) conditions.push(await measure(DELAY_MS, stack));
   } finally {
     await stack.stop();
   }
-  const w = Math.max(...[...perCheck.keys()].map((k) => k.length));
-  process.stdout.write(`\n${'check'.padEnd(w)}  median ms  statements  outcomes\n`);
-  let checkSum = 0;
-  for (const [id, e] of perCheck) {
-    checkSum += median(e.ms);
-    process.stdout.write(`${id.padEnd(w)}  ${median(e.ms).toFixed(0).padStart(9)}  ${median(e.statements).toFixed(0).padStart(10)}  ${[...e.outcome].join(',')}\n`);
-  }
-  process.stdout.write(`${'sum of checks'.padEnd(w)}  ${checkSum.toFixed(0).padStart(9)}\n`);
-  process.stdout.write(`\ncatalogue wall time (discovery + Vitest + checks + sweep), median of ${RUNS}: ${(median(totals) / 1000).toFixed(2)} s (runs: ${totals.map((t) => (t / 1000).toFixed(2)).join(', ')}; target < 3 s)\n`);
+  const sums = conditions.map(summarise);
+  process.stdout.write(render(sums));
+  const file = writeJson(JSON_PATH, {
+    when: new Date().toISOString(), runs: RUNS, cpus: os.cpus().length, loadavg: os.loadavg(), node: process.version,
+    fixtureStart: start, summary: sums, samples: conditions,
+  });
+  process.stdout.write(`\nall figures: ${file} (runs: ${RUNS}; load average at the end: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')})\n`);
 }
 
 await main();

@@ -1,7 +1,8 @@
 /**
  * The run command once its endpoints are known: run the catalogue (and, with `--compare`, run
- * it again against the baseline, one after the other, since both may share a database and the
- * checks steer small pools), write the outputs, print the report, and choose the exit code.
+ * it against the baseline too: at the same time when the two share neither a pool nor a
+ * server, else one after the other; see compare-plan.ts), write the outputs, print the
+ * report, and choose the exit code.
  */
 import { Chalk } from 'chalk';
 import { renderDiff } from '../reporters/diff-terminal.js';
@@ -9,7 +10,8 @@ import { createProgress } from '../reporters/progress-reporter.js';
 import { renderDiscovery, renderQuiet, renderReport } from '../reporters/terminal-reporter.js';
 import { CATALOGUE } from '../suites/catalogue.js';
 import { diffReports } from '../reporters/report-diff.js';
-import { run, selectChecks, type RunOptions } from '../runner/run.js';
+import { DEFAULT_TIMEOUT_MS, run, selectChecks, type RunOptions } from '../runner/run.js';
+import { planCompare } from './compare-plan.js';
 import { resolveRelated, resolveTarget } from '../engine/target.js';
 import type { Profile, Report } from '../engine/types.js';
 import type { CliOptions } from './args.js';
@@ -47,15 +49,38 @@ export async function runCommand(opts: CliOptions, ends: Endpoints, io: CliIo): 
     timeoutMs: opts.timeoutMs, maxPool: opts.maxPool, env: io.env, ...(io.signal ? { signal: io.signal } : {}),
   };
   const label = opts.compare ? 'target' : undefined;
-  const report = await run({ ...common, target: ends.target, direct: ends.direct, profile: ends.profile, fixture: ends.fixture === true, ...events(opts, io, total, label) });
-  let comparison: Comparison | null = null;
-  if (opts.compare && !io.signal?.aborted) {
-    const main = resolveTarget({ target: ends.target, user: opts.user, password: opts.password, database: opts.database }, io.env);
-    // What the baseline does not spell out (user, password, database) comes from the target.
-    // No --direct and no profile for it: it is observed, and its sweep goes through itself.
-    const baseline = await run({ ...common, target: resolveRelated(opts.compare, main), ...events(opts, io, total, 'baseline') });
-    comparison = { baseline, diff: diffReports(baseline, report) };
+  if (!opts.compare) {
+    const report = await run({ ...common, target: ends.target, direct: ends.direct, profile: ends.profile, fixture: ends.fixture === true, ...events(opts, io, total, label) });
+    return finish(report, null, opts, io);
   }
+  const main = resolveTarget({ target: ends.target, user: opts.user, password: opts.password, database: opts.database }, io.env);
+  // What the baseline does not spell out (user, password, database) comes from the target.
+  // No --direct and no profile for it: it is observed, and its sweep goes through itself.
+  const base = resolveRelated(opts.compare, main);
+  const plan = await planCompare(main, base, Math.min(opts.timeoutMs ?? DEFAULT_TIMEOUT_MS, 5_000));
+  if (!opts.quiet) io.stderr(`--compare: ${plan.reason}\n`);
+  // Two runs at once print progress lines, never one line rewritten in place.
+  const ioFor = plan.concurrent ? { ...io, tty: false } : io;
+  const runTarget = (): Promise<Report> => run({ ...common, target: main, direct: ends.direct, profile: ends.profile, fixture: ends.fixture === true, ...events(opts, ioFor, total, label) });
+  const runBaseline = (): Promise<Report> => run({ ...common, target: base, ...events(opts, ioFor, total, 'baseline') });
+  let report: Report;
+  let baseline: Report | null;
+  if (plan.concurrent) {
+    // Both settle before anything is reported: neither run is left sweeping in the background.
+    const [t, b] = await Promise.allSettled([runTarget(), runBaseline()]);
+    if (t.status === 'rejected') throw t.reason;
+    if (b.status === 'rejected' && !io.signal?.aborted) throw b.reason;
+    report = t.value;
+    baseline = b.status === 'fulfilled' ? b.value : null;
+  } else {
+    report = await runTarget();
+    baseline = io.signal?.aborted ? null : await runBaseline();
+  }
+  return finish(report, baseline ? { baseline, diff: diffReports(baseline, report) } : null, opts, io);
+}
+
+/** Writes the outputs, prints the report, and returns the exit code. */
+function finish(report: Report, comparison: Comparison | null, opts: CliOptions, io: CliIo): number {
   const stored = writeOutputs(report, { json: opts.json, junit: opts.junit, markdown: opts.markdown, store: opts.store }, comparison, (t) => io.stderr(`${t}\n`));
   printReport(report, comparison, opts, io);
   if (stored && !opts.quiet) io.stderr(`Stored in ${stored.dir} (.pooltest/latest points at it)\n`);

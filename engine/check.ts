@@ -151,6 +151,8 @@ export async function executeCheck(def: CheckDefinition, ctx: RunContext, profil
     return { ...base, outcome: null, verdict: 'skipped', reason: skip, facts: {}, evidence: skip, advice: null, steps: [], durationMs: 0, statements: 0, cleanup: { ok: true, detail: 'nothing to clean' } };
   }
   const scn = new Scenario(ctx, signal);
+  // Logins ahead of need: the check's first session is connecting while other runs are asked about.
+  scn.useSpares();
   let runError: string | null = null;
   // Before: another run in the middle of a statement. During: any backend it
   // used since this check began (a run that finished earlier changes nothing after it ended).

@@ -55,11 +55,14 @@ export async function discover(target: Target, opts: DiscoveryOptions): Promise<
     d.serverVersionNum = Number(info.results[0]?.[0]?.num ?? 0);
     d.rttMs = await measureRtt(first);
     d.waitBoundMs = opts.waitMs ?? clamp(Math.max(250, 10 * d.rttMs, 4 * d.connectLatencyMs), 250, 3000);
-    d.pooler = await identify(scn, first, target);
+    // PgBouncer's admin console is a database of its own that uses none of the pool's
+    // backends: asking it while the transaction-block probe runs saves a login's round trips.
+    const pgpool = await askPgpool(first);
+    const [bouncer] = await Promise.all([pgpool ? null : askPgBouncer(scn, target), probeTransactionBlocks(scn, d, first)]);
+    d.pooler = pgpool ?? bouncer;
     // Dead runs' leftovers: reported once here, and never counted as the pool's (busyElsewhere).
     const stale = staleNote(await findStaleBackends(first, scn.ctx.runId, opts.bounds.stepMs));
     if (stale) d.notes.push(stale);
-    await probeTransactionBlocks(scn, d, first);
     await countPool(scn, d, first, opts);
     classify(d);
   } finally {
@@ -94,10 +97,14 @@ async function measureRtt(s: Session): Promise<number> {
 }
 
 /** Names the pooler when it says who it is; null means "no pooler identified", not "none". */
-async function identify(scn: Scenario, first: Session, target: Target): Promise<Discovery['pooler']> {
+async function askPgpool(first: Session): Promise<Discovery['pooler']> {
   const pgpool = await first.run('discovery.identify', 'SHOW pool_version');
   const pgpoolVersion = pgpool.results[0]?.[0]?.pool_version;
   if (!pgpool.error && typeof pgpoolVersion === 'string') return { name: 'pgpool-II', version: pgpoolVersion, how: 'SHOW pool_version' };
+  return null;
+}
+
+async function askPgBouncer(scn: Scenario, target: Target): Promise<Discovery['pooler']> {
   try {
     const admin = await Session.open('admin', { ...target, database: 'pgbouncer' }, scn.recorder, { connectMs: scn.ctx.bounds.connectMs, stepMs: scn.ctx.bounds.stepMs });
     try {

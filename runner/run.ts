@@ -14,7 +14,7 @@ import { announceRun } from '../engine/steering/other-runs.js';
 import { publicTarget, resolveRelated, resolveTarget, type Target } from '../engine/target.js';
 import { checkFileProblems } from './check-files.js';
 import { runOrder } from './check-order.js';
-import { runSuites, suitesLocation } from './vitest-runner.js';
+import { preloadVitest, runSuites, suitesLocation } from './vitest-runner.js';
 import { CATALOGUE } from '../suites/catalogue.js';
 import { REPORT_SCHEMA_VERSION, type CheckResult, type Discovery, type Profile, type Report } from '../engine/types.js';
 import type { RunContext } from '../engine/steering/scenario.js';
@@ -54,6 +54,8 @@ export interface RunOptions {
   onCheckResult?(r: CheckResult): void;
   /** A check waits for `what` (the target to answer again after an outage), for up to `boundMs`. */
   onWait?(what: string, boundMs: number): void;
+  /** Wall time of each phase as it ends, in ms (the benchmark's breakdown). */
+  onPhase?(phase: 'discovery' | 'checks' | 'sweep', ms: number): void;
 }
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
@@ -71,7 +73,15 @@ export async function run(opts: RunOptions = {}): Promise<Report> {
   const stepMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const bounds = { connectMs: stepMs, stepMs };
   const runId = opts.runId ?? newRunId();
+  if (selected.length > 0) preloadVitest();
+  let phaseStart = performance.now();
+  const phaseEnd = (phase: 'discovery' | 'checks' | 'sweep'): void => {
+    const now = performance.now();
+    opts.onPhase?.(phase, now - phaseStart);
+    phaseStart = now;
+  };
   const discovery = await discoverUnlessInterrupted(target, { bounds, poolBound: opts.maxPool ?? DEFAULT_MAX_POOL, runId, ...(opts.signal ? { signal: opts.signal } : {}) });
+  phaseEnd('discovery');
   opts.onDiscovery?.(discovery);
   const ctx: RunContext = { target, direct, discovery, runId, bounds, fixture: opts.fixture === true };
   // Other runs on this target see this one for as long as it lasts (steering/other-runs.ts).
@@ -80,8 +90,10 @@ export async function run(opts: RunOptions = {}): Promise<Report> {
   let sweepResult: Report['sweep'];
   try {
     results = selected.length === 0 || opts.signal?.aborted ? [] : await runSuites({ ctx, profile }, runOrder(selected).map(fileFilter), opts);
+    phaseEnd('checks');
     // Never interrupted: whatever the checks left, the sweep is what removes it.
     sweepResult = await sweep(ctx, CATALOGUE.map((c) => c.id), touchedBackends(discovery, results));
+    phaseEnd('sweep');
   } finally {
     await withdraw();
   }

@@ -51,7 +51,7 @@ export interface SessionBounds {
 }
 
 export class Session {
-  readonly label: string;
+  private labelText: string;
   private client: pg.Client | null;
   private readonly recorder: Recorder;
   private readonly bounds: SessionBounds;
@@ -63,7 +63,7 @@ export class Session {
   private waitAbandoned: string | null = null;
 
   private constructor(label: string, client: pg.Client, recorder: Recorder, bounds: SessionBounds) {
-    this.label = label;
+    this.labelText = label;
     this.client = client;
     this.recorder = recorder;
     this.bounds = bounds;
@@ -93,6 +93,16 @@ export class Session {
       throwIfInterrupted(bounds.signal);
     }
     return new Session(label, client, recorder, bounds);
+  }
+
+  /** The session's name in recorded steps (A, O1, ...). */
+  get label(): string {
+    return this.labelText;
+  }
+
+  /** Names a session logged in ahead of need (steering/spare-session.ts); before its first step. */
+  relabel(label: string): void {
+    this.labelText = label;
   }
 
   get alive(): boolean {

@@ -21,6 +21,7 @@ import { LOCK_NAMESPACE } from '../markers.js';
 import type { Session } from '../session/session.js';
 import type { RunContext } from './scenario.js';
 import { Scenario } from './scenario.js';
+import { withKeptSession } from './kept-session.js';
 
 /** Second key of the presence lock: "runs" in ASCII. Never a check's key (those are per run). */
 const PRESENCE_KEY = 0x72756e73;
@@ -48,10 +49,10 @@ export const OTHER_RUNS_TAG = 'engine.other-runs';
 
 /** Distinct other pooltest runs active within the last `windowMs`; null when nobody could ask. */
 export async function otherRunsActive(ctx: RunContext, windowMs: number): Promise<number | null> {
-  const scn = new Scenario(ctx);
   const bound = Math.min(ctx.bounds.stepMs, 4 * ctx.discovery.waitBoundMs);
   try {
-    const s = await scn.open('R', { connectMs: Math.min(ctx.bounds.connectMs, bound) });
+    // Asked before and after every check: one kept session saves a login each time.
+    return await withKeptSession(ctx, 'R', Math.min(ctx.bounds.connectMs, bound), async (s) => {
     const mine = `'pooltest-${ctx.runId}%'`;
     const step = await s.run('engine.other-runs', `SELECT count(DISTINCT run)::int AS other_runs FROM (
       SELECT substring(application_name FROM '^pooltest-[0-9a-f]{8}') AS run FROM pg_stat_activity
@@ -63,9 +64,8 @@ export async function otherRunsActive(ctx: RunContext, windowMs: number): Promis
           AND a.application_name NOT LIKE ${mine}) AS others`, { boundMs: bound });
     const n = step.results[0]?.[0]?.other_runs;
     return typeof n === 'number' ? n : null;
+    });
   } catch {
     return null;
-  } finally {
-    await scn.closeAll();
   }
 }

@@ -18,6 +18,7 @@ import { dismiss } from '../../engine/steering/holders.js';
 import { cleanOn } from '../../engine/steering/clean-on.js';
 import { landOn } from '../../engine/steering/land-on.js';
 import { cleanupBlock } from '../../engine/steering/state-scenario.js';
+import type { Scenario } from '../../engine/steering/scenario.js';
 import type { Judgement, StepRecord } from '../../engine/types.js';
 
 export const listen = defineCheck({
@@ -49,7 +50,7 @@ export const listen = defineCheck({
     await n.run('N.notify', `SELECT pg_backend_pid() AS pid; NOTIFY ${m.channel}, '${m.tag}'`);
     await landing.observer?.release('observe.release');
     await a.run('A.readback', 'SELECT pg_backend_pid() AS pid');
-    await a.collectNotifications('A.wait', scn.waitMs);
+    await a.collectNotifications('A.wait', listenerWaitMs(scn, m.channel));
     for (const s of [landing.observer?.session, n]) await s?.collectNotifications(`${s.label}.wait`, 0);
     if (landing.observer) await cleanOn(scn, b1, unlisten);
     await a.run('A.cleanup', cleanupBlock(unlisten));
@@ -57,6 +58,19 @@ export const listen = defineCheck({
   judge: judgeListen,
   evidence: (j) => j.reason,
 });
+
+/**
+ * How long A waits for its notification. Nobody has it yet: the whole wait bound, since "nobody
+ * got it" (`dropped`) is a negative that only the bound proves. Another session already got it
+ * (the observer, with its COMMIT): the outcome is `misrouted` whatever A sees, and Postgres
+ * delivers a notification once per listening backend, so A could only get it from a pooler
+ * that copies it; for that, a few round trips after A's own next transaction are plenty (the
+ * copy would travel like any other message on A's connection), with a floor for timer noise.
+ */
+function listenerWaitMs(scn: Scenario, channel: string): number {
+  const elsewhere = scn.steps.some((s) => s.session !== 'A' && s.notifications.some((n) => n.channel === channel.toLowerCase() || n.channel === channel));
+  return elsewhere ? Math.min(scn.waitMs, Math.max(25, Math.round(4 * scn.discovery.rttMs))) : scn.waitMs;
+}
 
 /**
  * - LISTEN failed with an SQLSTATE: `rejected`.
