@@ -38,7 +38,8 @@ describe('pooltest CLI', () => {
     expect(list.stdout).toMatch(/session\/set-leak\s+correctness/);
     const profiles = await runCli(['--list-profiles']);
     expect(profiles.stdout).toContain('pgbouncer-transaction');
-    expect(profiles.stdout).toContain('https://www.pgbouncer.org/features.html');
+    // References are pinned (issue 10): the feature map at the commit that documented 1.18.
+    expect(profiles.stdout).toContain('pgbouncer/pgbouncer.github.io@1ce5540a:features.md');
   });
 
   test('the JSON report has the documented shape and never the password', async () => {
@@ -52,8 +53,10 @@ describe('pooltest CLI', () => {
     expect(r.discovery).toMatchObject({ mode: 'transaction', poolSize: 2, sharedAcrossClients: true });
     expect(r.checks.map((c) => c.id)).toEqual(['session/set-leak', 'locks/advisory-session']);
     for (const c of r.checks) {
-      expect(Object.keys(c).sort()).toEqual(['advice', 'cleanup', 'durationMs', 'evidence', 'expected', 'expectedRef', 'facts', 'id', 'outcome', 'reason', 'severity', 'statements', 'steps', 'title', 'verdict']);
-      expect(c.steps[0]).toMatchObject({ seq: 1, session: 'A', tag: 'A.create' });
+      expect(Object.keys(c).sort()).toEqual(['advice', 'cleanup', 'durationMs', 'evidence', 'expected', 'expectedBasis', 'expectedRef', 'facts', 'id', 'outcome', 'reason', 'severity', 'statements', 'steps', 'title', 'verdict']);
+      // Steps are numbered from 1; the scenario's markers, where it has any, are recorded first as facts.
+      expect(c.steps[0]!.seq).toBe(1);
+      expect(c.steps.find((s) => s.tag === 'A.create')).toMatchObject({ session: 'A', tag: 'A.create' });
     }
     expect(r.summary).toEqual({ total: 2, pass: 2, fail: 0, inconclusive: 0, skipped: 0, exitCode: 0 });
     const everything = run.stdout + run.stderr + JSON.stringify(r);
