@@ -18,6 +18,7 @@ import { probeTcp } from './session/connect.js';
 import { Session } from './session/session.js';
 import { Scenario, type RunContext } from './steering/scenario.js';
 import { releaseAll, take, type Hold } from './steering/holders.js';
+import { protocolViolationIn, violationError } from './judging/protocol.js';
 import { describeTarget, type Target } from './target.js';
 import type { Discovery } from './types.js';
 
@@ -57,10 +58,16 @@ export async function discover(target: Target, opts: DiscoveryOptions): Promise<
     await probeTransactionBlocks(scn, d);
     await countPool(scn, d, first, opts);
     classify(d);
+  } catch (err) {
+    // A malformed message explains whatever discovery made of it (NOT_POSTGRES, STEERING_FAILED...).
+    const v = protocolViolationIn(scn.steps);
+    throw v ? violationError(v, 'during discovery, before any check could run') : err;
   } finally {
     await scn.closeAll();
     d.steps = scn.steps;
   }
+  const violation = protocolViolationIn(d.steps);
+  if (violation) throw violationError(violation, 'during discovery, before any check could run');
   if (opts.failOnLargePool !== false && d.sharedAcrossClients && d.poolSize === null) {
     throw new PooltestError('POOL_TOO_LARGE', `${describeTarget(target)} shares backends between clients but gave more than ${opts.poolBound} at once: pooltest cannot steer a pool that large. Point it at a pool of 2 (e.g. default_pool_size = 2), or raise --max-pool.`, { bound: opts.poolBound });
   }

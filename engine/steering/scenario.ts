@@ -57,11 +57,16 @@ export class Scenario {
   async open(label: string, opts: { connectMs?: number; to?: 'target' | 'direct' } = {}): Promise<Session> {
     const target = opts.to === 'direct' ? this.ctx.direct : this.ctx.target;
     if (!target) throw new PooltestError('BAD_ARGUMENTS', 'this step needs --direct');
+    const startMs = this.recorder.now();
     const session = await Session.open(label, target, this.recorder, {
       connectMs: opts.connectMs ?? this.ctx.bounds.connectMs,
       stepMs: this.ctx.bounds.stepMs,
       applicationName: applicationNameFor(this.ctx.runId),
       ...(this.signal ? { signal: this.signal } : {}),
+    }).catch((err: unknown) => {
+      // A malformed startup answer is evidence about the target: recorded, so judges and the engine see it.
+      if (err instanceof PooltestError && err.code === 'PROTOCOL_VIOLATION') this.note(label, `${label}.connect`, '(connect)', { startMs, error: { code: err.code, message: err.message } });
+      throw err;
     });
     this.sessions.push(session);
     return session;
@@ -77,6 +82,7 @@ export class Scenario {
     try {
       return await this.open(label, { connectMs });
     } catch (err) {
+      if (err instanceof PooltestError && err.code === 'PROTOCOL_VIOLATION') throw err; // open() recorded it
       const timedOut = err instanceof PooltestError && err.code === 'STEP_TIMEOUT';
       this.note(label, tag, '(connect)', { startMs, error: connectError(err), timedOut });
       if (timedOut) return null;
