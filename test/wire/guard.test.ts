@@ -9,22 +9,25 @@
  * split into one-byte packets is accepted.
  */
 import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { FAULT_KINDS, type FaultKind } from '../../fixtures/misbehaving-server.js';
+import { makeSelfSignedCert } from '../../fixtures/tls-cert.js';
 
 const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), 'client-child.mjs');
 /** The child's client gives up connecting after 2 s by itself; a child alive at 6 s is hung. */
 const KILL_AFTER_MS = 6_000;
 
 interface ChildEnd {
-  result: { ok: boolean; code?: string | null; message?: string; rows?: unknown[]; ms: number; violation?: { type: string; declaredLength: number } | null } | null;
+  result: { ok: boolean; code?: string | null; message?: string; rows?: unknown[]; encrypted?: boolean; ms: number; violation?: { type: string; declaredLength: number } | null } | null;
   killed: boolean;
   ms: number;
 }
 
-function runChild(opts: { fault: FaultKind; at?: 'startup' | number; lateMs?: number | null; guard: boolean }): Promise<ChildEnd> {
+function runChild(opts: { fault: FaultKind; at?: 'startup' | number; lateMs?: number | null; guard: boolean; tls?: { cert: string; key: string } }): Promise<ChildEnd> {
   const started = performance.now();
   const child = spawn(process.execPath, [CHILD, JSON.stringify(opts)], { stdio: ['ignore', 'pipe', 'inherit'], cwd: path.dirname(CHILD) });
   let out = '';
@@ -79,5 +82,27 @@ describe('the wire guard on a bare pg.Client', () => {
       const end = await runChild({ fault: 'split', at, guard: true });
       expect(end.result, `split at ${at}`).toMatchObject({ ok: true, rows: [{ pid: '40000' }] });
     }
+  });
+});
+
+describe('the wire guard under TLS: it validates the decrypted bytes', () => {
+  let dir: string;
+  let tls: { cert: string; key: string };
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'pooltest-wire-tls-'));
+    const files = await makeSelfSignedCert(dir);
+    tls = { cert: readFileSync(files.certFile, 'utf8'), key: readFileSync(files.keyFile, 'utf8') };
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  test('the 53300 ErrorResponse inside TLS: PROTOCOL_VIOLATION with the plaintext bytes', async () => {
+    const end = await runChild({ fault: 'error-terminator-late', guard: true, tls });
+    expect(end.result).toMatchObject({ ok: false, code: 'PROTOCOL_VIOLATION', violation: { type: 'E', declaredLength: 58 } });
+    expect(end.result!.message).toMatch(/bytes at stream offset 0: 45 00 00 00 3a/);
+  });
+
+  test('control: a valid conversation inside TLS, split into one-byte packets, is accepted', async () => {
+    const end = await runChild({ fault: 'split', at: 1, guard: true, tls });
+    expect(end.result).toMatchObject({ ok: true, rows: [{ pid: expect.stringMatching(/^\d+$/) }], encrypted: true });
   });
 });
