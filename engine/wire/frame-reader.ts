@@ -53,8 +53,8 @@ const EMPTY = Buffer.alloc(0);
 
 export class FrameReader {
   readonly direction: Direction;
-  private readonly maxMessageBytes: number;
-  private readonly limits: Readonly<Record<string, number>>;
+  /** Bound on the declared length, by type byte: looked up per message without allocating. */
+  private readonly maxByCode: number[];
   private readonly specs: ReadonlyArray<MessageSpec | undefined>;
   /** Frontend streams start with untyped packets (startup, SSLRequest...) until a StartupMessage. */
   private untyped: boolean;
@@ -85,9 +85,9 @@ export class FrameReader {
 
   constructor(opts: FrameReaderOptions) {
     this.direction = opts.direction;
-    this.maxMessageBytes = opts.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
-    this.limits = opts.limits ?? {};
+    const limits = opts.limits ?? {};
     this.specs = SPECS[opts.direction];
+    this.maxByCode = Array.from(this.specs, (spec, code) => (spec ? (limits[typeChar(code)] ?? spec.max ?? opts.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES) : 0));
     this.untyped = opts.direction === 'frontend';
   }
 
@@ -212,17 +212,18 @@ export class FrameReader {
   /** A complete header: bounds the declared length, then waits for the body. */
   private begin(declared: number, buf: Buffer, at: number, out: Frame[] | null): void {
     this.declared = declared;
-    const evidence = (): Buffer => buf.subarray(at, at + EVIDENCE_BYTES);
+    // Evidence: the header and whatever follows it in this chunk (built only on failure).
+    const end = at + EVIDENCE_BYTES;
     if (this.untyped) {
-      if (declared < 8 || declared > MAX_STARTUP_LENGTH) this.fail({ reason: `a startup packet's length must be 8 to ${MAX_STARTUP_LENGTH}` }, declared, evidence());
+      if (declared < 8 || declared > MAX_STARTUP_LENGTH) this.fail({ reason: `a startup packet's length must be 8 to ${MAX_STARTUP_LENGTH}` }, declared, buf.subarray(at, end));
       this.keep = true;
     } else {
       const spec = this.spec!;
-      if (declared < 4) this.fail({ reason: 'a declared length below 4 (the length counts its own 4 bytes)' }, declared, evidence());
-      const max = this.limits[typeChar(this.code)] ?? spec.max ?? this.maxMessageBytes;
-      if (spec.min === spec.max && declared !== spec.min) this.fail({ reason: `this message always has length ${spec.min}`, actualLength: spec.min }, declared, evidence());
-      if (declared < spec.min) this.fail({ reason: `this message is at least ${spec.min} bytes long` }, declared, evidence());
-      if (declared > max) this.fail({ reason: `above the bound of ${max} bytes for a message of this type` }, declared, evidence());
+      const max = this.maxByCode[this.code]!;
+      if (declared < 4) this.fail({ reason: 'a declared length below 4 (the length counts its own 4 bytes)' }, declared, buf.subarray(at, end));
+      if (spec.min === spec.max && declared !== spec.min) this.fail({ reason: `this message always has length ${spec.min}`, actualLength: spec.min }, declared, buf.subarray(at, end));
+      if (declared < spec.min) this.fail({ reason: `this message is at least ${spec.min} bytes long` }, declared, buf.subarray(at, end));
+      if (declared > max) this.fail({ reason: `above the bound of ${max} bytes for a message of this type` }, declared, buf.subarray(at, end));
       this.keep = out !== null || spec.check !== undefined;
     }
     this.bodyLen = declared - 4;
