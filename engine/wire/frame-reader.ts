@@ -20,7 +20,7 @@
  * bodies are buffered only for the messages whose content is checked and that span chunks).
  * One reader uses one of the two for its whole life.
  */
-import { MAX_STARTUP_LENGTH, SPECS, startupKind, type MessageSpec, type Problem, type UntypedKind } from './messages.js';
+import { int32At, MAX_STARTUP_LENGTH, SPECS, startupKind, type MessageSpec, type Problem, type UntypedKind } from './messages.js';
 import { EVIDENCE_BYTES, hexOf, ProtocolViolationError, typeChar, type Direction, type ProtocolViolation } from './violation.js';
 
 export interface FrameReaderOptions {
@@ -186,7 +186,7 @@ export class FrameReader {
       if (chunk.length - i >= size) {
         this.hdrBuf = chunk;
         this.hdrAt = i;
-        this.begin(chunk.readInt32BE(i + size - 4), chunk, i, out);
+        this.begin(int32At(chunk, i + size - 4), chunk, i, out);
         return i + size;
       }
     }

@@ -23,6 +23,11 @@ export interface MessageSpec {
   check?: (buf: Buffer, start: number, end: number) => Problem | null;
 }
 
+/** Big-endian int32 at `p` (the caller checked `p + 4 <= end`): plain arithmetic, cheaper than readInt32BE's checks on the hot path. */
+export function int32At(buf: Buffer, p: number): number {
+  return (buf[p]! << 24) | (buf[p + 1]! << 16) | (buf[p + 2]! << 8) | buf[p + 3]!;
+}
+
 const KIB = 1024;
 const MIB = 1024 * KIB;
 
@@ -85,7 +90,7 @@ function dataRow(buf: Buffer, start: number, end: number): Problem | null {
   let p = start + 2;
   for (let i = 0; i < count; i++) {
     if (p + 4 > end) return { reason: `column ${i + 1} of ${count} has no length inside the declared length` };
-    const len = buf.readInt32BE(p);
+    const len = int32At(buf, p);
     if (len < -1) return { reason: `column ${i + 1} declares length ${len}` };
     p += 4 + Math.max(len, 0);
     if (p > end) return { reason: `column ${i + 1} of ${count} (${len} bytes) runs past the declared length`, actualLength: p - start + 4 };
