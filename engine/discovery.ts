@@ -111,8 +111,10 @@ async function identify(scn: Scenario, first: Session, target: Target): Promise<
     } finally {
       await admin.close();
     }
-  } catch {
-    // Not an admin user, or not PgBouncer: identity stays unknown, which is fine.
+  } catch (err) {
+    // A malformed answer is a finding even here; anything else (not an admin user, not
+    // PgBouncer) leaves the identity unknown, which is fine.
+    if (err instanceof PooltestError && err.code === 'PROTOCOL_VIOLATION') throw err;
   }
   return null;
 }

@@ -262,6 +262,8 @@ export class FrameReader {
 
   private fail(problem: Problem, declared: number | null, bytes: Buffer): never {
     const typed = !this.untyped;
+    // A client's PasswordMessage (and SASL responses) may hold a password: only its header is shown.
+    const secret = typed && this.direction === 'frontend' && this.code === 0x70;
     const v: ProtocolViolation = {
       direction: this.direction,
       type: typed ? typeChar(this.code) : 'startup',
@@ -269,7 +271,7 @@ export class FrameReader {
       declaredLength: declared,
       actualLength: problem.actualLength ?? null,
       offset: this.msgStart,
-      hex: hexOf(bytes),
+      hex: secret ? `${hexOf(bytes.subarray(0, 5))} (body withheld: it may hold a password)` : hexOf(bytes),
       reason: problem.reason,
     };
     this.failed = new ProtocolViolationError(v);

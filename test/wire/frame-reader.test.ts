@@ -236,6 +236,23 @@ describe('violations', () => {
     expect(violation('frontend', [serialize.startup({ user: 'u' }), Buffer.concat([Buffer.from('Q'), int32(6), Buffer.from('ab')])]).message).toMatch(/Query \('Q'\).*not NUL-terminated/);
   });
 
+  test("a client's malformed PasswordMessage: the evidence withholds its body", () => {
+    // Over a (test-lowered) bound, with the password right behind the header in the same chunk.
+    const reader = new FrameReader({ direction: 'frontend', limits: { p: 8 } });
+    reader.push(serialize.startup({ user: 'u' }));
+    let v: ProtocolViolationError | undefined;
+    try {
+      reader.push(Buffer.concat([Buffer.from('p'), int32(4 + 6), Buffer.from('hunter')]));
+    } catch (err) {
+      v = err as ProtocolViolationError;
+    }
+    expect(v).toBeInstanceOf(ProtocolViolationError);
+    if (!v) return;
+    expect(v.message).toMatch(/PasswordMessage \('p'\).*70 00 00 00 0a \(body withheld: it may hold a password\)$/);
+    expect(v.message).not.toMatch(/68 75 6e|hunter/);
+    expect(v.violation.hex).toBe('70 00 00 00 0a (body withheld: it may hold a password)');
+  });
+
   test('the first violation sticks; push and check are not mixed', () => {
     const reader = new FrameReader({ direction: 'backend' });
     expect(() => reader.push(Buffer.from('q'))).toThrow(ProtocolViolationError);
