@@ -8,6 +8,7 @@ import { Scenario, type RunContext } from './steering/scenario.js';
 import { unprovenLandings } from './judging/landing.js';
 import { nothingAnswered, outageIn } from './judging/outage.js';
 import { capacityRefusalIn, isCapacityRefusal } from './judging/capacity-refusal.js';
+import { describeViolationStep, protocolViolationIn } from './judging/protocol.js';
 import { numberOf } from './judging/record.js';
 import { OTHER_RUNS_TAG, otherRunsActive } from './steering/other-runs.js';
 import { tidy, type Findings } from './sweep.js';
@@ -168,7 +169,8 @@ export async function executeCheck(def: CheckDefinition, ctx: RunContext, profil
   const others = Math.max(othersBefore ?? 0, othersDuring ?? 0);
   if (others > 0) scn.note('engine', OTHER_RUNS_TAG, `(${others} other pooltest run(s) active on this target during the check)`, { facts: { other_runs: others } });
   const judgement = scn.interrupted ? interruptedJudgement(def, scn.steps, ctx.discovery) : judgeRecord(def, scn.steps, ctx.discovery);
-  if (runError && judgement.outcome === null) judgement.reason = `${runError}; ${judgement.reason}`;
+  // A protocol violation's evidence is already in the reason (judgeRecord): not said twice.
+  if (runError && judgement.outcome === null && !protocolViolationIn(scn.steps)) judgement.reason = `${runError}; ${judgement.reason}`;
   if (runError && judgement.outcome === null && !judgement.facts.clientLimit && isCapacityRefusal({ message: runError })) Object.assign(judgement, limitJudgement(judgement, runError, ctx.discovery));
   const verdict = judgement.skipped && judgement.outcome === null ? 'skipped' : verdictFor(judgement.outcome, base.expected);
   // After an outage (a restarting pooler or server), the next check starts once the target
@@ -209,9 +211,13 @@ function touchedBy(steps: readonly StepRecord[]): number[] {
  *   errors are no refusal);
  * - a landing missed A's backend without proof that the pooler kept it (judging/landing.ts: a
  *   candidate queued behind other clients' traffic, a pool that changed).
+ * - the target broke the wire protocol (judging/protocol.ts): checked first, whatever the judge
+ *   makes of the record, because the record is then the target's misbehaviour.
  * Pure, so tests can apply it to recorded logs.
  */
 export function judgeRecord(def: Pick<CheckDefinition, 'judge' | 'restsOn'>, steps: readonly StepRecord[], discovery: Discovery): Judgement {
+  const violation = protocolViolationIn(steps);
+  if (violation) return violationJudgement(def, steps, discovery, violation);
   let judgement: Judgement;
   try {
     judgement = def.judge(steps, discovery);
@@ -258,6 +264,22 @@ function limitJudgement(j: Judgement, refusal: string, d: Discovery): Judgement 
     outcome: null,
     facts: { ...j.facts, clientLimit: d.clientLimit?.clients ?? null },
     reason: `not steerable here: ${limit} and this check needed one more (${refusal}); ${j.reason}`,
+  };
+}
+
+/** The target sent a malformed message: inconclusive, naming the message, its lengths, the step and the bytes. */
+function violationJudgement(def: Pick<CheckDefinition, 'judge'>, steps: readonly StepRecord[], discovery: Discovery, violation: StepRecord): Judgement {
+  let unproven: string | null = null;
+  try {
+    unproven = def.judge(steps, discovery).outcome;
+  } catch {
+    unproven = null;
+  }
+  const without = unproven ? ` (without that the record would read "${unproven}")` : '';
+  return {
+    outcome: null,
+    facts: { protocolViolation: describeViolationStep(violation), ...(unproven ? { unprovenOutcome: unproven } : {}) },
+    reason: `not conclusive: the target broke the PostgreSQL wire protocol during the check, in step ${describeViolationStep(violation)}${without}`,
   };
 }
 

@@ -20,6 +20,7 @@ import { Scenario, type RunContext } from './steering/scenario.js';
 import { releaseAll, take, type Hold } from './steering/holders.js';
 import { findStaleBackends, staleCondition, staleNote } from './steering/stale-backends.js';
 import { isCapacityRefusal } from './judging/capacity-refusal.js';
+import { protocolViolationIn, violationError } from './judging/protocol.js';
 import { describeTarget, type Target } from './target.js';
 import type { Discovery } from './types.js';
 
@@ -65,10 +66,16 @@ export async function discover(target: Target, opts: DiscoveryOptions): Promise<
     if (stale) d.notes.push(stale);
     await countPool(scn, d, first, opts);
     classify(d);
+  } catch (err) {
+    // A malformed message explains whatever discovery made of it (NOT_POSTGRES, STEERING_FAILED...).
+    const v = protocolViolationIn(scn.steps);
+    throw v ? violationError(v, 'during discovery, before any check could run') : err;
   } finally {
     await scn.closeAll();
     d.steps = scn.steps;
   }
+  const violation = protocolViolationIn(d.steps);
+  if (violation) throw violationError(violation, 'during discovery, before any check could run');
   if (opts.failOnLargePool !== false && d.sharedAcrossClients && d.poolSize === null) {
     throw new PooltestError('POOL_TOO_LARGE', `${describeTarget(target)} shares backends between clients but gave more than ${opts.poolBound} at once: pooltest cannot steer a pool that large. Point it at a pool of 2 (e.g. default_pool_size = 2), or raise --max-pool.`, { bound: opts.poolBound });
   }
@@ -116,8 +123,10 @@ async function askPgBouncer(scn: Scenario, target: Target): Promise<Discovery['p
     } finally {
       await admin.close();
     }
-  } catch {
-    // Not an admin user, or not PgBouncer: identity stays unknown, which is fine.
+  } catch (err) {
+    // A malformed answer is a finding even here; anything else (not an admin user, not
+    // PgBouncer) leaves the identity unknown, which is fine.
+    if (err instanceof PooltestError && err.code === 'PROTOCOL_VIOLATION') throw err;
   }
   return null;
 }

@@ -13,6 +13,8 @@ export type PooltestErrorCode =
   | 'TLS_FAILED'
   | 'STEP_TIMEOUT'
   | 'CONNECTION_LOST'
+  /** The target broke the PostgreSQL wire protocol (a malformed message); the detail carries the bytes. */
+  | 'PROTOCOL_VIOLATION'
   | 'STEERING_FAILED'
   | 'POOL_TOO_LARGE'
   | 'UNKNOWN_PROFILE'

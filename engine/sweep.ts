@@ -16,6 +16,7 @@ import { LOCK_NAMESPACE, ROLE_MARKER_SETTING, markersFor } from './markers.js';
 import { Scenario, type RunContext } from './steering/scenario.js';
 import { visitBackends, type Visits } from './backend-visits.js';
 import { cleanupBlock } from './steering/state-scenario.js';
+import { describeViolationStep, protocolViolationIn } from './judging/protocol.js';
 import { countRunTablesSql, dropTablesSql, runTablePattern } from './steering/run-table.js';
 import { numberOf, valueOf } from './judging/record.js';
 import { sleep } from './time.js';
@@ -122,6 +123,8 @@ export async function sweep(ctx: RunContext, checkIds: readonly string[], touche
   } finally {
     await scn.closeAll();
   }
+  const violation = protocolViolationIn(scn.steps);
+  if (violation) leftovers.push(`not proven clean: the target broke the PostgreSQL wire protocol during the sweep (${describeViolationStep(violation)})`);
   return { clean: leftovers.length === 0, backendsVisited: visited, leftovers, via };
 }
 

@@ -6,6 +6,7 @@ import net from 'node:net';
 import pg from 'pg';
 import { PooltestError } from '../errors.js';
 import { describeTarget, pgConfig, type Target } from '../target.js';
+import { assertGuarded, guardClient } from '../wire/pg-guard.js';
 
 /**
  * Connects, honouring libpq's two-attempt modes: `prefer` tries TLS first and falls back to
@@ -41,6 +42,8 @@ async function connectOnce(target: Target, timeoutMs: number, applicationName: s
   const client = new pg.Client(pgConfig(target, timeoutMs, applicationName, tls));
   // An error emitted while connecting would otherwise be unhandled.
   client.on('error', () => undefined);
+  // Every backend byte is validated before pg parses it (see wire/pg-guard.ts).
+  guardClient(client);
   let timer: NodeJS.Timeout | undefined;
   try {
     await Promise.race([
@@ -51,6 +54,7 @@ async function connectOnce(target: Target, timeoutMs: number, applicationName: s
         timer = setTimeout(() => reject(new Error('timeout expired')), timeoutMs + 50);
       }),
     ]);
+    assertGuarded(client);
     return client;
   } catch (err) {
     const stream = (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream;

@@ -79,11 +79,16 @@ export class Scenario {
   }
 
   private login(label: string, target: Target, connectMs: number): Promise<Session> {
+    const startMs = this.recorder.now();
     return Session.open(label, target, this.recorder, {
       connectMs,
       stepMs: this.ctx.bounds.stepMs,
       applicationName: applicationNameFor(this.ctx.runId),
       ...(this.signal ? { signal: this.signal } : {}),
+    }).catch((err: unknown) => {
+      // A malformed startup answer is evidence about the target: recorded, so judges and the engine see it.
+      if (err instanceof PooltestError && err.code === 'PROTOCOL_VIOLATION') this.note(label, `${label}.connect`, '(connect)', { startMs, error: { code: err.code, message: err.message } });
+      throw err;
     });
   }
 
@@ -97,6 +102,7 @@ export class Scenario {
     try {
       return await this.open(label, { connectMs });
     } catch (err) {
+      if (err instanceof PooltestError && err.code === 'PROTOCOL_VIOLATION') throw err; // open() recorded it
       const timedOut = err instanceof PooltestError && err.code === 'STEP_TIMEOUT';
       this.note(label, tag, '(connect)', { startMs, error: connectError(err), timedOut });
       if (timedOut) return null;
