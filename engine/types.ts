@@ -183,6 +183,12 @@ export interface SweepResult {
   /** What was found: state of this run's that was still there (and was removed). */
   leftovers: string[];
   via: string[];
+  /**
+   * Session settings the pooler itself left on its server connections and the sweep reset:
+   * the run's own application_name, which PgBouncer shows to any later client that sends
+   * none (see sweep.ts). Routine, not a leftover; absent when there was nothing to reset.
+   */
+  restored?: string[];
 }
 
 /** A sweep's state, also for reports written before `state` existed (`clean` true or false). */

@@ -19,7 +19,8 @@ export interface SweepText {
 
 export function sweepText(s: SweepResult): SweepText {
   const state = sweepState(s);
-  const visited = `${plural(s.backendsVisited.length, 'backend')} visited via ${s.via.join(' and ')}`;
+  const restored = s.restored?.length ? `; pooltest's application_name reset on ${plural(s.restored.length, 'server connection')}` : '';
+  const visited = `${plural(s.backendsVisited.length, 'backend')} visited via ${s.via.join(' and ')}${restored}`;
   switch (state) {
     case 'clean':
       return { state, text: `Sweep: clean (${visited})` };

@@ -30,10 +30,17 @@ export class Scenario {
   private readonly sessions: Session[] = [];
   /** Aborted when the run is interrupted: sessions stop at once (see SessionBounds.signal). */
   readonly signal: AbortSignal | undefined;
+  /**
+   * The startup application_name of the sessions it opens: the run's name, so that the sweep
+   * and other runs can tell them apart. '' sends none, as many drivers do (node-postgres
+   * among them): some poolers treat such a client differently (see sweep.ts, names).
+   */
+  applicationName: string;
 
   constructor(ctx: RunContext, signal?: AbortSignal) {
     this.ctx = ctx;
     this.signal = signal;
+    this.applicationName = applicationNameFor(ctx.runId);
   }
 
   get interrupted(): boolean {
@@ -54,13 +61,13 @@ export class Scenario {
   }
 
   /** Opens a session through the target. Connection failures are thrown (the check becomes inconclusive). */
-  async open(label: string, opts: { connectMs?: number; to?: 'target' | 'direct' } = {}): Promise<Session> {
+  async open(label: string, opts: { connectMs?: number; to?: 'target' | 'direct'; applicationName?: string } = {}): Promise<Session> {
     const target = opts.to === 'direct' ? this.ctx.direct : this.ctx.target;
     if (!target) throw new PooltestError('BAD_ARGUMENTS', 'this step needs --direct');
     const session = await Session.open(label, target, this.recorder, {
       connectMs: opts.connectMs ?? this.ctx.bounds.connectMs,
       stepMs: this.ctx.bounds.stepMs,
-      applicationName: applicationNameFor(this.ctx.runId),
+      applicationName: opts.applicationName ?? this.applicationName,
       ...(this.signal ? { signal: this.signal } : {}),
     });
     this.sessions.push(session);
