@@ -109,6 +109,21 @@ function problems(r: SignalledRun, baseline: Record<string, string | null>): str
   return bad;
 }
 
+/** Which phase the signal reached, read from what the run printed before it. */
+function phase(r: SignalledRun): string {
+  if (!r.delivered) return 'after the end';
+  if (!r.run.report) return 'before discovery ended';
+  const before = [...r.reported.values()].filter((t) => t < 0).length;
+  if (before === 0) return 'before the first check ended';
+  return before < r.run.report.checks.length ? 'between checks' : 'sweep or report';
+}
+
+function phases(runs: SignalledRun[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const r of runs) counts[phase(r)] = (counts[phase(r)] ?? 0) + 1;
+  return counts;
+}
+
 /** What remains on the pool after a run, seen without pooltest's own code; empty when clean. */
 async function leftOnPool(stack: Stack): Promise<string[]> {
   const view = await superuserView(stack.postgres);
@@ -119,11 +134,20 @@ async function leftOnPool(stack: Stack): Promise<string[]> {
   return left;
 }
 
-/** Offsets from 0 to `endMs` every `stepMs`, the signal alternating so both reach every phase. */
-function schedule(endMs: number, stepMs: number): Array<{ offsetMs: number; sig: NodeJS.Signals }> {
-  const out: Array<{ offsetMs: number; sig: NodeJS.Signals }> = [];
-  for (let i = 0, t = 0; t <= endMs; i++, t += stepMs) out.push({ offsetMs: t, sig: i % 2 === 0 ? 'SIGINT' : 'SIGTERM' });
-  return out;
+/**
+ * Runs `args` again and again with the signal `stepMs` later each time, SIGINT and SIGTERM in
+ * turn (so both reach every phase), until two runs in a row ended before their signal: the
+ * whole length of the run is covered however fast or slow the machine is today.
+ */
+async function acrossTheRun(args: string[], stepMs: number, after: (r: SignalledRun) => Promise<void> = async () => undefined): Promise<SignalledRun[]> {
+  const runs: SignalledRun[] = [];
+  for (let i = 0, late = 0; late < 2 && i < 40; i++) {
+    const r = await signalAt(args, i * stepMs, i % 2 === 0 ? 'SIGINT' : 'SIGTERM');
+    runs.push(r);
+    late = r.delivered ? 0 : late + 1;
+    await after(r);
+  }
+  return runs;
 }
 
 describe('a signal at any moment of a run', () => {
@@ -141,15 +165,12 @@ describe('a signal at any moment of a run', () => {
 
   test('against a PgBouncer fixture: every 150 ms, SIGINT and SIGTERM in turn, each ends in time with exit 130 and an honest report', async () => {
     expect(baseline.code, baseline.stderr).toBe(0);
-    // Past the quiet run's own length, so that the last offsets land in the report and the exit.
-    const runs: SignalledRun[] = [];
     const left: string[] = [];
-    for (const { offsetMs, sig } of schedule(baseline.ms + 150, 150)) {
-      runs.push(await signalAt(args, offsetMs, sig));
-      left.push(...(await leftOnPool(stack)).map((l) => `${sig} at ${offsetMs} ms: ${l}`));
-    }
+    const runs = await acrossTheRun(args, 150, async (r) => {
+      left.push(...(await leftOnPool(stack)).map((l) => `${r.sig} at ${r.offsetMs} ms: ${l}`));
+    });
     const delivered = runs.filter((r) => r.delivered);
-    console.log(`interrupt offsets (external): ${delivered.length} of ${runs.length} signalled; ${delivered.filter((r) => r.run.report?.summary.interrupted).length} with an interrupted report; slowest end after the signal ${Math.max(...delivered.map((r) => r.run.ms - r.offsetMs))} ms`);
+    console.log(`interrupt offsets (external): ${delivered.length} of ${runs.length} signalled, by phase ${JSON.stringify(phases(runs))}; slowest end after the signal ${Math.max(...delivered.map((r) => r.run.ms - r.offsetMs))} ms`);
     expect(runs.flatMap((r) => problems(r, outcomes(baseline.report)))).toEqual([]);
     // Both signals reached a run that had a report to write, and one that had not got so far.
     for (const sig of ['SIGINT', 'SIGTERM']) expect(delivered.filter((r) => r.sig === sig && r.run.report?.summary.interrupted).length, sig).toBeGreaterThan(0);
@@ -158,9 +179,8 @@ describe('a signal at any moment of a run', () => {
   });
 
   test('the embedded default: fixtures it started are stopped and their folders removed, whenever the signal comes', async () => {
-    const runs: SignalledRun[] = [];
-    for (const { offsetMs, sig } of schedule(3_600, 450)) runs.push(await signalAt(['--only', 'session/set-leak'], offsetMs, sig));
-    console.log(`interrupt offsets (embedded): ${runs.filter((r) => r.delivered).length} signalled, fixtures seen at ${runs.filter((r) => r.servers.length > 0).map((r) => r.offsetMs).join(', ')} ms`);
+    const runs = await acrossTheRun(['--only', 'session/set-leak'], 450);
+    console.log(`interrupt offsets (embedded): ${runs.filter((r) => r.delivered).length} signalled, by phase ${JSON.stringify(phases(runs))}, fixtures seen at ${runs.filter((r) => r.servers.length > 0).map((r) => r.offsetMs).join(', ')} ms`);
     expect(runs.flatMap((r) => problems(r, {}))).toEqual([]);
     for (const r of runs) {
       expect(r.servers.filter(stillRunning).map((p) => `${r.sig} at ${r.offsetMs} ms: pid ${p.pid}`)).toEqual([]);
