@@ -11,6 +11,7 @@ import { selectChecks, toolVersion } from '../runner/run.js';
 import { redactUrl } from '../engine/target.js';
 import { CATALOGUE } from '../suites/catalogue.js';
 import { colorWanted } from '../reporters/terminal-reporter.js';
+import { terminalWidth } from '../reporters/terminal-text.js';
 import { parseCli, USAGE } from './args.js';
 import { startEndpoints } from './endpoints.js';
 import { wasInterrupted, watchInterrupts } from './interrupt.js';
@@ -28,7 +29,7 @@ async function main(argv: string[]): Promise<number> {
     stderr: (t) => process.stderr.write(t),
     color: colorWanted(undefined, process.env, process.stdout.isTTY === true),
     tty: process.stderr.isTTY === true,
-    width: process.stdout.columns ?? 120,
+    width: terminalWidth(process.stdout.columns),
     env: process.env,
   };
   if (argv[0] === 'diff') {

@@ -156,7 +156,7 @@ describe('a signal at any moment of a run', () => {
   let baseline: CliRun;
   beforeAll(async () => {
     stack = await startStack('pgbouncer-transaction');
-    args = ['--target', stack.target.url(), '--direct', stack.postgres.url(), '--only', 'session/set-leak,temp/temp-table'];
+    args = ['--target', stack.target.url(), '--direct', stack.postgres.url(), '--only', 'session/set-leak,temp/temp-table,locks/advisory-session,prepared/sql-prepare'];
     baseline = await runCli(args, { json: true });
   });
   afterAll(async () => {
@@ -175,6 +175,11 @@ describe('a signal at any moment of a run', () => {
     // Both signals reached a run that had a report to write, and one that had not got so far.
     for (const sig of ['SIGINT', 'SIGTERM']) expect(delivered.filter((r) => r.sig === sig && r.run.report?.summary.interrupted).length, sig).toBeGreaterThan(0);
     expect(delivered.some((r) => r.run.report === null)).toBe(true);
+    // Signals reached discovery, the start of the checks, and later (a check, the sweep, the report).
+    const seen = phases(runs);
+    expect(seen['before discovery ended'] ?? 0).toBeGreaterThan(0);
+    expect(seen['before the first check ended'] ?? 0).toBeGreaterThan(0);
+    expect((seen['between checks'] ?? 0) + (seen['sweep or report'] ?? 0)).toBeGreaterThan(0);
     expect(left).toEqual([]);
   });
 
