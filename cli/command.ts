@@ -50,6 +50,8 @@ async function main(argv: string[]): Promise<number> {
     // Expectations and the selection are validated before anything starts or connects.
     const expectations = opts.expect !== undefined ? loadExpectations(opts.expect) : null;
     selectChecks(opts.only, opts.skip);
+    // A signal while the command loaded: start no fixture only to stop it again.
+    if (interrupt.signal.aborted) throw new PooltestError('INTERRUPTED', 'interrupted before anything started; nothing to clean up');
     const started = await startEndpoints(opts, process.env, (t) => {
       if (!opts.quiet) io.stderr(`${t}\n`);
     });

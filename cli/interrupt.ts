@@ -10,9 +10,8 @@
  * the sweep. Fixture processes run in their own process group, so a terminal's Ctrl-C reaches
  * only pooltest and the shutdown order stays ours.
  */
-import { PooltestError } from '../engine/errors.js';
+import { INTERRUPTED_EXIT_CODE, PooltestError } from '../engine/errors.js';
 import { within } from '../engine/time.js';
-import { INTERRUPTED_EXIT_CODE } from '../engine/errors.js';
 import { takeEarlySignal } from './early-signals.js';
 
 type Stop = () => Promise<void>;

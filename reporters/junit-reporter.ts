@@ -54,6 +54,7 @@ function suiteProperties(r: Report): Array<[string, string | number | null]> {
     ['discovery.pooler', poolerName(d.pooler)],
     ['discovery.serverVersion', d.serverVersion],
     ['sweep', r.sweep ? sweepText(r.sweep).text.replace(/^Sweep: /, '') : null],
+    ['interrupted', r.summary.interrupted ? 'true' : null],
   ];
 }
 
