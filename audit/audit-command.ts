@@ -7,6 +7,7 @@ import { Chalk } from 'chalk';
 import { isPooltestError, PooltestError } from '../engine/errors.js';
 import { redactUrl } from '../engine/target.js';
 import { colorWanted } from '../reporters/terminal-reporter.js';
+import { terminalWidth } from '../reporters/terminal-text.js';
 import { audit } from './audit.js';
 import { AUDIT_USAGE, parseAuditArgs, type AuditArgs } from './audit-args.js';
 import { renderAuditMarkdown } from './audit-markdown.js';
@@ -44,7 +45,7 @@ export async function auditCommand(argv: string[], io: AuditIo = { stdout: proce
     if (args.markdown !== undefined) await writeOutput(args.markdown, renderAuditMarkdown(report), '--markdown');
     const isTty = (io.stdout as { isTTY?: boolean }).isTTY === true;
     const color = colorWanted(args.color, io.env ?? process.env, isTty);
-    const width = (io.stdout as { columns?: number }).columns ?? 120;
+    const width = terminalWidth((io.stdout as { columns?: number }).columns);
     io.stdout.write(renderAuditTerminal(report, new Chalk({ level: color ? 1 : 0 }), width));
     return exitCode(report, args.failOnFindings);
   } catch (error) {

@@ -78,6 +78,16 @@ Exit codes: 0 as expected (or nothing asserted), 1 a check failed its expectatio
 left state behind, or (with --compare) something breaks, 2 pooltest could not run,
 130 interrupted.`;
 
+/** The run command's options, for parseArgs and for suggestions. */
+const OPTIONS = {
+  target: { type: 'string' }, user: { type: 'string', short: 'U' }, password: { type: 'string' }, database: { type: 'string', short: 'd' },
+  direct: { type: 'string' }, profile: { type: 'string' }, only: { type: 'string', multiple: true }, skip: { type: 'string', multiple: true },
+  json: { type: 'string' }, junit: { type: 'string' }, markdown: { type: 'string' }, 'no-store': { type: 'boolean' },
+  compare: { type: 'string' }, expect: { type: 'string' }, spawn: { type: 'string' }, timeout: { type: 'string' }, 'max-pool': { type: 'string' }, 'no-color': { type: 'boolean' }, color: { type: 'boolean' },
+  verbose: { type: 'boolean', short: 'v' }, quiet: { type: 'boolean', short: 'q' }, list: { type: 'boolean' }, 'list-profiles': { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' }, version: { type: 'boolean' },
+} as const;
+
 /** Parses the run command's arguments (not `diff` or `audit`); BAD_ARGUMENTS on anything wrong. */
 export function parseCli(argv: string[]): CliOptions {
   let parsed;
@@ -85,17 +95,10 @@ export function parseCli(argv: string[]): CliOptions {
     parsed = parseArgs({
       args: argv,
       allowPositionals: false,
-      options: {
-        target: { type: 'string' }, user: { type: 'string', short: 'U' }, password: { type: 'string' }, database: { type: 'string', short: 'd' },
-        direct: { type: 'string' }, profile: { type: 'string' }, only: { type: 'string', multiple: true }, skip: { type: 'string', multiple: true },
-        json: { type: 'string' }, junit: { type: 'string' }, markdown: { type: 'string' }, 'no-store': { type: 'boolean' },
-        compare: { type: 'string' }, expect: { type: 'string' }, spawn: { type: 'string' }, timeout: { type: 'string' }, 'max-pool': { type: 'string' }, 'no-color': { type: 'boolean' }, color: { type: 'boolean' },
-        verbose: { type: 'boolean', short: 'v' }, quiet: { type: 'boolean', short: 'q' }, list: { type: 'boolean' }, 'list-profiles': { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' }, version: { type: 'boolean' },
-      },
+      options: OPTIONS,
     });
   } catch (err) {
-    throw new PooltestError('BAD_ARGUMENTS', `${err instanceof Error ? err.message : String(err)}\n\n${USAGE}`);
+    throw new PooltestError('BAD_ARGUMENTS', `${explainParseError(err)}\n\n${USAGE}`);
   }
   const v = parsed.values;
   const list = (xs: string[] | undefined): string[] => (xs ?? []).flatMap((x) => x.split(',')).map((x) => x.trim()).filter(Boolean);
@@ -123,6 +126,44 @@ export function parseCli(argv: string[]): CliOptions {
   return opts;
 }
 
+/** parseArgs' message, or for a mistyped option a short one with the nearest real option. */
+function explainParseError(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  const unknown = (err as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? /Unknown option '([^']+)'/.exec(message)?.[1] : undefined;
+  if (!unknown) return message;
+  const guess = didYouMean(unknown.replace(/^-+/, ''), OPTION_NAMES);
+  return `unknown option ${unknown}${guess ? `; did you mean --${guess}?` : ''}`;
+}
+
+/** Every long option, for suggestions. */
+const OPTION_NAMES = Object.keys(OPTIONS);
+
+/**
+ * The candidate nearest to `typed` by edit distance, when near enough to be a typo (at most a
+ * third of its letters wrong). Hand-written: a dozen lines, where none of the installed
+ * packages offers it.
+ */
+export function didYouMean(typed: string, candidates: readonly string[]): string | null {
+  let best: string | null = null;
+  let bestDistance = Math.max(2, Math.floor(typed.length / 3)) + 1;
+  for (const c of candidates) {
+    const d = editDistance(typed.toLowerCase(), c);
+    if (d < bestDistance) [best, bestDistance] = [c, d];
+  }
+  return best;
+}
+
+/** Levenshtein distance, one row at a time. */
+function editDistance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    row = next;
+  }
+  return row[b.length]!;
+}
+
 /** Flags that contradict each other end the run here, before anything starts. */
 function checkCombinations(o: CliOptions): void {
   if (o.spawn !== undefined && o.target !== undefined) {
@@ -132,6 +173,10 @@ function checkCombinations(o: CliOptions): void {
     throw new PooltestError('BAD_ARGUMENTS', `--expect and --profile both set expectations: put "extends": "${o.profile}" in ${o.expect} instead`);
   }
   if (o.spawn !== undefined) checkSpawnable(o.spawn);
+  for (const [flag, value] of [['--target', o.target], ['--direct', o.direct], ['--compare', o.compare]] as const) {
+    // An empty value would silently mean libpq's defaults (localhost:5432).
+    if (value !== undefined && value.trim() === '') throw new PooltestError('BAD_ARGUMENTS', `${flag} is empty: give host:port or a postgres:// URL${flag === '--target' ? ' (or leave --target out to test a throwaway PgBouncer)' : ''}`);
+  }
   if (o.quiet && o.verbose) throw new PooltestError('BAD_ARGUMENTS', '--quiet and --verbose contradict each other: pick one');
 }
 

@@ -10,8 +10,9 @@
  * the sweep. Fixture processes run in their own process group, so a terminal's Ctrl-C reaches
  * only pooltest and the shutdown order stays ours.
  */
-import { PooltestError } from '../engine/errors.js';
+import { INTERRUPTED_EXIT_CODE, PooltestError } from '../engine/errors.js';
 import { within } from '../engine/time.js';
+import { takeEarlySignal } from './early-signals.js';
 
 type Stop = () => Promise<void>;
 
@@ -34,7 +35,7 @@ export interface InterruptOptions {
   write?(text: string): void;
 }
 
-export const INTERRUPTED_EXIT_CODE = 130;
+export { INTERRUPTED_EXIT_CODE };
 const DEFAULT_GRACE_MS = 60_000;
 /** Bound on stopping fixtures when forced; the fixtures' own stop is bounded too. */
 const FORCED_STOP_MS = 15_000;
@@ -82,6 +83,9 @@ export function watchInterrupts(opts: InterruptOptions): Interrupt {
     grace = setTimeout(() => force(`cleanup took longer than ${Math.round(graceMs / 1000)} s`), graceMs);
   };
   for (const sig of SIGNALS) process.on(sig, onSignal);
+  // A signal that came while the command was still loading counts as if it came now.
+  const early = takeEarlySignal();
+  if (early) onSignal(early);
 
   return {
     signal: controller.signal,
@@ -92,6 +96,16 @@ export function watchInterrupts(opts: InterruptOptions): Interrupt {
     dispose() {
       clearTimeout(grace);
       for (const sig of SIGNALS) process.off(sig, onSignal);
+      // The report is out and the process about to end: a signal now must not kill it (Node's
+      // default), or output still buffered is lost. The first one lets the exit come (the
+      // report's own code, set last), a second one, or a process that does not end, exits 130.
+      let late = false;
+      const onLateSignal = (): void => {
+        if (late) process.exit(INTERRUPTED_EXIT_CODE);
+        late = true;
+        setTimeout(() => process.exit(INTERRUPTED_EXIT_CODE), 2_000).unref();
+      };
+      for (const sig of SIGNALS) process.on(sig, onLateSignal);
       // Interrupted and done: nothing may keep the process from ending with its exit code.
       if (received !== null) setTimeout(() => process.exit(INTERRUPTED_EXIT_CODE), 2_000).unref();
     },

@@ -30,6 +30,9 @@ export type PooltestErrorCode =
   | 'AUDIT_STATS_UNAVAILABLE'
   | 'AUDIT_STATS_PERMISSION';
 
+/** The exit code of a run stopped by SIGINT/SIGTERM (128 + SIGINT, as shells report it). */
+export const INTERRUPTED_EXIT_CODE = 130;
+
 export class PooltestError extends Error {
   readonly code: PooltestErrorCode;
   /** Extra context safe to print (never a password). */

@@ -106,7 +106,10 @@ const LEFTOVER_COLUMNS = ['locks', 'temp_tables', 'listens', 'prepared', 'cursor
  */
 export async function sweep(ctx: RunContext, checkIds: readonly string[], touched: readonly number[] = []): Promise<SweepResult> {
   const scn = new Scenario(ctx);
+  // Two kinds of news, kept apart: what was found (dirty, pooltest's own failure) and what
+  // could not be looked at (unknown: an unreachable pooler is no proof of a mess, nor of none).
   const leftovers: string[] = [];
+  const doubts: string[] = [];
   let visited: number[] = [];
   const via: string[] = ['target'];
   try {
@@ -115,17 +118,80 @@ export async function sweep(ctx: RunContext, checkIds: readonly string[], touche
     const visits = await visitBackends(scn, 'sweep.visit', visitStatements(ctx.runId, checkIds), touched, { holdMs: 200, waitMs, deadlineMs: 3 * ctx.bounds.stepMs });
     visited = visits.visited;
     const found = findings(visits);
-    leftovers.push(...found.left, ...found.unreached.map((pid) => `backend ${pid}: used by this run and still alive, but no visit reached it (other clients kept it busy): not proven clean`));
-    if (visited.length === 0) leftovers.push('the sweep could not reach any backend');
-    await sweepGlobal(scn, ctx, checkIds, leftovers, via);
+    leftovers.push(...found.left);
+    doubts.push(...found.doubts, ...found.unreached.map((pid) => `backend ${pid}: used by this run and still alive, but no visit reached it (other clients kept it busy): not proven clean`));
+    if (visited.length === 0) doubts.push(`the sweep could not reach any backend${firstConnectError(scn)}`);
+    await sweepGlobal(scn, ctx, checkIds, leftovers, doubts, via);
   } catch (err) {
-    leftovers.push(`the sweep could not finish: ${err instanceof Error ? err.message : String(err)}`);
+    doubts.push(`the sweep could not finish: ${err instanceof Error ? err.message : String(err)}`);
   } finally {
     await scn.closeAll();
   }
+  // A malformed message from the target: what it said cannot be trusted, so nothing is proven.
   const violation = protocolViolationIn(scn.steps);
-  if (violation) leftovers.push(`not proven clean: the target broke the PostgreSQL wire protocol during the sweep (${describeViolationStep(violation)})`);
-  return { clean: leftovers.length === 0, backendsVisited: visited, leftovers, via };
+  if (violation) doubts.push(`not proven clean: the target broke the PostgreSQL wire protocol during the sweep (${describeViolationStep(violation)})`);
+  // Last, once no session of this run will touch the pool again.
+  const restored = await restoreNames(ctx, leftovers, doubts);
+  const state = leftovers.length > 0 ? 'dirty' : doubts.length > 0 ? 'unknown' : 'clean';
+  return {
+    clean: state === 'clean', state, ...(doubts.length > 0 ? { reason: doubts.join('; ') } : {}), backendsVisited: visited, leftovers, via,
+    ...(restored.length > 0 ? { restored } : {}),
+  };
+}
+
+/**
+ * The run's own name, which the pooler may leave on its server connections. Every session of
+ * the run sends `pooltest-<run>` as its startup application_name. PgBouncer tracks that
+ * parameter per client and applies it to whichever server connection the client gets, with
+ * a SET; but to a client that sent no name it applies nothing (an empty value is skipped), so
+ * such a client - node-postgres by default - is shown whatever name the server connection
+ * had last: pooltest's, long after the run. Startup parameters cannot avoid that, and SET
+ * LOCAL would not name the sessions other runs and the sweep look for.
+ *
+ * So the sweep ends by looking as such a client: as many nameless clients at once as the
+ * pool is wide, each resetting a name of this run it finds (RESET restores the server's own
+ * default, which PgBouncer never sets). The run's own name there is routine and is reported
+ * as restored; a check's marker name (`pooltest-<run>-<check>`) is a leftover; a name that
+ * RESET does not remove is one the pooler passes at startup, and is reported too.
+ * Where no client shares a backend (direct) there is nothing to restore. pgpool-II gives a
+ * client with other startup parameters other backends, so nameless clients find nothing of
+ * this run there: its backends keep the name only for clients that send the same one.
+ */
+async function restoreNames(ctx: RunContext, leftovers: string[], doubts: string[]): Promise<string[]> {
+  if (ctx.discovery.mode === 'direct') return [];
+  const scn = new Scenario(ctx);
+  scn.applicationName = '';
+  const restored: string[] = [];
+  const mine = `pooltest-${ctx.runId}`;
+  const sql = [
+    `SELECT current_setting('application_name') AS seen_app`,
+    cleanupBlock(`IF current_setting('application_name') LIKE '${mine}%' THEN RESET application_name; END IF;`),
+    `SELECT current_setting('application_name') AS after_app`,
+  ];
+  try {
+    const waitMs = Math.min(ctx.bounds.stepMs, 4 * ctx.discovery.waitBoundMs);
+    const visits = await visitBackends(scn, 'sweep.names', sql, [], { holdMs: 200, waitMs, deadlineMs: ctx.bounds.stepMs });
+    for (const step of visits.steps) {
+      const seen = valueOf(step, 'seen_app');
+      const after = valueOf(step, 'after_app');
+      if (step.error) doubts.push(`backend ${step.pid ?? '?'}: could not look at application_name: ${step.error.message}`);
+      if (typeof seen !== 'string' || !seen.startsWith(mine)) continue;
+      if (typeof after === 'string' && after.startsWith(mine)) leftovers.push(`backend ${step.pid}: application_name = ${after} even after RESET (the pooler passes it at startup)`);
+      else if (seen === mine) restored.push(`backend ${step.pid}: application_name ${seen} reset`);
+      else leftovers.push(`backend ${step.pid}: application_name = ${seen} (a check's SET, shown to clients that send no name)`);
+    }
+  } catch (err) {
+    doubts.push(`could not look at application_name as a client that sends none: ${err instanceof Error ? err.message : String(err)}`);
+  } finally {
+    await scn.closeAll();
+  }
+  return restored;
+}
+
+/** Why no visitor got in, when a connection failed (a pooler that is down says so here). */
+function firstConnectError(scn: Scenario): string {
+  const failed = scn.steps.find((s) => s.tag === 'sweep.visit.connect' && s.error !== null);
+  return failed?.error ? `: ${failed.error.message}` : '';
 }
 
 /**
@@ -143,7 +209,8 @@ export async function tidy(ctx: RunContext, checkIds: readonly string[], touched
     const d = ctx.discovery;
     const holdMs = Math.min(200, Math.max(50, Math.round(20 * d.rttMs + 4 * d.connectLatencyMs)));
     const waitMs = Math.min(ctx.bounds.stepMs, 2 * d.waitBoundMs);
-    return findings(await visitBackends(scn, 'tidy.visit', visitStatements(ctx.runId, checkIds), touched, { holdMs, waitMs, deadlineMs: 4 * waitMs }));
+    const found = findings(await visitBackends(scn, 'tidy.visit', visitStatements(ctx.runId, checkIds), touched, { holdMs, waitMs, deadlineMs: 4 * waitMs }));
+    return { left: [...found.left, ...found.doubts], unreached: found.unreached };
   } catch (err) {
     return { left: [`could not visit the pool: ${err instanceof Error ? err.message : String(err)}`], unreached: [] };
   } finally {
@@ -162,21 +229,22 @@ export interface Findings {
   unreached: number[];
 }
 
-function findings(visits: Visits): Findings {
+function findings(visits: Visits): Findings & { doubts: string[] } {
   const left: string[] = [];
+  const doubts: string[] = [];
   for (const step of visits.steps) {
     if (step.pid === null) continue;
     for (const col of LEFTOVER_COLUMNS) {
       const n = numberOf(step, col) ?? 0;
       if (n > 0) left.push(`backend ${step.pid}: ${col} = ${n}`);
     }
-    if (step.error) left.push(`backend ${step.pid}: could not inspect: ${step.error.message}`);
+    if (step.error) doubts.push(`backend ${step.pid}: could not inspect: ${step.error.message}`);
   }
-  return { left, unreached: visits.unvisited };
+  return { left, doubts, unreached: visits.unvisited };
 }
 
 /** Catalog-wide views: locks and temp tables of any session, and (direct) idle transactions. */
-async function sweepGlobal(scn: Scenario, ctx: RunContext, checkIds: readonly string[], leftovers: string[], via: string[]): Promise<void> {
+async function sweepGlobal(scn: Scenario, ctx: RunContext, checkIds: readonly string[], leftovers: string[], doubts: string[], via: string[]): Promise<void> {
   const keys = lockKeys(ctx.runId, checkIds).join(', ');
   const globalSql = `SELECT pg_backend_pid() AS pid,
     (SELECT count(*)::int FROM pg_locks WHERE locktype = 'advisory' AND classid = ${LOCK_NAMESPACE} AND objid IN (${keys})) AS any_locks,
@@ -185,6 +253,7 @@ async function sweepGlobal(scn: Scenario, ctx: RunContext, checkIds: readonly st
     (${countRunTablesSql(runTablePattern(ctx.runId))}) AS run_tables`;
   const g = await scn.open('G');
   const step = await g.run('sweep.global', globalSql);
+  if (step.error) doubts.push(`could not look catalog-wide: ${step.error.message}`);
   for (const col of ['any_locks', 'any_temp_tables', 'any_schemas', 'run_tables']) {
     const n = numberOf(step, col) ?? 0;
     if (n > 0) leftovers.push(`some backend: ${col} = ${n}`);
@@ -200,11 +269,11 @@ async function sweepGlobal(scn: Scenario, ctx: RunContext, checkIds: readonly st
   if ((numberOf(step, 'run_tables') ?? 0) > 0) {
     await g.run('sweep.cleanup', cleanupBlock(dropTablesSql(runTablePattern(ctx.runId), ctx.bounds.stepMs / 2)));
   }
-  await idleInTransaction(scn, g, 'target', ctx.runId, leftovers);
+  await idleInTransaction(scn, g, 'target', ctx.runId, leftovers, doubts);
   if (!ctx.direct) return;
   via.push('direct');
   const d = await scn.open('GD', { to: 'direct' });
-  await idleInTransaction(scn, d, 'direct', ctx.runId, leftovers);
+  await idleInTransaction(scn, d, 'direct', ctx.runId, leftovers, doubts);
 }
 
 /** How long a backend of ours may take to leave a transaction after its client went away. */
@@ -215,7 +284,7 @@ const SETTLE_MS = 1_000;
  * of ours the pooler kept open. Looked at again for a moment before it counts, because a
  * pooler closes a dead client's server connection asynchronously.
  */
-async function idleInTransaction(scn: Scenario, s: Session, where: string, runId: string, leftovers: string[]): Promise<void> {
+async function idleInTransaction(scn: Scenario, s: Session, where: string, runId: string, leftovers: string[], doubts: string[]): Promise<void> {
   const sql = `SELECT count(*)::int AS idle_in_tx FROM pg_stat_activity
     WHERE state LIKE 'idle in transaction%' AND application_name LIKE 'pooltest-${runId}%' AND pid <> pg_backend_pid()`;
   const deadline = Date.now() + SETTLE_MS;
@@ -223,7 +292,7 @@ async function idleInTransaction(scn: Scenario, s: Session, where: string, runId
     const step = await s.run(`sweep.${where}.idle`, sql);
     const n = numberOf(step, 'idle_in_tx');
     if (n === null) {
-      leftovers.push(`${where}: could not read pg_stat_activity: ${step.error?.message ?? 'no answer'}`);
+      doubts.push(`${where}: could not read pg_stat_activity: ${step.error?.message ?? 'no answer'}`);
       return;
     }
     if (n === 0) return;

@@ -44,7 +44,7 @@ const SSL_MODES: readonly SslMode[] = ['disable', 'allow', 'prefer', 'require', 
  * the PG* environment variables, then libpq's defaults.
  */
 export function resolveTarget(input: TargetInput, env: NodeJS.ProcessEnv = process.env): Target {
-  const fromText = input.target ? parseTargetText(input.target) : {};
+  const fromText = input.target !== undefined ? parseTargetText(input.target) : {};
   const port = fromText.port ?? numberFromEnv(env.PGPORT) ?? 5432;
   const user = input.user ?? fromText.user ?? env.PGUSER ?? env.USER ?? 'postgres';
   const sslmode = fromText.sslmode ?? parseSslMode(env.PGSSLMODE) ?? 'prefer';
@@ -101,6 +101,9 @@ export interface ParsedText {
 
 /** What a `host:port` or URL spells out, and nothing else. */
 export function parseTargetText(text: string): ParsedText {
+  // An empty value (`--target ''`, an unset variable in a script) would otherwise mean
+  // localhost:5432 without a word: libpq's defaults are for leaving the target out.
+  if (text.trim() === '') throw new PooltestError('BAD_TARGET_URL', 'the target is empty: give host:port or a postgres:// URL (or leave it out to use the PG* variables and defaults)');
   if (/^postgres(ql)?:\/\//i.test(text)) return parseUrl(text);
   if (text.includes('://')) {
     throw new PooltestError('BAD_TARGET_URL', `target "${redactUrl(text)}" is not a postgres:// URL or host:port`);
@@ -111,6 +114,12 @@ export function parseTargetText(text: string): ParsedText {
   return { host, ...(match[2] ? { port: checkedPort(match[2], text) } : {}) };
 }
 
+/**
+ * URLs are parsed here with the WHATWG parser rather than with pg-connection-string (node-
+ * postgres's parser): that one leaves an invalid %-escape undecoded (a password sent as typed,
+ * failing far from the typo), writes a warning about sslmode to stderr, and maps sslmode to
+ * its own TLS options, while pooltest follows libpq's sslmode itself (session/connect.ts).
+ */
 function parseUrl(text: string): ParsedText {
   let url: URL;
   try {
@@ -121,10 +130,18 @@ function parseUrl(text: string): ParsedText {
   const out: ParsedText = {};
   if (url.hostname) out.host = url.hostname.replace(/^\[|\]$/g, '');
   if (url.port) out.port = checkedPort(url.port, redactUrl(text));
-  if (url.username) out.user = decodeURIComponent(url.username);
-  if (url.password) out.password = decodeURIComponent(url.password);
+  const decode = (part: string, what: string): string => {
+    try {
+      return decodeURIComponent(part);
+    } catch {
+      // URIError: a % not followed by two hex digits. The message never shows the password.
+      throw new PooltestError('BAD_TARGET_URL', `the ${what} in "${redactUrl(text)}" has an invalid %-escape (write a literal % as %25)`);
+    }
+  };
+  if (url.username) out.user = decode(url.username, 'user name');
+  if (url.password) out.password = decode(url.password, 'password');
   const db = url.pathname.replace(/^\//, '');
-  if (db) out.database = decodeURIComponent(db);
+  if (db) out.database = decode(db, 'database name');
   const sslmode = url.searchParams.get('sslmode');
   if (sslmode !== null) {
     const mode = parseSslMode(sslmode);

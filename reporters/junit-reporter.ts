@@ -7,7 +7,8 @@
  * properties; the recorded steps go to `<system-out>`, the one place every CI system displays.
  * A final `pooltest/sweep` testcase fails when the run left state behind.
  */
-import type { CheckResult, Report } from '../engine/types.js';
+import { sweepState, type CheckResult, type Report } from '../engine/types.js';
+import { sweepText } from './sweep-text.js';
 import { redactUrl } from '../engine/target.js';
 import { poolerName, targetText } from './report-text.js';
 import { stepLine } from './step-text.js';
@@ -19,8 +20,8 @@ export function renderJunit(report: Report): string {
   const sweep = sweepCase(report);
   const tests = cases.length + (sweep ? 1 : 0);
   // Counted from the testcases themselves, so the totals always match what the file holds.
-  const failures = report.checks.filter((c) => c.verdict === 'fail').length + (report.sweep && !report.sweep.clean ? 1 : 0);
-  const skipped = report.checks.filter((c) => c.verdict === 'inconclusive' || c.verdict === 'skipped').length;
+  const failures = report.checks.filter((c) => c.verdict === 'fail').length + (report.sweep && sweepState(report.sweep) === 'dirty' ? 1 : 0);
+  const skipped = report.checks.filter((c) => c.verdict === 'inconclusive' || c.verdict === 'skipped').length + (report.sweep && sweepState(report.sweep) === 'unknown' ? 1 : 0);
   const counts = { tests, failures, errors: 0, skipped, time: seconds(report.durationMs) };
   const t = report.target;
   const lines = [
@@ -52,7 +53,8 @@ function suiteProperties(r: Report): Array<[string, string | number | null]> {
     ['discovery.poolSize', d.poolSize],
     ['discovery.pooler', poolerName(d.pooler)],
     ['discovery.serverVersion', d.serverVersion],
-    ['sweep', r.sweep ? (r.sweep.clean ? 'clean' : `dirty: ${r.sweep.leftovers.join('; ')}`) : null],
+    ['sweep', r.sweep ? sweepText(r.sweep).text.replace(/^Sweep: /, '') : null],
+    ['interrupted', r.summary.interrupted ? 'true' : null],
   ];
 }
 
@@ -105,8 +107,12 @@ function systemOut(c: CheckResult): string {
 function sweepCase(r: Report): string | null {
   if (!r.sweep) return null;
   const s = r.sweep;
-  const props = properties([['clean', String(s.clean)], ['via', s.via.join(', ')], ['backendsVisited', s.backendsVisited.join(', ')]], '      ');
-  const failure = s.clean ? '' : `\n      <failure${attributes({ type: 'leftover-state', message: 'pooltest left state behind' })}>${escapeXml(s.leftovers.join('\n'))}</failure>`;
+  const state = sweepState(s);
+  const props = properties([['clean', String(s.clean)], ['state', state], ['via', s.via.join(', ')], ['backendsVisited', s.backendsVisited.join(', ')]], '      ');
+  // Could not look is no failure of the run: a skipped case with the reason, so CI shows it.
+  const failure = state === 'clean' ? ''
+    : state === 'unknown' ? `\n      <skipped${attributes({ message: `the sweep could not look for leftovers: ${s.reason ?? 'no reason recorded'}` })}/>`
+    : `\n      <failure${attributes({ type: 'leftover-state', message: 'pooltest left state behind' })}>${escapeXml(s.leftovers.join('\n'))}</failure>`;
   return `    <testcase${attributes({ classname: 'pooltest', name: 'pooltest/sweep', time: 0 })}>\n${props}${failure}\n    </testcase>`;
 }
 

@@ -8,6 +8,7 @@ import type { CheckResult, Report } from '../engine/types.js';
 import { code, inline, table, VERDICT_BADGE, withLinks } from './markdown.js';
 import { poolerText, targetText } from './report-text.js';
 import { bySeverity } from './severity.js';
+import { countsText, sweepText } from './sweep-text.js';
 
 /** Renders `report` as GitHub-flavoured Markdown. */
 export function renderMarkdown(report: Report): string {
@@ -49,10 +50,14 @@ function footnote(c: CheckResult, n: number): string {
 
 function summary(r: Report): string {
   const s = r.summary;
-  const sweep = r.sweep
-    ? r.sweep.clean
-      ? `Sweep: clean (${r.sweep.backendsVisited.length} backend(s) visited via ${r.sweep.via.join(' and ')}).`
-      : `Sweep: **dirty**, pooltest left state behind: ${inline(r.sweep.leftovers.join('; '))}.`
-    : 'Sweep: not run.';
-  return `**${s.total} checks:** ${s.pass} pass, ${s.fail} fail, ${s.inconclusive} inconclusive, ${s.skipped} skipped. ${sweep} Exit code ${s.exitCode}.`;
+  const sweep = r.sweep ? sweepSentence(r.sweep) : 'Sweep: not run.';
+  const [counted, rest] = countsText(s).split(/: (.*)/s);
+  return `**${counted}:** ${rest}. ${sweep} Exit code ${s.exitCode}.`;
+}
+
+function sweepSentence(sweep: NonNullable<Report['sweep']>): string {
+  const { state, text } = sweepText(sweep);
+  if (state === 'clean') return `${text}.`;
+  if (state === 'unknown') return `Sweep: *unknown*, could not look for leftovers: ${inline(sweep.reason ?? 'no reason recorded')}.`;
+  return `Sweep: **dirty**, pooltest left state behind: ${inline(sweep.leftovers.join('; '))}.`;
 }

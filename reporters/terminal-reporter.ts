@@ -4,6 +4,7 @@
  * Colour comes from chalk and is off when NO_COLOR is set, when --no-color is given, or when
  * output is not a TTY.
  */
+import { plural, sweepText } from './sweep-text.js';
 import { Chalk, type ChalkInstance } from 'chalk';
 import type { Discovery, Report, Verdict } from '../engine/types.js';
 import { poolerName, targetText } from './report-text.js';
@@ -79,12 +80,12 @@ export function renderQuiet(report: Report, opts: TerminalOptions): string {
 function closingLines(report: Report, c: ChalkInstance): string[] {
   const lines: string[] = [];
   if (report.sweep) {
-    lines.push(report.sweep.clean
-      ? c.green(`Sweep: clean (${report.sweep.backendsVisited.length} backend(s) visited via ${report.sweep.via.join(' and ')})`)
-      : c.red(oneLine(`Sweep: DIRTY - pooltest left state behind: ${report.sweep.leftovers.join('; ')}`)));
+    const { state, text } = sweepText(report.sweep);
+    lines.push(state === 'clean' ? c.green(text) : state === 'unknown' ? c.yellow(oneLine(text)) : c.red(oneLine(text)));
   }
   const s = report.summary;
-  lines.push(`${c.bold('Summary')}  ${s.total} checks: ${c.green(`${s.pass} pass`)}, ${c.red(`${s.fail} fail`)}, ${c.yellow(`${s.inconclusive} inconclusive`)}, ${s.skipped} skipped  (${(report.durationMs / 1000).toFixed(1)} s)  exit ${s.exitCode}`);
+  const interrupted = s.interrupted ? `, ${c.yellow.bold('interrupted')}` : '';
+  lines.push(`${c.bold('Summary')}  ${plural(s.total, 'check')}: ${c.green(`${s.pass} pass`)}, ${c.red(`${s.fail} fail`)}, ${c.yellow(`${s.inconclusive} inconclusive`)}, ${s.skipped} skipped${interrupted}  (${(report.durationMs / 1000).toFixed(1)} s)  exit ${s.exitCode}`);
   return lines;
 }
 

@@ -9,6 +9,16 @@ export function oneLine(text: string): string {
   return text.replace(/\r\n|[\r\n\t]/g, ' ').replace(/[\u0000-\u001F\u007F-\u009F]/g, '?');
 }
 
+/**
+ * The width to lay out for, from what the terminal reports. A pipe reports nothing, and some
+ * terminals (a container's console, an IDE's) report 0 columns: folding to that printed one
+ * word per line. Below 40 columns nothing folds readably either.
+ */
+export function terminalWidth(columns: number | undefined, fallback = 120): number {
+  if (columns === undefined || !Number.isFinite(columns) || columns <= 0) return fallback;
+  return Math.max(40, Math.floor(columns));
+}
+
 /** `text` as one line, cut to `width` characters with an ellipsis. */
 export function cut(text: string, width: number): string {
   const s = oneLine(text);

@@ -5,18 +5,19 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { PooltestError } from '../engine/errors.js';
+import { INTERRUPTED_EXIT_CODE, PooltestError } from '../engine/errors.js';
 import { discover } from '../engine/discovery.js';
 import { newRunId } from '../engine/markers.js';
 import { findProfile } from '../profiles/index.js';
 import { sweep } from '../engine/sweep.js';
+import { checkDirect } from '../engine/direct-check.js';
 import { announceRun } from '../engine/steering/other-runs.js';
 import { publicTarget, resolveRelated, resolveTarget, type Target } from '../engine/target.js';
 import { checkFileProblems } from './check-files.js';
 import { runOrder } from './check-order.js';
 import { preloadVitest, runSuites, suitesLocation } from './vitest-runner.js';
 import { CATALOGUE } from '../suites/catalogue.js';
-import { REPORT_SCHEMA_VERSION, type CheckResult, type Discovery, type Profile, type Report } from '../engine/types.js';
+import { REPORT_SCHEMA_VERSION, sweepState, type CheckResult, type Discovery, type Profile, type Report } from '../engine/types.js';
 import type { RunContext } from '../engine/steering/scenario.js';
 
 export interface RunOptions {
@@ -74,6 +75,8 @@ export async function run(opts: RunOptions = {}): Promise<Report> {
   const bounds = { connectMs: stepMs, stepMs };
   const runId = opts.runId ?? newRunId();
   if (selected.length > 0) preloadVitest();
+  // A wrong --direct found now is a clear error; found by the sweep it would cost the whole run.
+  if (direct) await checkDirect(direct, bounds, opts.signal);
   let phaseStart = performance.now();
   const phaseEnd = (phase: 'discovery' | 'checks' | 'sweep'): void => {
     const now = performance.now();
@@ -101,7 +104,7 @@ export async function run(opts: RunOptions = {}): Promise<Report> {
     ? 'not run: the run was interrupted before this check started'
     : 'not run: Vitest reported no result for this check (its suite file failed to load or was not found)';
   const ordered = orderByCatalogue(withNotRun(results, selected, notRun, profile));
-  return buildReport({ startedAt, t0, target, direct, discovery, profile, checks: ordered, sweep: sweepResult, runId: ctx.runId });
+  return buildReport({ startedAt, t0, target, direct, discovery, profile, checks: ordered, sweep: sweepResult, runId: ctx.runId, interrupted: opts.signal?.aborted === true });
 }
 
 /** Resolves `--only`/`--skip` (ids or areas) against the catalogue; unknown names are errors. */
@@ -177,12 +180,14 @@ interface ReportParts {
   checks: CheckResult[];
   sweep: Report['sweep'];
   runId: string;
+  interrupted: boolean;
 }
 
 function buildReport(p: ReportParts): Report {
   const count = (v: string): number => p.checks.filter((c) => c.verdict === v).length;
   const fail = count('fail');
-  const dirty = p.sweep !== null && !p.sweep.clean;
+  // An unknown sweep (target down, --direct unreachable) is reported, not counted as a mess.
+  const dirty = p.sweep !== null && sweepState(p.sweep) === 'dirty';
   return {
     schemaVersion: REPORT_SCHEMA_VERSION,
     tool: { name: 'pooltest', version: toolVersion() },
@@ -201,7 +206,9 @@ function buildReport(p: ReportParts): Report {
       fail,
       inconclusive: count('inconclusive'),
       skipped: count('skipped'),
-      exitCode: fail > 0 || dirty ? 1 : 0,
+      // Interrupted: what ran is reported as it is, and the exit code says the run was cut short.
+      exitCode: p.interrupted ? INTERRUPTED_EXIT_CODE : fail > 0 || dirty ? 1 : 0,
+      ...(p.interrupted ? { interrupted: true } : {}),
     },
   };
 }

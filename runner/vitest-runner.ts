@@ -62,21 +62,18 @@ export async function runSuites(provided: PooltestProvided, fileFilters: string[
   const { root, pattern } = suitesLocation();
   const results: CheckResult[] = [];
   let cancel: (() => void) | null = null;
-  const ownSignalListeners = new Set([...process.listeners('SIGINT'), ...process.listeners('SIGTERM')]);
   const collector = {
     onInit(vitest: { cancelCurrentRun(reason: string): Promise<void> }) {
       const signal = events.signal;
       if (!signal) return;
-      // Vitest's logger exits the process on SIGINT/SIGTERM (its CLI's behaviour). Here the
-      // caller owns those signals and must get to sweep and clean up first: drop Vitest's.
-      for (const sig of ['SIGINT', 'SIGTERM'] as const) {
-        for (const l of process.listeners(sig)) if (!ownSignalListeners.has(l)) process.off(sig, l);
-      }
       cancel = () => void vitest.cancelCurrentRun('pooltest-interrupted');
       if (signal.aborted) cancel();
       else signal.addEventListener('abort', cancel, { once: true });
     },
     onTestModuleStart(mod: { moduleId: string }) {
+      // A cancel that came before the run began is forgotten: Vitest clears its cancelling
+      // flag when the run starts (runFiles). Say it again once a file is under way.
+      if (events.signal?.aborted) cancel?.();
       events.onCheckStart?.(mod.moduleId);
     },
     onTestCaseAnnotate(_testCase: unknown, annotation: { type: string; message: string }) {
@@ -94,35 +91,66 @@ export async function runSuites(provided: PooltestProvided, fileFilters: string[
   };
   const sink = new Writable({ write: (_c, _e, cb) => cb() });
   const previousExitCode = process.exitCode;
-  const vitest = await startVitest(
-    'test',
-    fileFilters,
-    {
-      root,
-      config: false,
-      watch: false,
-      include: [pattern],
-      reporters: [collector],
-      provide: { pooltest: provided },
-      fileParallelism: false,
-      // Files run in the order of fileFilters, the same every run (see check-order.ts).
-      sequence: { sequencer: sequencerFor(fileFilters) },
-      maxWorkers: 1,
-      pool: 'threads',
-      isolate: false,
-      testTimeout: 120_000,
-      hookTimeout: 30_000,
-      passWithNoTests: true,
-      silent: true,
-    },
-    { cacheDir: path.join(os.tmpdir(), 'pooltest-vite-cache') },
-    { stdout: sink, stderr: sink },
-  );
-  if (cancel) events.signal?.removeEventListener('abort', cancel);
-  await vitest?.close();
-  // startVitest sets a failing exit code when a check fails its expectation; the CLI decides.
-  process.exitCode = previousExitCode;
+  // Vitest's logger exits the process on SIGINT/SIGTERM (its CLI's behaviour), from the moment
+  // it is constructed, well before any reporter hears of it. Here the caller owns those
+  // signals and must get to sweep and clean up first: Vitest's handlers are never installed.
+  const restoreSignals = events.signal ? keepSignalsToCaller() : () => undefined;
+  try {
+    const vitest = await startVitest(
+      'test',
+      fileFilters,
+      {
+        root,
+        config: false,
+        watch: false,
+        include: [pattern],
+        reporters: [collector],
+        provide: { pooltest: provided },
+        fileParallelism: false,
+        // Files run in the order of fileFilters, the same every run (see check-order.ts).
+        sequence: { sequencer: sequencerFor(fileFilters) },
+        maxWorkers: 1,
+        pool: 'threads',
+        isolate: false,
+        testTimeout: 120_000,
+        hookTimeout: 30_000,
+        passWithNoTests: true,
+        silent: true,
+      },
+      { cacheDir: path.join(os.tmpdir(), 'pooltest-vite-cache') },
+      { stdout: sink, stderr: sink },
+    );
+    if (cancel) events.signal?.removeEventListener('abort', cancel);
+    await vitest?.close();
+    // startVitest sets a failing exit code when a check fails its expectation; the CLI decides.
+    process.exitCode = previousExitCode;
+  } finally {
+    restoreSignals();
+  }
   return results;
+}
+
+const SIGNALS = new Set<string | symbol>(['SIGINT', 'SIGTERM']);
+
+/**
+ * Until the returned function is called, SIGINT/SIGTERM listeners that others add to
+ * `process` are not installed (Vitest's `process.once('SIGINT', exit)`; `once` goes through
+ * `on`). Listeners added earlier, the caller's own, stay and keep working.
+ */
+function keepSignalsToCaller(): () => void {
+  type Add = typeof process.on;
+  const original = { on: process.on, addListener: process.addListener, prependListener: process.prependListener };
+  const guard = (add: Add): Add => function (this: NodeJS.Process, event: string | symbol, listener: (...args: unknown[]) => void) {
+    return SIGNALS.has(event) ? this : add.call(this, event as 'SIGINT', listener);
+  } as Add;
+  process.on = guard(original.on);
+  process.addListener = guard(original.addListener);
+  process.prependListener = guard(original.prependListener);
+  return () => {
+    process.on = original.on;
+    process.addListener = original.addListener;
+    process.prependListener = original.prependListener;
+  };
 }
 
 /** A test that ended without a result (it threw before judging): report it, never drop it. */

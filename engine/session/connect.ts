@@ -98,6 +98,10 @@ export function classifyConnectError(err: unknown, target: Target, timeoutMs: nu
     // PgBouncer with client_tls_sslmode=require answers a plaintext startup with "SSL required".
     return new PooltestError('TLS_FAILED', `${where} requires TLS, and sslmode=${target.sslmode} connected without it: ${msg}`, detail);
   }
+  if (!target.password && /client password must be a string/i.test(msg)) {
+    // pg's words for "the server asked for a password and there is none" (SCRAM): say it as psql does.
+    return new PooltestError('AUTH_FAILED', `${where} asks for a password and none was given: pass --password, set PGPASSWORD, or put it in the URL`, detail);
+  }
   if (/password|SASL|SCRAM|authentication/i.test(msg)) {
     return new PooltestError('AUTH_FAILED', `authentication with ${where} failed: ${msg}`, detail);
   }

@@ -34,10 +34,17 @@ export class Scenario {
   readonly signal: AbortSignal | undefined;
   /** Logins ahead of need through the target, when {@link useSpares} turned them on. */
   private spares: Spares | null = null;
+  /**
+   * The startup application_name of the sessions it opens: the run's name, so that the sweep
+   * and other runs can tell them apart. '' sends none, as many drivers do (node-postgres
+   * among them): some poolers treat such a client differently (see sweep.ts, names).
+   */
+  applicationName: string;
 
   constructor(ctx: RunContext, signal?: AbortSignal) {
     this.ctx = ctx;
     this.signal = signal;
+    this.applicationName = applicationNameFor(ctx.runId);
   }
 
   get interrupted(): boolean {
@@ -68,22 +75,24 @@ export class Scenario {
   }
 
   /** Opens a session through the target. Connection failures are thrown (the check becomes inconclusive). */
-  async open(label: string, opts: { connectMs?: number; to?: 'target' | 'direct' } = {}): Promise<Session> {
+  async open(label: string, opts: { connectMs?: number; to?: 'target' | 'direct'; applicationName?: string } = {}): Promise<Session> {
     const target = opts.to === 'direct' ? this.ctx.direct : this.ctx.target;
     if (!target) throw new PooltestError('BAD_ARGUMENTS', 'this step needs --direct');
     const connectMs = opts.connectMs ?? this.ctx.bounds.connectMs;
-    const spare = opts.to !== 'direct' && this.spares && !this.interrupted ? await this.spares.take(label, connectMs) : null;
-    const session = spare ?? (await this.login(label, target, connectMs));
+    const name = opts.applicationName ?? this.applicationName;
+    // A spare logged in with the scenario's own name: not for a session that must send another.
+    const spare = opts.to !== 'direct' && name === this.applicationName && this.spares && !this.interrupted ? await this.spares.take(label, connectMs) : null;
+    const session = spare ?? (await this.login(label, target, connectMs, name));
     this.sessions.push(session);
     return session;
   }
 
-  private login(label: string, target: Target, connectMs: number): Promise<Session> {
+  private login(label: string, target: Target, connectMs: number, applicationName = this.applicationName): Promise<Session> {
     const startMs = this.recorder.now();
     return Session.open(label, target, this.recorder, {
       connectMs,
       stepMs: this.ctx.bounds.stepMs,
-      applicationName: applicationNameFor(this.ctx.runId),
+      applicationName,
       ...(this.signal ? { signal: this.signal } : {}),
     }).catch((err: unknown) => {
       // A malformed startup answer is evidence about the target: recorded, so judges and the engine see it.

@@ -16,6 +16,7 @@
 import { landOn } from './land-on.js';
 import { dismiss } from './holders.js';
 import type { Scenario } from './scenario.js';
+import type { Session } from '../session/session.js';
 
 export interface StateProbe {
   /** SQL with which A creates the state (runs after reading the pid, on the same backend). */
@@ -41,12 +42,27 @@ export interface StateOptions {
    * phase's steps back under the plain tags.
    */
   phase?: string;
+  /**
+   * The startup application_name of the other clients (the candidates and the observer); A
+   * keeps the run's. '' sends none, as node-postgres and many drivers do by default.
+   */
+  observerApplicationName?: string;
 }
 
 /** Drives the shared state scenario; the record ends up in `scn.steps`. */
 export async function runStateScenario(scn: Scenario, probe: StateProbe, opts: StateOptions = {}): Promise<void> {
   const t = (tag: string): string => (opts.phase ? `${opts.phase}:${tag}` : tag);
   const a = await scn.open('A');
+  const ownName = scn.applicationName;
+  if (opts.observerApplicationName !== undefined) scn.applicationName = opts.observerApplicationName;
+  try {
+    await observeAndReadBack(scn, a, probe, t);
+  } finally {
+    scn.applicationName = ownName;
+  }
+}
+
+async function observeAndReadBack(scn: Scenario, a: Session, probe: StateProbe, t: (tag: string) => string): Promise<void> {
   const created = await a.run(t('A.create'), `SELECT pg_backend_pid() AS pid; ${probe.create}`);
   if (created.error || created.pid === null) return;
   const b1 = created.pid;

@@ -10,24 +10,36 @@
  *
  * Poolers that track these (PgBouncer's fixed list) re-apply each client's values whenever it
  * gets a server connection, so A keeps them on another backend and the observer gets its own.
+ *
+ * The scenario runs twice: once with observers that send an application_name at startup, as
+ * pooltest's sessions do, and once (phase `nameless:`) with observers that send none, as
+ * node-postgres and many drivers do by default. Some poolers treat the two differently:
+ * PgBouncer re-applies a tracked value only where the client has one, so a client that never
+ * set a name is shown A's. That is `leaked` even when the named observer was safe; the facts
+ * say what each observer saw (`named.*`, `nameless.*`).
  */
 import { defineCheck } from '../../engine/check.js';
-import { stateOutcomes } from '../../engine/judging/state-outcomes.js';
-import { markerOf, valueOf } from '../../engine/judging/record.js';
+import { phaseSteps, worstOf } from '../../engine/judging/phases.js';
+import { markerOf, stepOf, valueOf } from '../../engine/judging/record.js';
 import { judgeState } from '../../engine/judging/state-judge.js';
+import { stateOutcomes } from '../../engine/judging/state-outcomes.js';
 import { markersFor } from '../../engine/markers.js';
 import { runStateScenario } from '../../engine/steering/state-scenario.js';
-import type { StepRecord } from '../../engine/types.js';
+import type { Discovery, Judgement, StepRecord } from '../../engine/types.js';
 
 /** A zone almost nobody runs in (UTC+12:45), so seeing it means seeing A's SET. */
 const ZONE = 'Pacific/Chatham';
+
+/** The phase whose observers send no application_name at startup. */
+const NAMELESS = 'nameless';
+const WORST_FIRST = ['leaked', 'lost', 'rejected', 'pinned', 'tracked', 'session'];
 
 export const trackedParameter = defineCheck({
   id: 'session/tracked-parameter',
   title: 'SET application_name and TimeZone follow their client and nobody else',
   severity: 'correctness',
   docs: ['https://www.pgbouncer.org/features.html (startup parameters tracked in every mode)'],
-  summary: '`SET application_name` and `TimeZone`: do they follow the client; does anyone else get them',
+  summary: '`SET application_name` and `TimeZone`: do they follow the client; does anyone else get them, observed both by clients that send an application_name at startup and by clients that send none',
   outcomes: stateOutcomes({
     leaked: 'Set application_name and TimeZone as connection (startup) parameters, not with SET, or use a pooler that tracks them.',
     lost: 'The pooler drops reported parameters between transactions: pass them as startup parameters.',
@@ -38,26 +50,46 @@ export const trackedParameter = defineCheck({
   audit: { statement: 'SET of a parameter poolers usually track (application_name, TimeZone...)', consequence: 'PgBouncer replays client_encoding, DateStyle, TimeZone, IntervalStyle, standard_conforming_strings, application_name', priority: 110 },
   async scenario(scn) {
     const tag = markersFor(scn.ctx.runId, this.id).tag;
-    scn.recordMarkers({ application_name: tag, timezone: ZONE });
-    await runStateScenario(scn, {
+    const probe = {
       create: `SET application_name = '${tag}'; SET TimeZone = '${ZONE}'`,
       observe: [`SELECT current_setting('application_name') AS seen_app, current_setting('TimeZone') AS seen_tz`],
       readback: `SELECT current_setting('application_name') AS mine_app, current_setting('TimeZone') AS mine_tz`,
       cleanup: `IF current_setting('application_name') = '${tag}' THEN RESET application_name; END IF; IF current_setting('TimeZone') = '${ZONE}' THEN RESET TimeZone; END IF;`,
-    });
+    };
+    // Named observers first, under the plain tags (as recorded before the nameless phase).
+    scn.recordMarkers({ application_name: tag, timezone: ZONE });
+    await runStateScenario(scn, probe);
+    scn.recordMarkers({ application_name: tag, timezone: ZONE }, NAMELESS);
+    await runStateScenario(scn, probe, { phase: NAMELESS, observerApplicationName: '' });
   },
   judge(steps, discovery) {
-    const tag = markerOf(steps, 'application_name');
-    const read = (step: StepRecord, prefix: string, any: boolean): boolean | null => {
-      const app = valueOf(step, `${prefix}_app`);
-      const tz = valueOf(step, `${prefix}_tz`);
-      if (typeof app !== 'string' || typeof tz !== 'string' || tag === '') return null;
-      return any ? app === tag || tz === ZONE : app === tag && tz === ZONE;
-    };
-    return judgeState(steps, discovery, {
-      seenByOther: (take) => read(take, 'seen', true),
-      keptByA: (readback) => read(readback, 'mine', false),
-      show: (step) => `application_name = ${String(valueOf(step, 'seen_app') ?? valueOf(step, 'mine_app'))}, TimeZone = ${String(valueOf(step, 'seen_tz') ?? valueOf(step, 'mine_tz'))}`,
-    });
+    const named = judgeObserver(steps.filter((s) => !s.tag.startsWith(`${NAMELESS}:`)), discovery);
+    const nameless = phaseSteps(steps, NAMELESS);
+    // Logs recorded before the nameless observer existed are judged as they were.
+    if (nameless.length === 0) return named;
+    return worstOf([{ phase: 'named', judgement: named }, { phase: NAMELESS, judgement: judgeObserver(nameless, discovery) }], WORST_FIRST);
   },
 });
+
+/** One phase: did the observer on A's old backend see A's values, and did A keep them? */
+function judgeObserver(steps: readonly StepRecord[], discovery: Discovery): Judgement {
+  const tag = markerOf(steps, 'application_name');
+  const read = (step: StepRecord, prefix: string, any: boolean): boolean | null => {
+    const app = valueOf(step, `${prefix}_app`);
+    const tz = valueOf(step, `${prefix}_tz`);
+    if (typeof app !== 'string' || typeof tz !== 'string' || tag === '') return null;
+    return any ? app === tag || tz === ZONE : app === tag && tz === ZONE;
+  };
+  const judgement = judgeState(steps, discovery, {
+    seenByOther: (take) => read(take, 'seen', true),
+    keptByA: (readback) => read(readback, 'mine', false),
+    show: (step) => `application_name = ${String(valueOf(step, 'seen_app') ?? valueOf(step, 'mine_app'))}, TimeZone = ${String(valueOf(step, 'seen_tz') ?? valueOf(step, 'mine_tz'))}`,
+  });
+  // What the observer on A's old backend was shown, as facts: the values themselves.
+  const observer = steps.find((s) => s.tag === 'observe.take' && s.pid !== null && s.pid === stepOf(steps, 'A.create')?.pid && !s.timedOut);
+  const seen = (column: string): string | null => {
+    const v = valueOf(observer, column);
+    return typeof v === 'string' ? v : null;
+  };
+  return { ...judgement, facts: { ...judgement.facts, observerApplicationName: seen('seen_app'), observerTimeZone: seen('seen_tz') } };
+}

@@ -23,9 +23,10 @@ function row(...outcomes: Array<string | null>): Outcomes {
 export const EXPECTED: Record<string, Outcomes> = {
   //                  set      search   guc      role     tracked  local     reset-dc  discard  temp     commitdrop  prepare  proto     hold     lastval  adv-sess     adv-xact     listen       abandoned      cancel     queueing     multiplex         burst transaction-block lock-timeout
   direct: row('session', 'session', 'session', 'session', 'session', 'scoped', 'reset', 'reset', 'session', 'works', 'session', 'works', 'session', 'session', 'exclusive', 'exclusive', 'delivered', 'rolled-back', 'routed', 'unlimited', 'one-per-client', null, 'allowed', 'session'),
-  'pgbouncer-transaction': row('leaked', 'leaked', 'leaked', 'leaked', 'tracked', 'scoped', 'leaked', 'missed', 'leaked', 'works', 'leaked', 'failed', 'leaked', 'leaked', 'shared', 'exclusive', 'misrouted', 'rolled-back', 'routed', 'queued', 'multiplexed', null, 'allowed', 'leaked'),
+  // tracked: `leaked`, to the observer that sends no application_name (PgBouncer applies none for it).
+  'pgbouncer-transaction': row('leaked', 'leaked', 'leaked', 'leaked', 'leaked', 'scoped', 'leaked', 'missed', 'leaked', 'works', 'leaked', 'failed', 'leaked', 'leaked', 'shared', 'exclusive', 'misrouted', 'rolled-back', 'routed', 'queued', 'multiplexed', null, 'allowed', 'leaked'),
   'pgbouncer-session': row('session', 'session', 'session', 'session', 'session', 'scoped', 'reset', 'reset', 'session', 'works', 'session', 'works', 'session', 'session', 'exclusive', 'exclusive', 'delivered', 'rolled-back', 'routed', 'queued', 'one-per-client', null, 'allowed', 'session'),
-  'pgbouncer-statement': row('leaked', 'leaked', 'leaked', 'leaked', 'tracked', 'rejected', 'leaked', 'missed', 'leaked', 'rejected', 'leaked', 'failed', 'leaked', 'leaked', 'shared', 'exclusive', 'misrouted', 'rejected', 'routed', 'queued', 'multiplexed', null, 'rejected', 'leaked'),
+  'pgbouncer-statement': row('leaked', 'leaked', 'leaked', 'leaked', 'leaked', 'rejected', 'leaked', 'missed', 'leaked', 'rejected', 'leaked', 'failed', 'leaked', 'leaked', 'shared', 'exclusive', 'misrouted', 'rejected', 'routed', 'queued', 'multiplexed', null, 'rejected', 'leaked'),
   pgpool: row('session', 'session', 'session', 'session', 'session', 'scoped', 'reset', 'reset', 'session', 'works', 'session', 'works', 'session', 'session', 'exclusive', 'exclusive', 'delivered', 'rolled-back', 'ignored', 'queued', 'one-per-client', null, 'allowed', 'session'),
 };
 

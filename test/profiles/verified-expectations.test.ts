@@ -17,7 +17,9 @@ const DEDICATED = {
 };
 const TRANSACTION = {
   'session/set-leak': 'leaked',
-  'session/tracked-parameter': 'tracked',
+  // Was `tracked` with one named observer; a fixture run with an observer that sends no
+  // application_name (PgBouncer 1.18, transaction and statement mode) showed it A's name.
+  'session/tracked-parameter': 'leaked',
   'session/set-local': 'scoped',
   'temp/temp-table': 'leaked',
   'locks/advisory-session': 'shared',

@@ -1,0 +1,37 @@
+/**
+ * The sweep and the summary in words, the same in every format: "clean", "DIRTY" only when
+ * something of the run's was found, "unknown" with the reason when the sweep could not look
+ * (a pooler that is down proves neither a mess nor its absence), and counts that read right
+ * in the singular ("1 check", "1 backend").
+ */
+import { sweepState, type Report, type SweepResult, type SweepState } from '../engine/types.js';
+
+/** `1 check`, `2 checks`. */
+export function plural(n: number, word: string, many = `${word}s`): string {
+  return `${n} ${n === 1 ? word : many}`;
+}
+
+export interface SweepText {
+  state: SweepState;
+  /** One sentence without a final period, e.g. `Sweep: clean (2 backends visited via target and direct)`. */
+  text: string;
+}
+
+export function sweepText(s: SweepResult): SweepText {
+  const state = sweepState(s);
+  const restored = s.restored?.length ? `; pooltest's application_name reset on ${plural(s.restored.length, 'server connection')}` : '';
+  const visited = `${plural(s.backendsVisited.length, 'backend')} visited via ${s.via.join(' and ')}${restored}`;
+  switch (state) {
+    case 'clean':
+      return { state, text: `Sweep: clean (${visited})` };
+    case 'unknown':
+      return { state, text: `Sweep: unknown - could not look for leftovers: ${s.reason ?? 'no reason recorded'}` };
+    default:
+      return { state, text: `Sweep: DIRTY - pooltest left state behind: ${s.leftovers.join('; ')}${s.reason ? ` (and: ${s.reason})` : ''}` };
+  }
+}
+
+/** `1 check: 1 pass, 0 fail, 0 inconclusive, 0 skipped`, plus `, interrupted` when it was. */
+export function countsText(s: Report['summary']): string {
+  return `${plural(s.total, 'check')}: ${s.pass} pass, ${s.fail} fail, ${s.inconclusive} inconclusive, ${s.skipped} skipped${s.interrupted ? ', interrupted' : ''}`;
+}

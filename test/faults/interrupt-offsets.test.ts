@@ -1,0 +1,197 @@
+/**
+ * Ctrl-C at any moment: SIGINT and SIGTERM sent at many offsets across a whole short run, so
+ * that some land in every phase (process start, fixture start-up, discovery, Vitest's start,
+ * a check, the sweep, the report). Each run must end by itself within a few seconds of the
+ * signal with exit 130, never die from the signal, and either write a report whose summary
+ * says interrupted (exit 130, the sweep run and clean, no label the interruption produced)
+ * or, before discovery finished, say INTERRUPTED. Nothing may be left: no process, no fixture
+ * folder, no state on the pooler's backends.
+ *
+ * Regressions this holds down: a signal in the second after discovery was acknowledged and
+ * then ignored (Vitest's start reset the cancellation: every check ran, the report said exit
+ * 0); a signal while Vitest started killed the process through Vitest's own handler, with no
+ * report and no cleanup.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { processFamily, stillRunning, type ProcessInfo } from '../../fixtures/proc-table.js';
+import { startStack, type Stack } from '../../fixtures/stack.js';
+import { cleanBackend, freshSettings, superuserView, visitPool } from '../safety/trace-inspection.js';
+import { outcomes, runCli, type CliRun } from '../support/cli.js';
+import { wrongAnswers } from './fault-run.js';
+
+/** How long after the signal a run may take to end: the check in flight stops, the sweep runs. */
+const END_WITHIN_MS = 8_000;
+
+interface SignalledRun {
+  run: CliRun;
+  offsetMs: number;
+  sig: NodeJS.Signals;
+  /** False when the run had already ended before the offset came. */
+  delivered: boolean;
+  /** The CLI's descendants (fixture servers) and their folders, just before the signal. */
+  servers: ProcessInfo[];
+  folders: string[];
+  /** Progress lines by check id: when each arrived, in ms after the signal (negative: before). */
+  reported: Map<string, number>;
+}
+
+async function signalAt(args: string[], offsetMs: number, sig: NodeJS.Signals): Promise<SignalledRun> {
+  let delivered = false;
+  let servers: ProcessInfo[] = [];
+  let folders: string[] = [];
+  const reported = new Map<string, number>();
+  let sentAt = Infinity;
+  const run = await runCli(args, {
+    json: true,
+    timeoutMs: 60_000,
+    onSpawn(child) {
+      // Progress lines: "  [1/2] session/set-leak: leaked pass (70 ms), 1 left".
+      child.stderr?.on('data', (d: Buffer) => {
+        for (const m of d.toString().matchAll(/\[\s*\d+\/\d+\]\s+(\S+):/g)) reported.set(m[1]!, performance.now() - sentAt);
+      });
+      setTimeout(() => {
+        if (child.exitCode !== null || child.signalCode !== null) return;
+        servers = processFamily(child.pid!).filter((p) => p.pid !== child.pid);
+        folders = servers.flatMap((p) => fixtureFolder(p.pid));
+        sentAt = performance.now();
+        delivered = child.kill(sig);
+      }, offsetMs);
+    },
+  });
+  return { run, offsetMs, sig, delivered, servers, folders, reported };
+}
+
+/** The pooltest-* temp folder a fixture server runs from (postgres -D ..., pgbouncer ....ini). */
+function fixtureFolder(pid: number): string[] {
+  try {
+    const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
+    const m = /(\/\S*\/pooltest-[^/\s]+)/.exec(cmd);
+    return m ? [m[1]!] : [];
+  } catch {
+    return [];
+  }
+}
+
+/** Everything a signalled run must satisfy; returns what it got wrong, one line each. */
+function problems(r: SignalledRun, baseline: Record<string, string | null>): string[] {
+  const { run } = r;
+  const at = `${r.sig} at ${r.offsetMs} ms`;
+  if (!r.delivered) return run.code === 0 || run.code === 1 ? [] : [`${at}: ended before the signal with exit ${run.code}`];
+  // Before Node runs any JavaScript no handler can exist: the signal's default action ends the
+  // process. That is only acceptable while it had printed and started nothing.
+  if (run.signal === r.sig && run.stdout === '' && run.stderr === '' && r.servers.length === 0) return [];
+  const bad: string[] = [];
+  if (run.signal !== null) bad.push(`${at}: died from ${run.signal} (no report, no cleanup)`);
+  if (run.ms - r.offsetMs > END_WITHIN_MS) bad.push(`${at}: took ${run.ms - r.offsetMs} ms after the signal`);
+  const report = run.report;
+  if (report && !report.summary.interrupted) {
+    // The signal came after the report was complete: its own exit code stands, or 130.
+    if (run.code !== report.summary.exitCode && run.code !== 130) bad.push(`${at}: report says exit ${report.summary.exitCode}, process ${run.code}`);
+    return bad;
+  }
+  if (run.code !== 130) bad.push(`${at}: exit ${run.code}, not 130: ${run.stderr.slice(-300)}`);
+  if (!report) {
+    if (!/INTERRUPTED|SIGINT|SIGTERM/.test(run.stderr)) bad.push(`${at}: no report and no word of the interruption: ${run.stderr.slice(-300)}`);
+    return bad;
+  }
+  if (report.summary.exitCode !== 130) bad.push(`${at}: summary exit ${report.summary.exitCode}`);
+  // The check in flight is stopped before its own cleanup: when even the tidy-up after it
+  // misses (under load), the sweep is what finds and removes it, and says so (dirty). The
+  // pool is looked at independently after every run: nothing may remain there.
+  if (report.sweep?.state !== 'clean' && report.sweep?.state !== 'dirty') bad.push(`${at}: sweep ${report.sweep?.state ?? 'missing'}: ${report.sweep?.reason ?? ''}`);
+  bad.push(...wrongAnswers(report, baseline).map((w) => `${at}: ${w}`));
+  // A check that reached a label long after the signal ran when it should not have started.
+  for (const c of report.checks) {
+    const after = r.reported.get(c.id);
+    if (c.outcome !== null && after !== undefined && after > 1_000) bad.push(`${at}: ${c.id} concluded "${c.outcome}" ${Math.round(after)} ms after the signal`);
+  }
+  return bad;
+}
+
+/** Which phase the signal reached, read from what the run printed before it. */
+function phase(r: SignalledRun): string {
+  if (!r.delivered) return 'after the end';
+  if (!r.run.report) return 'before discovery ended';
+  const before = [...r.reported.values()].filter((t) => t < 0).length;
+  if (before === 0) return 'before the first check ended';
+  return before < r.run.report.checks.length ? 'between checks' : 'sweep or report';
+}
+
+function phases(runs: SignalledRun[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const r of runs) counts[phase(r)] = (counts[phase(r)] ?? 0) + 1;
+  return counts;
+}
+
+/** What remains on the pool after a run, seen without pooltest's own code; empty when clean. */
+async function leftOnPool(stack: Stack): Promise<string[]> {
+  const view = await superuserView(stack.postgres);
+  const left: string[] = [];
+  if (view.advisoryLocks !== 0 || view.tempTables.length > 0 || view.idleInTransaction !== 0) left.push(`superuser view: ${JSON.stringify(view)}`);
+  const views = await visitPool(stack.target.url(), stack.pooler!.poolSize, await freshSettings(stack.target.url()));
+  for (const v of views) if (JSON.stringify(v) !== JSON.stringify(cleanBackend(v.pid))) left.push(`backend view: ${JSON.stringify(v)}`);
+  return left;
+}
+
+/**
+ * Runs `args` again and again with the signal `stepMs` later each time, SIGINT and SIGTERM in
+ * turn (so both reach every phase), until two runs in a row ended before their signal: the
+ * whole length of the run is covered however fast or slow the machine is today.
+ */
+async function acrossTheRun(args: string[], stepMs: number, after: (r: SignalledRun) => Promise<void> = async () => undefined): Promise<SignalledRun[]> {
+  const runs: SignalledRun[] = [];
+  for (let i = 0, late = 0; late < 2 && i < 40; i++) {
+    const r = await signalAt(args, i * stepMs, i % 2 === 0 ? 'SIGINT' : 'SIGTERM');
+    runs.push(r);
+    late = r.delivered ? 0 : late + 1;
+    await after(r);
+  }
+  return runs;
+}
+
+describe('a signal at any moment of a run', () => {
+  let stack: Stack;
+  let args: string[];
+  let baseline: CliRun;
+  beforeAll(async () => {
+    stack = await startStack('pgbouncer-transaction');
+    args = ['--target', stack.target.url(), '--direct', stack.postgres.url(), '--only', 'session/set-leak,temp/temp-table,locks/advisory-session,prepared/sql-prepare'];
+    baseline = await runCli(args, { json: true });
+  });
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  test('against a PgBouncer fixture: every 150 ms, SIGINT and SIGTERM in turn, each ends in time with exit 130 and an honest report', async () => {
+    expect(baseline.code, baseline.stderr).toBe(0);
+    const left: string[] = [];
+    const runs = await acrossTheRun(args, 150, async (r) => {
+      left.push(...(await leftOnPool(stack)).map((l) => `${r.sig} at ${r.offsetMs} ms: ${l}`));
+    });
+    const delivered = runs.filter((r) => r.delivered);
+    console.log(`interrupt offsets (external): ${delivered.length} of ${runs.length} signalled, by phase ${JSON.stringify(phases(runs))}; slowest end after the signal ${Math.max(...delivered.map((r) => r.run.ms - r.offsetMs))} ms`);
+    expect(runs.flatMap((r) => problems(r, outcomes(baseline.report)))).toEqual([]);
+    // Both signals reached a run that had a report to write, and one that had not got so far.
+    for (const sig of ['SIGINT', 'SIGTERM']) expect(delivered.filter((r) => r.sig === sig && r.run.report?.summary.interrupted).length, sig).toBeGreaterThan(0);
+    expect(delivered.some((r) => r.run.report === null)).toBe(true);
+    // Signals reached discovery, the start of the checks, and later (a check, the sweep, the report).
+    const seen = phases(runs);
+    expect(seen['before discovery ended'] ?? 0).toBeGreaterThan(0);
+    expect(seen['before the first check ended'] ?? 0).toBeGreaterThan(0);
+    expect((seen['between checks'] ?? 0) + (seen['sweep or report'] ?? 0)).toBeGreaterThan(0);
+    expect(left).toEqual([]);
+  });
+
+  test('the embedded default: fixtures it started are stopped and their folders removed, whenever the signal comes', async () => {
+    const runs = await acrossTheRun(['--only', 'session/set-leak'], 450);
+    console.log(`interrupt offsets (embedded): ${runs.filter((r) => r.delivered).length} signalled, by phase ${JSON.stringify(phases(runs))}, fixtures seen at ${runs.filter((r) => r.servers.length > 0).map((r) => r.offsetMs).join(', ')} ms`);
+    expect(runs.flatMap((r) => problems(r, {}))).toEqual([]);
+    for (const r of runs) {
+      expect(r.servers.filter(stillRunning).map((p) => `${r.sig} at ${r.offsetMs} ms: pid ${p.pid}`)).toEqual([]);
+      expect(r.folders.filter((f) => existsSync(f)).map((f) => `${r.sig} at ${r.offsetMs} ms: ${f}`)).toEqual([]);
+    }
+    // Some signals came while the fixtures ran (so the checks above looked at something).
+    expect(runs.filter((r) => r.servers.length >= 2).length).toBeGreaterThan(2);
+  });
+});
