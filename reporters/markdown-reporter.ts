@@ -8,6 +8,7 @@ import type { CheckResult, Report } from '../engine/types.js';
 import { code, inline, table, VERDICT_BADGE, withLinks } from './markdown.js';
 import { poolerText, targetText } from './report-text.js';
 import { bySeverity } from './severity.js';
+import { observedReading } from './verdict-text.js';
 
 /** Renders `report` as GitHub-flavoured Markdown. */
 export function renderMarkdown(report: Report): string {
@@ -36,12 +37,21 @@ function header(r: Report): string {
 
 function row(c: CheckResult, n: number): string[] {
   const outcome = c.outcome !== null ? code(c.outcome) : '—';
-  return [`${code(c.id)} ${inline(c.title)}`, c.severity, `${outcome}[^${n}]`, c.expected !== null ? code(c.expected) : '—', VERDICT_BADGE[c.verdict] ?? c.verdict];
+  return [`${code(c.id)} ${inline(c.title)}`, c.severity, `${outcome}[^${n}]`, c.expected !== null ? code(c.expected) : '—', verdictBadge(c)];
+}
+
+/** The verdict cell: an observation says whether it breaks (the severity is the next column over), never a tick. */
+function verdictBadge(c: CheckResult): string {
+  if (c.verdict !== 'observed') return VERDICT_BADGE[c.verdict] ?? c.verdict;
+  const reading = observedReading(c);
+  if (reading === 'breaks') return `❗ observed: **breaks** (${c.severity})`;
+  if (reading === 'fine') return 'observed: no break';
+  return '❔ observed: effect unknown';
 }
 
 function footnote(c: CheckResult, n: number): string {
   const parts = [`${code(c.id)}: ${inline(c.evidence)}`];
-  if (c.verdict !== 'pass' && c.reason !== c.evidence) parts.push(`Why ${c.verdict}: ${inline(c.reason)}`);
+  if (c.verdict !== 'pass' && c.verdict !== 'observed' && c.reason !== c.evidence) parts.push(`Why ${c.verdict}: ${inline(c.reason)}`);
   if (c.expectedRef) parts.push(`Expected per: ${withLinks(c.expectedRef)}`);
   if (c.advice) parts.push(`**Advice:** ${inline(c.advice)}`);
   return `[^${n}]: ${parts.map((p) => (/[.!?>)]$/.test(p) ? p : `${p}.`)).join(' ')}`;
@@ -54,5 +64,6 @@ function summary(r: Report): string {
       ? `Sweep: clean (${r.sweep.backendsVisited.length} backend(s) visited via ${r.sweep.via.join(' and ')}).`
       : `Sweep: **dirty**, pooltest left state behind: ${inline(r.sweep.leftovers.join('; '))}.`
     : 'Sweep: not run.';
-  return `**${s.total} checks:** ${s.pass} pass, ${s.fail} fail, ${s.inconclusive} inconclusive, ${s.skipped} skipped. ${sweep} Exit code ${s.exitCode}.`;
+  const strict = s.strict === true ? ' (strict: inconclusive fails)' : '';
+  return `**${s.total} checks:** ${s.pass} pass, ${s.fail} fail, ${s.observed ?? 0} observed (nothing asserted), ${s.inconclusive} inconclusive, ${s.skipped} skipped${strict}. ${sweep} Exit code ${s.exitCode}.`;
 }

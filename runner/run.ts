@@ -9,6 +9,7 @@ import { discover } from '../engine/discovery.js';
 import { newRunId } from '../engine/markers.js';
 import { findProfile } from '../profiles/index.js';
 import { sweep } from '../engine/sweep.js';
+import { runExitCode } from '../engine/verdict.js';
 import { announceRun } from '../engine/steering/other-runs.js';
 import { publicTarget, resolveRelated, resolveTarget, type Target } from '../engine/target.js';
 import { runSuites } from './vitest-runner.js';
@@ -37,6 +38,12 @@ export interface RunOptions {
   /** Most backends discovery counts before calling the pool too large to steer. */
   maxPool?: number;
   runId?: string;
+  /**
+   * Inconclusive checks and a sweep that could not finish fail the run (exit 1), and the Vitest
+   * test of an inconclusive check fails instead of skipping: for CI that must not go green when
+   * nothing was proven.
+   */
+  strict?: boolean;
   /** The target is a throwaway fixture: allows checks that would disturb a shared server (capacity/burst). */
   fixture?: boolean;
   env?: NodeJS.ProcessEnv;
@@ -73,7 +80,7 @@ export async function run(opts: RunOptions = {}): Promise<Report> {
   let results: CheckResult[];
   let sweepResult: Report['sweep'];
   try {
-    results = selected.length === 0 || opts.signal?.aborted ? [] : await runSuites({ ctx, profile }, selected.map(fileFilter), opts);
+    results = selected.length === 0 || opts.signal?.aborted ? [] : await runSuites({ ctx, profile, strict: opts.strict === true }, selected.map(fileFilter), opts);
     // Never interrupted: whatever the checks left, the sweep is what removes it.
     sweepResult = await sweep(ctx, CATALOGUE.map((c) => c.id), touchedBackends(discovery, results));
   } finally {
@@ -83,7 +90,7 @@ export async function run(opts: RunOptions = {}): Promise<Report> {
     ? 'not run: the run was interrupted before this check started'
     : 'not run: Vitest reported no result for this check (its suite file failed to load or was not found)';
   const ordered = orderByCatalogue(withNotRun(results, selected, notRun, profile));
-  return buildReport({ startedAt, t0, target, direct, discovery, profile, checks: ordered, sweep: sweepResult, runId: ctx.runId });
+  return buildReport({ startedAt, t0, target, direct, discovery, profile, checks: ordered, sweep: sweepResult, runId: ctx.runId, strict: opts.strict === true });
 }
 
 /** Resolves `--only`/`--skip` (ids or areas) against the catalogue; unknown names are errors. */
@@ -152,12 +159,13 @@ interface ReportParts {
   checks: CheckResult[];
   sweep: Report['sweep'];
   runId: string;
+  strict: boolean;
 }
 
 function buildReport(p: ReportParts): Report {
   const count = (v: string): number => p.checks.filter((c) => c.verdict === v).length;
   const fail = count('fail');
-  const dirty = p.sweep !== null && !p.sweep.clean;
+
   return {
     schemaVersion: REPORT_SCHEMA_VERSION,
     tool: { name: 'pooltest', version: toolVersion() },
@@ -174,9 +182,12 @@ function buildReport(p: ReportParts): Report {
       total: p.checks.length,
       pass: count('pass'),
       fail,
+      observed: count('observed'),
       inconclusive: count('inconclusive'),
       skipped: count('skipped'),
-      exitCode: fail > 0 || dirty ? 1 : 0,
+      strict: p.strict,
+      // Under --strict, a run that proved nothing does not exit 0 (engine/verdict.ts).
+      exitCode: runExitCode(p.checks, p.sweep, p.strict),
     },
   };
 }
