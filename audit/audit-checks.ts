@@ -81,6 +81,13 @@ export const AUDIT_CHECKS: readonly AuditCheckInfo[] = [
     typicalNote: 'EXECUTE fails with "prepared statement does not exist" (26000)',
   },
   {
+    id: 'prepared/protocol-named',
+    title: "a driver's named prepared statement (extended protocol) reused across transactions",
+    advice: "Use unnamed statements (the driver's default), or a pooler that tracks them (PgBouncer 1.21+ with max_prepared_statements > 0).",
+    typicalOutcome: 'failed',
+    typicalNote: 'the next transaction lands on a backend without it: "prepared statement does not exist" (26000) or "already exists" (42P05)',
+  },
+  {
     id: 'sequences/lastval',
     title: 'currval() / lastval() after the transaction that called nextval()',
     advice: 'Use INSERT ... RETURNING, or call nextval and currval in the same transaction.',
