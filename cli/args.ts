@@ -51,8 +51,11 @@ Target (PG* environment variables are the defaults, as for psql):
   --target T          host:port or postgres://user@host:port/db?sslmode=...
   --user U  --password P  --database D
   --direct T          the PostgreSQL behind the pooler (baseline and leftover sweep)
-  --spawn NAME        start NAME in containers and test it (needs Docker and testcontainers;
-                      NAME: pgbouncer)
+  --spawn NAME        EXPERIMENTAL: start NAME in containers and test it (needs Docker and
+                      testcontainers; NAME: pgbouncer). What it lacks: only PgBouncer; the
+                      image (edoburu/pgbouncer:latest, postgres:16) is not pinned to a digest
+                      (pin your own with POOLTEST_SPAWN_PGBOUNCER_IMAGE / _POSTGRES_IMAGE);
+                      pooltest's own tests have never run the catalogue through it
 
 What to run and assert:
   --profile NAME      assert a pooler's documented behaviour (see --list-profiles)
