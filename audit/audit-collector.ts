@@ -85,7 +85,8 @@ export class AuditCollector {
    * drivers reuse names (`S_1`) for different statements on different connections.
    */
   namedStatement(name: string, text: string, count: number, source: string): void {
-    const key = `prepared/protocol-named\u0000${text}`;
+    // Long texts are keyed by their hash: the map holds at most MAX_FINDINGS keys, not texts.
+    const key = `prepared/protocol-named\u0000${text.length > 256 ? createHash('sha1').update(text).digest('base64') : text}`;
     let tally = this.findings.get(key);
     if (tally === undefined) {
       if (this.findings.size >= MAX_FINDINGS) {
