@@ -35,14 +35,25 @@ Pooler (at most one; without either, what transaction pooling typically does is 
 Output:
   --json FILE               write the audit as JSON
   --markdown FILE           write the audit as Markdown
-  --fail-on-findings        without --report/--target, exit 1 when a finding typically breaks
+  --fail-on-findings        without --report/--target, exit 1 (not 3) when a finding typically breaks
   --no-color                plain terminal output (NO_COLOR is honoured too)
 
 Limits:
   --timeout MS              bound for each network step (default ${DEFAULT_TIMEOUT_MS})
   --max-statement-bytes N   longer statements are reported as unparsed (default ${DEFAULT_MAX_STATEMENT_BYTES})
 
-Exit codes: 0 nothing breaks, 1 at least one finding breaks on the pooler, 2 could not run.
+Statements that undo session state (RESET, DEALLOCATE, UNLISTEN, pg_advisory_unlock*,
+DISCARD) are shown as the cleanup half of a finding, never as breaks of their own. A driver's
+named prepared statements are found in server logs (execute NAME:, and parse/bind lines where
+logged); pg_stat_statements does not record statement names.
+
+Exit codes:
+  0  nothing breaks (no finding, or none breaks on the pooler given)
+  1  at least one finding breaks on the pooler given (--report or --target), or, with
+     --fail-on-findings and no pooler given, a finding typically breaks
+  2  the audit could not run (bad arguments, unreadable input, stats server unreachable)
+  3  no pooler given, and findings typically break under transaction pooling: not confirmed
+     (give --report or --target for a verdict, or --fail-on-findings to make this 1)
 `;
 
 /** Parses `pooltest audit` arguments (without the word `audit`). */

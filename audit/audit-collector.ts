@@ -5,7 +5,8 @@
  * sources per finding, unparsed samples), so memory does not grow with the input's size.
  */
 import { createHash } from 'node:crypto';
-import type { AuditCheckId, UnparsedSample, UnparsedSummary } from './audit-types.js';
+import type { AuditCheckId, Hazard, UnparsedSample, UnparsedSummary } from './audit-types.js';
+import { normalizeStatement } from './sql-parser.js';
 import { StatementClassifier, type TextClassification } from './statement-classifier.js';
 
 /** Turns a character offset in the consumed text into a source label (`file.sql:12`). */
@@ -17,6 +18,16 @@ export interface FindingTally {
   what: string;
   certain: boolean;
   alsoChecks: Set<AuditCheckId>;
+  statement: string;
+  normalized: string;
+  count: number;
+  sources: string[];
+}
+
+/** A cleanup statement while it is being counted. */
+export interface CleanupTally {
+  undoes: AuditCheckId[];
+  what: string;
   statement: string;
   normalized: string;
   count: number;
@@ -38,6 +49,7 @@ export class AuditCollector {
   /** Findings per check that did not fit in the kept set: counted, not listed. */
   readonly overflow: Partial<Record<AuditCheckId, number>> = {};
   private readonly findings = new Map<string, FindingTally>();
+  private readonly cleanups = new Map<string, CleanupTally>();
   private readonly samples = new Map<string, UnparsedSample>();
   private readonly unparsedHashes = new Set<string>();
   private unparsedCount = 0;
@@ -57,9 +69,36 @@ export class AuditCollector {
     this.statements += result.statements * count;
     for (const part of result.notable) {
       if (part.problem !== null) this.unparsed(part.text, locate(part.offset), part.problem, count);
-      const [primary, ...rest] = part.hazards;
+      // Cleanup (RESET, DEALLOCATE, an unlock...) is kept apart: it is the other half of a
+      // finding, not a break of its own.
+      const breaking = part.hazards.filter((h) => h.cleanup !== true);
+      const cleanup = part.hazards.filter((h) => h.cleanup === true);
+      const [primary, ...rest] = breaking;
       if (primary !== undefined) this.addFinding(primary.check, primary.what, primary.certain, rest.map((h) => h.check), part.text, part.normalized, count, locate(part.offset));
+      if (cleanup.length > 0) this.addCleanup(cleanup, part.text, part.normalized, count, locate(part.offset));
     }
+  }
+
+  /**
+   * A driver's named prepared statement seen in a log (`execute NAME: ...` counts 1; `parse`
+   * and `bind` lines count 0 and only make sure it is reported). Grouped by the statement's text:
+   * drivers reuse names (`S_1`) for different statements on different connections.
+   */
+  namedStatement(name: string, text: string, count: number, source: string): void {
+    // Long texts are keyed by their hash: the map holds at most MAX_FINDINGS keys, not texts.
+    const key = `prepared/protocol-named\u0000${text.length > 256 ? createHash('sha1').update(text).digest('base64') : text}`;
+    let tally = this.findings.get(key);
+    if (tally === undefined) {
+      if (this.findings.size >= MAX_FINDINGS) {
+        this.overflow['prepared/protocol-named'] = (this.overflow['prepared/protocol-named'] ?? 0) + count;
+        return;
+      }
+      // Normalized once per distinct text, when the finding is created: logs repeat the text.
+      tally = { check: 'prepared/protocol-named', what: `named protocol statement "${name}"`, certain: true, alsoChecks: new Set(), statement: shown(text), normalized: shown(normalizeStatement(text)), count: 0, sources: [] };
+      this.findings.set(key, tally);
+    }
+    tally.count += count;
+    if (tally.sources.length < MAX_SOURCES) tally.sources.push(source);
   }
 
   /** Records a statement that could not be classified (parse error, too long, not analysed). */
@@ -79,6 +118,24 @@ export class AuditCollector {
 
   tallies(): FindingTally[] {
     return [...this.findings.values()];
+  }
+
+  cleanupTallies(): CleanupTally[] {
+    return [...this.cleanups.values()];
+  }
+
+  private addCleanup(hazards: Hazard[], text: string, normalized: string, count: number, source: string): void {
+    const what = hazards[0]!.what;
+    const key = `${what}\u0000${normalized}`;
+    let tally = this.cleanups.get(key);
+    if (tally === undefined) {
+      // Bounded like findings; past the bound a cleanup is only not listed (it never breaks).
+      if (this.cleanups.size >= MAX_FINDINGS) return;
+      tally = { undoes: [...new Set(hazards.map((h) => h.check))], what, statement: shown(text), normalized: shown(normalized), count: 0, sources: [] };
+      this.cleanups.set(key, tally);
+    }
+    tally.count += count;
+    if (tally.sources.length < MAX_SOURCES) tally.sources.push(source);
   }
 
   unparsedSummary(): UnparsedSummary {

@@ -24,9 +24,8 @@ export interface AuditIo {
 }
 
 /**
- * Runs `pooltest audit` with `argv` (the arguments after `audit`). Returns the exit code:
- * 0 nothing breaks, 1 at least one finding breaks on the pooler (or, with --fail-on-findings and
- * no pooler given, typically breaks), 2 the audit could not run (the error code is printed).
+ * Runs `pooltest audit` with `argv` (the arguments after `audit`). Returns the exit code (see
+ * {@link exitCode}); 2 when the audit could not run (the error code is printed).
  */
 export async function auditCommand(argv: string[], io: AuditIo = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
   let args: AuditArgs;
@@ -53,12 +52,20 @@ export async function auditCommand(argv: string[], io: AuditIo = { stdout: proce
   }
 }
 
-/** 1 when something breaks on the given pooler; without one, only with --fail-on-findings. */
+/** Findings exist that typically break, but no pooler was given to confirm it (see AUDIT_USAGE). */
+export const EXIT_UNCONFIRMED = 3;
+
+/**
+ * - 1: a finding breaks on the pooler it was joined with (`--report`, `--target`);
+ * - 3: no pooler given, and findings typically break (`--fail-on-findings` makes that 1);
+ * - 0: nothing breaks (cleanup statements never do).
+ * A report that says "BREAKS" never exits 0.
+ */
 export function exitCode(report: AuditReport, failOnFindings: boolean): number {
   if (report.pooler.basis !== 'typical') return report.summary.breakingCount > 0 ? 1 : 0;
-  if (!failOnFindings) return 0;
   const typicallyBreaks = report.findings.some((f) => f.breaks !== false) || Object.values(report.overflow).some((n) => (n ?? 0) > 0);
-  return typicallyBreaks ? 1 : 0;
+  if (!typicallyBreaks) return 0;
+  return failOnFindings ? 1 : EXIT_UNCONFIRMED;
 }
 
 async function writeOutput(path: string, text: string, flag: string): Promise<void> {

@@ -4,7 +4,7 @@
  * one-line summary at the end.
  */
 import type { ChalkInstance } from 'chalk';
-import type { AuditFinding, AuditReport, Breaks } from './audit-types.js';
+import type { AuditCleanup, AuditFinding, AuditReport, Breaks } from './audit-types.js';
 import { groupByCheck } from './check-groups.js';
 import { oneLine } from './display-text.js';
 
@@ -12,7 +12,8 @@ import { oneLine } from './display-text.js';
 export function renderAuditTerminal(report: AuditReport, c: ChalkInstance, width: number): string {
   const out: string[] = [];
   const s = report.summary;
-  out.push(c.bold('pooltest audit') + `  ${s.statements} statements from ${report.inputs.length} input(s), ${s.parsedTexts} distinct texts parsed`);
+  // Each count says what it counts: a file is parsed as one text, logs once per distinct text.
+  out.push(c.bold('pooltest audit') + `  ${s.statements} statement occurrence(s) from ${report.inputs.length} input(s) (pg_stat_statements: calls); ${s.parsedTexts} text(s) parsed (one per SQL file, one per distinct log or stats text)`);
   out.push(c.dim(`pooler: ${report.pooler.name}${report.pooler.basis === 'typical' ? '  (no --report/--target given)' : ''}`));
   if (report.findings.length === 0) out.push('', c.green('No statement relies on session state.'));
   for (const { info, findings, overflow } of groupByCheck(report)) {
@@ -30,6 +31,13 @@ export function renderAuditTerminal(report: AuditReport, c: ChalkInstance, width
       out.push(`  ${String(f.count).padStart(countWidth)}  ${oneLine(f.statement, statementWidth - marks.length).padEnd(statementWidth - marks.length)}${c.yellow(marks)}  ${c.dim(sourceText(f))}${also}`);
     }
     if (overflow > 0) out.push(c.dim(`  ... and ${overflow} more occurrence(s) of further distinct statements (not listed)`));
+    const undo = report.cleanups.filter((u) => u.undoes.includes(info.id));
+    if (undo.length > 0) out.push(c.dim(`  cleanup (undoes the above; not a break): ${undo.map(cleanupText).join('; ')}`));
+  }
+  const unpaired = report.cleanups.filter((u) => !u.paired);
+  if (unpaired.length > 0) {
+    out.push('', `${c.bold('Cleanup only')}  statements that undo session state nothing above sets (never a break)`);
+    for (const u of unpaired) out.push(`  ${cleanupText(u)}  ${c.dim(u.source)}`);
   }
   if (report.unparsed.count > 0) {
     out.push('', c.yellow(c.bold(`Not classified: ${report.unparsed.count} statement(s), ${report.unparsed.distinct} distinct`)));
@@ -46,12 +54,18 @@ export function renderAuditTerminal(report: AuditReport, c: ChalkInstance, width
 
 function behaviourLine(f: AuditFinding, c: ChalkInstance): string {
   const outcome = f.outcome ?? 'no result for this check';
-  const where = f.basis === 'typical' ? 'typically (transaction pooling)' : 'on this pooler';
-  return `${where}: ${c.bold(outcome)} -> ${breaksText(f.breaks, c)}`;
+  const typical = f.basis === 'typical';
+  const where = typical ? 'typically (transaction pooling)' : 'on this pooler';
+  return `${where}: ${c.bold(outcome)} -> ${breaksText(f.breaks, c, typical)}`;
 }
 
-function breaksText(breaks: Breaks, c: ChalkInstance): string {
-  if (breaks === true) return c.red.bold('BREAKS');
+function cleanupText(u: AuditCleanup): string {
+  return `${oneLine(u.statement, 60)} x${u.count}`;
+}
+
+function breaksText(breaks: Breaks, c: ChalkInstance, typical: boolean): string {
+  // Without a pooler the break is what transaction pooling usually does, not a measurement.
+  if (breaks === true) return c.red.bold(typical ? 'typically BREAKS (not confirmed)' : 'BREAKS');
   if (breaks === false) return c.green('fine');
   return c.yellow('unknown');
 }
@@ -63,6 +77,8 @@ function sourceText(f: AuditFinding): string {
 
 function summaryLine(report: AuditReport, c: ChalkInstance): string {
   const s = report.summary;
-  const text = `${s.findings} finding(s), ${s.breaking} break${report.pooler.basis === 'typical' ? ' under typical transaction pooling' : ' on this pooler'} (${s.breakingCount} occurrence(s)); ${s.unparsed} not classified; ${s.durationMs} ms`;
+  const typical = report.pooler.basis === 'typical';
+  const where = typical ? ' under typical transaction pooling (no pooler given: exit 3 unless --fail-on-findings)' : ' on this pooler';
+  const text = `${s.findings} finding(s), ${s.breaking} break${where} (${s.breakingCount} occurrence(s)); ${s.cleanups} cleanup statement(s), never breaking; ${s.unparsed} not classified; ${s.durationMs} ms`;
   return s.breaking > 0 ? c.red(text) : c.green(text);
 }

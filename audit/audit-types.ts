@@ -6,7 +6,7 @@
 import type { CheckId } from '../suites/labels.js';
 
 /** Bumped whenever a field of {@link AuditReport} changes meaning or disappears. */
-export const AUDIT_SCHEMA_VERSION = 1;
+export const AUDIT_SCHEMA_VERSION = 2;
 
 /**
  * Check ids a finding can name: ids of the catalogue (derived from the check files, so a typo
@@ -24,6 +24,11 @@ export interface Hazard {
    * pg_stat_statements shows it: counted as session-level because it may be.
    */
   certain: boolean;
+  /**
+   * The statement undoes this check's state (`RESET`, `DEALLOCATE`, `UNLISTEN`,
+   * `pg_advisory_unlock*`, `DISCARD`): the cleanup half of a pattern, never a break of its own.
+   */
+  cleanup?: boolean;
 }
 
 /** What the classifier makes of one statement. */
@@ -53,7 +58,11 @@ export interface AuditFinding {
   certain: boolean;
   /** Other checks the same statement also depends on. */
   alsoChecks: AuditCheckId[];
-  /** Occurrences: statements in files, entries in logs, `calls` in pg_stat_statements. */
+  /**
+   * Occurrences: statements in files, entries in logs, `calls` in pg_stat_statements. For
+   * `prepared/protocol-named`: `execute` lines of the named statement (0 when only its `parse`
+   * or `bind` lines were logged).
+   */
   count: number;
   /** The first place it was seen: `file.sql:12`, `postgresql.log:345`, `pg_stat_statements ...`. */
   source: string;
@@ -64,6 +73,23 @@ export interface AuditFinding {
   basis: BehaviourBasis;
   breaks: Breaks;
   advice: string;
+}
+
+/**
+ * A statement that undoes session state (`RESET ROLE`, `DEALLOCATE`, `UNLISTEN`, an unlock,
+ * `DISCARD ALL`): reported beside the findings it cleans up after, never counted as a break.
+ */
+export interface AuditCleanup {
+  /** The checks whose state it undoes (every session-state check for `DISCARD ALL`). */
+  undoes: AuditCheckId[];
+  what: string;
+  statement: string;
+  normalized: string;
+  count: number;
+  source: string;
+  sources: string[];
+  /** Whether a finding of one of `undoes` was seen too (else it cleans up after nothing found). */
+  paired: boolean;
 }
 
 /** A statement the parser refused, kept with where it came from. */
@@ -118,9 +144,14 @@ export interface AuditReport {
   summary: {
     /** Statement occurrences examined (calls for pg_stat_statements). */
     statements: number;
-    /** Distinct statement texts handed to the parser. */
+    /**
+     * Texts handed to the parser: one per SQL file (a file is parsed whole) and one per distinct
+     * log or pg_stat_statements text (repeats come from the cache). Not a count of statements.
+     */
     parsedTexts: number;
     findings: number;
+    /** Distinct cleanup statements (see {@link AuditCleanup}); never breaking. */
+    cleanups: number;
     breaking: number;
     /** Occurrences of statements that break on this pooler. */
     breakingCount: number;
@@ -128,6 +159,7 @@ export interface AuditReport {
     durationMs: number;
   };
   findings: AuditFinding[];
+  cleanups: AuditCleanup[];
   /** Findings per check beyond the kept ones (bounded memory): counted, not listed. */
   overflow: Record<string, number>;
   unparsed: UnparsedSummary;

@@ -6,7 +6,7 @@ import { PooltestError } from '../engine/errors.js';
 import { redactUrl } from '../engine/target.js';
 import { AuditCollector, type FindingTally } from './audit-collector.js';
 import { AUDIT_CHECKS, auditCheck, checkPriority } from './audit-checks.js';
-import { AUDIT_SCHEMA_VERSION, type AuditCheckId, type AuditFinding, type AuditReport, type InputSummary } from './audit-types.js';
+import { AUDIT_SCHEMA_VERSION, type AuditCheckId, type AuditCleanup, type AuditFinding, type AuditReport, type InputSummary } from './audit-types.js';
 import { auditLogFile } from './log-input.js';
 import type { LogFormat } from './log-format.js';
 import { behaviourFromReportFile, joinCheck, poolerSummary, typicalBehaviour, type PoolerBehaviour } from './pooler-behaviour.js';
@@ -91,6 +91,12 @@ export async function audit(options: AuditOptions): Promise<AuditReport> {
   const breaking = findings.filter((f) => f.breaks === true);
   // Findings past the kept bound still count towards the exit code.
   const overflowBreaking = overflowChecks.filter((id) => joinCheck(behaviour, id).breaks === true).reduce((n, id) => n + (overflow[id] ?? 0), 0);
+  const found = new Set(findings.map((f) => f.check));
+  const cleanups = collector.cleanupTallies().map((t): AuditCleanup => ({ ...t, source: t.sources[0] ?? '', paired: t.undoes.some((id) => found.has(id)) }));
+  cleanups.sort((a, b) => Number(b.paired) - Number(a.paired) || b.count - a.count);
+  if (options.stats !== undefined && logs.length === 0) {
+    warnings.push('pg_stat_statements records no statement names: a driver\'s named prepared statements (prepared/protocol-named) show only in server logs (--log with log_statement = \'all\')');
+  }
   const unparsed = collector.unparsedSummary();
   if (unparsed.count > 0) warnings.push(`${unparsed.count} statement(s) could not be classified (${unparsed.distinct} distinct): see "unparsed"`);
   return {
@@ -103,12 +109,14 @@ export async function audit(options: AuditOptions): Promise<AuditReport> {
       statements: collector.statements,
       parsedTexts: collector.classifier.parsedTexts,
       findings: findings.length,
+      cleanups: cleanups.length,
       breaking: breaking.length,
       breakingCount: breaking.reduce((n, f) => n + f.count, 0) + overflowBreaking,
       unparsed: unparsed.count,
       durationMs: Date.now() - started,
     },
     findings,
+    cleanups,
     overflow,
     unparsed,
     warnings,

@@ -10,7 +10,7 @@
  */
 import { asNode, booleanOf, child, constantOf, list, nodeType, text } from './ast-json.js';
 import { checkPriority } from './audit-checks.js';
-import type { Hazard, StatementAnalysis } from './audit-types.js';
+import type { AuditCheckId, Hazard, StatementAnalysis } from './audit-types.js';
 import { functionCallHazards } from './function-calls.js';
 import { doBlockHazards } from './plpgsql-body.js';
 import { setStatementHazard } from './set-statement.js';
@@ -49,7 +49,14 @@ export function analyzeStatement(wrapper: AstNode, sql: string, depth = 0): Stat
       own.push({ check: 'prepared/sql-prepare', what: `EXECUTE ${text(stmt, 'name') ?? ''}`.trim(), certain: true });
       break;
     case 'DeallocateStmt':
-      own.push({ check: 'prepared/sql-prepare', what: stmt['isall'] === true ? 'DEALLOCATE ALL' : `DEALLOCATE ${text(stmt, 'name') ?? ''}`.trim(), certain: true });
+      // The cleanup half of PREPARE: it removes state, so on its own it breaks nothing.
+      own.push({ check: 'prepared/sql-prepare', what: stmt['isall'] === true ? 'DEALLOCATE ALL' : `DEALLOCATE ${text(stmt, 'name') ?? ''}`.trim(), certain: true, cleanup: true });
+      break;
+    case 'UnlistenStmt':
+      own.push({ check: 'notify/listen', what: `UNLISTEN ${text(stmt, 'conditionname') ?? '*'}`, certain: true, cleanup: true });
+      break;
+    case 'DiscardStmt':
+      own.push(...discardCleanups(text(stmt, 'target')));
       break;
     case 'DeclareCursorStmt': {
       const options = typeof stmt['options'] === 'number' ? stmt['options'] : 0;
@@ -96,17 +103,38 @@ export function analyzeStatement(wrapper: AstNode, sql: string, depth = 0): Stat
   return { hazards: orderHazards(own, expressions), problem };
 }
 
-/** Own hazards first, then expression hazards by priority; one per check. */
+/**
+ * Own hazards first, then expression hazards by priority; one per check. A check that the same
+ * statement both sets and cleans up (`SELECT pg_advisory_unlock(1), pg_advisory_lock(2)`) keeps
+ * the hazard: the statement still leaves state behind.
+ */
 function orderHazards(own: Hazard[], expressions: Hazard[]): Hazard[] {
   const sorted = [...expressions].sort((a, b) => checkPriority(a.check) - checkPriority(b.check));
+  const all = [...own, ...sorted];
+  const breaking = new Set(all.filter((h) => h.cleanup !== true).map((h) => h.check));
   const seen = new Set<string>();
   const out: Hazard[] = [];
-  for (const hazard of [...own, ...sorted]) {
-    if (seen.has(hazard.check)) continue;
+  for (const hazard of all) {
+    if (seen.has(hazard.check) || (hazard.cleanup === true && breaking.has(hazard.check))) continue;
     seen.add(hazard.check);
     out.push(hazard);
   }
   return out;
+}
+
+/** Checks whose state `DISCARD ALL` removes: every piece of session state the audit knows. */
+const DISCARD_ALL_UNDOES: readonly AuditCheckId[] = [
+  'session/role-leak', 'session/custom-guc-leak', 'session/search-path-leak', 'locks/advisory-session', 'notify/listen', 'temp/temp-table',
+  'cursors/with-hold', 'prepared/sql-prepare', 'prepared/protocol-named', 'sequences/lastval', 'session/set-leak', 'session/tracked-parameter',
+];
+
+/** `DISCARD ALL | TEMP | SEQUENCES` as cleanup hazards; `DISCARD PLANS` drops only cached plans. */
+function discardCleanups(target: string | null): Hazard[] {
+  const cleanup = (check: AuditCheckId, what: string): Hazard => ({ check, what, certain: true, cleanup: true });
+  if (target === 'DISCARD_ALL') return DISCARD_ALL_UNDOES.map((check) => cleanup(check, 'DISCARD ALL'));
+  if (target === 'DISCARD_TEMP') return [cleanup('temp/temp-table', 'DISCARD TEMP')];
+  if (target === 'DISCARD_SEQUENCES') return [cleanup('sequences/lastval', 'DISCARD SEQUENCES')];
+  return [];
 }
 
 /** `relpersistence 't'`, or created in `pg_temp` explicitly (which makes it temporary too). */

@@ -12,6 +12,7 @@ import { fileError } from './input-checks.js';
 import { LineSplitter, type RawLine } from './line-splitter.js';
 import { detectLogFormat, logReader, type LogFormat } from './log-format.js';
 import type { LogEvents, LogReader } from './log-reader.js';
+import type { LoggedStatement } from './log-message.js';
 
 /** How to read one log. */
 export interface LogInputOptions {
@@ -96,11 +97,18 @@ class LogState implements LogEvents {
     this.reader?.end();
   }
 
-  statement(found: { text: string; namedProtocol: boolean }, line: number): void {
+  statement(found: LoggedStatement, line: number): void {
+    const named = found.namedProtocol && found.name !== undefined ? found.name : null;
+    // A parse or bind line of a named statement: evidence of the statement, not a run of it.
+    if (found.phase === 'parse' || found.phase === 'bind') {
+      if (named !== null) this.collector.namedStatement(named, found.text, 0, `${this.name}:${line}`);
+      return;
+    }
     this.statements++;
     if (found.namedProtocol) this.named++;
     const multiLine = this.reader?.multiLineStatements === true;
     this.collector.consume(found.text, 1, (offset) => `${this.name}:${multiLine ? line + newlinesBefore(found.text, offset) : line}`);
+    if (named !== null) this.collector.namedStatement(named, found.text, 1, `${this.name}:${line}`);
   }
 
   tooLong(head: string, line: number, bytes: number): void {

@@ -10,7 +10,11 @@
  * - `duration: N ms  statement: SQL` / `duration: N ms  execute NAME: SQL` from
  *   log_min_duration_statement. PostgreSQL prints the text there only when log_statement did
  *   not already log it, so counting both never counts a statement twice. `parse` and `bind`
- *   duration lines are steps of an execute and are skipped.
+ *   duration lines are steps of an execute: not counted as statements, but one that names its
+ *   statement (`parse S_1: ...`) is kept as evidence of a named prepared statement.
+ *
+ * The server writes `execute NAME/PORTAL: ...` when a portal is named too (postgres.c):
+ * the statement's name is what comes before the slash.
  */
 
 /** Severity words PostgreSQL writes before `:  ` (with two spaces) in stderr logs. */
@@ -24,24 +28,36 @@ export interface LoggedStatement {
   text: string;
   /** Run through an extended-protocol prepared statement with a name (not `<unnamed>`). */
   namedProtocol: boolean;
+  /** That statement's name, when it has one. */
+  name?: string;
+  /** `parse` / `bind`: a step of an execute (not a statement run); else the statement ran. */
+  phase?: 'run' | 'parse' | 'bind';
 }
 
 /** The statement a LOG message reports, or null when the message is about something else. */
 export function statementFromMessage(message: string): LoggedStatement | null {
   if (message.startsWith('statement: ')) return { text: message.slice(11), namedProtocol: false };
-  if (message.startsWith('execute ')) return fromExecute(message);
+  if (message.startsWith('execute ')) return fromProtocol(message, 'execute ', 'run');
   if (message.startsWith('duration: ')) {
     const rest = message.indexOf(' ms  ');
     if (rest === -1) return null;
-    return statementFromMessage(message.slice(rest + 5));
+    const after = message.slice(rest + 5);
+    if (after.startsWith('parse ')) return fromProtocol(after, 'parse ', 'parse');
+    if (after.startsWith('bind ')) return fromProtocol(after, 'bind ', 'bind');
+    return statementFromMessage(after);
   }
   return null;
 }
 
-function fromExecute(message: string): LoggedStatement | null {
+function fromProtocol(message: string, verb: string, phase: 'run' | 'parse' | 'bind'): LoggedStatement | null {
   if (message.startsWith('execute fetch from ')) return null;
-  const colon = message.indexOf(': ', 8);
+  const colon = message.indexOf(': ', verb.length);
   if (colon === -1) return null;
-  const name = message.slice(8, colon);
-  return { text: message.slice(colon + 2), namedProtocol: name !== '<unnamed>' };
+  const label = message.slice(verb.length, colon);
+  const slash = label.indexOf('/');
+  const name = slash === -1 ? label : label.slice(0, slash);
+  const named = name !== '<unnamed>' && name !== '';
+  // An unnamed parse or bind says nothing the execute line does not: skip it.
+  if (phase !== 'run' && !named) return null;
+  return { text: message.slice(colon + 2), namedProtocol: named, ...(named ? { name } : {}), phase };
 }

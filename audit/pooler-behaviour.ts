@@ -11,6 +11,7 @@ import { AUDIT_CHECKS } from './audit-checks.js';
 import type { AuditCheckId, BehaviourBasis, Breaks, PoolerSummary } from './audit-types.js';
 import { fileError } from './input-checks.js';
 import { outcomeBreaks } from '../suites/outcome-breaks.js';
+import { upgradeReport } from '../reporters/report-compat.js';
 
 /** Outcome per check id, and where it comes from. */
 export interface PoolerBehaviour {
@@ -79,5 +80,6 @@ export function checkedReport(data: unknown, label: string): Pick<Report, 'check
       throw new PooltestError('AUDIT_INPUT', `${label}: checks[${i}] has no string "id" and string-or-null "outcome"`);
     }
   }
-  return report as Pick<Report, 'checks' | 'target'>;
+  // A schema 1 report's observations were `pass`; read it as schema 2 like every reader does.
+  return upgradeReport(report as Pick<Report, 'checks' | 'target'> & { schemaVersion?: unknown });
 }

@@ -28,20 +28,34 @@ export function checkForSetting(name: string): AuditCheckId {
   return 'session/set-leak';
 }
 
-/** The hazard of a top-level `VariableSetStmt`, or null when it ends with the transaction. */
+/**
+ * The hazard of a top-level `VariableSetStmt`, or null when it ends with the transaction.
+ * `RESET x`, `RESET ALL`, `SET x TO DEFAULT` and `SET ROLE NONE` put the session back: they are
+ * the cleanup half of a `SET` (flagged `cleanup`), not a break of their own.
+ */
 export function setStatementHazard(stmt: AstNode): Hazard | null {
   if (stmt['is_local'] === true) return null;
   const kind = text(stmt, 'kind');
   const name = text(stmt, 'name') ?? '';
-  if (kind === 'VAR_RESET_ALL') return { check: 'session/set-leak', what: 'RESET ALL', certain: true };
+  if (kind === 'VAR_RESET_ALL') return { check: 'session/set-leak', what: 'RESET ALL', certain: true, cleanup: true };
   if (kind === 'VAR_SET_MULTI') {
     // SET TRANSACTION ... is transaction-scoped; SET SESSION CHARACTERISTICS sets defaults.
     if (name === 'TRANSACTION') return null;
     return { check: 'session/set-leak', what: `SET ${name}`, certain: true };
   }
   if (TRANSACTION_ONLY.has(name.toLowerCase())) return null;
-  const verb = kind === 'VAR_RESET' ? 'RESET' : 'SET';
-  return { check: checkForSetting(name), what: `${verb} ${displayName(name)}`, certain: true };
+  if (kind === 'VAR_RESET') return { check: checkForSetting(name), what: `RESET ${displayName(name)}`, certain: true, cleanup: true };
+  if (kind === 'VAR_SET_DEFAULT') return { check: checkForSetting(name), what: `SET ${displayName(name)} TO DEFAULT`, certain: true, cleanup: true };
+  if (name === 'role' && isNone(stmt)) return { check: 'session/role-leak', what: 'SET ROLE NONE', certain: true, cleanup: true };
+  return { check: checkForSetting(name), what: `SET ${displayName(name)}`, certain: true };
+}
+
+/** `SET ROLE NONE`: the one value that undoes a `SET ROLE` (it arrives as the string 'none'). */
+function isNone(stmt: AstNode): boolean {
+  const args = stmt['args'];
+  if (!Array.isArray(args) || args.length !== 1) return false;
+  const value = (args[0] as { A_Const?: { sval?: { sval?: unknown } } }).A_Const?.sval?.sval;
+  return typeof value === 'string' && value.toLowerCase() === 'none';
 }
 
 function displayName(name: string): string {

@@ -63,7 +63,7 @@ export class StderrLogReader implements LogReader {
     this.open = null;
     const text = open.parts.length === 1 ? open.parts[0]! : open.parts.join('\n');
     if (open.tooLong) this.events.tooLong(text, open.line, open.bytes);
-    else this.events.statement({ text, namedProtocol: open.found.namedProtocol }, open.line);
+    else this.events.statement({ ...open.found, text }, open.line);
   }
 }
 

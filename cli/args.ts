@@ -25,6 +25,8 @@ export interface CliOptions {
   compare?: string;
   /** A vendor's expectations file (`--expect`). */
   expect?: string;
+  /** `--strict`: inconclusive checks and an unfinished sweep fail the run (exit 1). */
+  strict: boolean;
   /** A pooler to start in containers (`--spawn`). */
   spawn?: string;
   timeoutMs?: number;
@@ -49,14 +51,19 @@ Target (PG* environment variables are the defaults, as for psql):
   --target T          host:port or postgres://user@host:port/db?sslmode=...
   --user U  --password P  --database D
   --direct T          the PostgreSQL behind the pooler (baseline and leftover sweep)
-  --spawn NAME        start NAME in containers and test it (needs Docker and testcontainers;
-                      NAME: pgbouncer)
+  --spawn NAME        EXPERIMENTAL: start NAME in containers and test it (needs Docker and
+                      testcontainers; NAME: pgbouncer). What it lacks: only PgBouncer; the
+                      image (edoburu/pgbouncer:latest, postgres:16) is not pinned to a digest
+                      (pin your own with POOLTEST_SPAWN_PGBOUNCER_IMAGE / _POSTGRES_IMAGE);
+                      pooltest's own tests have never run the catalogue through it
 
 What to run and assert:
   --profile NAME      assert a pooler's documented behaviour (see --list-profiles)
   --expect FILE       assert your own expectations (JSON; may extend a profile)
   --compare T         also run against T (the baseline, e.g. direct Postgres or today's
                       pooler) and report what changes for the application going to --target
+  --strict            fail (exit 1) when a check is inconclusive or the sweep could not
+                      finish; JUnit then reports inconclusive checks as failures
   --only IDS          check ids or areas, comma separated (e.g. session/set-leak,locks)
   --skip IDS          the same, to leave out
   --list              print the catalogue of checks
@@ -74,16 +81,24 @@ Output:
   --verbose           print every recorded step    --quiet   print failures and the summary
   --no-color          no colours (NO_COLOR is honoured too)
 
-Exit codes: 0 as expected (or nothing asserted), 1 a check failed its expectation, the run
-left state behind, or (with --compare) something breaks, 2 pooltest could not run,
-130 interrupted.`;
+Verdicts: pass / fail against an expectation (--profile, --expect); observed when nothing
+was expected (the outcome is shown with whether it breaks an application); inconclusive when
+pooltest could not force or prove the situation; skipped when the check cannot run here.
+
+Exit codes:
+  0    every asserted check as expected, or nothing asserted, and the sweep was clean
+       (inconclusive checks do not change it unless --strict)
+  1    a check failed its expectation, the run left state behind, (with --compare) something
+       breaks, or (with --strict) a check was inconclusive or the sweep could not finish
+  2    pooltest could not run (bad arguments, target unreachable, authentication, ...)
+  130  interrupted (after cleanup)`;
 
 /** The run command's options, for parseArgs and for suggestions. */
 const OPTIONS = {
   target: { type: 'string' }, user: { type: 'string', short: 'U' }, password: { type: 'string' }, database: { type: 'string', short: 'd' },
   direct: { type: 'string' }, profile: { type: 'string' }, only: { type: 'string', multiple: true }, skip: { type: 'string', multiple: true },
   json: { type: 'string' }, junit: { type: 'string' }, markdown: { type: 'string' }, 'no-store': { type: 'boolean' },
-  compare: { type: 'string' }, expect: { type: 'string' }, spawn: { type: 'string' }, timeout: { type: 'string' }, 'max-pool': { type: 'string' }, 'no-color': { type: 'boolean' }, color: { type: 'boolean' },
+  compare: { type: 'string' }, expect: { type: 'string' }, strict: { type: 'boolean' }, spawn: { type: 'string' }, timeout: { type: 'string' }, 'max-pool': { type: 'string' }, 'no-color': { type: 'boolean' }, color: { type: 'boolean' },
   verbose: { type: 'boolean', short: 'v' }, quiet: { type: 'boolean', short: 'q' }, list: { type: 'boolean' }, 'list-profiles': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' }, version: { type: 'boolean' },
 } as const;
@@ -103,7 +118,7 @@ export function parseCli(argv: string[]): CliOptions {
   const v = parsed.values;
   const list = (xs: string[] | undefined): string[] => (xs ?? []).flatMap((x) => x.split(',')).map((x) => x.trim()).filter(Boolean);
   const opts: CliOptions = {
-    only: list(v.only), skip: list(v.skip), store: !v['no-store'], verbose: v.verbose ?? false, quiet: v.quiet ?? false, list: v.list ?? false,
+    only: list(v.only), skip: list(v.skip), store: !v['no-store'], strict: v.strict ?? false, verbose: v.verbose ?? false, quiet: v.quiet ?? false, list: v.list ?? false,
     listProfiles: v['list-profiles'] ?? false, help: v.help ?? false, version: v.version ?? false,
   };
   if (v.target !== undefined) opts.target = v.target;

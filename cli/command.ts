@@ -1,8 +1,10 @@
 /**
- * The `pooltest` command (started by main.ts, the entry point), and `pooltest diff` / `pooltest audit`. Exit codes: 0 as expected (or
- * nothing asserted and nothing broke), 1 a check failed its expectation, the run left state
- * behind, or something breaks (`diff`, `--compare`), 2 pooltest could not run, 130 interrupted
- * (SIGINT/SIGTERM), after cleanup.
+ * The `pooltest` command (started by main.ts, the entry point), and `pooltest diff` / `pooltest
+ * audit`. Exit codes: 0 as expected (or nothing asserted and nothing broke), 1 a check failed
+ * its expectation, the run left state behind, something breaks (`diff`, `--compare`), or with
+ * `--strict` a check was inconclusive or the sweep could not finish, 2 pooltest could not run,
+ * 130 interrupted (SIGINT/SIGTERM), after cleanup. `pooltest audit` adds 3 (findings that
+ * typically break, no pooler to confirm them).
  */
 import { isPooltestError, PooltestError } from '../engine/errors.js';
 import { loadExpectations } from '../runner/expectations.js';

@@ -11,6 +11,7 @@ import { renderDiff } from '../reporters/diff-terminal.js';
 import { diffToJson } from '../reporters/json-reporter.js';
 import { PooltestError } from '../engine/errors.js';
 import { diffReports } from '../reporters/report-diff.js';
+import { READABLE_SCHEMA_VERSIONS, upgradeReport } from '../reporters/report-compat.js';
 import { REPORT_SCHEMA_VERSION, type Report } from '../engine/types.js';
 import { writeOutput } from './outputs.js';
 import type { CliIo } from './run-command.js';
@@ -63,7 +64,8 @@ export function readReport(file: string): Report {
   }
   const problem = reportProblem(value);
   if (problem) throw new PooltestError('REPORT_INVALID', `${resolved} is not a pooltest report this version can compare: ${problem}`);
-  return value as Report;
+  // Schema 1 reports read as schema 2 (their observations were called pass).
+  return upgradeReport(value as Report);
 }
 
 /**
@@ -73,7 +75,7 @@ export function readReport(file: string): Report {
 function reportProblem(v: unknown): string | null {
   if (typeof v !== 'object' || v === null) return 'not a JSON object';
   const r = v as Partial<Record<keyof Report, unknown>>;
-  if (r.schemaVersion !== REPORT_SCHEMA_VERSION) return `schemaVersion is ${JSON.stringify(r.schemaVersion)}, expected ${REPORT_SCHEMA_VERSION}`;
+  if (typeof r.schemaVersion !== 'number' || !READABLE_SCHEMA_VERSIONS.includes(r.schemaVersion)) return `schemaVersion is ${JSON.stringify(r.schemaVersion)}, expected one of ${READABLE_SCHEMA_VERSIONS.join(', ')} (this version writes ${REPORT_SCHEMA_VERSION})`;
   if (!Array.isArray(r.checks)) return 'no "checks" array';
   const bad = r.checks.find((c: unknown) => typeof c !== 'object' || c === null || typeof (c as { id?: unknown }).id !== 'string' || !('outcome' in c));
   if (bad !== undefined) return `a check without "id" and "outcome": ${JSON.stringify(bad).slice(0, 120)}`;

@@ -20,7 +20,7 @@ export interface StartedEndpoints {
 /** Starts what `opts` asks for, or returns null when the user gave a target (flag or PG* env). */
 export async function startEndpoints(opts: CliOptions, env: NodeJS.ProcessEnv, log: (text: string) => void): Promise<StartedEndpoints | null> {
   if (opts.spawn !== undefined) {
-    log(`--spawn ${opts.spawn}: starting containers (the first run pulls images)...`);
+    log(`--spawn ${opts.spawn} (experimental, see --help): starting containers (the first run pulls images)...`);
     const spawned = await spawnPooler(opts.spawn);
     log(`Started ${spawned.description}.`);
     // The image's PgBouncer version is whatever the image ships, so no built-in profile is

@@ -46,7 +46,7 @@ export async function runCommand(opts: CliOptions, ends: Endpoints, io: CliIo): 
   if (typeof ends.profile === 'object' && opts.expect) warnUnknownChecks(ends.profile, io);
   const common: RunOptions = {
     user: opts.user, password: opts.password, database: opts.database, only: opts.only, skip: opts.skip,
-    timeoutMs: opts.timeoutMs, maxPool: opts.maxPool, env: io.env, ...(io.signal ? { signal: io.signal } : {}),
+    timeoutMs: opts.timeoutMs, maxPool: opts.maxPool, strict: opts.strict, env: io.env, ...(io.signal ? { signal: io.signal } : {}),
   };
   const label = opts.compare ? 'target' : undefined;
   if (!opts.compare) {

@@ -6,6 +6,11 @@
  * the CLI's path. Two different failures get two different codes: the package is missing
  * (FIXTURE_UNAVAILABLE, with the install command) or no container engine answers
  * (DOCKER_UNAVAILABLE).
+ *
+ * Experimental, and labelled so in `--help` and the README: only PgBouncer can be started, its
+ * image tag is not pinned to a digest (none could be pulled and verified where this was
+ * written: no Docker engine), and no test here runs the catalogue through it. Users who need a
+ * reproducible image pin their own with the POOLTEST_SPAWN_*_IMAGE variables.
  */
 import { PooltestError } from '../engine/errors.js';
 
@@ -43,11 +48,14 @@ export async function spawnPooler(name: string): Promise<Spawned> {
     throw new PooltestError('DOCKER_UNAVAILABLE', `--spawn ${name} needs a container engine (Docker or Podman): ${docker.reason}. Start one (or set DOCKER_HOST), or test a pooler you run with --target.`);
   }
   const { startContainerStack, PGBOUNCER_IMAGE } = await import('../fixtures/containers/container-stack.js');
-  const stack = await startContainerStack();
+  const { POSTGRES_IMAGE } = await import('../fixtures/containers/postgres-container.js');
+  const pgbouncerImage = process.env.POOLTEST_SPAWN_PGBOUNCER_IMAGE || PGBOUNCER_IMAGE;
+  const postgresImage = process.env.POOLTEST_SPAWN_POSTGRES_IMAGE || POSTGRES_IMAGE;
+  const stack = await startContainerStack({ pgbouncerImage, postgresImage });
   return {
     target: stack.target.url(),
     direct: stack.postgres.url(),
-    description: `PgBouncer (${PGBOUNCER_IMAGE}, transaction mode, pool of 2) and PostgreSQL in containers`,
+    description: `PgBouncer (${pgbouncerImage}, transaction mode, pool of 2) and PostgreSQL (${postgresImage}) in containers (experimental: images not pinned unless you pin them)`,
     stop: () => stack.stop(),
   };
 }

@@ -5,13 +5,16 @@
  */
 
 /** Bumped whenever a field of {@link Report} changes meaning or disappears. */
-export const REPORT_SCHEMA_VERSION = 1;
+export const REPORT_SCHEMA_VERSION = 2;
 
 /** How bad it is when the hazard bites: the grouping used by reports. */
 export type Severity = 'security' | 'correctness' | 'availability';
 
-/** The tri-state verdict (plus skipped). When combining: fail > inconclusive > pass. */
-export type Verdict = 'pass' | 'fail' | 'inconclusive' | 'skipped';
+/**
+ * `pass`/`fail` against an expectation, `observed` when nothing was expected (schema 2; schema 1
+ * called that `pass`), `inconclusive`, `skipped`. Combining: fail > inconclusive > pass > observed.
+ */
+export type Verdict = 'pass' | 'fail' | 'observed' | 'inconclusive' | 'skipped';
 
 /** A NOTICE, WARNING or similar message the server or pooler sent while a step ran. */
 export interface NoticeRecord {
@@ -215,10 +218,15 @@ export function sweepState(s: SweepResult): SweepState {
 
 export interface ReportSummary {
   total: number;
+  /** Checks whose outcome matched an expectation (never a mere observation). */
   pass: number;
   fail: number;
+  /** Checks with an outcome and no expectation. */
+  observed: number;
   inconclusive: number;
   skipped: number;
+  /** Whether `--strict` was on: inconclusive checks and an unfinished sweep then set exit 1. */
+  strict: boolean;
   exitCode: number;
   /** SIGINT/SIGTERM stopped the run: what did not run says so, and exitCode is 130. */
   interrupted?: boolean;

@@ -13,6 +13,8 @@ import type { CheckResult, Profile } from './types.js';
 export interface PooltestProvided {
   ctx: RunContext;
   profile: Profile | null;
+  /** `--strict` / `POOLTEST_STRICT`: an inconclusive check fails its test instead of skipping. */
+  strict?: boolean;
 }
 
 declare module 'vitest' {
@@ -27,7 +29,10 @@ declare module 'vitest' {
 /** A check's whole run is bounded by its steps; this is only a safety net. */
 const TEST_TIMEOUT_MS = 120_000;
 
-/** Declares the Vitest test for a check. A failed expectation fails the test; inconclusive skips it. */
+/**
+ * Declares the Vitest test for a check. A failed expectation fails the test; inconclusive skips
+ * it, or fails it under strict; an observation (nothing expected) passes, as nothing was asserted.
+ */
 export function checkTest(def: CheckDefinition): void {
   test(`${def.id}: ${def.title}`, { timeout: TEST_TIMEOUT_MS }, async ({ task, skip, signal, annotate }) => {
     const provided = inject('pooltest');
@@ -43,7 +48,10 @@ export function checkTest(def: CheckDefinition): void {
     if (result.verdict === 'fail') {
       expect.fail(`${def.id}: observed "${result.outcome}", expected "${result.expected}" (${result.expectedRef}): ${result.reason}`);
     }
-    if (result.verdict === 'inconclusive') skip(`inconclusive: ${result.reason}`);
+    if (result.verdict === 'inconclusive') {
+      if (provided.strict === true) expect.fail(`${def.id}: inconclusive under --strict: ${result.reason}`);
+      skip(`inconclusive: ${result.reason}`);
+    }
     if (result.verdict === 'skipped') skip(result.reason);
   });
 }

@@ -3,7 +3,10 @@
  * junit reporters, GitLab's test reports, Jenkins. One testcase per check, named by its stable
  * id and classed by area, so CI history follows a check across runs. A failed expectation is a
  * `<failure>`; inconclusive and skipped checks are `<skipped>` with the reason (pooltest could
- * not force the situation, so it does not claim a pass). Outcome, facts and evidence are
+ * not force the situation, so it does not claim a pass), and under `--strict` an inconclusive
+ * check is a `<failure type="inconclusive">`. An observation (nothing expected) is `<skipped>`
+ * too, its message the outcome and whether it breaks: a testcase with no child is a green pass
+ * in every CI, and nothing was asserted. Outcome, facts and evidence are
  * properties; the recorded steps go to `<system-out>`, the one place every CI system displays.
  * A final `pooltest/sweep` testcase fails when the run left state behind.
  */
@@ -13,15 +16,18 @@ import { redactUrl } from '../engine/target.js';
 import { poolerName, targetText } from './report-text.js';
 import { stepLine } from './step-text.js';
 import { attributes, escapeXml } from './xml.js';
+import { observedPhrase } from './verdict-text.js';
+import { sweepUnfinished } from '../engine/verdict.js';
 
 /** Renders `report` as a JUnit XML document. */
 export function renderJunit(report: Report): string {
-  const cases = report.checks.map(testcase);
-  const sweep = sweepCase(report);
-  const tests = cases.length + (sweep ? 1 : 0);
-  // Counted from the testcases themselves, so the totals always match what the file holds.
-  const failures = report.checks.filter((c) => c.verdict === 'fail').length + (report.sweep && sweepState(report.sweep) === 'dirty' ? 1 : 0);
-  const skipped = report.checks.filter((c) => c.verdict === 'inconclusive' || c.verdict === 'skipped').length + (report.sweep && sweepState(report.sweep) === 'unknown' ? 1 : 0);
+  const strict = report.summary.strict === true;
+  const cases = report.checks.map((c) => testcase(c, strict));
+  const sweep = sweepCase(report, strict);
+  const tests = cases.length + (sweep.xml ? 1 : 0);
+  // Counted the way the testcases are written, so the totals always match what the file holds.
+  const failures = report.checks.filter((c) => c.verdict === 'fail' || (strict && c.verdict === 'inconclusive')).length + (sweep.failed ? 1 : 0);
+  const skipped = report.checks.filter((c) => c.verdict === 'skipped' || c.verdict === 'observed' || (!strict && c.verdict === 'inconclusive')).length + (sweep.skipped ? 1 : 0);
   const counts = { tests, failures, errors: 0, skipped, time: seconds(report.durationMs) };
   const t = report.target;
   const lines = [
@@ -30,7 +36,7 @@ export function renderJunit(report: Report): string {
     `  <testsuite${attributes({ name: `pooltest ${targetText(t)}`, ...counts, timestamp: report.startedAt.replace(/\.\d+Z$/, 'Z'), hostname: t.host })}>`,
     properties(suiteProperties(report), '    '),
     ...cases,
-    ...(sweep ? [sweep] : []),
+    ...(sweep.xml ? [sweep.xml] : []),
     '  </testsuite>',
     '</testsuites>',
   ];
@@ -58,10 +64,10 @@ function suiteProperties(r: Report): Array<[string, string | number | null]> {
   ];
 }
 
-function testcase(c: CheckResult): string {
+function testcase(c: CheckResult, strict: boolean): string {
   const area = c.id.split('/')[0] ?? c.id;
   const open = `    <testcase${attributes({ classname: `pooltest.${area}`, name: c.id, time: seconds(c.durationMs) })}>`;
-  const body = [properties(checkProperties(c), '      '), verdictElement(c), systemOut(c)].filter((x) => x !== '');
+  const body = [properties(checkProperties(c), '      '), verdictElement(c, strict), systemOut(c)].filter((x) => x !== '');
   return [open, ...body, '    </testcase>'].join('\n');
 }
 
@@ -82,7 +88,7 @@ function checkProperties(c: CheckResult): Array<[string, string | number | null]
   ];
 }
 
-function verdictElement(c: CheckResult): string {
+function verdictElement(c: CheckResult, strict: boolean): string {
   switch (c.verdict) {
     case 'fail': {
       const message = `observed "${c.outcome}", expected "${c.expected}"`;
@@ -90,7 +96,13 @@ function verdictElement(c: CheckResult): string {
       return `      <failure${attributes({ type: 'unexpected-outcome', message })}>${escapeXml(text)}</failure>`;
     }
     case 'inconclusive':
+      if (strict) {
+        const text = [`${c.id}: inconclusive under --strict: nothing was proven`, `reason: ${c.reason}`, `evidence: ${c.evidence}`].join('\n');
+        return `      <failure${attributes({ type: 'inconclusive', message: `inconclusive: ${c.reason}` })}>${escapeXml(text)}</failure>`;
+      }
       return `      <skipped${attributes({ message: `inconclusive: ${c.reason}` })}/>`;
+    case 'observed':
+      return `      <skipped${attributes({ message: `observed, nothing asserted: ${observedPhrase(c)}` })}/>`;
     case 'skipped':
       return `      <skipped${attributes({ message: `skipped: ${c.reason}` })}/>`;
     default:
@@ -104,16 +116,24 @@ function systemOut(c: CheckResult): string {
   return `      <system-out>${escapeXml(text)}</system-out>`;
 }
 
-function sweepCase(r: Report): string | null {
-  if (!r.sweep) return null;
+/** The sweep's testcase (none when no sweep ran and nothing asks for one) and whether it fails. */
+function sweepCase(r: Report, strict: boolean): { xml: string | null; failed: boolean; skipped?: boolean } {
+  const unfinished = strict && sweepUnfinished(r.sweep, r.checks.some((c) => c.steps.length > 0));
+  const open = `    <testcase${attributes({ classname: 'pooltest', name: 'pooltest/sweep', time: 0 })}>`;
+  if (!r.sweep) {
+    if (!unfinished) return { xml: null, failed: false };
+    const failure = `      <failure${attributes({ type: 'sweep-unfinished', message: 'no sweep result: the target is not proven clean' })}/>`;
+    return { xml: `${open}\n${failure}\n    </testcase>`, failed: true };
+  }
   const s = r.sweep;
   const state = sweepState(s);
   const props = properties([['clean', String(s.clean)], ['state', state], ['via', s.via.join(', ')], ['backendsVisited', s.backendsVisited.join(', ')]], '      ');
-  // Could not look is no failure of the run: a skipped case with the reason, so CI shows it.
-  const failure = state === 'clean' ? ''
-    : state === 'unknown' ? `\n      <skipped${attributes({ message: `the sweep could not look for leftovers: ${s.reason ?? 'no reason recorded'}` })}/>`
-    : `\n      <failure${attributes({ type: 'leftover-state', message: 'pooltest left state behind' })}>${escapeXml(s.leftovers.join('\n'))}</failure>`;
-  return `    <testcase${attributes({ classname: 'pooltest', name: 'pooltest/sweep', time: 0 })}>\n${props}${failure}\n    </testcase>`;
+  let failure = '';
+  if (state === 'dirty') failure = `\n      <failure${attributes({ type: 'leftover-state', message: 'pooltest left state behind' })}>${escapeXml(s.leftovers.join('\n'))}</failure>`;
+  else if (unfinished) failure = `\n      <failure${attributes({ type: 'sweep-unfinished', message: 'the sweep could not finish: the target is not proven clean' })}>${escapeXml(s.reason ?? s.leftovers.join('\n'))}</failure>`;
+  // Could not look is no failure of the run without --strict: a skipped case with the reason, so CI shows it.
+  else if (state === 'unknown') failure = `\n      <skipped${attributes({ message: `the sweep could not look for leftovers: ${s.reason ?? 'no reason recorded'}` })}/>`;
+  return { xml: `${open}\n${props}${failure}\n    </testcase>`, failed: state === 'dirty' || (unfinished && state !== 'clean'), skipped: state === 'unknown' && !unfinished };
 }
 
 function properties(pairs: Array<[string, string | number | null]>, indent: string): string {

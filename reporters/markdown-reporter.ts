@@ -9,6 +9,7 @@ import { code, inline, table, VERDICT_BADGE, withLinks } from './markdown.js';
 import { poolerText, targetText } from './report-text.js';
 import { bySeverity } from './severity.js';
 import { countsText, sweepText } from './sweep-text.js';
+import { observedReading } from './verdict-text.js';
 
 /** Renders `report` as GitHub-flavoured Markdown. */
 export function renderMarkdown(report: Report): string {
@@ -37,12 +38,21 @@ function header(r: Report): string {
 
 function row(c: CheckResult, n: number): string[] {
   const outcome = c.outcome !== null ? code(c.outcome) : '—';
-  return [`${code(c.id)} ${inline(c.title)}`, c.severity, `${outcome}[^${n}]`, c.expected !== null ? code(c.expected) : '—', VERDICT_BADGE[c.verdict] ?? c.verdict];
+  return [`${code(c.id)} ${inline(c.title)}`, c.severity, `${outcome}[^${n}]`, c.expected !== null ? code(c.expected) : '—', verdictBadge(c)];
+}
+
+/** The verdict cell: an observation says whether it breaks (the severity is the next column over), never a tick. */
+function verdictBadge(c: CheckResult): string {
+  if (c.verdict !== 'observed') return VERDICT_BADGE[c.verdict] ?? c.verdict;
+  const reading = observedReading(c);
+  if (reading === 'breaks') return `❗ observed: **breaks** (${c.severity})`;
+  if (reading === 'fine') return 'observed: no break';
+  return '❔ observed: effect unknown';
 }
 
 function footnote(c: CheckResult, n: number): string {
   const parts = [`${code(c.id)}: ${inline(c.evidence)}`];
-  if (c.verdict !== 'pass' && c.reason !== c.evidence) parts.push(`Why ${c.verdict}: ${inline(c.reason)}`);
+  if (c.verdict !== 'pass' && c.verdict !== 'observed' && c.reason !== c.evidence) parts.push(`Why ${c.verdict}: ${inline(c.reason)}`);
   if (c.expectedRef) parts.push(`Expected${c.expectedBasis ? ` (${c.expectedBasis === 'observed' ? 'observed on pooltest\'s fixtures' : `${c.expectedBasis}, never observed by pooltest`})` : ''} per: ${withLinks(c.expectedRef)}`);
   if (c.advice) parts.push(`**Advice:** ${inline(c.advice)}`);
   return `[^${n}]: ${parts.map((p) => (/[.!?>)]$/.test(p) ? p : `${p}.`)).join(' ')}`;

@@ -20,9 +20,13 @@ export function table(header: readonly string[], rows: ReadonlyArray<readonly st
   return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
 }
 
-/** Verdicts with a sign that reads at a glance in a pull-request comment. */
+/**
+ * Verdicts with a sign that reads at a glance in a pull-request comment. `observed` has no
+ * badge of its own: see {@link verdictBadge}, which says whether the observation breaks.
+ */
 export const VERDICT_BADGE: Readonly<Record<string, string>> = {
   pass: '✅ pass',
+  observed: '👁️ observed',
   fail: '❌ **fail**',
   inconclusive: '⚠️ inconclusive',
   skipped: '⏭️ skipped',

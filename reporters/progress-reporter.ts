@@ -44,7 +44,7 @@ export function createProgress(opts: ProgressOptions): Progress {
     onCheckResult(r) {
       done += 1;
       const left = Math.max(0, opts.total - done);
-      const line = `  ${prefix}${counter(done)} ${r.id}: ${r.outcome ?? 'no outcome'} ${verdictText(r.verdict, c)} (${r.durationMs} ms), ${left === 0 ? 'done' : `${left} left`}`;
+      const line = `  ${prefix}${counter(done)} ${r.id}: ${r.outcome ?? 'no outcome'} ${verdictText(r.verdict, c, r)} (${r.durationMs} ms), ${left === 0 ? 'done' : `${left} left`}`;
       opts.write(`${pending ? '\r\x1b[2K' : ''}${line}\n`);
       pending = false;
     },

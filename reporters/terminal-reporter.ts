@@ -6,11 +6,12 @@
  */
 import { plural, sweepText } from './sweep-text.js';
 import { Chalk, type ChalkInstance } from 'chalk';
-import type { Discovery, Report, Verdict } from '../engine/types.js';
+import type { CheckResult, Discovery, Report, Verdict } from '../engine/types.js';
 import { poolerName, targetText } from './report-text.js';
 import { groupBySeverity } from './severity.js';
 import { stepLine } from './step-text.js';
 import { cut, oneLine, pad, wrap } from './terminal-text.js';
+import { observedReading } from './verdict-text.js';
 
 export interface TerminalOptions {
   color: boolean;
@@ -53,16 +54,16 @@ export function renderReport(report: Report, opts: TerminalOptions): string {
   for (const group of groupBySeverity(report.checks)) {
     lines.push(c.bold.underline(`${group.severity} (${group.checks.length})`));
     for (const r of group.checks) {
-      lines.push(`${pad(r.id, idWidth)}  ${pad(r.outcome ?? '-', 12)}  ${pad(r.expected ?? '-', 12)}  ${verdictText(r.verdict, c)}`);
+      lines.push(`${pad(r.id, idWidth)}  ${pad(r.outcome ?? '-', 12)}  ${pad(r.expected ?? '-', 12)}  ${verdictText(r.verdict, c, r)}`);
       lines.push(c.dim(wrap(`    evidence: ${r.evidence}`, width, 14)));
-      if (r.verdict !== 'pass' && r.reason !== r.evidence) lines.push(c.yellow(wrap(`    why:      ${r.reason}`, width, 14)));
+      if (r.verdict !== 'pass' && r.verdict !== 'observed' && r.reason !== r.evidence) lines.push(c.yellow(wrap(`    why:      ${r.reason}`, width, 14)));
       if (r.verdict === 'fail') lines.push(c.yellow(wrap(`    expected: ${expectationText(r)}`, width, 14)));
       if (r.advice) lines.push(c.cyan(wrap(`    advice:   ${r.advice}`, width, 14)));
       if (opts.verbose) lines.push(...r.steps.map((s) => cut(`     ${stepLine(s)}`, width + 60)));
     }
   }
   lines.push('');
-  lines.push(...closingLines(report, c));
+  lines.push(...closingLines(report, c, true));
   return lines.join('\n') + '\n';
 }
 
@@ -72,12 +73,16 @@ export function renderReport(report: Report, opts: TerminalOptions): string {
  */
 export function renderQuiet(report: Report, opts: TerminalOptions): string {
   const c = new Chalk({ level: opts.color ? 1 : 0 });
-  const failed = report.checks.filter((r) => r.verdict === 'fail');
-  const lines = failed.map((r) => `${c.red.bold('FAIL')} ${r.id}: observed ${r.outcome ?? '-'}, expected ${r.expected ?? '-'}: ${oneLine(r.reason)}`);
-  return [...lines, ...closingLines(report, c)].join('\n') + '\n';
+  const strict = report.summary.strict === true;
+  const failed = report.checks.filter((r) => r.verdict === 'fail' || (strict && r.verdict === 'inconclusive'));
+  const lines = failed.map((r) => (r.verdict === 'fail'
+    ? `${c.red.bold('FAIL')} ${r.id}: observed ${r.outcome ?? '-'}, expected ${r.expected ?? '-'}: ${oneLine(r.reason)}`
+    : `${c.red.bold('FAIL')} ${r.id}: inconclusive under --strict: ${oneLine(r.reason)}`));
+  return [...lines, ...closingLines(report, c, false)].join('\n') + '\n';
 }
 
-function closingLines(report: Report, c: ChalkInstance): string[] {
+/** Sweep, summary, and what the exit code leaves out; `full` adds the note on observations. */
+function closingLines(report: Report, c: ChalkInstance, full: boolean): string[] {
   const lines: string[] = [];
   if (report.sweep) {
     const { state, text } = sweepText(report.sweep);
@@ -85,15 +90,29 @@ function closingLines(report: Report, c: ChalkInstance): string[] {
   }
   const s = report.summary;
   const interrupted = s.interrupted ? `, ${c.yellow.bold('interrupted')}` : '';
-  lines.push(`${c.bold('Summary')}  ${plural(s.total, 'check')}: ${c.green(`${s.pass} pass`)}, ${c.red(`${s.fail} fail`)}, ${c.yellow(`${s.inconclusive} inconclusive`)}, ${s.skipped} skipped${interrupted}  (${(report.durationMs / 1000).toFixed(1)} s)  exit ${s.exitCode}`);
+  // Reports of schema 1 have no `observed` count (their `pass` included observations).
+  const observed = s.observed ?? 0;
+  lines.push(`${c.bold('Summary')}  ${plural(s.total, 'check')}: ${c.green(`${s.pass} pass`)}, ${c.red(`${s.fail} fail`)}, ${observed} observed, ${c.yellow(`${s.inconclusive} inconclusive`)}, ${s.skipped} skipped${s.strict === true ? ' (strict)' : ''}${interrupted}  (${(report.durationMs / 1000).toFixed(1)} s)  exit ${s.exitCode}`);
+  if (s.inconclusive > 0 && s.strict !== true) lines.push(c.yellow(`  ${plural(s.inconclusive, 'inconclusive check')} proved nothing and do not change the exit code; --strict makes them fail the run`));
+  if (full && observed > 0 && report.profile === null) lines.push(c.dim(`  observed: nothing was asserted (no --profile or --expect); ${report.checks.filter((r) => r.verdict === 'observed' && observedReading(r) === 'breaks').length} observed outcome(s) break an application written for a direct connection`));
   return lines;
 }
 
-/** A verdict as a coloured word: FAIL stands out, skipped fades. */
-export function verdictText(v: Verdict, c: ChalkInstance): string {
+/**
+ * A verdict as a coloured word: FAIL stands out, skipped fades. An observation (nothing
+ * expected) is never green: with the check at hand it says whether the outcome breaks an
+ * application, and how badly (the check's severity).
+ */
+export function verdictText(v: Verdict, c: ChalkInstance, check?: Pick<CheckResult, 'outcome' | 'severity'>): string {
   switch (v) {
     case 'pass':
       return c.green('pass');
+    case 'observed': {
+      const reading = check ? observedReading(check) : 'unknown';
+      if (reading === 'breaks') return c.red(`observed: BREAKS (${check?.severity})`);
+      if (reading === 'fine') return c.dim('observed: no break');
+      return c.yellow('observed');
+    }
     case 'fail':
       return c.red.bold('FAIL');
     case 'inconclusive':

@@ -11,6 +11,7 @@ import { newRunId } from '../engine/markers.js';
 import { findProfile } from '../profiles/index.js';
 import { sweep } from '../engine/sweep.js';
 import { checkDirect } from '../engine/direct-check.js';
+import { runExitCode } from '../engine/verdict.js';
 import { announceRun } from '../engine/steering/other-runs.js';
 import { publicTarget, resolveRelated, resolveTarget, type Target } from '../engine/target.js';
 import { checkFileProblems } from './check-files.js';
@@ -41,6 +42,12 @@ export interface RunOptions {
   /** Most backends discovery counts before calling the pool too large to steer. */
   maxPool?: number;
   runId?: string;
+  /**
+   * Inconclusive checks and a sweep that could not finish fail the run (exit 1), and the Vitest
+   * test of an inconclusive check fails instead of skipping: for CI that must not go green when
+   * nothing was proven.
+   */
+  strict?: boolean;
   /** The target is a throwaway fixture: allows checks that would disturb a shared server (capacity/burst). */
   fixture?: boolean;
   env?: NodeJS.ProcessEnv;
@@ -92,7 +99,7 @@ export async function run(opts: RunOptions = {}): Promise<Report> {
   let results: CheckResult[];
   let sweepResult: Report['sweep'];
   try {
-    results = selected.length === 0 || opts.signal?.aborted ? [] : await runSuites({ ctx, profile }, runOrder(selected).map(fileFilter), opts);
+    results = selected.length === 0 || opts.signal?.aborted ? [] : await runSuites({ ctx, profile, strict: opts.strict === true }, runOrder(selected).map(fileFilter), opts);
     phaseEnd('checks');
     // Never interrupted: whatever the checks left, the sweep is what removes it.
     sweepResult = await sweep(ctx, CATALOGUE.map((c) => c.id), touchedBackends(discovery, results));
@@ -104,7 +111,7 @@ export async function run(opts: RunOptions = {}): Promise<Report> {
     ? 'not run: the run was interrupted before this check started'
     : 'not run: Vitest reported no result for this check (its suite file failed to load or was not found)';
   const ordered = orderByCatalogue(withNotRun(results, selected, notRun, profile));
-  return buildReport({ startedAt, t0, target, direct, discovery, profile, checks: ordered, sweep: sweepResult, runId: ctx.runId, interrupted: opts.signal?.aborted === true });
+  return buildReport({ startedAt, t0, target, direct, discovery, profile, checks: ordered, sweep: sweepResult, runId: ctx.runId, interrupted: opts.signal?.aborted === true, strict: opts.strict === true });
 }
 
 /** Resolves `--only`/`--skip` (ids or areas) against the catalogue; unknown names are errors. */
@@ -181,13 +188,13 @@ interface ReportParts {
   sweep: Report['sweep'];
   runId: string;
   interrupted: boolean;
+  strict: boolean;
 }
 
 function buildReport(p: ReportParts): Report {
   const count = (v: string): number => p.checks.filter((c) => c.verdict === v).length;
   const fail = count('fail');
-  // An unknown sweep (target down, --direct unreachable) is reported, not counted as a mess.
-  const dirty = p.sweep !== null && sweepState(p.sweep) === 'dirty';
+
   return {
     schemaVersion: REPORT_SCHEMA_VERSION,
     tool: { name: 'pooltest', version: toolVersion() },
@@ -204,10 +211,13 @@ function buildReport(p: ReportParts): Report {
       total: p.checks.length,
       pass: count('pass'),
       fail,
+      observed: count('observed'),
       inconclusive: count('inconclusive'),
       skipped: count('skipped'),
+      strict: p.strict,
       // Interrupted: what ran is reported as it is, and the exit code says the run was cut short.
-      exitCode: p.interrupted ? INTERRUPTED_EXIT_CODE : fail > 0 || dirty ? 1 : 0,
+      // Under --strict, a run that proved nothing does not exit 0 (engine/verdict.ts).
+      exitCode: p.interrupted ? INTERRUPTED_EXIT_CODE : runExitCode(p.checks, p.sweep, p.strict),
       ...(p.interrupted ? { interrupted: true } : {}),
     },
   };

@@ -11,6 +11,7 @@
  * | `POOLTEST_DIRECT` | the PostgreSQL behind it (baseline and sweep) |
  * | `POOLTEST_PROFILE` / `POOLTEST_EXPECT` | a built-in profile / an expectations file to assert |
  * | `POOLTEST_TIMEOUT`, `POOLTEST_MAX_POOL` | as `--timeout` and `--max-pool` |
+ * | `POOLTEST_STRICT` | `1` or `true`: as `--strict` (an inconclusive check fails its test; a sweep that could not finish fails the run) |
  */
 import type { TestProject } from 'vitest/node';
 import { parseDuration } from '../engine/time.js';
@@ -22,6 +23,7 @@ import { findProfile } from '../profiles/index.js';
 import { DEFAULT_MAX_POOL, DEFAULT_TIMEOUT_MS, type RunOptions } from './run.js';
 import type { RunContext } from '../engine/steering/scenario.js';
 import { sweep } from '../engine/sweep.js';
+import { sweepUnfinished } from '../engine/verdict.js';
 import { describeTarget, resolveRelated, resolveTarget } from '../engine/target.js';
 import type { PooltestProvided } from '../engine/vitest-check.js';
 import { CATALOGUE } from '../suites/catalogue.js';
@@ -30,7 +32,7 @@ import { CATALOGUE } from '../suites/catalogue.js';
  * What to test and assert; every field falls back to its `POOLTEST_*` variable (PG* for the
  * login). Fields mean what they mean for `run()`, except that the profile is named here.
  */
-export type PooltestSetupOptions = Pick<RunOptions, 'user' | 'password' | 'database' | 'direct' | 'timeoutMs' | 'maxPool'> & {
+export type PooltestSetupOptions = Pick<RunOptions, 'user' | 'password' | 'database' | 'direct' | 'timeoutMs' | 'maxPool' | 'strict'> & {
   /** `host:port` or a postgres:// URL. */
   target?: string;
   /** A built-in profile name (see `pooltest --list-profiles`). */
@@ -54,6 +56,7 @@ export function setupOptionsFromEnv(env: NodeJS.ProcessEnv): PooltestSetupOption
   if (env.POOLTEST_PROFILE) o.profile = env.POOLTEST_PROFILE;
   if (env.POOLTEST_EXPECT) o.expect = env.POOLTEST_EXPECT;
   if (env.POOLTEST_TIMEOUT) o.timeoutMs = parseDuration(env.POOLTEST_TIMEOUT);
+  if (env.POOLTEST_STRICT) o.strict = strictFromEnv(env.POOLTEST_STRICT);
   if (env.POOLTEST_MAX_POOL) {
     const n = Number(env.POOLTEST_MAX_POOL);
     if (!Number.isInteger(n) || n < 1) throw new PooltestError('BAD_ARGUMENTS', `POOLTEST_MAX_POOL "${env.POOLTEST_MAX_POOL}" is not a whole number from 1`);
@@ -79,17 +82,28 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const runId = newRunId();
   const discovery = await discover(target, { bounds, poolBound: o.maxPool ?? DEFAULT_MAX_POOL, runId });
   const ctx: RunContext = { target, direct, discovery, runId, bounds, fixture: false };
-  const provided: PooltestProvided = { ctx, profile };
+  const provided: PooltestProvided = { ctx, profile, strict: o.strict === true };
   project.provide('pooltest', provided);
   return async () => {
     // The checks' own steps stay in the workers; the backends discovery saw are what this
     // process knows about, and with a pool small enough to steer they are all of them.
     const touched = [...new Set(discovery.steps.flatMap((s) => (s.pid === null ? [] : [s.pid])))];
     const result = await sweep(ctx, CATALOGUE.map((c) => c.id), touched);
+    if (o.strict === true && sweepUnfinished(result, true)) {
+      throw new PooltestError('STEERING_FAILED', `pooltest (strict): the sweep on ${describeTarget(target)} could not finish, so the target is not proven clean: ${result.reason ?? result.leftovers.join('; ')}`);
+    }
     // Only what was found fails the run; a sweep that could not look says so and lets it be.
     if (result.state === 'unknown') console.warn(`pooltest: the sweep of ${describeTarget(target)} could not tell: ${result.reason ?? 'no reason given'}`);
     else if (!result.clean) {
       throw new PooltestError('STEERING_FAILED', `pooltest left state behind on ${describeTarget(target)}: ${result.leftovers.join('; ')}`);
     }
   };
+}
+
+/** `1`/`true`/`yes` on, `0`/`false`/`no` off; anything else is a typo worth stopping for. */
+function strictFromEnv(value: string): boolean {
+  const v = value.trim().toLowerCase();
+  if (['1', 'true', 'yes'].includes(v)) return true;
+  if (['0', 'false', 'no', ''].includes(v)) return false;
+  throw new PooltestError('BAD_ARGUMENTS', `POOLTEST_STRICT "${value}" is not 1/true/yes or 0/false/no`);
 }

@@ -2,7 +2,14 @@
  * capacity/burst (fixtures only): are 100 clients arriving at once all served?
  *
  *   L:  SELECT pg_backend_pid() AS pid, current_setting('max_connections')::int AS max_connections
+ *   D (with --direct, straight to Postgres): the same, then disconnect
  *   K1..K100, all at once, each: connect; SELECT pg_backend_pid() AS pid; disconnect
+ *
+ * "Absorbed" claims that the pooler served more clients at once than the server would take,
+ * so the judge needs that fact in the record: the most clients whose query was in flight at
+ * the same instant (each of them connected then) must exceed the server's max_connections
+ * (read directly when --direct is given, else through the target). A burst that never got
+ * past the limit proves nothing about it: inconclusive.
  *
  * Meant for a Postgres started with max_connections = 25: direct, the connections beyond the
  * limit are refused with SQLSTATE 53300 ("sorry, too many clients already"); a pooler with a
@@ -39,6 +46,13 @@ export const burst = defineCheck({
     await l.run('burst.limits', `SELECT pg_backend_pid() AS pid, current_setting('max_connections')::int AS max_connections`);
     // pgpool-II serves one client per child: the limits client must not hold one during the burst.
     await l.close();
+    if (scn.ctx.direct) {
+      // Straight from the server, so a pooler cannot misreport it; closed before the burst, as
+      // it takes one of the very connections the limit counts.
+      const d = await scn.open('D', { to: 'direct' });
+      await d.run('burst.limits.direct', `SELECT current_setting('max_connections')::int AS max_connections`);
+      await d.close();
+    }
     await crowd(scn, {
       count: CLIENTS,
       prefix: 'K',
@@ -54,7 +68,9 @@ export const burst = defineCheck({
  * - No client recorded, or none served and none refused: inconclusive.
  * - Any client refused or left waiting past the connection bound: `overflowed`, with the
  *   errors verbatim and counted.
- * - Otherwise `absorbed`.
+ * - Every client served: `absorbed` only when the record shows more clients served at once than
+ *   max_connections (known from the server); otherwise inconclusive, since the burst did not
+ *   test what it is for.
  */
 export function judgeBurst(steps: readonly StepRecord[]): Judgement {
   const clients = readCrowd(steps, 'burst.connect', 'burst.client');
@@ -67,9 +83,36 @@ export function judgeBurst(steps: readonly StepRecord[]): Judgement {
     waitedPastBound: clients.filter((c) => c.state === 'waited').length,
     refusedWith: errorSummary(failed),
     backends: new Set(served.flatMap((c) => c.pids)).size,
-    maxConnections: numberOf(stepOf(steps, 'burst.limits'), 'max_connections'),
+    ...maxConnections(steps),
+    servedAtOnce: mostAtOnce(served.flatMap((c) => c.work)),
   };
   if (clients.length === 0 || (served.length === 0 && facts.refused === 0)) return { outcome: null, facts, reason: 'no client of the burst got an answer' };
   if (failed.length > 0) return { outcome: 'overflowed', facts, reason: `${failed.length} of ${clients.length} clients failed: ${facts.refusedWith}` };
-  return { outcome: 'absorbed', facts, reason: `all ${clients.length} clients were served, by ${facts.backends} backends` };
+  if (facts.maxConnections === null) return { outcome: null, facts, reason: `all ${clients.length} clients were served, but max_connections could not be read from the server: nothing shows the burst went past it` };
+  if (facts.servedAtOnce <= facts.maxConnections) {
+    return { outcome: null, facts, reason: `all ${clients.length} clients were served, but at most ${facts.servedAtOnce} at once, not more than max_connections = ${facts.maxConnections}: the burst did not exceed the server's limit` };
+  }
+  return { outcome: 'absorbed', facts, reason: `all ${clients.length} clients were served, ${facts.servedAtOnce} at once against max_connections = ${facts.maxConnections}, by ${facts.backends} backends` };
+}
+
+/** max_connections as the server said it: directly when the record has it, else through the target. */
+function maxConnections(steps: readonly StepRecord[]): { maxConnections: number | null; maxConnectionsVia: string | null } {
+  const direct = numberOf(stepOf(steps, 'burst.limits.direct'), 'max_connections');
+  if (direct !== null) return { maxConnections: direct, maxConnectionsVia: 'direct' };
+  const target = numberOf(stepOf(steps, 'burst.limits'), 'max_connections');
+  return { maxConnections: target, maxConnectionsVia: target === null ? null : 'target' };
+}
+
+/**
+ * The most steps in flight at one instant (a sweep over start and end times). A client with a
+ * query in flight is connected, so this is a lower bound on the clients connected together.
+ * Ends sort before starts at the same millisecond: touching is not overlapping.
+ */
+export function mostAtOnce(work: readonly StepRecord[]): number {
+  const edges = work.flatMap((s) => [[s.startMs, 1], [s.startMs + s.durationMs, -1]] as Array<[number, number]>);
+  edges.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  let now = 0;
+  let most = 0;
+  for (const [, delta] of edges) most = Math.max(most, (now += delta));
+  return most;
 }

@@ -12,24 +12,25 @@ beforeAll(async () => {
   await loadParser();
 });
 
-/** The primary check of the single statement in `sql`, or null when it is not a finding. */
-function primaryCheck(sql: string): AuditCheckId | null {
+/** The hazards of the single statement in `sql`. */
+function hazardsOf(sql: string): Array<{ check: AuditCheckId; cleanup?: boolean }> {
   const result = new StatementClassifier().classify(sql);
   if (!result.ok) throw new Error(`corpus statement does not parse: ${sql}: ${result.error}`);
   expect(result.statements, sql).toBe(1);
-  return result.notable[0]?.hazards[0]?.check ?? null;
+  return result.notable[0]?.hazards ?? [];
+}
+
+/** The primary check of the single statement in `sql`, or null when it is not a finding. */
+function primaryCheck(sql: string): AuditCheckId | null {
+  return hazardsOf(sql).find((h) => h.cleanup !== true)?.check ?? null;
 }
 
 const FINDINGS: Array<[string, AuditCheckId]> = [
   ["SET statement_timeout = '5s'", 'session/set-leak'],
   ['SET SESSION statement_timeout TO 1000', 'session/set-leak'],
-  ['RESET statement_timeout', 'session/set-leak'],
-  ['RESET ALL', 'session/set-leak'],
-  ['SET work_mem TO DEFAULT', 'session/set-leak'],
   ['SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY', 'session/set-leak'],
   ['SET search_path TO app, public', 'session/search-path-leak'],
   ["SET SCHEMA 'app'", 'session/search-path-leak'],
-  ['RESET search_path', 'session/search-path-leak'],
   ["SELECT set_config('search_path', 'app', false)", 'session/search-path-leak'],
   ["SET app.tenant_id = '42'", 'session/custom-guc-leak'],
   ['SET "my.setting" TO \'x\'', 'session/custom-guc-leak'],
@@ -37,7 +38,6 @@ const FINDINGS: Array<[string, AuditCheckId]> = [
   ["SELECT pg_catalog.set_config('app.user', $1, 'off')", 'session/custom-guc-leak'],
   ["SELECT set_config(setting_name => 'app.x', new_value => 'y', is_local => false)", 'session/custom-guc-leak'],
   ['SET ROLE app_admin', 'session/role-leak'],
-  ['RESET ROLE', 'session/role-leak'],
   ['SET SESSION AUTHORIZATION alice', 'session/role-leak'],
   ["SELECT set_config('role', 'admin', false)", 'session/role-leak'],
   ["SET application_name = 'worker'", 'session/tracked-parameter'],
@@ -48,9 +48,6 @@ const FINDINGS: Array<[string, AuditCheckId]> = [
   ['SELECT pg_try_advisory_lock(1, 2)', 'locks/advisory-session'],
   ['SELECT pg_advisory_lock_shared(7)', 'locks/advisory-session'],
   ['SELECT pg_try_advisory_lock_shared(7)', 'locks/advisory-session'],
-  ['SELECT pg_advisory_unlock(42)', 'locks/advisory-session'],
-  ['SELECT pg_advisory_unlock_shared(7)', 'locks/advisory-session'],
-  ['SELECT pg_advisory_unlock_all()', 'locks/advisory-session'],
   ['SELECT id FROM jobs WHERE pg_try_advisory_lock(id) LIMIT 1', 'locks/advisory-session'],
   ['WITH l AS (SELECT pg_advisory_lock(1)) SELECT * FROM l', 'locks/advisory-session'],
   ['SELECT * FROM t WHERE x IN (SELECT pg_advisory_lock(id) FROM u)', 'locks/advisory-session'],
@@ -67,8 +64,6 @@ const FINDINGS: Array<[string, AuditCheckId]> = [
   ['DECLARE c CURSOR WITH HOLD FOR SELECT 1', 'cursors/with-hold'],
   ['PREPARE q(int) AS SELECT $1', 'prepared/sql-prepare'],
   ['EXECUTE q(1)', 'prepared/sql-prepare'],
-  ['DEALLOCATE q', 'prepared/sql-prepare'],
-  ['DEALLOCATE ALL', 'prepared/sql-prepare'],
   ['DO $$ BEGIN SET search_path = app; END $$', 'session/search-path-leak'],
   ['DO $$ BEGIN PERFORM pg_advisory_lock(1); END $$', 'locks/advisory-session'],
   ['DO $$ DECLARE v bigint; BEGIN v := lastval(); END $$', 'sequences/lastval'],
@@ -76,6 +71,28 @@ const FINDINGS: Array<[string, AuditCheckId]> = [
   ['DO $$ BEGIN IF pg_try_advisory_lock(1) THEN NULL; END IF; END $$', 'locks/advisory-session'],
   ["DO $$ BEGIN EXECUTE 'LISTEN jobs'; END $$", 'notify/listen'],
   ['DO LANGUAGE plpgsql $body$ BEGIN CREATE TEMP TABLE x (i int); END $body$', 'temp/temp-table'],
+];
+
+/** Statements that undo session state: the cleanup half of a finding, never one themselves. */
+const CLEANUPS: Array<[string, AuditCheckId]> = [
+  ['RESET statement_timeout', 'session/set-leak'],
+  ['RESET ALL', 'session/set-leak'],
+  ['SET work_mem TO DEFAULT', 'session/set-leak'],
+  ['RESET search_path', 'session/search-path-leak'],
+  ['RESET ROLE', 'session/role-leak'],
+  ['SET ROLE NONE', 'session/role-leak'],
+  ['SET SESSION AUTHORIZATION DEFAULT', 'session/role-leak'],
+  ['RESET app.tenant_id', 'session/custom-guc-leak'],
+  ['SELECT pg_advisory_unlock(42)', 'locks/advisory-session'],
+  ['SELECT pg_advisory_unlock_shared(7)', 'locks/advisory-session'],
+  ['SELECT pg_advisory_unlock_all()', 'locks/advisory-session'],
+  ['DEALLOCATE q', 'prepared/sql-prepare'],
+  ['DEALLOCATE ALL', 'prepared/sql-prepare'],
+  ['UNLISTEN jobs', 'notify/listen'],
+  ['UNLISTEN *', 'notify/listen'],
+  ['DISCARD TEMP', 'temp/temp-table'],
+  ['DISCARD SEQUENCES', 'sequences/lastval'],
+  ['DISCARD ALL', 'session/role-leak'],
 ];
 
 const LOOK_ALIKES: Array<[string, string]> = [
@@ -121,6 +138,21 @@ const LOOK_ALIKES: Array<[string, string]> = [
 describe('statements that rely on session state are found, with the most specific check', () => {
   test.each(FINDINGS)('%s -> %s', (sql, check) => {
     expect(primaryCheck(sql)).toBe(check);
+  });
+});
+
+describe('cleanup statements are the other half of a finding, not findings', () => {
+  test.each(CLEANUPS)('%s undoes %s', (sql, check) => {
+    expect(primaryCheck(sql)).toBeNull();
+    expect(hazardsOf(sql).filter((h) => h.cleanup === true).map((h) => h.check)).toContain(check);
+  });
+
+  test('a statement that both unlocks and locks still leaves a lock behind: a finding', () => {
+    expect(primaryCheck('SELECT pg_advisory_unlock(1), pg_advisory_lock(2)')).toBe('locks/advisory-session');
+  });
+
+  test('DISCARD PLANS undoes no state the audit tracks', () => {
+    expect(hazardsOf('DISCARD PLANS')).toEqual([]);
   });
 });
 

@@ -13,12 +13,13 @@ const dir = useScratchDir('messages');
 
 const P = '2026-01-01 10:00:00.000 UTC [77] app@app ';
 
-async function audited(log: string, extra: string[] = []): Promise<AuditReport> {
+/** Audits `log`; `code` is the exit code expected (3: findings that typically break, no pooler given). */
+async function audited(log: string, extra: string[] = [], code = 3): Promise<AuditReport> {
   const file = dir.file(`${Math.random().toString(36).slice(2)}.log`);
   const json = `${file}.json`;
   await writeFile(file, log);
   const run = await runAudit(['--log', file, '--json', json, ...extra]);
-  expect(run.code, run.stderr).toBe(0);
+  expect(run.code, run.stderr).toBe(code);
   return JSON.parse(await readFile(json, 'utf8')) as AuditReport;
 }
 
@@ -41,8 +42,15 @@ test('each statement is counted once: STATEMENT lines of errors, fetch continuat
   expect(report.findings.map((f) => `${f.check} x${f.count}`).sort()).toEqual([
     'locks/advisory-session x1',
     'notify/listen x1',
+    // C_1 and S_2 are named statements; S_2's parse and bind lines add no execution.
+    'prepared/protocol-named x1',
+    'prepared/protocol-named x1',
     'sequences/lastval x1',
     'session/search-path-leak x1',
+  ]);
+  expect(report.findings.filter((f) => f.check === 'prepared/protocol-named').map((f) => [f.what, f.sources.length])).toEqual([
+    ['named protocol statement "C_1"', 1],
+    ['named protocol statement "S_2"', 3],
   ]);
   expect(report.inputs[0]).toMatchObject({ statements: 4, namedProtocolExecutions: 2 });
 });
@@ -65,12 +73,12 @@ test('--log - reads standard input', async () => {
   const stdin = Readable.from([Buffer.from(`${P}LOG:  statement: LISTEN from_stdin\n`)]);
   const json = dir.file('stdin.json');
   const run = await runAudit(['--log', '-', '--json', json], { NO_COLOR: '1' }, stdin);
-  expect(run.code).toBe(0);
+  expect(run.code).toBe(3); // findings that typically break, no pooler given
   const report = JSON.parse(await readFile(json, 'utf8')) as AuditReport;
   expect(report.findings[0]).toMatchObject({ check: 'notify/listen', source: 'stdin:1' });
 });
 
 test('a log where nothing was logged as a statement says how to turn log_statement on', async () => {
-  const report = await audited(`${P}LOG:  database system is ready to accept connections\n`);
+  const report = await audited(`${P}LOG:  database system is ready to accept connections\n`, [], 0);
   expect(report.warnings.join('\n')).toContain("set log_statement = 'all'");
 });

@@ -111,10 +111,11 @@ describe('--report', () => {
 });
 
 describe('without a pooler', () => {
-  test('findings show what transaction pooling typically does, and the exit code stays 0', async () => {
+  test('findings show what transaction pooling typically does, and exit 3: breaking findings not confirmed on a pooler', async () => {
     const json = dir.file('typical.json');
     const run = await runAudit(['--sql', app, '--json', json]);
-    expect(run.code).toBe(0);
+    // Before: exit 0 while printing BREAKS. A report that says it breaks never exits 0.
+    expect(run.code).toBe(3);
     const audit = JSON.parse(await readFile(json, 'utf8')) as AuditReport;
     expect(audit.pooler.basis).toBe('typical');
     expect(Object.fromEntries(audit.findings.map((f) => [f.check, f.outcome]))).toEqual({
@@ -126,7 +127,7 @@ describe('without a pooler', () => {
       'temp/temp-table': 'leaked',
       'sequences/lastval': 'leaked',
     });
-    expect(run.stdout).toContain('typically (transaction pooling): leaked -> BREAKS');
+    expect(run.stdout).toContain('typically (transaction pooling): leaked -> typically BREAKS (not confirmed)');
   });
 
   test('--fail-on-findings turns a typically breaking finding into exit 1, but not one the pooler given keeps', async () => {

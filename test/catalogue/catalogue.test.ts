@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { findProfile } from '../../profiles/index.js';
+import { unprovenLandings } from '../../engine/judging/landing.js';
 import { startStack, type Stack, type StackName } from '../../fixtures/stack.js';
 import { outcomes, runCli, type CliRun } from '../support/cli.js';
 import { EXPECTED, VARIANTS } from './expected-outcomes.js';
@@ -41,9 +42,20 @@ describe.each(Object.keys(EXPECTED))('catalogue against %s', (name) => {
   });
 
   test('every conclusion rests on recorded backends and the sweep finds nothing left', () => {
+    const discovery = { ...run.report!.discovery, steps: [] };
     for (const c of run.report?.checks ?? []) {
       if (c.outcome === null || c.outcome === 'rejected') continue;
       expect(c.steps.some((s) => s.pid !== null), c.id).toBe(true);
+      // Where the check steers an observer onto A's backend (DESIGN.md, "Steering"): A's backend
+      // is recorded, a leak was seen by an observer on that very backend, and every time an
+      // observer missed it the record proves the backend was kept for A.
+      const creates = c.steps.filter((s) => /(^|:)A\.create$/.test(s.tag));
+      const takes = c.steps.filter((s) => /(^|:)observe\.take$/.test(s.tag));
+      // transactions/abandoned looks with observers too, but A's state there is a row, not a backend.
+      if (takes.length === 0 || creates.length === 0) continue;
+      expect(creates.every((s) => s.pid !== null), `${c.id}: A's backend recorded`).toBe(true);
+      expect(unprovenLandings(c.steps, discovery), `${c.id}: every miss of A's backend proven`).toEqual([]);
+      if (c.outcome === 'leaked') expect(takes.some((t) => t.pid !== null && creates.some((a) => a.pid === t.pid)), `${c.id}: the leak was seen on A's backend`).toBe(true);
     }
     expect(run.report?.sweep?.clean, run.report?.sweep?.leftovers.join('; ')).toBe(true);
     expect(run.report?.checks.filter((c) => !c.cleanup.ok).map((c) => `${c.id}: ${c.cleanup.detail}`)).toEqual([]);

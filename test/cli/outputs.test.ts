@@ -79,7 +79,7 @@ describe('pooltest outputs, history, expectations and comparisons', () => {
     const run = await runCli(['--target', stack.target.url(), ...only, '--expect', file, '--no-store'], { json: true });
     expect(run.code).toBe(1);
     expect(run.report?.profile?.name).toBe('acme');
-    expect(run.report?.checks.map((c) => [c.id, c.expected, c.verdict])).toEqual([['session/set-leak', 'session', 'fail'], ['session/set-local', null, 'pass']]);
+    expect(run.report?.checks.map((c) => [c.id, c.expected, c.verdict])).toEqual([['session/set-leak', 'session', 'fail'], ['session/set-local', null, 'observed']]);
   });
 
   test('--expect with an unknown label stops before connecting, with EXPECTATIONS_INVALID', async () => {
@@ -126,7 +126,7 @@ describe('pooltest outputs, history, expectations and comparisons', () => {
       const refused = await runCli(['diff', bad, pooled]);
       expect(refused.code).toBe(2);
       expect(refused.stderr).toContain('pooltest: REPORT_INVALID:');
-      expect(refused.stderr).toContain('schemaVersion is 99, expected 1');
+      expect(refused.stderr).toContain('schemaVersion is 99, expected one of 1, 2');
       const one = await runCli(['diff', pooled]);
       expect(one.stderr).toContain('pooltest: BAD_ARGUMENTS: pooltest diff takes two reports');
     });
@@ -136,7 +136,7 @@ describe('pooltest outputs, history, expectations and comparisons', () => {
       const run = await runCli(['--target', stack.target.url(), '--compare', `127.0.0.1:${stack.postgres.port}`, ...only, '--markdown', 'compare.md'], { cwd, json: true });
       expect(run.code).toBe(1);
       expect(run.report?.summary.exitCode).toBe(0);
-      expect(run.stderr).toMatch(/baseline \[2\/2\] session\/set-[a-z]+: [a-z]+ pass \(\d+ ms\), done/);
+      expect(run.stderr).toMatch(/baseline \[2\/2\] session\/set-[a-z]+: [a-z]+ observed: (BREAKS \(\w+\)|no break) \(\d+ ms\), done/);
       expect(run.stdout).toMatch(/session\/set-leak\s+session\s+leaked\s+BREAKS/);
       const stored = path.join(cwd, '.pooltest/latest');
       expect(readdirSync(stored).sort()).toEqual(['baseline.json', 'diff.json', 'junit.xml', 'report.json', 'report.md']);

@@ -4,18 +4,20 @@
  * Also the gate: the check runs only against a throwaway fixture.
  */
 import { describe, expect, test } from 'vitest';
-import { burst, judgeBurst } from '../../suites/capacity/burst.check.js';
+import { burst, judgeBurst, mostAtOnce } from '../../suites/capacity/burst.check.js';
 import { unmetRequirement } from '../../engine/check.js';
 import { mutate, without } from '../support/recorded.js';
-import { TRAFFIC_FIXTURES, traffic, trafficSteps } from '../support/traffic.js';
+import { setColumn, trafficSteps } from '../support/traffic.js';
 import type { RunContext } from '../../engine/steering/scenario.js';
 
 const ID = 'capacity/burst';
 
 describe(`${ID}: recorded logs`, () => {
-  test.each(TRAFFIC_FIXTURES)('%s judges to its recorded outcome', (fixture) => {
-    const check = traffic(fixture).checks[ID]!;
-    expect(judgeBurst(check.steps).outcome).toBe(check.outcome);
+  // Every recorded log's outcome is checked against the hand-written table in golden.test.ts.
+  test('absorbed requires the served-at-once count to exceed max_connections, read from the record', () => {
+    const j = judgeBurst(trafficSteps('pgbouncer-transaction', ID));
+    expect(j.facts).toMatchObject({ servedAtOnce: 100, maxConnections: 25, maxConnectionsVia: 'target' });
+    expect(mostAtOnce(trafficSteps('pgbouncer-transaction', ID).filter((s) => s.tag === 'burst.client'))).toBe(100);
   });
 
   test.each(['pgbouncer-transaction', 'pgbouncer-session', 'pgbouncer-statement'] as const)('absorbed on %s: all 100 served by at most the 2 backends of the pool', (fixture) => {
@@ -63,6 +65,33 @@ describe(`${ID}: mutations and the gate`, () => {
     const j = judgeBurst(mutate(absorbed(), 'burst.client', (s) => (s.timedOut = true)));
     expect(j.outcome).toBeNull();
     expect(j.reason).toMatch(/no client of the burst got an answer/);
+  });
+  test('inconclusive: max_connections was never read, so nothing shows the burst exceeded it', () => {
+    const j = judgeBurst(without(absorbed(), 'burst.limits'));
+    expect(j.outcome).toBeNull();
+    expect(j.reason).toMatch(/max_connections could not be read/);
+  });
+  test('inconclusive: every client served, but never more at once than max_connections', () => {
+    // The same clients against a server that would have taken them all: proves nothing.
+    const steps = mutate(absorbed(), 'burst.limits', (s) => setColumn(s, 'max_connections', 200));
+    const j = judgeBurst(steps);
+    expect(j.outcome).toBeNull();
+    expect(j.reason).toMatch(/at most 100 at once, not more than max_connections = 200/);
+  });
+  test('inconclusive: clients served one after the other never exceed the limit together', () => {
+    let t = 0;
+    const steps = mutate(absorbed(), 'burst.client', (s) => {
+      s.startMs = t;
+      s.durationMs = 1;
+      t += 1;
+    });
+    expect(judgeBurst(steps)).toMatchObject({ outcome: null, facts: { servedAtOnce: 1 } });
+  });
+  test('max_connections read directly wins over what the target says', () => {
+    const steps = absorbed();
+    const limits = steps.find((s) => s.tag === 'burst.limits')!;
+    steps.push({ ...structuredClone(limits), tag: 'burst.limits.direct', session: 'D', results: [[{ max_connections: 500 }]] });
+    expect(judgeBurst(steps)).toMatchObject({ outcome: null, facts: { maxConnections: 500, maxConnectionsVia: 'direct' } });
   });
   test('skipped unless the run says the target is a throwaway fixture', () => {
     const ctx = { fixture: false } as RunContext;

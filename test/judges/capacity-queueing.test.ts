@@ -12,10 +12,7 @@ const ID = 'capacity/queueing';
 const discovery = (f: (typeof TRAFFIC_FIXTURES)[number]) => traffic(f).discovery;
 
 describe(`${ID}: recorded logs`, () => {
-  test.each(TRAFFIC_FIXTURES)('%s judges to its recorded outcome', (fixture) => {
-    const run = traffic(fixture);
-    expect(judgeQueueing(run.checks[ID]!.steps, run.discovery).outcome).toBe(run.checks[ID]!.outcome);
-  });
+  // Every recorded log's outcome is checked against the hand-written table in golden.test.ts.
 
   test('every pooler with room for six clients (PgBouncer in all three modes, pgpool-II) queues them', () => {
     expect(fixturesWith(ID, 'queued')).toEqual(expect.arrayContaining(['pgbouncer-transaction', 'pgbouncer-session', 'pgbouncer-statement', 'pgpool']));

@@ -108,12 +108,17 @@ describe('verdicts', () => {
   test('observation, expectation and the tri-state combination', () => {
     expect(verdictFor(null, 'leaked')).toBe('inconclusive');
     expect(verdictFor(null, null)).toBe('inconclusive');
-    expect(verdictFor('leaked', null)).toBe('pass');
+    // Nothing expected, nothing to pass: a leak nobody asserted against is observed, not passed.
+    expect(verdictFor('leaked', null)).toBe('observed');
+    expect(verdictFor('session', null)).toBe('observed');
     expect(verdictFor('leaked', 'leaked')).toBe('pass');
     expect(verdictFor('session', 'leaked')).toBe('fail');
     expect(combineVerdicts(['pass', 'inconclusive', 'pass'])).toBe('inconclusive');
     expect(combineVerdicts(['inconclusive', 'fail', 'pass'])).toBe('fail');
     expect(combineVerdicts(['skipped', 'pass'])).toBe('pass');
+    expect(combineVerdicts(['observed', 'pass'])).toBe('pass');
+    expect(combineVerdicts(['skipped', 'observed'])).toBe('observed');
+    expect(combineVerdicts(['observed', 'inconclusive'])).toBe('inconclusive');
     expect(combineVerdicts([])).toBe('skipped');
   });
 });

@@ -31,7 +31,8 @@ const ON_DEMAND = new Set(['testcontainers', '@testcontainers/postgresql']);
 /** Bare package names the shipped JavaScript imports (static or dynamic), comments excluded. */
 function importedPackages(): Set<string> {
   const names = new Set<string>();
-  for (const dir of ['engine', 'reporters', 'suites', 'fixtures']) {
+  // Every shipped folder (the layout moved audit/, cli/, runner/ and profiles/ to the top level).
+  for (const dir of ['engine', 'reporters', 'suites', 'fixtures', 'profiles', 'runner', 'audit', 'cli']) {
     const root = path.join(REPO, 'dist', dir);
     for (const file of readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.js'))) {
       for (const line of readFileSync(path.join(root, file), 'utf8').split('\n')) {

@@ -21,11 +21,11 @@ describe('terminal report', () => {
     expect(out).toContain('why:      steering failed');
   });
 
-  test('--quiet prints the failed checks, a dirty sweep and the summary, nothing else', () => {
+  test('--quiet prints the failed checks, a dirty sweep, the summary and the inconclusive warning, nothing else', () => {
     const out = renderQuiet(troubledReport(), { color: false });
     const lines = out.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^FAIL session\/set-leak: observed leaked, expected session: /);
-    expect(lines.slice(1).map((l) => l.split(':')[0])).toEqual(['Sweep', 'Summary  7 checks']);
+    expect(lines.slice(1).map((l) => l.split(':')[0])).toEqual(['Sweep', 'Summary  7 checks', '  1 inconclusive check(s) proved nothing and do not change the exit code; --strict makes them fail the run']);
     expect(renderQuiet(pgbouncerReport(), { color: false }).trimEnd().split('\n')).toHaveLength(2);
   });
 

@@ -1,0 +1,75 @@
+/**
+ * The Vitest entry under strict: POOLTEST_STRICT=1 makes an inconclusive check fail its test
+ * (with the reason), where without it the test is skipped. The run is a real Vitest process
+ * with pooltest's real global setup (discovery against a real PgBouncer, the sweep after), and
+ * one check whose judge never concludes: the control a strict CI must not take for green.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { startStack, type Stack } from '../../fixtures/stack.js';
+import { setupOptionsFromEnv } from '../../runner/vitest-setup.js';
+import { REPO } from '../support/cli.js';
+
+let stack: Stack;
+let dir: string;
+
+/** A check that records one real step and never concludes. */
+const BLIND_CHECK = `import { checkTest } from ${JSON.stringify(path.join(REPO, 'dist/engine/vitest-check.js'))};
+checkTest({
+  id: 'session/set-leak', title: 'never concludes (control for the strict route)', severity: 'correctness', docs: [], advice: {},
+  async scenario(scn) { const a = await scn.open('A'); await a.run('A.look', 'SELECT pg_backend_pid() AS pid'); },
+  judge: () => ({ outcome: null, facts: {}, reason: 'this control never concludes' }),
+});
+`;
+
+beforeAll(async () => {
+  stack = await startStack('pgbouncer-transaction');
+  dir = mkdtempSync(path.join(os.tmpdir(), 'pooltest-strict-'));
+  writeFileSync(path.join(dir, 'blind.test.mjs'), BLIND_CHECK);
+  writeFileSync(path.join(dir, 'vitest.config.mjs'), `export default { test: { include: ['blind.test.mjs'], globalSetup: [${JSON.stringify(path.join(REPO, 'dist/runner/vitest-setup.js'))}], testTimeout: 60000 } };\n`);
+});
+afterAll(async () => {
+  await stack?.stop();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+interface VitestJson {
+  testResults: Array<{ assertionResults: Array<{ status: string; failureMessages: string[] }> }>;
+}
+
+async function vitest(strict: string | undefined): Promise<{ code: number | null; result: { status: string; failureMessages: string[] } | undefined }> {
+  const out = path.join(dir, `out-${strict ?? 'none'}.json`);
+  const env = { ...process.env, POOLTEST_TARGET: stack.target.url(), ...(strict !== undefined ? { POOLTEST_STRICT: strict } : {}) };
+  delete env.VITEST;
+  delete env.VITEST_WORKER_ID;
+  const child = spawn(process.execPath, [path.join(REPO, 'node_modules/vitest/vitest.mjs'), 'run', '--config', 'vitest.config.mjs', '--reporter=json', `--outputFile=${out}`], { cwd: dir, env, stdio: 'ignore' });
+  const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  clearTimeout(timer);
+  const json = JSON.parse(readFileSync(out, 'utf8')) as VitestJson;
+  return { code, result: json.testResults[0]?.assertionResults[0] };
+}
+
+describe('POOLTEST_STRICT in the Vitest entry', () => {
+  test('without it, an inconclusive check is skipped and the run passes', async () => {
+    const { code, result } = await vitest(undefined);
+    expect(result?.status).toBe('skipped');
+    expect(code).toBe(0);
+  }, 120_000);
+
+  test('with it, the same check fails its test with the reason, and the run fails', async () => {
+    const { code, result } = await vitest('1');
+    expect(result?.status).toBe('failed');
+    expect(result?.failureMessages.join('\n')).toContain('inconclusive under --strict: this control never concludes');
+    expect(code).toBe(1);
+  }, 120_000);
+
+  test('its value is read strictly: a typo stops the run instead of turning strict off', () => {
+    expect(setupOptionsFromEnv({ POOLTEST_STRICT: 'true' }).strict).toBe(true);
+    expect(setupOptionsFromEnv({ POOLTEST_STRICT: '0' }).strict).toBe(false);
+    expect(() => setupOptionsFromEnv({ POOLTEST_STRICT: 'ture' })).toThrow(/POOLTEST_STRICT "ture"/);
+  });
+});

@@ -1,0 +1,130 @@
+/**
+ * Verdicts that say what they mean. Without an expectation there is no pass: a leak observed
+ * with no profile must never read as passing, in the terminal, in Markdown or in JUnit. Under
+ * strict, a check that proved nothing fails the run and shows as a JUnit failure. Reports of
+ * schema 1 (which called observations `pass`) are read as schema 2.
+ */
+import { fileURLToPath } from 'node:url';
+import { describe, expect, test } from 'vitest';
+import { readReport } from '../../cli/diff-command.js';
+import { renderJunit } from '../../reporters/junit-reporter.js';
+import { renderMarkdown } from '../../reporters/markdown-reporter.js';
+import { upgradeReport } from '../../reporters/report-compat.js';
+import { renderQuiet, renderReport } from '../../reporters/terminal-reporter.js';
+import { runExitCode, sweepUnfinished, verdictFor } from '../../engine/verdict.js';
+import type { Report } from '../../engine/types.js';
+import { reportSchemaErrors } from '../support/report-schema.js';
+import { pgbouncerReport, schemaOneReport, troubledReport } from './samples.js';
+
+/** The PgBouncer run as it reads with no profile: every outcome an observation. */
+function unassertedReport(): Report {
+  const r = pgbouncerReport();
+  r.profile = null;
+  for (const c of r.checks) {
+    c.expected = null;
+    c.expectedRef = null;
+    c.verdict = verdictFor(c.outcome, null);
+  }
+  const count = (v: string): number => r.checks.filter((c) => c.verdict === v).length;
+  r.summary = { ...r.summary, pass: count('pass'), observed: count('observed'), fail: 0, exitCode: 0 };
+  return r;
+}
+
+describe('observed: an outcome with no expectation', () => {
+  test('the sample is what a run without --profile produces: no pass at all, and it fits the schema', () => {
+    const r = unassertedReport();
+    expect(r.summary.pass).toBe(0);
+    expect(r.summary.observed).toBe(r.checks.length);
+    expect(reportSchemaErrors(r)).toEqual([]);
+  });
+
+  test('the terminal shows a leak as observed and breaking, with its severity, never as pass', () => {
+    const out = renderReport(unassertedReport(), { color: false });
+    expect(out).toMatch(/session\/set-leak\s+leaked\s+-\s+observed: BREAKS \(correctness\)/);
+    expect(out).toMatch(/session\/tracked-parameter\s+tracked\s+-\s+observed: no break/);
+    expect(out).not.toMatch(/\spass$/m);
+    expect(out).toMatch(/0 pass, 0 fail, \d+ observed/);
+  });
+
+  test('Markdown shows no green tick for an observation, and says which observations break', () => {
+    const md = renderMarkdown(unassertedReport());
+    expect(md).not.toContain('✅');
+    expect(md).toMatch(/`session\/set-leak`.*\| ❗ observed: \*\*breaks\*\* \(correctness\) \|/);
+    expect(md).toMatch(/`session\/tracked-parameter`.*\| observed: no break \|/);
+  });
+
+  test('JUnit reports an observation as skipped with its outcome and effect, not as a passing testcase', () => {
+    const xml = renderJunit(unassertedReport());
+    expect(xml).toContain('<skipped message="observed, nothing asserted: leaked: breaks an application (correctness)"/>');
+    const checks = unassertedReport().checks.length;
+    expect(xml).toMatch(new RegExp(`<testsuites [^>]*failures="0" errors="0" skipped="${checks}"`));
+  });
+});
+
+describe('--strict', () => {
+  const strictTroubled = (): Report => {
+    const r = troubledReport();
+    r.summary.strict = true;
+    return r;
+  };
+
+  test('JUnit turns an inconclusive check into a failure that carries the reason', () => {
+    const xml = renderJunit(strictTroubled());
+    expect(xml).toMatch(/<failure type="inconclusive" message="inconclusive: steering failed: the observer never landed on backend 1935">/);
+    // set-leak failed, temp-table inconclusive, the sweep dirty: three failures; one skip left.
+    expect(xml).toMatch(/<testsuites [^>]*failures="3" errors="0" skipped="1"/);
+    // Control: the same report without strict keeps inconclusive as a skip.
+    expect(renderJunit(troubledReport())).toMatch(/<testsuites [^>]*failures="2" errors="0" skipped="2"/);
+  });
+
+  test('--quiet lists an inconclusive check as a failure under strict', () => {
+    expect(renderQuiet(strictTroubled(), { color: false })).toMatch(/^FAIL temp\/temp-table: inconclusive under --strict: steering failed/m);
+  });
+
+  test('the exit code: inconclusive fails only under strict; so does a sweep that could not finish', () => {
+    const step = [{}];
+    const inconclusive = [{ verdict: 'pass' as const, steps: step }, { verdict: 'inconclusive' as const, steps: [] }];
+    const clean = { clean: true };
+    expect(runExitCode(inconclusive, clean, false)).toBe(0);
+    expect(runExitCode(inconclusive, clean, true)).toBe(1);
+    // Every check inconclusive: the case a vendor's CI must not take for green.
+    expect(runExitCode([{ verdict: 'inconclusive', steps: step }], clean, true)).toBe(1);
+    expect(runExitCode([{ verdict: 'observed', steps: step }, { verdict: 'skipped', steps: [] }], clean, true)).toBe(0);
+    expect(runExitCode([{ verdict: 'pass', steps: step }], null, true)).toBe(1);
+    expect(runExitCode([{ verdict: 'pass', steps: step }], null, false)).toBe(0);
+    const unknown = { clean: true, state: 'unknown' };
+    expect(sweepUnfinished(unknown, true)).toBe(true);
+    expect(runExitCode([{ verdict: 'pass', steps: step }], unknown, true)).toBe(1);
+    expect(runExitCode([{ verdict: 'pass', steps: step }], unknown, false)).toBe(0);
+    expect(runExitCode([{ verdict: 'fail', steps: step }], clean, false)).toBe(1);
+    expect(runExitCode([{ verdict: 'pass', steps: step }], { clean: false }, false)).toBe(1);
+  });
+});
+
+describe('reports of schema 1', () => {
+  test("an old `pass` with no expectation reads as observed; a pass against an expectation stays pass", () => {
+    const old = schemaOneReport('direct');
+    expect(old.schemaVersion).toBe(1);
+    const unexpected = old.checks.filter((c) => c.verdict === 'pass' && c.expected === null).map((c) => c.id);
+    const expectedPass = old.checks.filter((c) => c.verdict === 'pass' && c.expected !== null).map((c) => c.id);
+    expect(unexpected.length + expectedPass.length).toBeGreaterThan(0);
+    const upgraded = upgradeReport(old);
+    expect(upgraded.schemaVersion).toBe(2);
+    for (const id of unexpected) expect(upgraded.checks.find((c) => c.id === id)?.verdict).toBe('observed');
+    for (const id of expectedPass) expect(upgraded.checks.find((c) => c.id === id)?.verdict).toBe('pass');
+    expect(upgraded.summary).toMatchObject({ pass: expectedPass.length, observed: unexpected.length, strict: false });
+    expect(reportSchemaErrors(upgraded)).toEqual([]);
+  });
+
+  test('pooltest diff reads a schema 1 report file as schema 2', () => {
+    const file = fileURLToPath(new URL('./fixtures/direct.report.json', import.meta.url));
+    const read = readReport(file);
+    expect(read.schemaVersion).toBe(2);
+    expect(read.summary.observed).toBe(upgradeReport(schemaOneReport('direct')).summary.observed);
+  });
+
+  test('a schema 2 report is left as it is', () => {
+    const r = troubledReport();
+    expect(upgradeReport(r)).toBe(r);
+  });
+});
