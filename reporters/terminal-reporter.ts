@@ -93,7 +93,7 @@ function closingLines(report: Report, c: ChalkInstance, full: boolean): string[]
   // Reports of schema 1 have no `observed` count (their `pass` included observations).
   const observed = s.observed ?? 0;
   lines.push(`${c.bold('Summary')}  ${plural(s.total, 'check')}: ${c.green(`${s.pass} pass`)}, ${c.red(`${s.fail} fail`)}, ${observed} observed, ${c.yellow(`${s.inconclusive} inconclusive`)}, ${s.skipped} skipped${s.strict === true ? ' (strict)' : ''}${interrupted}  (${(report.durationMs / 1000).toFixed(1)} s)  exit ${s.exitCode}`);
-  if (s.inconclusive > 0 && s.strict !== true) lines.push(c.yellow(`  ${plural(s.inconclusive, 'inconclusive check')} proved nothing and do not change the exit code; --strict makes them fail the run`));
+  if (s.inconclusive > 0 && s.strict !== true) lines.push(c.yellow(`  ${s.inconclusive} inconclusive check(s) proved nothing and do not change the exit code; --strict makes them fail the run`));
   if (full && observed > 0 && report.profile === null) lines.push(c.dim(`  observed: nothing was asserted (no --profile or --expect); ${report.checks.filter((r) => r.verdict === 'observed' && observedReading(r) === 'breaks').length} observed outcome(s) break an application written for a direct connection`));
   return lines;
 }

@@ -54,6 +54,7 @@ const ROUTED = "A.slow ended with 57014 (cancelled) while B.slow completed";
 
 export const GOLDEN: Record<string, Golden> = {
   direct: {
+    'session/lock-timeout-leak': ['session', 'O1 on another backend (20861) saw 0; A read its own 859530934ms back on 20860'],
     'session/set-leak': ['session', 'O1 on 15922 saw 0; A read back its own 3225007ms on 15921'],
     'session/tracked-parameter': ['session', "O1 saw application_name pooltest and Etc/UTC; A kept its own values"],
     'session/set-local': ['scoped', 'A saw the value inside (4451007ms) and 0 after commit; O1 saw 0'],
@@ -72,6 +73,7 @@ export const GOLDEN: Record<string, Golden> = {
     burst: '75 burst.connect steps refused with 53300 "too many clients"; 25 clients served',
   }),
   'pgbouncer-session': {
+    'session/lock-timeout-leak': ['session', 'O1 on the other backend saw 0; O2 queued behind a quiet b1; A kept its timeout on 20957'],
     'session/set-leak': ['session', 'O1 on the other backend saw 0; O2 queued behind a quiet b1; A kept its timeout'],
     'session/tracked-parameter': ['session', "O1 saw other values; A kept its own application_name and TimeZone on b1"],
     'session/set-local': ['scoped', 'value inside only; after commit A and O1 saw 0'],
@@ -102,6 +104,7 @@ export const GOLDEN: Record<string, Golden> = {
     burst: '100 answered, all in flight together, against max_connections 25',
   }),
   'pgbouncer-transaction': {
+    'session/lock-timeout-leak': ['leaked', "O1 on A's old backend 20882 read A's 869031083ms; A on 20883 read 0"],
     'session/set-leak': ['leaked', "O1 on A's old backend 15982 read A's 3419007ms; A on 15983 read 0"],
     'session/tracked-parameter': ['tracked', "O1 on b1 saw pooltest/Etc/UTC; A on 15983 still had its own values: replayed"],
     'session/set-local': ['scoped', 'inside 4361007ms; after commit O1 on b1 and A both saw 0'],
@@ -151,6 +154,7 @@ export const GOLDEN: Record<string, Golden> = {
     burst: 'as transaction mode: 100 answered together, on 2 backends',
   }),
   'pgbouncer-statement': {
+    'session/lock-timeout-leak': ['leaked', "O1 on A's old backend 21094 read A's 1126338426ms; A on 21095 read 0"],
     'session/set-leak': ['leaked', "O1 on A's old backend 16133 read 2778007ms; A on 16134 read 0"],
     'session/tracked-parameter': ['tracked', 'O1 on b1 saw the defaults; A on 16134 kept its values'],
     'session/set-local': ['rejected', 'A.begin refused with 08P01: statement pooling allows no transaction block'],
@@ -188,6 +192,7 @@ export const GOLDEN: Record<string, Golden> = {
     burst: '4 served; 96 burst.connect steps refused by PgBouncer: no more connections allowed (max_client_conn)',
   }),
   pgpool: {
+    'session/lock-timeout-leak': ['session', 'O1 on another child (21212) saw 0; A read its own 1329680682ms back on 21211'],
     'session/set-leak': ['session', 'O1 on the other child/backend saw 0; O2 could not even connect while b1 was quiet; A kept its timeout'],
     'session/tracked-parameter': ['session', 'O1 elsewhere saw other values; A kept its own'],
     'session/set-local': ['scoped', 'inside only; 0 after commit for A and O1'],
