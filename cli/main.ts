@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * The `pooltest` command, and `pooltest diff` / `pooltest audit`. Exit codes: 0 as expected (or
+ * The `pooltest` command, and `pooltest diff` / `pooltest audit` / `pooltest watch`. Exit codes: 0 as expected (or
  * nothing asserted and nothing broke), 1 a check failed its expectation, the run left state
  * behind, or something breaks (`diff`, `--compare`), 2 pooltest could not run, 130 interrupted
  * (SIGINT/SIGTERM), after cleanup.
@@ -23,6 +23,10 @@ async function main(argv: string[]): Promise<number> {
   if (argv[0] === 'audit') {
     const { auditCommand } = await import('../audit/audit-command.js');
     return auditCommand(argv.slice(1));
+  }
+  if (argv[0] === 'watch') {
+    const { watchCommand } = await import('../watch/watch-command.js');
+    return watchCommand(argv.slice(1));
   }
   const io: CliIo = {
     stdout: (t) => process.stdout.write(t),
