@@ -124,10 +124,6 @@ function handleClient(client: net.Socket, options: ProxyOptions, sockets: Set<ne
       held.push(chunk);
       heldBytes += chunk.length;
       const { frames, violation } = front.push(chunk);
-      if (violation !== null) {
-        options.warn(`client port ${clientPort}: malformed startup packet (${violation}); closed`);
-        return finish();
-      }
       let consumed = 0;
       for (const [i, frame] of frames.entries()) {
         const code = startupCode(frame);
@@ -143,8 +139,13 @@ function handleClient(client: net.Socket, options: ProxyOptions, sockets: Set<ne
         if (code === CANCEL_REQUEST) return void forwardCancel(raw, options, finish);
         clearTimeout(startupTimer);
         observer = options.observe(clientPort);
-        observeFront(frames.slice(i), null);
+        // A violation after the StartupMessage is the server's to judge: relay, warn.
+        observeFront(frames.slice(i), violation);
         return void connect(raw);
+      }
+      if (violation !== null) {
+        options.warn(`client port ${clientPort}: malformed startup packet (${violation}); closed`);
+        return finish();
       }
       // Only SSL/GSS requests so far, all answered: forget their bytes.
       if (consumed === heldBytes) {

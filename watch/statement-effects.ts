@@ -256,6 +256,9 @@ function lockKey(name: string, args: unknown[]): string {
   return shared + args.map((arg) => {
     const c = constantOf(arg);
     if (c !== null) return String(c.value);
+    // bigint literals (node-pg-migrate's lock id) come as A_Const's fval string, not ival.
+    const big = text(child(child(asNode(arg), 'A_Const'), 'fval'), 'fval');
+    if (big !== null) return big;
     const param = child(asNode(arg), 'ParamRef');
     return param !== null ? `$${typeof param['number'] === 'number' ? param['number'] : 0}` : '?';
   }).join(',');

@@ -28,6 +28,8 @@ export interface WatchOptions {
   /** Password for `target` when not in the URL or PGPASSWORD. */
   password?: string;
   connectTimeoutMs?: number;
+  /** Bound on a client sending its StartupMessage; default 30 000 ms. */
+  startupTimeoutMs?: number;
   env?: NodeJS.ProcessEnv;
   /** Called with each warning as it happens (also kept for the report). */
   onWarning?(text: string): void;
@@ -77,6 +79,7 @@ export async function startWatch(options: WatchOptions): Promise<Watching> {
       host: options.listenHost ?? '127.0.0.1',
       port: options.listenPort ?? 0,
       connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
+      startupTimeoutMs: options.startupTimeoutMs ?? 30_000,
       warn,
       observe(clientPort) {
         const tracker = new ConnectionTracker({ id: ++connections, applicationName: null, user: null, database: null, clientPort }, cache, (d, c) => collector.add(d, c), warn);

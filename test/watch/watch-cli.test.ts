@@ -58,6 +58,8 @@ describe('pooltest watch -- <real command>', () => {
     expect(lock!.created.sql).toMatch(/^SELECT pg_try_advisory_lock\(\d+\) AS "lockObtained"$/);
     expect(lock!.used.sql).toMatch(/^SELECT pg_advisory_unlock\(\d+\) AS "lockReleased"$/);
     expect(lock!.use).toBe('explicit');
+    // Matched by the lock's key (a bigint literal), not by chance.
+    expect(lock!.state).toBe('advisory lock 7241865325823964');
     expect(lock!.used.transaction).toBeGreaterThan(lock!.created.transaction + 1);
     // With a schema option it also sets search_path for the session and relies on it later.
     const searchPath = run.watch.findings.find((f) => f.check === 'session/search-path-leak');
