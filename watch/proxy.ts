@@ -51,11 +51,14 @@ export interface RunningProxy {
 /** Starts the proxy; resolves once it listens. */
 export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const sockets = new Set<net.Socket | UpstreamSocket>();
-  const closing: Promise<void>[] = [];
+  // Connections still open: a set, so a long watch over many short connections stays bounded.
+  const closing = new Set<Promise<void>>();
   let accepted = 0;
   const server = net.createServer((client) => {
     accepted++;
-    closing.push(handleClient(client, options, sockets));
+    const done = handleClient(client, options, sockets);
+    closing.add(done);
+    void done.then(() => closing.delete(done));
   });
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
@@ -78,7 +81,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       });
       // Every connection's observer has been told by now (destroy closes synchronously enough);
       // the bound guards against a socket that never emits 'close'.
-      await Promise.race([Promise.all(closing), new Promise((r) => setTimeout(r, 2_000).unref())]);
+      await Promise.race([Promise.all([...closing]), new Promise((r) => setTimeout(r, 2_000).unref())]);
     },
   };
 }

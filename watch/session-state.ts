@@ -48,8 +48,10 @@ export class SessionState {
   transaction = 1;
   private statementsInTransaction = 0;
   private readonly items = new Map<string, Item>();
-  /** Items created in the transaction in progress (to take back at ROLLBACK). */
-  private createdNow: Item[] = [];
+  /** Live items created in the transaction in progress (to take back at ROLLBACK). */
+  private readonly createdNow = new Set<Item>();
+  /** Live items of the implicit kinds that no later statement has run under yet. */
+  private readonly awaitingImplicit = new Set<Item>();
   capped = false;
 
   constructor(private readonly report: (d: Dependency) => void) {}
@@ -82,10 +84,13 @@ export class SessionState {
     if (rolledBack) {
       for (const item of this.createdNow) {
         const id = `${item.kind}:${item.key}`;
-        if (TRANSACTIONAL.has(item.kind) && this.items.get(id) === item) this.items.delete(id);
+        if (TRANSACTIONAL.has(item.kind) && this.items.get(id) === item) {
+          this.items.delete(id);
+          this.awaitingImplicit.delete(item);
+        }
       }
     }
-    this.createdNow = [];
+    this.createdNow.clear();
     this.statementsInTransaction = 0;
     this.transaction++;
   }
@@ -94,6 +99,7 @@ export class SessionState {
   close(): void {
     for (const item of this.items.values()) this.finish(item);
     this.items.clear();
+    this.awaitingImplicit.clear();
   }
 
   private apply(effect: Effect, sql: string): void {
@@ -101,23 +107,32 @@ export class SessionState {
     if (effect.op === 'create') {
       const id = `${effect.kind}:${effect.key}`;
       const old = this.items.get(id);
-      if (old !== undefined) this.finish(old);
-      else if (this.items.size >= MAX_ITEMS_PER_CONNECTION) {
+      if (old !== undefined) {
+        this.finish(old);
+        this.awaitingImplicit.delete(old);
+        // Replaced: a bulk load's million INSERTs in one transaction keep one entry, not a million.
+        this.createdNow.delete(old);
+      } else if (this.items.size >= MAX_ITEMS_PER_CONNECTION) {
         this.capped = true;
         return;
       }
       const item: Item = { kind: effect.kind, key: effect.key, check: effect.check, certain: effect.certain, created: stmt(effect.what), explicit: null, implicit: null };
       this.items.set(id, item);
-      this.createdNow.push(item);
+      this.createdNow.add(item);
+      if (IMPLICIT.has(item.kind)) this.awaitingImplicit.add(item);
       // lastval() reads whichever sequence this backend advanced last.
       if (effect.kind === 'sequence' && effect.key !== '?' && effect.key !== '*') this.apply({ ...effect, key: '*' }, sql);
       return;
     }
     if (effect.op === 'undo') {
-      for (const [id, item] of this.items) {
-        if (item.kind !== effect.kind || (effect.key !== '*' && item.key !== effect.key)) continue;
+      // One lookup for a named undo; only `*` (RESET ALL, DISCARD, UNLISTEN *) walks the items.
+      const named = effect.key === '*' ? null : this.items.get(`${effect.kind}:${effect.key}`);
+      const targets = effect.key === '*' ? [...this.items.values()].filter((i) => i.kind === effect.kind) : named !== undefined && named !== null ? [named] : [];
+      for (const item of targets) {
         this.finish(item);
-        this.items.delete(id);
+        this.items.delete(`${item.kind}:${item.key}`);
+        this.createdNow.delete(item);
+        this.awaitingImplicit.delete(item);
       }
       return;
     }
@@ -125,11 +140,12 @@ export class SessionState {
     if (item !== undefined && item.created.transaction < this.transaction && item.explicit === null) item.explicit = stmt(effect.what);
   }
 
+  /** Only items still waiting for their first implicit use are visited: O(those), not O(all). */
   private implicitUse(sql: string): void {
-    for (const item of this.items.values()) {
-      if (item.implicit === null && IMPLICIT.has(item.kind) && item.created.transaction < this.transaction) {
-        item.implicit = { sql, what: item.kind === 'lock' ? 'runs while the lock is held' : `runs with ${item.key} as set`, transaction: this.transaction };
-      }
+    for (const item of this.awaitingImplicit) {
+      if (item.created.transaction >= this.transaction) continue;
+      item.implicit = { sql, what: item.kind === 'lock' ? 'runs while the lock is held' : `runs with ${item.key} as set`, transaction: this.transaction };
+      this.awaitingImplicit.delete(item);
     }
   }
 

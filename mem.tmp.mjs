@@ -1,0 +1,12 @@
+import pg from 'pg';
+import { startPostgres } from './dist/fixtures/postgres-fixture.js';
+import { startWatch } from './dist/watch/watch.js';
+const s = await startPostgres();
+const w = await startWatch({ upstream: s.url() });
+let n = 0, next = 100000;
+const conns = await Promise.all(Array.from({ length: 16 }, async () => { const c = new pg.Client({ host: w.host, port: w.port, user: s.user, password: s.password, database: s.database, ssl: false }); c.on('error', () => {}); await c.connect(); return c; }));
+const report = () => { gc(); const m = process.memoryUsage(); console.log(`${n} stmts: heapUsed ${(m.heapUsed/1048576).toFixed(1)} MB, rss ${(m.rss/1048576).toFixed(1)} MB, external ${(m.external/1048576).toFixed(1)} MB, arrayBuffers ${(m.arrayBuffers/1048576).toFixed(1)} MB`); };
+await Promise.all(conns.map(async (c) => { while (n < 600000) { const i = n++; await c.query(i % 10 === 0 ? `SELECT ${i} AS u_${i % 1000}` : 'SELECT 1'); if (n >= next) { next += 100000; report(); } } }));
+await Promise.all(conns.map((c) => c.end()));
+const r = await w.stop(); console.log(r.summary);
+await s.stop();
