@@ -12,12 +12,17 @@
  *    early and late; equal figures mean memory does not grow with the traffic.
  *
  *   npm run build && node dist/bench/watch-bench.js [--round-trips 5000] [--seconds 5] [--long 200000]
+ *
+ * 4. with `node --expose-gc dist/bench/watch-bench.js --heap 400000`: the watch in-process
+ *    instead, printing the JavaScript heap after a full GC every 100,000 statements (RSS mixes
+ *    in the WebAssembly parser's memory, which is allocated once and stays).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { startPostgres, type PostgresFixture } from '../fixtures/postgres-fixture.js';
+import { startWatch } from '../watch/watch.js';
 
 const CLI = fileURLToPath(new URL('../cli/main.js', import.meta.url));
 
@@ -91,7 +96,32 @@ async function load(server: PostgresFixture, port: number, clients: number, unti
   return done;
 }
 
+/** Phase 4: the heap after GC, every 100,000 statements, with the watch in this process. */
+async function heapPhase(total: number): Promise<void> {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (gc === undefined) throw new Error('--heap needs node --expose-gc');
+  const server = await startPostgres();
+  const watching = await startWatch({ upstream: server.url() });
+  try {
+    let next = 100_000;
+    await load(server, watching.port, 16, (done) => {
+      if (done >= next) {
+        next += 100_000;
+        gc();
+        const m = process.memoryUsage();
+        console.log(`heap: ${done} statements: heapUsed ${(m.heapUsed / 1048576).toFixed(1)} MB, external (WebAssembly) ${(m.external / 1048576).toFixed(1)} MB, rss ${(m.rss / 1048576).toFixed(1)} MB`);
+      }
+      return done >= total;
+    });
+  } finally {
+    await watching.stop();
+    await server.stop();
+  }
+}
+
 async function main(): Promise<void> {
+  const heap = arg('heap', 0);
+  if (heap > 0) return heapPhase(heap);
   const trips = arg('round-trips', 5000);
   const seconds = arg('seconds', 5);
   const long = arg('long', 200_000);

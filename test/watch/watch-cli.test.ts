@@ -62,6 +62,8 @@ describe('pooltest watch -- <real command>', () => {
     expect(lock!.state).toBe('advisory lock 7241865325823964');
     expect(lock!.used.transaction).toBeGreaterThan(lock!.created.transaction + 1);
     // With a schema option it also sets search_path for the session and relies on it later.
+    // Exactly these two: node-pg-migrate's other statements keep nothing across transactions.
+    expect(run.watch.findings.map((f) => f.check)).toEqual(['session/search-path-leak', 'locks/advisory-session']);
     const searchPath = run.watch.findings.find((f) => f.check === 'session/search-path-leak');
     expect(searchPath?.created.sql).toBe('SET search_path TO "watch_mig"');
     expect(run.stdout).toContain(lock!.created.sql);
