@@ -96,20 +96,22 @@ function handleClient(client: net.Socket, options: ProxyOptions, sockets: Set<ne
     const clientPort = client.remotePort ?? 0;
     let upstream: UpstreamSocket | null = null;
     let observer: ConnectionObserver | null = null;
+    // Startup-phase bytes not relayed yet; the first `answered` of them were SSL/GSS requests.
     let held: Buffer[] = [];
     let heldBytes = 0;
+    let answered = 0;
     let finished = false;
     const finish = (): void => {
       if (finished) return;
       finished = true;
       clearTimeout(startupTimer);
-      client.destroy();
-      upstream?.destroy();
-      sockets.delete(client);
-      if (upstream) sockets.delete(upstream);
+      // end() first: what one side sent last (a FATAL ErrorResponse) still reaches the other.
+      closeSoon(client);
+      if (upstream) closeSoon(upstream);
       observer?.closed();
       resolveClosed();
     };
+    client.once('close', () => sockets.delete(client));
     const startupTimer = setTimeout(() => {
       options.warn(`client port ${clientPort}: no StartupMessage within ${options.startupTimeoutMs ?? 30_000} ms; closed`);
       finish();
@@ -127,17 +129,16 @@ function handleClient(client: net.Socket, options: ProxyOptions, sockets: Set<ne
       held.push(chunk);
       heldBytes += chunk.length;
       const { frames, violation } = front.push(chunk);
-      let consumed = 0;
       for (const [i, frame] of frames.entries()) {
         const code = startupCode(frame);
         if (code === SSL_REQUEST || code === GSSENC_REQUEST) {
-          consumed += frame.length + 4;
+          answered += frame.length + 4;
           client.write('N');
           continue;
         }
         client.removeListener('data', onStartupData);
         client.pause();
-        const raw = Buffer.concat(held).subarray(consumed);
+        const raw = Buffer.concat(held).subarray(answered);
         held = [];
         if (code === CANCEL_REQUEST) return void forwardCancel(raw, options, finish);
         clearTimeout(startupTimer);
@@ -151,9 +152,10 @@ function handleClient(client: net.Socket, options: ProxyOptions, sockets: Set<ne
         return finish();
       }
       // Only SSL/GSS requests so far, all answered: forget their bytes.
-      if (consumed === heldBytes) {
+      if (answered === heldBytes) {
         held = [];
         heldBytes = 0;
+        answered = 0;
       }
     };
     client.on('data', onStartupData);
@@ -169,6 +171,8 @@ function handleClient(client: net.Socket, options: ProxyOptions, sockets: Set<ne
       }
       if (finished) return void upstream.destroy();
       sockets.add(upstream);
+      const up = upstream;
+      up.once('close', () => sockets.delete(up));
       upstream.setNoDelay(true);
       upstream.on('error', () => finish());
       upstream.on('close', () => finish());
@@ -187,6 +191,13 @@ function handleClient(client: net.Socket, options: ProxyOptions, sockets: Set<ne
       client.resume();
     };
   });
+}
+
+/** Flushes and closes a socket, destroying it if the peer does not finish within a bound. */
+function closeSoon(socket: net.Socket): void {
+  if (socket.destroyed) return;
+  socket.end();
+  setTimeout(() => socket.destroy(), 2_000).unref();
 }
 
 /** Copies `from` to `to` with backpressure, observing each chunk after it is written. */

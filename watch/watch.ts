@@ -6,6 +6,7 @@
  */
 import { PooltestError } from '../engine/errors.js';
 import { redactUrl, resolveTarget, type Target } from '../engine/target.js';
+import type { AuditCheckId } from '../audit/audit-types.js';
 import { behaviourFromReportFile, poolerSummary, typicalBehaviour, type PoolerBehaviour } from '../audit/pooler-behaviour.js';
 import { loadParser } from '../audit/sql-parser.js';
 import { behaviourFromTarget } from '../audit/target-run.js';
@@ -129,7 +130,8 @@ export async function startWatch(options: WatchOptions): Promise<Watching> {
         upstream: upstreamText,
         listen: `${proxy.host}:${proxy.port}`,
         command: null,
-        pooler: poolerSummary(behaviour, checks as never[]),
+        // The protocol-level check is not an audit id, but poolerSummary only uses ids as keys.
+        pooler: poolerSummary(behaviour, checks as AuditCheckId[]),
         summary: {
           connections,
           transactions,

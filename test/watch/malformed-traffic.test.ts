@@ -90,6 +90,34 @@ describe('malformed traffic is reported and never hangs', () => {
     }
   });
 
+  test("an SSLRequest sent with the start of a StartupMessage split across writes: 'N' answered, only the startup relayed", async () => {
+    const w = await startWatch({ upstream: server.url() });
+    const ssl = Buffer.alloc(8);
+    ssl.writeInt32BE(8, 0);
+    ssl.writeInt32BE(80877103, 4);
+    const socket = net.connect(w.port, w.host);
+    socket.on('error', () => undefined);
+    const received = await new Promise<Buffer>((resolve) => {
+      let got = Buffer.alloc(0);
+      socket.on('data', (d: Buffer) => {
+        got = Buffer.concat([got, d]);
+        // 'N', then the server's first message: 'R' (AuthenticationSASL: the request reached it intact).
+        if (got.length >= 6) resolve(got);
+      });
+      // The answered request must not be relayed again once the rest of the startup arrives.
+      const startup = startupMessage(server.user, server.database);
+      socket.on('connect', () => {
+        socket.write(Buffer.concat([ssl, startup.subarray(0, 3)]));
+        setTimeout(() => socket.write(startup.subarray(3)), 50);
+      });
+    });
+    socket.destroy();
+    await w.stop();
+    expect(String.fromCharCode(received[0]!)).toBe('N');
+    expect(String.fromCharCode(received[1]!)).toBe('R');
+    expect(received.readInt32BE(6)).toBe(10);
+  });
+
   test('a client that never sends its startup packet is closed after the bound', async () => {
     const w = await startWatch({ upstream: server.url(), startupTimeoutMs: 300 });
     const { ms } = await rawClient(w, []);
