@@ -14,7 +14,6 @@
  */
 
 /** Codes of the untyped startup-phase packets (PostgreSQL's pqcomm.h). */
-export const PROTOCOL_3 = 196608;
 export const SSL_REQUEST = 80877103;
 export const GSSENC_REQUEST = 80877104;
 export const CANCEL_REQUEST = 80877102;
@@ -142,11 +141,4 @@ export function isStartupMessage(code: number): boolean {
 /** The int32 code of an untyped packet (protocol version or request code), or null. */
 export function startupCode(frame: Frame): number | null {
   return frame.type === null && frame.payload.length >= 4 ? frame.payload.readInt32BE(0) : null;
-}
-
-/** The bytes of an untyped packet as it travels (for relaying a startup packet the proxy read). */
-export function untypedBytes(frame: Frame): Buffer {
-  const head = Buffer.alloc(4);
-  head.writeInt32BE(frame.length + 4, 0);
-  return Buffer.concat([head, frame.payload]);
 }
