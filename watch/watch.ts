@@ -66,9 +66,11 @@ export async function startWatch(options: WatchOptions): Promise<Watching> {
   const warnings: string[] = [];
   let dropped = 0;
   const warn = (text: string): void => {
-    options.onWarning?.(text);
-    if (warnings.length < MAX_WARNINGS) warnings.push(text);
-    else dropped++;
+    // Live printing is bounded like the report: a noisy workload must not flood the terminal.
+    if (warnings.length < MAX_WARNINGS) {
+      options.onWarning?.(text);
+      warnings.push(text);
+    } else if (dropped++ === 0) options.onWarning?.(`more than ${MAX_WARNINGS} warnings: the rest are only counted`);
   };
   let connections = 0;
   let transactions = 0;
