@@ -43,6 +43,7 @@ export interface CliOptions {
 export const USAGE = `Usage: pooltest [--target HOST:PORT | postgres://...] [options]
        pooltest diff OLD.json NEW.json [--markdown FILE] [--json FILE]
        pooltest audit --help
+       pooltest watch --upstream URL [-- COMMAND...]   (see pooltest watch --help)
 
 Tells what a PostgreSQL connection pooler does to session state. Without --target, starts a
 throwaway PostgreSQL and PgBouncer (transaction mode, pool of 2) and tests that.

@@ -1,12 +1,13 @@
 /**
  * The `pooltest` command (started by main.ts, the entry point), and `pooltest diff` / `pooltest
- * audit`. Exit codes: 0 as expected (or nothing asserted and nothing broke), 1 a check failed
+ * audit` / `pooltest watch`. Exit codes: 0 as expected (or nothing asserted and nothing broke), 1 a check failed
  * its expectation, the run left state behind, something breaks (`diff`, `--compare`), or with
  * `--strict` a check was inconclusive or the sweep could not finish, 2 pooltest could not run,
  * 130 interrupted (SIGINT/SIGTERM), after cleanup. `pooltest audit` adds 3 (findings that
  * typically break, no pooler to confirm them).
  */
 import { isPooltestError, PooltestError } from '../engine/errors.js';
+import { takeEarlySignal } from './early-signals.js';
 import { loadExpectations } from '../runner/expectations.js';
 import { PROFILES } from '../profiles/index.js';
 import { selectChecks, toolVersion } from '../runner/run.js';
@@ -21,10 +22,21 @@ import { runCommand, type CliIo } from './run-command.js';
 
 type Stop = () => Promise<void>;
 
+/** Subcommands with signal handling of their own (or none: Node's default ends them). */
+const OWN_SIGNALS = new Set(['audit', 'diff', 'watch', 'matrix']);
+
 async function main(argv: string[]): Promise<number> {
+  // The entry point notes early signals for the run command (early-signals.ts); the other
+  // commands must not inherit a listener that would swallow Ctrl-C. A signal already noted ends
+  // them as it would have before anything started.
+  if (OWN_SIGNALS.has(argv[0] ?? '') && takeEarlySignal() !== null) return 130;
   if (argv[0] === 'audit') {
     const { auditCommand } = await import('../audit/audit-command.js');
     return auditCommand(argv.slice(1));
+  }
+  if (argv[0] === 'watch') {
+    const { watchCommand } = await import('../watch/watch-command.js');
+    return watchCommand(argv.slice(1));
   }
   const io: CliIo = {
     stdout: (t) => process.stdout.write(t),

@@ -1,0 +1,58 @@
+/**
+ * What the watch reads from single statements, through PostgreSQL's own parser: creations,
+ * undos and uses with the names that match them across transactions, and nothing at all for
+ * state that ends with its transaction.
+ */
+import { beforeAll, describe, expect, test } from 'vitest';
+import { loadParser } from '../../audit/sql-parser.js';
+import { textEffects, type Effect } from '../../watch/statement-effects.js';
+
+beforeAll(async () => {
+  await loadParser();
+});
+
+function effects(sql: string): string[] {
+  const r = textEffects(sql);
+  if (!r.ok) throw new Error(r.error);
+  return r.statements.flatMap((s) => s.effects.map((e: Effect) => `${e.op} ${e.kind} ${e.key}${e.op === 'create' ? ` ${e.check}` : ''}`));
+}
+
+describe('statement effects', () => {
+  test.each([
+    ["SET LOCAL search_path = a", []],
+    ["SELECT set_config('app.tenant', '1', true)", []],
+    ['CREATE TEMP TABLE t (i int) ON COMMIT DROP', []],
+    ['SELECT pg_advisory_xact_lock(1)', []],
+    ['SET TRANSACTION ISOLATION LEVEL SERIALIZABLE', []],
+    ['BEGIN', []],
+  ])('transaction-scoped: %s has no effect', (sql, expected) => {
+    expect(effects(sql)).toEqual(expected);
+  });
+
+  test.each([
+    ["SET search_path TO \"tenant_1\"", ['create guc search_path session/search-path-leak']],
+    ["SELECT set_config('App.Tenant', '1', false)", ['create guc app.tenant session/custom-guc-leak']],
+    ['SET ROLE admin', ['create guc role session/role-leak']],
+    ['SET ROLE NONE', ['undo guc role']],
+    ['RESET ALL', ['undo guc *']],
+    ['SELECT pg_try_advisory_lock(7241865325823964) AS "lockObtained"', ['create lock 7241865325823964 locks/advisory-session']],
+    ['SELECT pg_advisory_unlock($1)', ['use lock $1', 'undo lock $1']],
+    ['SELECT pg_advisory_lock_shared(1, 2)', ['create lock shared 1,2 locks/advisory-session']],
+    ['INSERT INTO scratch VALUES (1)', ['create sequence ? sequences/lastval', 'use temp scratch']],
+    ['SELECT * FROM pg_temp.scratch JOIN public.other USING (id)', ['use temp scratch']],
+    ["SELECT currval('s')", ['use sequence s']],
+    ['DECLARE c CURSOR WITH HOLD FOR SELECT 1', ['create cursor c cursors/with-hold']],
+    ['CLOSE ALL', ['undo cursor *']],
+    ['DEALLOCATE ALL', ['undo prepared *']],
+    ['DISCARD TEMP', ['undo temp *']],
+    ['UNLISTEN *', ['undo listen *']],
+    ["SELECT current_setting('app.tenant')", ['use guc app.tenant']],
+  ])('%s', (sql, expected) => {
+    expect(effects(sql)).toEqual(expected);
+  });
+
+  test('DISCARD ALL undoes every kind, and a refused text is reported, not guessed', () => {
+    expect(effects('DISCARD ALL')).toHaveLength(7);
+    expect(textEffects('SELEC 1')).toMatchObject({ ok: false });
+  });
+});

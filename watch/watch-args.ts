@@ -1,0 +1,107 @@
+/**
+ * Command-line arguments of `pooltest watch`. Everything after `--` is the command to run under
+ * the watch, untouched (its own flags are never read as ours).
+ */
+import { PooltestError } from '../engine/errors.js';
+
+/** Everything `pooltest watch` was asked to do. */
+export interface WatchArgs {
+  upstream?: string;
+  listenHost: string;
+  listenPort: number;
+  report?: string;
+  target?: string;
+  json?: string;
+  markdown?: string;
+  html?: string;
+  /** The command after `--`; empty: watch until Ctrl-C. */
+  command: string[];
+  connectTimeoutMs: number;
+  /** false for --no-color; undefined lets NO_COLOR / FORCE_COLOR / the terminal decide. */
+  color?: boolean;
+  help: boolean;
+}
+
+export const WATCH_USAGE = `Usage: pooltest watch --upstream URL [--listen HOST:PORT] [--report FILE | --target URL]
+                      [--json FILE] [--markdown FILE] [--html FILE] [-- COMMAND...]
+
+Puts a recording proxy in front of PostgreSQL (or a pooler), runs COMMAND with the PG*
+variables pointing at it (or watches until Ctrl-C), and reports which statements rely on
+session state that an earlier transaction of the same connection left behind: what
+transaction pooling takes away.
+
+  --upstream URL            the real PostgreSQL or pooler (postgres:// URL or host:port; PG* fill in)
+  --listen HOST:PORT        where the proxy listens (default 127.0.0.1 on a free port)
+  --report FILE             a pooltest JSON report of the pooler you plan to use
+  --target URL              run the relevant checks against that pooler when the watch ends
+  --json FILE               write the findings as JSON (format: docs/watch.md)
+  --markdown FILE           write them as Markdown
+  --html FILE               write them as one self-contained HTML page
+  --connect-timeout MS      bound on each upstream connection (default 10000)
+  --no-color                plain terminal output (NO_COLOR is honoured too)
+
+COMMAND gets PGHOST, PGPORT, PGSSLMODE=disable, PGUSER, PGDATABASE (from the upstream URL),
+PGPASSWORD (only when the URL has one; never printed) and DATABASE_URL.
+
+Without COMMAND, Ctrl-C (or SIGTERM) ends the watch and writes the report.
+
+Exit codes: the command's own code when it fails (128 + signal when it was killed); otherwise
+1 when a finding breaks on the pooler given with --report/--target, else 0; 2 when the watch
+could not run.
+`;
+
+/** Parses `pooltest watch` arguments (without the word `watch`). */
+export function parseWatchArgs(argv: string[]): WatchArgs {
+  const args: WatchArgs = { listenHost: '127.0.0.1', listenPort: 0, command: [], connectTimeoutMs: 10_000, help: false };
+  for (let i = 0; i < argv.length; i++) {
+    const raw = argv[i]!;
+    if (raw === '--') {
+      args.command = argv.slice(i + 1);
+      if (args.command.length === 0) throw new PooltestError('BAD_ARGUMENTS', '-- must be followed by a command to run');
+      break;
+    }
+    const eq = raw.startsWith('--') ? raw.indexOf('=') : -1;
+    const flag = eq === -1 ? raw : raw.slice(0, eq);
+    const inline = eq === -1 ? undefined : raw.slice(eq + 1);
+    const value = (): string => {
+      if (inline !== undefined) return inline;
+      const next = argv[i + 1];
+      if (next === undefined || next.startsWith('-')) throw new PooltestError('BAD_ARGUMENTS', `${flag} needs a value`);
+      i++;
+      return next;
+    };
+    switch (flag) {
+      case '--upstream': args.upstream = value(); break;
+      case '--listen': Object.assign(args, listenAddress(value())); break;
+      case '--report': args.report = value(); break;
+      case '--target': args.target = value(); break;
+      case '--json': args.json = value(); break;
+      case '--markdown': args.markdown = value(); break;
+      case '--html': args.html = value(); break;
+      case '--connect-timeout': args.connectTimeoutMs = positiveInt(flag, value()); break;
+      case '--no-color': args.color = false; break;
+      case '--color': args.color = true; break;
+      case '-h':
+      case '--help': args.help = true; break;
+      default:
+        throw new PooltestError('BAD_ARGUMENTS', raw.startsWith('-') ? `unknown option ${flag} (see pooltest watch --help)` : `unexpected argument "${raw}": put the command to run after --`);
+    }
+  }
+  if (!args.help && args.upstream === undefined) throw new PooltestError('BAD_ARGUMENTS', 'pooltest watch needs --upstream URL (the PostgreSQL or pooler to put the proxy in front of)');
+  if (args.report !== undefined && args.target !== undefined) throw new PooltestError('BAD_ARGUMENTS', '--report and --target both say what the pooler does: give one of them');
+  return args;
+}
+
+function listenAddress(text: string): { listenHost: string; listenPort: number } {
+  const colon = text.lastIndexOf(':');
+  const host = colon === -1 ? '127.0.0.1' : text.slice(0, colon).replace(/^\[|\]$/g, '');
+  const port = Number(colon === -1 ? text : text.slice(colon + 1));
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new PooltestError('BAD_ARGUMENTS', `--listen must be HOST:PORT or PORT, not "${text}"`);
+  return { listenHost: host === '' ? '127.0.0.1' : host, listenPort: port };
+}
+
+function positiveInt(flag: string, value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) throw new PooltestError('BAD_ARGUMENTS', `${flag} must be a positive whole number, not "${value}"`);
+  return n;
+}

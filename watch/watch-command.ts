@@ -1,0 +1,120 @@
+/**
+ * `pooltest watch ...`: start the proxy, run the command under it (or wait for Ctrl-C), then
+ * write the report files, print the terminal view and decide the exit code.
+ *
+ * Exit code precedence: a command that failed passes its own code through (the test suite's
+ * failure is the first thing CI must see); otherwise 1 when a finding breaks on the pooler the
+ * watch was joined with (--report/--target); otherwise 0. 2 when the watch could not run.
+ */
+import { writeFile } from 'node:fs/promises';
+import { Chalk } from 'chalk';
+import { isPooltestError, PooltestError } from '../engine/errors.js';
+import { redactUrl } from '../engine/target.js';
+import { colorWanted } from '../reporters/terminal-reporter.js';
+import { childEnvironment, exitStatus, runChild, type ChildExit } from './child-command.js';
+import { parseWatchArgs, WATCH_USAGE, type WatchArgs } from './watch-args.js';
+import { renderWatchHtml } from './watch-html.js';
+import { renderWatchMarkdown, renderWatchTerminal } from './watch-render.js';
+import type { WatchReport } from './watch-types.js';
+import { startWatch } from './watch.js';
+
+export interface WatchIo {
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** Runs `pooltest watch` with `argv` (the arguments after `watch`); returns the exit code. */
+export async function watchCommand(argv: string[], io: WatchIo = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
+  let args: WatchArgs;
+  try {
+    args = parseWatchArgs(argv);
+  } catch (error) {
+    return failed(error, io);
+  }
+  if (args.help) {
+    io.stdout.write(WATCH_USAGE);
+    return 0;
+  }
+  const env = io.env ?? process.env;
+  try {
+    const watching = await startWatch({
+      upstream: args.upstream!,
+      listenHost: args.listenHost,
+      listenPort: args.listenPort,
+      connectTimeoutMs: args.connectTimeoutMs,
+      env,
+      ...(args.report !== undefined ? { report: args.report } : {}),
+      ...(args.target !== undefined ? { target: args.target } : {}),
+      onWarning: (text) => io.stderr.write(`pooltest watch: warning: ${text}\n`),
+    });
+    const child = childEnvironment(env, watching, watching.upstream);
+    io.stderr.write(`pooltest watch: proxy on ${watching.host}:${watching.port} -> ${watching.upstreamText}\n`);
+    let exit: ChildExit | null = null;
+    if (args.command.length > 0) {
+      io.stderr.write(`pooltest watch: running ${args.command.join(' ')} with ${child.shown}\n`);
+      try {
+        exit = await runChild(args.command, child.env);
+      } catch (error) {
+        await watching.stop();
+        throw error;
+      }
+    } else {
+      io.stderr.write(`pooltest watch: point the application at it (${child.shown}); Ctrl-C ends the watch and reports\n`);
+      await untilInterrupted();
+    }
+    const report = await watching.stop();
+    if (exit !== null) report.command = { argv: args.command, exitCode: exit.exitCode, signal: exit.signal };
+    await writeOutputs(report, args);
+    const isTty = (io.stdout as { isTTY?: boolean }).isTTY === true;
+    const color = colorWanted(args.color, env, isTty);
+    io.stdout.write(renderWatchTerminal(report, new Chalk({ level: color ? 1 : 0 }), (io.stdout as { columns?: number }).columns ?? 120));
+    return watchExitCode(report, exit);
+  } catch (error) {
+    return failed(error, io);
+  }
+}
+
+/** The precedence documented above. */
+export function watchExitCode(report: WatchReport, exit: ChildExit | null): number {
+  if (exit !== null) {
+    const status = exitStatus(exit);
+    if (status !== 0) return status;
+  }
+  return report.pooler.basis !== 'typical' && report.summary.breaking > 0 ? 1 : 0;
+}
+
+function untilInterrupted(): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      process.removeListener('SIGINT', done);
+      process.removeListener('SIGTERM', done);
+      resolve();
+    };
+    process.on('SIGINT', done);
+    process.on('SIGTERM', done);
+  });
+}
+
+async function writeOutputs(report: WatchReport, args: WatchArgs): Promise<void> {
+  const outputs: [string | undefined, string, () => string][] = [
+    [args.json, '--json', () => `${JSON.stringify(report, null, 2)}\n`],
+    [args.markdown, '--markdown', () => renderWatchMarkdown(report)],
+    [args.html, '--html', () => renderWatchHtml(report)],
+  ];
+  for (const [path, flag, render] of outputs) {
+    if (path === undefined) continue;
+    try {
+      await writeFile(path, render());
+    } catch (error) {
+      throw new PooltestError('OUTPUT_FAILED', `${flag} ${path}: cannot write it (${(error as Error).message})`, { file: path });
+    }
+  }
+}
+
+function failed(error: unknown, io: WatchIo): number {
+  const e = isPooltestError(error) ? error : new PooltestError('INTERNAL', error instanceof Error ? (error.stack ?? error.message) : String(error));
+  // Messages never carry a password by construction; the redaction is a second net.
+  io.stderr.write(`pooltest watch: ${e.code}: ${redactUrl(e.message)}\n`);
+  return 2;
+}

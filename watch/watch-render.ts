@@ -1,0 +1,90 @@
+/**
+ * The terminal and Markdown views of a watch: per finding, the state, the statement that
+ * created it and the later statement that relied on it (with their transaction numbers), the
+ * connection, what the pooler does and the fix.
+ */
+import type { ChalkInstance } from 'chalk';
+import type { Breaks } from '../audit/audit-types.js';
+import { oneLine } from '../audit/display-text.js';
+import type { WatchFinding, WatchReport } from './watch-types.js';
+
+/** Renders `report` for a terminal `width` columns wide. */
+export function renderWatchTerminal(report: WatchReport, c: ChalkInstance, width: number): string {
+  const s = report.summary;
+  const out: string[] = [];
+  out.push(`${c.bold('pooltest watch')}  ${s.connections} connection(s), ${s.transactions} transaction(s), ${s.statements} statement(s) through ${report.listen} -> ${report.upstream}`);
+  out.push(c.dim(`pooler: ${report.pooler.name}${report.pooler.basis === 'typical' ? '  (no --report/--target given)' : ''}`));
+  if (report.command !== null) out.push(c.dim(`command: ${report.command.argv.join(' ')} -> ${report.command.signal ?? `exit ${report.command.exitCode}`}`));
+  if (report.findings.length === 0) out.push('', c.green('No statement relied on session state left by an earlier transaction of its connection.'));
+  const sql = Math.max(30, width - 16);
+  for (const f of report.findings) {
+    out.push('', `${c.bold(f.check)}  ${f.title}`);
+    out.push(`  ${behaviourLine(f, c)}`);
+    out.push(`  state: ${f.state}${f.certain ? '' : c.yellow(' (inferred)')}; ${connectionText(f)}`);
+    out.push(`  ${c.cyan(`T${f.created.transaction}`.padEnd(5))} created  ${oneLine(f.created.sql, sql)}`);
+    out.push(`  ${c.cyan(`T${f.used.transaction}`.padEnd(5))} ${f.use === 'explicit' ? 'used    ' : 'ran under'} ${oneLine(f.used.sql, sql)}${c.dim(`  (${f.used.what})`)}`);
+    out.push(c.dim(`  fix: ${f.advice}`));
+  }
+  for (const [check, n] of Object.entries(report.overflow)) out.push(c.dim(`... and ${n} more dependency(ies) of ${check} beyond the kept findings`));
+  for (const w of report.warnings) out.push(c.yellow(`warning: ${w}`));
+  const line = `${s.findings} finding(s), ${s.breaking} break${report.pooler.basis === 'typical' ? ' under typical transaction pooling' : ' on this pooler'}; ${s.parsedTexts} distinct texts parsed; ${s.durationMs} ms`;
+  out.push('', s.breaking > 0 ? c.red(line) : c.green(line));
+  return `${out.join('\n')}\n`;
+}
+
+/** Renders `report` as a Markdown document. */
+export function renderWatchMarkdown(report: WatchReport): string {
+  const s = report.summary;
+  const lines: string[] = ['# pooltest watch', ''];
+  lines.push(`Upstream \`${cell(report.upstream)}\`; pooler: ${cell(report.pooler.name)} (${basisText(report.pooler.basis)}).`, '');
+  if (report.command !== null) lines.push(`Command: \`${cell(report.command.argv.join(' '))}\`, ${report.command.signal ?? `exit ${report.command.exitCode}`}.`, '');
+  lines.push('| connections | transactions | statements | findings | breaking |', '|---:|---:|---:|---:|---:|');
+  lines.push(`| ${s.connections} | ${s.transactions} | ${s.statements} | ${s.findings} | ${s.breaking} |`, '');
+  if (report.findings.length === 0) lines.push('No statement relied on session state left by an earlier transaction of its connection.');
+  for (const f of report.findings) {
+    lines.push('', `## \`${f.check}\`: ${cell(f.state)}`, '');
+    lines.push(`${cell(f.title)}. What the pooler does: **${f.outcome ?? 'unknown'}**, ${breaksText(f.breaks)}. Seen ${f.count} time(s) on ${f.connections} connection(s); first on ${cell(connectionText(f))}.`, '');
+    lines.push('| transaction | role | statement |', '|---:|---|---|');
+    lines.push(`| T${f.created.transaction} | created (${cell(f.created.what)}) | <code>${cell(oneLine(f.created.sql, 400))}</code> |`);
+    lines.push(`| T${f.used.transaction} | ${f.use === 'explicit' ? 'used' : 'ran under it'} (${cell(f.used.what)}) | <code>${cell(oneLine(f.used.sql, 400))}</code> |`, '');
+    lines.push(`Fix: ${cell(f.advice)}`);
+  }
+  if (report.warnings.length > 0) lines.push('', '## Warnings', '', ...report.warnings.map((w) => `- ${cell(w)}`));
+  return `${lines.join('\n')}\n`;
+}
+
+/** Where a finding was first seen, as a person looking for it in the app's logs needs it. */
+export function connectionText(f: WatchFinding): string {
+  const c = f.connection;
+  const app = c.applicationName ? `application_name "${c.applicationName}"` : 'no application_name';
+  const more = f.count > 1 ? `; seen ${f.count} times on ${f.connections} connection(s)` : '';
+  return `connection ${c.id} (${app}, client port ${c.clientPort})${more}`;
+}
+
+export function basisText(basis: WatchReport['pooler']['basis']): string {
+  if (basis === 'report') return 'outcomes from a pooltest report';
+  if (basis === 'target') return 'outcomes from checks run now';
+  return 'no --report or --target given: typical transaction pooling';
+}
+
+function behaviourLine(f: WatchFinding, c: ChalkInstance): string {
+  const where = f.basis === 'typical' ? 'typically (transaction pooling)' : 'on this pooler';
+  return `${where}: ${c.bold(f.outcome ?? 'no result for this check')} -> ${breaksLabel(f.breaks, c)}`;
+}
+
+function breaksLabel(breaks: Breaks, c: ChalkInstance): string {
+  if (breaks === true) return c.red.bold('BREAKS');
+  if (breaks === false) return c.green('fine');
+  return c.yellow('unknown');
+}
+
+function breaksText(breaks: Breaks): string {
+  if (breaks === true) return 'the dependency **breaks**';
+  if (breaks === false) return 'it keeps working';
+  return 'whether it breaks is unknown';
+}
+
+/** Safe inside a table cell and `<code>`: HTML-escaped, pipes and newlines neutralised. */
+function cell(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\|/g, '&#124;').replace(/\r?\n/g, ' ');
+}

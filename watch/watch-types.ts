@@ -1,0 +1,93 @@
+/**
+ * The vocabulary of `pooltest watch`: the kinds of session state it follows, the dependencies
+ * it finds between transactions of one connection, and the JSON report it writes (a public
+ * contract like the audit's; docs/watch.md documents every field).
+ */
+import type { AuditCheckId, BehaviourBasis, Breaks, PoolerSummary } from '../audit/audit-types.js';
+
+/** Bumped whenever a field of {@link WatchReport} changes meaning or disappears. */
+export const WATCH_SCHEMA_VERSION = 1;
+
+/** The audit's check ids plus the protocol-level named statement, which only traffic shows. */
+export type WatchCheckId = AuditCheckId | 'prepared/protocol-named';
+
+/** Session state the watch follows, each with its own namespace of keys. */
+export type StateKind = 'guc' | 'prepared' | 'cursor' | 'temp' | 'listen' | 'lock' | 'sequence';
+
+/** One statement as the report shows it. */
+export interface WatchStatement {
+  /** The SQL as sent (cut at a few KB), or a protocol message such as `Bind to statement "s1"`. */
+  sql: string;
+  /** What in it matters: `SET search_path`, `pg_advisory_unlock(42)`, `LISTEN jobs`. */
+  what: string;
+  /** Ordinal of the transaction on its connection (1-based). */
+  transaction: number;
+}
+
+/** The connection a dependency was seen on. */
+export interface WatchConnection {
+  /** Proxy-assigned ordinal (1-based). */
+  id: number;
+  applicationName: string | null;
+  user: string | null;
+  database: string | null;
+  /** The client's TCP port on loopback, to find it in the application's own logs. */
+  clientPort: number;
+}
+
+/** A cross-transaction dependency: state one transaction left, a later one relied on. */
+export interface WatchFinding {
+  check: WatchCheckId;
+  title: string;
+  severity: string;
+  /** The state itself: `search_path`, `prepared statement s1`, `advisory lock 42`. */
+  state: string;
+  created: WatchStatement;
+  used: WatchStatement;
+  /**
+   * `explicit`: the later statement names the state (EXECUTE, FETCH, currval, the unlock, a
+   * notification for the channel); `implicit`: it runs under it (a setting, a held lock).
+   */
+  use: 'explicit' | 'implicit';
+  /** False when the creation was inferred (a serial default's nextval, a non-literal is_local). */
+  certain: boolean;
+  /** The first connection it was seen on. */
+  connection: WatchConnection;
+  /** Times this pair of statements was seen (same texts, any connection). */
+  count: number;
+  /** Distinct connections it was seen on. */
+  connections: number;
+  outcome: string | null;
+  basis: BehaviourBasis;
+  breaks: Breaks;
+  advice: string;
+}
+
+/** The result of a watch: what `--json` writes. */
+export interface WatchReport {
+  schemaVersion: number;
+  tool: { name: 'pooltest'; command: 'watch' };
+  generatedAt: string;
+  /** The upstream, never with a password. */
+  upstream: string;
+  /** Where the proxy listened. */
+  listen: string;
+  /** The command run under the watch, with its exit code (null: killed by `signal`). */
+  command: { argv: string[]; exitCode: number | null; signal: string | null } | null;
+  pooler: PoolerSummary;
+  summary: {
+    connections: number;
+    transactions: number;
+    statements: number;
+    /** Distinct texts handed to the parser. */
+    parsedTexts: number;
+    findings: number;
+    breaking: number;
+    durationMs: number;
+  };
+  findings: WatchFinding[];
+  /** Findings beyond the kept bound, per check: counted, not listed. */
+  overflow: Record<string, number>;
+  /** Malformed traffic, unparsed statements, state caps reached: never silent. */
+  warnings: string[];
+}

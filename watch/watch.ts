@@ -1,0 +1,160 @@
+/**
+ * The watch as a library call: start the recording proxy in front of an upstream, follow every
+ * connection's transactions, and on stop join the dependencies found with what the pooler
+ * does (a pooltest report, a run of the relevant checks now, or typical transaction pooling).
+ * `pooltest watch` is a thin shell around {@link startWatch}.
+ */
+import { PooltestError } from '../engine/errors.js';
+import { redactUrl, resolveTarget, type Target } from '../engine/target.js';
+import type { AuditCheckId } from '../audit/audit-types.js';
+import { behaviourFromReportFile, poolerSummary, typicalBehaviour, type PoolerBehaviour } from '../audit/pooler-behaviour.js';
+import { loadParser } from '../audit/sql-parser.js';
+import { behaviourFromTarget } from '../audit/target-run.js';
+import { ConnectionTracker } from './connection-tracker.js';
+import { FindingsCollector } from './findings-collector.js';
+import { startProxy, type RunningProxy } from './proxy.js';
+import { EffectsCache } from './statement-effects.js';
+import { WATCH_SCHEMA_VERSION, type WatchReport } from './watch-types.js';
+
+export interface WatchOptions {
+  /** The real Postgres or pooler: URL or host:port (PG* variables fill the rest, as psql). */
+  upstream: string;
+  /** Where the proxy listens; default 127.0.0.1 on a free port. */
+  listenHost?: string;
+  listenPort?: number;
+  /** A pooltest JSON report of the pooler to join the findings with. */
+  report?: string;
+  /** A pooler to run the relevant checks against when the watch stops. */
+  target?: string;
+  /** Password for `target` when not in the URL or PGPASSWORD. */
+  password?: string;
+  connectTimeoutMs?: number;
+  /** Bound on a client sending its StartupMessage; default 30 000 ms. */
+  startupTimeoutMs?: number;
+  env?: NodeJS.ProcessEnv;
+  /** Called with each warning as it happens (also kept for the report). */
+  onWarning?(text: string): void;
+}
+
+/** A watch in progress. */
+export interface Watching {
+  host: string;
+  port: number;
+  /** The resolved upstream (holds the password: never print it; use `upstreamText`). */
+  upstream: Target;
+  upstreamText: string;
+  /** Stops the proxy and returns the report (without `command`, which the caller fills in). */
+  stop(): Promise<WatchReport>;
+}
+
+/** Most warnings kept in a report; the rest are counted in the last one. */
+const MAX_WARNINGS = 200;
+
+/** Starts watching. Throws a {@link PooltestError} when it cannot (bad options, port taken). */
+export async function startWatch(options: WatchOptions): Promise<Watching> {
+  const started = Date.now();
+  if (options.report !== undefined && options.target !== undefined) {
+    throw new PooltestError('BAD_ARGUMENTS', '--report and --target both say what the pooler does: give one of them');
+  }
+  const upstream = resolveTarget({ target: options.upstream }, options.env ?? process.env);
+  // Read the report first: a typo in its path should not cost a whole test run.
+  const fromReport = options.report !== undefined ? await behaviourFromReportFile(options.report) : null;
+  await loadParser();
+  const cache = new EffectsCache();
+  const collector = new FindingsCollector();
+  const trackers = new Set<ConnectionTracker>();
+  const warnings: string[] = [];
+  let dropped = 0;
+  const warn = (text: string): void => {
+    // Live printing is bounded like the report: a noisy workload must not flood the terminal.
+    if (warnings.length < MAX_WARNINGS) {
+      options.onWarning?.(text);
+      warnings.push(text);
+    } else if (dropped++ === 0) options.onWarning?.(`more than ${MAX_WARNINGS} warnings: the rest are only counted`);
+  };
+  let connections = 0;
+  let transactions = 0;
+  let statements = 0;
+  let proxy: RunningProxy;
+  try {
+    proxy = await startProxy({
+      upstream,
+      host: options.listenHost ?? '127.0.0.1',
+      port: options.listenPort ?? 0,
+      connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
+      startupTimeoutMs: options.startupTimeoutMs ?? 30_000,
+      warn,
+      observe(clientPort) {
+        const tracker = new ConnectionTracker({ id: ++connections, applicationName: null, user: null, database: null, clientPort }, cache, (d, c) => collector.add(d, c), warn);
+        trackers.add(tracker);
+        return {
+          frontend: (frame) => tracker.frontend(frame),
+          backend: (frame) => tracker.backend(frame),
+          closed() {
+            tracker.close();
+            transactions += tracker.transactions;
+            statements += tracker.statements;
+            if (tracker.state.capped) warn(`connection ${tracker.info.id}: more than the per-connection bound of live state items; later ones were not followed`);
+            trackers.delete(tracker);
+          },
+        };
+      },
+    });
+  } catch (error) {
+    const e = error as NodeJS.ErrnoException;
+    throw new PooltestError('BAD_ARGUMENTS', `--listen ${options.listenHost ?? '127.0.0.1'}:${options.listenPort ?? 0}: cannot listen (${e.code ?? e.message})`);
+  }
+  const upstreamText = redactUrl(options.upstream);
+  return {
+    host: proxy.host,
+    port: proxy.port,
+    upstream,
+    upstreamText,
+    async stop() {
+      await proxy.stop();
+      // Connections the proxy could not close in time still report what they saw.
+      for (const tracker of trackers) {
+        tracker.close();
+        transactions += tracker.transactions;
+        statements += tracker.statements;
+      }
+      if (dropped > 0) warnings.push(`... and ${dropped} more warning(s)`);
+      const checks = collector.checks();
+      const behaviour = await resolveBehaviour(fromReport, options, checks);
+      for (const id of checks) {
+        if (behaviour.basis !== 'typical' && !behaviour.outcomes.has(id)) warnings.push(`${id} is not in the pooler's results: what it does there is unknown`);
+      }
+      const findings = collector.findings(behaviour);
+      return {
+        schemaVersion: WATCH_SCHEMA_VERSION,
+        tool: { name: 'pooltest', command: 'watch' },
+        generatedAt: new Date(started).toISOString(),
+        upstream: upstreamText,
+        listen: `${proxy.host}:${proxy.port}`,
+        command: null,
+        // The protocol-level check is not an audit id, but poolerSummary only uses ids as keys.
+        pooler: poolerSummary(behaviour, checks as AuditCheckId[]),
+        summary: {
+          connections,
+          transactions,
+          statements,
+          parsedTexts: cache.parsedTexts,
+          findings: findings.length,
+          breaking: findings.filter((f) => f.breaks === true).length,
+          durationMs: Date.now() - started,
+        },
+        findings,
+        overflow: collector.overflow,
+        warnings,
+      };
+    },
+  };
+}
+
+async function resolveBehaviour(fromReport: PoolerBehaviour | null, options: WatchOptions, checks: string[]): Promise<PoolerBehaviour> {
+  if (fromReport !== null) return fromReport;
+  if (options.target === undefined) return typicalBehaviour();
+  // Nothing found: no reason to touch the pooler.
+  if (checks.length === 0) return { basis: 'target', name: redactUrl(options.target), outcomes: new Map() };
+  return behaviourFromTarget(options.target, checks, options.password);
+}
