@@ -6,6 +6,7 @@
 import { auditCheck } from '../audit/audit-checks.js';
 import { joinCheck, type PoolerBehaviour } from '../audit/pooler-behaviour.js';
 import type { AuditCheckId } from '../audit/audit-types.js';
+import { adviceFor } from '../engine/check.js';
 import { CATALOGUE } from '../suites/catalogue.js';
 import type { Dependency } from './session-state.js';
 import type { WatchCheckId, WatchConnection, WatchFinding } from './watch-types.js';
@@ -98,10 +99,7 @@ function toFinding(t: Tally, behaviour: PoolerBehaviour): WatchFinding {
  */
 export function checkText(id: WatchCheckId, outcome: string | null): { title: string; severity: string; advice: string } {
   const def = CATALOGUE.find((c) => c.id === id);
-  const specific = outcome !== null ? def?.advice[outcome] : undefined;
-  if (id === 'prepared/protocol-named') {
-    return { title: def?.title ?? id, severity: def?.severity ?? 'correctness', advice: specific ?? def?.advice['failed'] ?? '' };
-  }
+  const specific = def ? adviceFor(def, outcome) : null;
   const info = auditCheck(id);
   return { title: info.title, severity: def?.severity ?? 'correctness', advice: specific ?? info.advice };
 }
