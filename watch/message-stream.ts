@@ -6,11 +6,9 @@
  *
  * Layout: a typed message is a type byte and an int32 length that counts itself but not the
  * type. Before the StartupMessage, the frontend sends untyped packets (int32 length, int32 code):
- * SSLRequest, GSSENCRequest, CancelRequest and the StartupMessage itself.
- *
- * Memory stays bounded whatever the traffic: a payload is kept only up to `keepBytes` (the rest
- * is skipped as it streams past, the frame marked `truncated`), and a declared length above
- * `maxMessageBytes` is a violation, never an allocation.
+ * SSLRequest, GSSENCRequest, CancelRequest and the StartupMessage itself. engine/wire knows the
+ * layout and validates every message (lengths, fields, terminators); this module only adapts
+ * its frames to what the watch keeps.
  */
 
 /** Codes of the untyped startup-phase packets (PostgreSQL's pqcomm.h). */
@@ -18,8 +16,7 @@ export const SSL_REQUEST = 80877103;
 export const GSSENC_REQUEST = 80877104;
 export const CANCEL_REQUEST = 80877102;
 
-/** Startup-phase packets are small; PostgreSQL refuses anything above 10 000 bytes. */
-const MAX_STARTUP_BYTES = 10_000;
+import { DEFAULT_MAX_MESSAGE_BYTES, FrameReader, ProtocolViolationError, type Frame as WireFrame } from '../engine/wire/index.js';
 
 /** One complete message. */
 export interface Frame {
@@ -45,21 +42,20 @@ export interface MessageStreamOptions {
   keepBytes?: number;
 }
 
-/** Incremental framer for one direction; once a violation is reported it stays stopped. */
+/**
+ * Frames one direction with engine/wire's validating reader, the same one the wire guard puts in
+ * front of pg's parser: one definition of what a well-formed message is, for the checks and for
+ * the watch. What the watch keeps of each frame is a copy of at most `keepBytes`, so frames never
+ * alias the relayed chunk, and memory per connection is bounded by the largest message in flight
+ * (at most `maxMessageBytes`), never by the length of the session.
+ */
 export class MessageStream {
-  private readonly maxMessageBytes: number;
+  private readonly reader: FrameReader;
   private readonly keepBytes: number;
-  /** Frontend only: untyped packets until the StartupMessage. */
-  private startupPhase: boolean;
-  /** Header bytes gathered so far (at most 5). */
-  private header = Buffer.alloc(5);
-  private headerHave = 0;
-  private current: { type: string | null; length: number; parts: Buffer[]; kept: number; remaining: number } | null = null;
   private stopped: string | null = null;
 
   constructor(side: 'frontend' | 'backend', options: MessageStreamOptions = {}) {
-    this.startupPhase = side === 'frontend';
-    this.maxMessageBytes = options.maxMessageBytes ?? 1024 * 1024 * 1024;
+    this.reader = new FrameReader({ direction: side, maxMessageBytes: options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES });
     this.keepBytes = options.keepBytes ?? 1024 * 1024;
   }
 
@@ -68,61 +64,30 @@ export class MessageStream {
     return this.stopped;
   }
 
-  /** Feeds bytes in arrival order. Every byte is consumed: no call loops without progress. */
+  /**
+   * Feeds bytes in arrival order. Every byte is consumed (the reader never loops without
+   * progress). The frames a chunk completed before a violation are still returned with it.
+   */
   push(chunk: Buffer): PushResult {
-    const frames: Frame[] = [];
-    if (this.stopped !== null) return { frames, violation: null };
-    let at = 0;
-    while (at < chunk.length) {
-      if (this.current === null) {
-        const headerSize = this.startupPhase ? 4 : 5;
-        const take = Math.min(headerSize - this.headerHave, chunk.length - at);
-        chunk.copy(this.header, this.headerHave, at, at + take);
-        this.headerHave += take;
-        at += take;
-        if (this.headerHave < headerSize) break;
-        const violation = this.begin();
-        if (violation !== null) {
-          this.stopped = violation;
-          return { frames, violation };
-        }
-      }
-      const cur = this.current!;
-      const take = Math.min(cur.remaining, chunk.length - at);
-      const keep = Math.min(take, this.keepBytes - cur.kept);
-      if (keep > 0) {
-        // Copy: the caller's chunk is relayed and may be reused; frames must not alias it.
-        cur.parts.push(Buffer.from(chunk.subarray(at, at + keep)));
-        cur.kept += keep;
-      }
-      cur.remaining -= take;
-      at += take;
-      if (cur.remaining === 0) frames.push(this.finish());
+    if (this.stopped !== null) return { frames: [], violation: null };
+    const raw: WireFrame[] = [];
+    let violation: string | null = null;
+    try {
+      this.reader.push(chunk, raw);
+    } catch (err) {
+      if (!(err instanceof ProtocolViolationError)) throw err;
+      violation = this.stopped = err.message;
     }
-    return { frames, violation: null };
-  }
-
-  /** Reads the header just completed; returns a violation or sets up the frame. */
-  private begin(): string | null {
-    const typed = !this.startupPhase;
-    const type = typed ? String.fromCharCode(this.header[0]!) : null;
-    const length = this.header.readInt32BE(typed ? 1 : 0);
-    this.headerHave = 0;
-    if (!typed && (length < 8 || length > MAX_STARTUP_BYTES)) return `startup packet with invalid length ${length}`;
-    if (length < 4) return `message '${printable(type)}' with invalid length ${length}`;
-    if (length - 4 > this.maxMessageBytes) return `message '${printable(type)}' declares ${length} bytes, above the limit of ${this.maxMessageBytes}`;
-    this.current = { type, length: length - 4, parts: [], kept: 0, remaining: length - 4 };
-    return null;
-  }
-
-  private finish(): Frame {
-    const cur = this.current!;
-    this.current = null;
-    const payload = cur.parts.length === 1 ? cur.parts[0]! : Buffer.concat(cur.parts);
-    // The StartupMessage (of any 3.x minor version) ends the untyped phase; SSL/GSS/cancel
-    // requests keep it. The server negotiates unknown minor versions itself.
-    if (cur.type === null && payload.length >= 4 && isStartupMessage(payload.readInt32BE(0))) this.startupPhase = false;
-    return { type: cur.type, length: cur.length, payload, truncated: cur.kept < cur.length };
+    const frames: Frame[] = [];
+    for (const f of raw) {
+      // The one-byte answer to SSLRequest/GSSENCRequest is the proxy's own business.
+      if (f.kind === 'negotiation') continue;
+      const typed = f.type !== '';
+      const length = typed ? f.length - 4 : f.payload.length;
+      const kept = Buffer.from(f.payload.subarray(0, Math.min(f.payload.length, this.keepBytes)));
+      frames.push({ type: typed ? f.type : null, length, payload: kept, truncated: kept.length < length });
+    }
+    return { frames, violation };
   }
 }
 

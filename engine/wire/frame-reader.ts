@@ -91,10 +91,13 @@ export class FrameReader {
     this.untyped = opts.direction === 'frontend';
   }
 
-  /** Consumes `chunk` and returns the frames it completed. Throws {@link ProtocolViolationError}. */
-  push(chunk: Buffer): Frame[] {
+  /**
+   * Consumes `chunk` and returns the frames it completed. Throws {@link ProtocolViolationError};
+   * frames the chunk completed before the violation are in `out` when the caller passes one
+   * (a recording proxy still wants the StartupMessage that preceded a bad message).
+   */
+  push(chunk: Buffer, out: Frame[] = []): Frame[] {
     this.setMode('push');
-    const out: Frame[] = [];
     this.consume(chunk, out);
     return out;
   }
