@@ -56,7 +56,7 @@ export async function runCommand(opts: CliOptions, ends: Endpoints, io: CliIo): 
     const baseline = await run({ ...common, target: resolveRelated(opts.compare, main), ...events(opts, io, total, 'baseline') });
     comparison = { baseline, diff: diffReports(baseline, report) };
   }
-  const stored = writeOutputs(report, { json: opts.json, junit: opts.junit, markdown: opts.markdown, store: opts.store }, comparison, (t) => io.stderr(`${t}\n`));
+  const stored = writeOutputs(report, { json: opts.json, junit: opts.junit, markdown: opts.markdown, html: opts.html, store: opts.store }, comparison, (t) => io.stderr(`${t}\n`));
   printReport(report, comparison, opts, io);
   if (stored && !opts.quiet) io.stderr(`Stored in ${stored.dir} (.pooltest/latest points at it)\n`);
   return Math.max(report.summary.exitCode, comparison?.diff.summary.exitCode ?? 0);

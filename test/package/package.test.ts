@@ -71,7 +71,7 @@ describe('the packed pooltest, installed in an empty project', () => {
     assertValidReport(report);
     expect(report.checks.find((c) => c.id === 'session/set-leak')?.outcome).toBe('leaked');
     const stored = path.join(project, '.pooltest/latest');
-    expect(readdirSync(stored).sort()).toEqual(['junit.xml', 'report.json', 'report.md']);
+    expect(readdirSync(stored).sort()).toEqual(['junit.xml', 'report.html', 'report.json', 'report.md']);
     for (const file of [...filesUnder(path.join(project, 'out')), ...filesUnder(path.join(project, '.pooltest'))]) {
       expect(readFileSync(file, 'utf8'), file).not.toContain(target.password);
     }
