@@ -42,6 +42,7 @@ export interface CliOptions {
 
 export const USAGE = `Usage: pooltest [--target HOST:PORT | postgres://...] [options]
        pooltest diff OLD.json NEW.json [--markdown FILE] [--json FILE]
+       pooltest matrix [NAME=]REPORT.json... [--markdown FILE] [--html FILE] [--json FILE]
        pooltest audit --help
 
 Tells what a PostgreSQL connection pooler does to session state. Without --target, starts a
@@ -81,7 +82,7 @@ Exit codes: 0 as expected (or nothing asserted), 1 a check failed its expectatio
 left state behind, or (with --compare) something breaks, 2 pooltest could not run,
 130 interrupted.`;
 
-/** Parses the run command's arguments (not `diff` or `audit`); BAD_ARGUMENTS on anything wrong. */
+/** Parses the run command's arguments (not `diff`, `matrix` or `audit`); BAD_ARGUMENTS on anything wrong. */
 export function parseCli(argv: string[]): CliOptions {
   let parsed;
   try {

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * The `pooltest` command, and `pooltest diff` / `pooltest audit`. Exit codes: 0 as expected (or
+ * The `pooltest` command, and `pooltest diff` / `pooltest matrix` / `pooltest audit`. Exit codes: 0 as expected (or
  * nothing asserted and nothing broke), 1 a check failed its expectation, the run left state
  * behind, or something breaks (`diff`, `--compare`), 2 pooltest could not run, 130 interrupted
  * (SIGINT/SIGTERM), after cleanup.
@@ -35,6 +35,10 @@ async function main(argv: string[]): Promise<number> {
   if (argv[0] === 'diff') {
     const { diffCommand } = await import('./diff-command.js');
     return diffCommand(argv.slice(1), io);
+  }
+  if (argv[0] === 'matrix') {
+    const { matrixCommand } = await import('./matrix-command.js');
+    return matrixCommand(argv.slice(1), io);
   }
   const opts = parseCli(argv);
   if (opts.help) return print(`${USAGE}\n`);
