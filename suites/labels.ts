@@ -58,6 +58,9 @@ export const CHECK_LABELS = {
   // Fixture-only: `absorbed` (every client of a burst beyond max_connections was served),
   // `overflowed` (some were refused).
   'capacity/burst': ['absorbed', 'overflowed'],
+  // Connect, one query, disconnect, over and over, through the target and directly: the p50
+  // cycle is at least 1.25x shorter through the target (`faster`), longer (`slower`), or neither.
+  'capacity/connect-churn': ['faster', 'slower', 'same'],
   // `split`: BEGIN was accepted but the statements ran in different transactions or backends.
   'statement/transaction-block': ['allowed', 'rejected', 'split'],
 } as const satisfies Record<string, readonly string[]>;

@@ -57,6 +57,10 @@ export const OUTCOME_BREAKS: Readonly<Record<string, boolean>> = {
   multiplexed: false,
   // One backend per client is costly but does not change what statements mean.
   'one-per-client': false,
+  // Connect-per-request speed: a cost, never a change of meaning.
+  faster: false,
+  slower: false,
+  same: false,
   // Transaction blocks: allowed as on Postgres, or split across transactions (atomicity lost).
   allowed: false,
   split: true,
