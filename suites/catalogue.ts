@@ -3,6 +3,7 @@
  * check's definition is `<area>/<behaviour>.check.ts` with its Vitest file beside it.
  */
 import type { CheckDefinition } from '../engine/check.js';
+import { AUTH_CHECKS } from './auth/index.js';
 import { CANCEL_CHECKS } from './cancel/index.js';
 import { CAPACITY_CHECKS } from './capacity/index.js';
 import { CURSORS_CHECKS } from './cursors/index.js';
@@ -15,4 +16,4 @@ import { STATEMENT_CHECKS } from './statement/index.js';
 import { TEMP_CHECKS } from './temp/index.js';
 import { TRANSACTIONS_CHECKS } from './transactions/index.js';
 
-export const CATALOGUE: readonly CheckDefinition[] = [...SESSION_CHECKS, ...TEMP_CHECKS, ...LOCKS_CHECKS, ...NOTIFY_CHECKS, ...PREPARED_CHECKS, ...CURSORS_CHECKS, ...SEQUENCES_CHECKS, ...TRANSACTIONS_CHECKS, ...STATEMENT_CHECKS, ...CANCEL_CHECKS, ...CAPACITY_CHECKS];
+export const CATALOGUE: readonly CheckDefinition[] = [...SESSION_CHECKS, ...TEMP_CHECKS, ...LOCKS_CHECKS, ...NOTIFY_CHECKS, ...PREPARED_CHECKS, ...CURSORS_CHECKS, ...SEQUENCES_CHECKS, ...TRANSACTIONS_CHECKS, ...STATEMENT_CHECKS, ...CANCEL_CHECKS, ...CAPACITY_CHECKS, ...AUTH_CHECKS];

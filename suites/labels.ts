@@ -61,6 +61,10 @@ export const CHECK_LABELS = {
   // Connect, one query, disconnect, over and over, through the target and directly: the p50
   // cycle is at least 1.25x shorter through the target (`faster`), longer (`slower`), or neither.
   'capacity/connect-churn': ['faster', 'slower', 'same'],
+  // Fixture-only: after ALTER ROLE ... PASSWORD, the pooler still admits the old password
+  // (`old-accepted`), admits the new one and not the old (`refreshed`, perhaps only after a
+  // reload), or admits neither (`rejected`). The facts hold the four cases before and after.
+  'auth/stale-password': ['old-accepted', 'refreshed', 'rejected'],
   // `split`: BEGIN was accepted but the statements ran in different transactions or backends.
   'statement/transaction-block': ['allowed', 'rejected', 'split'],
 } as const satisfies Record<string, readonly string[]>;

@@ -61,6 +61,10 @@ export const OUTCOME_BREAKS: Readonly<Record<string, boolean>> = {
   faster: false,
   slower: false,
   same: false,
+  // A password change: the old one still logging in is a difference an application (and its
+  // security review) did not have directly; the pooler following the change is what Postgres does.
+  'old-accepted': true,
+  refreshed: false,
   // Transaction blocks: allowed as on Postgres, or split across transactions (atomicity lost).
   allowed: false,
   split: true,

@@ -1,6 +1,6 @@
 /**
  * capacity/connect-churn's judge, from real event logs (test/recorded/connect-churn.json,
- * `node dist/bench/record-churn.js`) and explicit edits of their latencies for the outcomes a
+ * `node dist/bench/record-check.js capacity/connect-churn ...`) and explicit edits of their latencies for the outcomes a
  * given machine does not show.
  */
 import { readFileSync } from 'node:fs';

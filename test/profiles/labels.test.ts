@@ -16,7 +16,7 @@ const CONTRACT_IDS = [
   'transactions/abandoned', 'cancel/routing', 'capacity/queueing', 'capacity/multiplexing', 'capacity/burst',
   'statement/transaction-block',
   // Issue 12: the capacity figures users quote.
-  'capacity/connect-churn',
+  'capacity/connect-churn', 'auth/stale-password',
 ];
 
 const STATE_CHECKS = [
