@@ -58,6 +58,11 @@ export function writeCompatibility(matrix: Matrix, repo = REPO): void {
     'See [INTERPRETING.md](../INTERPRETING.md) for what each label means, and [github-actions.md](github-actions.md) for',
     'building a matrix like this one for your own pooler in CI. The same table as a page: [compatibility.html](compatibility.html).',
     '',
+    '`capacity/connect-churn` is a measurement (the ratio of connect-per-request latencies through the target and directly, on',
+    'a shared loopback machine where SCRAM authentication costs both sides alike), so its label may differ between runs;',
+    '`capacity/burst` and `auth/stale-password` run only against a fixture pooltest starts itself (`npx pooltest` without',
+    '`--target`) and are skipped here, where every target is given with `--target`.',
+    '',
   ].join('\n');
   writeAtomically(path.join(repo, COMPAT_FILES.json), `${JSON.stringify(matrix, null, 2)}\n`);
   writeAtomically(path.join(repo, COMPAT_FILES.markdown), `${intro}\n${renderMatrixMarkdown(matrix, COMPAT_TITLE)}`);
