@@ -8,8 +8,8 @@
  * invoked per job) pays for a new connection on every request; directly, that is a new backend
  * process each time, while a pooler hands out a server connection it already has. Each cycle is
  * timed from connect to disconnect; the two sides alternate so that load from elsewhere on the
- * machine slows both alike. The cycles themselves are not recorded step by step (a few hundred
- * identical steps would drown the report): each side is one recorded step whose row carries
+ * machine slows both alike. Only each side's first cycle is recorded step by step (a few hundred
+ * identical steps would drown the report): then each side is one recorded step whose row carries
  * every latency, the backends seen and the failures, and the judge reads only that.
  */
 import { defineCheck } from '../../engine/check.js';
@@ -23,9 +23,9 @@ import type { Judgement, StepRecord } from '../../engine/types.js';
 /** Cycles per side: enough for a stable p50 and a meaningful p99, a second or two on loopback. */
 export const CHURN_CYCLES = 60;
 /** The whole measurement stops after this long, whatever the count (a slow remote target). */
-const BUDGET_MS = 4000;
+const BUDGET_MS = 5000;
 /** Fewer completed cycles than this per side prove nothing. */
-const MIN_CYCLES = 20;
+const MIN_CYCLES = 10;
 /** A ratio of p50 latencies beyond this (either way) is a difference, not noise. */
 export const CHURN_THRESHOLD = 1.25;
 
@@ -71,8 +71,10 @@ function side(scn: Scenario, label: string, tag: string, target: Target): Side {
       if (failures >= 5) return; // a side that keeps failing is not measured further
       const t0 = performance.now();
       try {
-        const s = await Session.open(label, target, scratch, { connectMs: scn.ctx.bounds.connectMs, stepMs: scn.ctx.bounds.stepMs, applicationName: applicationNameFor(scn.ctx.runId), ...(scn.signal ? { signal: scn.signal } : {}) });
-        const step = await s.run(tag, 'SELECT pg_backend_pid() AS pid');
+        // The first cycle is recorded as it happened (its backend is evidence); the rest are summarized.
+        const recorder = latencies.length === 0 ? scn.recorder : scratch;
+        const s = await Session.open(label, target, recorder, { connectMs: scn.ctx.bounds.connectMs, stepMs: scn.ctx.bounds.stepMs, applicationName: applicationNameFor(scn.ctx.runId), ...(scn.signal ? { signal: scn.signal } : {}) });
+        const step = await s.run(`${tag}.cycle`, 'SELECT pg_backend_pid() AS pid');
         await s.close();
         if (step.error || step.pid === null) throw new Error(step.error ? `${step.error.code ?? ''} ${step.error.message}`.trim() : 'no pid');
         pids.add(step.pid);
@@ -102,7 +104,7 @@ interface Measured {
 }
 
 /**
- * - Either side missing, or fewer than 20 cycles completed on a side, or more than a tenth of
+ * - Either side missing, or fewer than 10 cycles completed on a side, or more than a tenth of
  *   a side's cycles failed: inconclusive (a failing side is not a speed).
  * - speedup = direct p50 / target p50: at least 1.25 `faster`, at most 1/1.25 `slower`,
  *   else `same`. Throughput (sequential connections per second) and p99 are facts.
