@@ -12,6 +12,7 @@ import { audit } from './audit.js';
 import { AUDIT_USAGE, parseAuditArgs, type AuditArgs } from './audit-args.js';
 import { renderAuditMarkdown } from './audit-markdown.js';
 import { renderAuditTerminal } from './audit-terminal.js';
+import { readProgress } from './read-progress.js';
 import type { AuditReport } from './audit-types.js';
 
 /** Where the command writes; defaults to the process's streams. */
@@ -39,7 +40,10 @@ export async function auditCommand(argv: string[], io: AuditIo = { stdout: proce
     return 0;
   }
   try {
-    const report = await audit({ ...args, ...(io.stdin ? { stdin: io.stdin } : {}) });
+    // Progress on stderr only when it is a terminal: a CI log or a file gets none of it.
+    const stderr = io.stderr as { isTTY?: boolean; columns?: number };
+    const progress = readProgress({ write: (t) => io.stderr.write(t), isTTY: stderr.isTTY === true, ...(stderr.columns ? { columns: stderr.columns } : {}) });
+    const report = await audit({ ...args, progress, ...(io.stdin ? { stdin: io.stdin } : {}) });
     if (args.json !== undefined) await writeOutput(args.json, `${JSON.stringify(report, null, 2)}\n`, '--json');
     if (args.markdown !== undefined) await writeOutput(args.markdown, renderAuditMarkdown(report), '--markdown');
     const isTty = (io.stdout as { isTTY?: boolean }).isTTY === true;

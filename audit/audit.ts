@@ -8,6 +8,7 @@ import { AuditCollector, type FindingTally } from './audit-collector.js';
 import { AUDIT_CHECKS, auditCheck, checkPriority } from './audit-checks.js';
 import { AUDIT_SCHEMA_VERSION, type AuditCheckId, type AuditCleanup, type AuditFinding, type AuditReport, type InputSummary } from './audit-types.js';
 import { auditLogFile } from './log-input.js';
+import type { ProgressSink } from './read-progress.js';
 import type { LogFormat } from './log-format.js';
 import { behaviourFromReportFile, joinCheck, poolerSummary, typicalBehaviour, type PoolerBehaviour } from './pooler-behaviour.js';
 import { auditSqlFile } from './sql-file-input.js';
@@ -39,6 +40,8 @@ export interface AuditOptions {
   maxStatementBytes?: number;
   /** Standard input for `--log -`. */
   stdin?: NodeJS.ReadableStream;
+  /** Progress while logs are read (a terminal line; see audit/read-progress.ts). */
+  progress?: ProgressSink;
 }
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
@@ -69,7 +72,7 @@ export async function audit(options: AuditOptions): Promise<AuditReport> {
   const warnings: string[] = [];
   for (const file of sql) inputs.push(await auditSqlFile(file, collector, maxStatementBytes));
   for (const file of logs) {
-    const result = await auditLogFile(file, collector, { format: options.logFormat ?? 'auto', maxStatementBytes, ...(options.stdin ? { stdin: options.stdin } : {}) });
+    const result = await auditLogFile(file, collector, { format: options.logFormat ?? 'auto', maxStatementBytes, ...(options.stdin ? { stdin: options.stdin } : {}), ...(options.progress ? { progress: options.progress } : {}) });
     inputs.push(result.summary);
     warnings.push(...result.warnings);
   }

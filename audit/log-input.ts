@@ -10,6 +10,7 @@ import type { AuditCollector } from './audit-collector.js';
 import type { InputSummary } from './audit-types.js';
 import { fileError } from './input-checks.js';
 import { LineSplitter, type RawLine } from './line-splitter.js';
+import type { ProgressSink } from './read-progress.js';
 import { detectLogFormat, logReader, type LogFormat } from './log-format.js';
 import type { LogEvents, LogReader } from './log-reader.js';
 import type { LoggedStatement } from './log-message.js';
@@ -21,6 +22,8 @@ export interface LogInputOptions {
   maxStatementBytes: number;
   /** Used for `-`; defaults to process.stdin. */
   stdin?: NodeJS.ReadableStream;
+  /** Told how far the read has got (audit/read-progress.ts). */
+  progress?: ProgressSink;
 }
 
 /** Enough to see a binary file for what it is before reading it line by line. */
@@ -29,9 +32,12 @@ const CHUNK_BYTES = 1024 * 1024;
 
 /** Streams one log into the collector; returns its summary and any warnings. */
 export async function auditLogFile(path: string, collector: AuditCollector, opts: LogInputOptions): Promise<{ summary: InputSummary; warnings: string[] }> {
+  let totalBytes: number | null = null;
   if (path !== '-') {
     try {
-      if ((await stat(path)).isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
+      const info = await stat(path);
+      if (info.isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
+      totalBytes = info.size;
     } catch (error) {
       throw fileError(path, error, '--log');
     }
@@ -39,8 +45,14 @@ export async function auditLogFile(path: string, collector: AuditCollector, opts
   const name = path === '-' ? 'stdin' : path;
   const state = new LogState(name, collector, opts);
   const stream = path === '-' ? (opts.stdin ?? process.stdin) : createReadStream(path, { highWaterMark: CHUNK_BYTES });
-  const splitter = new LineSplitter(opts.maxStatementBytes, (line) => state.line(line));
+  let lines = 0;
+  let bytesRead = 0;
+  const splitter = new LineSplitter(opts.maxStatementBytes, (line) => {
+    lines++;
+    state.line(line);
+  });
   let first = true;
+  opts.progress?.start(name, totalBytes);
   try {
     for await (const chunk of stream) {
       const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
@@ -50,6 +62,8 @@ export async function auditLogFile(path: string, collector: AuditCollector, opts
         if (nul !== -1) throw new PooltestError('AUDIT_INPUT', `--log ${name}: looks binary (NUL byte at offset ${nul}); not a PostgreSQL log`, { file: name, offset: nul });
       }
       splitter.push(bytes);
+      bytesRead += bytes.length;
+      opts.progress?.update(bytesRead, lines);
     }
     splitter.end();
     state.end();
@@ -57,6 +71,7 @@ export async function auditLogFile(path: string, collector: AuditCollector, opts
     if (error instanceof PooltestError) throw error;
     throw fileError(name, error, '--log');
   } finally {
+    opts.progress?.done();
     if ('destroy' in stream && typeof stream.destroy === 'function' && stream !== process.stdin) stream.destroy();
   }
   return state.result();

@@ -19,6 +19,8 @@ export interface CliOptions {
   json?: string;
   junit?: string;
   markdown?: string;
+  /** The self-contained HTML report (`--html`). */
+  html?: string;
   /** Keep no copy under .pooltest/runs/ (`--no-store`). */
   store: boolean;
   /** A second endpoint to run the catalogue against and compare with (`--compare`). */
@@ -42,6 +44,7 @@ export interface CliOptions {
 
 export const USAGE = `Usage: pooltest [--target HOST:PORT | postgres://...] [options]
        pooltest diff OLD.json NEW.json [--markdown FILE] [--json FILE]
+       pooltest matrix [NAME=]REPORT.json... [--markdown FILE] [--html FILE] [--json FILE]
        pooltest audit --help
        pooltest watch --upstream URL [-- COMMAND...]   (see pooltest watch --help)
 
@@ -78,6 +81,7 @@ Output:
   --json FILE         write the JSON report (schema/report.schema.json)
   --junit FILE        write JUnit XML for CI
   --markdown FILE     write a Markdown table for a pull request or a docs page
+  --html FILE         write a self-contained HTML report with sequence diagrams
   --no-store          keep no copy under .pooltest/runs/<time>/ (kept by default)
   --verbose           print every recorded step    --quiet   print failures and the summary
   --no-color          no colours (NO_COLOR is honoured too)
@@ -98,13 +102,13 @@ Exit codes:
 const OPTIONS = {
   target: { type: 'string' }, user: { type: 'string', short: 'U' }, password: { type: 'string' }, database: { type: 'string', short: 'd' },
   direct: { type: 'string' }, profile: { type: 'string' }, only: { type: 'string', multiple: true }, skip: { type: 'string', multiple: true },
-  json: { type: 'string' }, junit: { type: 'string' }, markdown: { type: 'string' }, 'no-store': { type: 'boolean' },
+  json: { type: 'string' }, junit: { type: 'string' }, markdown: { type: 'string' }, html: { type: 'string' }, 'no-store': { type: 'boolean' },
   compare: { type: 'string' }, expect: { type: 'string' }, strict: { type: 'boolean' }, spawn: { type: 'string' }, timeout: { type: 'string' }, 'max-pool': { type: 'string' }, 'no-color': { type: 'boolean' }, color: { type: 'boolean' },
   verbose: { type: 'boolean', short: 'v' }, quiet: { type: 'boolean', short: 'q' }, list: { type: 'boolean' }, 'list-profiles': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' }, version: { type: 'boolean' },
 } as const;
 
-/** Parses the run command's arguments (not `diff` or `audit`); BAD_ARGUMENTS on anything wrong. */
+/** Parses the run command's arguments (not `diff`, `matrix` or `audit`); BAD_ARGUMENTS on anything wrong. */
 export function parseCli(argv: string[]): CliOptions {
   let parsed;
   try {
@@ -131,6 +135,7 @@ export function parseCli(argv: string[]): CliOptions {
   if (v.json !== undefined) opts.json = v.json;
   if (v.junit !== undefined) opts.junit = v.junit;
   if (v.markdown !== undefined) opts.markdown = v.markdown;
+  if (v.html !== undefined) opts.html = v.html;
   if (v.compare !== undefined) opts.compare = v.compare;
   if (v.expect !== undefined) opts.expect = v.expect;
   if (v.spawn !== undefined) opts.spawn = v.spawn;

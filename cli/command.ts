@@ -1,6 +1,6 @@
 /**
- * The `pooltest` command (started by main.ts, the entry point), and `pooltest diff` / `pooltest
- * audit` / `pooltest watch`. Exit codes: 0 as expected (or nothing asserted and nothing broke), 1 a check failed
+ * The `pooltest` command (started by main.ts, the entry point), and `pooltest diff` /
+ * `pooltest matrix` / `pooltest audit` / `pooltest watch`. Exit codes: 0 as expected (or nothing asserted and nothing broke), 1 a check failed
  * its expectation, the run left state behind, something breaks (`diff`, `--compare`), or with
  * `--strict` a check was inconclusive or the sweep could not finish, 2 pooltest could not run,
  * 130 interrupted (SIGINT/SIGTERM), after cleanup. `pooltest audit` adds 3 (findings that
@@ -46,6 +46,10 @@ async function main(argv: string[]): Promise<number> {
     width: terminalWidth(process.stdout.columns),
     env: process.env,
   };
+  if (argv[0] === 'matrix') {
+    const { matrixCommand } = await import('./matrix-command.js');
+    return matrixCommand(argv.slice(1), io);
+  }
   if (argv[0] === 'diff') {
     const { diffCommand } = await import('./diff-command.js');
     return diffCommand(argv.slice(1), io);

@@ -1,5 +1,5 @@
 /**
- * Everything a run writes: the files asked for (`--json`, `--junit`, `--markdown`) and the
+ * Everything a run writes: the files asked for (`--json`, `--junit`, `--markdown`, `--html`) and the
  * copy in the run history. All of it is rendered from the report, which never holds a
  * password, and every renderer redacts URLs as a second line of defence. A file the user asked
  * for that cannot be written is an error (CI must not gate on a stale file); a history that
@@ -9,6 +9,7 @@ import { renderDiffMarkdown } from '../reporters/diff-markdown.js';
 import { diffToJson, reportToJson, writeAtomically } from '../reporters/json-reporter.js';
 import { renderJunit } from '../reporters/junit-reporter.js';
 import { renderMarkdown } from '../reporters/markdown-reporter.js';
+import { renderHtml } from '../reporters/html-reporter.js';
 import { PooltestError } from '../engine/errors.js';
 import type { ReportDiff } from '../reporters/report-diff.js';
 import type { Report } from '../engine/types.js';
@@ -19,6 +20,7 @@ export interface OutputRequest {
   json?: string;
   junit?: string;
   markdown?: string;
+  html?: string;
   store: boolean;
 }
 
@@ -44,13 +46,14 @@ export function writeOutputs(report: Report, req: OutputRequest, comparison: Com
     junit: renderJunit(report),
     // With --compare the Markdown leads with what changes, then the target's own table.
     markdown: comparison ? `${renderDiffMarkdown(comparison.diff)}\n${renderMarkdown(report)}` : renderMarkdown(report),
+    html: renderHtml(report),
   };
-  for (const kind of ['json', 'junit', 'markdown'] as const) {
+  for (const kind of ['json', 'junit', 'markdown', 'html'] as const) {
     const file = req[kind];
     if (file !== undefined) writeOutput(file, texts[kind]);
   }
   if (!req.store) return null;
-  const files: Record<string, string> = { 'report.json': texts.json, 'junit.xml': texts.junit, 'report.md': texts.markdown };
+  const files: Record<string, string> = { 'report.json': texts.json, 'junit.xml': texts.junit, 'report.md': texts.markdown, 'report.html': texts.html };
   if (comparison) {
     files['baseline.json'] = reportToJson(comparison.baseline);
     files['diff.json'] = diffToJson(comparison.diff);

@@ -81,7 +81,7 @@ export async function runCommand(opts: CliOptions, ends: Endpoints, io: CliIo): 
 
 /** Writes the outputs, prints the report, and returns the exit code. */
 function finish(report: Report, comparison: Comparison | null, opts: CliOptions, io: CliIo): number {
-  const stored = writeOutputs(report, { json: opts.json, junit: opts.junit, markdown: opts.markdown, store: opts.store }, comparison, (t) => io.stderr(`${t}\n`));
+  const stored = writeOutputs(report, { json: opts.json, junit: opts.junit, markdown: opts.markdown, html: opts.html, store: opts.store }, comparison, (t) => io.stderr(`${t}\n`));
   printReport(report, comparison, opts, io);
   if (stored && !opts.quiet) io.stderr(`Stored in ${stored.dir} (.pooltest/latest points at it)\n`);
   return Math.max(report.summary.exitCode, comparison?.diff.summary.exitCode ?? 0);

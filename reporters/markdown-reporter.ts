@@ -1,11 +1,17 @@
 /**
- * The Markdown report (`--markdown FILE`): a heading that says what was tested, one table of
- * checks (worst severity first) ready for a pull-request comment or a docs page, and the
- * evidence and advice for each check in footnotes, so the table stays one line per check.
+ * The Markdown report (`--markdown FILE`), shaped for a pull-request comment: the summary
+ * first, then what was tested, one table of checks (worst severity first), and for each check
+ * that needs a reader's attention (its outcome breaks an application written for a direct
+ * connection, or its verdict is not a pass) a collapsed `<details>` with the evidence, advice
+ * and a Mermaid sequence diagram of the recorded steps. The evidence of the other checks sits
+ * in one more collapsed block, so the comment stays short until someone opens it.
  */
 import { redactUrl } from '../engine/target.js';
 import type { CheckResult, Report } from '../engine/types.js';
+import { outcomeBreaks } from '../suites/outcome-breaks.js';
+import { esc } from './html.js';
 import { code, inline, table, VERDICT_BADGE, withLinks } from './markdown.js';
+import { renderMermaid } from './mermaid.js';
 import { poolerText, targetText } from './report-text.js';
 import { bySeverity } from './severity.js';
 import { countsText, sweepText } from './sweep-text.js';
@@ -14,20 +20,26 @@ import { observedReading } from './verdict-text.js';
 /** Renders `report` as GitHub-flavoured Markdown. */
 export function renderMarkdown(report: Report): string {
   const checks = bySeverity(report.checks);
-  const rows = checks.map((c, i) => row(c, i + 1));
-  const notes = checks.map((c, i) => footnote(c, i + 1));
+  const attention = checks.filter(needsAttention);
+  const others = checks.filter((c) => !needsAttention(c));
   const parts = [
     `### pooltest: ${inline(poolerText(report.discovery))}`,
     '',
+    summary(report, attention.length),
+    '',
     header(report),
     '',
-    rows.length > 0 ? table(['Check', 'Severity', 'Outcome', 'Expected', 'Verdict'], rows) : '_No checks were selected._',
+    checks.length > 0 ? table(['Check', 'Severity', 'Outcome', 'Expected', 'Verdict'], checks.map(row)) : '_No checks were selected._',
     '',
-    summary(report),
-    '',
-    ...notes,
+    ...attention.flatMap((c) => [details(c), '']),
+    ...(others.length > 0 ? [otherEvidence(others), ''] : []),
   ];
   return redactUrl(parts.join('\n').replace(/\n+$/, '')) + '\n';
+}
+
+/** A breaking outcome, a failed expectation or an inconclusive check: worth opening. */
+export function needsAttention(c: CheckResult): boolean {
+  return outcomeBreaks(c.outcome) === true || c.verdict === 'fail' || c.verdict === 'inconclusive';
 }
 
 function header(r: Report): string {
@@ -36,9 +48,10 @@ function header(r: Report): string {
   return `Target ${code(targetText(r.target))}${direct} · PostgreSQL ${inline(r.discovery.serverVersion)} · ${profile} · pooltest ${inline(r.tool.version)} · run ${code(r.runId)} · ${inline(r.startedAt)}`;
 }
 
-function row(c: CheckResult, n: number): string[] {
+function row(c: CheckResult): string[] {
   const outcome = c.outcome !== null ? code(c.outcome) : '—';
-  return [`${code(c.id)} ${inline(c.title)}`, c.severity, `${outcome}[^${n}]`, c.expected !== null ? code(c.expected) : '—', verdictBadge(c)];
+  const mark = outcomeBreaks(c.outcome) === true ? ' ⚠️' : '';
+  return [`${code(c.id)} ${inline(c.title)}`, c.severity, `${outcome}${mark}`, c.expected !== null ? code(c.expected) : '—', verdictBadge(c)];
 }
 
 /** The verdict cell: an observation says whether it breaks (the severity is the next column over), never a tick. */
@@ -50,19 +63,44 @@ function verdictBadge(c: CheckResult): string {
   return '❔ observed: effect unknown';
 }
 
-function footnote(c: CheckResult, n: number): string {
-  const parts = [`${code(c.id)}: ${inline(c.evidence)}`];
-  if (c.verdict !== 'pass' && c.verdict !== 'observed' && c.reason !== c.evidence) parts.push(`Why ${c.verdict}: ${inline(c.reason)}`);
-  if (c.expectedRef) parts.push(`Expected${c.expectedBasis ? ` (${c.expectedBasis === 'observed' ? 'observed on pooltest\'s fixtures' : `${c.expectedBasis}, never observed by pooltest`})` : ''} per: ${withLinks(c.expectedRef)}`);
-  if (c.advice) parts.push(`**Advice:** ${inline(c.advice)}`);
-  return `[^${n}]: ${parts.map((p) => (/[.!?>)]$/.test(p) ? p : `${p}.`)).join(' ')}`;
+/** Where an expectation came from, and whether pooltest ever saw it hold. */
+function expectedPer(c: CheckResult): string {
+  const basis = c.expectedBasis ? ` (${c.expectedBasis === 'observed' ? "observed on pooltest's fixtures" : `${c.expectedBasis}, never observed by pooltest`})` : '';
+  return `Expected${basis} per: ${withLinks(c.expectedRef ?? '')}`;
 }
 
-function summary(r: Report): string {
+/** One collapsed block: the summary line is HTML (GitHub does not render Markdown there). */
+function details(c: CheckResult): string {
+  const lines = [
+    '<details>',
+    `<summary><code>${esc(c.id)}</code>: ${esc(c.outcome ?? 'no outcome')} (${esc(c.verdict)}) · ${esc(c.severity)}</summary>`,
+    '',
+    `**Evidence:** ${sentence(inline(c.evidence))}`,
+  ];
+  if (c.verdict !== 'pass' && c.verdict !== 'observed' && c.reason !== c.evidence) lines.push('', `**Why ${c.verdict}:** ${sentence(inline(c.reason))}`);
+  if (c.expectedRef) lines.push('', expectedPer(c));
+  if (c.advice) lines.push('', `**Advice:** ${sentence(inline(c.advice))}`);
+  const diagram = renderMermaid(c);
+  if (diagram) lines.push('', '```mermaid', diagram, '```');
+  lines.push('', '</details>');
+  return lines.join('\n');
+}
+
+function otherEvidence(checks: readonly CheckResult[]): string {
+  const items = checks.map((c) => `- ${code(c.id)} ${code(c.outcome ?? '—')}: ${sentence(inline(c.evidence))}${c.advice ? ` **Advice:** ${sentence(inline(c.advice))}` : ''}`);
+  return ['<details>', `<summary>Evidence for the other ${checks.length} check(s)</summary>`, '', ...items, '', '</details>'].join('\n');
+}
+
+function sentence(text: string): string {
+  return /[.!?>)]$/.test(text) ? text : `${text}.`;
+}
+
+function summary(r: Report, attention: number): string {
   const s = r.summary;
   const sweep = r.sweep ? sweepSentence(r.sweep) : 'Sweep: not run.';
   const [counted, rest] = countsText(s).split(/: (.*)/s);
-  return `**${counted}:** ${rest}. ${sweep} Exit code ${s.exitCode}.`;
+  const open = attention > 0 ? ` ${attention} check(s) to look at below.` : '';
+  return `**${counted}:** ${rest}. ${sweep} Exit code ${s.exitCode}.${open}`;
 }
 
 function sweepSentence(sweep: NonNullable<Report['sweep']>): string {

@@ -38,3 +38,7 @@ export { renderJunit } from '../reporters/junit-reporter.js';
 export { renderMarkdown } from '../reporters/markdown-reporter.js';
 export { renderDiff, type DiffTerminalOptions } from '../reporters/diff-terminal.js';
 export { renderDiffMarkdown } from '../reporters/diff-markdown.js';
+export { renderHtml } from '../reporters/html-reporter.js';
+export { buildMatrix, MATRIX_VERSION, type Matrix, type MatrixCell, type MatrixColumn, type MatrixRow, type NamedReport } from '../reporters/matrix.js';
+export { renderMatrixMarkdown, renderMatrixTerminal } from '../reporters/matrix-text.js';
+export { renderMatrixHtml } from '../reporters/matrix-html.js';

@@ -2,6 +2,7 @@
  * The catalogue in report order, area by area. Each area's `index.ts` lists its checks; each
  * check's definition is `<area>/<behaviour>.check.ts` with its Vitest file beside it.
  */
+import { AUTH_CHECKS } from './auth/index.js';
 import { CANCEL_CHECKS } from './cancel/index.js';
 import { CAPACITY_CHECKS } from './capacity/index.js';
 import { CURSORS_CHECKS } from './cursors/index.js';
@@ -14,7 +15,7 @@ import { STATEMENT_CHECKS } from './statement/index.js';
 import { TEMP_CHECKS } from './temp/index.js';
 import { TRANSACTIONS_CHECKS } from './transactions/index.js';
 
-export const CATALOGUE = [...SESSION_CHECKS, ...TEMP_CHECKS, ...LOCKS_CHECKS, ...NOTIFY_CHECKS, ...PREPARED_CHECKS, ...CURSORS_CHECKS, ...SEQUENCES_CHECKS, ...TRANSACTIONS_CHECKS, ...STATEMENT_CHECKS, ...CANCEL_CHECKS, ...CAPACITY_CHECKS] as const;
+export const CATALOGUE = [...SESSION_CHECKS, ...TEMP_CHECKS, ...LOCKS_CHECKS, ...NOTIFY_CHECKS, ...PREPARED_CHECKS, ...CURSORS_CHECKS, ...SEQUENCES_CHECKS, ...TRANSACTIONS_CHECKS, ...STATEMENT_CHECKS, ...CANCEL_CHECKS, ...CAPACITY_CHECKS, ...AUTH_CHECKS] as const;
 
 /** A check of this catalogue, with its literal id and labels. */
 export type CatalogueCheck = (typeof CATALOGUE)[number];

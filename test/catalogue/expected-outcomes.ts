@@ -7,6 +7,18 @@
  */
 export type Outcomes = Record<string, string | null>;
 
+/**
+ * Checks whose outcome is a measurement (a latency ratio), not a behaviour: it depends on the
+ * machine and its load, so it is not compared with a fixed label. The catalogue test asserts
+ * instead that they concluded, with their figures in the facts.
+ */
+export const MEASURED = ['capacity/connect-churn'] as const;
+
+/** `outcomes` without the measured checks, for comparison with the rows below. */
+export function comparable(outcomes: Outcomes): Outcomes {
+  return Object.fromEntries(Object.entries(outcomes).filter(([id]) => !(MEASURED as readonly string[]).includes(id)));
+}
+
 const ids = [
   'session/set-leak', 'session/search-path-leak', 'session/custom-guc-leak', 'session/role-leak', 'session/tracked-parameter',
   'session/set-local', 'session/reset-on-disconnect', 'session/discard-all', 'temp/temp-table', 'temp/on-commit-drop',
@@ -17,7 +29,8 @@ const ids = [
 
 function row(...outcomes: Array<string | null>): Outcomes {
   if (outcomes.length !== ids.length) throw new Error(`expected ${ids.length} outcomes, got ${outcomes.length}`);
-  return Object.fromEntries(ids.map((id, i) => [id, outcomes[i]!]));
+  // auth/stale-password is fixture-only, so skipped through --target like capacity/burst.
+  return { ...Object.fromEntries(ids.map((id, i) => [id, outcomes[i]!])), 'auth/stale-password': null };
 }
 
 export const EXPECTED: Record<string, Outcomes> = {

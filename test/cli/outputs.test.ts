@@ -33,10 +33,11 @@ describe('pooltest outputs, history, expectations and comparisons', () => {
   const everyFile = (root: string): string[] =>
     readdirSync(root, { recursive: true, encoding: 'utf8' }).map((f) => path.join(root, f)).filter((f) => statSync(f).isFile());
 
-  test('--json, --junit and --markdown write their files; the run is stored with a latest link; progress on stderr', async () => {
+  test('--json, --junit, --markdown and --html write their files; the run is stored with a latest link; progress on stderr', async () => {
     const cwd = fresh('outputs');
-    const run = await runCli(['--target', stack.target.url(), '--profile', 'pgbouncer-transaction', ...only, '--json', 'r/report.json', '--junit', 'r/junit.xml', '--markdown', 'r/report.md'], { cwd: makeDir(cwd) });
+    const run = await runCli(['--target', stack.target.url(), '--profile', 'pgbouncer-transaction', ...only, '--json', 'r/report.json', '--junit', 'r/junit.xml', '--markdown', 'r/report.md', '--html', 'r/report.html'], { cwd: makeDir(cwd) });
     expect(run.code, run.stderr).toBe(0);
+    expect(readFileSync(path.join(cwd, 'r/report.html'), 'utf8')).toMatch(/^<!DOCTYPE html>[\s\S]*<svg class="seq"/);
     assertValidReport(JSON.parse(readFileSync(path.join(cwd, 'r/report.json'), 'utf8')));
     expect(XMLValidator.validate(readFileSync(path.join(cwd, 'r/junit.xml'), 'utf8'))).toBe(true);
     expect(readFileSync(path.join(cwd, 'r/report.md'), 'utf8')).toMatch(/^### pooltest: PgBouncer/);
@@ -46,7 +47,7 @@ describe('pooltest outputs, history, expectations and comparisons', () => {
     const latest = path.join(cwd, '.pooltest/latest');
     expect(lstatSync(latest).isSymbolicLink()).toBe(true);
     expect(readlinkSync(latest)).toMatch(/^runs\/\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{3}Z$/);
-    expect(readdirSync(latest).sort()).toEqual(['junit.xml', 'report.json', 'report.md']);
+    expect(readdirSync(latest).sort()).toEqual(['junit.xml', 'report.html', 'report.json', 'report.md']);
     expect(readFileSync(path.join(latest, 'report.json'), 'utf8')).toBe(readFileSync(path.join(cwd, 'r/report.json'), 'utf8'));
     for (const file of everyFile(cwd)) expect(readFileSync(file, 'utf8'), file).not.toContain(stack.target.password);
   });
@@ -139,7 +140,7 @@ describe('pooltest outputs, history, expectations and comparisons', () => {
       expect(run.stderr).toMatch(/baseline \[2\/2\] session\/set-[a-z]+: [a-z]+ observed: (BREAKS \(\w+\)|no break) \(\d+ ms\), done/);
       expect(run.stdout).toMatch(/session\/set-leak\s+session\s+leaked\s+BREAKS/);
       const stored = path.join(cwd, '.pooltest/latest');
-      expect(readdirSync(stored).sort()).toEqual(['baseline.json', 'diff.json', 'junit.xml', 'report.json', 'report.md']);
+      expect(readdirSync(stored).sort()).toEqual(['baseline.json', 'diff.json', 'junit.xml', 'report.html', 'report.json', 'report.md']);
       const baseline = JSON.parse(readFileSync(path.join(stored, 'baseline.json'), 'utf8')) as unknown;
       assertValidReport(baseline);
       expect(baseline.discovery.mode).toBe('direct');

@@ -71,7 +71,7 @@ describe('the packed pooltest, installed in an empty project', () => {
     assertValidReport(report);
     expect(report.checks.find((c) => c.id === 'session/set-leak')?.outcome).toBe('leaked');
     const stored = path.join(project, '.pooltest/latest');
-    expect(readdirSync(stored).sort()).toEqual(['junit.xml', 'report.json', 'report.md']);
+    expect(readdirSync(stored).sort()).toEqual(['junit.xml', 'report.html', 'report.json', 'report.md']);
     for (const file of [...filesUnder(path.join(project, 'out')), ...filesUnder(path.join(project, '.pooltest'))]) {
       expect(readFileSync(file, 'utf8'), file).not.toContain(target.password);
     }
@@ -135,6 +135,7 @@ describe('the packed pooltest, installed in an empty project', () => {
     for (const file of readdirSync(EXAMPLES)) expect(library, file).toContain(readFileSync(path.join(EXAMPLES, file), 'utf8').trimEnd());
     const actions = readFileSync(path.join(REPO, 'docs/github-actions.md'), 'utf8');
     expect(actions).toContain(readFileSync(path.join(REPO, 'examples/github-actions/pooltest.yml'), 'utf8').trimEnd());
+    expect(actions).toContain(readFileSync(path.join(REPO, 'examples/github-actions/pooltest-matrix.yml'), 'utf8').trimEnd());
   });
 
   test('publint and arethetypeswrong accept the tarball', async () => {

@@ -16,6 +16,8 @@ const CONTRACT_IDS = [
   'cursors/with-hold', 'sequences/lastval', 'locks/advisory-session', 'locks/advisory-xact', 'notify/listen',
   'transactions/abandoned', 'cancel/routing', 'capacity/queueing', 'capacity/multiplexing', 'capacity/burst',
   'statement/transaction-block', 'session/lock-timeout-leak',
+  // Issue 12: the capacity figures users quote.
+  'capacity/connect-churn', 'auth/stale-password',
 ];
 
 const STATE_CHECKS = [

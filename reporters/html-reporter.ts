@@ -1,0 +1,142 @@
+/**
+ * The HTML report (`--html FILE`, and report.html in every stored run): one self-contained
+ * page that opens offline. At the top what was tested, discovery and the sweep; then filters
+ * (severity, verdict, breaking outcomes only), an overview table, and a card per check with
+ * its outcome, verdict, evidence, advice, facts, a sequence diagram of the recorded steps
+ * (reporters/sequence-svg.ts) and every step in a table.
+ *
+ * Every piece of report text goes through `esc` (reporters/html.ts); the page loads nothing
+ * from the network, and its Content Security Policy admits only its own inline script.
+ */
+import { redactUrl } from '../engine/target.js';
+import type { CheckResult, Report, Severity, Verdict } from '../engine/types.js';
+import { outcomeBreaks } from '../suites/outcome-breaks.js';
+import { SCRIPT, STYLE, scriptHash } from './html-assets.js';
+import { esc, token } from './html.js';
+import { poolerText, targetText } from './report-text.js';
+import { renderSequenceSvg } from './sequence-svg.js';
+import { SEVERITY_ORDER, bySeverity } from './severity.js';
+import { stepOutcome } from './step-text.js';
+
+const VERDICTS: readonly Verdict[] = ['fail', 'inconclusive', 'pass', 'skipped'];
+
+/** Renders `report` as one HTML document. */
+export function renderHtml(report: Report): string {
+  const checks = bySeverity(report.checks);
+  const title = `pooltest: ${poolerText(report.discovery)}`;
+  const csp = `default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src ${scriptHash()}`;
+  const body = [
+    `<header><h1>${esc(title)}</h1><p class="meta">${header(report)}</p></header>`,
+    counts(report),
+    discovery(report),
+    filters(),
+    overview(checks),
+    ...checks.map(card),
+  ].join('\n');
+  const page = [
+    '<!DOCTYPE html>',
+    '<html lang="en"><head><meta charset="utf-8">',
+    `<meta http-equiv="Content-Security-Policy" content="${esc(csp)}">`,
+    '<meta name="viewport" content="width=device-width, initial-scale=1">',
+    `<title>${esc(title)}</title><style>${STYLE}</style></head>`,
+    `<body><main>\n${body}\n</main><script>${SCRIPT}</script></body></html>`,
+  ].join('\n');
+  return redactUrl(page) + '\n';
+}
+
+function header(r: Report): string {
+  const profile = r.profile ? `profile <code>${esc(r.profile.name)}</code> (${esc(r.profile.ref)})` : 'no profile: observations only';
+  const direct = r.direct ? ` · behind it <code>${esc(targetText(r.direct))}</code>` : '';
+  return `target <code>${esc(targetText(r.target))}</code>${direct} · PostgreSQL ${esc(r.discovery.serverVersion)} · ${profile} · pooltest ${esc(r.tool.version)} · run <code>${esc(r.runId)}</code> · ${esc(r.startedAt)}`;
+}
+
+function counts(r: Report): string {
+  const s = r.summary;
+  const cells = [`${s.total} checks`, `<span class="v-pass">${s.pass} pass</span>`, `<span class="v-fail">${s.fail} fail</span>`, `<span class="v-inconclusive">${s.inconclusive} inconclusive</span>`, `<span class="v-skipped">${s.skipped} skipped</span>`, `exit code ${s.exitCode}`, `${(r.durationMs / 1000).toFixed(1)} s`];
+  return `<section class="panel counts" id="summary">${cells.map((c) => `<span>${c}</span>`).join('')}</section>`;
+}
+
+function discovery(r: Report): string {
+  const d = r.discovery;
+  const yes = (b: boolean): string => (b ? 'yes' : 'no');
+  const facts: Array<[string, string]> = [
+    ['mode', d.mode],
+    ['pool', d.poolSize !== null ? String(d.poolSize) : `no limit up to ${d.poolBound}`],
+    ['server', d.serverVersion],
+    ['pooler', d.pooler ? `${d.pooler.name} ${d.pooler.version ?? ''} (${d.pooler.how})` : 'not identified'],
+    ['shared between connected clients', yes(d.sharedAcrossClients)],
+    ['client keeps its backend', yes(d.clientKeepsBackend)],
+    ['backends reused after disconnect', yes(d.reuseAfterDisconnect)],
+    ['transaction blocks', d.transactionBlocks],
+    ['holders', d.holderStrategy],
+    ['round trip / wait bound', `${d.rttMs} ms / ${d.waitBoundMs} ms`],
+    ...d.notes.map((n): [string, string] => ['note', n]),
+  ];
+  const sweep = r.sweep
+    ? r.sweep.clean
+      ? `<span class="v-pass">clean</span>: ${r.sweep.backendsVisited.length} backend(s) visited (${esc(r.sweep.backendsVisited.join(', '))}) via ${esc(r.sweep.via.join(' and '))}`
+      : `<span class="v-fail">dirty</span>: pooltest left state behind: ${esc(r.sweep.leftovers.join('; '))}`
+    : 'not run';
+  return `<section class="panel" id="discovery"><h2>Discovery</h2>${factList(facts)}<h2>Sweep</h2><p id="sweep">${sweep}</p></section>`;
+}
+
+function filters(): string {
+  const box = (kind: string, value: string): string => `<label><input type="checkbox" data-filter="${kind}" value="${value}" checked> ${value}</label>`;
+  return [
+    '<section class="panel filters" id="filters"><h2>Filter</h2>',
+    `<fieldset><legend>severity</legend>${SEVERITY_ORDER.map((s) => box('severity', s)).join('')}</fieldset>`,
+    `<fieldset><legend>verdict</legend>${VERDICTS.map((v) => box('verdict', v)).join('')}</fieldset>`,
+    '<fieldset><legend>outcome</legend><label><input type="checkbox" id="f-breaks" data-filter="breaks" value="breaks"> only outcomes that break an application</label></fieldset>',
+    '<p class="meta"><span id="shown"></span> check(s) shown</p></section>',
+  ].join('');
+}
+
+function overview(checks: readonly CheckResult[]): string {
+  const rows = checks.map((c) => `<tr ${dataAttrs(c)}><td><a href="#${anchor(c.id)}"><code>${esc(c.id)}</code></a></td><td>${esc(c.severity)}</td><td>${outcomeCell(c)}</td><td>${c.expected !== null ? `<code>${esc(c.expected)}</code>` : '—'}</td><td>${verdict(c.verdict)}</td></tr>`);
+  return `<section class="panel" id="overview"><h2>Checks</h2><table><thead><tr><th style="width:40%">check</th><th>severity</th><th>outcome</th><th>expected</th><th>verdict</th></tr></thead><tbody>${rows.join('')}</tbody></table></section>`;
+}
+
+function card(c: CheckResult): string {
+  const parts = [
+    `<section class="check" id="${anchor(c.id)}" ${dataAttrs(c)}>`,
+    `<div><h3><code>${esc(c.id)}</code> ${esc(c.title)}</h3> · ${esc(c.severity)} · outcome ${outcomeCell(c)} · expected ${c.expected !== null ? `<code>${esc(c.expected)}</code>` : '—'} · ${verdict(c.verdict)}</div>`,
+    `<p><b>Evidence:</b> ${esc(c.evidence)}</p>`,
+  ];
+  if (c.verdict !== 'pass' && c.reason !== c.evidence) parts.push(`<p><b>Why ${esc(c.verdict)}:</b> ${esc(c.reason)}</p>`);
+  if (c.expectedRef) parts.push(`<p class="meta">Expected per: ${esc(c.expectedRef)}</p>`);
+  if (c.advice) parts.push(`<p><b>Advice:</b> ${esc(c.advice)}</p>`);
+  if (!c.cleanup.ok) parts.push(`<p class="v-fail"><b>Cleanup failed:</b> ${esc(c.cleanup.detail)}</p>`);
+  const diagram = renderSequenceSvg(c);
+  if (diagram) parts.push(`<div class="diagram">${diagram}</div>`);
+  const facts = Object.entries(c.facts).map(([k, v]): [string, string] => [k, v === null ? 'null' : String(v)]);
+  if (facts.length > 0) parts.push(`<details><summary>facts (${facts.length})</summary>${factList(facts)}</details>`);
+  if (c.steps.length > 0) parts.push(`<details><summary>steps (${c.steps.length}) · ${c.statements} statement(s) · ${c.durationMs} ms</summary>${stepTable(c)}</details>`);
+  parts.push('</section>');
+  return parts.join('\n');
+}
+
+function stepTable(c: CheckResult): string {
+  const rows = c.steps.map((s) => `<tr><td>${s.seq}</td><td>${esc(s.session)}</td><td class="mono">${esc(s.pid ?? '-')}</td><td class="mono">${esc(s.tag)}</td><td class="mono">${esc(s.sql)}</td><td class="mono">${esc(stepOutcome(s))}</td><td>${s.durationMs}</td></tr>`);
+  return `<table class="steps"><thead><tr><th style="width:4%">#</th><th style="width:7%">session</th><th style="width:8%">pid</th><th style="width:14%">tag</th><th>SQL</th><th style="width:28%">answer</th><th style="width:6%">ms</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
+}
+
+function factList(facts: ReadonlyArray<[string, string]>): string {
+  return `<dl class="facts">${facts.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>`).join('')}</dl>`;
+}
+
+function dataAttrs(c: CheckResult): string {
+  return `data-id="${esc(c.id)}" data-severity="${esc(c.severity satisfies Severity)}" data-verdict="${esc(c.verdict)}" data-breaks="${outcomeBreaks(c.outcome) === true}"`;
+}
+
+function outcomeCell(c: CheckResult): string {
+  if (c.outcome === null) return '—';
+  return `<code class="${outcomeBreaks(c.outcome) === true ? 'breaks' : ''}">${esc(c.outcome)}</code>`;
+}
+
+function verdict(v: string): string {
+  return `<span class="verdict v-${token(v)}">${esc(v)}</span>`;
+}
+
+function anchor(id: string): string {
+  return `check-${token(id)}`;
+}

@@ -1,0 +1,46 @@
+/**
+ * The compatibility matrix as one self-contained HTML page (docs/compatibility.html): the
+ * table with the first column as the reference, differing cells highlighted, breaking outcomes
+ * in red, and the targets described under it. No script at all; the policy forbids one.
+ */
+import { redactUrl } from '../engine/target.js';
+import { esc, token } from './html.js';
+import type { Matrix, MatrixCell } from './matrix.js';
+
+const STYLE = `
+*{box-sizing:border-box}body{margin:0;font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:#1d232a}
+main{max-width:1400px;margin:0 auto;padding:16px}h1{font-size:20px}
+.wrap{overflow-x:auto;max-width:100%}
+table{border-collapse:collapse;font-size:12px}
+th,td{border:1px solid #d5dbe1;padding:3px 6px;text-align:left;vertical-align:top}
+thead th{background:#eef2f6;position:sticky;top:0}
+td.differs{background:#fff4dc;font-weight:700}
+code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
+.breaks{color:#cf222e}.v-fail{outline:2px solid #cf222e}.v-inconclusive{color:#9a6700}.none{color:#6e7781}
+.sev{color:#5b6570}
+`;
+
+/** Renders the matrix as an HTML document. */
+export function renderMatrixHtml(m: Matrix, title = 'pooltest compatibility matrix'): string {
+  const head = `<tr><th>check</th><th>severity</th>${m.columns.map((c, i) => `<th title="${esc(c.target)}">${i === 0 ? 'reference: ' : ''}${esc(c.name)}</th>`).join('')}</tr>`;
+  const body = m.rows.map((r) => `<tr data-id="${esc(r.id)}"><th><code>${esc(r.id)}</code><br><span class="sev">${esc(r.title)}</span></th><td class="sev">${esc(r.severity)}</td>${r.cells.map(cell).join('')}</tr>`).join('\n');
+  const targets = m.columns.map((c) => `<li><b>${esc(c.name)}</b>: ${esc(c.pooler ?? 'no pooler identified')}, ${esc(c.mode)} mode, PostgreSQL ${esc(c.server)}${c.profile ? `, profile <code>${esc(c.profile)}</code>` : ''}; run <code>${esc(c.runId)}</code> at ${esc(c.startedAt)}; sweep ${c.sweepClean === null ? 'not run' : c.sweepClean ? 'clean' : 'dirty'}</li>`).join('');
+  const page = [
+    '<!DOCTYPE html>',
+    '<html lang="en"><head><meta charset="utf-8">',
+    `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">`,
+    `<meta name="viewport" content="width=device-width, initial-scale=1"><title>${esc(title)}</title><style>${STYLE}</style></head>`,
+    `<body><main><h1>${esc(title)}</h1>`,
+    `<p>${m.rows.length} checks against ${m.columns.length} targets. Highlighted: the outcome differs from the reference column; red: the outcome breaks an application written for a direct connection; outlined: failed the column's profile.</p>`,
+    `<div class="wrap"><table><thead>${head}</thead><tbody>\n${body}\n</tbody></table></div>`,
+    `<h2>Targets</h2><ul>${targets}</ul></main></body></html>`,
+  ].join('\n');
+  return redactUrl(page) + '\n';
+}
+
+function cell(x: MatrixCell): string {
+  const classes = [x.differs ? 'differs' : '', x.verdict ? `v-${token(x.verdict)}` : ''].filter(Boolean).join(' ');
+  const text = x.outcome !== null ? `<code class="${x.breaks ? 'breaks' : ''}">${esc(x.outcome)}</code>` : `<span class="none">${x.verdict === null ? 'absent' : esc(x.verdict)}</span>`;
+  const verdict = x.verdict && x.verdict !== 'pass' && x.outcome !== null ? ` <span class="none">${esc(x.verdict)}</span>` : '';
+  return `<td class="${classes}">${text}${verdict}</td>`;
+}

@@ -1,0 +1,123 @@
+/**
+ * The compatibility matrix: any number of reports (each a pooler, mode, version or
+ * configuration) merged into one table, checks as rows and targets as columns, each cell the
+ * outcome and verdict that target gave. The first column is the reference: a cell whose outcome
+ * differs from it is marked, which is what a reader scans for ("where does statement mode
+ * differ from transaction mode?"). Built from reports only, so shards of a CI matrix (one job
+ * per pooler, version or mode) are merged afterwards with `pooltest matrix`.
+ */
+import { PooltestError } from '../engine/errors.js';
+import type { Report, Severity, Verdict } from '../engine/types.js';
+import { outcomeBreaks } from '../suites/outcome-breaks.js';
+import { poolerName, targetText } from './report-text.js';
+import { bySeverity } from './severity.js';
+
+/** Bumped when a field of {@link Matrix} changes meaning or disappears. */
+export const MATRIX_VERSION = 1;
+
+/** One target: a report, named. */
+export interface MatrixColumn {
+  name: string;
+  target: string;
+  mode: string;
+  pooler: string | null;
+  server: string;
+  profile: string | null;
+  runId: string;
+  startedAt: string;
+  sweepClean: boolean | null;
+}
+
+export interface MatrixCell {
+  /** null: inconclusive or skipped, or the check was not in that report (`verdict` null too). */
+  outcome: string | null;
+  verdict: Verdict | null;
+  /** Both this and the first column ran the check, and the outcomes differ. */
+  differs: boolean;
+  /** The outcome breaks an application written for a direct connection. */
+  breaks: boolean;
+}
+
+export interface MatrixRow {
+  id: string;
+  title: string;
+  severity: Severity;
+  cells: MatrixCell[];
+}
+
+/** What `pooltest matrix --json` writes. */
+export interface Matrix {
+  kind: 'pooltest-matrix';
+  version: number;
+  columns: MatrixColumn[];
+  rows: MatrixRow[];
+}
+
+/** A report and, optionally, the column name it was given (`NAME=FILE`). */
+export interface NamedReport {
+  report: Report;
+  name?: string;
+  /** Where it came from, for error messages. */
+  source: string;
+}
+
+/**
+ * Merges `reports` in the order given. REPORT_DUPLICATE when two reports are the same run or
+ * would get the same column name (name them with `NAME=FILE`).
+ */
+export function buildMatrix(reports: readonly NamedReport[]): Matrix {
+  const columns = reports.map((r) => column(r));
+  for (let i = 0; i < reports.length; i++) {
+    for (let j = 0; j < i; j++) {
+      if (columns[i]!.runId === columns[j]!.runId && columns[i]!.startedAt === columns[j]!.startedAt) {
+        throw new PooltestError('REPORT_DUPLICATE', `${reports[i]!.source} and ${reports[j]!.source} are the same run (${columns[i]!.runId}): give each target once`);
+      }
+      if (columns[i]!.name === columns[j]!.name) {
+        throw new PooltestError('REPORT_DUPLICATE', `${reports[j]!.source} and ${reports[i]!.source} both make a column "${columns[i]!.name}": name them apart, e.g. pooltest matrix a=${reports[j]!.source} b=${reports[i]!.source}`);
+      }
+    }
+  }
+  // Rows: every check any report has, in the order reports list them, worst severity first.
+  const seen = new Map<string, { id: string; title: string; severity: Severity }>();
+  for (const { report } of reports) for (const c of report.checks) if (!seen.has(c.id)) seen.set(c.id, { id: c.id, title: c.title, severity: c.severity });
+  const rows = bySeverity([...seen.values()]).map((row): MatrixRow => {
+    const found = reports.map(({ report }) => report.checks.find((c) => c.id === row.id) ?? null);
+    const first = found[0] ?? null;
+    return {
+      ...row,
+      cells: found.map((c) => ({
+        outcome: c?.outcome ?? null,
+        verdict: c?.verdict ?? null,
+        // A check one of the two reports does not have is absent, not different.
+        differs: c !== null && first !== null && c.outcome !== first.outcome,
+        breaks: outcomeBreaks(c?.outcome ?? null) === true,
+      })),
+    };
+  });
+  return { kind: 'pooltest-matrix', version: MATRIX_VERSION, columns, rows };
+}
+
+/** `PgBouncer 1.18.0 transaction on PG 15`: who answered, in which mode, on which server. */
+export function columnName(r: Report): string {
+  const who = poolerName(r.discovery.pooler) ?? (r.discovery.mode === 'direct' ? 'PostgreSQL' : 'unidentified pooler');
+  return `${who} ${r.discovery.mode} on PG ${Math.floor(r.discovery.serverVersionNum / 10000)}`;
+}
+
+function column({ report: r, name }: NamedReport): MatrixColumn {
+  return {
+    name: name ?? columnName(r),
+    target: targetText(r.target),
+    mode: r.discovery.mode,
+    pooler: poolerName(r.discovery.pooler),
+    server: r.discovery.serverVersion,
+    profile: r.profile?.name ?? null,
+    runId: r.runId,
+    startedAt: r.startedAt,
+    sweepClean: r.sweep ? r.sweep.clean : null,
+  };
+}
+
+/** Checks whose outcome differs between any two columns. */
+export function differingRows(m: Matrix): MatrixRow[] {
+  return m.rows.filter((r) => r.cells.some((c) => c.differs));
+}

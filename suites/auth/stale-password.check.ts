@@ -1,0 +1,168 @@
+/**
+ * auth/stale-password (fixtures only): after the login's password changes on the server, does
+ * the pooler still admit the old one, refuse the new one, and does a reload change that?
+ *
+ *   D   (directly, kept open): ALTER ROLE CURRENT_USER PASSWORD <new>       -- not recorded
+ *   OLD, NEW through the target: connect with that password; SELECT pg_backend_pid() AS pid
+ *   R   (admin console, database pgbouncer): RELOAD
+ *   OLD, NEW again
+ *   D:  ALTER ROLE CURRENT_USER PASSWORD <the original>                     -- always, not recorded
+ *
+ * A pooler that authenticates clients against its own copy of the credentials (PgBouncer's
+ * auth_file, pgpool-II's pool_passwd) keeps admitting the old password after the change - and
+ * serves it on server connections it already holds - while it refuses the new one, until the
+ * file is rewritten and reloaded. The four cases (old admitted or not, new admitted or not),
+ * before and after the reload, are the facts; the outcome is the one a security review needs.
+ *
+ * Fixtures only: it changes the login's password, which would lock out every other user of a
+ * shared login for a moment. The passwords never enter the record: the ALTER ROLE statements run
+ * on a scratch recorder and are noted with the password left out.
+ */
+import { randomBytes } from 'node:crypto';
+import { defineCheck } from '../../engine/check.js';
+import { isPooltestError } from '../../engine/errors.js';
+import { stepOf } from '../../engine/judging/record.js';
+import { Recorder } from '../../engine/session/recorder.js';
+import { applicationNameFor, Session } from '../../engine/session/session.js';
+import type { Scenario } from '../../engine/steering/scenario.js';
+import type { Target } from '../../engine/target.js';
+import type { ErrorRecord, Facts, Judgement, StepRecord } from '../../engine/types.js';
+
+export const stalePassword = defineCheck({
+  id: 'auth/stale-password',
+  title: 'a changed password takes effect at once: the old one is refused, the new one admitted',
+  severity: 'security',
+  docs: [
+    'https://www.pgbouncer.org/config.html#auth_file (read at startup and on RELOAD)',
+    'https://www.pgbouncer.org/config.html#auth_query (looks the password up on the server)',
+    'https://www.pgpool.net/docs/latest/en/html/auth-pool-passwd.html (pool_passwd)',
+  ],
+  summary: 'fixture only: after `ALTER ROLE ... PASSWORD`, does the old password still log in, the new one, and after a `RELOAD`',
+  outcomes: {
+    'old-accepted': {
+      means: 'after ALTER ROLE ... PASSWORD the pooler still admitted the old password (the facts say whether a reload changed that)',
+      breaks: true,
+      advice: "The pooler keeps its own copy of the password: after rotating a password (or revoking a leaked one), rewrite the pooler's auth file and reload it, or let it look passwords up on the server (PgBouncer auth_query); until then the old password still logs in.",
+    },
+    refreshed: { means: 'the pooler admitted the new password and refused the old one, at once or after a reload (the facts say which)', breaks: false },
+    rejected: {
+      means: 'the pooler admitted neither the old nor the new password',
+      breaks: true,
+      advice: "The pooler refuses the new password until its auth file is rewritten and reloaded: rotate the pooler's copy together with the server's, or use auth_query.",
+    },
+  },
+  requires: ['fixture'],
+  flags: ['destructive'],
+  skipIf: (ctx) => (ctx.fixture ? null : "fixtures only: it changes the login's password, locking out other users of the login while it runs"),
+  async scenario(scn) {
+    const original = scn.ctx.target.password ?? '';
+    const fresh = `pooltest-${randomBytes(12).toString('hex')}`;
+    const secrets = [original, fresh].filter((p) => p !== '');
+    const scratch = new Recorder();
+    const d = await Session.open('D', scn.ctx.direct ?? scn.ctx.target, scratch, bounds(scn));
+    try {
+      const altered = await d.run('D.alter', `ALTER ROLE CURRENT_USER PASSWORD '${fresh}'`);
+      scn.note('D', 'D.alter', 'ALTER ROLE CURRENT_USER PASSWORD <new password, not shown>', { startMs: altered.startMs, ...(altered.error ? { error: hide(altered.error, secrets) } : {}) });
+      if (altered.error) return;
+      await login(scn, 'OLD', 'before.old', original, secrets);
+      await login(scn, 'NEW', 'before.new', fresh, secrets);
+      await reload(scn, [original, fresh], secrets);
+      await login(scn, 'OLD', 'after.old', original, secrets);
+      await login(scn, 'NEW', 'after.new', fresh, secrets);
+    } finally {
+      // Always put the original back, on the session that was opened with it.
+      const restored = await d.run('D.cleanup', `ALTER ROLE CURRENT_USER PASSWORD '${original}'`);
+      scn.note('D', 'D.cleanup', 'ALTER ROLE CURRENT_USER PASSWORD <original password, not shown>', { startMs: restored.startMs, ...(restored.error || restored.timedOut ? { error: hide(restored.error ?? { message: 'no answer' }, secrets), timedOut: restored.timedOut } : {}) });
+      scn.recorder.statements += scratch.statements;
+      await d.close();
+    }
+  },
+  judge: judgeStalePassword,
+});
+
+function bounds(scn: Scenario): Parameters<typeof Session.open>[3] {
+  return { connectMs: scn.ctx.bounds.connectMs, stepMs: scn.ctx.bounds.stepMs, applicationName: applicationNameFor(scn.ctx.runId), ...(scn.signal ? { signal: scn.signal } : {}) };
+}
+
+/** One login through the target with `password`: served (a pid), refused (an error), or no answer. */
+async function login(scn: Scenario, label: string, tag: string, password: string, secrets: string[], database?: string, sql = 'SELECT pg_backend_pid() AS pid'): Promise<boolean> {
+  const target: Target = { ...scn.ctx.target, password, ...(database ? { database } : {}) };
+  const startMs = scn.recorder.now();
+  let s: Session | null = null;
+  try {
+    s = await Session.open(label, target, scn.recorder, bounds(scn));
+    const step = await s.run(tag, sql);
+    return step.error === null && !step.timedOut;
+  } catch (err) {
+    scn.note(label, tag, `(login with the ${label === 'NEW' ? 'new' : 'old'} password)`, { startMs, error: hide(connectError(err), secrets), timedOut: isPooltestError(err) && err.code === 'STEP_TIMEOUT' });
+    return false;
+  } finally {
+    await s?.close();
+  }
+}
+
+/** RELOAD on PgBouncer's admin console, with whichever password it admits; recorded either way. */
+async function reload(scn: Scenario, passwords: string[], secrets: string[]): Promise<void> {
+  for (const password of passwords) {
+    if (await login(scn, 'R', 'reload', password, secrets, 'pgbouncer', 'RELOAD')) return;
+  }
+}
+
+function connectError(err: unknown): ErrorRecord {
+  if (!isPooltestError(err)) return { message: err instanceof Error ? err.message : String(err) };
+  const sqlstate = err.detail.sqlstate;
+  return { message: `${err.code}: ${err.message}`, ...(typeof sqlstate === 'string' && /^[0-9A-Z]{5}$/.test(sqlstate) ? { code: sqlstate } : {}) };
+}
+
+/** A second line of defence: no password survives into a recorded message. */
+function hide(e: ErrorRecord, secrets: readonly string[]): ErrorRecord {
+  let message = e.message;
+  for (const s of secrets) message = message.split(s).join('***');
+  return { ...e, message };
+}
+
+/** Served: a pid came back. Refused: an error with an SQLSTATE or an AUTH_FAILED. Otherwise unknown. */
+function admitted(steps: readonly StepRecord[], tag: string): boolean | null {
+  const all = steps.filter((s) => s.tag === tag);
+  const served = all.find((s) => s.pid !== null && !s.error && !s.timedOut);
+  if (served) return true;
+  const last = all.at(-1);
+  if (!last || last.timedOut || !last.error) return null;
+  return last.error.code !== undefined || /^AUTH_FAILED\b/.test(last.error.message) ? false : null;
+}
+
+/**
+ * - The password could not be changed: skipped when the server refused it (the login may not
+ *   change its own password), inconclusive otherwise.
+ * - A login that neither got served nor was refused (no answer, a lost connection): inconclusive.
+ * - The old password served a query, before or after the reload: `old-accepted`.
+ * - Otherwise the new one was served (at once, or only after the reload): `refreshed`.
+ * - Neither: `rejected`.
+ * The restore is the cleanup step (`D.cleanup`): its failure is reported as a failed cleanup.
+ */
+export function judgeStalePassword(steps: readonly StepRecord[]): Judgement {
+  const alter = stepOf(steps, 'D.alter');
+  if (!alter) return { outcome: null, facts: {}, reason: 'the password was never changed (no D.alter step)' };
+  if (alter.error) {
+    const text = `${alter.error.code ?? ''} ${alter.error.message}`.trim();
+    return alter.error.code ? { outcome: null, facts: {}, reason: `the login may not change its own password: ${text}`, skipped: true } : { outcome: null, facts: {}, reason: `changing the password failed: ${text}` };
+  }
+  const reloadStep = steps.filter((s) => s.tag === 'reload').at(-1);
+  const facts: Facts = {
+    oldAcceptedBefore: admitted(steps, 'before.old'),
+    newAcceptedBefore: admitted(steps, 'before.new'),
+    reloaded: reloadStep !== undefined && !reloadStep.error && !reloadStep.timedOut,
+    reloadError: reloadStep?.error ? `${reloadStep.error.code ?? ''} ${reloadStep.error.message}`.trim() : null,
+    oldAcceptedAfterReload: admitted(steps, 'after.old'),
+    newAcceptedAfterReload: admitted(steps, 'after.new'),
+  };
+  const unknown = ['oldAcceptedBefore', 'newAcceptedBefore', 'oldAcceptedAfterReload', 'newAcceptedAfterReload'].filter((k) => facts[k] === null);
+  if (unknown.length > 0) return { outcome: null, facts, reason: `no clear answer for ${unknown.join(', ')}` };
+  const said = (old: unknown, neu: unknown): string => `old password ${old ? 'admitted' : 'refused'}, new ${neu ? 'admitted' : 'refused'}`;
+  facts.caseBefore = said(facts.oldAcceptedBefore, facts.newAcceptedBefore);
+  facts.caseAfterReload = said(facts.oldAcceptedAfterReload, facts.newAcceptedAfterReload);
+  const story = `after ALTER ROLE ... PASSWORD: ${facts.caseBefore}; after ${facts.reloaded ? 'RELOAD' : 'an attempted reload (not possible here)'}: ${facts.caseAfterReload}`;
+  if (facts.oldAcceptedBefore || facts.oldAcceptedAfterReload) return { outcome: 'old-accepted', facts, reason: story };
+  if (facts.newAcceptedBefore || facts.newAcceptedAfterReload) return { outcome: 'refreshed', facts, reason: story };
+  return { outcome: 'rejected', facts, reason: story };
+}

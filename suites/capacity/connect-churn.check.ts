@@ -1,0 +1,158 @@
+/**
+ * capacity/connect-churn: does the pooler make connect-per-request traffic faster?
+ *
+ *   T (through the target) and D (directly, --direct), alternating, up to 60 times each:
+ *       connect; SELECT pg_backend_pid() AS pid; disconnect
+ *
+ * An application without a client-side pool (a serverless function, a PHP request, a CLI
+ * invoked per job) pays for a new connection on every request; directly, that is a new backend
+ * process each time, while a pooler hands out a server connection it already has. Each cycle is
+ * timed from connect to disconnect; the two sides alternate so that load from elsewhere on the
+ * machine slows both alike. Only each side's first cycle is recorded step by step (a few hundred
+ * identical steps would drown the report): then each side is one recorded step whose row carries
+ * every latency, the backends seen and the failures, and the judge reads only that.
+ */
+import { defineCheck } from '../../engine/check.js';
+import { stepOf, valueOf } from '../../engine/judging/record.js';
+import { Recorder } from '../../engine/session/recorder.js';
+import { applicationNameFor, Session } from '../../engine/session/session.js';
+import type { Scenario } from '../../engine/steering/scenario.js';
+import type { Target } from '../../engine/target.js';
+import type { Judgement, StepRecord } from '../../engine/types.js';
+
+/** Cycles per side: enough for a stable p50 and a meaningful p99, a second or two on loopback. */
+export const CHURN_CYCLES = 60;
+/** The whole measurement stops after this long, whatever the count (a slow remote target). */
+const BUDGET_MS = 5000;
+/** Fewer completed cycles than this per side prove nothing. */
+const MIN_CYCLES = 10;
+/** A ratio of p50 latencies beyond this (either way) is a difference, not noise. */
+export const CHURN_THRESHOLD = 1.25;
+
+export const connectChurn = defineCheck({
+  id: 'capacity/connect-churn',
+  title: 'connect-per-request traffic through the pooler is faster than directly',
+  severity: 'availability',
+  docs: [
+    'https://www.postgresql.org/docs/current/connect-estab.html (a new backend process per connection)',
+    'https://www.pgbouncer.org/features.html (clients reuse server connections)',
+  ],
+  summary: 'with `--direct`: connect, one query, disconnect, many times each way; throughput and p50/p99 per side and their ratio',
+  outcomes: {
+    faster: { means: 'the median connect, query and disconnect cycle is at least 1.25 times shorter through the target than directly', breaks: false },
+    slower: {
+      means: 'the median cycle is at least 1.25 times longer through the target than directly',
+      breaks: false,
+      advice: 'Connecting through the pooler costs more than connecting directly here: check its TLS and authentication settings (auth_type, client_tls_*), or use a client-side pool.',
+    },
+    same: {
+      means: 'the median cycles through the target and directly are within 1.25 times of each other',
+      breaks: false,
+      advice: 'The pooler does not make new connections cheaper here: an application that connects per request gains little from it; keep connections open in the application, or check that the pooler reuses server connections.',
+    },
+  },
+  flags: ['timing-dependent'],
+  skipIf: (ctx) => (ctx.direct ? null : 'needs --direct: the connection cost through the target is compared with connecting to PostgreSQL itself'),
+  async scenario(scn) {
+    const sides = [side(scn, 'T', 'churn.target', scn.ctx.target), side(scn, 'D', 'churn.direct', scn.ctx.direct!)];
+    const deadline = performance.now() + BUDGET_MS;
+    for (let i = 0; i < CHURN_CYCLES && performance.now() < deadline; i++) {
+      for (const s of sides) await s.cycle();
+    }
+    for (const s of sides) s.record();
+  },
+  judge: judgeChurn,
+});
+
+interface Side {
+  cycle(): Promise<void>;
+  record(): void;
+}
+
+/** One side's measurement: cycles on a scratch recorder, then one summary step in the check's record. */
+function side(scn: Scenario, label: string, tag: string, target: Target): Side {
+  const scratch = new Recorder();
+  const latencies: number[] = [];
+  const pids = new Set<number>();
+  let failures = 0;
+  let firstError: string | null = null;
+  const startMs = scn.recorder.now();
+  return {
+    async cycle() {
+      if (failures >= 5) return; // a side that keeps failing is not measured further
+      const t0 = performance.now();
+      try {
+        // The first cycle is recorded as it happened (its backend is evidence); the rest are summarized.
+        const recorder = latencies.length === 0 ? scn.recorder : scratch;
+        const s = await Session.open(label, target, recorder, { connectMs: scn.ctx.bounds.connectMs, stepMs: scn.ctx.bounds.stepMs, applicationName: applicationNameFor(scn.ctx.runId), ...(scn.signal ? { signal: scn.signal } : {}) });
+        const step = await s.run(`${tag}.cycle`, 'SELECT pg_backend_pid() AS pid');
+        await s.close();
+        if (step.error || step.pid === null) throw new Error(step.error ? `${step.error.code ?? ''} ${step.error.message}`.trim() : 'no pid');
+        pids.add(step.pid);
+        latencies.push(Math.round((performance.now() - t0) * 100) / 100);
+      } catch (err) {
+        failures++;
+        firstError ??= err instanceof Error ? err.message : String(err);
+      }
+    },
+    record() {
+      scn.recorder.statements += scratch.statements;
+      scn.note(label, tag, `(connect; SELECT pg_backend_pid() AS pid; disconnect) x ${latencies.length + failures}`, {
+        startMs,
+        facts: { connections: latencies.length, failures, firstError, backends: pids.size, latenciesMs: latencies.join(',') },
+      });
+    },
+  };
+}
+
+interface Measured {
+  connections: number;
+  failures: number;
+  perSecond: number;
+  p50: number;
+  p99: number;
+  backends: number;
+}
+
+/**
+ * - Either side missing, or fewer than 10 cycles completed on a side, or more than a tenth of
+ *   a side's cycles failed: inconclusive (a failing side is not a speed).
+ * - speedup = direct p50 / target p50: at least 1.25 `faster`, at most 1/1.25 `slower`,
+ *   else `same`. Throughput (sequential connections per second) and p99 are facts.
+ */
+export function judgeChurn(steps: readonly StepRecord[]): Judgement {
+  const t = measured(stepOf(steps, 'churn.target'));
+  const d = measured(stepOf(steps, 'churn.direct'));
+  if (!t || !d) return { outcome: null, facts: {}, reason: `no measurement ${t ? 'directly' : 'through the target'}` };
+  const facts = {
+    targetConnections: t.connections, targetFailures: t.failures, targetPerSecond: t.perSecond, targetP50Ms: t.p50, targetP99Ms: t.p99, targetBackends: t.backends,
+    directConnections: d.connections, directFailures: d.failures, directPerSecond: d.perSecond, directP50Ms: d.p50, directP99Ms: d.p99, directBackends: d.backends,
+    speedup: t.p50 > 0 ? Math.round((d.p50 / t.p50) * 100) / 100 : null,
+  };
+  for (const [name, m] of [['through the target', t], ['directly', d]] as const) {
+    if (m.connections < MIN_CYCLES) return { outcome: null, facts, reason: `only ${m.connections} connect cycles completed ${name} (${m.failures} failed)` };
+    if (m.failures * 10 > m.connections + m.failures) return { outcome: null, facts, reason: `${m.failures} of ${m.connections + m.failures} connect cycles failed ${name}` };
+  }
+  const text = `p50 ${t.p50} ms / p99 ${t.p99} ms per connect cycle through the target (${t.perSecond}/s, ${t.backends} backend(s)), p50 ${d.p50} ms / p99 ${d.p99} ms directly (${d.perSecond}/s, ${d.backends} backend(s))`;
+  const speedup = facts.speedup ?? 0;
+  if (speedup >= CHURN_THRESHOLD) return { outcome: 'faster', facts, reason: `${speedup}x faster through the target: ${text}` };
+  if (speedup <= 1 / CHURN_THRESHOLD) return { outcome: 'slower', facts, reason: `${speedup}x: slower through the target: ${text}` };
+  return { outcome: 'same', facts, reason: `about the same (${speedup}x): ${text}` };
+}
+
+function measured(step: StepRecord | undefined): Measured | null {
+  const raw = valueOf(step, 'latenciesMs');
+  if (typeof raw !== 'string') return null;
+  const ms = raw === '' ? [] : raw.split(',').map(Number).filter((n) => Number.isFinite(n) && n >= 0);
+  const failures = Number(valueOf(step, 'failures') ?? 0);
+  const backends = Number(valueOf(step, 'backends') ?? 0);
+  const total = ms.reduce((a, b) => a + b, 0);
+  return { connections: ms.length, failures, perSecond: total > 0 ? Math.round((ms.length / total) * 1000) : 0, p50: quantile(ms, 0.5), p99: quantile(ms, 0.99), backends };
+}
+
+/** Nearest-rank quantile, to a hundredth of a millisecond (0 for no samples). */
+export function quantile(xs: readonly number[], q: number): number {
+  if (xs.length === 0) return 0;
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
+}

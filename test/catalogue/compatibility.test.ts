@@ -1,0 +1,67 @@
+/**
+ * docs/compatibility.md (and its .html and .json) must say what the fixtures really do. The
+ * main fixtures' columns are compared with expected-outcomes.ts, which catalogue.test.ts holds
+ * against fresh runs of every one of them (PostgreSQL 18 included), so those columns are not run
+ * twice; the variant configurations, which the catalogue test only runs for the checks they
+ * exist to show, are regenerated here in full. Outcomes are compared, never timings or run ids
+ * (nor the outcome of a measured check such as capacity/connect-churn, which is a timing).
+ * When this fails after a deliberate change: `npm run matrix:docs`.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, test } from 'vitest';
+import { COMPAT_FILES, COMPAT_TARGETS } from '../../bench/compatibility-targets.js';
+import { runTarget, writeCompatibility } from '../../bench/compatibility.js';
+import type { Matrix } from '../../reporters/matrix.js';
+import { REPO } from '../support/cli.js';
+import { comparable, EXPECTED, VARIANTS } from './expected-outcomes.js';
+
+const committed = JSON.parse(readFileSync(path.join(REPO, COMPAT_FILES.json), 'utf8')) as Matrix;
+
+function column(m: Matrix, name: string): Record<string, string | null> {
+  const i = m.columns.findIndex((c) => c.name === name);
+  if (i < 0) throw new Error(`no column "${name}" in ${COMPAT_FILES.json}`);
+  return Object.fromEntries(m.rows.filter((r) => r.cells[i]!.verdict !== null).map((r) => [r.id, r.cells[i]!.outcome]));
+}
+
+describe('docs/compatibility.md', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'pooltest-compat-test-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  test('has a column for every target the fixtures can start, each a clean run with every check concluded', () => {
+    expect(committed.columns.map((c) => c.name)).toEqual(COMPAT_TARGETS.map((t) => t.name));
+    for (const c of committed.columns) expect(c.sweepClean, c.name).toBe(true);
+    const inconclusive = committed.rows.flatMap((r) => r.cells.map((x, i) => (x.verdict === 'inconclusive' || x.verdict === 'fail' ? `${committed.columns[i]!.name}: ${r.id} ${x.verdict}` : null))).filter(Boolean);
+    expect(inconclusive).toEqual([]);
+  });
+
+  test('the main fixtures\' columns give exactly the outcomes the catalogue test asserts', () => {
+    for (const t of COMPAT_TARGETS.filter((x) => Object.hasOwn(EXPECTED, x.stack))) {
+      expect(comparable(column(committed, t.name)), t.name).toEqual(EXPECTED[t.stack]);
+    }
+  });
+
+  test('the Markdown and HTML pages are renderings of the committed JSON', () => {
+    mkdirSync(path.join(dir, 'docs'), { recursive: true });
+    writeCompatibility(committed, dir);
+    for (const file of [COMPAT_FILES.markdown, COMPAT_FILES.html]) {
+      expect(readFileSync(path.join(dir, file), 'utf8'), file).toBe(readFileSync(path.join(REPO, file), 'utf8'));
+    }
+  });
+
+  describe.each(COMPAT_TARGETS.filter((t) => Object.hasOwn(VARIANTS, t.stack)))('variant $name', (t) => {
+    test('a fresh run of the whole catalogue gives the committed column', async () => {
+      const want = comparable(column(committed, t.name));
+      let fresh = await runTarget(t);
+      // Inconclusive is CPU load from elsewhere on a shared machine: one more run, then strict.
+      if (fresh.summary.inconclusive > 0 || fresh.checks.length !== committed.rows.length) fresh = await runTarget(t);
+      const outcomes = Object.fromEntries(fresh.checks.map((c) => [c.id, c.outcome]));
+      // Check by check, so a difference (or a check missing from the run) names itself.
+      expect(Object.keys(want).map((id) => `${id}: ${outcomes[id]}`)).toEqual(Object.entries(want).map(([id, o]) => `${id}: ${o}`));
+      expect(Object.keys(comparable(outcomes)).sort()).toEqual(Object.keys(want).sort());
+      for (const [id, outcome] of Object.entries(VARIANTS[t.stack]!)) expect(`${id}: ${outcomes[id]}`).toBe(`${id}: ${outcome}`);
+      expect(fresh.sweep?.clean).toBe(true);
+    }, 200_000);
+  });
+});

@@ -1,0 +1,51 @@
+/**
+ * The Mermaid diagrams in the Markdown report: one participant per client and backend, every
+ * drawn step an arrow to its backend, the crossing highlighted, and report text unable to end
+ * a statement, start a comment or close the code fence.
+ */
+import { describe, expect, test } from 'vitest';
+import { mermaidText, renderMermaid } from '../../reporters/mermaid.js';
+import { findCrossings } from '../../reporters/sequence-model.js';
+import { pgbouncerReport } from './samples.js';
+
+const check = (id: string) => structuredClone(pgbouncerReport().checks.find((c) => c.id === id)!);
+
+describe('Mermaid sequence diagrams', () => {
+  test('clients and backends are participants, and each step goes to the backend it ran on', () => {
+    const c = check('session/set-leak');
+    const text = renderMermaid(c);
+    const lines = text.split('\n');
+    expect(lines[0]).toBe('sequenceDiagram');
+    expect(lines).toContain('  participant c0 as A');
+    expect(lines).toContain('  participant c1 as O1');
+    const create = c.steps.find((s) => s.tag === 'A.create')!;
+    expect(lines).toContain(`  participant b0 as backend ${create.pid}`);
+    expect(text).toMatch(/ {2}c0->>b0: 1 A\.create#58; SELECT pg_backend_pid\(\) AS pid#59; SET statement_timeout = /);
+    expect(text).toContain('Note right of b0: state created here');
+  });
+
+  test('the crossing is where another client ran on the create backend; a landing without state is told apart', () => {
+    const leak = check('session/set-leak');
+    expect(findCrossings(leak)).toEqual([expect.objectContaining({ fromSession: 'A', toSession: 'O1', reached: true })]);
+    // tracked: O1 landed on A's old backend but the state had followed A: a landing, not a crossing.
+    const tracked = check('session/tracked-parameter');
+    expect(findCrossings(tracked)).toEqual([expect.objectContaining({ reached: false })]);
+    expect(renderMermaid(tracked)).toContain('rect rgb(219, 233, 255)');
+    // Control: move the observer off A's backend and there is nothing to highlight.
+    for (const s of leak.steps) if (s.tag === 'observe.take') s.pid = 1;
+    expect(findCrossings(leak)).toEqual([]);
+    expect(renderMermaid(leak)).not.toContain('rect ');
+  });
+
+  test('report text cannot break out of a message or the fence', () => {
+    const hostile = 'x; end\n%% comment\n```\n#59; <script>`';
+    const safe = mermaidText(hostile);
+    expect(safe.replace(/#\d+;/g, '')).not.toMatch(/[;\n%`<>#]/);
+    expect(safe).toContain('#59;');
+    const c = check('session/set-leak');
+    c.steps[0]!.sql = hostile;
+    const text = renderMermaid(c);
+    expect(text).not.toContain('```');
+    expect(text.split('\n').every((l) => /^( {2}|sequenceDiagram)/.test(l))).toBe(true);
+  });
+});
