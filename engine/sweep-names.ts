@@ -14,7 +14,8 @@ import { valueOf } from './judging/record.js';
  * a SET; but to a client that sent no name it applies nothing (an empty value is skipped), so
  * such a client - node-postgres by default - is shown whatever name the server connection
  * had last: pooltest's, long after the run. Startup parameters cannot avoid that, and SET
- * LOCAL would not name the sessions other runs and the sweep look for.
+ * LOCAL would not name the sessions other runs and the sweep look for. (application_name is
+ * the only tracked parameter node-postgres sends at startup; what checks SET is theirs to undo.)
  *
  * So the sweep ends by looking as such a client: as many nameless clients at once as the
  * pool is wide, each resetting a name of this run it finds (RESET restores the server's own
