@@ -20,6 +20,7 @@ import { describeViolationStep, protocolViolationIn } from './judging/protocol.j
 import { countRunTablesSql, dropTablesSql, runTablePattern } from './steering/run-table.js';
 import { numberOf, valueOf } from './judging/record.js';
 import { sleep } from './time.js';
+import { restoreNames } from './sweep-names.js';
 import type { Session } from './session/session.js';
 import type { SweepResult } from './types.js';
 
@@ -137,55 +138,6 @@ export async function sweep(ctx: RunContext, checkIds: readonly string[], touche
     clean: state === 'clean', state, ...(doubts.length > 0 ? { reason: doubts.join('; ') } : {}), backendsVisited: visited, leftovers, via,
     ...(restored.length > 0 ? { restored } : {}),
   };
-}
-
-/**
- * The run's own name, which the pooler may leave on its server connections. Every session of
- * the run sends `pooltest-<run>` as its startup application_name. PgBouncer tracks that
- * parameter per client and applies it to whichever server connection the client gets, with
- * a SET; but to a client that sent no name it applies nothing (an empty value is skipped), so
- * such a client - node-postgres by default - is shown whatever name the server connection
- * had last: pooltest's, long after the run. Startup parameters cannot avoid that, and SET
- * LOCAL would not name the sessions other runs and the sweep look for.
- *
- * So the sweep ends by looking as such a client: as many nameless clients at once as the
- * pool is wide, each resetting a name of this run it finds (RESET restores the server's own
- * default, which PgBouncer never sets). The run's own name there is routine and is reported
- * as restored; a check's marker name (`pooltest-<run>-<check>`) is a leftover; a name that
- * RESET does not remove is one the pooler passes at startup, and is reported too.
- * Where no client shares a backend (direct) there is nothing to restore. pgpool-II gives a
- * client with other startup parameters other backends, so nameless clients find nothing of
- * this run there: its backends keep the name only for clients that send the same one.
- */
-async function restoreNames(ctx: RunContext, leftovers: string[], doubts: string[]): Promise<string[]> {
-  if (ctx.discovery.mode === 'direct') return [];
-  const scn = new Scenario(ctx);
-  scn.applicationName = '';
-  const restored: string[] = [];
-  const mine = `pooltest-${ctx.runId}`;
-  const sql = [
-    `SELECT current_setting('application_name') AS seen_app`,
-    cleanupBlock(`IF current_setting('application_name') LIKE '${mine}%' THEN RESET application_name; END IF;`),
-    `SELECT current_setting('application_name') AS after_app`,
-  ];
-  try {
-    const waitMs = Math.min(ctx.bounds.stepMs, 4 * ctx.discovery.waitBoundMs);
-    const visits = await visitBackends(scn, 'sweep.names', sql, [], { holdMs: 200, waitMs, deadlineMs: ctx.bounds.stepMs });
-    for (const step of visits.steps) {
-      const seen = valueOf(step, 'seen_app');
-      const after = valueOf(step, 'after_app');
-      if (step.error) doubts.push(`backend ${step.pid ?? '?'}: could not look at application_name: ${step.error.message}`);
-      if (typeof seen !== 'string' || !seen.startsWith(mine)) continue;
-      if (typeof after === 'string' && after.startsWith(mine)) leftovers.push(`backend ${step.pid}: application_name = ${after} even after RESET (the pooler passes it at startup)`);
-      else if (seen === mine) restored.push(`backend ${step.pid}: application_name ${seen} reset`);
-      else leftovers.push(`backend ${step.pid}: application_name = ${seen} (a check's SET, shown to clients that send no name)`);
-    }
-  } catch (err) {
-    doubts.push(`could not look at application_name as a client that sends none: ${err instanceof Error ? err.message : String(err)}`);
-  } finally {
-    await scn.closeAll();
-  }
-  return restored;
 }
 
 /** Why no visitor got in, when a connection failed (a pooler that is down says so here). */

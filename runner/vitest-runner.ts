@@ -139,17 +139,20 @@ const SIGNALS = new Set<string | symbol>(['SIGINT', 'SIGTERM']);
  */
 function keepSignalsToCaller(): () => void {
   type Add = typeof process.on;
-  const original = { on: process.on, addListener: process.addListener, prependListener: process.prependListener };
-  const guard = (add: Add): Add => function (this: NodeJS.Process, event: string | symbol, listener: (...args: unknown[]) => void) {
-    return SIGNALS.has(event) ? this : add.call(this, event as 'SIGINT', listener);
-  } as Add;
-  process.on = guard(original.on);
-  process.addListener = guard(original.addListener);
-  process.prependListener = guard(original.prependListener);
+  const names = ['on', 'addListener', 'prependListener'] as const;
+  const target = process as unknown as Record<(typeof names)[number], Add>;
+  const saved = names.map((name) => ({ name, add: target[name], own: Object.prototype.hasOwnProperty.call(process, name) }));
+  for (const { name, add } of saved) {
+    target[name] = function (this: NodeJS.Process, event: string | symbol, listener: (...args: unknown[]) => void) {
+      return SIGNALS.has(event) ? this : add.call(this, event as 'SIGINT', listener);
+    } as Add;
+  }
   return () => {
-    process.on = original.on;
-    process.addListener = original.addListener;
-    process.prependListener = original.prependListener;
+    // Back to exactly what was there: EventEmitter's own methods, or whatever someone set.
+    for (const { name, add, own } of saved) {
+      if (own) target[name] = add;
+      else delete (target as Partial<Record<string, Add>>)[name];
+    }
   };
 }
 

@@ -59,20 +59,28 @@ export const trackedParameter = defineCheck({
     // Named observers first, under the plain tags (as recorded before the nameless phase).
     scn.recordMarkers({ application_name: tag, timezone: ZONE });
     await runStateScenario(scn, probe);
+    // The nameless observer also reads the server's own default, to tell "nothing of A's"
+    // from "another client's name" (see judgeObserver).
+    const observeDefault = `SELECT current_setting('application_name') AS seen_app, current_setting('TimeZone') AS seen_tz, (SELECT reset_val FROM pg_settings WHERE name = 'application_name') AS default_app`;
     scn.recordMarkers({ application_name: tag, timezone: ZONE }, NAMELESS);
-    await runStateScenario(scn, probe, { phase: NAMELESS, observerApplicationName: '' });
+    await runStateScenario(scn, { ...probe, observe: [observeDefault] }, { phase: NAMELESS, observerApplicationName: '' });
   },
   judge(steps, discovery) {
     const named = judgeObserver(steps.filter((s) => !s.tag.startsWith(`${NAMELESS}:`)), discovery);
     const nameless = phaseSteps(steps, NAMELESS);
     // Logs recorded before the nameless observer existed are judged as they were.
     if (nameless.length === 0) return named;
-    return worstOf([{ phase: 'named', judgement: named }, { phase: NAMELESS, judgement: judgeObserver(nameless, discovery) }], WORST_FIRST);
+    return worstOf([{ phase: 'named', judgement: named }, { phase: NAMELESS, judgement: judgeObserver(nameless, discovery, true) }], WORST_FIRST);
   },
 });
 
-/** One phase: did the observer on A's old backend see A's values, and did A keep them? */
-function judgeObserver(steps: readonly StepRecord[], discovery: Discovery): Judgement {
+/**
+ * One phase: did the observer on A's old backend see A's values, and did A keep them? An
+ * observer that sends no name shows what the server connection had last, so when it shows
+ * neither A's name nor the server's default, a third client (with a name of its own) used
+ * that backend in between, under other traffic: nothing can be said of A's name then.
+ */
+function judgeObserver(steps: readonly StepRecord[], discovery: Discovery, nameless = false): Judgement {
   const tag = markerOf(steps, 'application_name');
   const read = (step: StepRecord, prefix: string, any: boolean): boolean | null => {
     const app = valueOf(step, `${prefix}_app`);
@@ -91,5 +99,10 @@ function judgeObserver(steps: readonly StepRecord[], discovery: Discovery): Judg
     const v = valueOf(observer, column);
     return typeof v === 'string' ? v : null;
   };
-  return { ...judgement, facts: { ...judgement.facts, observerApplicationName: seen('seen_app'), observerTimeZone: seen('seen_tz') } };
+  const facts = { ...judgement.facts, observerApplicationName: seen('seen_app'), observerTimeZone: seen('seen_tz') };
+  const app = seen('seen_app');
+  if (nameless && judgement.outcome !== 'leaked' && app !== null && app !== tag && app !== (seen('default_app') ?? '')) {
+    return { outcome: null, facts, reason: `${observer?.session ?? 'the observer'} on A's old backend was shown application_name = ${app}, another client's: a third client used that backend in between, so what a client without a name is shown of A's is not known` };
+  }
+  return { ...judgement, facts };
 }

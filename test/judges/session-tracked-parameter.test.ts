@@ -58,6 +58,12 @@ describe('session/tracked-parameter: the observer that sends no application_name
     expect(j.facts['named.outcome']).toBe('tracked');
   });
 
+  test("inconclusive, not tracked: the nameless observer is shown a third client's name (it used A's old backend in between, under load)", () => {
+    const j = trackedParameter.judge(withNameless(() => ({ app: 'load-2', tz: 'Etc/UTC' })), tx);
+    expect(j.outcome).toBeNull();
+    expect(j.reason).toMatch(/nameless: inconclusive .*application_name = load-2, another client's/);
+  });
+
   test('control: the nameless phase alone decides nothing when the named phase already leaked', () => {
     const steps = withNameless(() => ({ app: '', tz: 'Etc/UTC' }));
     mutate(steps, 'observe.take', (s) => {

@@ -1,0 +1,59 @@
+/**
+ * The sweep's last look, as a client that sends no application_name: what such a client is
+ * shown of this run's name on each server connection, and resetting it (see restoreNames).
+ */
+import { Scenario, type RunContext } from './steering/scenario.js';
+import { visitBackends } from './backend-visits.js';
+import { cleanupBlock } from './steering/state-scenario.js';
+import { valueOf } from './judging/record.js';
+
+/**
+ * The run's own name, which the pooler may leave on its server connections. Every session of
+ * the run sends `pooltest-<run>` as its startup application_name. PgBouncer tracks that
+ * parameter per client and applies it to whichever server connection the client gets, with
+ * a SET; but to a client that sent no name it applies nothing (an empty value is skipped), so
+ * such a client - node-postgres by default - is shown whatever name the server connection
+ * had last: pooltest's, long after the run. Startup parameters cannot avoid that, and SET
+ * LOCAL would not name the sessions other runs and the sweep look for. (application_name is
+ * the only tracked parameter node-postgres sends at startup; what checks SET is theirs to undo.)
+ *
+ * So the sweep ends by looking as such a client: as many nameless clients at once as the
+ * pool is wide, each resetting a name of this run it finds (RESET restores the server's own
+ * default, which PgBouncer never sets). The run's own name there is routine and is reported
+ * as restored; a check's marker name (`pooltest-<run>-<check>`) is a leftover; a name that
+ * RESET does not remove is one the pooler passes at startup, and is reported too.
+ * Returns what was restored; adds what is left to `leftovers` and what it could not look at
+ * to `doubts`. Where no client shares a backend (direct) there is nothing to restore. pgpool-II gives a
+ * client with other startup parameters other backends, so nameless clients find nothing of
+ * this run there: its backends keep the name only for clients that send the same one.
+ */
+export async function restoreNames(ctx: RunContext, leftovers: string[], doubts: string[]): Promise<string[]> {
+  if (ctx.discovery.mode === 'direct') return [];
+  const scn = new Scenario(ctx);
+  scn.applicationName = '';
+  const restored: string[] = [];
+  const mine = `pooltest-${ctx.runId}`;
+  const sql = [
+    `SELECT current_setting('application_name') AS seen_app`,
+    cleanupBlock(`IF current_setting('application_name') LIKE '${mine}%' THEN RESET application_name; END IF;`),
+    `SELECT current_setting('application_name') AS after_app`,
+  ];
+  try {
+    const waitMs = Math.min(ctx.bounds.stepMs, 4 * ctx.discovery.waitBoundMs);
+    const visits = await visitBackends(scn, 'sweep.names', sql, [], { holdMs: 200, waitMs, deadlineMs: ctx.bounds.stepMs });
+    for (const step of visits.steps) {
+      const seen = valueOf(step, 'seen_app');
+      const after = valueOf(step, 'after_app');
+      if (step.error) doubts.push(`backend ${step.pid ?? '?'}: could not look at application_name: ${step.error.message}`);
+      if (typeof seen !== 'string' || !seen.startsWith(mine)) continue;
+      if (typeof after === 'string' && after.startsWith(mine)) leftovers.push(`backend ${step.pid}: application_name = ${after} even after RESET (the pooler passes it at startup)`);
+      else if (seen === mine) restored.push(`backend ${step.pid}: application_name ${seen} reset`);
+      else leftovers.push(`backend ${step.pid}: application_name = ${seen} (a check's SET, shown to clients that send no name)`);
+    }
+  } catch (err) {
+    doubts.push(`could not look at application_name as a client that sends none: ${err instanceof Error ? err.message : String(err)}`);
+  } finally {
+    await scn.closeAll();
+  }
+  return restored;
+}
