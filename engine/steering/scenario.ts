@@ -70,7 +70,9 @@ export class Scenario {
    */
   useSpares(): void {
     if (this.spares || !sparesAllowed(this.ctx)) return;
-    this.spares = new Spares(this.ctx, () => this.login('spare', this.ctx.target, this.ctx.bounds.connectMs));
+    // Spares always carry the run's own name: a scenario that changes the name its sessions
+    // send (state-scenario's nameless observers) must get sessions that really send that one.
+    this.spares = new Spares(this.ctx, () => this.login('spare', this.ctx.target, this.ctx.bounds.connectMs, applicationNameFor(this.ctx.runId)));
     this.spares.prepare();
   }
 
@@ -80,8 +82,8 @@ export class Scenario {
     if (!target) throw new PooltestError('BAD_ARGUMENTS', 'this step needs --direct');
     const connectMs = opts.connectMs ?? this.ctx.bounds.connectMs;
     const name = opts.applicationName ?? this.applicationName;
-    // A spare logged in with the scenario's own name: not for a session that must send another.
-    const spare = opts.to !== 'direct' && name === this.applicationName && this.spares && !this.interrupted ? await this.spares.take(label, connectMs) : null;
+    // A spare logged in with the run's own name: not for a session that must send another.
+    const spare = opts.to !== 'direct' && name === applicationNameFor(this.ctx.runId) && this.spares && !this.interrupted ? await this.spares.take(label, connectMs) : null;
     const session = spare ?? (await this.login(label, target, connectMs, name));
     this.sessions.push(session);
     return session;
