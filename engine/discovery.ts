@@ -20,6 +20,7 @@ import { Scenario, type RunContext } from './steering/scenario.js';
 import { releaseAll, take, type Hold } from './steering/holders.js';
 import { findStaleBackends, staleCondition, staleNote } from './steering/stale-backends.js';
 import { isCapacityRefusal } from './judging/capacity-refusal.js';
+import { sleep } from './time.js';
 import { describeTarget, type Target } from './target.js';
 import type { Discovery } from './types.js';
 
@@ -74,7 +75,7 @@ export async function discover(target: Target, opts: DiscoveryOptions): Promise<
 
 async function openFirst(scn: Scenario, target: Target, opts: DiscoveryOptions): Promise<Session> {
   try {
-    return await scn.open('D');
+    return await openWhenAdmitted(scn, 'D', opts.bounds.connectMs);
   } catch (err) {
     if (err instanceof PooltestError && err.code === 'STEP_TIMEOUT') {
       throw new PooltestError('STEP_TIMEOUT', `${describeTarget(target)} accepted a TCP connection but did not answer the PostgreSQL startup within ${opts.bounds.connectMs} ms: not a PostgreSQL server, or a pooler with no free slot`, err.detail);
@@ -197,10 +198,28 @@ async function countPool(scn: Scenario, d: Discovery, first: Session, opts: Disc
   }
   await releaseAll(holders);
   await first.close();
-  const e = await scn.open('E');
+  const e = await openWhenAdmitted(scn, 'E', opts.bounds.connectMs);
   const next = await e.run('discovery.reuse', 'SELECT pg_backend_pid() AS pid');
   d.reuseAfterDisconnect = next.pid !== null && (next.pid === firstPid || pids.has(next.pid));
   d.notes.push(waited ? `pool full at ${d.poolSize} backend(s): the next client was ${d.clientLimit ? 'refused' : 'queued'}` : `no queueing up to ${opts.poolBound} concurrent backends`);
+}
+
+/**
+ * Opens a session, retrying (bounded by `boundMs`) while the pooler refuses at capacity: a
+ * pooler that admits one client at a time may not have noticed yet that the previous one left.
+ */
+async function openWhenAdmitted(scn: Scenario, label: string, boundMs: number): Promise<Session> {
+  const deadline = Date.now() + boundMs;
+  for (;;) {
+    try {
+      return await scn.open(label);
+    } catch (err) {
+      const sqlstate = err instanceof PooltestError ? err.detail.sqlstate : null;
+      const refused = isCapacityRefusal({ message: err instanceof Error ? err.message : String(err), ...(typeof sqlstate === 'string' ? { code: sqlstate } : {}) });
+      if (!refused || Date.now() >= deadline) throw err;
+      await sleep(50);
+    }
+  }
 }
 
 /** Like Scenario.tryOpen, but a refusal at capacity is `'refused'` (recorded), not thrown. */
