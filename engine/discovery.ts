@@ -19,8 +19,8 @@ import { Session } from './session/session.js';
 import { Scenario, type RunContext } from './steering/scenario.js';
 import { releaseAll, take, type Hold } from './steering/holders.js';
 import { findStaleBackends, staleCondition, staleNote } from './steering/stale-backends.js';
+import { openOrRefused, openWhenAdmitted } from './steering/admitted.js';
 import { isCapacityRefusal } from './judging/capacity-refusal.js';
-import { sleep } from './time.js';
 import { describeTarget, type Target } from './target.js';
 import type { Discovery } from './types.js';
 
@@ -202,35 +202,6 @@ async function countPool(scn: Scenario, d: Discovery, first: Session, opts: Disc
   const next = await e.run('discovery.reuse', 'SELECT pg_backend_pid() AS pid');
   d.reuseAfterDisconnect = next.pid !== null && (next.pid === firstPid || pids.has(next.pid));
   d.notes.push(waited ? `pool full at ${d.poolSize} backend(s): the next client was ${d.clientLimit ? 'refused' : 'queued'}` : `no queueing up to ${opts.poolBound} concurrent backends`);
-}
-
-/**
- * Opens a session, retrying (bounded by `boundMs`) while the pooler refuses at capacity: a
- * pooler that admits one client at a time may not have noticed yet that the previous one left.
- */
-async function openWhenAdmitted(scn: Scenario, label: string, boundMs: number): Promise<Session> {
-  const deadline = Date.now() + boundMs;
-  for (;;) {
-    try {
-      return await scn.open(label);
-    } catch (err) {
-      const sqlstate = err instanceof PooltestError ? err.detail.sqlstate : null;
-      const refused = isCapacityRefusal({ message: err instanceof Error ? err.message : String(err), ...(typeof sqlstate === 'string' ? { code: sqlstate } : {}) });
-      if (!refused || Date.now() >= deadline) throw err;
-      await sleep(50);
-    }
-  }
-}
-
-/** Like Scenario.tryOpen, but a refusal at capacity is `'refused'` (recorded), not thrown. */
-async function openOrRefused(scn: Scenario, label: string, connectMs: number, tag: string): Promise<Session | null | 'refused'> {
-  try {
-    return await scn.tryOpen(label, tag, connectMs);
-  } catch (err) {
-    const step = scn.steps[scn.steps.length - 1];
-    if (step?.tag === tag && isCapacityRefusal(step.error)) return 'refused';
-    throw err;
-  }
 }
 
 /** D's next transaction: on another backend means a connected client does not keep its backend. No answer tells nothing. */
