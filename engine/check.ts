@@ -12,6 +12,7 @@ import { numberOf } from './judging/record.js';
 import { OTHER_RUNS_TAG, otherRunsActive } from './steering/other-runs.js';
 import { tidy, type Findings } from './sweep.js';
 import { untilAnswering } from './steering/until-answering.js';
+import { blockingChange, describeChange, recountAfter } from './pool-watch.js';
 import { verdictFor } from './verdict.js';
 import type { CheckResult, Discovery, Judgement, Profile, Severity, StepRecord } from './types.js';
 
@@ -69,6 +70,12 @@ export async function executeCheck(def: CheckDefinition, ctx: RunContext, profil
   if (skip) {
     return { ...base, outcome: null, verdict: 'skipped', reason: skip, facts: {}, evidence: skip, advice: null, steps: [], durationMs: 0, statements: 0, cleanup: { ok: true, detail: 'nothing to clean' } };
   }
+  // A pool that shrank below what steering needs, earlier in this run: nothing to steer with.
+  const shrunk = blockingChange(ctx.runId);
+  if (shrunk) {
+    const reason = `not run: ${describeChange(shrunk)}, too few to steer this check; re-run once the pooler has its servers back`;
+    return { ...base, outcome: null, verdict: 'inconclusive', reason, facts: { poolBefore: shrunk.before, poolAfter: shrunk.after }, evidence: reason, advice: null, steps: [], durationMs: 0, statements: 0, cleanup: { ok: true, detail: 'nothing to clean' } };
+  }
   const scn = new Scenario(ctx, signal);
   let runError: string | null = null;
   // Before: another run in the middle of a statement. During: any backend it
@@ -99,6 +106,12 @@ export async function executeCheck(def: CheckDefinition, ctx: RunContext, profil
   const durationMs = Math.round(performance.now() - started);
   // Never interrupted: an interrupted check is exactly the one most likely to leave state.
   const missed = scn.steps.length === 0 ? { left: [], unreached: [] } : await tidy(ctx, [def.id], touchedBy(scn.steps));
+  // A check that can damage the pool: count it again; a smaller one is this check's finding.
+  const change = def.flags?.includes('destructive') && !scn.interrupted ? await recountAfter(ctx, def.id) : null;
+  if (change) {
+    Object.assign(judgement.facts, { poolShrank: true, poolBefore: change.before, poolAfter: change.after });
+    judgement.reason = `${judgement.reason}; availability finding: ${describeChange(change)}${change.blocking ? ', too few to steer the checks after it' : ''}`;
+  }
   return {
     ...base,
     outcome: judgement.outcome,
