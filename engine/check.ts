@@ -32,6 +32,12 @@ export interface CheckDefinition {
    * the pool is counted again after it. `timing-dependent`: its answer rests on timings.
    */
   flags?: readonly ('destructive' | 'timing-dependent')[];
+  /**
+   * A refusal at capacity (53300, "no more connections allowed", query_wait_timeout) can be
+   * this check's answer (capacity checks). For every other check such a refusal of one of its
+   * statements means the pool had no room at that moment, and nothing is concluded.
+   */
+  answersWithRefusals?: boolean;
   /** Why this check cannot run against this target (it is then `skipped`), or null. */
   skipIf?(ctx: RunContext): string | null;
   /** Drives sessions and records; must not judge. */
@@ -141,7 +147,7 @@ function touchedBy(steps: readonly StepRecord[]): number[] {
  *   candidate queued behind other clients' traffic, a pool that changed).
  * Pure, so tests can apply it to recorded logs.
  */
-export function judgeRecord(def: Pick<CheckDefinition, 'judge'>, steps: readonly StepRecord[], discovery: Discovery): Judgement {
+export function judgeRecord(def: Pick<CheckDefinition, 'judge' | 'answersWithRefusals'>, steps: readonly StepRecord[], discovery: Discovery): Judgement {
   let judgement: Judgement;
   try {
     judgement = def.judge(steps, discovery);
@@ -168,6 +174,16 @@ export function judgeRecord(def: Pick<CheckDefinition, 'judge'>, steps: readonly
       reason: `not conclusive: the target was unavailable during the check (${outage.session} ${outage.tag}: ${outage.error?.code ? `${outage.error.code} ` : ''}${outage.error?.message ?? 'no answer within the bound'}${nothingAnswered(steps) ? '; no connection of the check was answered' : ''}) (without that the record would read "${judgement.outcome}")`,
     };
   }
+  // A statement refused for want of room (not a landing candidate: a refused candidate is a
+  // queue, judging/landing.ts) - the pooler never ran it, so it neither refused nor allowed it.
+  const full = def.answersWithRefusals ? undefined : steps.find((x) => isCapacityRefusal(x.error) && !/(^|\.)connect$/.test(x.tag) && !/observe\.take$/.test(x.tag));
+  if (full) {
+    return {
+      outcome: null,
+      facts: { ...judgement.facts, unprovenOutcome: judgement.outcome },
+      reason: `not conclusive: the pooler had no room for a client of the check (${full.session} ${full.tag}: ${full.error?.code ? `${full.error.code} ` : ''}${full.error?.message}), a refusal at capacity, not an answer to the statement (without that the record would read "${judgement.outcome}")`,
+    };
+  }
   const doubts = unprovenLandings(steps, discovery);
   if (doubts.length === 0) return judgement;
   return {
@@ -192,7 +208,7 @@ function limitJudgement(j: Judgement, refusal: string, d: Discovery): Judgement 
 }
 
 /** A scenario cut short by an interruption proves nothing: its record is incomplete by design. */
-function interruptedJudgement(def: Pick<CheckDefinition, 'judge'>, steps: readonly StepRecord[], discovery: Discovery): Judgement {
+function interruptedJudgement(def: Pick<CheckDefinition, 'judge' | 'answersWithRefusals'>, steps: readonly StepRecord[], discovery: Discovery): Judgement {
   const partial = judgeRecord(def, steps, discovery);
   return { outcome: null, facts: { ...partial.facts, interrupted: true }, reason: 'interrupted: the run was cancelled while this check ran; its sessions were closed and the sweep cleans what they left' };
 }

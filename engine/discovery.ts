@@ -21,6 +21,7 @@ import { releaseAll, take, type Hold } from './steering/holders.js';
 import { findStaleBackends, staleCondition, staleNote } from './steering/stale-backends.js';
 import { openOrRefused, openWhenAdmitted } from './steering/admitted.js';
 import { isCapacityRefusal } from './judging/capacity-refusal.js';
+import { sleep } from './time.js';
 import { describeTarget, type Target } from './target.js';
 import type { Discovery } from './types.js';
 
@@ -48,9 +49,19 @@ export async function discover(target: Target, opts: DiscoveryOptions): Promise<
   const scn = new Scenario({ target, direct: null, discovery: d, runId: opts.runId ?? 'discovery', bounds: opts.bounds }, opts.signal);
   try {
     const t0 = performance.now();
-    const first = await openFirst(scn, target, opts);
+    let first = await openFirst(scn, target, opts);
     d.connectLatencyMs = Math.round(performance.now() - t0);
-    const info = await first.run('discovery.server', "SELECT pg_backend_pid() AS pid, current_setting('server_version') AS version, current_setting('server_version_num')::int AS num");
+    const serverSql = "SELECT pg_backend_pid() AS pid, current_setting('server_version') AS version, current_setting('server_version_num')::int AS num";
+    let info = await first.run('discovery.server', serverSql);
+    // Refused at capacity before any backend answered (other clients hold the whole pool, and
+    // the pooler refuses rather than queues): try again within the connect bound, then say so.
+    for (const deadline = Date.now() + opts.bounds.connectMs; isCapacityRefusal(info.error) && Date.now() < deadline; ) {
+      await first.close();
+      await sleep(100);
+      first = await openFirst(scn, target, opts);
+      info = await first.run('discovery.server', serverSql);
+    }
+    if (isCapacityRefusal(info.error)) throw new PooltestError('TARGET_FULL', `${describeTarget(target)} refused every attempt at capacity for ${opts.bounds.connectMs} ms (${info.error?.code ?? ''} ${info.error?.message}): other clients hold its whole pool`);
     if (info.error || info.pid === null) throw new PooltestError('NOT_POSTGRES', `${describeTarget(target)} accepted a login but could not answer a query: ${info.error?.message ?? 'no pid'}`);
     d.serverVersion = String(info.results[0]?.[0]?.version ?? '');
     d.serverVersionNum = Number(info.results[0]?.[0]?.num ?? 0);

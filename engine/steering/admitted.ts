@@ -21,7 +21,8 @@ export async function openWhenAdmitted(scn: Scenario, label: string, boundMs: nu
     } catch (err) {
       const sqlstate = err instanceof PooltestError ? err.detail.sqlstate : null;
       const refused = isCapacityRefusal({ message: err instanceof Error ? err.message : String(err), ...(typeof sqlstate === 'string' ? { code: sqlstate } : {}) });
-      if (!refused || Date.now() >= deadline) throw err;
+      if (!refused) throw err;
+      if (Date.now() >= deadline) throw new PooltestError('TARGET_FULL', `${err instanceof Error ? err.message : String(err)} (refused at capacity for ${boundMs} ms: other clients hold the pooler's every client slot)`, err instanceof PooltestError ? err.detail : {});
       await sleep(50);
     }
   }

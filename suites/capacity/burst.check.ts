@@ -23,6 +23,8 @@ export const burst = defineCheck({
   title: 'a burst of 100 clients at once is served without refusals',
   // Floods the pooler with clients: it runs last (see runner/check-order.ts).
   flags: ['destructive'],
+  // A refusal at capacity is one of its answers (rejected / overflowed), not a doubt.
+  answersWithRefusals: true,
   severity: 'availability',
   docs: [
     'https://www.postgresql.org/docs/current/runtime-config-connection.html#GUC-MAX-CONNECTIONS (53300 beyond the limit)',
