@@ -142,7 +142,9 @@ function touchedBy(steps: readonly StepRecord[]): number[] {
  * - another pooltest run was active during the check (steering/other-runs.ts: its session
  *   resets can erase this run's state on shared backends);
  * - the target was unavailable during the check (judging/outage.ts: a restarting server's
- *   errors are no refusal);
+ *   errors are no refusal), or every connection of the check failed (nothing answered);
+ * - a statement of the check was refused at capacity (judging/capacity-refusal.ts: no room
+ *   is no answer), unless the check answers with such refusals (capacity checks);
  * - a landing missed A's backend without proof that the pooler kept it (judging/landing.ts: a
  *   candidate queued behind other clients' traffic, a pool that changed).
  * Pure, so tests can apply it to recorded logs.
