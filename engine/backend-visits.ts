@@ -13,7 +13,7 @@ import { sleep } from './time.js';
 import { dismiss, take, type Hold } from './steering/holders.js';
 import type { Scenario } from './steering/scenario.js';
 import { valueOf } from './judging/record.js';
-import { isCapacityRefusal } from './judging/capacity-refusal.js';
+import { openOrRefused } from './steering/admitted.js';
 import type { Session } from './session/session.js';
 import type { StepRecord } from './types.js';
 
@@ -83,12 +83,8 @@ async function visitRound(scn: Scenario, label: string, tag: string, width: numb
 
 /** tryOpen, with a refusal at capacity (a pooler that refuses instead of queueing) read as a queue: null. */
 async function openVisitor(scn: Scenario, label: string, tag: string, connectMs: number): Promise<Session | null> {
-  try {
-    return await scn.tryOpen(label, tag, connectMs);
-  } catch (err) {
-    if (isCapacityRefusal(scn.steps[scn.steps.length - 1]?.error)) return null;
-    throw err;
-  }
+  const s = await openOrRefused(scn, label, connectMs, tag);
+  return s === 'refused' ? null : s;
 }
 
 /** Which of `pids` still exist (pg_stat_activity shows every backend's pid to every login). */

@@ -13,6 +13,7 @@ import { numberOf } from './judging/record.js';
 import { OTHER_RUNS_TAG, otherRunsActive } from './steering/other-runs.js';
 import { tidy, type Findings } from './sweep.js';
 import { untilAnswering } from './steering/until-answering.js';
+import { blockingChange, describeChange, recountAfter } from './pool-watch.js';
 import { verdictFor } from './verdict.js';
 import type { CheckResult, Discovery, Judgement, Profile, Severity, StepRecord } from './types.js';
 
@@ -92,6 +93,12 @@ export interface CheckDefinition<Id extends string = string, Label extends strin
   restsOn?: readonly LandingNeed[];
   /** Present when application statements can depend on this behaviour (audit, watch). */
   audit?: AuditHint;
+  /**
+   * A refusal at capacity (53300, "no more connections allowed", query_wait_timeout) can be
+   * this check's answer (capacity checks). For every other check such a refusal of one of its
+   * statements means the pool had no room at that moment, and nothing is concluded.
+   */
+  answersWithRefusals?: boolean;
   /** Why this check cannot run against this target (it is then `skipped`), or null. */
   skipIf?(ctx: RunContext): string | null;
   /** Drives sessions and records; must not judge. */
@@ -151,6 +158,12 @@ export async function executeCheck(def: CheckDefinition, ctx: RunContext, profil
   if (skip) {
     return { ...base, outcome: null, verdict: 'skipped', reason: skip, facts: {}, evidence: skip, advice: null, steps: [], durationMs: 0, statements: 0, cleanup: { ok: true, detail: 'nothing to clean' } };
   }
+  // A pool that shrank below what steering needs, earlier in this run: nothing to steer with.
+  const shrunk = blockingChange(ctx.runId);
+  if (shrunk) {
+    const reason = `not run: ${describeChange(shrunk)}, too few to steer this check; re-run once the pooler has its servers back`;
+    return { ...base, outcome: null, verdict: 'inconclusive', reason, facts: { poolBefore: shrunk.before, poolAfter: shrunk.after }, evidence: reason, advice: null, steps: [], durationMs: 0, statements: 0, cleanup: { ok: true, detail: 'nothing to clean' } };
+  }
   const scn = new Scenario(ctx, signal);
   // Logins ahead of need: the check's first session is connecting while other runs are asked about.
   scn.useSpares();
@@ -184,6 +197,12 @@ export async function executeCheck(def: CheckDefinition, ctx: RunContext, profil
   const durationMs = Math.round(performance.now() - started);
   // Never interrupted: an interrupted check is exactly the one most likely to leave state.
   const missed = scn.steps.length === 0 ? { left: [], unreached: [] } : await tidy(ctx, [def.id], touchedBy(scn.steps));
+  // A check that can damage the pool: count it again; a smaller one is this check's finding.
+  const change = def.flags?.includes('destructive') && !scn.interrupted ? await recountAfter(ctx, def.id) : null;
+  if (change) {
+    Object.assign(judgement.facts, { poolShrank: true, poolBefore: change.before, poolAfter: change.after });
+    judgement.reason = `${judgement.reason}; availability finding: ${describeChange(change)}${change.blocking ? ', too few to steer the checks after it' : ''}`;
+  }
   return {
     ...base,
     outcome: judgement.outcome,
@@ -208,14 +227,16 @@ function touchedBy(steps: readonly StepRecord[]): number[] {
  * - another pooltest run was active during the check (steering/other-runs.ts: its session
  *   resets can erase this run's state on shared backends);
  * - the target was unavailable during the check (judging/outage.ts: a restarting server's
- *   errors are no refusal);
+ *   errors are no refusal), or every connection of the check failed (nothing answered);
+ * - a statement of the check was refused at capacity (judging/capacity-refusal.ts: no room
+ *   is no answer), unless the check answers with such refusals (capacity checks);
  * - a landing missed A's backend without proof that the pooler kept it (judging/landing.ts: a
  *   candidate queued behind other clients' traffic, a pool that changed).
  * - the target broke the wire protocol (judging/protocol.ts): checked first, whatever the judge
  *   makes of the record, because the record is then the target's misbehaviour.
  * Pure, so tests can apply it to recorded logs.
  */
-export function judgeRecord(def: Pick<CheckDefinition, 'judge' | 'restsOn'>, steps: readonly StepRecord[], discovery: Discovery): Judgement {
+export function judgeRecord(def: Pick<CheckDefinition, 'judge' | 'restsOn' | 'answersWithRefusals'>, steps: readonly StepRecord[], discovery: Discovery): Judgement {
   const violation = protocolViolationIn(steps);
   if (violation) return violationJudgement(def, steps, discovery, violation);
   let judgement: Judgement;
@@ -242,6 +263,16 @@ export function judgeRecord(def: Pick<CheckDefinition, 'judge' | 'restsOn'>, ste
       outcome: null,
       facts: { ...judgement.facts, unprovenOutcome: judgement.outcome },
       reason: `not conclusive: the target was unavailable during the check (${outage.session} ${outage.tag}: ${outage.error?.code ? `${outage.error.code} ` : ''}${outage.error?.message ?? 'no answer within the bound'}${nothingAnswered(steps) ? '; no connection of the check was answered' : ''}) (without that the record would read "${judgement.outcome}")`,
+    };
+  }
+  // A statement refused for want of room (not a landing candidate: a refused candidate is a
+  // queue, judging/landing.ts) - the pooler never ran it, so it neither refused nor allowed it.
+  const full = def.answersWithRefusals ? undefined : steps.find((x) => isCapacityRefusal(x.error) && !/(^|\.)connect$/.test(x.tag) && !/observe\.take$/.test(x.tag));
+  if (full) {
+    return {
+      outcome: null,
+      facts: { ...judgement.facts, unprovenOutcome: judgement.outcome },
+      reason: `not conclusive: the pooler had no room for a client of the check (${full.session} ${full.tag}: ${full.error?.code ? `${full.error.code} ` : ''}${full.error?.message}), a refusal at capacity, not an answer to the statement (without that the record would read "${judgement.outcome}")`,
     };
   }
   const doubts = unprovenLandings(steps, discovery, def.restsOn ?? []);
@@ -284,7 +315,7 @@ function violationJudgement(def: Pick<CheckDefinition, 'judge'>, steps: readonly
 }
 
 /** A scenario cut short by an interruption proves nothing: its record is incomplete by design. */
-function interruptedJudgement(def: Pick<CheckDefinition, 'judge' | 'restsOn'>, steps: readonly StepRecord[], discovery: Discovery): Judgement {
+function interruptedJudgement(def: Pick<CheckDefinition, 'judge' | 'restsOn' | 'answersWithRefusals'>, steps: readonly StepRecord[], discovery: Discovery): Judgement {
   const partial = judgeRecord(def, steps, discovery);
   return { outcome: null, facts: { ...partial.facts, interrupted: true }, reason: 'interrupted: the run was cancelled while this check ran; its sessions were closed and the sweep cleans what they left' };
 }

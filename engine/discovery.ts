@@ -19,8 +19,10 @@ import { Session } from './session/session.js';
 import { Scenario, type RunContext } from './steering/scenario.js';
 import { releaseAll, take, type Hold } from './steering/holders.js';
 import { findStaleBackends, staleCondition, staleNote } from './steering/stale-backends.js';
+import { openOrRefused, openWhenAdmitted } from './steering/admitted.js';
 import { isCapacityRefusal } from './judging/capacity-refusal.js';
 import { protocolViolationIn, violationError } from './judging/protocol.js';
+import { sleep } from './time.js';
 import { describeTarget, type Target } from './target.js';
 import type { Discovery } from './types.js';
 
@@ -48,9 +50,19 @@ export async function discover(target: Target, opts: DiscoveryOptions): Promise<
   const scn = new Scenario({ target, direct: null, discovery: d, runId: opts.runId ?? 'discovery', bounds: opts.bounds }, opts.signal);
   try {
     const t0 = performance.now();
-    const first = await openFirst(scn, target, opts);
+    let first = await openFirst(scn, target, opts);
     d.connectLatencyMs = Math.round(performance.now() - t0);
-    const info = await first.run('discovery.server', "SELECT pg_backend_pid() AS pid, current_setting('server_version') AS version, current_setting('server_version_num')::int AS num");
+    const serverSql = "SELECT pg_backend_pid() AS pid, current_setting('server_version') AS version, current_setting('server_version_num')::int AS num";
+    let info = await first.run('discovery.server', serverSql);
+    // Refused at capacity before any backend answered (other clients hold the whole pool, and
+    // the pooler refuses rather than queues): try again within the connect bound, then say so.
+    for (const deadline = Date.now() + opts.bounds.connectMs; isCapacityRefusal(info.error) && Date.now() < deadline; ) {
+      await first.close();
+      await sleep(100);
+      first = await openFirst(scn, target, opts);
+      info = await first.run('discovery.server', serverSql);
+    }
+    if (isCapacityRefusal(info.error)) throw new PooltestError('TARGET_FULL', `${describeTarget(target)} refused every attempt at capacity for ${opts.bounds.connectMs} ms (${info.error?.code ?? ''} ${info.error?.message}): other clients hold its whole pool`);
     if (info.error || info.pid === null) throw new PooltestError('NOT_POSTGRES', `${describeTarget(target)} accepted a login but could not answer a query: ${info.error?.message ?? 'no pid'}`);
     d.serverVersion = String(info.results[0]?.[0]?.version ?? '');
     d.serverVersionNum = Number(info.results[0]?.[0]?.num ?? 0);
@@ -84,7 +96,7 @@ export async function discover(target: Target, opts: DiscoveryOptions): Promise<
 
 async function openFirst(scn: Scenario, target: Target, opts: DiscoveryOptions): Promise<Session> {
   try {
-    return await scn.open('D');
+    return await openWhenAdmitted(scn, 'D', opts.bounds.connectMs);
   } catch (err) {
     if (err instanceof PooltestError && err.code === 'STEP_TIMEOUT') {
       throw new PooltestError('STEP_TIMEOUT', `${describeTarget(target)} accepted a TCP connection but did not answer the PostgreSQL startup within ${opts.bounds.connectMs} ms: not a PostgreSQL server, or a pooler with no free slot`, err.detail);
@@ -213,21 +225,10 @@ async function countPool(scn: Scenario, d: Discovery, first: Session, opts: Disc
   }
   await releaseAll(holders);
   await first.close();
-  const e = await scn.open('E');
+  const e = await openWhenAdmitted(scn, 'E', opts.bounds.connectMs);
   const next = await e.run('discovery.reuse', 'SELECT pg_backend_pid() AS pid');
   d.reuseAfterDisconnect = next.pid !== null && (next.pid === firstPid || pids.has(next.pid));
   d.notes.push(waited ? `pool full at ${d.poolSize} backend(s): the next client was ${d.clientLimit ? 'refused' : 'queued'}` : `no queueing up to ${opts.poolBound} concurrent backends`);
-}
-
-/** Like Scenario.tryOpen, but a refusal at capacity is `'refused'` (recorded), not thrown. */
-async function openOrRefused(scn: Scenario, label: string, connectMs: number, tag: string): Promise<Session | null | 'refused'> {
-  try {
-    return await scn.tryOpen(label, tag, connectMs);
-  } catch (err) {
-    const step = scn.steps[scn.steps.length - 1];
-    if (step?.tag === tag && isCapacityRefusal(step.error)) return 'refused';
-    throw err;
-  }
 }
 
 /** D's next transaction: on another backend means a connected client does not keep its backend. No answer tells nothing. */

@@ -7,6 +7,7 @@ export type PooltestErrorCode =
   | 'BAD_TARGET_URL'
   | 'TARGET_UNREACHABLE'
   | 'TARGET_REFUSED'
+  | 'TARGET_FULL'
   | 'NOT_POSTGRES'
   | 'AUTH_FAILED'
   | 'DATABASE_NOT_FOUND'

@@ -47,6 +47,8 @@ export function renderReport(report: Report, opts: TerminalOptions): string {
   lines.push(`${c.bold('pooltest')} ${report.tool.version}  target ${targetText(report.target)}  run ${report.runId}`);
   lines.push(renderDiscovery(report.discovery, c));
   if (opts.verbose) lines.push(...report.discovery.notes.map((n) => c.dim(`  note: ${n}`)));
+  // Findings about the server (a dead run's stale backends) are shown without --verbose too.
+  else lines.push(...report.discovery.notes.filter((n) => n.startsWith('server finding:')).map((n) => wrap(`  ${n}`, width, 4)));
   lines.push(report.profile ? `${c.bold('Profile')}    ${report.profile.name}: ${report.profile.title}` : `${c.bold('Profile')}    none: observations only (use --profile to assert)`);
   lines.push('');
   const idWidth = Math.max(5, ...report.checks.map((r) => r.id.length));

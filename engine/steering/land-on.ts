@@ -18,6 +18,7 @@
  */
 import { take, type Hold, type TakeOptions } from './holders.js';
 import { isCapacityRefusal } from '../judging/capacity-refusal.js';
+import { openOrRefused } from './admitted.js';
 import type { Scenario } from './scenario.js';
 import type { Session } from '../session/session.js';
 
@@ -79,16 +80,11 @@ export async function landOn(scn: Scenario, pid: number, opts: LandOptions = {})
 /**
  * A candidate's connection. A pooler that refuses clients at capacity (53300, "no more
  * connections allowed") instead of queueing them says the same as a queue: no further client
- * gets a backend now. The refusal is recorded (judging/landing.ts reads it as a queue) and the
- * candidate is null; other connection failures are thrown, as by tryOpen.
+ * gets a backend now. The refusal is recorded (judging/landing.ts reads it as a queue).
  */
 async function openCandidate(scn: Scenario, label: string, tag: string): Promise<Session | null> {
-  try {
-    return await scn.tryOpen(label, tag, candidateConnectMs(scn));
-  } catch (err) {
-    if (isCapacityRefusal(scn.steps[scn.steps.length - 1]?.error)) return null;
-    throw err;
-  }
+  const s = await openOrRefused(scn, label, candidateConnectMs(scn), tag);
+  return s === 'refused' ? null : s;
 }
 
 /**

@@ -18,10 +18,14 @@ export function staleAfterMs(stepMs: number): number {
   return Math.max(3_000, 3 * stepMs);
 }
 
-/** SQL condition: a pg_stat_activity row is another pooltest run's, and stale. */
+/**
+ * SQL condition: a pg_stat_activity row is another pooltest run's, inside a transaction, and
+ * unchanged for too long. An idle pooled server connection that last served another run keeps
+ * its name too, but is no trace: the pooler simply has not handed it out since.
+ */
 export function staleCondition(ownRunId: string, stepMs: number): string {
   return `(application_name ~ '^pooltest-[0-9a-f]{8}' AND application_name NOT LIKE 'pooltest-${ownRunId}%'
-    AND state IS DISTINCT FROM 'active' AND state_change < clock_timestamp() - make_interval(secs => ${(staleAfterMs(stepMs) / 1000).toFixed(3)}))`;
+    AND state LIKE 'idle in transaction%' AND state_change < clock_timestamp() - make_interval(secs => ${(staleAfterMs(stepMs) / 1000).toFixed(3)}))`;
 }
 
 export interface StaleBackend {
@@ -34,12 +38,13 @@ export interface StaleBackend {
 
 /** Stale backends of other runs on this server, read through `session` (an empty list when it cannot tell). */
 export async function findStaleBackends(session: Session, ownRunId: string, stepMs: number): Promise<StaleBackend[]> {
-  const step = await session.run('discovery.stale', `SELECT pid, application_name, state, floor(extract(epoch FROM clock_timestamp() - state_change))::int AS age_s
+  // Not named `pid`: a step's pid is the first `pid` column it returns (its own backend's).
+  const step = await session.run('discovery.stale', `SELECT pid AS stale_pid, application_name, state, floor(extract(epoch FROM clock_timestamp() - state_change))::int AS age_s
     FROM pg_stat_activity WHERE backend_type = 'client backend' AND ${staleCondition(ownRunId, stepMs)} ORDER BY pid`);
   if (step.error) return [];
   return (step.results[0] ?? []).flatMap((r) =>
-    typeof r.pid === 'number' && typeof r.application_name === 'string' && typeof r.age_s === 'number'
-      ? [{ pid: r.pid, applicationName: r.application_name, state: String(r.state), ageS: r.age_s }]
+    typeof r.stale_pid === 'number' && typeof r.application_name === 'string' && typeof r.age_s === 'number'
+      ? [{ pid: r.stale_pid, applicationName: r.application_name, state: String(r.state), ageS: r.age_s }]
       : [],
   );
 }

@@ -28,6 +28,8 @@ const CLIENTS = 100;
 export const burst = defineCheck({
   id: 'capacity/burst',
   title: 'a burst of 100 clients at once is served without refusals',
+  // A refusal at capacity is one of its answers (rejected / overflowed), not a doubt.
+  answersWithRefusals: true,
   severity: 'availability',
   docs: [
     'https://www.postgresql.org/docs/current/runtime-config-connection.html#GUC-MAX-CONNECTIONS (53300 beyond the limit)',

@@ -26,6 +26,8 @@ const SLEEP_MS = 200;
 export const queueing = defineCheck({
   id: 'capacity/queueing',
   title: 'more concurrent transactions than backends wait their turn and all succeed',
+  // A refusal at capacity is one of its answers (rejected / overflowed), not a doubt.
+  answersWithRefusals: true,
   severity: 'availability',
   docs: [
     'https://www.pgbouncer.org/config.html#query_wait_timeout (clients wait in a queue for a server)',

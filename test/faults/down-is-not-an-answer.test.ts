@@ -5,19 +5,11 @@
  * outage is inconclusive (target unavailable); the wait for the target to come back is said on
  * the progress line and counted in the check's duration.
  */
-import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startPgBouncer } from '../../fixtures/pgbouncer-fixture.js';
 import type { PoolerFixture } from '../../fixtures/pooler-fixture.js';
 import { startPostgres, type PostgresFixture } from '../../fixtures/postgres-fixture.js';
-import { runWithFault } from './fault-run.js';
-
-/** Kills a pooler fixture's main process outright (no shutdown), as a crash or `kill -9` would. */
-export function killPooler(p: PoolerFixture): void {
-  const pid = Number.parseInt(readFileSync(join(dirname(p.logFile), p.kind === 'pgbouncer' ? 'pgbouncer.pid' : 'pgpool.pid'), 'utf8'), 10);
-  process.kill(pid, 'SIGKILL');
-}
+import { killPooler, runWithFault } from './fault-run.js';
 
 describe('down is not an answer', () => {
   let pgFixture: PostgresFixture;

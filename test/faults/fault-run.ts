@@ -3,7 +3,10 @@
  * reported), then judging how it ended: by itself, within its bound, with every outcome either
  * the quiet baseline's or inconclusive, and later checks conclusive again.
  */
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { expect } from 'vitest';
+import type { PoolerFixture } from '../../fixtures/pooler-fixture.js';
 import type { PostgresFixture } from '../../fixtures/postgres-fixture.js';
 import { withSuperuser } from '../safety/trace-inspection.js';
 import { runCli, type CliRun } from '../support/cli.js';
@@ -84,4 +87,10 @@ export function wrongAnswers(report: Report | null, baseline: Record<string, str
 export function expectEndedByItself(run: FaultRun, codes: number[] = [0, 1]): void {
   expect(run.signal, run.stderr).toBeNull();
   expect(codes, run.stderr).toContain(run.code);
+}
+
+/** Kills a pooler fixture's main process outright (no shutdown), as a crash or `kill -9` would. */
+export function killPooler(p: PoolerFixture): void {
+  const pid = Number.parseInt(readFileSync(join(dirname(p.logFile), p.kind === 'pgbouncer' ? 'pgbouncer.pid' : 'pgpool.pid'), 'utf8'), 10);
+  process.kill(pid, 'SIGKILL');
 }

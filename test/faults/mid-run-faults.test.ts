@@ -16,7 +16,7 @@ import { expectFullyStopped, fixtureProcesses } from '../fixtures/fixture-test-h
 import { cleanBackend, freshSettings, superuserView, visitPool, withSuperuser } from '../safety/trace-inspection.js';
 import { outcomes, runCli } from '../support/cli.js';
 import { checkInFlight, expectEndedByItself, runWithFault, wrongAnswers, type FaultRun } from './fault-run.js';
-import { startStallProxy } from './stall-proxy.js';
+import { startFaultProxy } from '../../fixtures/fault-proxy.js';
 
 /** Steps time out after 3 s: a stalled or restarting target costs seconds, not minutes. */
 const TIMEOUT = ['--timeout', '3s'];
@@ -102,10 +102,10 @@ describe('faults in the middle of a run (PgBouncer transaction mode)', () => {
   });
 
   test('the network to the pooler stalls mid-run: connections accepted, nothing answered', async () => {
-    const proxy = await startStallProxy(bouncer.port);
+    const proxy = await startFaultProxy({ upstreamPort: bouncer.port });
     try {
       const run = await runWithFault(args(`postgres://${bouncer.user}:${encodeURIComponent(bouncer.password)}@127.0.0.1:${proxy.port}/${bouncer.database}`), 4, async () => {
-        proxy.stall();
+        proxy.stall(10_000);
         await new Promise((r) => setTimeout(r, 4_000));
         proxy.resume();
       });
@@ -116,7 +116,9 @@ describe('faults in the middle of a run (PgBouncer transaction mode)', () => {
   });
 
   test('--direct accepts TCP and never answers: refused before the checks start, STEP_TIMEOUT naming --direct, exit 2', async () => {
-    const silent = await startStallProxy(pgFixture.port, { stalled: true });
+    const silent = await startFaultProxy({ upstreamPort: pgFixture.port });
+    // Accepts TCP and moves no byte, for longer than the run may take.
+    silent.stall(150_000);
     try {
       const run = await runCli(args(bouncer.url(), `127.0.0.1:${silent.port}`), { json: true, timeoutMs: 120_000 });
       tally.push({ fault: 'silent --direct', survived: false, hit: [], inconclusive: 0, conclusiveAfter: 0, ms: run.ms });

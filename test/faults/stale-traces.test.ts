@@ -58,6 +58,12 @@ describe('stale traces of a dead run', () => {
     const finding = report.discovery.notes.filter((n) => /stale backend/.test(n));
     expect(finding).toHaveLength(1);
     for (const pid of pids) expect(finding[0]).toContain(`pid ${pid} (pooltest-deadbeef, idle in transaction for`);
+    // Reported once, on the terminal too (not only with --verbose).
+    expect(run.stdout.match(/server finding: 2 stale backend\(s\)/g)).toHaveLength(1);
+    // Never taken for a backend of this run (red before the fix: the finding's own query named
+    // its column pid, so the sweep went looking for the stale backends and called them unvisited).
+    for (const pid of pids) expect(JSON.stringify(report.sweep)).not.toContain(String(pid));
+    expect(report.sweep?.clean, JSON.stringify(report.sweep)).toBe(true);
     for (const c of report.checks) expect(c.reason).not.toMatch(/other pooltest run/);
     expect(report.checks.filter((c) => c.outcome !== null).length, JSON.stringify(report.checks.map((c) => [c.id, c.reason]))).toBeGreaterThan(0);
     for (const c of stale) await c.query('ROLLBACK');
