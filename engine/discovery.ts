@@ -52,12 +52,15 @@ export async function discover(target: Target, opts: DiscoveryOptions): Promise<
     d.serverVersion = String(info.results[0]?.[0]?.version ?? '');
     d.serverVersionNum = Number(info.results[0]?.[0]?.num ?? 0);
     d.rttMs = await measureRtt(first);
-    d.waitBoundMs = opts.waitMs ?? clamp(Math.max(250, 10 * d.rttMs, 4 * d.connectLatencyMs), 250, 3000);
     // PgBouncer's admin console is a database of its own that uses none of the pool's
     // backends: asking it while the transaction-block probe runs saves a login's round trips.
     const pgpool = await askPgpool(first);
-    const [bouncer] = await Promise.all([pgpool ? null : askPgBouncer(scn, target), probeTransactionBlocks(scn, d)]);
+    const [bouncer, warmConnectMs] = await Promise.all([pgpool ? null : askPgBouncer(scn, target), probeTransactionBlocks(scn, d)]);
     d.pooler = pgpool ?? bouncer;
+    // The first login of a fresh process also pays for loading pg and warming its crypto (SCRAM):
+    // T's login, the second, is what later logins cost. The faster of the two sets the bounds.
+    d.connectLatencyMs = Math.min(d.connectLatencyMs, warmConnectMs);
+    d.waitBoundMs = opts.waitMs ?? clamp(Math.max(250, 10 * d.rttMs, 4 * d.connectLatencyMs), 250, 3000);
     await countPool(scn, d, first, opts);
     classify(d);
   } finally {
@@ -117,8 +120,11 @@ async function askPgBouncer(scn: Scenario, target: Target): Promise<Discovery['p
   return null;
 }
 
-async function probeTransactionBlocks(scn: Scenario, d: Discovery): Promise<void> {
+/** Returns how long T's login took. */
+async function probeTransactionBlocks(scn: Scenario, d: Discovery): Promise<number> {
+  const t0 = performance.now();
   const s = await scn.open('T');
+  const connectMs = Math.round(performance.now() - t0);
   const step = await s.run('discovery.transaction-block', 'BEGIN; SELECT pg_backend_pid() AS pid');
   if (step.txStatus === 'T') {
     await s.run('discovery.transaction-block', 'COMMIT');
@@ -128,6 +134,7 @@ async function probeTransactionBlocks(scn: Scenario, d: Discovery): Promise<void
     d.notes.push(`transaction blocks refused: ${step.error?.message ?? 'the connection was closed'}`);
   }
   await s.close();
+  return connectMs;
 }
 
 async function countPool(scn: Scenario, d: Discovery, first: Session, opts: DiscoveryOptions): Promise<void> {

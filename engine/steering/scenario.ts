@@ -8,7 +8,7 @@ import { Recorder } from '../session/recorder.js';
 import { applicationNameFor, Session } from '../session/session.js';
 import type { Target } from '../target.js';
 import type { Discovery, ErrorRecord, StepRecord } from '../types.js';
-import { Spares, sparesAllowed } from './spare-session.js';
+import { Spares } from './spare-session.js';
 
 /** Everything a check needs to know about the run; handed to Vitest workers via provide/inject. */
 export interface RunContext {
@@ -31,7 +31,7 @@ export class Scenario {
   private readonly sessions: Session[] = [];
   /** Aborted when the run is interrupted: sessions stop at once (see SessionBounds.signal). */
   readonly signal: AbortSignal | undefined;
-  /** Logins ahead of need through the target, when {@link useSpares} turned them on. */
+  /** The run's logins ahead of need through the target, when {@link useSpares} turned them on. */
   private spares: Spares | null = null;
 
   constructor(ctx: RunContext, signal?: AbortSignal) {
@@ -57,13 +57,12 @@ export class Scenario {
   }
 
   /**
-   * Keeps one login through the target ahead of need from now on (steering/spare-session.ts),
-   * where the target's pooling makes that safe; a check's scenario turns it on.
+   * Takes sessions through the target from the run's logins made ahead of need from now on
+   * (steering/spare-session.ts), where the target's pooling makes that safe. A check's scenario
+   * and the tidy-up after it turn it on.
    */
   useSpares(): void {
-    if (this.spares || !sparesAllowed(this.ctx)) return;
-    this.spares = new Spares(this.ctx, () => this.login('spare', this.ctx.target, this.ctx.bounds.connectMs));
-    this.spares.prepare();
+    this.spares ??= Spares.forRun(this.ctx);
   }
 
   /** Opens a session through the target. Connection failures are thrown (the check becomes inconclusive). */
@@ -71,7 +70,7 @@ export class Scenario {
     const target = opts.to === 'direct' ? this.ctx.direct : this.ctx.target;
     if (!target) throw new PooltestError('BAD_ARGUMENTS', 'this step needs --direct');
     const connectMs = opts.connectMs ?? this.ctx.bounds.connectMs;
-    const spare = opts.to !== 'direct' && this.spares && !this.interrupted ? await this.spares.take(label, connectMs) : null;
+    const spare = opts.to !== 'direct' && this.spares && !this.interrupted ? await this.spares.take(label, connectMs, this.recorder, this.signal) : null;
     const session = spare ?? (await this.login(label, target, connectMs));
     this.sessions.push(session);
     return session;
@@ -128,8 +127,7 @@ export class Scenario {
   /** Closes every session this scenario opened, politely and in parallel, bounded. */
   async closeAll(): Promise<void> {
     const all = this.sessions.splice(0);
-    await Promise.all([...all.map((s) => s.close()), this.spares?.stop()]);
-    this.spares = null;
+    await Promise.all(all.map((s) => s.close()));
   }
 }
 
