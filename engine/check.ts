@@ -59,12 +59,16 @@ export async function executeCheck(def: CheckDefinition, ctx: RunContext, profil
   let runError: string | null = null;
   // Before: another run in the middle of a statement or transaction. During: any backend it
   // used since this check began (a run that finished earlier changes nothing after it ended).
-  const othersBefore = await otherRunsActive(ctx, 0);
+  // Over --direct the question uses no pooled backend, so it goes alongside the scenario's
+  // first steps; through the target it comes first, since its query takes a backend a moment.
+  const askedBefore = otherRunsActive(ctx, 0);
+  if (!ctx.direct) await askedBefore;
   try {
     await def.scenario(scn);
   } catch (err) {
     runError = isPooltestError(err) ? `${err.code}: ${err.message}` : err instanceof Error ? err.message : String(err);
   }
+  const othersBefore = await askedBefore;
   // Asking about other runs touches none of the check's sessions: it goes while they close.
   const [, othersDuring] = await Promise.all([scn.closeAll(), scn.interrupted ? null : otherRunsActive(ctx, performance.now() - started)]);
   const others = Math.max(othersBefore ?? 0, othersDuring ?? 0);
