@@ -8,7 +8,8 @@ import { Recorder } from '../session/recorder.js';
 import { applicationNameFor, Session } from '../session/session.js';
 import type { Target } from '../target.js';
 import type { Discovery, ErrorRecord, StepRecord } from '../types.js';
-import { Spares } from './spare-session.js';
+import { closeSpares, Spares } from './spare-session.js';
+import { closeKeptSessions } from './kept-session.js';
 
 /** Everything a check needs to know about the run; handed to Vitest workers via provide/inject. */
 export interface RunContext {
@@ -33,6 +34,7 @@ export class Scenario {
   readonly signal: AbortSignal | undefined;
   /** The run's logins ahead of need through the target, when {@link useSpares} turned them on. */
   private spares: Spares | null = null;
+  private noSpares = false;
 
   constructor(ctx: RunContext, signal?: AbortSignal) {
     this.ctx = ctx;
@@ -62,7 +64,18 @@ export class Scenario {
    * and the tidy-up after it turn it on.
    */
   useSpares(): void {
-    this.spares ??= Spares.forRun(this.ctx);
+    if (!this.noSpares) this.spares ??= Spares.forRun(this.ctx);
+  }
+
+  /**
+   * Ends the run's logins ahead of need and its kept engine session in this process, and takes
+   * no more spares: from now on every client of this run the target sees is one this scenario
+   * opens. Capacity checks count clients and their refusals, which idle spares would skew.
+   */
+  async ownClientsOnly(): Promise<void> {
+    this.spares = null;
+    this.noSpares = true;
+    await Promise.all([closeSpares(), closeKeptSessions('target')]);
   }
 
   /** Opens a session through the target. Connection failures are thrown (the check becomes inconclusive). */

@@ -4,7 +4,8 @@
  *   spare is adopted into the scenario's record under the scenario's label;
  * - under session pooling (control) no spare is ever made: a connected client owns a backend;
  * - the other-run probe keeps one session between checks, and replaces it once it died;
- *   without --direct under session pooling (control) every probe logs in afresh.
+ *   without --direct under session pooling (control) every probe logs in afresh;
+ * - none of that reaches a capacity check's count of clients.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { discover } from '../../engine/discovery.js';
@@ -15,6 +16,10 @@ import { Scenario, type RunContext } from '../../engine/steering/scenario.js';
 import { resolveTarget } from '../../engine/target.js';
 import { startFaultProxy, type FaultProxy } from '../../fixtures/fault-proxy.js';
 import { startStack, type Stack, type StackName } from '../../fixtures/stack.js';
+import { startPostgres, type PostgresFixture } from '../../fixtures/postgres-fixture.js';
+import { startPgBouncer } from '../../fixtures/pgbouncer-fixture.js';
+import type { PoolerFixture } from '../../fixtures/pooler-fixture.js';
+import { outcomes, runCli } from '../support/cli.js';
 
 const bounds = { connectMs: 5_000, stepMs: 5_000 };
 
@@ -78,5 +83,29 @@ describe.each([
     await new Promise((r) => setTimeout(r, 50));
     expect(await otherRunsActive(s.ctx, 0)).toBe(0);
     expect(s.proxy.accepted()).toBe(before + (spares ? 2 : 4));
+  });
+});
+
+/**
+ * Regression: idle logins made ahead of need counted against PgBouncer's max_client_conn
+ * while capacity/queueing's crowd connected, so a pooler that queues the crowd (6 clients,
+ * limit 8) read as refusing it. The crowd now ends the run's spares and kept target session.
+ */
+describe('capacity checks see only their own clients', () => {
+  let pg: PostgresFixture;
+  let bouncer: PoolerFixture;
+  beforeAll(async () => {
+    pg = await startPostgres();
+    bouncer = await startPgBouncer(pg, { poolMode: 'transaction', maxClientConn: 8 });
+  });
+  afterAll(async () => {
+    await bouncer?.stop();
+    await pg?.stop();
+  });
+
+  test('a crowd of 6 under max_client_conn 8 queues, after a check that left spares behind', async () => {
+    // No --direct: the other-run probe's kept session goes through the target too.
+    const run = await runCli(['--target', bouncer.url(), '--only', 'session/set-leak,capacity/queueing', '--no-store'], { json: true });
+    expect(outcomes(run.report)).toEqual({ 'session/set-leak': 'leaked', 'capacity/queueing': 'queued' });
   });
 });
