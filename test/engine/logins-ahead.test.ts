@@ -16,10 +16,7 @@ import { Scenario, type RunContext } from '../../engine/steering/scenario.js';
 import { resolveTarget } from '../../engine/target.js';
 import { startFaultProxy, type FaultProxy } from '../../fixtures/fault-proxy.js';
 import { startStack, type Stack, type StackName } from '../../fixtures/stack.js';
-import { startPostgres, type PostgresFixture } from '../../fixtures/postgres-fixture.js';
-import { startPgBouncer } from '../../fixtures/pgbouncer-fixture.js';
-import type { PoolerFixture } from '../../fixtures/pooler-fixture.js';
-import { outcomes, runCli } from '../support/cli.js';
+import { crowd } from '../../engine/steering/crowd.js';
 
 const bounds = { connectMs: 5_000, stepMs: 5_000 };
 
@@ -87,25 +84,41 @@ describe.each([
 });
 
 /**
- * Regression: idle logins made ahead of need counted against PgBouncer's max_client_conn
- * while capacity/queueing's crowd connected, so a pooler that queues the crowd (6 clients,
- * limit 8) read as refusing it. The crowd now ends the run's spares and kept target session.
+ * Regression: idle logins made ahead of need stayed connected while a capacity check's crowd
+ * connected, so they counted against the pooler's client limit (max_client_conn) and could
+ * turn a queue into refusals. Counted at the proxy while the crowd works: its own clients only.
  */
 describe('capacity checks see only their own clients', () => {
-  let pg: PostgresFixture;
-  let bouncer: PoolerFixture;
+  let s: Awaited<ReturnType<typeof behindProxy>>;
   beforeAll(async () => {
-    pg = await startPostgres();
-    bouncer = await startPgBouncer(pg, { poolMode: 'transaction', maxClientConn: 8 });
+    s = await behindProxy('pgbouncer-transaction');
   });
   afterAll(async () => {
-    await bouncer?.stop();
-    await pg?.stop();
+    await closeSpares();
+    await closeKeptSessions();
+    await s?.proxy.close();
+    await s?.stack.stop();
   });
 
-  test('a crowd of 6 under max_client_conn 8 queues, after a check that left spares behind', async () => {
-    // No --direct: the other-run probe's kept session goes through the target too.
-    const run = await runCli(['--target', bouncer.url(), '--only', 'session/set-leak,capacity/queueing', '--no-store'], { json: true });
-    expect(outcomes(run.report)).toEqual({ 'session/set-leak': 'leaked', 'capacity/queueing': 'queued' });
+  test('while a crowd of 6 works, the target sees 6 clients of the run, not its spares and kept probe', async () => {
+    // A check before the crowd leaves spares and the kept probe session (no --direct: through the target).
+    expect(await otherRunsActive(s.ctx, 0)).toBe(0);
+    const scn = new Scenario(s.ctx);
+    scn.useSpares();
+    const seen: number[] = [];
+    try {
+      await accepted(s.proxy, s.proxy.accepted() + 4);
+      expect(s.proxy.connections()).toBeGreaterThanOrEqual(5);
+      await crowd(scn, {
+        count: 6, prefix: 'T', connectTag: 'queue.connect', connectMs: 5_000, startTogetherMs: 2_000,
+        work: async (c) => {
+          seen.push(s.proxy.connections());
+          await c.run('queue.tx', 'SELECT pg_backend_pid() AS pid');
+        },
+      });
+    } finally {
+      await scn.closeAll();
+    }
+    expect(seen).toEqual([6, 6, 6, 6, 6, 6]);
   });
 });
