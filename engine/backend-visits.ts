@@ -15,6 +15,7 @@ import type { Scenario } from './steering/scenario.js';
 import { valueOf } from './judging/record.js';
 import { openOrRefused } from './steering/admitted.js';
 import type { Session } from './session/session.js';
+import { sparesAllowed } from './steering/spare-session.js';
 import type { StepRecord } from './types.js';
 
 export interface Visits {
@@ -74,8 +75,15 @@ async function visitRound(scn: Scenario, label: string, tag: string, width: numb
   const holds = settled.flatMap((r) => (r.status === 'fulfilled' && r.value ? [r.value] : []));
   const complete = settled.every((r) => r.status === 'fulfilled' && r.value !== null && !r.value.waited);
   // Disconnect, not just commit: under session pooling a connected holder keeps its backend.
-  // Together: nothing about the order in which a visit's backends come free matters.
-  await Promise.all(holds.map((h) => dismiss([h])));
+  // Together: nothing about the order in which a visit's backends come free matters. Where a
+  // client holds no backend once its transaction ended (transaction and statement pooling),
+  // the goodbyes need no waiting for: they end on their own, bounded like any close.
+  if (sparesAllowed(scn.ctx)) {
+    await Promise.all(holds.map((h) => h.release()));
+    for (const h of holds) void h.session.close();
+  } else {
+    await Promise.all(holds.map((h) => dismiss([h])));
+  }
   const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failed) throw failed.reason;
   return complete;

@@ -165,20 +165,23 @@ export async function executeCheck(def: CheckDefinition, ctx: RunContext, profil
     return { ...base, outcome: null, verdict: 'inconclusive', reason, facts: { poolBefore: shrunk.before, poolAfter: shrunk.after }, evidence: reason, advice: null, steps: [], durationMs: 0, statements: 0, cleanup: { ok: true, detail: 'nothing to clean' } };
   }
   const scn = new Scenario(ctx, signal);
-  // Logins ahead of need: the check's first session is connecting while other runs are asked about.
+  // Logins ahead of need (steering/spare-session.ts): made while the previous check ended.
   scn.useSpares();
   let runError: string | null = null;
   // Before: another run in the middle of a statement. During: any backend it
   // used since this check began (a run that finished earlier changes nothing after it ended).
-  const othersBefore = await otherRunsActive(ctx, 0);
+  // Over --direct the question uses no pooled backend, so it goes alongside the scenario's
+  // first steps; through the target it comes first, since its query takes a backend a moment.
+  const askedBefore = otherRunsActive(ctx, 0);
+  if (!ctx.direct) await askedBefore;
   try {
     await def.scenario(scn);
   } catch (err) {
     runError = isPooltestError(err) ? `${err.code}: ${err.message}` : err instanceof Error ? err.message : String(err);
-  } finally {
-    await scn.closeAll();
   }
-  const othersDuring = scn.interrupted ? null : await otherRunsActive(ctx, performance.now() - started);
+  const othersBefore = await askedBefore;
+  // Asking about other runs touches none of the check's sessions: it goes while they close.
+  const [, othersDuring] = await Promise.all([scn.closeAll(), scn.interrupted ? null : otherRunsActive(ctx, performance.now() - started)]);
   const others = Math.max(othersBefore ?? 0, othersDuring ?? 0);
   if (others > 0) scn.note('engine', OTHER_RUNS_TAG, `(${others} other pooltest run(s) active on this target during the check)`, { facts: { other_runs: others } });
   const judgement = scn.interrupted ? interruptedJudgement(def, scn.steps, ctx.discovery) : judgeRecord(def, scn.steps, ctx.discovery);
@@ -196,7 +199,7 @@ export async function executeCheck(def: CheckDefinition, ctx: RunContext, profil
   }
   const durationMs = Math.round(performance.now() - started);
   // Never interrupted: an interrupted check is exactly the one most likely to leave state.
-  const missed = scn.steps.length === 0 ? { left: [], unreached: [] } : await tidy(ctx, [def.id], touchedBy(scn.steps));
+  const missed = scn.steps.length === 0 ? { left: [], unreached: [] } : await tidy(ctx, [def.id], touchedBy(scn.steps), withSpares(new Scenario(ctx)));
   // A check that can damage the pool: count it again; a smaller one is this check's finding.
   const change = def.flags?.includes('destructive') && !scn.interrupted ? await recountAfter(ctx, def.id) : null;
   if (change) {
@@ -216,6 +219,12 @@ export async function executeCheck(def: CheckDefinition, ctx: RunContext, profil
     statements: scn.recorder.statements,
     cleanup: cleanupStatus(scn.steps, missed),
   };
+}
+
+/** The tidy-up's visitors log in ahead of need too (never interrupted: no signal). */
+function withSpares(scn: Scenario): Scenario {
+  scn.useSpares();
+  return scn;
 }
 
 function touchedBy(steps: readonly StepRecord[]): number[] {

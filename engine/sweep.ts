@@ -152,8 +152,9 @@ function firstConnectError(scn: Scenario): string {
  * backend under other traffic, a scenario cut short - is removed at once rather than at the
  * end of the run, and named in the check's result. The final sweep still looks again.
  */
-export async function tidy(ctx: RunContext, checkIds: readonly string[], touched: readonly number[]): Promise<Findings> {
-  const scn = new Scenario(ctx);
+export async function tidy(ctx: RunContext, checkIds: readonly string[], touched: readonly number[], given?: Scenario): Promise<Findings> {
+  // `given`: a scenario whose visitors are already logging in (engine/check.ts).
+  const scn = given ?? new Scenario(ctx);
   try {
     // Short holds and waits: this runs after every check. A holder let go too early only
     // costs another round (every touched backend must be reached); what stays unreached is

@@ -53,8 +53,8 @@ export interface SessionBounds {
 export class Session {
   private labelText: string;
   private client: pg.Client | null;
-  private readonly recorder: Recorder;
-  private readonly bounds: SessionBounds;
+  private recorder: Recorder;
+  private bounds: SessionBounds;
   private pendingNotices: NoticeRecord[] = [];
   private pendingNotifications: NotificationRecord[] = [];
   /** Set once the connection failed or was destroyed: later steps are recorded as errors. */
@@ -100,9 +100,16 @@ export class Session {
     return this.labelText;
   }
 
-  /** Names a session logged in ahead of need (steering/spare-session.ts); before its first step. */
-  relabel(label: string): void {
+  /**
+   * Hands a session logged in ahead of need (steering/spare-session.ts) to the scenario that
+   * uses it, before its first step: its name, the record its steps go to, and that scenario's
+   * interruption signal.
+   */
+  adopt(label: string, recorder: Recorder, signal: AbortSignal | undefined): void {
     this.labelText = label;
+    this.recorder = recorder;
+    const { signal: _previous, ...rest } = this.bounds;
+    this.bounds = signal ? { ...rest, signal } : rest;
   }
 
   get alive(): boolean {

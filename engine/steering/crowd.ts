@@ -35,6 +35,9 @@ export interface CrowdOptions {
 
 /** Runs the crowd; resolves with the clients that connected (in index order, null for the others). */
 export async function crowd(scn: Scenario, opts: CrowdOptions): Promise<Array<Session | null>> {
+  // The crowd must be all this run has connected to the target: idle logins made ahead of
+  // need would count against its client limit (max_client_conn) and turn waits into refusals.
+  await scn.ownClientsOnly();
   let settled = 0;
   let allSettled!: () => void;
   const together = new Promise<void>((r) => (allSettled = r));

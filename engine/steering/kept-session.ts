@@ -103,10 +103,13 @@ function forget(key: string, e: Kept): void {
   void e.session.then((s) => s.close(), () => undefined);
 }
 
-/** Closes every kept session now (the end of a run in this process). */
-export async function closeKeptSessions(): Promise<void> {
-  const all = [...kept.entries()];
-  kept.clear();
+/**
+ * Closes kept sessions now: all of them, or (`'target'`) only those through the target, which
+ * count as its clients; over --direct a question may be in flight alongside a check.
+ */
+export async function closeKeptSessions(which: 'all' | 'target' = 'all'): Promise<void> {
+  const all = [...kept.entries()].filter(([key]) => which === 'all' || key.includes('|target|'));
+  for (const [key] of all) kept.delete(key);
   await Promise.all(all.map(async ([, e]) => {
     if (e.timer) clearTimeout(e.timer);
     await e.session.then((s) => s.close(), () => undefined);

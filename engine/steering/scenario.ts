@@ -9,7 +9,8 @@ import { Recorder } from '../session/recorder.js';
 import { applicationNameFor, Session } from '../session/session.js';
 import type { Target } from '../target.js';
 import type { Discovery, ErrorRecord, StepRecord } from '../types.js';
-import { Spares, sparesAllowed } from './spare-session.js';
+import { closeSpares, Spares } from './spare-session.js';
+import { closeKeptSessions } from './kept-session.js';
 
 /** Everything a check needs to know about the run; handed to Vitest workers via provide/inject. */
 export interface RunContext {
@@ -32,7 +33,7 @@ export class Scenario {
   private readonly sessions: Session[] = [];
   /** Aborted when the run is interrupted: sessions stop at once (see SessionBounds.signal). */
   readonly signal: AbortSignal | undefined;
-  /** Logins ahead of need through the target, when {@link useSpares} turned them on. */
+  /** The run's logins ahead of need through the target, when {@link useSpares} turned them on. */
   private spares: Spares | null = null;
   /**
    * The startup application_name of the sessions it opens: the run's name, so that the sweep
@@ -40,6 +41,7 @@ export class Scenario {
    * among them): some poolers treat such a client differently (see sweep.ts, names).
    */
   applicationName: string;
+  private noSpares = false;
 
   constructor(ctx: RunContext, signal?: AbortSignal) {
     this.ctx = ctx;
@@ -65,15 +67,23 @@ export class Scenario {
   }
 
   /**
-   * Keeps one login through the target ahead of need from now on (steering/spare-session.ts),
-   * where the target's pooling makes that safe; a check's scenario turns it on.
+   * Takes sessions through the target from the run's logins made ahead of need from now on
+   * (steering/spare-session.ts), where the target's pooling makes that safe. A check's scenario
+   * and the tidy-up after it turn it on.
    */
   useSpares(): void {
-    if (this.spares || !sparesAllowed(this.ctx)) return;
-    // Spares always carry the run's own name: a scenario that changes the name its sessions
-    // send (state-scenario's nameless observers) must get sessions that really send that one.
-    this.spares = new Spares(this.ctx, () => this.login('spare', this.ctx.target, this.ctx.bounds.connectMs, applicationNameFor(this.ctx.runId)));
-    this.spares.prepare();
+    if (!this.noSpares) this.spares ??= Spares.forRun(this.ctx);
+  }
+
+  /**
+   * Ends the run's logins ahead of need and its kept engine session in this process, and takes
+   * no more spares: from now on every client of this run the target sees is one this scenario
+   * opens. Capacity checks count clients and their refusals, which idle spares would skew.
+   */
+  async ownClientsOnly(): Promise<void> {
+    this.spares = null;
+    this.noSpares = true;
+    await Promise.all([closeSpares(), closeKeptSessions('target')]);
   }
 
   /** Opens a session through the target. Connection failures are thrown (the check becomes inconclusive). */
@@ -82,8 +92,9 @@ export class Scenario {
     if (!target) throw new PooltestError('BAD_ARGUMENTS', 'this step needs --direct');
     const connectMs = opts.connectMs ?? this.ctx.bounds.connectMs;
     const name = opts.applicationName ?? this.applicationName;
-    // A spare logged in with the run's own name: not for a session that must send another.
-    const spare = opts.to !== 'direct' && name === applicationNameFor(this.ctx.runId) && this.spares && !this.interrupted ? await this.spares.take(label, connectMs) : null;
+    // Spares log in with the run's own name: not for a session that must send another (the
+    // state scenario's nameless observers).
+    const spare = opts.to !== 'direct' && name === applicationNameFor(this.ctx.runId) && this.spares && !this.interrupted ? await this.spares.take(label, connectMs, this.recorder, this.signal) : null;
     const session = spare ?? (await this.login(label, target, connectMs, name));
     this.sessions.push(session);
     return session;
@@ -155,8 +166,7 @@ export class Scenario {
   /** Closes every session this scenario opened, politely and in parallel, bounded. */
   async closeAll(): Promise<void> {
     const all = this.sessions.splice(0);
-    await Promise.all([...all.map((s) => s.close()), this.spares?.stop()]);
-    this.spares = null;
+    await Promise.all(all.map((s) => s.close()));
   }
 }
 

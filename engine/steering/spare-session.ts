@@ -11,68 +11,114 @@
  * and direct Postgres forks a backend per login: there a spare would take one of the few
  * backends the steering counts on, so no spares.
  *
- * A spare has sent no query: no backend has seen it, no step records it, and it is closed
- * with the scenario's sessions. A spare whose login failed is dropped, and the `open()` that
- * wanted it logs in afresh, so failures surface with their usual codes and timing.
+ * The spares are shared by every scenario of the run in this process (a check, the tidy-up
+ * after it, the next check), so the first session of a check and the tidy-up's visitors find
+ * logins made while the previous scenario ran. A spare has sent no query: no backend has seen
+ * it and no step records it until a scenario adopts it. A spare whose login failed is dropped,
+ * and the `open()` that wanted it logs in afresh, so failures surface with their usual codes
+ * and timing. Unused for {@link IDLE_CLOSE_MS}, the spares are closed (the run is over, or
+ * between runs), and a Vitest worker that ends closes their sockets with it.
  */
 import { classifyConnectError } from '../session/connect.js';
-import type { Session } from '../session/session.js';
+import { Recorder } from '../session/recorder.js';
+import { applicationNameFor, Session } from '../session/session.js';
 import { within } from '../time.js';
 import type { RunContext } from './scenario.js';
+
+/** Longer than the gap between two scenarios' logins; short enough not to linger after a run. */
+const IDLE_CLOSE_MS = 3_000;
 
 /** Whether spares are safe for this target (see the file comment). */
 export function sparesAllowed(ctx: RunContext): boolean {
   return ctx.discovery.mode === 'transaction' || ctx.discovery.mode === 'statement';
 }
 
+/**
+ * How many logins to keep ahead: two for a check's next sessions, and one per backend for
+ * the tidy-up's visitors, who all log in at once.
+ */
+function depthFor(ctx: RunContext): number {
+  return 2 + Math.min(ctx.discovery.poolSize ?? 2, 8);
+}
+
 export class Spares {
-  private pending: Promise<Session | null> | null = null;
-  private stopped = false;
+  /** Logins in flight or done, oldest first. */
+  private pending: Array<Promise<Session | null>> = [];
+  private timer: NodeJS.Timeout | null = null;
+  private closed = false;
 
-  /** `login` opens a session through the target with the run's usual bounds. */
-  constructor(private readonly ctx: RunContext, private readonly login: () => Promise<Session>) {}
+  private constructor(private readonly ctx: RunContext, private readonly key: string, private readonly depth: number) {}
 
-  /** Starts a login in the background unless one is in flight. */
-  prepare(): void {
-    if (this.stopped || this.pending) return;
+  /** The run's spares in this process, or null where spares are not safe. */
+  static forRun(ctx: RunContext): Spares | null {
+    if (!sparesAllowed(ctx)) return null;
+    const key = `${ctx.runId}|${ctx.target.host}:${ctx.target.port}|${ctx.target.database}|${ctx.target.user}`;
+    let spares = shared.get(key);
+    if (!spares) {
+      spares = new Spares(ctx, key, depthFor(ctx));
+      shared.set(key, spares);
+    }
+    spares.prepare();
+    return spares;
+  }
+
+  /** Starts logins in the background until `depth` are in flight; restarts the idle clock. */
+  private prepare(): void {
+    if (this.closed) return;
     // A failed spare is simply no spare: the open() that wanted it logs in itself.
-    this.pending = this.login().catch(() => null);
+    while (this.pending.length < this.depth) this.pending.push(this.login().catch(() => null));
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.close(), IDLE_CLOSE_MS);
+    this.timer.unref();
+  }
+
+  private login(): Promise<Session> {
+    const { ctx } = this;
+    return Session.open('spare', ctx.target, new Recorder(), { connectMs: ctx.bounds.connectMs, stepMs: ctx.bounds.stepMs, applicationName: applicationNameFor(ctx.runId) });
   }
 
   /**
-   * The spare, labelled `label`, or null when there is none to give (none prepared, its login
-   * failed, it died while waiting). Waits at most `connectMs` for a login in flight: past that
-   * the caller's own bound has passed, which reads as a connection that did not complete.
+   * A spare for the scenario that records into `recorder`, labelled `label`, or null when there
+   * is none to give (its login failed, it died while waiting). Waits at most `connectMs` for a
+   * login in flight: past that the caller's own bound has passed, which reads as a connection
+   * that did not complete.
    */
-  async take(label: string, connectMs: number): Promise<Session | null> {
-    const pending = this.pending;
+  async take(label: string, connectMs: number, recorder: Recorder, signal: AbortSignal | undefined): Promise<Session | null> {
+    const pending = this.pending.shift();
+    this.prepare();
     if (!pending) return null;
-    this.pending = null;
     const got = await within(pending, connectMs, 'late' as const);
     if (got === 'late') {
       void pending.then((s) => s?.close());
-      this.prepare();
       throw classifyConnectError(new Error('timeout expired'), this.ctx.target, connectMs);
     }
     if (!got || !got.alive) {
       await got?.close();
       return null;
     }
-    got.relabel(label);
-    this.prepare();
+    got.adopt(label, recorder, signal);
     return got;
   }
 
-  /** No more spares; the one in flight is closed once its login ends (bounded by the connect bound). */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    const pending = this.pending;
-    this.pending = null;
-    if (!pending) return;
-    // Usually connected long ago; a login still hanging (a target gone down) is closed when it
-    // gives up, without holding up the check.
-    const s = await within(pending, 50, 'late' as const);
-    if (s === 'late') void pending.then((x) => x?.close());
-    else await s?.close();
+  /** Closes every spare (those still logging in once their login ends) and forgets them. */
+  async close(): Promise<void> {
+    this.closed = true;
+    if (shared.get(this.key) === this) shared.delete(this.key);
+    if (this.timer) clearTimeout(this.timer);
+    const all = this.pending.splice(0);
+    await Promise.all(all.map(async (pending) => {
+      // Usually connected long ago; a login still hanging (a target gone down) is closed when
+      // it gives up, without holding anyone up.
+      const s = await within(pending, 50, 'late' as const);
+      if (s === 'late') void pending.then((x) => x?.close());
+      else await s?.close();
+    }));
   }
+}
+
+const shared = new Map<string, Spares>();
+
+/** Closes every run's spares in this process now. */
+export async function closeSpares(): Promise<void> {
+  await Promise.all([...shared.values()].map((s) => s.close()));
 }
