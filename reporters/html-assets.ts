@@ -22,7 +22,7 @@ table{border-collapse:collapse;width:100%;table-layout:fixed}
 th,td{border-bottom:1px solid var(--line);padding:3px 6px;text-align:left;vertical-align:top;overflow-wrap:anywhere}
 th{color:var(--muted);font-weight:600}
 .verdict{font-weight:600;border-radius:10px;padding:0 8px;white-space:nowrap}
-.v-pass{color:var(--pass)}.v-fail{color:var(--fail)}.v-inconclusive{color:var(--inc)}.v-skipped{color:var(--skip)}
+.v-pass{color:var(--pass)}.v-fail{color:var(--fail)}.v-inconclusive{color:var(--inc)}.v-skipped{color:var(--skip)}.v-observed{color:var(--skip)}
 .breaks{color:var(--fail);font-weight:600}
 .filters label{margin-right:12px;white-space:nowrap}
 .filters fieldset{display:inline-block;border:1px solid var(--line);border-radius:6px;margin:0 8px 8px 0}

@@ -9,6 +9,7 @@
  * from the network, and its Content Security Policy admits only its own inline script.
  */
 import { redactUrl } from '../engine/target.js';
+import { sweepState } from '../engine/types.js';
 import type { CheckResult, Report, Severity, Verdict } from '../engine/types.js';
 import { outcomeBreaks } from '../suites/outcome-breaks.js';
 import { SCRIPT, STYLE, scriptHash } from './html-assets.js';
@@ -18,7 +19,7 @@ import { renderSequenceSvg } from './sequence-svg.js';
 import { SEVERITY_ORDER, bySeverity } from './severity.js';
 import { stepOutcome } from './step-text.js';
 
-const VERDICTS: readonly Verdict[] = ['fail', 'inconclusive', 'pass', 'skipped'];
+const VERDICTS: readonly Verdict[] = ['fail', 'inconclusive', 'pass', 'observed', 'skipped'];
 
 /** Renders `report` as one HTML document. */
 export function renderHtml(report: Report): string {
@@ -52,7 +53,7 @@ function header(r: Report): string {
 
 function counts(r: Report): string {
   const s = r.summary;
-  const cells = [`${s.total} checks`, `<span class="v-pass">${s.pass} pass</span>`, `<span class="v-fail">${s.fail} fail</span>`, `<span class="v-inconclusive">${s.inconclusive} inconclusive</span>`, `<span class="v-skipped">${s.skipped} skipped</span>`, `exit code ${s.exitCode}`, `${(r.durationMs / 1000).toFixed(1)} s`];
+  const cells = [`${s.total} checks`, `<span class="v-pass">${s.pass} pass</span>`, `<span class="v-fail">${s.fail} fail</span>`, `<span class="v-observed">${s.observed ?? 0} observed</span>`, `<span class="v-inconclusive">${s.inconclusive} inconclusive</span>`, `<span class="v-skipped">${s.skipped} skipped</span>`, `exit code ${s.exitCode}`, `${(r.durationMs / 1000).toFixed(1)} s`];
   return `<section class="panel counts" id="summary">${cells.map((c) => `<span>${c}</span>`).join('')}</section>`;
 }
 
@@ -72,11 +73,14 @@ function discovery(r: Report): string {
     ['round trip / wait bound', `${d.rttMs} ms / ${d.waitBoundMs} ms`],
     ...d.notes.map((n): [string, string] => ['note', n]),
   ];
-  const sweep = r.sweep
-    ? r.sweep.clean
+  const state = r.sweep ? sweepState(r.sweep) : null;
+  const sweep = !r.sweep
+    ? 'not run'
+    : state === 'clean'
       ? `<span class="v-pass">clean</span>: ${r.sweep.backendsVisited.length} backend(s) visited (${esc(r.sweep.backendsVisited.join(', '))}) via ${esc(r.sweep.via.join(' and '))}`
-      : `<span class="v-fail">dirty</span>: pooltest left state behind: ${esc(r.sweep.leftovers.join('; '))}`
-    : 'not run';
+      : state === 'unknown'
+        ? `<span class="v-inconclusive">unknown</span>: could not look for leftovers: ${esc(r.sweep.reason ?? 'no reason recorded')}`
+        : `<span class="v-fail">dirty</span>: pooltest left state behind: ${esc(r.sweep.leftovers.join('; '))}`;
   return `<section class="panel" id="discovery"><h2>Discovery</h2>${factList(facts)}<h2>Sweep</h2><p id="sweep">${sweep}</p></section>`;
 }
 
@@ -102,7 +106,7 @@ function card(c: CheckResult): string {
     `<div><h3><code>${esc(c.id)}</code> ${esc(c.title)}</h3> · ${esc(c.severity)} · outcome ${outcomeCell(c)} · expected ${c.expected !== null ? `<code>${esc(c.expected)}</code>` : '—'} · ${verdict(c.verdict)}</div>`,
     `<p><b>Evidence:</b> ${esc(c.evidence)}</p>`,
   ];
-  if (c.verdict !== 'pass' && c.reason !== c.evidence) parts.push(`<p><b>Why ${esc(c.verdict)}:</b> ${esc(c.reason)}</p>`);
+  if (c.verdict !== 'pass' && c.verdict !== 'observed' && c.reason !== c.evidence) parts.push(`<p><b>Why ${esc(c.verdict)}:</b> ${esc(c.reason)}</p>`);
   if (c.expectedRef) parts.push(`<p class="meta">Expected per: ${esc(c.expectedRef)}</p>`);
   if (c.advice) parts.push(`<p><b>Advice:</b> ${esc(c.advice)}</p>`);
   if (!c.cleanup.ok) parts.push(`<p class="v-fail"><b>Cleanup failed:</b> ${esc(c.cleanup.detail)}</p>`);
