@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { findProfile } from '../../profiles/index.js';
 import { unprovenLandings } from '../../engine/judging/landing.js';
+import { CATALOGUE } from '../../suites/catalogue.js';
 import { startStack, type Stack, type StackName } from '../../fixtures/stack.js';
 import { outcomes, runCli, type CliRun } from '../support/cli.js';
 import { comparable, EXPECTED, MEASURED, VARIANTS } from './expected-outcomes.js';
@@ -63,7 +64,9 @@ describe.each(Object.keys(EXPECTED))('catalogue against %s', (name) => {
       // transactions/abandoned looks with observers too, but A's state there is a row, not a backend.
       if (takes.length === 0 || creates.length === 0) continue;
       expect(creates.every((s) => s.pid !== null), `${c.id}: A's backend recorded`).toBe(true);
-      expect(unprovenLandings(c.steps, discovery), `${c.id}: every miss of A's backend proven`).toEqual([]);
+      const needs = CATALOGUE.find((x) => x.id === c.id)?.restsOn ?? [];
+      expect(needs.length, `${c.id}: declares the landing it rests on`).toBeGreaterThan(0);
+      expect(unprovenLandings(c.steps, discovery, needs), `${c.id}: every miss of A's backend proven`).toEqual([]);
       if (c.outcome === 'leaked') expect(takes.some((t) => t.pid !== null && creates.some((a) => a.pid === t.pid)), `${c.id}: the leak was seen on A's backend`).toBe(true);
     }
     expect(run.report?.sweep?.clean, run.report?.sweep?.leftovers.join('; ')).toBe(true);
