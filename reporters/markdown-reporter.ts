@@ -31,10 +31,31 @@ export function renderMarkdown(report: Report): string {
     '',
     checks.length > 0 ? table(['Check', 'Severity', 'Outcome', 'Expected', 'Verdict'], checks.map(row)) : '_No checks were selected._',
     '',
-    ...attention.flatMap((c) => [details(c), '']),
+    ...withinLimit(attention),
     ...(others.length > 0 ? [otherEvidence(others), ''] : []),
   ];
   return redactUrl(parts.join('\n').replace(/\n+$/, '')) + '\n';
+}
+
+/** GitHub refuses comments over 65 536 characters; the blocks stay well under that. */
+export const COMMENT_BUDGET = 55_000;
+
+/**
+ * The collapsed blocks, each with its diagram while they fit in {@link COMMENT_BUDGET}; beyond
+ * it, the last blocks lose their diagrams (the evidence stays) and a line says where they are.
+ */
+function withinLimit(checks: readonly CheckResult[]): string[] {
+  const full = checks.map((c) => details(c, true));
+  let total = full.reduce((n, b) => n + b.length + 1, 0);
+  let dropped = 0;
+  for (let i = full.length - 1; i >= 0 && total > COMMENT_BUDGET; i--) {
+    const lean = details(checks[i]!, false);
+    total -= full[i]!.length - lean.length;
+    full[i] = lean;
+    dropped++;
+  }
+  const note = dropped > 0 ? [`_Sequence diagrams of the last ${dropped} check(s) left out to keep the comment within GitHub's size limit: the HTML report (\`--html\`) draws every one._`, ''] : [];
+  return [...full.flatMap((b) => [b, '']), ...note];
 }
 
 /** A breaking outcome, a failed expectation or an inconclusive check: worth opening. */
@@ -70,7 +91,7 @@ function expectedPer(c: CheckResult): string {
 }
 
 /** One collapsed block: the summary line is HTML (GitHub does not render Markdown there). */
-function details(c: CheckResult): string {
+function details(c: CheckResult, withDiagram: boolean): string {
   const lines = [
     '<details>',
     `<summary><code>${esc(c.id)}</code>: ${esc(c.outcome ?? 'no outcome')} (${esc(c.verdict)}) · ${esc(c.severity)}</summary>`,
@@ -80,7 +101,7 @@ function details(c: CheckResult): string {
   if (c.verdict !== 'pass' && c.verdict !== 'observed' && c.reason !== c.evidence) lines.push('', `**Why ${c.verdict}:** ${sentence(inline(c.reason))}`);
   if (c.expectedRef) lines.push('', expectedPer(c));
   if (c.advice) lines.push('', `**Advice:** ${sentence(inline(c.advice))}`);
-  const diagram = renderMermaid(c);
+  const diagram = withDiagram ? renderMermaid(c) : '';
   if (diagram) lines.push('', '```mermaid', diagram, '```');
   lines.push('', '</details>');
   return lines.join('\n');

@@ -59,7 +59,8 @@ export const stalePassword = defineCheck({
     const fresh = `pooltest-${randomBytes(12).toString('hex')}`;
     const secrets = [original, fresh].filter((p) => p !== '');
     const scratch = new Recorder();
-    const d = await Session.open('D', scn.ctx.direct ?? scn.ctx.target, scratch, bounds(scn));
+    // D takes no abort signal: an interrupted run must still get its password back (bounded by stepMs).
+    const d = await Session.open('D', scn.ctx.direct ?? scn.ctx.target, scratch, bounds(scn, false));
     try {
       const altered = await d.run('D.alter', `ALTER ROLE CURRENT_USER PASSWORD '${fresh}'`);
       scn.note('D', 'D.alter', 'ALTER ROLE CURRENT_USER PASSWORD <new password, not shown>', { startMs: altered.startMs, ...(altered.error ? { error: hide(altered.error, secrets) } : {}) });
@@ -70,8 +71,10 @@ export const stalePassword = defineCheck({
       await login(scn, 'OLD', 'after.old', original, secrets);
       await login(scn, 'NEW', 'after.new', fresh, secrets);
     } finally {
-      // Always put the original back, on the session that was opened with it.
-      const restored = await d.run('D.cleanup', `ALTER ROLE CURRENT_USER PASSWORD '${original}'`);
+      // Always put the original back, on the session that was opened with it; should that session
+      // have died, on a new one that logs in with the new password.
+      let restored = await d.run('D.cleanup', `ALTER ROLE CURRENT_USER PASSWORD '${original}'`);
+      if (restored.error || restored.timedOut) restored = await restoreAnew(scn, scratch, fresh, original).catch(() => restored);
       scn.note('D', 'D.cleanup', 'ALTER ROLE CURRENT_USER PASSWORD <original password, not shown>', { startMs: restored.startMs, ...(restored.error || restored.timedOut ? { error: hide(restored.error ?? { message: 'no answer' }, secrets), timedOut: restored.timedOut } : {}) });
       scn.recorder.statements += scratch.statements;
       await d.close();
@@ -80,8 +83,18 @@ export const stalePassword = defineCheck({
   judge: judgeStalePassword,
 });
 
-function bounds(scn: Scenario): Parameters<typeof Session.open>[3] {
-  return { connectMs: scn.ctx.bounds.connectMs, stepMs: scn.ctx.bounds.stepMs, applicationName: applicationNameFor(scn.ctx.runId), ...(scn.signal ? { signal: scn.signal } : {}) };
+/** The restore on a fresh direct session, logged in with the password the server now has. */
+async function restoreAnew(scn: Scenario, scratch: Recorder, fresh: string, original: string): Promise<StepRecord> {
+  const again = await Session.open('D', { ...(scn.ctx.direct ?? scn.ctx.target), password: fresh }, scratch, bounds(scn, false));
+  try {
+    return await again.run('D.cleanup', `ALTER ROLE CURRENT_USER PASSWORD '${original}'`);
+  } finally {
+    await again.close();
+  }
+}
+
+function bounds(scn: Scenario, interruptible = true): Parameters<typeof Session.open>[3] {
+  return { connectMs: scn.ctx.bounds.connectMs, stepMs: scn.ctx.bounds.stepMs, applicationName: applicationNameFor(scn.ctx.runId), ...(interruptible && scn.signal ? { signal: scn.signal } : {}) };
 }
 
 /** One login through the target with `password`: served (a pid), refused (an error), or no answer. */

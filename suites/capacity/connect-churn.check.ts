@@ -57,7 +57,7 @@ export const connectChurn = defineCheck({
     const sides = [side(scn, 'T', 'churn.target', scn.ctx.target), side(scn, 'D', 'churn.direct', scn.ctx.direct!)];
     const deadline = performance.now() + BUDGET_MS;
     for (let i = 0; i < CHURN_CYCLES && performance.now() < deadline; i++) {
-      for (const s of sides) await s.cycle();
+      for (const s of sides) await s.cycle(deadline);
     }
     for (const s of sides) s.record();
   },
@@ -65,7 +65,8 @@ export const connectChurn = defineCheck({
 });
 
 interface Side {
-  cycle(): Promise<void>;
+  /** One cycle, bounded by what is left of the budget (a stalled target cannot stretch it). */
+  cycle(deadline: number): Promise<void>;
   record(): void;
 }
 
@@ -78,13 +79,14 @@ function side(scn: Scenario, label: string, tag: string, target: Target): Side {
   let firstError: string | null = null;
   const startMs = scn.recorder.now();
   return {
-    async cycle() {
+    async cycle(deadline) {
       if (failures >= 5) return; // a side that keeps failing is not measured further
       const t0 = performance.now();
+      const left = Math.max(250, Math.round(deadline - t0));
       try {
         // The first cycle is recorded as it happened (its backend is evidence); the rest are summarized.
         const recorder = latencies.length === 0 ? scn.recorder : scratch;
-        const s = await Session.open(label, target, recorder, { connectMs: scn.ctx.bounds.connectMs, stepMs: scn.ctx.bounds.stepMs, applicationName: applicationNameFor(scn.ctx.runId), ...(scn.signal ? { signal: scn.signal } : {}) });
+        const s = await Session.open(label, target, recorder, { connectMs: Math.min(scn.ctx.bounds.connectMs, left), stepMs: Math.min(scn.ctx.bounds.stepMs, left), applicationName: applicationNameFor(scn.ctx.runId), ...(scn.signal ? { signal: scn.signal } : {}) });
         const step = await s.run(`${tag}.cycle`, 'SELECT pg_backend_pid() AS pid');
         await s.close();
         if (step.error || step.pid === null) throw new Error(step.error ? `${step.error.code ?? ''} ${step.error.message}`.trim() : 'no pid');

@@ -6,7 +6,7 @@
  * assertions with the <details> ones.)
  */
 import { describe, expect, test } from 'vitest';
-import { needsAttention, renderMarkdown } from '../../reporters/markdown-reporter.js';
+import { COMMENT_BUDGET, needsAttention, renderMarkdown } from '../../reporters/markdown-reporter.js';
 import { inline, withLinks } from '../../reporters/markdown.js';
 import { pgbouncerReport, troubledReport } from './samples.js';
 
@@ -82,5 +82,19 @@ describe('Markdown report', () => {
     expect(md).not.toContain('S3cret');
     expect(inline('a|b\nc <d>')).toBe('a\\|b c \\<d\\>');
     expect(withLinks('see https://x.org/a_b. and (https://y.org)')).toBe('see <https://x.org/a_b>. and (<https://y.org>)');
+  });
+
+  test('a report too big for one GitHub comment keeps every block but drops the last diagrams, and says so', () => {
+    const r = pgbouncerReport();
+    const base = r.checks[0]!;
+    // 40 breaking checks with long steps: far beyond what a comment may hold with diagrams.
+    r.checks = Array.from({ length: 40 }, (_, i) => ({ ...structuredClone(base), id: `session/copy-${i}`, steps: Array.from({ length: 30 }, (_, j) => ({ ...structuredClone(base.steps[0]!), seq: j + 1, sql: `SELECT ${'x'.repeat(200)} -- ${j}` })) }));
+    const md = renderMarkdown(r);
+    expect(md.length).toBeLessThan(COMMENT_BUDGET + 10_000);
+    expect(md.match(/<summary><code>session\/copy-/g)).toHaveLength(40);
+    expect(md).toMatch(/Sequence diagrams of the last \d+ check\(s\) left out/);
+    expect(md).toContain('```mermaid');
+    // The control: the real report fits and keeps all its diagrams.
+    expect(renderMarkdown(pgbouncerReport())).not.toContain('left out');
   });
 });
