@@ -34,7 +34,8 @@ export function nodeType(wrapper: AstNode): string | null {
 }
 
 /** A literal the audit can reason about, after unwrapping casts like `'true'::boolean`. */
-export type Constant = { kind: 'string'; value: string } | { kind: 'bool'; value: boolean } | { kind: 'number'; value: number };
+export type Constant =
+  { kind: 'string'; value: string } | { kind: 'bool'; value: boolean } | { kind: 'number'; value: number };
 
 /** The constant behind an expression node, or null when it is not a plain literal. */
 export function constantOf(expr: unknown): Constant | null {

@@ -79,24 +79,59 @@ export function parseAuditArgs(argv: string[]): AuditArgs {
       if (into.length === 0) throw new PooltestError('BAD_ARGUMENTS', `${flag} needs at least one file`);
     };
     switch (flag) {
-      case '--sql': values(sql); break;
-      case '--log': values(logs); break;
-      case '--log-format': args.logFormat = logFormat(value()); break;
-      case '--stats': args.stats = value(); break;
-      case '--stats-partial': args.statsPartial = true; break;
-      case '--report': args.report = value(); break;
-      case '--target': args.target = value(); break;
-      case '--json': args.json = value(); break;
-      case '--markdown': args.markdown = value(); break;
-      case '--fail-on-findings': args.failOnFindings = true; break;
-      case '--no-color': args.color = false; break;
-      case '--color': args.color = true; break;
-      case '--timeout': args.timeoutMs = positiveInt(flag, value()); break;
-      case '--max-statement-bytes': args.maxStatementBytes = positiveInt(flag, value()); break;
+      case '--sql':
+        values(sql);
+        break;
+      case '--log':
+        values(logs);
+        break;
+      case '--log-format':
+        args.logFormat = logFormat(value());
+        break;
+      case '--stats':
+        args.stats = value();
+        break;
+      case '--stats-partial':
+        args.statsPartial = true;
+        break;
+      case '--report':
+        args.report = value();
+        break;
+      case '--target':
+        args.target = value();
+        break;
+      case '--json':
+        args.json = value();
+        break;
+      case '--markdown':
+        args.markdown = value();
+        break;
+      case '--fail-on-findings':
+        args.failOnFindings = true;
+        break;
+      case '--no-color':
+        args.color = false;
+        break;
+      case '--color':
+        args.color = true;
+        break;
+      case '--timeout':
+        args.timeoutMs = positiveInt(flag, value());
+        break;
+      case '--max-statement-bytes':
+        args.maxStatementBytes = positiveInt(flag, value());
+        break;
       case '-h':
-      case '--help': args.help = true; break;
+      case '--help':
+        args.help = true;
+        break;
       default:
-        throw new PooltestError('BAD_ARGUMENTS', isOption(raw) ? `unknown option ${flag} (see pooltest audit --help)` : `unexpected argument "${raw}": files go after --sql or --log`);
+        throw new PooltestError(
+          'BAD_ARGUMENTS',
+          isOption(raw)
+            ? `unknown option ${flag} (see pooltest audit --help)`
+            : `unexpected argument "${raw}": files go after --sql or --log`,
+        );
     }
   }
   if (sql.length > 0) args.sql = sql;
@@ -112,12 +147,17 @@ function isOption(arg: string): boolean {
 function logFormat(value: string): LogFormat | 'auto' {
   if (value === 'auto') return value;
   const format = LOG_FORMATS.find((f) => f === value);
-  if (format === undefined) throw new PooltestError('BAD_ARGUMENTS', `--log-format must be one of auto, ${LOG_FORMATS.join(', ')}, not "${value}"`);
+  if (format === undefined)
+    throw new PooltestError(
+      'BAD_ARGUMENTS',
+      `--log-format must be one of auto, ${LOG_FORMATS.join(', ')}, not "${value}"`,
+    );
   return format;
 }
 
 function positiveInt(flag: string, value: string): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n <= 0) throw new PooltestError('BAD_ARGUMENTS', `${flag} must be a positive whole number, not "${value}"`);
+  if (!Number.isInteger(n) || n <= 0)
+    throw new PooltestError('BAD_ARGUMENTS', `${flag} must be a positive whole number, not "${value}"`);
   return n;
 }

@@ -54,7 +54,13 @@ export const AUDIT_CHECKS: readonly AuditCheckInfo[] = (() => {
     .map((c) => {
       const outcome = typical[c.id]?.outcome;
       if (!outcome) throw new Error(`${c.id} has an audit hint but profile ${TYPICAL_PROFILE} expects nothing of it`);
-      return { id: c.id, title: c.audit.statement, advice: adviceOf(c, outcome), typicalOutcome: outcome, typicalNote: c.audit.consequence };
+      return {
+        id: c.id,
+        title: c.audit.statement,
+        advice: adviceOf(c, outcome),
+        typicalOutcome: outcome,
+        typicalNote: c.audit.consequence,
+      };
     });
 })();
 

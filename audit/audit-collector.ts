@@ -74,7 +74,17 @@ export class AuditCollector {
       const breaking = part.hazards.filter((h) => h.cleanup !== true);
       const cleanup = part.hazards.filter((h) => h.cleanup === true);
       const [primary, ...rest] = breaking;
-      if (primary !== undefined) this.addFinding(primary.check, primary.what, primary.certain, rest.map((h) => h.check), part.text, part.normalized, count, locate(part.offset));
+      if (primary !== undefined)
+        this.addFinding(
+          primary.check,
+          primary.what,
+          primary.certain,
+          rest.map((h) => h.check),
+          part.text,
+          part.normalized,
+          count,
+          locate(part.offset),
+        );
       if (cleanup.length > 0) this.addCleanup(cleanup, part.text, part.normalized, count, locate(part.offset));
     }
   }
@@ -94,7 +104,16 @@ export class AuditCollector {
         return;
       }
       // Normalized once per distinct text, when the finding is created: logs repeat the text.
-      tally = { check: 'prepared/protocol-named', what: `named protocol statement "${name}"`, certain: true, alsoChecks: new Set(), statement: shown(text), normalized: shown(normalizeStatement(text)), count: 0, sources: [] };
+      tally = {
+        check: 'prepared/protocol-named',
+        what: `named protocol statement "${name}"`,
+        certain: true,
+        alsoChecks: new Set(),
+        statement: shown(text),
+        normalized: shown(normalizeStatement(text)),
+        count: 0,
+        sources: [],
+      };
       this.findings.set(key, tally);
     }
     tally.count += count;
@@ -108,7 +127,8 @@ export class AuditCollector {
     if (this.unparsedHashes.size < MAX_UNPARSED_DISTINCT) this.unparsedHashes.add(hash);
     const sample = this.samples.get(hash);
     if (sample !== undefined) sample.count += count;
-    else if (this.samples.size < MAX_UNPARSED_SAMPLES) this.samples.set(hash, { statement: shown(sql), source, error, count });
+    else if (this.samples.size < MAX_UNPARSED_SAMPLES)
+      this.samples.set(hash, { statement: shown(sql), source, error, count });
   }
 
   /** Counts occurrences that were never classified at all (only counted). */
@@ -131,7 +151,14 @@ export class AuditCollector {
     if (tally === undefined) {
       // Bounded like findings; past the bound a cleanup is only not listed (it never breaks).
       if (this.cleanups.size >= MAX_FINDINGS) return;
-      tally = { undoes: [...new Set(hazards.map((h) => h.check))], what, statement: shown(text), normalized: shown(normalized), count: 0, sources: [] };
+      tally = {
+        undoes: [...new Set(hazards.map((h) => h.check))],
+        what,
+        statement: shown(text),
+        normalized: shown(normalized),
+        count: 0,
+        sources: [],
+      };
       this.cleanups.set(key, tally);
     }
     tally.count += count;
@@ -142,7 +169,16 @@ export class AuditCollector {
     return { count: this.unparsedCount, distinct: this.unparsedHashes.size, samples: [...this.samples.values()] };
   }
 
-  private addFinding(check: AuditCheckId, what: string, certain: boolean, also: AuditCheckId[], text: string, normalized: string, count: number, source: string): void {
+  private addFinding(
+    check: AuditCheckId,
+    what: string,
+    certain: boolean,
+    also: AuditCheckId[],
+    text: string,
+    normalized: string,
+    count: number,
+    source: string,
+  ): void {
     // `what` keeps apart what normalizing merges but matters: set_config('app.a', ...) and
     // set_config('app.b', ...) both normalize to set_config($1, $2, $3).
     const key = `${check}\u0000${what}\u0000${normalized}`;
@@ -152,7 +188,16 @@ export class AuditCollector {
         this.overflow[check] = (this.overflow[check] ?? 0) + count;
         return;
       }
-      tally = { check, what, certain, alsoChecks: new Set(), statement: shown(text), normalized: shown(normalized), count: 0, sources: [] };
+      tally = {
+        check,
+        what,
+        certain,
+        alsoChecks: new Set(),
+        statement: shown(text),
+        normalized: shown(normalized),
+        count: 0,
+        sources: [],
+      };
       this.findings.set(key, tally);
     }
     tally.count += count;

@@ -28,7 +28,10 @@ export interface AuditIo {
  * Runs `pooltest audit` with `argv` (the arguments after `audit`). Returns the exit code (see
  * {@link exitCode}); 2 when the audit could not run (the error code is printed).
  */
-export async function auditCommand(argv: string[], io: AuditIo = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
+export async function auditCommand(
+  argv: string[],
+  io: AuditIo = { stdout: process.stdout, stderr: process.stderr },
+): Promise<number> {
   let args: AuditArgs;
   try {
     args = parseAuditArgs(argv);
@@ -42,7 +45,11 @@ export async function auditCommand(argv: string[], io: AuditIo = { stdout: proce
   try {
     // Progress on stderr only when it is a terminal: a CI log or a file gets none of it.
     const stderr = io.stderr as { isTTY?: boolean; columns?: number };
-    const progress = readProgress({ write: (t) => io.stderr.write(t), isTTY: stderr.isTTY === true, ...(stderr.columns ? { columns: stderr.columns } : {}) });
+    const progress = readProgress({
+      write: (t) => io.stderr.write(t),
+      isTTY: stderr.isTTY === true,
+      ...(stderr.columns ? { columns: stderr.columns } : {}),
+    });
     const report = await audit({ ...args, progress, ...(io.stdin ? { stdin: io.stdin } : {}) });
     if (args.json !== undefined) await writeOutput(args.json, `${JSON.stringify(report, null, 2)}\n`, '--json');
     if (args.markdown !== undefined) await writeOutput(args.markdown, renderAuditMarkdown(report), '--markdown');
@@ -67,7 +74,8 @@ export const EXIT_UNCONFIRMED = 3;
  */
 export function exitCode(report: AuditReport, failOnFindings: boolean): number {
   if (report.pooler.basis !== 'typical') return report.summary.breakingCount > 0 ? 1 : 0;
-  const typicallyBreaks = report.findings.some((f) => f.breaks !== false) || Object.values(report.overflow).some((n) => (n ?? 0) > 0);
+  const typicallyBreaks =
+    report.findings.some((f) => f.breaks !== false) || Object.values(report.overflow).some((n) => (n ?? 0) > 0);
   if (!typicallyBreaks) return 0;
   return failOnFindings ? 1 : EXIT_UNCONFIRMED;
 }
@@ -76,12 +84,16 @@ async function writeOutput(path: string, text: string, flag: string): Promise<vo
   try {
     await writeFile(path, text);
   } catch (error) {
-    throw new PooltestError('BAD_ARGUMENTS', `${flag} ${path}: cannot write it (${(error as Error).message})`, { file: path });
+    throw new PooltestError('BAD_ARGUMENTS', `${flag} ${path}: cannot write it (${(error as Error).message})`, {
+      file: path,
+    });
   }
 }
 
 function failed(error: unknown, io: AuditIo): number {
-  const e = isPooltestError(error) ? error : new PooltestError('INTERNAL', error instanceof Error ? (error.stack ?? error.message) : String(error));
+  const e = isPooltestError(error)
+    ? error
+    : new PooltestError('INTERNAL', error instanceof Error ? (error.stack ?? error.message) : String(error));
   // Messages never carry a password by construction; the redaction is a second net.
   io.stderr.write(`pooltest audit: ${e.code}: ${redactUrl(e.message)}\n`);
   return 2;

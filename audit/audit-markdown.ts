@@ -11,33 +11,66 @@ export function renderAuditMarkdown(report: AuditReport): string {
   const s = report.summary;
   const lines: string[] = ['# pooltest audit', ''];
   lines.push(`Pooler: ${report.pooler.name} (${basisText(report.pooler.basis)}).`, '');
-  lines.push(`| statement occurrences | texts parsed (one per SQL file or distinct log/stats text) | findings | breaking | breaking occurrences | cleanup statements (never breaking) | not classified |`);
+  lines.push(
+    `| statement occurrences | texts parsed (one per SQL file or distinct log/stats text) | findings | breaking | breaking occurrences | cleanup statements (never breaking) | not classified |`,
+  );
   lines.push(`|---:|---:|---:|---:|---:|---:|---:|`);
-  lines.push(`| ${s.statements} | ${s.parsedTexts} | ${s.findings} | ${s.breaking} | ${s.breakingCount} | ${s.cleanups} | ${s.unparsed} |`, '');
-  lines.push(`Inputs: ${report.inputs.map((i) => `${i.kind} \`${i.name}\` (${i.statements} statements${i.format ? `, ${i.format}` : ''})`).join('; ')}.`);
+  lines.push(
+    `| ${s.statements} | ${s.parsedTexts} | ${s.findings} | ${s.breaking} | ${s.breakingCount} | ${s.cleanups} | ${s.unparsed} |`,
+    '',
+  );
+  lines.push(
+    `Inputs: ${report.inputs.map((i) => `${i.kind} \`${i.name}\` (${i.statements} statements${i.format ? `, ${i.format}` : ''})`).join('; ')}.`,
+  );
   for (const { info, findings, overflow } of groupByCheck(report)) {
     const first = findings[0];
     lines.push('', `## \`${info.id}\`: ${info.title}`, '');
-    if (first !== undefined) lines.push(`What the pooler ${first.basis === 'typical' ? 'typically does (no pooler given, not confirmed)' : 'does'}: **${first.outcome ?? 'unknown'}**, ${breaksText(first.breaks)}.`, '');
+    if (first !== undefined)
+      lines.push(
+        `What the pooler ${first.basis === 'typical' ? 'typically does (no pooler given, not confirmed)' : 'does'}: **${first.outcome ?? 'unknown'}**, ${breaksText(first.breaks)}.`,
+        '',
+      );
     lines.push(`Fix: ${info.advice}`, '');
     lines.push('| count | statement | source |', '|---:|---|---|');
     for (const f of findings) {
       const sources = f.sources.map(cell).join('<br>');
-      lines.push(`| ${f.count} | <code>${cell(oneLine(f.statement, 300))}</code>${f.certain ? '' : ' (uncertain)'} | ${sources} |`);
+      lines.push(
+        `| ${f.count} | <code>${cell(oneLine(f.statement, 300))}</code>${f.certain ? '' : ' (uncertain)'} | ${sources} |`,
+      );
     }
     if (overflow > 0) lines.push('', `Plus ${overflow} occurrence(s) of further distinct statements, not listed.`);
     const undo = report.cleanups.filter((u) => u.undoes.includes(info.id));
-    if (undo.length > 0) lines.push('', `Cleanup (undoes the above, not a break): ${undo.map((u) => `<code>${cell(oneLine(u.statement, 120))}</code> ×${u.count}`).join(', ')}.`);
+    if (undo.length > 0)
+      lines.push(
+        '',
+        `Cleanup (undoes the above, not a break): ${undo.map((u) => `<code>${cell(oneLine(u.statement, 120))}</code> ×${u.count}`).join(', ')}.`,
+      );
   }
   const unpaired = report.cleanups.filter((u) => !u.paired);
   if (unpaired.length > 0) {
-    lines.push('', '## Cleanup only (never breaking)', '', '| count | statement | undoes | source |', '|---:|---|---|---|');
-    for (const u of unpaired) lines.push(`| ${u.count} | <code>${cell(oneLine(u.statement, 200))}</code> | ${cell(u.undoes.join(', '))} | ${cell(u.source)} |`);
+    lines.push(
+      '',
+      '## Cleanup only (never breaking)',
+      '',
+      '| count | statement | undoes | source |',
+      '|---:|---|---|---|',
+    );
+    for (const u of unpaired)
+      lines.push(
+        `| ${u.count} | <code>${cell(oneLine(u.statement, 200))}</code> | ${cell(u.undoes.join(', '))} | ${cell(u.source)} |`,
+      );
   }
   if (report.unparsed.count > 0) {
-    lines.push('', `## Not classified (${report.unparsed.count} occurrences, ${report.unparsed.distinct} distinct)`, '');
+    lines.push(
+      '',
+      `## Not classified (${report.unparsed.count} occurrences, ${report.unparsed.distinct} distinct)`,
+      '',
+    );
     lines.push('| source | error | statement |', '|---|---|---|');
-    for (const u of report.unparsed.samples) lines.push(`| ${cell(u.source)} | ${cell(oneLine(u.error, 200))} | <code>${cell(oneLine(u.statement, 200))}</code> |`);
+    for (const u of report.unparsed.samples)
+      lines.push(
+        `| ${cell(u.source)} | ${cell(oneLine(u.error, 200))} | <code>${cell(oneLine(u.statement, 200))}</code> |`,
+      );
   }
   if (report.warnings.length > 0) lines.push('', '## Warnings', '', ...report.warnings.map((w) => `- ${cell(w)}`));
   return `${lines.join('\n')}\n`;
@@ -57,5 +90,10 @@ function breaksText(breaks: Breaks): string {
 
 /** Safe inside a table cell and inside `<code>`: HTML-escaped, pipes and newlines neutralised. */
 function cell(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\|/g, '&#124;').replace(/\r?\n/g, ' ');
+  return text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/\|/g, '&#124;')
+    .replace(/\r?\n/g, ' ');
 }

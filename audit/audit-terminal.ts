@@ -13,8 +13,13 @@ export function renderAuditTerminal(report: AuditReport, c: ChalkInstance, width
   const out: string[] = [];
   const s = report.summary;
   // Each count says what it counts: a file is parsed as one text, logs once per distinct text.
-  out.push(c.bold('pooltest audit') + `  ${s.statements} statement occurrence(s) from ${report.inputs.length} input(s) (pg_stat_statements: calls); ${s.parsedTexts} text(s) parsed (one per SQL file, one per distinct log or stats text)`);
-  out.push(c.dim(`pooler: ${report.pooler.name}${report.pooler.basis === 'typical' ? '  (no --report/--target given)' : ''}`));
+  out.push(
+    c.bold('pooltest audit') +
+      `  ${s.statements} statement occurrence(s) from ${report.inputs.length} input(s) (pg_stat_statements: calls); ${s.parsedTexts} text(s) parsed (one per SQL file, one per distinct log or stats text)`,
+  );
+  out.push(
+    c.dim(`pooler: ${report.pooler.name}${report.pooler.basis === 'typical' ? '  (no --report/--target given)' : ''}`),
+  );
   if (report.findings.length === 0) out.push('', c.green('No statement relies on session state.'));
   for (const { info, findings, overflow } of groupByCheck(report)) {
     const first = findings[0];
@@ -28,11 +33,15 @@ export function renderAuditTerminal(report: AuditReport, c: ChalkInstance, width
     for (const f of findings) {
       const marks = f.certain ? '' : ' (?)';
       const also = f.alsoChecks.length > 0 ? c.dim(`  also: ${f.alsoChecks.join(', ')}`) : '';
-      out.push(`  ${String(f.count).padStart(countWidth)}  ${oneLine(f.statement, statementWidth - marks.length).padEnd(statementWidth - marks.length)}${c.yellow(marks)}  ${c.dim(sourceText(f))}${also}`);
+      out.push(
+        `  ${String(f.count).padStart(countWidth)}  ${oneLine(f.statement, statementWidth - marks.length).padEnd(statementWidth - marks.length)}${c.yellow(marks)}  ${c.dim(sourceText(f))}${also}`,
+      );
     }
-    if (overflow > 0) out.push(c.dim(`  ... and ${overflow} more occurrence(s) of further distinct statements (not listed)`));
+    if (overflow > 0)
+      out.push(c.dim(`  ... and ${overflow} more occurrence(s) of further distinct statements (not listed)`));
     const undo = report.cleanups.filter((u) => u.undoes.includes(info.id));
-    if (undo.length > 0) out.push(c.dim(`  cleanup (undoes the above; not a break): ${undo.map(cleanupText).join('; ')}`));
+    if (undo.length > 0)
+      out.push(c.dim(`  cleanup (undoes the above; not a break): ${undo.map(cleanupText).join('; ')}`));
   }
   const unpaired = report.cleanups.filter((u) => !u.paired);
   if (unpaired.length > 0) {
@@ -40,12 +49,16 @@ export function renderAuditTerminal(report: AuditReport, c: ChalkInstance, width
     for (const u of unpaired) out.push(`  ${cleanupText(u)}  ${c.dim(u.source)}`);
   }
   if (report.unparsed.count > 0) {
-    out.push('', c.yellow(c.bold(`Not classified: ${report.unparsed.count} statement(s), ${report.unparsed.distinct} distinct`)));
+    out.push(
+      '',
+      c.yellow(c.bold(`Not classified: ${report.unparsed.count} statement(s), ${report.unparsed.distinct} distinct`)),
+    );
     for (const u of report.unparsed.samples.slice(0, 10)) {
       out.push(`  ${c.dim(u.source)}  ${oneLine(u.error, 70)}`);
       out.push(`    ${oneLine(u.statement, Math.max(20, width - 4))}`);
     }
-    if (report.unparsed.samples.length > 10) out.push(c.dim(`  ... ${report.unparsed.samples.length - 10} more in --json`));
+    if (report.unparsed.samples.length > 10)
+      out.push(c.dim(`  ... ${report.unparsed.samples.length - 10} more in --json`));
   }
   for (const w of report.warnings) out.push(c.yellow(`warning: ${w}`));
   out.push('', summaryLine(report, c));
@@ -78,7 +91,9 @@ function sourceText(f: AuditFinding): string {
 function summaryLine(report: AuditReport, c: ChalkInstance): string {
   const s = report.summary;
   const typical = report.pooler.basis === 'typical';
-  const where = typical ? ' under typical transaction pooling (no pooler given: exit 3 unless --fail-on-findings)' : ' on this pooler';
+  const where = typical
+    ? ' under typical transaction pooling (no pooler given: exit 3 unless --fail-on-findings)'
+    : ' on this pooler';
   const text = `${s.findings} finding(s), ${s.breaking} break${where} (${s.breakingCount} occurrence(s)); ${s.cleanups} cleanup statement(s), never breaking; ${s.unparsed} not classified; ${s.durationMs} ms`;
   return s.breaking > 0 ? c.red(text) : c.green(text);
 }

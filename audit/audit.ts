@@ -6,11 +6,24 @@ import { PooltestError } from '../engine/errors.js';
 import { redactUrl } from '../engine/target.js';
 import { AuditCollector, type FindingTally } from './audit-collector.js';
 import { AUDIT_CHECKS, auditCheck, checkPriority } from './audit-checks.js';
-import { AUDIT_SCHEMA_VERSION, type AuditCheckId, type AuditCleanup, type AuditFinding, type AuditReport, type InputSummary } from './audit-types.js';
+import {
+  AUDIT_SCHEMA_VERSION,
+  type AuditCheckId,
+  type AuditCleanup,
+  type AuditFinding,
+  type AuditReport,
+  type InputSummary,
+} from './audit-types.js';
 import { auditLogFile } from './log-input.js';
 import type { ProgressSink } from './read-progress.js';
 import type { LogFormat } from './log-format.js';
-import { behaviourFromReportFile, joinCheck, poolerSummary, typicalBehaviour, type PoolerBehaviour } from './pooler-behaviour.js';
+import {
+  behaviourFromReportFile,
+  joinCheck,
+  poolerSummary,
+  typicalBehaviour,
+  type PoolerBehaviour,
+} from './pooler-behaviour.js';
 import { auditSqlFile } from './sql-file-input.js';
 import { loadParser } from './sql-parser.js';
 import { auditStats } from './stats-input.js';
@@ -72,36 +85,56 @@ export async function audit(options: AuditOptions): Promise<AuditReport> {
   const warnings: string[] = [];
   for (const file of sql) inputs.push(await auditSqlFile(file, collector, maxStatementBytes));
   for (const file of logs) {
-    const result = await auditLogFile(file, collector, { format: options.logFormat ?? 'auto', maxStatementBytes, ...(options.stdin ? { stdin: options.stdin } : {}), ...(options.progress ? { progress: options.progress } : {}) });
+    const result = await auditLogFile(file, collector, {
+      format: options.logFormat ?? 'auto',
+      maxStatementBytes,
+      ...(options.stdin ? { stdin: options.stdin } : {}),
+      ...(options.progress ? { progress: options.progress } : {}),
+    });
     inputs.push(result.summary);
     warnings.push(...result.warnings);
   }
   if (options.stats !== undefined) {
-    const result = await auditStats(options.stats, collector, { timeoutMs, allowHidden: options.statsPartial === true });
+    const result = await auditStats(options.stats, collector, {
+      timeoutMs,
+      allowHidden: options.statsPartial === true,
+    });
     inputs.push(result.summary);
     warnings.push(...result.warnings);
   }
   const tallies = collector.tallies();
   const overflow = { ...collector.overflow };
   const overflowChecks = Object.keys(overflow) as AuditCheckId[];
-  const checks = [...new Set([...tallies.map((t) => t.check), ...overflowChecks])].sort((a, b) => checkPriority(a) - checkPriority(b));
+  const checks = [...new Set([...tallies.map((t) => t.check), ...overflowChecks])].sort(
+    (a, b) => checkPriority(a) - checkPriority(b),
+  );
   const behaviour = await resolveBehaviour(fromReport, options, checks);
   for (const id of checks) {
-    if (behaviour.basis !== 'typical' && !behaviour.outcomes.has(id)) warnings.push(`${id} is not in the pooler's results: what it does there is unknown`);
+    if (behaviour.basis !== 'typical' && !behaviour.outcomes.has(id))
+      warnings.push(`${id} is not in the pooler's results: what it does there is unknown`);
   }
   const findings = tallies.map((t) => toFinding(t, behaviour));
   findings.sort((a, b) => checkPriority(a.check) - checkPriority(b.check) || b.count - a.count);
   const breaking = findings.filter((f) => f.breaks === true);
   // Findings past the kept bound still count towards the exit code.
-  const overflowBreaking = overflowChecks.filter((id) => joinCheck(behaviour, id).breaks === true).reduce((n, id) => n + (overflow[id] ?? 0), 0);
+  const overflowBreaking = overflowChecks
+    .filter((id) => joinCheck(behaviour, id).breaks === true)
+    .reduce((n, id) => n + (overflow[id] ?? 0), 0);
   const found = new Set(findings.map((f) => f.check));
-  const cleanups = collector.cleanupTallies().map((t): AuditCleanup => ({ ...t, source: t.sources[0] ?? '', paired: t.undoes.some((id) => found.has(id)) }));
+  const cleanups = collector
+    .cleanupTallies()
+    .map((t): AuditCleanup => ({ ...t, source: t.sources[0] ?? '', paired: t.undoes.some((id) => found.has(id)) }));
   cleanups.sort((a, b) => Number(b.paired) - Number(a.paired) || b.count - a.count);
   if (options.stats !== undefined && logs.length === 0) {
-    warnings.push('pg_stat_statements records no statement names: a driver\'s named prepared statements (prepared/protocol-named) show only in server logs (--log with log_statement = \'all\')');
+    warnings.push(
+      "pg_stat_statements records no statement names: a driver's named prepared statements (prepared/protocol-named) show only in server logs (--log with log_statement = 'all')",
+    );
   }
   const unparsed = collector.unparsedSummary();
-  if (unparsed.count > 0) warnings.push(`${unparsed.count} statement(s) could not be classified (${unparsed.distinct} distinct): see "unparsed"`);
+  if (unparsed.count > 0)
+    warnings.push(
+      `${unparsed.count} statement(s) could not be classified (${unparsed.distinct} distinct): see "unparsed"`,
+    );
   return {
     schemaVersion: AUDIT_SCHEMA_VERSION,
     tool: { name: 'pooltest', command: 'audit' },
@@ -148,7 +181,11 @@ function toFinding(t: FindingTally, behaviour: PoolerBehaviour): AuditFinding {
   };
 }
 
-async function resolveBehaviour(fromReport: PoolerBehaviour | null, options: AuditOptions, checks: AuditCheckId[]): Promise<PoolerBehaviour> {
+async function resolveBehaviour(
+  fromReport: PoolerBehaviour | null,
+  options: AuditOptions,
+  checks: AuditCheckId[],
+): Promise<PoolerBehaviour> {
   if (fromReport !== null) return fromReport;
   if (options.target === undefined) return typicalBehaviour();
   // Nothing to look up when nothing was found: no reason to touch the pooler.

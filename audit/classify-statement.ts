@@ -20,7 +20,18 @@ import type { AstNode } from './sql-parser.js';
 const CURSOR_OPT_HOLD = 0x20;
 
 /** Statement kinds whose expressions run when the statement runs. */
-const EVALUATING = new Set(['SelectStmt', 'InsertStmt', 'UpdateStmt', 'DeleteStmt', 'MergeStmt', 'CallStmt', 'CopyStmt', 'ExecuteStmt', 'DeclareCursorStmt', 'PrepareStmt']);
+const EVALUATING = new Set([
+  'SelectStmt',
+  'InsertStmt',
+  'UpdateStmt',
+  'DeleteStmt',
+  'MergeStmt',
+  'CallStmt',
+  'CopyStmt',
+  'ExecuteStmt',
+  'DeclareCursorStmt',
+  'PrepareStmt',
+]);
 
 /**
  * Classifies one statement. `text` is the statement's SQL (needed for DO blocks, whose body the
@@ -50,25 +61,42 @@ export function analyzeStatement(wrapper: AstNode, sql: string, depth = 0): Stat
       break;
     case 'DeallocateStmt':
       // The cleanup half of PREPARE: it removes state, so on its own it breaks nothing.
-      own.push({ check: 'prepared/sql-prepare', what: stmt['isall'] === true ? 'DEALLOCATE ALL' : `DEALLOCATE ${text(stmt, 'name') ?? ''}`.trim(), certain: true, cleanup: true });
+      own.push({
+        check: 'prepared/sql-prepare',
+        what: stmt['isall'] === true ? 'DEALLOCATE ALL' : `DEALLOCATE ${text(stmt, 'name') ?? ''}`.trim(),
+        certain: true,
+        cleanup: true,
+      });
       break;
     case 'UnlistenStmt':
-      own.push({ check: 'notify/listen', what: `UNLISTEN ${text(stmt, 'conditionname') ?? '*'}`, certain: true, cleanup: true });
+      own.push({
+        check: 'notify/listen',
+        what: `UNLISTEN ${text(stmt, 'conditionname') ?? '*'}`,
+        certain: true,
+        cleanup: true,
+      });
       break;
     case 'DiscardStmt':
       own.push(...discardCleanups(text(stmt, 'target')));
       break;
     case 'DeclareCursorStmt': {
       const options = typeof stmt['options'] === 'number' ? stmt['options'] : 0;
-      if ((options & CURSOR_OPT_HOLD) !== 0) own.push({ check: 'cursors/with-hold', what: `DECLARE ${text(stmt, 'portalname') ?? ''} CURSOR WITH HOLD`, certain: true });
+      if ((options & CURSOR_OPT_HOLD) !== 0)
+        own.push({
+          check: 'cursors/with-hold',
+          what: `DECLARE ${text(stmt, 'portalname') ?? ''} CURSOR WITH HOLD`,
+          certain: true,
+        });
       break;
     }
     case 'CreateStmt':
-      if (isTemp(child(stmt, 'relation')) && text(stmt, 'oncommit') !== 'ONCOMMIT_DROP') own.push(tempHazard('CREATE TEMP TABLE', child(stmt, 'relation')));
+      if (isTemp(child(stmt, 'relation')) && text(stmt, 'oncommit') !== 'ONCOMMIT_DROP')
+        own.push(tempHazard('CREATE TEMP TABLE', child(stmt, 'relation')));
       break;
     case 'CreateTableAsStmt': {
       const into = child(stmt, 'into');
-      if (isTemp(child(into, 'rel')) && text(into, 'onCommit') !== 'ONCOMMIT_DROP') own.push(tempHazard('CREATE TEMP TABLE AS', child(into, 'rel')));
+      if (isTemp(child(into, 'rel')) && text(into, 'onCommit') !== 'ONCOMMIT_DROP')
+        own.push(tempHazard('CREATE TEMP TABLE AS', child(into, 'rel')));
       // WITH NO DATA creates the table without running the query.
       if (into?.['skipData'] !== true) expressions = functionCallHazards(stmt['query']);
       break;
@@ -97,7 +125,8 @@ export function analyzeStatement(wrapper: AstNode, sql: string, depth = 0): Stat
   }
   if (type === 'SelectStmt') {
     const into = child(stmt, 'intoClause');
-    if (isTemp(child(into, 'rel')) && text(into, 'onCommit') !== 'ONCOMMIT_DROP') own.push(tempHazard('SELECT INTO TEMP', child(into, 'rel')));
+    if (isTemp(child(into, 'rel')) && text(into, 'onCommit') !== 'ONCOMMIT_DROP')
+      own.push(tempHazard('SELECT INTO TEMP', child(into, 'rel')));
   }
   if (EVALUATING.has(type)) expressions = functionCallHazards(stmt);
   return { hazards: orderHazards(own, expressions), problem };
@@ -124,8 +153,18 @@ function orderHazards(own: Hazard[], expressions: Hazard[]): Hazard[] {
 
 /** Checks whose state `DISCARD ALL` removes: every piece of session state the audit knows. */
 const DISCARD_ALL_UNDOES: readonly AuditCheckId[] = [
-  'session/role-leak', 'session/custom-guc-leak', 'session/search-path-leak', 'locks/advisory-session', 'notify/listen', 'temp/temp-table',
-  'cursors/with-hold', 'prepared/sql-prepare', 'prepared/protocol-named', 'sequences/lastval', 'session/set-leak', 'session/tracked-parameter',
+  'session/role-leak',
+  'session/custom-guc-leak',
+  'session/search-path-leak',
+  'locks/advisory-session',
+  'notify/listen',
+  'temp/temp-table',
+  'cursors/with-hold',
+  'prepared/sql-prepare',
+  'prepared/protocol-named',
+  'sequences/lastval',
+  'session/set-leak',
+  'session/tracked-parameter',
 ];
 
 /** `DISCARD ALL | TEMP | SEQUENCES` as cleanup hazards; `DISCARD PLANS` drops only cached plans. */

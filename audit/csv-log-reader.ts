@@ -34,7 +34,13 @@ export class CsvLogReader implements LogReader {
     const quotes = countQuotes(line.text) + line.droppedQuotes;
     const open = this.open;
     if (open === null) {
-      this.open = { parts: [line.text], line: line.lineNo, bytes: line.bytes, quotes, tooLong: line.truncated || line.bytes > this.maxStatementBytes };
+      this.open = {
+        parts: [line.text],
+        line: line.lineNo,
+        bytes: line.bytes,
+        quotes,
+        tooLong: line.truncated || line.bytes > this.maxStatementBytes,
+      };
     } else {
       open.bytes += line.bytes + 1;
       open.quotes += quotes;

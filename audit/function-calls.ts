@@ -9,7 +9,12 @@ import type { Hazard } from './audit-types.js';
 import { checkForSetting } from './set-statement.js';
 
 /** Session-level advisory lock functions; the `_xact_` variants are released at commit. */
-const SESSION_ADVISORY = new Set(['pg_advisory_lock', 'pg_advisory_lock_shared', 'pg_try_advisory_lock', 'pg_try_advisory_lock_shared']);
+const SESSION_ADVISORY = new Set([
+  'pg_advisory_lock',
+  'pg_advisory_lock_shared',
+  'pg_try_advisory_lock',
+  'pg_try_advisory_lock_shared',
+]);
 
 /** Their unlocks: the cleanup half of a session lock, not a break of their own. */
 const ADVISORY_UNLOCK = new Set(['pg_advisory_unlock', 'pg_advisory_unlock_shared', 'pg_advisory_unlock_all']);
@@ -48,7 +53,8 @@ function funcCallHazard(call: ReturnType<typeof asNode>): Hazard | null {
   if (parts.length === 2 && parts[0] !== 'pg_catalog') return null;
   const name = parts[parts.length - 1]!;
   if (SESSION_ADVISORY.has(name)) return { check: 'locks/advisory-session', what: `${name}()`, certain: true };
-  if (ADVISORY_UNLOCK.has(name)) return { check: 'locks/advisory-session', what: `${name}()`, certain: true, cleanup: true };
+  if (ADVISORY_UNLOCK.has(name))
+    return { check: 'locks/advisory-session', what: `${name}()`, certain: true, cleanup: true };
   if (SEQUENCE_STATE.has(name)) return { check: 'sequences/lastval', what: `${name}()`, certain: true };
   if (name === 'set_config') return setConfigHazard(list(call, 'args'));
   return null;

@@ -16,8 +16,12 @@ export function fileError(path: string, error: unknown, flag: string): PooltestE
     ELOOP: 'too many symbolic links',
     EIO: 'input/output error',
   };
-  const reason = (code !== undefined ? why[code] : undefined) ?? (error instanceof Error ? error.message : String(error));
-  return new PooltestError('AUDIT_INPUT', `${flag} ${path}: cannot read it (${reason})`, { file: path, errno: code ?? null });
+  const reason =
+    (code !== undefined ? why[code] : undefined) ?? (error instanceof Error ? error.message : String(error));
+  return new PooltestError('AUDIT_INPUT', `${flag} ${path}: cannot read it (${reason})`, {
+    file: path,
+    errno: code ?? null,
+  });
 }
 
 /**
@@ -28,7 +32,8 @@ export function firstInvalidUtf8(bytes: Buffer): number {
   let i = 0;
   while (i < bytes.length) {
     const b = bytes[i]!;
-    const need = b < 0x80 ? 0 : b >= 0xc2 && b <= 0xdf ? 1 : b >= 0xe0 && b <= 0xef ? 2 : b >= 0xf0 && b <= 0xf4 ? 3 : -1;
+    const need =
+      b < 0x80 ? 0 : b >= 0xc2 && b <= 0xdf ? 1 : b >= 0xe0 && b <= 0xef ? 2 : b >= 0xf0 && b <= 0xf4 ? 3 : -1;
     if (need < 0) return i;
     for (let k = 1; k <= need; k++) {
       const c = bytes[i + k];
@@ -36,7 +41,13 @@ export function firstInvalidUtf8(bytes: Buffer): number {
     }
     // Overlong 3/4-byte forms, surrogates and code points above U+10FFFF.
     const c1 = bytes[i + 1] ?? 0;
-    if ((b === 0xe0 && c1 < 0xa0) || (b === 0xed && c1 > 0x9f) || (b === 0xf0 && c1 < 0x90) || (b === 0xf4 && c1 > 0x8f)) return i;
+    if (
+      (b === 0xe0 && c1 < 0xa0) ||
+      (b === 0xed && c1 > 0x9f) ||
+      (b === 0xf0 && c1 < 0x90) ||
+      (b === 0xf4 && c1 > 0x8f)
+    )
+      return i;
     i += need + 1;
   }
   return -1;

@@ -75,12 +75,14 @@ export class LineSplitter {
       this.pending.push(kept);
       this.pendingKept += kept.length;
     }
-    for (let i = room > 0 ? room : 0, q = part.indexOf(0x22, i); q !== -1; q = part.indexOf(0x22, q + 1)) this.droppedQuotes++;
+    for (let i = room > 0 ? room : 0, q = part.indexOf(0x22, i); q !== -1; q = part.indexOf(0x22, q + 1))
+      this.droppedQuotes++;
   }
 
   private emitPending(): void {
     let line = Buffer.concat(this.pending, this.pendingKept);
-    if (line.length > 0 && line[line.length - 1] === 0x0d && this.pendingTotal === this.pendingKept) line = line.subarray(0, line.length - 1);
+    if (line.length > 0 && line[line.length - 1] === 0x0d && this.pendingTotal === this.pendingKept)
+      line = line.subarray(0, line.length - 1);
     const truncated = this.pendingTotal > this.pendingKept;
     this.onLine({
       text: line.toString('utf8'),

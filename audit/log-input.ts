@@ -31,7 +31,11 @@ const BINARY_SNIFF_BYTES = 64 * 1024;
 const CHUNK_BYTES = 1024 * 1024;
 
 /** Streams one log into the collector; returns its summary and any warnings. */
-export async function auditLogFile(path: string, collector: AuditCollector, opts: LogInputOptions): Promise<{ summary: InputSummary; warnings: string[] }> {
+export async function auditLogFile(
+  path: string,
+  collector: AuditCollector,
+  opts: LogInputOptions,
+): Promise<{ summary: InputSummary; warnings: string[] }> {
   let totalBytes: number | null = null;
   if (path !== '-') {
     try {
@@ -59,7 +63,12 @@ export async function auditLogFile(path: string, collector: AuditCollector, opts
       if (first) {
         first = false;
         const nul = bytes.subarray(0, BINARY_SNIFF_BYTES).indexOf(0);
-        if (nul !== -1) throw new PooltestError('AUDIT_INPUT', `--log ${name}: looks binary (NUL byte at offset ${nul}); not a PostgreSQL log`, { file: name, offset: nul });
+        if (nul !== -1)
+          throw new PooltestError(
+            'AUDIT_INPUT',
+            `--log ${name}: looks binary (NUL byte at offset ${nul}); not a PostgreSQL log`,
+            { file: name, offset: nul },
+          );
       }
       splitter.push(bytes);
       bytesRead += bytes.length;
@@ -122,26 +131,50 @@ class LogState implements LogEvents {
     this.statements++;
     if (found.namedProtocol) this.named++;
     const multiLine = this.reader?.multiLineStatements === true;
-    this.collector.consume(found.text, 1, (offset) => `${this.name}:${multiLine ? line + newlinesBefore(found.text, offset) : line}`);
+    this.collector.consume(
+      found.text,
+      1,
+      (offset) => `${this.name}:${multiLine ? line + newlinesBefore(found.text, offset) : line}`,
+    );
     if (named !== null) this.collector.namedStatement(named, found.text, 1, `${this.name}:${line}`);
   }
 
   tooLong(head: string, line: number, bytes: number): void {
     this.statements++;
     this.collector.countStatements(1);
-    this.collector.unparsed(head, `${this.name}:${line}`, `statement too long to parse: ${bytes} bytes (limit ${this.opts.maxStatementBytes}, see --max-statement-bytes)`, 1);
+    this.collector.unparsed(
+      head,
+      `${this.name}:${line}`,
+      `statement too long to parse: ${bytes} bytes (limit ${this.opts.maxStatementBytes}, see --max-statement-bytes)`,
+      1,
+    );
   }
 
   result(): { summary: InputSummary; warnings: string[] } {
     const format = this.format ?? (this.opts.format === 'auto' ? 'stderr' : this.opts.format);
     if (this.lines > 0 && (this.reader?.entries ?? 0) === 0) {
-      throw new PooltestError('AUDIT_INPUT', `--log ${this.name}: no PostgreSQL log entries found (read as ${format}); is it a server log? (--log-format stderr|csvlog|jsonlog)`, { file: this.name });
+      throw new PooltestError(
+        'AUDIT_INPUT',
+        `--log ${this.name}: no PostgreSQL log entries found (read as ${format}); is it a server log? (--log-format stderr|csvlog|jsonlog)`,
+        { file: this.name },
+      );
     }
     const warnings: string[] = [];
     if (this.lines === 0) warnings.push(`--log ${this.name} is empty`);
-    else if (this.statements === 0) warnings.push(`--log ${this.name}: no statements logged; set log_statement = 'all' (or log_min_duration_statement = 0) on the server`);
-    if (this.invalidUtf8 > 0) warnings.push(`--log ${this.name}: ${this.invalidUtf8} line(s) are not valid UTF-8 (first: line ${this.firstInvalidLine}); read with replacement characters`);
-    const summary: InputSummary = { kind: 'log', name: this.name, statements: this.collector.statements - this.before, format };
+    else if (this.statements === 0)
+      warnings.push(
+        `--log ${this.name}: no statements logged; set log_statement = 'all' (or log_min_duration_statement = 0) on the server`,
+      );
+    if (this.invalidUtf8 > 0)
+      warnings.push(
+        `--log ${this.name}: ${this.invalidUtf8} line(s) are not valid UTF-8 (first: line ${this.firstInvalidLine}); read with replacement characters`,
+      );
+    const summary: InputSummary = {
+      kind: 'log',
+      name: this.name,
+      statements: this.collector.statements - this.before,
+      format,
+    };
     if (this.named > 0) summary.namedProtocolExecutions = this.named;
     if (this.invalidUtf8 > 0) summary.invalidUtf8Lines = this.invalidUtf8;
     return { summary, warnings };

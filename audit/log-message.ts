@@ -19,8 +19,25 @@
 
 /** Severity words PostgreSQL writes before `:  ` (with two spaces) in stderr logs. */
 export const SEVERITIES = new Set([
-  'DEBUG', 'DEBUG1', 'DEBUG2', 'DEBUG3', 'DEBUG4', 'DEBUG5', 'LOG', 'INFO', 'NOTICE', 'WARNING', 'ERROR', 'FATAL', 'PANIC',
-  'DETAIL', 'HINT', 'QUERY', 'CONTEXT', 'LOCATION', 'STATEMENT',
+  'DEBUG',
+  'DEBUG1',
+  'DEBUG2',
+  'DEBUG3',
+  'DEBUG4',
+  'DEBUG5',
+  'LOG',
+  'INFO',
+  'NOTICE',
+  'WARNING',
+  'ERROR',
+  'FATAL',
+  'PANIC',
+  'DETAIL',
+  'HINT',
+  'QUERY',
+  'CONTEXT',
+  'LOCATION',
+  'STATEMENT',
 ]);
 
 /** The statement of a log message of severity LOG. */

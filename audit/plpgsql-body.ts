@@ -31,7 +31,12 @@ const PARSE_MODE_ASSIGN_FIRST = 3;
  * Hazards of a DoStmt whose full statement text is `sql`. `problem` says what could not be
  * analysed (another language, a body that does not compile).
  */
-export function doBlockHazards(stmt: AstNode, sql: string, depth: number, analyze: StatementAnalyzer): StatementAnalysis {
+export function doBlockHazards(
+  stmt: AstNode,
+  sql: string,
+  depth: number,
+  analyze: StatementAnalyzer,
+): StatementAnalysis {
   const language = doLanguage(stmt);
   if (language !== 'plpgsql') return { hazards: [], problem: `DO block in language ${language}: body not analysed` };
   if (depth >= MAX_DEPTH) return { hazards: [], problem: 'DO block nested too deeply: body not analysed' };
@@ -45,7 +50,8 @@ export function doBlockHazards(stmt: AstNode, sql: string, depth: number, analyz
 function doLanguage(stmt: AstNode): string {
   for (const arg of list(stmt, 'args')) {
     const def = child(asNode(arg), 'DefElem');
-    if (text(def, 'defname') === 'language') return (text(child(child(def, 'arg'), 'String'), 'sval') ?? 'plpgsql').toLowerCase();
+    if (text(def, 'defname') === 'language')
+      return (text(child(child(def, 'arg'), 'String'), 'sval') ?? 'plpgsql').toLowerCase();
   }
   return 'plpgsql';
 }
@@ -125,7 +131,8 @@ class BodyWalker {
   }
 
   private add(hazards: Hazard[]): void {
-    for (const h of hazards) this.hazards.push({ ...h, what: h.what.startsWith('DO block: ') ? h.what : `DO block: ${h.what}` });
+    for (const h of hazards)
+      this.hazards.push({ ...h, what: h.what.startsWith('DO block: ') ? h.what : `DO block: ${h.what}` });
   }
 }
 

@@ -47,13 +47,21 @@ export async function behaviourFromReportFile(path: string): Promise<PoolerBehav
   try {
     data = JSON.parse(text);
   } catch (error) {
-    throw new PooltestError('AUDIT_INPUT', `--report ${path}: not JSON (${error instanceof Error ? error.message : String(error)})`, { file: path });
+    throw new PooltestError(
+      'AUDIT_INPUT',
+      `--report ${path}: not JSON (${error instanceof Error ? error.message : String(error)})`,
+      { file: path },
+    );
   }
   return behaviourFromReport(checkedReport(data, `--report ${path}`), 'report', path);
 }
 
 /** Turns a report (read from a file or just produced by a run) into outcomes per check. */
-export function behaviourFromReport(report: Pick<Report, 'checks' | 'target'>, basis: BehaviourBasis, label: string): PoolerBehaviour {
+export function behaviourFromReport(
+  report: Pick<Report, 'checks' | 'target'>,
+  basis: BehaviourBasis,
+  label: string,
+): PoolerBehaviour {
   const outcomes = new Map<string, string | null>();
   for (const check of report.checks) outcomes.set(check.id, check.verdict === 'skipped' ? null : check.outcome);
   const t = report.target;

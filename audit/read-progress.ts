@@ -62,7 +62,13 @@ export function readProgress(opts: ReadProgressOptions): ProgressSink {
 }
 
 /** `reading app.log: 12.0 MiB of 40.0 MiB (30%), 120,345 lines, 48.0 MiB/s` */
-export function progressText(name: string, bytes: number, lines: number, total: number | null, elapsedMs: number): string {
+export function progressText(
+  name: string,
+  bytes: number,
+  lines: number,
+  total: number | null,
+  elapsedMs: number,
+): string {
   const of = total !== null && total > 0 ? ` of ${mib(total)} (${Math.floor((bytes / total) * 100)}%)` : '';
   const rate = elapsedMs > 0 ? `, ${mib((bytes / elapsedMs) * 1000)}/s` : '';
   return `reading ${name}: ${mib(bytes)}${of}, ${lines.toLocaleString('en-US')} lines${rate}`;

@@ -12,7 +12,14 @@ import type { AstNode } from './sql-parser.js';
  * Odyssey replay when a client moves to another backend. Names as the parser gives them
  * (lower case: `SET TIME ZONE` becomes `timezone`).
  */
-const TRACKED = new Set(['application_name', 'client_encoding', 'datestyle', 'timezone', 'intervalstyle', 'standard_conforming_strings']);
+const TRACKED = new Set([
+  'application_name',
+  'client_encoding',
+  'datestyle',
+  'timezone',
+  'intervalstyle',
+  'standard_conforming_strings',
+]);
 
 /** Settings that only ever apply to the current transaction, whatever the SET says. */
 const TRANSACTION_ONLY = new Set(['transaction_isolation', 'transaction_read_only', 'transaction_deferrable']);
@@ -44,9 +51,12 @@ export function setStatementHazard(stmt: AstNode): Hazard | null {
     return { check: 'session/set-leak', what: `SET ${name}`, certain: true };
   }
   if (TRANSACTION_ONLY.has(name.toLowerCase())) return null;
-  if (kind === 'VAR_RESET') return { check: checkForSetting(name), what: `RESET ${displayName(name)}`, certain: true, cleanup: true };
-  if (kind === 'VAR_SET_DEFAULT') return { check: checkForSetting(name), what: `SET ${displayName(name)} TO DEFAULT`, certain: true, cleanup: true };
-  if (name === 'role' && isNone(stmt)) return { check: 'session/role-leak', what: 'SET ROLE NONE', certain: true, cleanup: true };
+  if (kind === 'VAR_RESET')
+    return { check: checkForSetting(name), what: `RESET ${displayName(name)}`, certain: true, cleanup: true };
+  if (kind === 'VAR_SET_DEFAULT')
+    return { check: checkForSetting(name), what: `SET ${displayName(name)} TO DEFAULT`, certain: true, cleanup: true };
+  if (name === 'role' && isNone(stmt))
+    return { check: 'session/role-leak', what: 'SET ROLE NONE', certain: true, cleanup: true };
   return { check: checkForSetting(name), what: `SET ${displayName(name)}`, certain: true };
 }
 

@@ -20,7 +20,11 @@ import { splitSql } from './sql-splitter.js';
 const MAX_SQL_FILE_BYTES = 16 * 1024 * 1024;
 
 /** Reads one SQL file into the collector and says what it contributed. */
-export async function auditSqlFile(path: string, collector: AuditCollector, maxStatementBytes: number): Promise<InputSummary> {
+export async function auditSqlFile(
+  path: string,
+  collector: AuditCollector,
+  maxStatementBytes: number,
+): Promise<InputSummary> {
   const raw = await readSqlBytes(path);
   // A UTF-8 byte order mark is not part of the first statement.
   const bytes = raw[0] === 0xef && raw[1] === 0xbb && raw[2] === 0xbf ? raw.subarray(3) : raw;
@@ -36,7 +40,16 @@ export async function auditSqlFile(path: string, collector: AuditCollector, maxS
     const pieces = splitSql(text, bytes);
     if (pieces === null) {
       const where = whole?.ok === false ? whole.position : 0;
-      collector.record(text, { ok: false, error: `the lexer cannot split this file: unterminated quote or comment, or COPY ... FROM stdin data? (${whole?.ok === false ? whole.error : 'file too large to parse whole'})`, position: where }, 1, at(0));
+      collector.record(
+        text,
+        {
+          ok: false,
+          error: `the lexer cannot split this file: unterminated quote or comment, or COPY ... FROM stdin data? (${whole?.ok === false ? whole.error : 'file too large to parse whole'})`,
+          position: where,
+        },
+        1,
+        at(0),
+      );
     } else {
       const chars = new ByteToChar(bytes);
       for (const piece of pieces) {
@@ -49,14 +62,24 @@ export async function auditSqlFile(path: string, collector: AuditCollector, maxS
         const size = piece.end - piece.start;
         if (size > maxStatementBytes) {
           collector.countStatements(1);
-          collector.unparsed(pieceText, at(start)(0), `statement too long to parse: ${size} bytes (limit ${maxStatementBytes}, see --max-statement-bytes)`, 1);
+          collector.unparsed(
+            pieceText,
+            at(start)(0),
+            `statement too long to parse: ${size} bytes (limit ${maxStatementBytes}, see --max-statement-bytes)`,
+            1,
+          );
         } else {
           collector.consume(pieceText, 1, at(start));
         }
       }
     }
   }
-  return { kind: 'sql', name: path, statements: collector.statements - before, ...(metaCommands > 0 ? { metaCommands } : {}) };
+  return {
+    kind: 'sql',
+    name: path,
+    statements: collector.statements - before,
+    ...(metaCommands > 0 ? { metaCommands } : {}),
+  };
 }
 
 async function readSqlBytes(path: string): Promise<Buffer> {
@@ -65,10 +88,18 @@ async function readSqlBytes(path: string): Promise<Buffer> {
     const info = await stat(path);
     if (info.isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
     if (!info.isFile()) {
-      throw new PooltestError('AUDIT_INPUT', `--sql ${path}: not a regular file (FIFO, socket or device); pass logs and pipes with --log`, { file: path });
+      throw new PooltestError(
+        'AUDIT_INPUT',
+        `--sql ${path}: not a regular file (FIFO, socket or device); pass logs and pipes with --log`,
+        { file: path },
+      );
     }
     if (info.size > MAX_SQL_FILE_BYTES) {
-      throw new PooltestError('AUDIT_INPUT', `--sql ${path}: ${info.size} bytes is more than the ${MAX_SQL_FILE_BYTES} an SQL file may have; split it`, { file: path });
+      throw new PooltestError(
+        'AUDIT_INPUT',
+        `--sql ${path}: ${info.size} bytes is more than the ${MAX_SQL_FILE_BYTES} an SQL file may have; split it`,
+        { file: path },
+      );
     }
     bytes = await readFile(path);
   } catch (error) {
@@ -78,7 +109,11 @@ async function readSqlBytes(path: string): Promise<Buffer> {
   const nul = bytes.indexOf(0);
   if (nul !== -1) {
     const { line, column } = lineAndColumn(bytes, nul);
-    throw new PooltestError('AUDIT_INPUT', `--sql ${path}: looks binary (NUL byte at line ${line}, column ${column}); not an SQL file`, { file: path, offset: nul });
+    throw new PooltestError(
+      'AUDIT_INPUT',
+      `--sql ${path}: looks binary (NUL byte at line ${line}, column ${column}); not an SQL file`,
+      { file: path, offset: nul },
+    );
   }
   if (!isUtf8(bytes)) {
     const offset = firstInvalidUtf8(bytes);

@@ -23,8 +23,7 @@ export interface NotablePart {
 
 /** What a text (one or more statements) turned out to be. */
 export type TextClassification =
-  | { ok: true; statements: number; notable: NotablePart[] }
-  | { ok: false; error: string; position: number };
+  { ok: true; statements: number; notable: NotablePart[] } | { ok: false; error: string; position: number };
 
 /**
  * Sizes chosen so the cache stays within a few tens of MB whatever the input. An application's
@@ -68,8 +67,15 @@ export class StatementClassifier {
       const skip = firstTokenOffset(stmt.text);
       const text = stmt.text.slice(skip).trimEnd();
       // The normalizer turns a DO block's whole body into one `$1`: keep its text instead.
-      const normalized = analysis.hazards.length > 0 && nodeType(stmt.node) !== 'DoStmt' ? normalizeStatement(text) : text;
-      notable.push({ text, offset: stmt.offset + skip, hazards: analysis.hazards, normalized, problem: analysis.problem });
+      const normalized =
+        analysis.hazards.length > 0 && nodeType(stmt.node) !== 'DoStmt' ? normalizeStatement(text) : text;
+      notable.push({
+        text,
+        offset: stmt.offset + skip,
+        hazards: analysis.hazards,
+        normalized,
+        problem: analysis.problem,
+      });
     }
     return { ok: true, statements: parsed.length, notable };
   }

@@ -30,7 +30,11 @@ interface StatsRow {
 }
 
 /** Reads pg_stat_statements into the collector. */
-export async function auditStats(url: string, collector: AuditCollector, opts: StatsInputOptions): Promise<{ summary: InputSummary; warnings: string[] }> {
+export async function auditStats(
+  url: string,
+  collector: AuditCollector,
+  opts: StatsInputOptions,
+): Promise<{ summary: InputSummary; warnings: string[] }> {
   const target = resolveTarget({ target: url });
   const where = describeTarget(target);
   const client = await connectClient(target, opts.timeoutMs, 'pooltest audit');
@@ -45,7 +49,11 @@ export async function auditStats(url: string, collector: AuditCollector, opts: S
         `${hidden.length} of ${rows.length} statements in pg_stat_statements at ${where} (${calls} calls) are hidden from role "${target.user}": ` +
         `their text shows as ${HIDDEN_TEXT}. Run GRANT pg_read_all_stats TO "${target.user}"; (or connect as a superuser)`;
       if (!opts.allowHidden) {
-        throw new PooltestError('AUDIT_STATS_PERMISSION', `${message}, or pass --stats-partial to audit only the visible ones.`, { target: where, hidden: hidden.length });
+        throw new PooltestError(
+          'AUDIT_STATS_PERMISSION',
+          `${message}, or pass --stats-partial to audit only the visible ones.`,
+          { target: where, hidden: hidden.length },
+        );
       }
       warnings.push(`${message}. Audited only the visible ones (--stats-partial).`);
     }
@@ -64,15 +72,27 @@ export async function auditStats(url: string, collector: AuditCollector, opts: S
 
 /** The schema pg_stat_statements lives in, or a coded error saying how to enable it. */
 async function extensionSchema(client: pg.Client, target: Target, timeoutMs: number): Promise<string> {
-  const found = await bounded(client, `SELECT n.nspname AS schema FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'pg_stat_statements'`, target, timeoutMs);
+  const found = await bounded(
+    client,
+    `SELECT n.nspname AS schema FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'pg_stat_statements'`,
+    target,
+    timeoutMs,
+  );
   const schema = (found.rows[0] as { schema?: string } | undefined)?.schema;
   if (schema !== undefined) return schema;
   // shared_preload_libraries is readable only by superusers and pg_read_all_settings; the
   // library's own settings appear in pg_settings for everyone once it is loaded.
-  const settings = await bounded(client, `SELECT name, setting FROM pg_settings WHERE name IN ('pg_stat_statements.max', 'shared_preload_libraries')`, target, timeoutMs);
+  const settings = await bounded(
+    client,
+    `SELECT name, setting FROM pg_settings WHERE name IN ('pg_stat_statements.max', 'shared_preload_libraries')`,
+    target,
+    timeoutMs,
+  );
   const byName = new Map((settings.rows as Array<{ name: string; setting: string }>).map((r) => [r.name, r.setting]));
   const loaded = byName.has('pg_stat_statements.max');
-  const libs = byName.has('shared_preload_libraries') ? `currently '${byName.get('shared_preload_libraries')}'` : 'not readable by this role';
+  const libs = byName.has('shared_preload_libraries')
+    ? `currently '${byName.get('shared_preload_libraries')}'`
+    : 'not readable by this role';
   const create = `then run CREATE EXTENSION pg_stat_statements; in database "${target.database}"`;
   throw new PooltestError(
     'AUDIT_STATS_UNAVAILABLE',
@@ -99,10 +119,14 @@ async function readRows(client: pg.Client, schema: string, target: Target, timeo
       );
     }
     if (e.code === '42501') {
-      throw new PooltestError('AUDIT_STATS_PERMISSION', `role "${target.user}" may not read pg_stat_statements at ${describeTarget(target)}: ${e.message}. GRANT pg_read_all_stats TO "${target.user}"; and GRANT USAGE on its schema`, {
-        target: describeTarget(target),
-        sqlstate: e.code,
-      });
+      throw new PooltestError(
+        'AUDIT_STATS_PERMISSION',
+        `role "${target.user}" may not read pg_stat_statements at ${describeTarget(target)}: ${e.message}. GRANT pg_read_all_stats TO "${target.user}"; and GRANT USAGE on its schema`,
+        {
+          target: describeTarget(target),
+          sqlstate: e.code,
+        },
+      );
     }
     throw error;
   }
@@ -120,15 +144,25 @@ async function bounded(client: pg.Client, sql: string, target: Target, timeoutMs
         const e = error as { code?: string; message?: string };
         if (e.code === '55000' || e.code === '42501') throw error; // mapped by the caller
         const sqlstate = e.code !== undefined ? `${e.code} ` : '';
-        throw new PooltestError('AUDIT_STATS_UNAVAILABLE', `reading pg_stat_statements at ${describeTarget(target)} failed: ${sqlstate}${e.message ?? String(error)}`, {
-          target: describeTarget(target),
-          sqlstate: e.code ?? null,
-        });
+        throw new PooltestError(
+          'AUDIT_STATS_UNAVAILABLE',
+          `reading pg_stat_statements at ${describeTarget(target)} failed: ${sqlstate}${e.message ?? String(error)}`,
+          {
+            target: describeTarget(target),
+            sqlstate: e.code ?? null,
+          },
+        );
       }),
       new Promise<never>((_, reject) => {
         timer = setTimeout(() => {
           void client.end().catch(() => undefined);
-          reject(new PooltestError('STEP_TIMEOUT', `reading pg_stat_statements at ${describeTarget(target)} took longer than ${timeoutMs} ms`, { target: describeTarget(target) }));
+          reject(
+            new PooltestError(
+              'STEP_TIMEOUT',
+              `reading pg_stat_statements at ${describeTarget(target)} took longer than ${timeoutMs} ms`,
+              { target: describeTarget(target) },
+            ),
+          );
         }, timeoutMs);
       }),
     ]);

@@ -41,7 +41,13 @@ export class StderrLogReader implements LogReader {
     if (severity !== 'LOG') return;
     const found = statementFromMessage(line.text.slice(sep + 3));
     if (found === null) return;
-    this.open = { found, parts: [found.text], line: line.lineNo, bytes: line.bytes, tooLong: line.truncated || line.bytes > this.maxStatementBytes };
+    this.open = {
+      found,
+      parts: [found.text],
+      line: line.lineNo,
+      bytes: line.bytes,
+      tooLong: line.truncated || line.bytes > this.maxStatementBytes,
+    };
   }
 
   end(): void {

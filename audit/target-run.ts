@@ -11,7 +11,11 @@ import { behaviourFromReport, checkedReport, type PoolerBehaviour } from './pool
  * Runs the checks among `checkIds` that this build has against `target` and returns the
  * outcomes. Ids without a check stay unknown (the audit warns about them).
  */
-export async function behaviourFromTarget(target: string, checkIds: string[], password?: string): Promise<PoolerBehaviour> {
+export async function behaviourFromTarget(
+  target: string,
+  checkIds: string[],
+  password?: string,
+): Promise<PoolerBehaviour> {
   const { run, selectChecks } = await import('../runner/run.js');
   const runnable = checkIds.filter((id) => isRunnable(selectChecks, id));
   if (runnable.length === 0) return { basis: 'target', name: redactUrl(target), outcomes: new Map() };

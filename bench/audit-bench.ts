@@ -42,7 +42,8 @@ const REPEATED = [
 ];
 
 /** A multi-line statement: continuation lines start with a tab in the stderr format. */
-const MULTI_LINE = 'WITH recent AS (\n  SELECT user_id, max(created_at) AS at\n  FROM logins GROUP BY user_id\n)\nSELECT u.id, r.at FROM users u JOIN recent r ON r.user_id = u.id WHERE u.id = $1';
+const MULTI_LINE =
+  'WITH recent AS (\n  SELECT user_id, max(created_at) AS at\n  FROM logins GROUP BY user_id\n)\nSELECT u.id, r.at FROM users u JOIN recent r ON r.user_id = u.id WHERE u.id = $1';
 
 /** ORM-style text with the values inlined: every one is a new text for the cache. */
 function inlined(i: number): string {
@@ -56,7 +57,8 @@ function inlined(i: number): string {
   }
 }
 
-const PREFIX = (i: number): string => `2026-01-01 10:${String(Math.floor(i / 60000) % 60).padStart(2, '0')}:${String(Math.floor(i / 1000) % 60).padStart(2, '0')}.${String(i % 1000).padStart(3, '0')} UTC [${10000 + (i % 50)}] app@appdb `;
+const PREFIX = (i: number): string =>
+  `2026-01-01 10:${String(Math.floor(i / 60000) % 60).padStart(2, '0')}:${String(Math.floor(i / 1000) % 60).padStart(2, '0')}.${String(i % 1000).padStart(3, '0')} UTC [${10000 + (i % 50)}] app@appdb `;
 
 /** Writes a log of `statements` statements, `uniquePercent` of them texts seen only once. */
 async function generateLog(path: string, statements: number, uniquePercent: number): Promise<void> {
@@ -127,7 +129,10 @@ async function main(argv: string[]): Promise<number> {
       await generateLog(file, size, uniquePercent);
       const fileMb = Math.round((await stat(file)).size / 1024 / 1024);
       // A fresh process per size: its peak RSS belongs to that size alone.
-      const run = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--child', file], { encoding: 'utf8', maxBuffer: 1 << 20 });
+      const run = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--child', file], {
+        encoding: 'utf8',
+        maxBuffer: 1 << 20,
+      });
       if (run.status !== 0) throw new Error(`audit child failed: ${run.stderr}`);
       rows.push({ size, fileMb, ...(JSON.parse(run.stdout) as ChildResult) });
     }
@@ -140,11 +145,15 @@ async function main(argv: string[]): Promise<number> {
     }
     const slowest = Math.min(...rows.map((r) => r.perSecond));
     const target = 50_000;
-    process.stdout.write(`target >= ${target} statements/s: ${slowest >= target ? 'met' : 'NOT met'} (slowest ${slowest}/s)\n`);
+    process.stdout.write(
+      `target >= ${target} statements/s: ${slowest >= target ? 'met' : 'NOT met'} (slowest ${slowest}/s)\n`,
+    );
     if (rows.length >= 2) {
       const first = rows[0]!;
       const last = rows[rows.length - 1]!;
-      process.stdout.write(`peak RSS: ${first.maxRssMb} MB for ${first.statements} statements, ${last.maxRssMb} MB for ${last.statements} (x${(last.statements / first.statements).toFixed(1)} the log, x${(last.maxRssMb / first.maxRssMb).toFixed(2)} the memory)\n`);
+      process.stdout.write(
+        `peak RSS: ${first.maxRssMb} MB for ${first.statements} statements, ${last.maxRssMb} MB for ${last.statements} (x${(last.statements / first.statements).toFixed(1)} the log, x${(last.maxRssMb / first.maxRssMb).toFixed(2)} the memory)\n`,
+      );
     }
     if (keep) process.stdout.write(`logs kept in ${dir}\n`);
     return slowest >= target ? 0 : 1;

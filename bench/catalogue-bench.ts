@@ -24,10 +24,18 @@ import { condition } from './speed/conditions.js';
 import { breakdown, cliRun, floorMs } from './speed/measure.js';
 import { median, render, summarise, writeJson, type ConditionSamples } from './speed/summary.js';
 
-const { values: flags } = parseArgs({ options: { runs: { type: 'string' }, delay: { type: 'string' }, json: { type: 'string' }, 'no-start': { type: 'boolean' } } });
+const { values: flags } = parseArgs({
+  options: {
+    runs: { type: 'string' },
+    delay: { type: 'string' },
+    json: { type: 'string' },
+    'no-start': { type: 'boolean' },
+  },
+});
 const RUNS = Number(flags.runs ?? process.env.BENCH_RUNS ?? 5);
 const DELAY_MS = Number(flags.delay ?? 10);
-const JSON_PATH = flags.json ?? path.join('.pooltest', 'bench', `catalogue-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+const JSON_PATH =
+  flags.json ?? path.join('.pooltest', 'bench', `catalogue-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
 
 async function timeStart(): Promise<number> {
   const t = performance.now();
@@ -50,13 +58,23 @@ async function fixtureStart(): Promise<{ coldMs: number; warmMs: number[] }> {
   await timeStart(); // make sure the regular template cache is warm
   const warmMs: number[] = [];
   for (let i = 0; i < 3; i++) warmMs.push(await timeStart());
-  process.stdout.write(`fixture start (PostgreSQL + PgBouncer): cold ${(coldMs / 1000).toFixed(2)} s, warm median ${(median(warmMs) / 1000).toFixed(2)} s (target < 4 s)\n\n`);
+  process.stdout.write(
+    `fixture start (PostgreSQL + PgBouncer): cold ${(coldMs / 1000).toFixed(2)} s, warm median ${(median(warmMs) / 1000).toFixed(2)} s (target < 4 s)\n\n`,
+  );
   return { coldMs, warmMs };
 }
 
 async function measure(delayMs: number, stack: Awaited<ReturnType<typeof startStack>>): Promise<ConditionSamples> {
   const c = await condition(stack, delayMs);
-  const samples: ConditionSamples = { name: c.name, delayMs, floorMs: [], cliMs: [], cliConclusive: [], cliOutcomes: [], breakdowns: [] };
+  const samples: ConditionSamples = {
+    name: c.name,
+    delayMs,
+    floorMs: [],
+    cliMs: [],
+    cliConclusive: [],
+    cliOutcomes: [],
+    breakdowns: [],
+  };
   try {
     for (let i = 0; i < RUNS; i++) {
       samples.floorMs.push(await floorMs(c.target));
@@ -65,7 +83,9 @@ async function measure(delayMs: number, stack: Awaited<ReturnType<typeof startSt
       samples.cliConclusive.push(cli.report.checks.filter((k) => k.outcome !== null).length);
       samples.cliOutcomes.push(Object.fromEntries(cli.report.checks.map((k) => [k.id, k.outcome ?? k.verdict])));
       samples.breakdowns.push(await breakdown(c.target, c.direct));
-      process.stderr.write(`${c.name}: round ${i + 1}/${RUNS}: floor ${(samples.floorMs.at(-1)! / 1000).toFixed(2)} s, catalogue ${(cli.ms / 1000).toFixed(2)} s\n`);
+      process.stderr.write(
+        `${c.name}: round ${i + 1}/${RUNS}: floor ${(samples.floorMs.at(-1)! / 1000).toFixed(2)} s, catalogue ${(cli.ms / 1000).toFixed(2)} s\n`,
+      );
     }
   } finally {
     await c.stop();
@@ -86,10 +106,21 @@ async function main(): Promise<void> {
   const sums = conditions.map(summarise);
   process.stdout.write(render(sums));
   const file = writeJson(JSON_PATH, {
-    when: new Date().toISOString(), runs: RUNS, cpus: os.cpus().length, loadavg: os.loadavg(), node: process.version,
-    fixtureStart: start, summary: sums, samples: conditions,
+    when: new Date().toISOString(),
+    runs: RUNS,
+    cpus: os.cpus().length,
+    loadavg: os.loadavg(),
+    node: process.version,
+    fixtureStart: start,
+    summary: sums,
+    samples: conditions,
   });
-  process.stdout.write(`\nall figures: ${file} (runs: ${RUNS}; load average at the end: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')})\n`);
+  process.stdout.write(
+    `\nall figures: ${file} (runs: ${RUNS}; load average at the end: ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')})\n`,
+  );
 }
 
 await main();

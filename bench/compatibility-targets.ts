@@ -19,17 +19,46 @@ export interface CompatTarget {
 export const COMPAT_TARGETS: readonly CompatTarget[] = [
   { name: 'PostgreSQL 15, direct', stack: 'direct', postgres: 15, profile: 'direct' },
   { name: 'PostgreSQL 18, direct', stack: 'direct', postgres: 18, profile: 'direct' },
-  { name: 'PgBouncer 1.18 transaction', stack: 'pgbouncer-transaction', postgres: 15, profile: 'pgbouncer-transaction' },
-  { name: 'PgBouncer 1.18 transaction, PG 18', stack: 'pgbouncer-transaction', postgres: 18, profile: 'pgbouncer-transaction' },
+  {
+    name: 'PgBouncer 1.18 transaction',
+    stack: 'pgbouncer-transaction',
+    postgres: 15,
+    profile: 'pgbouncer-transaction',
+  },
+  {
+    name: 'PgBouncer 1.18 transaction, PG 18',
+    stack: 'pgbouncer-transaction',
+    postgres: 18,
+    profile: 'pgbouncer-transaction',
+  },
   { name: 'PgBouncer 1.18 session', stack: 'pgbouncer-session', postgres: 15, profile: 'pgbouncer-session' },
   { name: 'PgBouncer 1.18 statement', stack: 'pgbouncer-statement', postgres: 15, profile: 'pgbouncer-statement' },
-  { name: 'PgBouncer transaction, server_reset_query_always', stack: 'pgbouncer-transaction-reset-always', postgres: 15, profile: null },
-  { name: 'PgBouncer session, empty server_reset_query', stack: 'pgbouncer-session-no-reset', postgres: 15, profile: null },
-  { name: 'PgBouncer transaction, max_client_conn 4', stack: 'pgbouncer-small-max-client', postgres: 15, profile: null },
+  {
+    name: 'PgBouncer transaction, server_reset_query_always',
+    stack: 'pgbouncer-transaction-reset-always',
+    postgres: 15,
+    profile: null,
+  },
+  {
+    name: 'PgBouncer session, empty server_reset_query',
+    stack: 'pgbouncer-session-no-reset',
+    postgres: 15,
+    profile: null,
+  },
+  {
+    name: 'PgBouncer transaction, max_client_conn 4',
+    stack: 'pgbouncer-small-max-client',
+    postgres: 15,
+    profile: null,
+  },
   { name: 'pgpool-II 4.3', stack: 'pgpool', postgres: 15, profile: 'pgpool' },
 ];
 
 /** Where the generated matrix lives, relative to the repository. */
-export const COMPAT_FILES = { json: 'docs/compatibility.json', markdown: 'docs/compatibility.md', html: 'docs/compatibility.html' } as const;
+export const COMPAT_FILES = {
+  json: 'docs/compatibility.json',
+  markdown: 'docs/compatibility.md',
+  html: 'docs/compatibility.html',
+} as const;
 
 export const COMPAT_TITLE = 'pooltest compatibility matrix: the fixtures';

@@ -33,13 +33,26 @@ export async function runTarget(t: CompatTarget, only: string[] = []): Promise<R
   const dir = mkdtempSync(path.join(os.tmpdir(), 'pooltest-compat-'));
   try {
     const file = path.join(dir, 'report.json');
-    const args = [CLI, '--target', stack.target.url(), '--direct', stack.postgres.url(), '--json', file, '--no-store', '--quiet'];
+    const args = [
+      CLI,
+      '--target',
+      stack.target.url(),
+      '--direct',
+      stack.postgres.url(),
+      '--json',
+      file,
+      '--no-store',
+      '--quiet',
+    ];
     if (t.profile) args.push('--profile', t.profile);
     if (only.length > 0) args.push('--only', only.join(','));
     // Exit 1 (a failed expectation) still wrote a report: the matrix shows the failure.
-    await promisify(execFile)(process.execPath, args, { cwd: dir, timeout: 180_000, env: withoutPg() }).catch((err: { code?: number; stderr?: string }) => {
-      if (err.code !== 1 || !existsSync(file)) throw new Error(`${t.name}: pooltest exited ${String(err.code)} without a report: ${err.stderr ?? ''}`);
-    });
+    await promisify(execFile)(process.execPath, args, { cwd: dir, timeout: 180_000, env: withoutPg() }).catch(
+      (err: { code?: number; stderr?: string }) => {
+        if (err.code !== 1 || !existsSync(file))
+          throw new Error(`${t.name}: pooltest exited ${String(err.code)} without a report: ${err.stderr ?? ''}`);
+      },
+    );
     return JSON.parse(readFileSync(file, 'utf8')) as Report;
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -54,7 +67,7 @@ export function writeCompatibility(matrix: Matrix, repo = REPO): void {
     '',
     'What each pooler, mode and configuration the repository can start does to an application, check by check.',
     'Every column is a real run of the whole catalogue through the CLI (`--direct` to the PostgreSQL behind it, and the',
-    "built-in profile where one documents the target); the first column, PostgreSQL without a pooler, is the reference.",
+    'built-in profile where one documents the target); the first column, PostgreSQL without a pooler, is the reference.',
     'See [INTERPRETING.md](../INTERPRETING.md) for what each label means, and [github-actions.md](github-actions.md) for',
     'building a matrix like this one for your own pooler in CI. The same table as a page: [compatibility.html](compatibility.html).',
     '',
@@ -77,8 +90,10 @@ async function main(): Promise<void> {
   const flag = process.argv.indexOf('--only');
   const only = flag >= 0 ? (process.argv[flag + 1] ?? '').split(',').filter(Boolean) : [];
   const unknown = only.filter((n) => !COMPAT_TARGETS.some((t) => t.name === n));
-  if (unknown.length > 0) throw new Error(`unknown target(s) ${unknown.join(', ')}; known: ${COMPAT_TARGETS.map((t) => t.name).join('; ')}`);
-  const previous = only.length > 0 ? (JSON.parse(readFileSync(path.join(REPO, COMPAT_FILES.json), 'utf8')) as Matrix) : null;
+  if (unknown.length > 0)
+    throw new Error(`unknown target(s) ${unknown.join(', ')}; known: ${COMPAT_TARGETS.map((t) => t.name).join('; ')}`);
+  const previous =
+    only.length > 0 ? (JSON.parse(readFileSync(path.join(REPO, COMPAT_FILES.json), 'utf8')) as Matrix) : null;
   const reports: Array<{ report: Report; name: string; source: string }> = [];
   for (const t of COMPAT_TARGETS) {
     if (previous && !only.includes(t.name)) {
@@ -101,7 +116,9 @@ async function settled(t: CompatTarget): Promise<Report> {
     const started = performance.now();
     report = await runTarget(t);
     const s = report.summary;
-    process.stderr.write(`${t.name}: ${s.total} checks, ${s.inconclusive} inconclusive, exit ${s.exitCode}, ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
+    process.stderr.write(
+      `${t.name}: ${s.total} checks, ${s.inconclusive} inconclusive, exit ${s.exitCode}, ${((performance.now() - started) / 1000).toFixed(1)} s\n`,
+    );
     if (s.inconclusive === 0) break;
   }
   return report!;
@@ -111,12 +128,35 @@ async function settled(t: CompatTarget): Promise<Report> {
 function fromColumn(m: Matrix, name: string): Report {
   const i = m.columns.findIndex((c) => c.name === name);
   const col = m.columns[i]!;
-  const checks = m.rows.filter((r) => r.cells[i]!.verdict !== null).map((r) => ({ id: r.id, title: r.title, severity: r.severity, outcome: r.cells[i]!.outcome, verdict: r.cells[i]!.verdict! }));
+  const checks = m.rows
+    .filter((r) => r.cells[i]!.verdict !== null)
+    .map((r) => ({
+      id: r.id,
+      title: r.title,
+      severity: r.severity,
+      outcome: r.cells[i]!.outcome,
+      verdict: r.cells[i]!.verdict!,
+    }));
   const [host, rest] = col.target.split('@')[1]!.split(':') as [string, string];
   return {
-    runId: col.runId, startedAt: col.startedAt, checks, profile: col.profile ? { name: col.profile } : null, sweep: col.sweepClean === null ? null : { clean: col.sweepClean },
-    target: { user: col.target.split('@')[0]!, host, port: Number(rest.split('/')[0]), database: rest.split('/')[1] ?? '', ssl: '' },
-    discovery: { mode: col.mode, serverVersion: col.server, serverVersionNum: 0, pooler: col.pooler ? { name: col.pooler, version: null, how: '' } : null },
+    runId: col.runId,
+    startedAt: col.startedAt,
+    checks,
+    profile: col.profile ? { name: col.profile } : null,
+    sweep: col.sweepClean === null ? null : { clean: col.sweepClean },
+    target: {
+      user: col.target.split('@')[0]!,
+      host,
+      port: Number(rest.split('/')[0]),
+      database: rest.split('/')[1] ?? '',
+      ssl: '',
+    },
+    discovery: {
+      mode: col.mode,
+      serverVersion: col.server,
+      serverVersionNum: 0,
+      pooler: col.pooler ? { name: col.pooler, version: null, how: '' } : null,
+    },
   } as unknown as Report;
 }
 

@@ -21,7 +21,8 @@ async function main(): Promise<void> {
   const fixture = rest.includes('--fixture');
   const write = !rest.includes('--no-write');
   const names = rest.filter((a) => !a.startsWith('--')) as StackName[];
-  for (const n of names) if (!STACK_NAMES.includes(n)) throw new Error(`unknown fixture ${n}; fixtures: ${STACK_NAMES.join(', ')}`);
+  for (const n of names)
+    if (!STACK_NAMES.includes(n)) throw new Error(`unknown fixture ${n}; fixtures: ${STACK_NAMES.join(', ')}`);
   const record: Record<string, unknown> = {};
   for (const name of names) {
     const stack = await startStack(name);

@@ -22,9 +22,15 @@ async function main(): Promise<void> {
       const report = await run({ target: stack.target.url(), direct: stack.postgres.url(), only });
       const file = path.join(out, `${name}.json`);
       const { steps: _steps, ...fresh } = report.discovery;
-      const kept = only.length > 0 && existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as { discovery: typeof fresh; checks: Record<string, unknown> }) : null;
+      const kept =
+        only.length > 0 && existsSync(file)
+          ? (JSON.parse(readFileSync(file, 'utf8')) as { discovery: typeof fresh; checks: Record<string, unknown> })
+          : null;
       const discovery = kept?.discovery ?? fresh;
-      const checks = { ...kept?.checks, ...Object.fromEntries(report.checks.map((c) => [c.id, { outcome: c.outcome, steps: c.steps }])) };
+      const checks = {
+        ...kept?.checks,
+        ...Object.fromEntries(report.checks.map((c) => [c.id, { outcome: c.outcome, steps: c.steps }])),
+      };
       writeFileSync(file, JSON.stringify({ fixture: name, discovery, checks }, null, 1) + '\n');
       process.stdout.write(`${name}: ${report.checks.map((c) => `${c.id}=${c.outcome}`).join(' ')}\n`);
     } finally {

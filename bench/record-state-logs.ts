@@ -20,7 +20,9 @@ const STATE_STACKS = STACK_NAMES.filter((n) => n !== 'pgbouncer-small-max-client
  * record-traffic.ts records (they need other stacks). Derived from the catalogue, so a new
  * state check is recorded without touching this file.
  */
-const STATE_CHECKS = CATALOGUE.map((c) => c.id).filter((id) => !TRAFFIC_AREAS.some((area) => id.startsWith(`${area}/`)));
+const STATE_CHECKS = CATALOGUE.map((c) => c.id).filter(
+  (id) => !TRAFFIC_AREAS.some((area) => id.startsWith(`${area}/`)),
+);
 
 async function main(): Promise<void> {
   const out = path.resolve(process.argv[2] ?? 'test/recorded');
@@ -32,7 +34,10 @@ async function main(): Promise<void> {
       const report = await run({ target: stack.target.url(), direct: stack.postgres.url(), only: STATE_CHECKS });
       const { steps: _steps, ...discovery } = report.discovery;
       const checks = Object.fromEntries(report.checks.map((c) => [c.id, { outcome: c.outcome, steps: c.steps }]));
-      writeFileSync(path.join(out, `${name}-state.json`), JSON.stringify({ fixture: name, discovery, checks }, null, 1) + '\n');
+      writeFileSync(
+        path.join(out, `${name}-state.json`),
+        JSON.stringify({ fixture: name, discovery, checks }, null, 1) + '\n',
+      );
       process.stdout.write(`${name}: ${report.checks.map((c) => `${c.id}=${c.outcome}`).join(' ')}\n`);
     } finally {
       await stack.stop();

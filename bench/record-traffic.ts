@@ -69,7 +69,12 @@ async function main(): Promise<void> {
   if (args.out) mkdirSync(args.out, { recursive: true });
   for (const name of args.stacks) {
     const traffic = await runOn(name, { version: args.version }, AREAS, false);
-    const burst = await runOn(name, { version: args.version, maxConnections: BURST_MAX_CONNECTIONS }, ['capacity/burst'], true);
+    const burst = await runOn(
+      name,
+      { version: args.version, maxConnections: BURST_MAX_CONNECTIONS },
+      ['capacity/burst'],
+      true,
+    );
     const checks = [...traffic.checks.filter((c) => c.id !== 'capacity/burst'), ...burst.checks];
     process.stdout.write(line(name, checks, traffic));
     if (!burst.sweep?.clean) process.stdout.write(`  burst run: SWEEP DIRTY: ${burst.sweep?.leftovers.join('; ')}\n`);

@@ -32,7 +32,14 @@ function arg(name: string, fallback: number): number {
 }
 
 async function client(server: PostgresFixture, port: number): Promise<pg.Client> {
-  const c = new pg.Client({ host: '127.0.0.1', port, user: server.user, password: server.password, database: server.database, ssl: false });
+  const c = new pg.Client({
+    host: '127.0.0.1',
+    port,
+    user: server.user,
+    password: server.password,
+    database: server.database,
+    ssl: false,
+  });
   c.on('error', () => undefined);
   await c.connect();
   return c;
@@ -41,7 +48,9 @@ async function client(server: PostgresFixture, port: number): Promise<pg.Client>
 /** Starts the watch as a child process and resolves with its port once it listens. */
 function startWatchProcess(url: string): Promise<{ child: ChildProcess; port: number; output: () => string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, 'watch', '--upstream', url, '--no-color'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, 'watch', '--upstream', url, '--no-color'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
@@ -79,19 +88,32 @@ async function roundTrips(c: pg.Client, n: number, into: number[]): Promise<void
 }
 
 /** `clients` connections each running statements for `seconds`; a share of texts are unique. */
-async function load(server: PostgresFixture, port: number, clients: number, until: (done: number) => boolean, unique = 0.1): Promise<number> {
+async function load(
+  server: PostgresFixture,
+  port: number,
+  clients: number,
+  until: (done: number) => boolean,
+  unique = 0.1,
+): Promise<number> {
   let done = 0;
   let n = 0;
   const conns = await Promise.all(Array.from({ length: clients }, () => client(server, port)));
-  await Promise.all(conns.map(async (c) => {
-    while (!until(done)) {
-      const i = n++;
-      // Mostly repeated driver texts; every tenth is new to the parser cache.
-      const sql = i % Math.round(1 / unique) === 0 ? `SELECT ${i} AS unique_${i % 1000}` : i % 3 === 0 ? "SELECT set_config('app.tenant_id', '1', true)" : 'SELECT 1';
-      await c.query(sql);
-      done++;
-    }
-  }));
+  await Promise.all(
+    conns.map(async (c) => {
+      while (!until(done)) {
+        const i = n++;
+        // Mostly repeated driver texts; every tenth is new to the parser cache.
+        const sql =
+          i % Math.round(1 / unique) === 0
+            ? `SELECT ${i} AS unique_${i % 1000}`
+            : i % 3 === 0
+              ? "SELECT set_config('app.tenant_id', '1', true)"
+              : 'SELECT 1';
+        await c.query(sql);
+        done++;
+      }
+    }),
+  );
   await Promise.all(conns.map((c) => c.end()));
   return done;
 }
@@ -109,7 +131,9 @@ async function heapPhase(total: number): Promise<void> {
         next += 100_000;
         gc();
         const m = process.memoryUsage();
-        console.log(`heap: ${done} statements: heapUsed ${(m.heapUsed / 1048576).toFixed(1)} MB, external (WebAssembly) ${(m.external / 1048576).toFixed(1)} MB, rss ${(m.rss / 1048576).toFixed(1)} MB`);
+        console.log(
+          `heap: ${done} statements: heapUsed ${(m.heapUsed / 1048576).toFixed(1)} MB, external (WebAssembly) ${(m.external / 1048576).toFixed(1)} MB, rss ${(m.rss / 1048576).toFixed(1)} MB`,
+        );
       }
       return done >= total;
     });
@@ -142,17 +166,27 @@ async function main(): Promise<void> {
     await direct.end();
     await proxied.end();
     const added = median(p) - median(d);
-    console.log(`latency: ${trips} SELECT 1 round trips each way: median direct ${median(d).toFixed(3)} ms, through the proxy ${median(p).toFixed(3)} ms, added ${(added * 1000).toFixed(0)} us`);
+    console.log(
+      `latency: ${trips} SELECT 1 round trips each way: median direct ${median(d).toFixed(3)} ms, through the proxy ${median(p).toFixed(3)} ms, added ${(added * 1000).toFixed(0)} us`,
+    );
 
     // 2. Throughput with 16 clients for `seconds`, direct and through the proxy.
-    for (const [label, port] of [['direct', server.port], ['proxy', watch.port]] as const) {
+    for (const [label, port] of [
+      ['direct', server.port],
+      ['proxy', watch.port],
+    ] as const) {
       const cpuBefore = procStats(watch.child.pid!).cpu;
       const started = Date.now();
       const n = await load(server, port, 16, () => Date.now() - started > seconds * 1000);
       const elapsed = (Date.now() - started) / 1000;
       const cpu = procStats(watch.child.pid!).cpu - cpuBefore;
-      const capacity = label === 'proxy' && cpu > 0 ? `; the proxy used ${cpu.toFixed(2)} CPU-s: ${Math.round(n / cpu)} statements per proxy CPU-second` : '';
-      console.log(`throughput ${label}: ${n} statements in ${elapsed.toFixed(1)} s = ${Math.round(n / elapsed)} statements/s${capacity}`);
+      const capacity =
+        label === 'proxy' && cpu > 0
+          ? `; the proxy used ${cpu.toFixed(2)} CPU-s: ${Math.round(n / cpu)} statements per proxy CPU-second`
+          : '';
+      console.log(
+        `throughput ${label}: ${n} statements in ${elapsed.toFixed(1)} s = ${Math.round(n / elapsed)} statements/s${capacity}`,
+      );
     }
 
     // 3. Memory over a long run.
@@ -164,7 +198,9 @@ async function main(): Promise<void> {
     const quarter = samples.slice(0, Math.max(1, Math.floor(samples.length / 4)));
     const last = samples.slice(-Math.max(1, Math.floor(samples.length / 4)));
     const peak = (s: typeof samples): number => Math.max(...s.map((x) => x.rss));
-    console.log(`memory: ${n} statements (10% unique texts) in ${((Date.now() - started) / 1000).toFixed(1)} s: proxy RSS peak ${peak(quarter).toFixed(1)} MB in the first quarter, ${peak(last).toFixed(1)} MB in the last; VmHWM ${procStats(watch.child.pid!).hwmMb.toFixed(1)} MB`);
+    console.log(
+      `memory: ${n} statements (10% unique texts) in ${((Date.now() - started) / 1000).toFixed(1)} s: proxy RSS peak ${peak(quarter).toFixed(1)} MB in the first quarter, ${peak(last).toFixed(1)} MB in the last; VmHWM ${procStats(watch.child.pid!).hwmMb.toFixed(1)} MB`,
+    );
   } finally {
     watch.child.kill('SIGINT');
     await new Promise((resolve) => watch.child.once('exit', resolve));

@@ -29,21 +29,31 @@ function answer(): Buffer {
     const b = Buffer.from(`name number ${i}`);
     return msg('D', Buffer.concat([Buffer.from([0, 2]), int32(a.length), a, int32(b.length), b]));
   };
-  return Buffer.concat([desc, ...Array.from({ length: 20 }, (_, i) => row(i)), msg('C', Buffer.from('SELECT 20\0')), msg('Z', Buffer.from('I'))]);
+  return Buffer.concat([
+    desc,
+    ...Array.from({ length: 20 }, (_, i) => row(i)),
+    msg('C', Buffer.from('SELECT 20\0')),
+    msg('Z', Buffer.from('I')),
+  ]);
 }
 
 function readerBench(): void {
   const one = answer();
   const stream = Buffer.concat(Array.from({ length: Math.ceil((64 * 1024 * 1024) / one.length) }, () => one));
   const messages = 23 * (stream.length / one.length);
-  for (const [label, size] of [['64 KiB chunks', 64 * 1024], ['1000-byte chunks (cut mid-message)', 1000]] as const) {
+  for (const [label, size] of [
+    ['64 KiB chunks', 64 * 1024],
+    ['1000-byte chunks (cut mid-message)', 1000],
+  ] as const) {
     const chunks: Buffer[] = [];
     for (let i = 0; i < stream.length; i += size) chunks.push(stream.subarray(i, i + size));
     const reader = new FrameReader({ direction: 'backend' });
     const t0 = performance.now();
     for (const c of chunks) reader.check(c);
     const s = (performance.now() - t0) / 1000;
-    console.log(`reader, ${label}: ${(stream.length / 1024 / 1024 / s).toFixed(0)} MB/s, ${(messages / s / 1e6).toFixed(1)} M messages/s (${(stream.length / 1024 / 1024).toFixed(0)} MB)`);
+    console.log(
+      `reader, ${label}: ${(stream.length / 1024 / 1024 / s).toFixed(0)} MB/s, ${(messages / s / 1e6).toFixed(1)} M messages/s (${(stream.length / 1024 / 1024).toFixed(0)} MB)`,
+    );
   }
 }
 
@@ -55,10 +65,12 @@ async function endToEnd(queries: number): Promise<void> {
       if (guarded) guardClient(client);
       await client.connect();
       const t0 = performance.now();
-      for (let i = 0; i < queries; i++) await client.query('SELECT pg_backend_pid() AS pid, repeat(\'x\', 200) AS pad');
+      for (let i = 0; i < queries; i++) await client.query("SELECT pg_backend_pid() AS pid, repeat('x', 200) AS pad");
       const ms = performance.now() - t0;
       await client.end();
-      console.log(`pg round trips ${guarded ? 'with   ' : 'without'} the guard: ${((ms * 1000) / queries).toFixed(1)} us per query (${queries} queries)`);
+      console.log(
+        `pg round trips ${guarded ? 'with   ' : 'without'} the guard: ${((ms * 1000) / queries).toFixed(1)} us per query (${queries} queries)`,
+      );
     }
   } finally {
     await fixture.stop();

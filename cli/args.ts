@@ -100,12 +100,33 @@ Exit codes:
 
 /** The run command's options, for parseArgs and for suggestions. */
 const OPTIONS = {
-  target: { type: 'string' }, user: { type: 'string', short: 'U' }, password: { type: 'string' }, database: { type: 'string', short: 'd' },
-  direct: { type: 'string' }, profile: { type: 'string' }, only: { type: 'string', multiple: true }, skip: { type: 'string', multiple: true },
-  json: { type: 'string' }, junit: { type: 'string' }, markdown: { type: 'string' }, html: { type: 'string' }, 'no-store': { type: 'boolean' },
-  compare: { type: 'string' }, expect: { type: 'string' }, strict: { type: 'boolean' }, spawn: { type: 'string' }, timeout: { type: 'string' }, 'max-pool': { type: 'string' }, 'no-color': { type: 'boolean' }, color: { type: 'boolean' },
-  verbose: { type: 'boolean', short: 'v' }, quiet: { type: 'boolean', short: 'q' }, list: { type: 'boolean' }, 'list-profiles': { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' }, version: { type: 'boolean' },
+  target: { type: 'string' },
+  user: { type: 'string', short: 'U' },
+  password: { type: 'string' },
+  database: { type: 'string', short: 'd' },
+  direct: { type: 'string' },
+  profile: { type: 'string' },
+  only: { type: 'string', multiple: true },
+  skip: { type: 'string', multiple: true },
+  json: { type: 'string' },
+  junit: { type: 'string' },
+  markdown: { type: 'string' },
+  html: { type: 'string' },
+  'no-store': { type: 'boolean' },
+  compare: { type: 'string' },
+  expect: { type: 'string' },
+  strict: { type: 'boolean' },
+  spawn: { type: 'string' },
+  timeout: { type: 'string' },
+  'max-pool': { type: 'string' },
+  'no-color': { type: 'boolean' },
+  color: { type: 'boolean' },
+  verbose: { type: 'boolean', short: 'v' },
+  quiet: { type: 'boolean', short: 'q' },
+  list: { type: 'boolean' },
+  'list-profiles': { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean' },
 } as const;
 
 /** Parses the run command's arguments (not `diff`, `matrix` or `audit`); BAD_ARGUMENTS on anything wrong. */
@@ -121,10 +142,22 @@ export function parseCli(argv: string[]): CliOptions {
     throw new PooltestError('BAD_ARGUMENTS', `${explainParseError(err)}\n\n${USAGE}`);
   }
   const v = parsed.values;
-  const list = (xs: string[] | undefined): string[] => (xs ?? []).flatMap((x) => x.split(',')).map((x) => x.trim()).filter(Boolean);
+  const list = (xs: string[] | undefined): string[] =>
+    (xs ?? [])
+      .flatMap((x) => x.split(','))
+      .map((x) => x.trim())
+      .filter(Boolean);
   const opts: CliOptions = {
-    only: list(v.only), skip: list(v.skip), store: !v['no-store'], strict: v.strict ?? false, verbose: v.verbose ?? false, quiet: v.quiet ?? false, list: v.list ?? false,
-    listProfiles: v['list-profiles'] ?? false, help: v.help ?? false, version: v.version ?? false,
+    only: list(v.only),
+    skip: list(v.skip),
+    store: !v['no-store'],
+    strict: v.strict ?? false,
+    verbose: v.verbose ?? false,
+    quiet: v.quiet ?? false,
+    list: v.list ?? false,
+    listProfiles: v['list-profiles'] ?? false,
+    help: v.help ?? false,
+    version: v.version ?? false,
   };
   if (v.target !== undefined) opts.target = v.target;
   if (v.user !== undefined) opts.user = v.user;
@@ -150,7 +183,10 @@ export function parseCli(argv: string[]): CliOptions {
 /** parseArgs' message, or for a mistyped option a short one with the nearest real option. */
 function explainParseError(err: unknown): string {
   const message = err instanceof Error ? err.message : String(err);
-  const unknown = (err as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? /Unknown option '([^']+)'/.exec(message)?.[1] : undefined;
+  const unknown =
+    (err as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION'
+      ? /Unknown option '([^']+)'/.exec(message)?.[1]
+      : undefined;
   if (!unknown) return message;
   const guess = didYouMean(unknown.replace(/^-+/, ''), OPTION_NAMES);
   return `unknown option ${unknown}${guess ? `; did you mean --${guess}?` : ''}`;
@@ -179,7 +215,8 @@ function editDistance(a: string, b: string): number {
   let row = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const next = [i];
-    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    for (let j = 1; j <= b.length; j++)
+      next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
     row = next;
   }
   return row[b.length]!;
@@ -188,24 +225,40 @@ function editDistance(a: string, b: string): number {
 /** Flags that contradict each other end the run here, before anything starts. */
 function checkCombinations(o: CliOptions): void {
   if (o.spawn !== undefined && o.target !== undefined) {
-    throw new PooltestError('BAD_ARGUMENTS', '--spawn starts its own target: leave out --target (or leave out --spawn to test yours)');
+    throw new PooltestError(
+      'BAD_ARGUMENTS',
+      '--spawn starts its own target: leave out --target (or leave out --spawn to test yours)',
+    );
   }
   if (o.expect !== undefined && o.profile !== undefined) {
-    throw new PooltestError('BAD_ARGUMENTS', `--expect and --profile both set expectations: put "extends": "${o.profile}" in ${o.expect} instead`);
+    throw new PooltestError(
+      'BAD_ARGUMENTS',
+      `--expect and --profile both set expectations: put "extends": "${o.profile}" in ${o.expect} instead`,
+    );
   }
   if (o.spawn !== undefined) checkSpawnable(o.spawn);
-  for (const [flag, value] of [['--target', o.target], ['--direct', o.direct], ['--compare', o.compare]] as const) {
+  for (const [flag, value] of [
+    ['--target', o.target],
+    ['--direct', o.direct],
+    ['--compare', o.compare],
+  ] as const) {
     // An empty value would silently mean libpq's defaults (localhost:5432).
-    if (value !== undefined && value.trim() === '') throw new PooltestError('BAD_ARGUMENTS', `${flag} is empty: give host:port or a postgres:// URL${flag === '--target' ? ' (or leave --target out to test a throwaway PgBouncer)' : ''}`);
+    if (value !== undefined && value.trim() === '')
+      throw new PooltestError(
+        'BAD_ARGUMENTS',
+        `${flag} is empty: give host:port or a postgres:// URL${flag === '--target' ? ' (or leave --target out to test a throwaway PgBouncer)' : ''}`,
+      );
   }
-  if (o.quiet && o.verbose) throw new PooltestError('BAD_ARGUMENTS', '--quiet and --verbose contradict each other: pick one');
+  if (o.quiet && o.verbose)
+    throw new PooltestError('BAD_ARGUMENTS', '--quiet and --verbose contradict each other: pick one');
 }
 
 /** `10s`, `2500ms`, `1.5s`, or a bare number of seconds. */
 
 function parsePositiveInt(text: string, flag: string): number {
   const n = Number(text);
-  if (!Number.isInteger(n) || n < 1 || n > 1000) throw new PooltestError('BAD_ARGUMENTS', `${flag} "${text}" is not a whole number from 1 to 1000`);
+  if (!Number.isInteger(n) || n < 1 || n > 1000)
+    throw new PooltestError('BAD_ARGUMENTS', `${flag} "${text}" is not a whole number from 1 to 1000`);
   return n;
 }
 

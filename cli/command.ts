@@ -69,17 +69,24 @@ async function main(argv: string[]): Promise<number> {
     const expectations = opts.expect !== undefined ? loadExpectations(opts.expect) : null;
     selectChecks(opts.only, opts.skip);
     // A signal while the command loaded: start no fixture only to stop it again.
-    if (interrupt.signal.aborted) throw new PooltestError('INTERRUPTED', 'interrupted before anything started; nothing to clean up');
+    if (interrupt.signal.aborted)
+      throw new PooltestError('INTERRUPTED', 'interrupted before anything started; nothing to clean up');
     const started = await startEndpoints(opts, process.env, (t) => {
       if (!opts.quiet) io.stderr(`${t}\n`);
     });
     stopEmbedded = started?.stop ?? null;
-    return interrupt.exitCode(await runCommand(opts, {
-      target: started?.target ?? opts.target,
-      direct: opts.direct ?? started?.direct,
-      profile: expectations ?? opts.profile ?? started?.profile ?? undefined,
-      fixture: started?.fixture ?? false,
-    }, io));
+    return interrupt.exitCode(
+      await runCommand(
+        opts,
+        {
+          target: started?.target ?? opts.target,
+          direct: opts.direct ?? started?.direct,
+          profile: expectations ?? opts.profile ?? started?.profile ?? undefined,
+          fixture: started?.fixture ?? false,
+        },
+        io,
+      ),
+    );
   } finally {
     if (stopEmbedded) await stopEmbedded();
     interrupt.dispose();
@@ -92,15 +99,19 @@ function listCatalogue(): string {
 }
 
 function listProfiles(): string {
-  return PROFILES.map((p) => {
-    // The note carries caveats (source-only, configuration-dependent): never drop it.
-    const rows = Object.entries(p.expect).map(([id, e]) => {
-      const basis = e.basis === 'observed' ? `observed on ${e.observedOn ?? '?'}` : (e.basis ?? 'basis not stated');
-      const more = [`basis: ${basis}`, ...(e.note ? [`note: ${e.note}`] : [])].map((t) => `\n    ${''.padEnd(30)} ${''.padEnd(14)} ${t}`).join('');
-      return `    ${id.padEnd(30)} ${e.outcome.padEnd(14)} ${e.ref}${more}`;
-    });
-    return [`${p.name}: ${p.title} (${p.versions})`, `  ref: ${p.ref}`, ...rows].join('\n');
-  }).join('\n\n') + '\n';
+  return (
+    PROFILES.map((p) => {
+      // The note carries caveats (source-only, configuration-dependent): never drop it.
+      const rows = Object.entries(p.expect).map(([id, e]) => {
+        const basis = e.basis === 'observed' ? `observed on ${e.observedOn ?? '?'}` : (e.basis ?? 'basis not stated');
+        const more = [`basis: ${basis}`, ...(e.note ? [`note: ${e.note}`] : [])]
+          .map((t) => `\n    ${''.padEnd(30)} ${''.padEnd(14)} ${t}`)
+          .join('');
+        return `    ${id.padEnd(30)} ${e.outcome.padEnd(14)} ${e.ref}${more}`;
+      });
+      return [`${p.name}: ${p.title} (${p.versions})`, `  ref: ${p.ref}`, ...rows].join('\n');
+    }).join('\n\n') + '\n'
+  );
 }
 
 function print(text: string): number {
@@ -113,7 +124,9 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (err: unknown) => {
-    const e = isPooltestError(err) ? err : new PooltestError('INTERNAL', err instanceof Error ? (err.stack ?? err.message) : String(err));
+    const e = isPooltestError(err)
+      ? err
+      : new PooltestError('INTERNAL', err instanceof Error ? (err.stack ?? err.message) : String(err));
     process.stderr.write(`pooltest: ${e.code}: ${redactUrl(e.message)}\n`);
     process.exitCode = wasInterrupted() ? 130 : 2;
   },

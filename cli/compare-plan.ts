@@ -38,11 +38,21 @@ async function serverIdentity(t: Target, boundMs: number): Promise<string | null
   try {
     const client = await connectClient(t, boundMs, 'pooltest');
     try {
-      const r = await within(client.query("SELECT pg_postmaster_start_time()::text AS started, inet_server_port() AS port, current_setting('server_version_num') AS version"), boundMs, null);
+      const r = await within(
+        client.query(
+          "SELECT pg_postmaster_start_time()::text AS started, inet_server_port() AS port, current_setting('server_version_num') AS version",
+        ),
+        boundMs,
+        null,
+      );
       const row = r?.rows[0] as { started?: string; port?: number | null; version?: string } | undefined;
       return row?.started ? `${row.started}|${row.port ?? 'socket'}|${row.version ?? ''}` : null;
     } finally {
-      await within(client.end().catch(() => undefined), boundMs, undefined);
+      await within(
+        client.end().catch(() => undefined),
+        boundMs,
+        undefined,
+      );
     }
   } catch {
     return null;
@@ -52,10 +62,21 @@ async function serverIdentity(t: Target, boundMs: number): Promise<string | null
 /** Decides whether the target and the baseline may be tested at the same time (see the file comment). */
 export async function planCompare(target: Target, baseline: Target, boundMs: number): Promise<ComparePlan> {
   if (endpointKey(target) === endpointKey(baseline)) {
-    return { concurrent: false, reason: `${describeTarget(target)} and ${describeTarget(baseline)} are one endpoint, so one pool: one after the other` };
+    return {
+      concurrent: false,
+      reason: `${describeTarget(target)} and ${describeTarget(baseline)} are one endpoint, so one pool: one after the other`,
+    };
   }
   const [a, b] = await Promise.all([serverIdentity(target, boundMs), serverIdentity(baseline, boundMs)]);
-  if (a === null || b === null) return { concurrent: false, reason: 'could not tell whether both lead to the same PostgreSQL server: one after the other' };
-  if (a === b) return { concurrent: false, reason: 'both lead to the same PostgreSQL server, whose activity each run reads: one after the other' };
+  if (a === null || b === null)
+    return {
+      concurrent: false,
+      reason: 'could not tell whether both lead to the same PostgreSQL server: one after the other',
+    };
+  if (a === b)
+    return {
+      concurrent: false,
+      reason: 'both lead to the same PostgreSQL server, whose activity each run reads: one after the other',
+    };
   return { concurrent: true, reason: 'different PostgreSQL servers behind different endpoints: both at once' };
 }

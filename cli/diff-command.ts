@@ -33,7 +33,13 @@ export function diffCommand(argv: string[], io: Pick<CliIo, 'stdout' | 'stderr' 
     parsed = parseArgs({
       args: argv,
       allowPositionals: true,
-      options: { markdown: { type: 'string' }, json: { type: 'string' }, quiet: { type: 'boolean', short: 'q' }, 'no-color': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+      options: {
+        markdown: { type: 'string' },
+        json: { type: 'string' },
+        quiet: { type: 'boolean', short: 'q' },
+        'no-color': { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
     });
   } catch (err) {
     throw new PooltestError('BAD_ARGUMENTS', `${err instanceof Error ? err.message : String(err)}\n\n${DIFF_USAGE}`);
@@ -43,7 +49,8 @@ export function diffCommand(argv: string[], io: Pick<CliIo, 'stdout' | 'stderr' 
     io.stdout(`${DIFF_USAGE}\n`);
     return 0;
   }
-  if (parsed.positionals.length !== 2) throw new PooltestError('BAD_ARGUMENTS', `pooltest diff takes two reports, OLD and NEW\n\n${DIFF_USAGE}`);
+  if (parsed.positionals.length !== 2)
+    throw new PooltestError('BAD_ARGUMENTS', `pooltest diff takes two reports, OLD and NEW\n\n${DIFF_USAGE}`);
   const [oldPath, newPath] = parsed.positionals as [string, string];
   const diff = diffReports(readReport(oldPath), readReport(newPath));
   if (v.json !== undefined) writeOutput(v.json, diffToJson(diff));
@@ -60,10 +67,17 @@ export function readReport(file: string): Report {
     if (statSync(file).isDirectory()) resolved = path.join(file, 'report.json');
     value = JSON.parse(readFileSync(resolved, 'utf8'));
   } catch (err) {
-    throw new PooltestError('REPORT_INVALID', `cannot read a pooltest report from ${resolved}: ${err instanceof Error ? err.message : String(err)}`);
+    throw new PooltestError(
+      'REPORT_INVALID',
+      `cannot read a pooltest report from ${resolved}: ${err instanceof Error ? err.message : String(err)}`,
+    );
   }
   const problem = reportProblem(value);
-  if (problem) throw new PooltestError('REPORT_INVALID', `${resolved} is not a pooltest report this version can compare: ${problem}`);
+  if (problem)
+    throw new PooltestError(
+      'REPORT_INVALID',
+      `${resolved} is not a pooltest report this version can compare: ${problem}`,
+    );
   // Schema 1 reports read as schema 2 (their observations were called pass).
   return upgradeReport(value as Report);
 }
@@ -75,10 +89,15 @@ export function readReport(file: string): Report {
 function reportProblem(v: unknown): string | null {
   if (typeof v !== 'object' || v === null) return 'not a JSON object';
   const r = v as Partial<Record<keyof Report, unknown>>;
-  if (typeof r.schemaVersion !== 'number' || !READABLE_SCHEMA_VERSIONS.includes(r.schemaVersion)) return `schemaVersion is ${JSON.stringify(r.schemaVersion)}, expected one of ${READABLE_SCHEMA_VERSIONS.join(', ')} (this version writes ${REPORT_SCHEMA_VERSION})`;
+  if (typeof r.schemaVersion !== 'number' || !READABLE_SCHEMA_VERSIONS.includes(r.schemaVersion))
+    return `schemaVersion is ${JSON.stringify(r.schemaVersion)}, expected one of ${READABLE_SCHEMA_VERSIONS.join(', ')} (this version writes ${REPORT_SCHEMA_VERSION})`;
   if (!Array.isArray(r.checks)) return 'no "checks" array';
-  const bad = r.checks.find((c: unknown) => typeof c !== 'object' || c === null || typeof (c as { id?: unknown }).id !== 'string' || !('outcome' in c));
+  const bad = r.checks.find(
+    (c: unknown) =>
+      typeof c !== 'object' || c === null || typeof (c as { id?: unknown }).id !== 'string' || !('outcome' in c),
+  );
   if (bad !== undefined) return `a check without "id" and "outcome": ${JSON.stringify(bad).slice(0, 120)}`;
-  for (const key of ['target', 'discovery', 'tool'] as const) if (typeof r[key] !== 'object' || r[key] === null) return `no "${key}" object`;
+  for (const key of ['target', 'discovery', 'tool'] as const)
+    if (typeof r[key] !== 'object' || r[key] === null) return `no "${key}" object`;
   return null;
 }

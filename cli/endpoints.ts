@@ -18,7 +18,11 @@ export interface StartedEndpoints {
 }
 
 /** Starts what `opts` asks for, or returns null when the user gave a target (flag or PG* env). */
-export async function startEndpoints(opts: CliOptions, env: NodeJS.ProcessEnv, log: (text: string) => void): Promise<StartedEndpoints | null> {
+export async function startEndpoints(
+  opts: CliOptions,
+  env: NodeJS.ProcessEnv,
+  log: (text: string) => void,
+): Promise<StartedEndpoints | null> {
   if (opts.spawn !== undefined) {
     log(`--spawn ${opts.spawn} (experimental, see --help): starting containers (the first run pulls images)...`);
     const spawned = await spawnPooler(opts.spawn);
@@ -31,5 +35,11 @@ export async function startEndpoints(opts: CliOptions, env: NodeJS.ProcessEnv, l
   log('No --target: starting a throwaway PostgreSQL and PgBouncer (transaction mode, pool of 2)...');
   const { startStack } = await import('../fixtures/stack.js');
   const stack = await startStack('pgbouncer-transaction');
-  return { target: stack.target.url(), direct: stack.postgres.url(), profile: 'pgbouncer-transaction', fixture: true, stop: () => stack.stop() };
+  return {
+    target: stack.target.url(),
+    direct: stack.postgres.url(),
+    profile: 'pgbouncer-transaction',
+    fixture: true,
+    stop: () => stack.stop(),
+  };
 }

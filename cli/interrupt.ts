@@ -63,7 +63,11 @@ export function watchInterrupts(opts: InterruptOptions): Interrupt {
     write(`pooltest: ${why}: stopping fixtures and quitting without the sweep\n`);
     void (async () => {
       try {
-        await within(stopEverything(opts.stopEmbedded()).catch(() => undefined), FORCED_STOP_MS, undefined);
+        await within(
+          stopEverything(opts.stopEmbedded()).catch(() => undefined),
+          FORCED_STOP_MS,
+          undefined,
+        );
       } finally {
         process.exit(INTERRUPTED_EXIT_CODE);
       }
@@ -77,7 +81,9 @@ export function watchInterrupts(opts: InterruptOptions): Interrupt {
     }
     received = sig;
     interruptedBy = sig;
-    write(`\npooltest: ${sig}: stopping the check in flight, then sweeping the target and cleaning up (send it again to quit at once)\n`);
+    write(
+      `\npooltest: ${sig}: stopping the check in flight, then sweeping the target and cleaning up (send it again to quit at once)\n`,
+    );
     controller.abort(new PooltestError('INTERRUPTED', `interrupted by ${sig}`));
     const graceMs = opts.graceMs ?? DEFAULT_GRACE_MS;
     grace = setTimeout(() => force(`cleanup took longer than ${Math.round(graceMs / 1000)} s`), graceMs);

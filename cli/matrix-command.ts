@@ -32,7 +32,14 @@ export function matrixCommand(argv: string[], io: Pick<CliIo, 'stdout' | 'color'
     parsed = parseArgs({
       args: argv,
       allowPositionals: true,
-      options: { markdown: { type: 'string' }, html: { type: 'string' }, json: { type: 'string' }, title: { type: 'string' }, 'no-color': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+      options: {
+        markdown: { type: 'string' },
+        html: { type: 'string' },
+        json: { type: 'string' },
+        title: { type: 'string' },
+        'no-color': { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
     });
   } catch (err) {
     throw new PooltestError('BAD_ARGUMENTS', `${err instanceof Error ? err.message : String(err)}\n\n${MATRIX_USAGE}`);
@@ -42,7 +49,8 @@ export function matrixCommand(argv: string[], io: Pick<CliIo, 'stdout' | 'color'
     io.stdout(`${MATRIX_USAGE}\n`);
     return 0;
   }
-  if (parsed.positionals.length === 0) throw new PooltestError('BAD_ARGUMENTS', `pooltest matrix takes one or more reports\n\n${MATRIX_USAGE}`);
+  if (parsed.positionals.length === 0)
+    throw new PooltestError('BAD_ARGUMENTS', `pooltest matrix takes one or more reports\n\n${MATRIX_USAGE}`);
   const matrix = buildMatrix(parsed.positionals.map(namedReport));
   if (v.json !== undefined) writeOutput(v.json, `${JSON.stringify(matrix, null, 2)}\n`);
   if (v.markdown !== undefined) writeOutput(v.markdown, renderMatrixMarkdown(matrix, v.title));

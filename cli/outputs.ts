@@ -35,12 +35,20 @@ export function writeOutput(file: string, text: string): void {
   try {
     writeAtomically(file, text);
   } catch (err) {
-    throw new PooltestError('OUTPUT_FAILED', `cannot write ${file}: ${err instanceof Error ? err.message : String(err)}`);
+    throw new PooltestError(
+      'OUTPUT_FAILED',
+      `cannot write ${file}: ${err instanceof Error ? err.message : String(err)}`,
+    );
   }
 }
 
 /** Writes the requested files and stores the run; returns the stored run, or null. */
-export function writeOutputs(report: Report, req: OutputRequest, comparison: Comparison | null, warn: (text: string) => void): StoredRun | null {
+export function writeOutputs(
+  report: Report,
+  req: OutputRequest,
+  comparison: Comparison | null,
+  warn: (text: string) => void,
+): StoredRun | null {
   const texts = {
     json: reportToJson(report),
     junit: renderJunit(report),
@@ -53,7 +61,12 @@ export function writeOutputs(report: Report, req: OutputRequest, comparison: Com
     if (file !== undefined) writeOutput(file, texts[kind]);
   }
   if (!req.store) return null;
-  const files: Record<string, string> = { 'report.json': texts.json, 'junit.xml': texts.junit, 'report.md': texts.markdown, 'report.html': texts.html };
+  const files: Record<string, string> = {
+    'report.json': texts.json,
+    'junit.xml': texts.junit,
+    'report.md': texts.markdown,
+    'report.html': texts.html,
+  };
   if (comparison) {
     files['baseline.json'] = reportToJson(comparison.baseline);
     files['diff.json'] = diffToJson(comparison.diff);
@@ -61,7 +74,9 @@ export function writeOutputs(report: Report, req: OutputRequest, comparison: Com
   try {
     return storeRun(files, report.startedAt);
   } catch (err) {
-    warn(`pooltest: could not store this run under .pooltest/ (use --no-store to skip): ${err instanceof Error ? err.message : String(err)}`);
+    warn(
+      `pooltest: could not store this run under .pooltest/ (use --no-store to skip): ${err instanceof Error ? err.message : String(err)}`,
+    );
     return null;
   }
 }

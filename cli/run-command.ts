@@ -45,15 +45,33 @@ export async function runCommand(opts: CliOptions, ends: Endpoints, io: CliIo): 
   const total = selectChecks(opts.only, opts.skip).length;
   if (typeof ends.profile === 'object' && opts.expect) warnUnknownChecks(ends.profile, io);
   const common: RunOptions = {
-    user: opts.user, password: opts.password, database: opts.database, only: opts.only, skip: opts.skip,
-    timeoutMs: opts.timeoutMs, maxPool: opts.maxPool, strict: opts.strict, env: io.env, ...(io.signal ? { signal: io.signal } : {}),
+    user: opts.user,
+    password: opts.password,
+    database: opts.database,
+    only: opts.only,
+    skip: opts.skip,
+    timeoutMs: opts.timeoutMs,
+    maxPool: opts.maxPool,
+    strict: opts.strict,
+    env: io.env,
+    ...(io.signal ? { signal: io.signal } : {}),
   };
   const label = opts.compare ? 'target' : undefined;
   if (!opts.compare) {
-    const report = await run({ ...common, target: ends.target, direct: ends.direct, profile: ends.profile, fixture: ends.fixture === true, ...events(opts, io, total, label) });
+    const report = await run({
+      ...common,
+      target: ends.target,
+      direct: ends.direct,
+      profile: ends.profile,
+      fixture: ends.fixture === true,
+      ...events(opts, io, total, label),
+    });
     return finish(report, null, opts, io);
   }
-  const main = resolveTarget({ target: ends.target, user: opts.user, password: opts.password, database: opts.database }, io.env);
+  const main = resolveTarget(
+    { target: ends.target, user: opts.user, password: opts.password, database: opts.database },
+    io.env,
+  );
   // What the baseline does not spell out (user, password, database) comes from the target.
   // No --direct and no profile for it: it is observed, and its sweep goes through itself.
   const base = resolveRelated(opts.compare, main);
@@ -61,8 +79,17 @@ export async function runCommand(opts: CliOptions, ends: Endpoints, io: CliIo): 
   if (!opts.quiet) io.stderr(`--compare: ${plan.reason}\n`);
   // Two runs at once print progress lines, never one line rewritten in place.
   const ioFor = plan.concurrent ? { ...io, tty: false } : io;
-  const runTarget = (): Promise<Report> => run({ ...common, target: main, direct: ends.direct, profile: ends.profile, fixture: ends.fixture === true, ...events(opts, ioFor, total, label) });
-  const runBaseline = (): Promise<Report> => run({ ...common, target: base, ...events(opts, ioFor, total, 'baseline') });
+  const runTarget = (): Promise<Report> =>
+    run({
+      ...common,
+      target: main,
+      direct: ends.direct,
+      profile: ends.profile,
+      fixture: ends.fixture === true,
+      ...events(opts, ioFor, total, label),
+    });
+  const runBaseline = (): Promise<Report> =>
+    run({ ...common, target: base, ...events(opts, ioFor, total, 'baseline') });
   let report: Report;
   let baseline: Report | null;
   if (plan.concurrent) {
@@ -81,14 +108,24 @@ export async function runCommand(opts: CliOptions, ends: Endpoints, io: CliIo): 
 
 /** Writes the outputs, prints the report, and returns the exit code. */
 function finish(report: Report, comparison: Comparison | null, opts: CliOptions, io: CliIo): number {
-  const stored = writeOutputs(report, { json: opts.json, junit: opts.junit, markdown: opts.markdown, html: opts.html, store: opts.store }, comparison, (t) => io.stderr(`${t}\n`));
+  const stored = writeOutputs(
+    report,
+    { json: opts.json, junit: opts.junit, markdown: opts.markdown, html: opts.html, store: opts.store },
+    comparison,
+    (t) => io.stderr(`${t}\n`),
+  );
   printReport(report, comparison, opts, io);
   if (stored && !opts.quiet) io.stderr(`Stored in ${stored.dir} (.pooltest/latest points at it)\n`);
   return Math.max(report.summary.exitCode, comparison?.diff.summary.exitCode ?? 0);
 }
 
 /** Discovery and progress on stderr, unless --quiet. */
-function events(opts: CliOptions, io: CliIo, total: number, label: string | undefined): Pick<RunOptions, 'onDiscovery' | 'onCheckStart' | 'onCheckResult' | 'onWait'> {
+function events(
+  opts: CliOptions,
+  io: CliIo,
+  total: number,
+  label: string | undefined,
+): Pick<RunOptions, 'onDiscovery' | 'onCheckStart' | 'onCheckResult' | 'onWait'> {
   if (opts.quiet) return {};
   const c = new Chalk({ level: io.color ? 1 : 0 });
   const progress = createProgress({ total, color: io.color, tty: io.tty, label, write: io.stderr });
@@ -103,11 +140,13 @@ function events(opts: CliOptions, io: CliIo, total: number, label: string | unde
 function printReport(report: Report, comparison: Comparison | null, opts: CliOptions, io: CliIo): void {
   const view = { color: io.color, verbose: opts.verbose, width: io.width };
   io.stdout(opts.quiet ? renderQuiet(report, view) : renderReport(report, view));
-  if (comparison) io.stdout(`\n${renderDiff(comparison.diff, { color: io.color, width: io.width, quiet: opts.quiet })}`);
+  if (comparison)
+    io.stdout(`\n${renderDiff(comparison.diff, { color: io.color, width: io.width, quiet: opts.quiet })}`);
 }
 
 /** Expectations for checks this version does not run are legal (the file may be newer) but never asserted: say so. */
 function warnUnknownChecks(profile: Profile, io: CliIo): void {
   const missing = Object.keys(profile.expect).filter((id) => !CATALOGUE.some((c) => c.id === id));
-  if (missing.length > 0) io.stderr(`pooltest: note: this version has no check ${missing.join(', ')}; those expectations are not asserted\n`);
+  if (missing.length > 0)
+    io.stderr(`pooltest: note: this version has no check ${missing.join(', ')}; those expectations are not asserted\n`);
 }

@@ -29,7 +29,8 @@ export function storeRun(files: Record<string, string>, startedAt: string, cwd =
   const runs = path.join(root, 'runs');
   mkdirSync(runs, { recursive: true });
   const gitignore = path.join(root, '.gitignore');
-  if (!existsSync(gitignore)) writeFileSync(gitignore, '# pooltest run history (pooltest --no-store to keep none)\n*\n');
+  if (!existsSync(gitignore))
+    writeFileSync(gitignore, '# pooltest run history (pooltest --no-store to keep none)\n*\n');
   const name = freeName(runs, folderName(startedAt));
   const dir = path.join(runs, name);
   mkdirSync(dir);

@@ -35,7 +35,10 @@ export const TESTCONTAINERS_INSTALL = 'npm install testcontainers@12.0.1 @testco
 export function checkSpawnable(name: string): void {
   if ((SPAWNABLE as readonly string[]).includes(name)) return;
   const why = PLANNED.includes(name) ? `no container fixture for ${name} yet` : `unknown pooler "${name}"`;
-  throw new PooltestError('BAD_ARGUMENTS', `--spawn: ${why}; available: ${SPAWNABLE.join(', ')}. To test another pooler, start it yourself and pass --target.`);
+  throw new PooltestError(
+    'BAD_ARGUMENTS',
+    `--spawn: ${why}; available: ${SPAWNABLE.join(', ')}. To test another pooler, start it yourself and pass --target.`,
+  );
 }
 
 /** Starts `name` in containers; throws a coded error when that cannot happen here. */
@@ -45,7 +48,10 @@ export async function spawnPooler(name: string): Promise<Spawned> {
   const { dockerAvailable } = await import('../fixtures/docker.js');
   const docker = await dockerAvailable(5_000);
   if (!docker.available) {
-    throw new PooltestError('DOCKER_UNAVAILABLE', `--spawn ${name} needs a container engine (Docker or Podman): ${docker.reason}. Start one (or set DOCKER_HOST), or test a pooler you run with --target.`);
+    throw new PooltestError(
+      'DOCKER_UNAVAILABLE',
+      `--spawn ${name} needs a container engine (Docker or Podman): ${docker.reason}. Start one (or set DOCKER_HOST), or test a pooler you run with --target.`,
+    );
   }
   const { startContainerStack, PGBOUNCER_IMAGE } = await import('../fixtures/containers/container-stack.js');
   const { POSTGRES_IMAGE } = await import('../fixtures/containers/postgres-container.js');

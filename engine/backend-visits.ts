@@ -36,7 +36,13 @@ export interface VisitOptions {
   deadlineMs: number;
 }
 
-export async function visitBackends(scn: Scenario, tag: string, statements: string[], touched: readonly number[], opts: VisitOptions): Promise<Visits> {
+export async function visitBackends(
+  scn: Scenario,
+  tag: string,
+  statements: string[],
+  touched: readonly number[],
+  opts: VisitOptions,
+): Promise<Visits> {
   const d = scn.discovery;
   // Never more visitors at once than the pooler admits clients (it refuses the next one).
   let width = Math.min(d.mode === 'direct' ? 1 : (d.poolSize ?? d.poolBound), d.clientLimit?.clients ?? Infinity);
@@ -46,7 +52,10 @@ export async function visitBackends(scn: Scenario, tag: string, statements: stri
   for (let round = 1; ; round++) {
     const complete = await visitRound(scn, `${tag}${round}.`, tag, width, statements, opts);
     for (const step of scn.steps) if (step.tag === tag && step.pid !== null) visited.add(step.pid);
-    unvisited = await stillAlive(scn, touched.filter((p) => !visited.has(p)));
+    unvisited = await stillAlive(
+      scn,
+      touched.filter((p) => !visited.has(p)),
+    );
     if (unvisited.length === 0 && (complete || visited.size > 0)) break;
     if (Date.now() >= deadline) break;
     // A backend still missing after a full round of `width` holders means the pool is wider
@@ -63,7 +72,14 @@ export async function visitBackends(scn: Scenario, tag: string, statements: stri
  * holding its own keeps the others off its backend, so no order is needed to spread them, and
  * the round costs one login and one take of round trips instead of `width` of each.
  */
-async function visitRound(scn: Scenario, label: string, tag: string, width: number, statements: string[], opts: VisitOptions): Promise<boolean> {
+async function visitRound(
+  scn: Scenario,
+  label: string,
+  tag: string,
+  width: number,
+  statements: string[],
+  opts: VisitOptions,
+): Promise<boolean> {
   const connectMs = Math.min(scn.ctx.bounds.connectMs, opts.waitMs + 3 * scn.discovery.connectLatencyMs);
   // All visitors at once: at a distance, one after another would cost a login's round trips
   // each. The width already respects how many clients the pooler admits (visitBackends).
@@ -99,7 +115,10 @@ async function openVisitor(scn: Scenario, label: string, tag: string, connectMs:
 async function stillAlive(scn: Scenario, pids: number[]): Promise<number[]> {
   if (pids.length === 0) return [];
   const s = await scn.open(`alive${scn.steps.length}`);
-  const step = await s.run('visit.alive', `SELECT coalesce(array_agg(pid), '{}') AS alive FROM pg_stat_activity WHERE pid = ANY(ARRAY[${pids.join(', ')}]::int[])`);
+  const step = await s.run(
+    'visit.alive',
+    `SELECT coalesce(array_agg(pid), '{}') AS alive FROM pg_stat_activity WHERE pid = ANY(ARRAY[${pids.join(', ')}]::int[])`,
+  );
   await s.close();
   const alive = valueOf(step, 'alive');
   // Unreadable: count them all as alive, so they are reported rather than silently skipped.

@@ -110,7 +110,9 @@ export interface CheckDefinition<Id extends string = string, Label extends strin
 }
 
 /** Declares a check, keeping its literal id and labels for the catalogue's types. */
-export function defineCheck<const Id extends string, const Label extends string>(def: CheckDefinition<Id, Label>): CheckDefinition<Id, Label> {
+export function defineCheck<const Id extends string, const Label extends string>(
+  def: CheckDefinition<Id, Label>,
+): CheckDefinition<Id, Label> {
   return def;
 }
 
@@ -143,7 +145,13 @@ export interface CheckEvents {
 }
 
 /** Runs one check end to end. Never throws: failures to run become inconclusive results. */
-export async function executeCheck(def: CheckDefinition, ctx: RunContext, profile: Profile | null, signal?: AbortSignal, events: CheckEvents = {}): Promise<CheckResult> {
+export async function executeCheck(
+  def: CheckDefinition,
+  ctx: RunContext,
+  profile: Profile | null,
+  signal?: AbortSignal,
+  events: CheckEvents = {},
+): Promise<CheckResult> {
   const started = performance.now();
   const expectation = profile?.expect[def.id] ?? null;
   const base = {
@@ -156,13 +164,37 @@ export async function executeCheck(def: CheckDefinition, ctx: RunContext, profil
   };
   const skip = def.skipIf?.(ctx) ?? unmetRequirement(def, ctx);
   if (skip) {
-    return { ...base, outcome: null, verdict: 'skipped', reason: skip, facts: {}, evidence: skip, advice: null, steps: [], durationMs: 0, statements: 0, cleanup: { ok: true, detail: 'nothing to clean' } };
+    return {
+      ...base,
+      outcome: null,
+      verdict: 'skipped',
+      reason: skip,
+      facts: {},
+      evidence: skip,
+      advice: null,
+      steps: [],
+      durationMs: 0,
+      statements: 0,
+      cleanup: { ok: true, detail: 'nothing to clean' },
+    };
   }
   // A pool that shrank below what steering needs, earlier in this run: nothing to steer with.
   const shrunk = blockingChange(ctx.runId);
   if (shrunk) {
     const reason = `not run: ${describeChange(shrunk)}, too few to steer this check; re-run once the pooler has its servers back`;
-    return { ...base, outcome: null, verdict: 'inconclusive', reason, facts: { poolBefore: shrunk.before, poolAfter: shrunk.after }, evidence: reason, advice: null, steps: [], durationMs: 0, statements: 0, cleanup: { ok: true, detail: 'nothing to clean' } };
+    return {
+      ...base,
+      outcome: null,
+      verdict: 'inconclusive',
+      reason,
+      facts: { poolBefore: shrunk.before, poolAfter: shrunk.after },
+      evidence: reason,
+      advice: null,
+      steps: [],
+      durationMs: 0,
+      statements: 0,
+      cleanup: { ok: true, detail: 'nothing to clean' },
+    };
   }
   const scn = new Scenario(ctx, signal);
   // Logins ahead of need (steering/spare-session.ts): made while the previous check ended.
@@ -181,14 +213,30 @@ export async function executeCheck(def: CheckDefinition, ctx: RunContext, profil
   }
   const othersBefore = await askedBefore;
   // Asking about other runs touches none of the check's sessions: it goes while they close.
-  const [, othersDuring] = await Promise.all([scn.closeAll(), scn.interrupted ? null : otherRunsActive(ctx, performance.now() - started)]);
+  const [, othersDuring] = await Promise.all([
+    scn.closeAll(),
+    scn.interrupted ? null : otherRunsActive(ctx, performance.now() - started),
+  ]);
   const others = Math.max(othersBefore ?? 0, othersDuring ?? 0);
-  if (others > 0) scn.note('engine', OTHER_RUNS_TAG, `(${others} other pooltest run(s) active on this target during the check)`, { facts: { other_runs: others } });
-  const judgement = scn.interrupted ? interruptedJudgement(def, scn.steps, ctx.discovery) : judgeRecord(def, scn.steps, ctx.discovery);
+  if (others > 0)
+    scn.note('engine', OTHER_RUNS_TAG, `(${others} other pooltest run(s) active on this target during the check)`, {
+      facts: { other_runs: others },
+    });
+  const judgement = scn.interrupted
+    ? interruptedJudgement(def, scn.steps, ctx.discovery)
+    : judgeRecord(def, scn.steps, ctx.discovery);
   // A protocol violation's evidence is already in the reason (judgeRecord): not said twice.
-  if (runError && judgement.outcome === null && !protocolViolationIn(scn.steps)) judgement.reason = `${runError}; ${judgement.reason}`;
-  if (runError && judgement.outcome === null && !judgement.facts.clientLimit && isCapacityRefusal({ message: runError })) Object.assign(judgement, limitJudgement(judgement, runError, ctx.discovery));
-  const verdict = judgement.skipped && judgement.outcome === null ? 'skipped' : verdictFor(judgement.outcome, base.expected);
+  if (runError && judgement.outcome === null && !protocolViolationIn(scn.steps))
+    judgement.reason = `${runError}; ${judgement.reason}`;
+  if (
+    runError &&
+    judgement.outcome === null &&
+    !judgement.facts.clientLimit &&
+    isCapacityRefusal({ message: runError })
+  )
+    Object.assign(judgement, limitJudgement(judgement, runError, ctx.discovery));
+  const verdict =
+    judgement.skipped && judgement.outcome === null ? 'skipped' : verdictFor(judgement.outcome, base.expected);
   // After an outage (a restarting pooler or server), the next check starts once the target
   // answers again (bounded), rather than failing fast while it is still down. The wait is
   // announced (progress line) and counted in this check's duration: it is this check's time.
@@ -199,7 +247,10 @@ export async function executeCheck(def: CheckDefinition, ctx: RunContext, profil
   }
   const durationMs = Math.round(performance.now() - started);
   // Never interrupted: an interrupted check is exactly the one most likely to leave state.
-  const missed = scn.steps.length === 0 ? { left: [], unreached: [] } : await tidy(ctx, [def.id], touchedBy(scn.steps), withSpares(new Scenario(ctx)));
+  const missed =
+    scn.steps.length === 0
+      ? { left: [], unreached: [] }
+      : await tidy(ctx, [def.id], touchedBy(scn.steps), withSpares(new Scenario(ctx)));
   // A check that can damage the pool: count it again; a smaller one is this check's finding.
   const change = def.flags?.includes('destructive') && !scn.interrupted ? await recountAfter(ctx, def.id) : null;
   if (change) {
@@ -245,7 +296,11 @@ function touchedBy(steps: readonly StepRecord[]): number[] {
  *   makes of the record, because the record is then the target's misbehaviour.
  * Pure, so tests can apply it to recorded logs.
  */
-export function judgeRecord(def: Pick<CheckDefinition, 'judge' | 'restsOn' | 'answersWithRefusals'>, steps: readonly StepRecord[], discovery: Discovery): Judgement {
+export function judgeRecord(
+  def: Pick<CheckDefinition, 'judge' | 'restsOn' | 'answersWithRefusals'>,
+  steps: readonly StepRecord[],
+  discovery: Discovery,
+): Judgement {
   const violation = protocolViolationIn(steps);
   if (violation) return violationJudgement(def, steps, discovery, violation);
   let judgement: Judgement;
@@ -256,9 +311,19 @@ export function judgeRecord(def: Pick<CheckDefinition, 'judge' | 'restsOn' | 'an
   }
   if (judgement.outcome === null) {
     const refused = capacityRefusalIn(steps);
-    return refused ? limitJudgement(judgement, `${refused.session} ${refused.tag}: ${refused.error?.code ? `${refused.error.code} ` : ''}${refused.error?.message}`, discovery) : judgement;
+    return refused
+      ? limitJudgement(
+          judgement,
+          `${refused.session} ${refused.tag}: ${refused.error?.code ? `${refused.error.code} ` : ''}${refused.error?.message}`,
+          discovery,
+        )
+      : judgement;
   }
-  const others = numberOf(steps.find((s) => s.tag === OTHER_RUNS_TAG), 'other_runs') ?? 0;
+  const others =
+    numberOf(
+      steps.find((s) => s.tag === OTHER_RUNS_TAG),
+      'other_runs',
+    ) ?? 0;
   if (others > 0) {
     return {
       outcome: null,
@@ -276,7 +341,9 @@ export function judgeRecord(def: Pick<CheckDefinition, 'judge' | 'restsOn' | 'an
   }
   // A statement refused for want of room (not a landing candidate: a refused candidate is a
   // queue, judging/landing.ts) - the pooler never ran it, so it neither refused nor allowed it.
-  const full = def.answersWithRefusals ? undefined : steps.find((x) => isCapacityRefusal(x.error) && !/(^|\.)connect$/.test(x.tag) && !/observe\.take$/.test(x.tag));
+  const full = def.answersWithRefusals
+    ? undefined
+    : steps.find((x) => isCapacityRefusal(x.error) && !/(^|\.)connect$/.test(x.tag) && !/observe\.take$/.test(x.tag));
   if (full) {
     return {
       outcome: null,
@@ -299,7 +366,9 @@ export function judgeRecord(def: Pick<CheckDefinition, 'judge' | 'restsOn' | 'an
  * refusal stopped it, verbatim.
  */
 function limitJudgement(j: Judgement, refusal: string, d: Discovery): Judgement {
-  const limit = d.clientLimit ? `the pooler admits ${d.clientLimit.clients} client(s) at once` : 'the pooler refused a client at capacity';
+  const limit = d.clientLimit
+    ? `the pooler admits ${d.clientLimit.clients} client(s) at once`
+    : 'the pooler refused a client at capacity';
   return {
     outcome: null,
     facts: { ...j.facts, clientLimit: d.clientLimit?.clients ?? null },
@@ -308,7 +377,12 @@ function limitJudgement(j: Judgement, refusal: string, d: Discovery): Judgement 
 }
 
 /** The target sent a malformed message: inconclusive, naming the message, its lengths, the step and the bytes. */
-function violationJudgement(def: Pick<CheckDefinition, 'judge'>, steps: readonly StepRecord[], discovery: Discovery, violation: StepRecord): Judgement {
+function violationJudgement(
+  def: Pick<CheckDefinition, 'judge'>,
+  steps: readonly StepRecord[],
+  discovery: Discovery,
+  violation: StepRecord,
+): Judgement {
   let unproven: string | null = null;
   try {
     unproven = def.judge(steps, discovery).outcome;
@@ -324,9 +398,18 @@ function violationJudgement(def: Pick<CheckDefinition, 'judge'>, steps: readonly
 }
 
 /** A scenario cut short by an interruption proves nothing: its record is incomplete by design. */
-function interruptedJudgement(def: Pick<CheckDefinition, 'judge' | 'restsOn' | 'answersWithRefusals'>, steps: readonly StepRecord[], discovery: Discovery): Judgement {
+function interruptedJudgement(
+  def: Pick<CheckDefinition, 'judge' | 'restsOn' | 'answersWithRefusals'>,
+  steps: readonly StepRecord[],
+  discovery: Discovery,
+): Judgement {
   const partial = judgeRecord(def, steps, discovery);
-  return { outcome: null, facts: { ...partial.facts, interrupted: true }, reason: 'interrupted: the run was cancelled while this check ran; its sessions were closed and the sweep cleans what they left' };
+  return {
+    outcome: null,
+    facts: { ...partial.facts, interrupted: true },
+    reason:
+      'interrupted: the run was cancelled while this check ran; its sessions were closed and the sweep cleans what they left',
+  };
 }
 
 /**
@@ -337,8 +420,16 @@ function cleanupStatus(steps: readonly StepRecord[], missed: Findings): CheckRes
   const failed = steps.filter((s) => s.tag.endsWith('cleanup') && (s.error || s.timedOut));
   const left = [
     ...(missed.left.length > 0 ? [`left behind, removed right after the check: ${missed.left.join('; ')}`] : []),
-    ...(missed.unreached.length > 0 ? [`backend(s) ${missed.unreached.join(', ')} busy with other clients right after the check: left to the final sweep`] : []),
+    ...(missed.unreached.length > 0
+      ? [
+          `backend(s) ${missed.unreached.join(', ')} busy with other clients right after the check: left to the final sweep`,
+        ]
+      : []),
   ];
-  if (failed.length === 0 && left.length === 0) return { ok: true, detail: `${steps.filter((s) => s.tag.endsWith('cleanup')).length} cleanup step(s) succeeded` };
-  return { ok: false, detail: [...failed.map((s) => `${s.session} ${s.tag}: ${s.error?.message ?? 'timed out'}`), ...left].join('; ') };
+  if (failed.length === 0 && left.length === 0)
+    return { ok: true, detail: `${steps.filter((s) => s.tag.endsWith('cleanup')).length} cleanup step(s) succeeded` };
+  return {
+    ok: false,
+    detail: [...failed.map((s) => `${s.session} ${s.tag}: ${s.error?.message ?? 'timed out'}`), ...left].join('; '),
+  };
 }

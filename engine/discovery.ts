@@ -43,34 +43,62 @@ export interface DiscoveryOptions {
 export async function discover(target: Target, opts: DiscoveryOptions): Promise<Discovery> {
   await probeTcp(target, opts.bounds.connectMs);
   const d: Discovery = {
-    mode: 'direct', poolSize: null, poolBound: opts.poolBound, sharedAcrossClients: false, clientKeepsBackend: true,
-    reuseAfterDisconnect: false, transactionBlocks: 'allowed', holderStrategy: 'transaction', serverVersion: '', serverVersionNum: 0,
-    pooler: null, rttMs: 1, connectLatencyMs: 0, waitBoundMs: opts.waitMs ?? 250, notes: [], steps: [],
+    mode: 'direct',
+    poolSize: null,
+    poolBound: opts.poolBound,
+    sharedAcrossClients: false,
+    clientKeepsBackend: true,
+    reuseAfterDisconnect: false,
+    transactionBlocks: 'allowed',
+    holderStrategy: 'transaction',
+    serverVersion: '',
+    serverVersionNum: 0,
+    pooler: null,
+    rttMs: 1,
+    connectLatencyMs: 0,
+    waitBoundMs: opts.waitMs ?? 250,
+    notes: [],
+    steps: [],
   };
-  const scn = new Scenario({ target, direct: null, discovery: d, runId: opts.runId ?? 'discovery', bounds: opts.bounds }, opts.signal);
+  const scn = new Scenario(
+    { target, direct: null, discovery: d, runId: opts.runId ?? 'discovery', bounds: opts.bounds },
+    opts.signal,
+  );
   try {
     const t0 = performance.now();
     let first = await openFirst(scn, target, opts);
     d.connectLatencyMs = Math.round(performance.now() - t0);
-    const serverSql = "SELECT pg_backend_pid() AS pid, current_setting('server_version') AS version, current_setting('server_version_num')::int AS num";
+    const serverSql =
+      "SELECT pg_backend_pid() AS pid, current_setting('server_version') AS version, current_setting('server_version_num')::int AS num";
     let info = await first.run('discovery.server', serverSql);
     // Refused at capacity before any backend answered (other clients hold the whole pool, and
     // the pooler refuses rather than queues): try again within the connect bound, then say so.
-    for (const deadline = Date.now() + opts.bounds.connectMs; isCapacityRefusal(info.error) && Date.now() < deadline; ) {
+    for (const deadline = Date.now() + opts.bounds.connectMs; isCapacityRefusal(info.error) && Date.now() < deadline;) {
       await first.close();
       await sleep(100);
       first = await openFirst(scn, target, opts);
       info = await first.run('discovery.server', serverSql);
     }
-    if (isCapacityRefusal(info.error)) throw new PooltestError('TARGET_FULL', `${describeTarget(target)} refused every attempt at capacity for ${opts.bounds.connectMs} ms (${info.error?.code ?? ''} ${info.error?.message}): other clients hold its whole pool`);
-    if (info.error || info.pid === null) throw new PooltestError('NOT_POSTGRES', `${describeTarget(target)} accepted a login but could not answer a query: ${info.error?.message ?? 'no pid'}`);
+    if (isCapacityRefusal(info.error))
+      throw new PooltestError(
+        'TARGET_FULL',
+        `${describeTarget(target)} refused every attempt at capacity for ${opts.bounds.connectMs} ms (${info.error?.code ?? ''} ${info.error?.message}): other clients hold its whole pool`,
+      );
+    if (info.error || info.pid === null)
+      throw new PooltestError(
+        'NOT_POSTGRES',
+        `${describeTarget(target)} accepted a login but could not answer a query: ${info.error?.message ?? 'no pid'}`,
+      );
     d.serverVersion = String(info.results[0]?.[0]?.version ?? '');
     d.serverVersionNum = Number(info.results[0]?.[0]?.num ?? 0);
     d.rttMs = await measureRtt(first);
     // PgBouncer's admin console is a database of its own that uses none of the pool's
     // backends: asking it while the transaction-block probe runs saves a login's round trips.
     const pgpool = await askPgpool(first);
-    const [bouncer, warmConnectMs] = await Promise.all([pgpool ? null : askPgBouncer(scn, target), probeTransactionBlocks(scn, d, first)]);
+    const [bouncer, warmConnectMs] = await Promise.all([
+      pgpool ? null : askPgBouncer(scn, target),
+      probeTransactionBlocks(scn, d, first),
+    ]);
     d.pooler = pgpool ?? bouncer;
     // The first login of a fresh process also pays for loading pg and warming its crypto (SCRAM):
     // T's login, the second, is what later logins cost. The faster of the two sets the bounds.
@@ -94,7 +122,11 @@ export async function discover(target: Target, opts: DiscoveryOptions): Promise<
   const violation = protocolViolationIn(d.steps);
   if (violation) throw violationError(violation, 'during discovery, before any check could run');
   if (opts.failOnLargePool !== false && d.sharedAcrossClients && d.poolSize === null) {
-    throw new PooltestError('POOL_TOO_LARGE', `${describeTarget(target)} shares backends between clients but gave more than ${opts.poolBound} at once: pooltest cannot steer a pool that large. Point it at a pool of 2 (e.g. default_pool_size = 2), or raise --max-pool.`, { bound: opts.poolBound });
+    throw new PooltestError(
+      'POOL_TOO_LARGE',
+      `${describeTarget(target)} shares backends between clients but gave more than ${opts.poolBound} at once: pooltest cannot steer a pool that large. Point it at a pool of 2 (e.g. default_pool_size = 2), or raise --max-pool.`,
+      { bound: opts.poolBound },
+    );
   }
   return d;
 }
@@ -104,7 +136,11 @@ async function openFirst(scn: Scenario, target: Target, opts: DiscoveryOptions):
     return await openWhenAdmitted(scn, 'D', opts.bounds.connectMs);
   } catch (err) {
     if (err instanceof PooltestError && err.code === 'STEP_TIMEOUT') {
-      throw new PooltestError('STEP_TIMEOUT', `${describeTarget(target)} accepted a TCP connection but did not answer the PostgreSQL startup within ${opts.bounds.connectMs} ms: not a PostgreSQL server, or a pooler with no free slot`, err.detail);
+      throw new PooltestError(
+        'STEP_TIMEOUT',
+        `${describeTarget(target)} accepted a TCP connection but did not answer the PostgreSQL startup within ${opts.bounds.connectMs} ms: not a PostgreSQL server, or a pooler with no free slot`,
+        err.detail,
+      );
     }
     throw err;
   }
@@ -124,18 +160,26 @@ async function measureRtt(s: Session): Promise<number> {
 async function askPgpool(first: Session): Promise<Discovery['pooler']> {
   const pgpool = await first.run('discovery.identify', 'SHOW pool_version');
   const pgpoolVersion = pgpool.results[0]?.[0]?.pool_version;
-  if (!pgpool.error && typeof pgpoolVersion === 'string') return { name: 'pgpool-II', version: pgpoolVersion, how: 'SHOW pool_version' };
+  if (!pgpool.error && typeof pgpoolVersion === 'string')
+    return { name: 'pgpool-II', version: pgpoolVersion, how: 'SHOW pool_version' };
   return null;
 }
 
 async function askPgBouncer(scn: Scenario, target: Target): Promise<Discovery['pooler']> {
   try {
-    const admin = await Session.open('admin', { ...target, database: 'pgbouncer' }, scn.recorder, { connectMs: scn.ctx.bounds.connectMs, stepMs: scn.ctx.bounds.stepMs });
+    const admin = await Session.open('admin', { ...target, database: 'pgbouncer' }, scn.recorder, {
+      connectMs: scn.ctx.bounds.connectMs,
+      stepMs: scn.ctx.bounds.stepMs,
+    });
     try {
       const v = await admin.run('discovery.identify', 'SHOW VERSION');
       const text = v.results[0]?.[0]?.version;
       if (!v.error && typeof text === 'string' && /pgbouncer/i.test(text)) {
-        return { name: 'PgBouncer', version: text.replace(/^pgbouncer\s*/i, ''), how: 'SHOW VERSION on the admin console' };
+        return {
+          name: 'PgBouncer',
+          version: text.replace(/^pgbouncer\s*/i, ''),
+          how: 'SHOW VERSION on the admin console',
+        };
       }
     } finally {
       await admin.close();
@@ -179,7 +223,11 @@ async function countPool(scn: Scenario, d: Discovery, first: Session, opts: Disc
   // Read D's backend afresh: the transaction-block probe may have cost the pool a server
   // (PgBouncer closes it when it refuses BEGIN in statement mode).
   const idle = await first.run('discovery.idle', 'SELECT pg_backend_pid() AS pid');
-  if (idle.pid === null) throw new PooltestError('STEERING_FAILED', `the first client lost its connection during discovery: ${idle.error?.message ?? 'no pid'}`);
+  if (idle.pid === null)
+    throw new PooltestError(
+      'STEERING_FAILED',
+      `the first client lost its connection during discovery: ${idle.error?.message ?? 'no pid'}`,
+    );
   const firstPid = idle.pid;
   const holders: Hold[] = [];
   let waited = false;
@@ -192,15 +240,29 @@ async function countPool(scn: Scenario, d: Discovery, first: Session, opts: Disc
     const h = s && s !== 'refused' ? await take(scn, s, 'discovery.hold') : null;
     // Refused at capacity, at login or while queued for a backend: the pooler's boundary,
     // found by refusal instead of a queue (it counted the pool).
-    const refusal = s === 'refused' ? scn.steps[scn.steps.length - 1]?.error : h && !h.waited && h.pid === null && isCapacityRefusal(h.step?.error) ? h.step?.error : null;
+    const refusal =
+      s === 'refused'
+        ? scn.steps[scn.steps.length - 1]?.error
+        : h && !h.waited && h.pid === null && isCapacityRefusal(h.step?.error)
+          ? h.step?.error
+          : null;
     if (refusal) {
-      d.clientLimit = { clients: 1 + holders.length, refusal: `${refusal.code ? `${refusal.code} ` : ''}${refusal.message.replace(/^[A-Z_]+: (cannot connect to \S+: )?/, '')}` };
-      d.notes.push(`the pooler refused client ${2 + holders.length} instead of queueing it (${d.clientLimit.refusal}): ${d.clientLimit.clients} client(s) admitted at once`);
+      d.clientLimit = {
+        clients: 1 + holders.length,
+        refusal: `${refusal.code ? `${refusal.code} ` : ''}${refusal.message.replace(/^[A-Z_]+: (cannot connect to \S+: )?/, '')}`,
+      };
+      d.notes.push(
+        `the pooler refused client ${2 + holders.length} instead of queueing it (${d.clientLimit.refusal}): ${d.clientLimit.clients} client(s) admitted at once`,
+      );
       waited = true;
       break;
     }
     if (h && !h.waited) {
-      if (h.pid === null) throw new PooltestError('STEERING_FAILED', `a holder could not take a backend: ${h.step?.error?.message ?? 'no pid'}`);
+      if (h.pid === null)
+        throw new PooltestError(
+          'STEERING_FAILED',
+          `a holder could not take a backend: ${h.step?.error?.message ?? 'no pid'}`,
+        );
       holders.push(h);
       continue;
     }
@@ -213,7 +275,9 @@ async function countPool(scn: Scenario, d: Discovery, first: Session, opts: Disc
     }
     if (busy > 0) {
       busyAtQueue = busy;
-      d.notes.push(`${busy} other backend(s) of this database and user stayed busy while the pool looked full: they are counted in, so the pool size is an upper bound`);
+      d.notes.push(
+        `${busy} other backend(s) of this database and user stayed busy while the pool looked full: they are counted in, so the pool size is an upper bound`,
+      );
     }
     waited = true;
     break;
@@ -238,7 +302,11 @@ async function countPool(scn: Scenario, d: Discovery, first: Session, opts: Disc
   const e = await openWhenAdmitted(scn, 'E', opts.bounds.connectMs);
   const next = await e.run('discovery.reuse', 'SELECT pg_backend_pid() AS pid');
   d.reuseAfterDisconnect = next.pid !== null && (next.pid === firstPid || pids.has(next.pid));
-  d.notes.push(waited ? `pool full at ${d.poolSize} backend(s): the next client was ${d.clientLimit ? 'refused' : 'queued'}` : `no queueing up to ${opts.poolBound} concurrent backends`);
+  d.notes.push(
+    waited
+      ? `pool full at ${d.poolSize} backend(s): the next client was ${d.clientLimit ? 'refused' : 'queued'}`
+      : `no queueing up to ${opts.poolBound} concurrent backends`,
+  );
 }
 
 /** D's next transaction: on another backend means a connected client does not keep its backend. No answer tells nothing. */
@@ -262,10 +330,13 @@ async function busyElsewhere(scn: Scenario, holders: Hold[], sinceMs: number): P
   const held = holders.map((h) => h.pid).filter((p): p is number => p !== null);
   // Since this holder started: D's last query and the earlier holders' takes came before.
   const windowMs = Math.floor(sinceMs);
-  const step = await asker.session.run('discovery.probe', `SELECT pg_stat_clear_snapshot(); SELECT count(*)::int AS busy_others FROM pg_stat_activity
+  const step = await asker.session.run(
+    'discovery.probe',
+    `SELECT pg_stat_clear_snapshot(); SELECT count(*)::int AS busy_others FROM pg_stat_activity
     WHERE datname = current_database() AND usename = session_user AND backend_type = 'client backend' AND pid <> ALL(ARRAY[${held.join(', ')}]::int[])
       AND NOT ${staleCondition(scn.ctx.runId, scn.ctx.bounds.stepMs)}
-      AND (state IS DISTINCT FROM 'idle' OR state_change > clock_timestamp() - make_interval(secs => ${(windowMs / 1000).toFixed(3)}))`);
+      AND (state IS DISTINCT FROM 'idle' OR state_change > clock_timestamp() - make_interval(secs => ${(windowMs / 1000).toFixed(3)}))`,
+  );
   const n = step.results[1]?.[0]?.busy_others;
   return typeof n === 'number' ? n : -1;
 }

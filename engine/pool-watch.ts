@@ -41,7 +41,13 @@ export async function recountAfter(ctx: RunContext, checkId: string): Promise<Po
   if (before === null || ctx.discovery.mode === 'direct') return null;
   let again;
   try {
-    again = await discover(ctx.target, { bounds: ctx.bounds, poolBound: ctx.discovery.poolBound, runId: ctx.runId, waitMs: ctx.discovery.waitBoundMs, failOnLargePool: false });
+    again = await discover(ctx.target, {
+      bounds: ctx.bounds,
+      poolBound: ctx.discovery.poolBound,
+      runId: ctx.runId,
+      waitMs: ctx.discovery.waitBoundMs,
+      failOnLargePool: false,
+    });
   } catch {
     return null;
   }
@@ -51,7 +57,12 @@ export async function recountAfter(ctx: RunContext, checkId: string): Promise<Po
   const blocking = after < 2 || again.mode !== ctx.discovery.mode;
   const change: PoolChange = { check: checkId, before, after, blocking };
   changes.set(ctx.runId, change);
-  if (!blocking) Object.assign(ctx.discovery, { poolSize: after, sharedAcrossClients: again.sharedAcrossClients, clientKeepsBackend: again.clientKeepsBackend });
+  if (!blocking)
+    Object.assign(ctx.discovery, {
+      poolSize: after,
+      sharedAcrossClients: again.sharedAcrossClients,
+      clientKeepsBackend: again.clientKeepsBackend,
+    });
   return change;
 }
 

@@ -40,18 +40,31 @@ export async function restoreNames(ctx: RunContext, leftovers: string[], doubts:
   ];
   try {
     const waitMs = Math.min(ctx.bounds.stepMs, 4 * ctx.discovery.waitBoundMs);
-    const visits = await visitBackends(scn, 'sweep.names', sql, [], { holdMs: 200, waitMs, deadlineMs: ctx.bounds.stepMs });
+    const visits = await visitBackends(scn, 'sweep.names', sql, [], {
+      holdMs: 200,
+      waitMs,
+      deadlineMs: ctx.bounds.stepMs,
+    });
     for (const step of visits.steps) {
       const seen = valueOf(step, 'seen_app');
       const after = valueOf(step, 'after_app');
-      if (step.error) doubts.push(`backend ${step.pid ?? '?'}: could not look at application_name: ${step.error.message}`);
+      if (step.error)
+        doubts.push(`backend ${step.pid ?? '?'}: could not look at application_name: ${step.error.message}`);
       if (typeof seen !== 'string' || !seen.startsWith(mine)) continue;
-      if (typeof after === 'string' && after.startsWith(mine)) leftovers.push(`backend ${step.pid}: application_name = ${after} even after RESET (the pooler passes it at startup)`);
+      if (typeof after === 'string' && after.startsWith(mine))
+        leftovers.push(
+          `backend ${step.pid}: application_name = ${after} even after RESET (the pooler passes it at startup)`,
+        );
       else if (seen === mine) restored.push(`backend ${step.pid}: application_name ${seen} reset`);
-      else leftovers.push(`backend ${step.pid}: application_name = ${seen} (a check's SET, shown to clients that send no name)`);
+      else
+        leftovers.push(
+          `backend ${step.pid}: application_name = ${seen} (a check's SET, shown to clients that send no name)`,
+        );
     }
   } catch (err) {
-    doubts.push(`could not look at application_name as a client that sends none: ${err instanceof Error ? err.message : String(err)}`);
+    doubts.push(
+      `could not look at application_name as a client that sends none: ${err instanceof Error ? err.message : String(err)}`,
+    );
   } finally {
     await scn.closeAll();
   }

@@ -72,10 +72,15 @@ export function cleanupSql(runId: string, checkIds: readonly string[]): string {
   ];
   for (const id of checkIds) {
     const m = markersFor(runId, id);
-    parts.push(`WHILE pg_advisory_unlock(${LOCK_NAMESPACE}, ${m.lockKey}) LOOP END LOOP;`, `WHILE pg_advisory_unlock(${LOCK_NAMESPACE}, ${m.lockKey2}) LOOP END LOOP;`);
+    parts.push(
+      `WHILE pg_advisory_unlock(${LOCK_NAMESPACE}, ${m.lockKey}) LOOP END LOOP;`,
+      `WHILE pg_advisory_unlock(${LOCK_NAMESPACE}, ${m.lockKey2}) LOOP END LOOP;`,
+    );
   }
   const timeouts = checkIds.map((id) => `'${markersFor(runId, id).statementTimeout}'`).join(', ');
-  if (checkIds.length > 0) for (const name of MARKED_TIMEOUTS) parts.push(`IF current_setting('${name}') IN (${timeouts}) THEN RESET ${name}; END IF;`);
+  if (checkIds.length > 0)
+    for (const name of MARKED_TIMEOUTS)
+      parts.push(`IF current_setting('${name}') IN (${timeouts}) THEN RESET ${name}; END IF;`);
   parts.push(
     `PERFORM pg_catalog.set_config('client_min_messages', 'error', true);`,
     `IF current_setting('application_name') LIKE 'pooltest-${runId}-%' THEN RESET application_name; END IF;`,
@@ -99,13 +104,29 @@ function lockKeys(runId: string, checkIds: readonly string[]): number[] {
   });
 }
 
-const LEFTOVER_COLUMNS = ['locks', 'temp_tables', 'listens', 'prepared', 'cursors', 'timeout_marker', 'app_marker', 'guc_marker', 'search_path_marker', 'role_marker', 'other_settings'] as const;
+const LEFTOVER_COLUMNS = [
+  'locks',
+  'temp_tables',
+  'listens',
+  'prepared',
+  'cursors',
+  'timeout_marker',
+  'app_marker',
+  'guc_marker',
+  'search_path_marker',
+  'role_marker',
+  'other_settings',
+] as const;
 
 /**
  * Visits every backend the pool has (and every backend in `touched`, the pids the run's steps
  * reported, that is still alive), reports this run's leftovers and removes them.
  */
-export async function sweep(ctx: RunContext, checkIds: readonly string[], touched: readonly number[] = []): Promise<SweepResult> {
+export async function sweep(
+  ctx: RunContext,
+  checkIds: readonly string[],
+  touched: readonly number[] = [],
+): Promise<SweepResult> {
   const scn = new Scenario(ctx);
   // Two kinds of news, kept apart: what was found (dirty, pooltest's own failure) and what
   // could not be looked at (unknown: an unreachable pooler is no proof of a mess, nor of none).
@@ -116,11 +137,21 @@ export async function sweep(ctx: RunContext, checkIds: readonly string[], touche
   try {
     // Patient: once per run, and other clients may be keeping every backend busy for a while.
     const waitMs = Math.min(ctx.bounds.stepMs, 4 * ctx.discovery.waitBoundMs);
-    const visits = await visitBackends(scn, 'sweep.visit', visitStatements(ctx.runId, checkIds), touched, { holdMs: 200, waitMs, deadlineMs: 3 * ctx.bounds.stepMs });
+    const visits = await visitBackends(scn, 'sweep.visit', visitStatements(ctx.runId, checkIds), touched, {
+      holdMs: 200,
+      waitMs,
+      deadlineMs: 3 * ctx.bounds.stepMs,
+    });
     visited = visits.visited;
     const found = findings(visits);
     leftovers.push(...found.left);
-    doubts.push(...found.doubts, ...found.unreached.map((pid) => `backend ${pid}: used by this run and still alive, but no visit reached it (other clients kept it busy): not proven clean`));
+    doubts.push(
+      ...found.doubts,
+      ...found.unreached.map(
+        (pid) =>
+          `backend ${pid}: used by this run and still alive, but no visit reached it (other clients kept it busy): not proven clean`,
+      ),
+    );
     if (visited.length === 0) doubts.push(`the sweep could not reach any backend${firstConnectError(scn)}`);
     await sweepGlobal(scn, ctx, checkIds, leftovers, doubts, via);
   } catch (err) {
@@ -130,12 +161,20 @@ export async function sweep(ctx: RunContext, checkIds: readonly string[], touche
   }
   // A malformed message from the target: what it said cannot be trusted, so nothing is proven.
   const violation = protocolViolationIn(scn.steps);
-  if (violation) doubts.push(`not proven clean: the target broke the PostgreSQL wire protocol during the sweep (${describeViolationStep(violation)})`);
+  if (violation)
+    doubts.push(
+      `not proven clean: the target broke the PostgreSQL wire protocol during the sweep (${describeViolationStep(violation)})`,
+    );
   // Last, once no session of this run will touch the pool again.
   const restored = await restoreNames(ctx, leftovers, doubts);
   const state = leftovers.length > 0 ? 'dirty' : doubts.length > 0 ? 'unknown' : 'clean';
   return {
-    clean: state === 'clean', state, ...(doubts.length > 0 ? { reason: doubts.join('; ') } : {}), backendsVisited: visited, leftovers, via,
+    clean: state === 'clean',
+    state,
+    ...(doubts.length > 0 ? { reason: doubts.join('; ') } : {}),
+    backendsVisited: visited,
+    leftovers,
+    via,
     ...(restored.length > 0 ? { restored } : {}),
   };
 }
@@ -152,7 +191,12 @@ function firstConnectError(scn: Scenario): string {
  * backend under other traffic, a scenario cut short - is removed at once rather than at the
  * end of the run, and named in the check's result. The final sweep still looks again.
  */
-export async function tidy(ctx: RunContext, checkIds: readonly string[], touched: readonly number[], given?: Scenario): Promise<Findings> {
+export async function tidy(
+  ctx: RunContext,
+  checkIds: readonly string[],
+  touched: readonly number[],
+  given?: Scenario,
+): Promise<Findings> {
   // `given`: a scenario whose visitors are already logging in (engine/check.ts).
   const scn = given ?? new Scenario(ctx);
   try {
@@ -162,7 +206,13 @@ export async function tidy(ctx: RunContext, checkIds: readonly string[], touched
     const d = ctx.discovery;
     const holdMs = Math.min(200, Math.max(50, Math.round(20 * d.rttMs + 4 * d.connectLatencyMs)));
     const waitMs = Math.min(ctx.bounds.stepMs, 2 * d.waitBoundMs);
-    const found = findings(await visitBackends(scn, 'tidy.visit', visitStatements(ctx.runId, checkIds), touched, { holdMs, waitMs, deadlineMs: 4 * waitMs }));
+    const found = findings(
+      await visitBackends(scn, 'tidy.visit', visitStatements(ctx.runId, checkIds), touched, {
+        holdMs,
+        waitMs,
+        deadlineMs: 4 * waitMs,
+      }),
+    );
     return { left: [...found.left, ...found.doubts], unreached: found.unreached };
   } catch (err) {
     return { left: [`could not visit the pool: ${err instanceof Error ? err.message : String(err)}`], unreached: [] };
@@ -197,7 +247,14 @@ function findings(visits: Visits): Findings & { doubts: string[] } {
 }
 
 /** Catalog-wide views: locks and temp tables of any session, and (direct) idle transactions. */
-async function sweepGlobal(scn: Scenario, ctx: RunContext, checkIds: readonly string[], leftovers: string[], doubts: string[], via: string[]): Promise<void> {
+async function sweepGlobal(
+  scn: Scenario,
+  ctx: RunContext,
+  checkIds: readonly string[],
+  leftovers: string[],
+  doubts: string[],
+  via: string[],
+): Promise<void> {
   const keys = lockKeys(ctx.runId, checkIds).join(', ');
   const globalSql = `SELECT pg_backend_pid() AS pid,
     (SELECT count(*)::int FROM pg_locks WHERE locktype = 'advisory' AND classid = ${LOCK_NAMESPACE} AND objid IN (${keys})) AS any_locks,
@@ -215,7 +272,12 @@ async function sweepGlobal(scn: Scenario, ctx: RunContext, checkIds: readonly st
   // this run and nobody else's CREATE lands in it (checks put it last in search_path), so
   // CASCADE removes only what pooltest put there.
   if ((numberOf(step, 'any_schemas') ?? 0) > 0) {
-    await g.run('sweep.cleanup', cleanupBlock(`DECLARE r record; BEGIN FOR r IN SELECT nspname AS n FROM pg_namespace WHERE nspname LIKE 'pooltest\\_${ctx.runId}%' LOOP EXECUTE format('DROP SCHEMA %I CASCADE', r.n); END LOOP; END;`));
+    await g.run(
+      'sweep.cleanup',
+      cleanupBlock(
+        `DECLARE r record; BEGIN FOR r IN SELECT nspname AS n FROM pg_namespace WHERE nspname LIKE 'pooltest\\_${ctx.runId}%' LOOP EXECUTE format('DROP SCHEMA %I CASCADE', r.n); END LOOP; END;`,
+      ),
+    );
   }
   // Regular tables outlive backends too: drop them here, ending any session of ours still
   // inside a transaction on one (an abandoned INSERT a pooler kept open).
@@ -237,7 +299,14 @@ const SETTLE_MS = 1_000;
  * of ours the pooler kept open. Looked at again for a moment before it counts, because a
  * pooler closes a dead client's server connection asynchronously.
  */
-async function idleInTransaction(scn: Scenario, s: Session, where: string, runId: string, leftovers: string[], doubts: string[]): Promise<void> {
+async function idleInTransaction(
+  scn: Scenario,
+  s: Session,
+  where: string,
+  runId: string,
+  leftovers: string[],
+  doubts: string[],
+): Promise<void> {
   const sql = `SELECT count(*)::int AS idle_in_tx FROM pg_stat_activity
     WHERE state LIKE 'idle in transaction%' AND application_name LIKE 'pooltest-${runId}%' AND pid <> pg_backend_pid()`;
   const deadline = Date.now() + SETTLE_MS;

@@ -80,7 +80,7 @@ function withTlsFiles(t: Target, given: ParsedText, env: NodeJS.ProcessEnv): Tar
     throw new PooltestError(
       'TLS_FAILED',
       `sslmode=${t.sslmode} needs a root certificate to verify ${t.host}:${t.port} against, and none was given: ~/.postgresql/root.crt does not exist. ` +
-        'Pass sslrootcert=FILE in the URL (or PGSSLROOTCERT), use sslrootcert=system for the system\'s trusted roots, or choose sslmode=require (no verification).',
+        "Pass sslrootcert=FILE in the URL (or PGSSLROOTCERT), use sslrootcert=system for the system's trusted roots, or choose sslmode=require (no verification).",
       { host: t.host, port: t.port, sslmode: t.sslmode },
     );
   }
@@ -103,13 +103,18 @@ export interface ParsedText {
 export function parseTargetText(text: string): ParsedText {
   // An empty value (`--target ''`, an unset variable in a script) would otherwise mean
   // localhost:5432 without a word: libpq's defaults are for leaving the target out.
-  if (text.trim() === '') throw new PooltestError('BAD_TARGET_URL', 'the target is empty: give host:port or a postgres:// URL (or leave it out to use the PG* variables and defaults)');
+  if (text.trim() === '')
+    throw new PooltestError(
+      'BAD_TARGET_URL',
+      'the target is empty: give host:port or a postgres:// URL (or leave it out to use the PG* variables and defaults)',
+    );
   if (/^postgres(ql)?:\/\//i.test(text)) return parseUrl(text);
   if (text.includes('://')) {
     throw new PooltestError('BAD_TARGET_URL', `target "${redactUrl(text)}" is not a postgres:// URL or host:port`);
   }
   const match = /^(\[[^\]]+\]|[^:/\s]+)(?::(\d+))?$/.exec(text);
-  if (!match) throw new PooltestError('BAD_TARGET_URL', `target "${redactUrl(text)}" is not host:port or a postgres:// URL`);
+  if (!match)
+    throw new PooltestError('BAD_TARGET_URL', `target "${redactUrl(text)}" is not host:port or a postgres:// URL`);
   const host = match[1]!.replace(/^\[|\]$/g, '');
   return { host, ...(match[2] ? { port: checkedPort(match[2], text) } : {}) };
 }
@@ -135,7 +140,10 @@ function parseUrl(text: string): ParsedText {
       return decodeURIComponent(part);
     } catch {
       // URIError: a % not followed by two hex digits. The message never shows the password.
-      throw new PooltestError('BAD_TARGET_URL', `the ${what} in "${redactUrl(text)}" has an invalid %-escape (write a literal % as %25)`);
+      throw new PooltestError(
+        'BAD_TARGET_URL',
+        `the ${what} in "${redactUrl(text)}" has an invalid %-escape (write a literal % as %25)`,
+      );
     }
   };
   if (url.username) out.user = decode(url.username, 'user name');
@@ -199,7 +207,12 @@ export function redactUrl(text: string): string {
  * which session/connect.ts makes; every other mode is one. What TLS verifies follows libpq
  * (see tls-files.ts).
  */
-export function pgConfig(t: Target, connectTimeoutMs: number, applicationName = 'pooltest', tls = t.sslmode !== 'disable' && t.sslmode !== 'allow'): ClientConfig {
+export function pgConfig(
+  t: Target,
+  connectTimeoutMs: number,
+  applicationName = 'pooltest',
+  tls = t.sslmode !== 'disable' && t.sslmode !== 'allow',
+): ClientConfig {
   const ssl: ClientConfig['ssl'] = tls ? tlsOptions(t) : false;
   return {
     host: t.host,

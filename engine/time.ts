@@ -6,7 +6,10 @@ import { PooltestError } from './errors.js';
 export async function within<T, F>(promise: Promise<T>, ms: number, fallback: F): Promise<T | F> {
   let timer: NodeJS.Timeout | undefined;
   try {
-    return await Promise.race([promise, new Promise<F>((resolve) => (timer = setTimeout(() => resolve(fallback), ms)))]);
+    return await Promise.race([
+      promise,
+      new Promise<F>((resolve) => (timer = setTimeout(() => resolve(fallback), ms))),
+    ]);
   } finally {
     clearTimeout(timer);
   }
@@ -36,6 +39,7 @@ export function parseDuration(text: string): number {
   const m = /^(\d+(?:\.\d+)?)(ms|s)?$/.exec(text.trim());
   if (!m) throw new PooltestError('BAD_ARGUMENTS', `--timeout "${text}" is not a duration like 10s or 2500ms`);
   const ms = m[2] === 'ms' ? Number(m[1]) : Number(m[1]) * 1000;
-  if (ms < 100 || ms > 3_600_000) throw new PooltestError('BAD_ARGUMENTS', `--timeout must be between 100ms and 1h, not "${text}"`);
+  if (ms < 100 || ms > 3_600_000)
+    throw new PooltestError('BAD_ARGUMENTS', `--timeout must be between 100ms and 1h, not "${text}"`);
   return Math.round(ms);
 }

@@ -20,9 +20,13 @@ import type { Target } from './target.js';
 
 /** Node TLS options for one connection to `t`. Unreadable files are TLS_FAILED. */
 export function tlsOptions(t: Target): ConnectionOptions {
-  const verify = t.sslmode === 'verify-ca' || t.sslmode === 'verify-full' || (t.sslmode === 'require' && t.sslrootcert !== undefined);
+  const verify =
+    t.sslmode === 'verify-ca' ||
+    t.sslmode === 'verify-full' ||
+    (t.sslmode === 'require' && t.sslrootcert !== undefined);
   const opts: ConnectionOptions = { rejectUnauthorized: verify };
-  if (verify && t.sslrootcert !== undefined && t.sslrootcert !== 'system') opts.ca = readPem(t.sslrootcert, 'sslrootcert');
+  if (verify && t.sslrootcert !== undefined && t.sslrootcert !== 'system')
+    opts.ca = readPem(t.sslrootcert, 'sslrootcert');
   // The chain is checked; the name in it is not (verify-ca, or require with a root certificate).
   if (verify && t.sslmode !== 'verify-full') opts.checkServerIdentity = () => undefined;
   if (t.sslcert !== undefined) opts.cert = readPem(t.sslcert, 'sslcert');
@@ -41,6 +45,10 @@ function readPem(file: string, what: string): Buffer {
     cache.set(file, pem);
     return pem;
   } catch (err) {
-    throw new PooltestError('TLS_FAILED', `cannot read ${what} "${file}": ${err instanceof Error ? err.message : String(err)}`, { file });
+    throw new PooltestError(
+      'TLS_FAILED',
+      `cannot read ${what} "${file}": ${err instanceof Error ? err.message : String(err)}`,
+      { file },
+    );
   }
 }

@@ -46,11 +46,20 @@ export function sweepUnfinished(sweep: SweepResult | null, checksRan: boolean): 
  * sweep found leftovers, and under `strict` also when a check was inconclusive or the sweep
  * could not finish; else 0. (2 and 130 are the CLI's: the run never got that far.)
  */
-export function runExitCode(checks: ReadonlyArray<{ verdict: Verdict; steps: readonly unknown[] }>, sweep: SweepResult | null, strict: boolean): 0 | 1 {
+export function runExitCode(
+  checks: ReadonlyArray<{ verdict: Verdict; steps: readonly unknown[] }>,
+  sweep: SweepResult | null,
+  strict: boolean,
+): 0 | 1 {
   if (checks.some((c) => c.verdict === 'fail')) return 1;
   // Only leftovers found count; a sweep that could not look (unknown) counts under strict.
   if (sweep !== null && sweepState(sweep) === 'dirty') return 1;
   if (!strict) return 0;
-  const unproven = checks.some((c) => failsUnderStrict(c.verdict)) || sweepUnfinished(sweep, checks.some((c) => c.steps.length > 0));
+  const unproven =
+    checks.some((c) => failsUnderStrict(c.verdict)) ||
+    sweepUnfinished(
+      sweep,
+      checks.some((c) => c.steps.length > 0),
+    );
   return unproven ? 1 : 0;
 }

@@ -37,16 +37,21 @@ export function checkTest(def: CheckDefinition): void {
   test(`${def.id}: ${def.title}`, { timeout: TEST_TIMEOUT_MS }, async ({ task, skip, signal, annotate }) => {
     const provided = inject('pooltest');
     if (!provided) {
-      throw new Error('pooltest: no target was provided to this test; run it through the pooltest CLI or add pooltest\'s globalSetup to your Vitest config');
+      throw new Error(
+        "pooltest: no target was provided to this test; run it through the pooltest CLI or add pooltest's globalSetup to your Vitest config",
+      );
     }
     // Vitest aborts `signal` when the run is cancelled (pooltest's SIGINT handling): the
     // scenario then stops at once and the check ends inconclusive.
     // Waits reach pooltest's reporter while the check runs, as annotations of this test.
-    const onWait = (what: string, boundMs: number): void => void annotate(JSON.stringify({ what, boundMs }), WAIT_ANNOTATION).catch(() => undefined);
+    const onWait = (what: string, boundMs: number): void =>
+      void annotate(JSON.stringify({ what, boundMs }), WAIT_ANNOTATION).catch(() => undefined);
     const result = await executeCheck(def, provided.ctx, provided.profile, signal, { onWait });
     task.meta.pooltest = result;
     if (result.verdict === 'fail') {
-      expect.fail(`${def.id}: observed "${result.outcome}", expected "${result.expected}" (${result.expectedRef}): ${result.reason}`);
+      expect.fail(
+        `${def.id}: observed "${result.outcome}", expected "${result.expected}" (${result.expectedRef}): ${result.reason}`,
+      );
     }
     if (result.verdict === 'inconclusive') {
       if (provided.strict === true) expect.fail(`${def.id}: inconclusive under --strict: ${result.reason}`);

@@ -20,7 +20,8 @@ export const pgbouncer121Transaction: Profile = {
   title: 'PgBouncer 1.21 to 1.23, pool_mode = transaction, max_prepared_statements = 0 (default)',
   pooler: 'PgBouncer',
   mode: 'transaction',
-  versions: '1.21.0 to 1.23.x with default settings; with max_prepared_statements > 0 expect pgbouncer-1.24-transaction instead',
+  versions:
+    '1.21.0 to 1.23.x with default settings; with max_prepared_statements > 0 expect pgbouncer-1.24-transaction instead',
   ref: PGB_121.features,
   expect: {
     ...BASE,
@@ -39,7 +40,8 @@ export const pgbouncer124Transaction: Profile = {
   title: 'PgBouncer 1.24 and 1.25, pool_mode = transaction, max_prepared_statements = 200 (default)',
   pooler: 'PgBouncer',
   mode: 'transaction',
-  versions: '1.24.0 to 1.25.x with default settings (Azure and Neon have shipped max_prepared_statements = 0: use pgbouncer-1.21-transaction there)',
+  versions:
+    '1.24.0 to 1.25.x with default settings (Azure and Neon have shipped max_prepared_statements = 0: use pgbouncer-1.21-transaction there)',
   ref: PGB_124.features,
   expect: {
     ...BASE,

@@ -27,14 +27,20 @@ const MULTIPLEXED: Record<string, Expectation> = {
     note: '1.18 tracks only client_encoding, DateStyle, TimeZone, standard_conforming_strings and application_name (changelog 1.20.0); search_path is not among them.',
   },
   'session/custom-guc-leak': { outcome: 'leaked', ref: `${PGB.features} (SET/RESET: Never); ${NO_RESET}` },
-  'session/role-leak': { outcome: 'leaked', ref: `${PGB.features} (SET/RESET: Never; role is not a tracked parameter); ${NO_RESET}` },
+  'session/role-leak': {
+    outcome: 'leaked',
+    ref: `${PGB.features} (SET/RESET: Never; role is not a tracked parameter); ${NO_RESET}`,
+  },
   'session/tracked-parameter': {
     outcome: 'leaked',
     ref: `${PGB.features} (startup parameters are tracked per client); ${PGB.changelog}#pgbouncer-120x (before 1.20: client_encoding, DateStyle, TimeZone, standard_conforming_strings, application_name)`,
-    note: 'Tracked for a client that sent its own application_name (the named observer sees its own: tracked); a client that sent none at startup, as node-postgres by default, gets no value applied and is shown the previous client\'s application_name (observed on 1.18 with both observers).',
+    note: "Tracked for a client that sent its own application_name (the named observer sees its own: tracked); a client that sent none at startup, as node-postgres by default, gets no value applied and is shown the previous client's application_name (observed on 1.18 with both observers).",
   },
   'session/reset-on-disconnect': { outcome: 'leaked', ref: NO_RESET },
-  'session/discard-all': { outcome: 'missed', ref: `${PGB.features} (SET/RESET: Never): a client's DISCARD ALL runs on whichever server connection its transaction gets, not the one holding its earlier state; ${NO_RESET}` },
+  'session/discard-all': {
+    outcome: 'missed',
+    ref: `${PGB.features} (SET/RESET: Never): a client's DISCARD ALL runs on whichever server connection its transaction gets, not the one holding its earlier state; ${NO_RESET}`,
+  },
   'temp/temp-table': { outcome: 'leaked', ref: `${PGB.features} (PRESERVE/DELETE ROWS temp tables: Never)` },
   'prepared/sql-prepare': { outcome: 'leaked', ref: `${PGB.features} (PREPARE / DEALLOCATE: Never)` },
   'prepared/protocol-named': {
@@ -51,7 +57,10 @@ const MULTIPLEXED: Record<string, Expectation> = {
   'locks/advisory-session': { outcome: 'shared', ref: `${PGB.features} (Session-level advisory locks: Never)` },
   'notify/listen': { outcome: 'misrouted', ref: `${PGB.features} (LISTEN: Never)` },
   'cancel/routing': { outcome: 'routed', ref: CHANGELOG_118 },
-  'capacity/multiplexing': { outcome: 'multiplexed', ref: `${PGB.features} (transaction pooling: a server connection is assigned only during a transaction); ${PGB.config}#default_pool_size` },
+  'capacity/multiplexing': {
+    outcome: 'multiplexed',
+    ref: `${PGB.features} (transaction pooling: a server connection is assigned only during a transaction); ${PGB.config}#default_pool_size`,
+  },
 };
 
 /**
@@ -63,11 +72,15 @@ export const pgbouncerTransaction: Profile = {
   title: 'PgBouncer 1.18 (Debian 12), pool_mode = transaction',
   pooler: 'PgBouncer',
   mode: 'transaction',
-  versions: '1.18 (server_reset_query_always = 0, no max_prepared_statements); newer releases: pgbouncer-1.21-transaction and later',
+  versions:
+    '1.18 (server_reset_query_always = 0, no max_prepared_statements); newer releases: pgbouncer-1.21-transaction and later',
   ref: PGB.features,
   expect: observed(ON_118, {
     ...MULTIPLEXED,
-    'session/set-local': { outcome: 'scoped', ref: `${PGB.features} (SET LOCAL is transaction-scoped; not listed as a restriction)` },
+    'session/set-local': {
+      outcome: 'scoped',
+      ref: `${PGB.features} (SET LOCAL is transaction-scoped; not listed as a restriction)`,
+    },
     'temp/on-commit-drop': { outcome: 'works', ref: `${PGB.features} (ON COMMIT DROP temp tables: Yes)` },
     'locks/advisory-xact': {
       outcome: 'exclusive',
@@ -96,16 +109,31 @@ export const pgbouncerSession: Profile = {
     'session/role-leak': { outcome: 'session', ref: `${PGB.features} (SET/RESET: Yes in session pooling)` },
     'session/tracked-parameter': { outcome: 'session', ref: `${PGB.features}` },
     'session/set-local': { outcome: 'scoped', ref: `${PGB.features}` },
-    'session/reset-on-disconnect': { outcome: 'reset', ref: `${PGB.resetQuery} (DISCARD ALL by default, run when a session-pooling client leaves)` },
-    'session/discard-all': { outcome: 'reset', ref: `${PGB.features} (session pooling: the client keeps its server connection, so its DISCARD ALL resets its own state); ${PG_DOCS.discard}` },
+    'session/reset-on-disconnect': {
+      outcome: 'reset',
+      ref: `${PGB.resetQuery} (DISCARD ALL by default, run when a session-pooling client leaves)`,
+    },
+    'session/discard-all': {
+      outcome: 'reset',
+      ref: `${PGB.features} (session pooling: the client keeps its server connection, so its DISCARD ALL resets its own state); ${PG_DOCS.discard}`,
+    },
     'temp/temp-table': { outcome: 'session', ref: `${PGB.features} (temp tables: Yes in session pooling)` },
     'temp/on-commit-drop': { outcome: 'works', ref: `${PGB.features} (ON COMMIT DROP temp tables: Yes)` },
     'prepared/sql-prepare': { outcome: 'session', ref: `${PGB.features} (PREPARE: Yes)` },
-    'prepared/protocol-named': { outcome: 'works', ref: `${PGB.features} (Protocol-level prepared plans: Yes in session pooling)` },
+    'prepared/protocol-named': {
+      outcome: 'works',
+      ref: `${PGB.features} (Protocol-level prepared plans: Yes in session pooling)`,
+    },
     'cursors/with-hold': { outcome: 'session', ref: `${PGB.features} (WITH HOLD CURSOR: Yes in session pooling)` },
-    'sequences/lastval': { outcome: 'session', ref: `${PGB.features} (session pooling supports all PostgreSQL features); ${PG_DOCS.sequences}` },
+    'sequences/lastval': {
+      outcome: 'session',
+      ref: `${PGB.features} (session pooling supports all PostgreSQL features); ${PG_DOCS.sequences}`,
+    },
     'locks/advisory-session': { outcome: 'exclusive', ref: `${PGB.features} (Session-level advisory locks: Yes)` },
-    'locks/advisory-xact': { outcome: 'exclusive', ref: `${PGB.features} (session pooling supports all PostgreSQL features); ${PG_DOCS.advisoryLocks}` },
+    'locks/advisory-xact': {
+      outcome: 'exclusive',
+      ref: `${PGB.features} (session pooling supports all PostgreSQL features); ${PG_DOCS.advisoryLocks}`,
+    },
     'notify/listen': { outcome: 'delivered', ref: `${PGB.features} (LISTEN: Yes)` },
     'transactions/abandoned': { outcome: 'rolled-back', ref: CHANGELOG_116 },
     'cancel/routing': { outcome: 'routed', ref: CHANGELOG_118 },
@@ -114,7 +142,10 @@ export const pgbouncerSession: Profile = {
       ref: `${PGB.queryWait} (clients wait for a server, 120 s by default)`,
       note: 'In session pooling a waiting client gets a server only when another client disconnects.',
     },
-    'capacity/multiplexing': { outcome: 'one-per-client', ref: `${PGB.features} (session pooling: a server connection is assigned for the whole time the client stays connected)` },
+    'capacity/multiplexing': {
+      outcome: 'one-per-client',
+      ref: `${PGB.features} (session pooling: a server connection is assigned for the whole time the client stays connected)`,
+    },
     'statement/transaction-block': { outcome: 'allowed', ref: PGB.poolMode },
   }),
 };
@@ -134,20 +165,32 @@ export const pgbouncerStatement: Profile = {
   ref: PGB.poolMode,
   expect: observed(ON_118, {
     ...MULTIPLEXED,
-    'session/set-leak': { outcome: 'leaked', ref: `${PGB.poolMode} (statement pooling is transaction pooling without multi-statement transactions); ${PGB.features}` },
+    'session/set-leak': {
+      outcome: 'leaked',
+      ref: `${PGB.poolMode} (statement pooling is transaction pooling without multi-statement transactions); ${PGB.features}`,
+    },
     'temp/temp-table': { outcome: 'leaked', ref: `${PGB.poolMode}; ${PGB.features}` },
     'locks/advisory-session': { outcome: 'shared', ref: `${PGB.poolMode}; ${PGB.features}` },
     'notify/listen': { outcome: 'misrouted', ref: `${PGB.poolMode}; ${PGB.features}` },
     'prepared/sql-prepare': { outcome: 'leaked', ref: `${PGB.poolMode}; ${PGB.features}` },
     'session/set-local': { outcome: 'rejected', ref: `${PGB.poolMode} (multi-statement transactions are disallowed)` },
-    'statement/transaction-block': { outcome: 'rejected', ref: `${PGB.poolMode} (transactions spanning multiple statements are disallowed)` },
+    'statement/transaction-block': {
+      outcome: 'rejected',
+      ref: `${PGB.poolMode} (transactions spanning multiple statements are disallowed)`,
+    },
     'locks/advisory-xact': {
       outcome: 'exclusive',
       ref: `${PGB.poolMode} (one statement runs on one server connection); ${PG_DOCS.advisoryLocks}`,
       note: 'The lock lasts as long as the single statement that takes it.',
     },
-    'temp/on-commit-drop': { outcome: 'rejected', ref: `${PGB.poolMode} (the BEGIN ... COMMIT an ON COMMIT DROP table lives in is refused)` },
-    'transactions/abandoned': { outcome: 'rejected', ref: `${PGB.poolMode} (BEGIN cannot open a multi-statement transaction, so none can be abandoned)` },
+    'temp/on-commit-drop': {
+      outcome: 'rejected',
+      ref: `${PGB.poolMode} (the BEGIN ... COMMIT an ON COMMIT DROP table lives in is refused)`,
+    },
+    'transactions/abandoned': {
+      outcome: 'rejected',
+      ref: `${PGB.poolMode} (BEGIN cannot open a multi-statement transaction, so none can be abandoned)`,
+    },
     'capacity/queueing': {
       outcome: 'queued',
       ref: `${PGB.queryWait} (clients wait for a server, 120 s by default)`,

@@ -22,16 +22,37 @@ export const pgdogTransaction: Profile = {
   title: 'PgDog, pooler_mode = transaction (unsharded, default settings)',
   pooler: 'PgDog',
   mode: 'transaction',
-  versions: '0.1.x with query_parser default, prepared_statements = "extended", connection_recovery = "recover" (defaults)',
+  versions:
+    '0.1.x with query_parser default, prepared_statements = "extended", connection_recovery = "recover" (defaults)',
   ref: TX,
   expect: {
-    'session/set-leak': { outcome: 'tracked', ref: `${TX}#session-state (SET is parsed and the client's parameters are re-applied before each transaction)`, basis: 'documented' },
+    'session/set-leak': {
+      outcome: 'tracked',
+      ref: `${TX}#session-state (SET is parsed and the client's parameters are re-applied before each transaction)`,
+      basis: 'documented',
+    },
     'session/search-path-leak': { outcome: 'tracked', ref: `${TX}#parsing-set-commands`, basis: 'documented' },
     'session/tracked-parameter': { outcome: 'tracked', ref: `${TX}#session-state`, basis: 'documented' },
-    'session/set-local': { outcome: 'scoped', ref: `${TX}#how-it-works (a transaction runs on one server connection); ${PG_DOCS.setLocal}`, basis: 'documented' },
-    'prepared/protocol-named': { outcome: 'works', ref: `${PREPARED}#how-it-works (renamed, globally cached, re-prepared per server)`, basis: 'documented' },
-    'locks/advisory-xact': { outcome: 'exclusive', ref: `${TX}#performance (use transaction-level advisory locks); ${PG_DOCS.advisoryLocks}`, basis: 'documented' },
-    'transactions/abandoned': { outcome: 'rolled-back', ref: `${RECOVERY} (ROLLBACK before the connection is reused; connection_recovery = recover by default)`, basis: 'documented' },
+    'session/set-local': {
+      outcome: 'scoped',
+      ref: `${TX}#how-it-works (a transaction runs on one server connection); ${PG_DOCS.setLocal}`,
+      basis: 'documented',
+    },
+    'prepared/protocol-named': {
+      outcome: 'works',
+      ref: `${PREPARED}#how-it-works (renamed, globally cached, re-prepared per server)`,
+      basis: 'documented',
+    },
+    'locks/advisory-xact': {
+      outcome: 'exclusive',
+      ref: `${TX}#performance (use transaction-level advisory locks); ${PG_DOCS.advisoryLocks}`,
+      basis: 'documented',
+    },
+    'transactions/abandoned': {
+      outcome: 'rolled-back',
+      ref: `${RECOVERY} (ROLLBACK before the connection is reused; connection_recovery = recover by default)`,
+      basis: 'documented',
+    },
     'capacity/multiplexing': { outcome: 'multiplexed', ref: `${TX}#how-it-works`, basis: 'documented' },
     'statement/transaction-block': { outcome: 'allowed', ref: `${TX}#how-it-works`, basis: 'documented' },
   },

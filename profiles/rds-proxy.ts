@@ -6,7 +6,8 @@ const PINNING = 'awsdocs/amazon-rds-user-guide@8f04457f:doc_source/rds-proxy-man
 /** The PostgreSQL list of conditions that pin a client to its database connection. */
 const PG_PINS = `${PINNING}#rds-proxy-pinning.postgres`;
 const ALL_PINS = `${PINNING}#rds-proxy-pinning.all`;
-const PINNED_NOTE = 'The proxy pins the client to its database connection, so the feature keeps working at the cost of multiplexing.';
+const PINNED_NOTE =
+  'The proxy pins the client to its database connection, so the feature keeps working at the cost of multiplexing.';
 
 /**
  * AWS RDS Proxy for PostgreSQL. There is no pooling mode: the proxy multiplexes at transaction
@@ -29,23 +30,67 @@ export const rdsProxy: Profile = {
   expect: {
     'session/set-leak': { outcome: 'pinned', ref: `${PG_PINS} (Using SET commands)`, basis: 'documented' },
     'session/search-path-leak': { outcome: 'pinned', ref: `${PG_PINS} (Using SET commands)`, basis: 'documented' },
-    'session/custom-guc-leak': { outcome: 'pinned', ref: `${PG_PINS} (Using SET commands; setting parameters)`, basis: 'documented' },
+    'session/custom-guc-leak': {
+      outcome: 'pinned',
+      ref: `${PG_PINS} (Using SET commands; setting parameters)`,
+      basis: 'documented',
+    },
     'session/role-leak': { outcome: 'pinned', ref: `${PG_PINS} (Using SET commands)`, basis: 'documented' },
-    'session/tracked-parameter': { outcome: 'pinned', ref: `${PG_PINS} (Using SET commands; no variables are tracked for PostgreSQL)`, basis: 'documented' },
-    'session/set-local': { outcome: 'scoped', ref: `${PG_PINS} (SET pins); ${PG_DOCS.setLocal}`, note: PINNED_NOTE, basis: 'documented' },
-    'temp/temp-table': { outcome: 'pinned', ref: `${PG_PINS} (Creating temporary sequences, tables, or views)`, basis: 'documented' },
-    'prepared/sql-prepare': { outcome: 'pinned', ref: `${ALL_PINS} (prepared statements, SQL text or binary protocol)`, basis: 'documented' },
-    'prepared/protocol-named': { outcome: 'works', ref: `${ALL_PINS} (prepared statements pin); ${PG_PINS} (extended query protocol)`, note: PINNED_NOTE, basis: 'documented' },
+    'session/tracked-parameter': {
+      outcome: 'pinned',
+      ref: `${PG_PINS} (Using SET commands; no variables are tracked for PostgreSQL)`,
+      basis: 'documented',
+    },
+    'session/set-local': {
+      outcome: 'scoped',
+      ref: `${PG_PINS} (SET pins); ${PG_DOCS.setLocal}`,
+      note: PINNED_NOTE,
+      basis: 'documented',
+    },
+    'temp/temp-table': {
+      outcome: 'pinned',
+      ref: `${PG_PINS} (Creating temporary sequences, tables, or views)`,
+      basis: 'documented',
+    },
+    'prepared/sql-prepare': {
+      outcome: 'pinned',
+      ref: `${ALL_PINS} (prepared statements, SQL text or binary protocol)`,
+      basis: 'documented',
+    },
+    'prepared/protocol-named': {
+      outcome: 'works',
+      ref: `${ALL_PINS} (prepared statements pin); ${PG_PINS} (extended query protocol)`,
+      note: PINNED_NOTE,
+      basis: 'documented',
+    },
     'cursors/with-hold': { outcome: 'pinned', ref: `${PG_PINS} (Declaring cursors)`, basis: 'documented' },
-    'sequences/lastval': { outcome: 'pinned', ref: `${PG_PINS} (Manipulating sequences using functions such as nextval and setval)`, basis: 'documented' },
-    'locks/advisory-session': { outcome: 'exclusive', ref: `${PG_PINS} (pg_advisory_lock pins)`, note: PINNED_NOTE, basis: 'documented' },
+    'sequences/lastval': {
+      outcome: 'pinned',
+      ref: `${PG_PINS} (Manipulating sequences using functions such as nextval and setval)`,
+      basis: 'documented',
+    },
+    'locks/advisory-session': {
+      outcome: 'exclusive',
+      ref: `${PG_PINS} (pg_advisory_lock pins)`,
+      note: PINNED_NOTE,
+      basis: 'documented',
+    },
     'locks/advisory-xact': {
       outcome: 'exclusive',
       ref: `${PG_PINS}; ${PG_DOCS.advisoryLocks}`,
       note: 'Whether pg_advisory_xact_lock pins is not settled in the docs; either way the lock lives in one transaction on one connection.',
       basis: 'documented',
     },
-    'notify/listen': { outcome: 'delivered', ref: `${PG_PINS} (Listening on a notification channel)`, note: PINNED_NOTE, basis: 'documented' },
-    'statement/transaction-block': { outcome: 'allowed', ref: `${PINNING} (transactions multiplex between database connections)`, basis: 'documented' },
+    'notify/listen': {
+      outcome: 'delivered',
+      ref: `${PG_PINS} (Listening on a notification channel)`,
+      note: PINNED_NOTE,
+      basis: 'documented',
+    },
+    'statement/transaction-block': {
+      outcome: 'allowed',
+      ref: `${PINNING} (transactions multiplex between database connections)`,
+      basis: 'documented',
+    },
   },
 };

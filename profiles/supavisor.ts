@@ -2,8 +2,10 @@ import type { Profile } from '../engine/types.js';
 import { PG_DOCS } from './postgres-docs.js';
 
 /** "Both transaction and session pool mode behavior for Supavisor is the same as PgBouncer." */
-const AS_PGBOUNCER = 'supabase/supavisor@d421acbe:docs/migrating/pgbouncer.md (transaction mode behaves as PgBouncer\'s)';
-const MODES = 'supabase/supavisor@e3d07da0:docs/connecting/pool_modes.md (transaction: a connection for the duration of a single transaction)';
+const AS_PGBOUNCER =
+  "supabase/supavisor@d421acbe:docs/migrating/pgbouncer.md (transaction mode behaves as PgBouncer's)";
+const MODES =
+  'supabase/supavisor@e3d07da0:docs/connecting/pool_modes.md (transaction: a connection for the duration of a single transaction)';
 /** The DISCARD ALL cleanup exists, but the DbHandler refuses it in transaction mode. */
 const NO_RESET = 'supabase/supavisor@b1a15280:lib/supavisor/db_handler.ex (:cleanup "only supported in session mode")';
 const LEAKS = `${AS_PGBOUNCER}; ${NO_RESET}`;
@@ -29,7 +31,12 @@ export const supavisorTransaction: Profile = {
     'session/custom-guc-leak': { outcome: 'leaked', ref: LEAKS, basis: 'documented' },
     'session/role-leak': { outcome: 'leaked', ref: LEAKS, basis: 'documented' },
     'session/set-local': { outcome: 'scoped', ref: `${MODES}; ${PG_DOCS.setLocal}`, basis: 'documented' },
-    'session/reset-on-disconnect': { outcome: 'leaked', ref: NO_RESET, note: 'From Supavisor source, not its documentation.', basis: 'source' },
+    'session/reset-on-disconnect': {
+      outcome: 'leaked',
+      ref: NO_RESET,
+      note: 'From Supavisor source, not its documentation.',
+      basis: 'source',
+    },
     'temp/temp-table': { outcome: 'leaked', ref: LEAKS, basis: 'documented' },
     'prepared/protocol-named': {
       outcome: 'failed',
@@ -41,7 +48,11 @@ export const supavisorTransaction: Profile = {
     'sequences/lastval': { outcome: 'leaked', ref: `${LEAKS}; ${PG_DOCS.sequences}`, basis: 'documented' },
     'locks/advisory-session': { outcome: 'shared', ref: LEAKS, basis: 'documented' },
     'locks/advisory-xact': { outcome: 'exclusive', ref: `${MODES}; ${PG_DOCS.advisoryLocks}`, basis: 'documented' },
-    'capacity/queueing': { outcome: 'queued', ref: 'supabase/supavisor@6f5f40db:docs/configuration/users.md (pool_checkout_timeout: how long a client may wait to check out a connection)', basis: 'documented' },
+    'capacity/queueing': {
+      outcome: 'queued',
+      ref: 'supabase/supavisor@6f5f40db:docs/configuration/users.md (pool_checkout_timeout: how long a client may wait to check out a connection)',
+      basis: 'documented',
+    },
     'capacity/multiplexing': { outcome: 'multiplexed', ref: MODES, basis: 'documented' },
     'statement/transaction-block': { outcome: 'allowed', ref: MODES, basis: 'documented' },
   },

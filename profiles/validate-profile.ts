@@ -31,7 +31,9 @@ export function profileProblems(p: Profile): string[] {
     }
     const labels = labelsOf(id) ?? [];
     if (!labels.includes(e.outcome)) {
-      problems.push(`${where}: ${id} expects "${e.outcome}", not one of its labels (${labels.join(', ') || 'none settled yet'})`);
+      problems.push(
+        `${where}: ${id} expects "${e.outcome}", not one of its labels (${labels.join(', ') || 'none settled yet'})`,
+      );
     }
     if (!isReference(e.ref)) problems.push(`${where}: ${id} has no usable reference ("${e.ref}")`);
     if (e.note !== undefined && e.note.trim() === '') problems.push(`${where}: ${id} has an empty note`);
@@ -54,9 +56,11 @@ function referencesIn(ref: string): string[] {
  */
 export function movingReference(one: string): string | null {
   const repo = /^[\w.-]+\/[\w.-]+@([\w.-]+):/.exec(one);
-  if (repo) return MOVING.has(repo[1]!.toLowerCase()) ? `"${one}" points at the branch ${repo[1]}; pin a commit or tag` : null;
+  if (repo)
+    return MOVING.has(repo[1]!.toLowerCase()) ? `"${one}" points at the branch ${repo[1]}; pin a commit or tag` : null;
   if (/^https:\/\/www\.(postgresql|pgpool)\.(org|net)\/docs\/\d+\//.test(one)) return null;
-  if (/^https:\/\/github\.com\/[\w.-]+\/[\w.-]+\/(pull\/\d+|commit\/[0-9a-f]{7,}|releases\/tag\/)/.test(one)) return null;
+  if (/^https:\/\/github\.com\/[\w.-]+\/[\w.-]+\/(pull\/\d+|commit\/[0-9a-f]{7,}|releases\/tag\/)/.test(one))
+    return null;
   const blob = /^https:\/\/github\.com\/[\w.-]+\/[\w.-]+\/(?:blob|tree)\/([\w.-]+)\//.exec(one);
   if (blob && !MOVING.has(blob[1]!.toLowerCase())) return null;
   return `"${one}" is a page that changes with each release; cite a versioned manual, or the source at a commit or tag (owner/repo@ref:path)`;
@@ -75,8 +79,10 @@ export function provenanceProblems(p: Profile): string[] {
     if (moving) problems.push(`${where}: ${moving}`);
   }
   for (const [id, e] of Object.entries(p.expect)) {
-    if (e.basis === undefined) problems.push(`${where}: ${id} does not say how it is known (basis: observed, documented or source)`);
-    if (e.basis === 'observed' && !e.observedOn?.trim()) problems.push(`${where}: ${id} is observed, but not on which version`);
+    if (e.basis === undefined)
+      problems.push(`${where}: ${id} does not say how it is known (basis: observed, documented or source)`);
+    if (e.basis === 'observed' && !e.observedOn?.trim())
+      problems.push(`${where}: ${id} is observed, but not on which version`);
     for (const one of referencesIn(e.ref)) {
       const moving = movingReference(one);
       if (moving) problems.push(`${where}: ${id}: ${moving}`);

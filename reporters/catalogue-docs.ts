@@ -26,9 +26,15 @@ function isStateCheck(c: DocCheck): boolean {
 }
 
 /** README: one row per check with the outcomes direct PostgreSQL and PgBouncer transaction mode are expected to give. */
-export function checksTable(checks: readonly DocCheck[] = CATALOGUE, columns: readonly Profile[] = [findProfile('direct'), findProfile('pgbouncer-transaction')]): string {
+export function checksTable(
+  checks: readonly DocCheck[] = CATALOGUE,
+  columns: readonly Profile[] = [findProfile('direct'), findProfile('pgbouncer-transaction')],
+): string {
   const head = `| check | severity | what it does | ${columns.map((p) => p.name).join(' / ')} |`;
-  const rows = checks.map((c) => `| \`${c.id}\` | ${c.severity} | ${cell(c.summary)} | ${columns.map((p) => p.expect[c.id]?.outcome ?? '-').join(' / ')} |`);
+  const rows = checks.map(
+    (c) =>
+      `| \`${c.id}\` | ${c.severity} | ${cell(c.summary)} | ${columns.map((p) => p.expect[c.id]?.outcome ?? '-').join(' / ')} |`,
+  );
   return [head, '|---|---|---|---|', ...rows].join('\n');
 }
 
@@ -44,7 +50,9 @@ export function outcomesTable(checks: readonly DocCheck[] = CATALOGUE): string {
     const labels = Object.entries(c.outcomes as Record<string, OutcomeInfo>).map(([l, o]) => `\`${l}\`: ${o.means}`);
     rows.push(`| \`${c.id}\` | ${cell(labels.join('; '))} |`);
   }
-  rows.push('| `inconclusive` (verdict) | pooltest could not force or prove the situation; the reason says what was missing |');
+  rows.push(
+    '| `inconclusive` (verdict) | pooltest could not force or prove the situation; the reason says what was missing |',
+  );
   return rows.join('\n');
 }
 
@@ -52,7 +60,8 @@ export function outcomesTable(checks: readonly DocCheck[] = CATALOGUE): string {
 export function labelsTable(checks: readonly DocCheck[] = CATALOGUE): string {
   const rows = ['| check | label | meaning | breaks an app written for direct Postgres |', '|---|---|---|---|'];
   for (const c of checks) {
-    for (const [l, o] of Object.entries(c.outcomes as Record<string, OutcomeInfo>)) rows.push(`| \`${c.id}\` | \`${l}\` | ${cell(o.means)} | ${o.breaks ? 'yes' : 'no'} |`);
+    for (const [l, o] of Object.entries(c.outcomes as Record<string, OutcomeInfo>))
+      rows.push(`| \`${c.id}\` | \`${l}\` | ${cell(o.means)} | ${o.breaks ? 'yes' : 'no'} |`);
   }
   return rows.join('\n');
 }

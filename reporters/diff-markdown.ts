@@ -19,7 +19,13 @@ const CHANGE_BADGE: Readonly<Record<ChangeKind, string>> = {
 /** Renders a diff as GitHub-flavoured Markdown. */
 export function renderDiffMarkdown(diff: ReportDiff): string {
   const entries = bySeverity(diff.entries);
-  const rows = entries.map((e) => [`${code(e.id)} ${inline(e.title)}`, e.severity, e.old !== null ? code(e.old) : '—', e.new !== null ? code(e.new) : '—', CHANGE_BADGE[e.change]]);
+  const rows = entries.map((e) => [
+    `${code(e.id)} ${inline(e.title)}`,
+    e.severity,
+    e.old !== null ? code(e.old) : '—',
+    e.new !== null ? code(e.new) : '—',
+    CHANGE_BADGE[e.change],
+  ]);
   const breaks = entries.filter((e) => e.change === 'breaks');
   const s = diff.summary;
   const parts = [
@@ -33,7 +39,15 @@ export function renderDiffMarkdown(diff: ReportDiff): string {
     `**${s.breaks} break(s)**, ${s.fixed} fixed, ${s.same} same, ${s.changed} changed, ${s.unknown} unknown.`,
   ];
   if (breaks.length > 0) {
-    parts.push('', '#### Breaks', '', ...breaks.map((e) => `- ${code(e.id)}: ${code(e.old ?? '-')} → ${code(e.new ?? '-')}. ${inline(e.advice ?? 'No advice recorded for this outcome; see INTERPRETING.md.')}`));
+    parts.push(
+      '',
+      '#### Breaks',
+      '',
+      ...breaks.map(
+        (e) =>
+          `- ${code(e.id)}: ${code(e.old ?? '-')} → ${code(e.new ?? '-')}. ${inline(e.advice ?? 'No advice recorded for this outcome; see INTERPRETING.md.')}`,
+      ),
+    );
   }
   return parts.join('\n') + '\n';
 }

@@ -29,9 +29,14 @@ export function renderDiff(diff: ReportDiff, opts: DiffTerminalOptions): string 
     for (const group of groupBySeverity(diff.entries)) {
       lines.push(c.bold.underline(`${group.severity} (${group.checks.length})`));
       for (const e of group.checks) {
-        lines.push(`${e.id.padEnd(w)}  ${(e.old ?? '-').padEnd(13)}  ${(e.new ?? '-').padEnd(13)}  ${changeText(e.change, c)}`);
+        lines.push(
+          `${e.id.padEnd(w)}  ${(e.old ?? '-').padEnd(13)}  ${(e.new ?? '-').padEnd(13)}  ${changeText(e.change, c)}`,
+        );
         if (e.change !== 'same') lines.push(c.dim(cut(`    ${e.why}`, width)));
-        if (e.change === 'breaks') lines.push(c.cyan(cut(`    advice: ${e.advice ?? 'none recorded for this outcome; see INTERPRETING.md'}`, width)));
+        if (e.change === 'breaks')
+          lines.push(
+            c.cyan(cut(`    advice: ${e.advice ?? 'none recorded for this outcome; see INTERPRETING.md'}`, width)),
+          );
       }
     }
     lines.push('');
@@ -41,7 +46,9 @@ export function renderDiff(diff: ReportDiff, opts: DiffTerminalOptions): string 
     }
   }
   const s = diff.summary;
-  lines.push(`${c.bold('Changes')}  ${c.red(`${s.breaks} break(s)`)}, ${c.green(`${s.fixed} fixed`)}, ${s.same} same, ${s.changed} changed, ${c.yellow(`${s.unknown} unknown`)}  exit ${s.exitCode}`);
+  lines.push(
+    `${c.bold('Changes')}  ${c.red(`${s.breaks} break(s)`)}, ${c.green(`${s.fixed} fixed`)}, ${s.same} same, ${s.changed} changed, ${c.yellow(`${s.unknown} unknown`)}  exit ${s.exitCode}`,
+  );
   return lines.join('\n') + '\n';
 }
 

@@ -46,14 +46,25 @@ export function renderHtml(report: Report): string {
 }
 
 function header(r: Report): string {
-  const profile = r.profile ? `profile <code>${esc(r.profile.name)}</code> (${esc(r.profile.ref)})` : 'no profile: observations only';
+  const profile = r.profile
+    ? `profile <code>${esc(r.profile.name)}</code> (${esc(r.profile.ref)})`
+    : 'no profile: observations only';
   const direct = r.direct ? ` · behind it <code>${esc(targetText(r.direct))}</code>` : '';
   return `target <code>${esc(targetText(r.target))}</code>${direct} · PostgreSQL ${esc(r.discovery.serverVersion)} · ${profile} · pooltest ${esc(r.tool.version)} · run <code>${esc(r.runId)}</code> · ${esc(r.startedAt)}`;
 }
 
 function counts(r: Report): string {
   const s = r.summary;
-  const cells = [`${s.total} checks`, `<span class="v-pass">${s.pass} pass</span>`, `<span class="v-fail">${s.fail} fail</span>`, `<span class="v-observed">${s.observed ?? 0} observed</span>`, `<span class="v-inconclusive">${s.inconclusive} inconclusive</span>`, `<span class="v-skipped">${s.skipped} skipped</span>`, `exit code ${s.exitCode}`, `${(r.durationMs / 1000).toFixed(1)} s`];
+  const cells = [
+    `${s.total} checks`,
+    `<span class="v-pass">${s.pass} pass</span>`,
+    `<span class="v-fail">${s.fail} fail</span>`,
+    `<span class="v-observed">${s.observed ?? 0} observed</span>`,
+    `<span class="v-inconclusive">${s.inconclusive} inconclusive</span>`,
+    `<span class="v-skipped">${s.skipped} skipped</span>`,
+    `exit code ${s.exitCode}`,
+    `${(r.durationMs / 1000).toFixed(1)} s`,
+  ];
   return `<section class="panel counts" id="summary">${cells.map((c) => `<span>${c}</span>`).join('')}</section>`;
 }
 
@@ -85,7 +96,8 @@ function discovery(r: Report): string {
 }
 
 function filters(): string {
-  const box = (kind: string, value: string): string => `<label><input type="checkbox" data-filter="${kind}" value="${value}" checked> ${value}</label>`;
+  const box = (kind: string, value: string): string =>
+    `<label><input type="checkbox" data-filter="${kind}" value="${value}" checked> ${value}</label>`;
   return [
     '<section class="panel filters" id="filters"><h2>Filter</h2>',
     `<fieldset><legend>severity</legend>${SEVERITY_ORDER.map((s) => box('severity', s)).join('')}</fieldset>`,
@@ -96,7 +108,10 @@ function filters(): string {
 }
 
 function overview(checks: readonly CheckResult[]): string {
-  const rows = checks.map((c) => `<tr ${dataAttrs(c)}><td><a href="#${anchor(c.id)}"><code>${esc(c.id)}</code></a></td><td>${esc(c.severity)}</td><td>${outcomeCell(c)}</td><td>${c.expected !== null ? `<code>${esc(c.expected)}</code>` : '—'}</td><td>${verdict(c.verdict)}</td></tr>`);
+  const rows = checks.map(
+    (c) =>
+      `<tr ${dataAttrs(c)}><td><a href="#${anchor(c.id)}"><code>${esc(c.id)}</code></a></td><td>${esc(c.severity)}</td><td>${outcomeCell(c)}</td><td>${c.expected !== null ? `<code>${esc(c.expected)}</code>` : '—'}</td><td>${verdict(c.verdict)}</td></tr>`,
+  );
   return `<section class="panel" id="overview"><h2>Checks</h2><table><thead><tr><th style="width:40%">check</th><th>severity</th><th>outcome</th><th>expected</th><th>verdict</th></tr></thead><tbody>${rows.join('')}</tbody></table></section>`;
 }
 
@@ -106,7 +121,8 @@ function card(c: CheckResult): string {
     `<div><h3><code>${esc(c.id)}</code> ${esc(c.title)}</h3> · ${esc(c.severity)} · outcome ${outcomeCell(c)} · expected ${c.expected !== null ? `<code>${esc(c.expected)}</code>` : '—'} · ${verdict(c.verdict)}</div>`,
     `<p><b>Evidence:</b> ${esc(c.evidence)}</p>`,
   ];
-  if (c.verdict !== 'pass' && c.verdict !== 'observed' && c.reason !== c.evidence) parts.push(`<p><b>Why ${esc(c.verdict)}:</b> ${esc(c.reason)}</p>`);
+  if (c.verdict !== 'pass' && c.verdict !== 'observed' && c.reason !== c.evidence)
+    parts.push(`<p><b>Why ${esc(c.verdict)}:</b> ${esc(c.reason)}</p>`);
   if (c.expectedRef) parts.push(`<p class="meta">Expected per: ${esc(c.expectedRef)}</p>`);
   if (c.advice) parts.push(`<p><b>Advice:</b> ${esc(c.advice)}</p>`);
   if (!c.cleanup.ok) parts.push(`<p class="v-fail"><b>Cleanup failed:</b> ${esc(c.cleanup.detail)}</p>`);
@@ -114,13 +130,19 @@ function card(c: CheckResult): string {
   if (diagram) parts.push(`<div class="diagram">${diagram}</div>`);
   const facts = Object.entries(c.facts).map(([k, v]): [string, string] => [k, v === null ? 'null' : String(v)]);
   if (facts.length > 0) parts.push(`<details><summary>facts (${facts.length})</summary>${factList(facts)}</details>`);
-  if (c.steps.length > 0) parts.push(`<details><summary>steps (${c.steps.length}) · ${c.statements} statement(s) · ${c.durationMs} ms</summary>${stepTable(c)}</details>`);
+  if (c.steps.length > 0)
+    parts.push(
+      `<details><summary>steps (${c.steps.length}) · ${c.statements} statement(s) · ${c.durationMs} ms</summary>${stepTable(c)}</details>`,
+    );
   parts.push('</section>');
   return parts.join('\n');
 }
 
 function stepTable(c: CheckResult): string {
-  const rows = c.steps.map((s) => `<tr><td>${s.seq}</td><td>${esc(s.session)}</td><td class="mono">${esc(s.pid ?? '-')}</td><td class="mono">${esc(s.tag)}</td><td class="mono">${esc(s.sql)}</td><td class="mono">${esc(stepOutcome(s))}</td><td>${s.durationMs}</td></tr>`);
+  const rows = c.steps.map(
+    (s) =>
+      `<tr><td>${s.seq}</td><td>${esc(s.session)}</td><td class="mono">${esc(s.pid ?? '-')}</td><td class="mono">${esc(s.tag)}</td><td class="mono">${esc(s.sql)}</td><td class="mono">${esc(stepOutcome(s))}</td><td>${s.durationMs}</td></tr>`,
+  );
   return `<table class="steps"><thead><tr><th style="width:4%">#</th><th style="width:7%">session</th><th style="width:8%">pid</th><th style="width:14%">tag</th><th>SQL</th><th style="width:28%">answer</th><th style="width:6%">ms</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }
 

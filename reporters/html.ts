@@ -6,13 +6,22 @@
  * NUL or an escape sequence has no business in the page either.
  */
 
-const ENTITIES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+const ENTITIES: Readonly<Record<string, string>> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
 
 /** `text` safe as element content or as a double- or single-quoted attribute value. */
 export function esc(text: string | number | boolean | null | undefined): string {
   return String(text ?? '')
     .replace(/[&<>"']/g, (c) => ENTITIES[c]!)
-    .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+    .replace(
+      /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/g,
+      (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`,
+    );
 }
 
 /** `text` on one line, cut to `max` characters with an ellipsis (before escaping). */

@@ -26,8 +26,13 @@ export function renderJunit(report: Report): string {
   const sweep = sweepCase(report, strict);
   const tests = cases.length + (sweep.xml ? 1 : 0);
   // Counted the way the testcases are written, so the totals always match what the file holds.
-  const failures = report.checks.filter((c) => c.verdict === 'fail' || (strict && c.verdict === 'inconclusive')).length + (sweep.failed ? 1 : 0);
-  const skipped = report.checks.filter((c) => c.verdict === 'skipped' || c.verdict === 'observed' || (!strict && c.verdict === 'inconclusive')).length + (sweep.skipped ? 1 : 0);
+  const failures =
+    report.checks.filter((c) => c.verdict === 'fail' || (strict && c.verdict === 'inconclusive')).length +
+    (sweep.failed ? 1 : 0);
+  const skipped =
+    report.checks.filter(
+      (c) => c.verdict === 'skipped' || c.verdict === 'observed' || (!strict && c.verdict === 'inconclusive'),
+    ).length + (sweep.skipped ? 1 : 0);
   const counts = { tests, failures, errors: 0, skipped, time: seconds(report.durationMs) };
   const t = report.target;
   const lines = [
@@ -67,7 +72,9 @@ function suiteProperties(r: Report): Array<[string, string | number | null]> {
 function testcase(c: CheckResult, strict: boolean): string {
   const area = c.id.split('/')[0] ?? c.id;
   const open = `    <testcase${attributes({ classname: `pooltest.${area}`, name: c.id, time: seconds(c.durationMs) })}>`;
-  const body = [properties(checkProperties(c), '      '), verdictElement(c, strict), systemOut(c)].filter((x) => x !== '');
+  const body = [properties(checkProperties(c), '      '), verdictElement(c, strict), systemOut(c)].filter(
+    (x) => x !== '',
+  );
   return [open, ...body, '    </testcase>'].join('\n');
 }
 
@@ -92,12 +99,21 @@ function verdictElement(c: CheckResult, strict: boolean): string {
   switch (c.verdict) {
     case 'fail': {
       const message = `observed "${c.outcome}", expected "${c.expected}"`;
-      const text = [`${c.id}: ${message} (${c.expectedRef ?? 'no reference'})`, `reason: ${c.reason}`, `evidence: ${c.evidence}`, ...(c.advice ? [`advice: ${c.advice}`] : [])].join('\n');
+      const text = [
+        `${c.id}: ${message} (${c.expectedRef ?? 'no reference'})`,
+        `reason: ${c.reason}`,
+        `evidence: ${c.evidence}`,
+        ...(c.advice ? [`advice: ${c.advice}`] : []),
+      ].join('\n');
       return `      <failure${attributes({ type: 'unexpected-outcome', message })}>${escapeXml(text)}</failure>`;
     }
     case 'inconclusive':
       if (strict) {
-        const text = [`${c.id}: inconclusive under --strict: nothing was proven`, `reason: ${c.reason}`, `evidence: ${c.evidence}`].join('\n');
+        const text = [
+          `${c.id}: inconclusive under --strict: nothing was proven`,
+          `reason: ${c.reason}`,
+          `evidence: ${c.evidence}`,
+        ].join('\n');
         return `      <failure${attributes({ type: 'inconclusive', message: `inconclusive: ${c.reason}` })}>${escapeXml(text)}</failure>`;
       }
       return `      <skipped${attributes({ message: `inconclusive: ${c.reason}` })}/>`;
@@ -112,13 +128,22 @@ function verdictElement(c: CheckResult, strict: boolean): string {
 
 function systemOut(c: CheckResult): string {
   if (c.steps.length === 0) return '';
-  const text = [`${c.id}: ${c.outcome ?? 'no outcome'} (${c.verdict})`, `evidence: ${c.evidence}`, ...c.steps.map(stepLine)].join('\n');
+  const text = [
+    `${c.id}: ${c.outcome ?? 'no outcome'} (${c.verdict})`,
+    `evidence: ${c.evidence}`,
+    ...c.steps.map(stepLine),
+  ].join('\n');
   return `      <system-out>${escapeXml(text)}</system-out>`;
 }
 
 /** The sweep's testcase (none when no sweep ran and nothing asks for one) and whether it fails. */
 function sweepCase(r: Report, strict: boolean): { xml: string | null; failed: boolean; skipped?: boolean } {
-  const unfinished = strict && sweepUnfinished(r.sweep, r.checks.some((c) => c.steps.length > 0));
+  const unfinished =
+    strict &&
+    sweepUnfinished(
+      r.sweep,
+      r.checks.some((c) => c.steps.length > 0),
+    );
   const open = `    <testcase${attributes({ classname: 'pooltest', name: 'pooltest/sweep', time: 0 })}>`;
   if (!r.sweep) {
     if (!unfinished) return { xml: null, failed: false };
@@ -127,13 +152,28 @@ function sweepCase(r: Report, strict: boolean): { xml: string | null; failed: bo
   }
   const s = r.sweep;
   const state = sweepState(s);
-  const props = properties([['clean', String(s.clean)], ['state', state], ['via', s.via.join(', ')], ['backendsVisited', s.backendsVisited.join(', ')]], '      ');
+  const props = properties(
+    [
+      ['clean', String(s.clean)],
+      ['state', state],
+      ['via', s.via.join(', ')],
+      ['backendsVisited', s.backendsVisited.join(', ')],
+    ],
+    '      ',
+  );
   let failure = '';
-  if (state === 'dirty') failure = `\n      <failure${attributes({ type: 'leftover-state', message: 'pooltest left state behind' })}>${escapeXml(s.leftovers.join('\n'))}</failure>`;
-  else if (unfinished) failure = `\n      <failure${attributes({ type: 'sweep-unfinished', message: 'the sweep could not finish: the target is not proven clean' })}>${escapeXml(s.reason ?? s.leftovers.join('\n'))}</failure>`;
+  if (state === 'dirty')
+    failure = `\n      <failure${attributes({ type: 'leftover-state', message: 'pooltest left state behind' })}>${escapeXml(s.leftovers.join('\n'))}</failure>`;
+  else if (unfinished)
+    failure = `\n      <failure${attributes({ type: 'sweep-unfinished', message: 'the sweep could not finish: the target is not proven clean' })}>${escapeXml(s.reason ?? s.leftovers.join('\n'))}</failure>`;
   // Could not look is no failure of the run without --strict: a skipped case with the reason, so CI shows it.
-  else if (state === 'unknown') failure = `\n      <skipped${attributes({ message: `the sweep could not look for leftovers: ${s.reason ?? 'no reason recorded'}` })}/>`;
-  return { xml: `${open}\n${props}${failure}\n    </testcase>`, failed: state === 'dirty' || (unfinished && state !== 'clean'), skipped: state === 'unknown' && !unfinished };
+  else if (state === 'unknown')
+    failure = `\n      <skipped${attributes({ message: `the sweep could not look for leftovers: ${s.reason ?? 'no reason recorded'}` })}/>`;
+  return {
+    xml: `${open}\n${props}${failure}\n    </testcase>`,
+    failed: state === 'dirty' || (unfinished && state !== 'clean'),
+    skipped: state === 'unknown' && !unfinished,
+  };
 }
 
 function properties(pairs: Array<[string, string | number | null]>, indent: string): string {

@@ -29,7 +29,9 @@ export function renderMarkdown(report: Report): string {
     '',
     header(report),
     '',
-    checks.length > 0 ? table(['Check', 'Severity', 'Outcome', 'Expected', 'Verdict'], checks.map(row)) : '_No checks were selected._',
+    checks.length > 0
+      ? table(['Check', 'Severity', 'Outcome', 'Expected', 'Verdict'], checks.map(row))
+      : '_No checks were selected._',
     '',
     ...withinLimit(attention),
     ...(others.length > 0 ? [otherEvidence(others), ''] : []),
@@ -54,7 +56,13 @@ function withinLimit(checks: readonly CheckResult[]): string[] {
     full[i] = lean;
     dropped++;
   }
-  const note = dropped > 0 ? [`_Sequence diagrams of the last ${dropped} check(s) left out to keep the comment within GitHub's size limit: the HTML report (\`--html\`) draws every one._`, ''] : [];
+  const note =
+    dropped > 0
+      ? [
+          `_Sequence diagrams of the last ${dropped} check(s) left out to keep the comment within GitHub's size limit: the HTML report (\`--html\`) draws every one._`,
+          '',
+        ]
+      : [];
   return [...full.flatMap((b) => [b, '']), ...note];
 }
 
@@ -64,7 +72,9 @@ export function needsAttention(c: CheckResult): boolean {
 }
 
 function header(r: Report): string {
-  const profile = r.profile ? `profile ${code(r.profile.name)} (${withLinks(r.profile.ref)})` : 'no profile: observations only';
+  const profile = r.profile
+    ? `profile ${code(r.profile.name)} (${withLinks(r.profile.ref)})`
+    : 'no profile: observations only';
   const direct = r.direct ? ` behind it: ${code(targetText(r.direct))}` : '';
   return `Target ${code(targetText(r.target))}${direct} · PostgreSQL ${inline(r.discovery.serverVersion)} · ${profile} · pooltest ${inline(r.tool.version)} · run ${code(r.runId)} · ${inline(r.startedAt)}`;
 }
@@ -72,7 +82,13 @@ function header(r: Report): string {
 function row(c: CheckResult): string[] {
   const outcome = c.outcome !== null ? code(c.outcome) : '—';
   const mark = outcomeBreaks(c.outcome) === true ? ' ⚠️' : '';
-  return [`${code(c.id)} ${inline(c.title)}`, c.severity, `${outcome}${mark}`, c.expected !== null ? code(c.expected) : '—', verdictBadge(c)];
+  return [
+    `${code(c.id)} ${inline(c.title)}`,
+    c.severity,
+    `${outcome}${mark}`,
+    c.expected !== null ? code(c.expected) : '—',
+    verdictBadge(c),
+  ];
 }
 
 /** The verdict cell: an observation says whether it breaks (the severity is the next column over), never a tick. */
@@ -86,7 +102,9 @@ function verdictBadge(c: CheckResult): string {
 
 /** Where an expectation came from, and whether pooltest ever saw it hold. */
 function expectedPer(c: CheckResult): string {
-  const basis = c.expectedBasis ? ` (${c.expectedBasis === 'observed' ? "observed on pooltest's fixtures" : `${c.expectedBasis}, never observed by pooltest`})` : '';
+  const basis = c.expectedBasis
+    ? ` (${c.expectedBasis === 'observed' ? "observed on pooltest's fixtures" : `${c.expectedBasis}, never observed by pooltest`})`
+    : '';
   return `Expected${basis} per: ${withLinks(c.expectedRef ?? '')}`;
 }
 
@@ -98,7 +116,8 @@ function details(c: CheckResult, withDiagram: boolean): string {
     '',
     `**Evidence:** ${sentence(inline(c.evidence))}`,
   ];
-  if (c.verdict !== 'pass' && c.verdict !== 'observed' && c.reason !== c.evidence) lines.push('', `**Why ${c.verdict}:** ${sentence(inline(c.reason))}`);
+  if (c.verdict !== 'pass' && c.verdict !== 'observed' && c.reason !== c.evidence)
+    lines.push('', `**Why ${c.verdict}:** ${sentence(inline(c.reason))}`);
   if (c.expectedRef) lines.push('', expectedPer(c));
   if (c.advice) lines.push('', `**Advice:** ${sentence(inline(c.advice))}`);
   const diagram = withDiagram ? renderMermaid(c) : '';
@@ -108,8 +127,18 @@ function details(c: CheckResult, withDiagram: boolean): string {
 }
 
 function otherEvidence(checks: readonly CheckResult[]): string {
-  const items = checks.map((c) => `- ${code(c.id)} ${code(c.outcome ?? '—')}: ${sentence(inline(c.evidence))}${c.advice ? ` **Advice:** ${sentence(inline(c.advice))}` : ''}`);
-  return ['<details>', `<summary>Evidence for the other ${checks.length} check(s)</summary>`, '', ...items, '', '</details>'].join('\n');
+  const items = checks.map(
+    (c) =>
+      `- ${code(c.id)} ${code(c.outcome ?? '—')}: ${sentence(inline(c.evidence))}${c.advice ? ` **Advice:** ${sentence(inline(c.advice))}` : ''}`,
+  );
+  return [
+    '<details>',
+    `<summary>Evidence for the other ${checks.length} check(s)</summary>`,
+    '',
+    ...items,
+    '',
+    '</details>',
+  ].join('\n');
 }
 
 function sentence(text: string): string {
@@ -127,6 +156,7 @@ function summary(r: Report, attention: number): string {
 function sweepSentence(sweep: NonNullable<Report['sweep']>): string {
   const { state, text } = sweepText(sweep);
   if (state === 'clean') return `${text}.`;
-  if (state === 'unknown') return `Sweep: *unknown*, could not look for leftovers: ${inline(sweep.reason ?? 'no reason recorded')}.`;
+  if (state === 'unknown')
+    return `Sweep: *unknown*, could not look for leftovers: ${inline(sweep.reason ?? 'no reason recorded')}.`;
   return `Sweep: **dirty**, pooltest left state behind: ${inline(sweep.leftovers.join('; '))}.`;
 }

@@ -11,7 +11,10 @@ export function inline(text: string): string {
 
 /** A code span for short identifiers (check ids, labels); backticks inside are dropped, line breaks flattened. */
 export function code(text: string): string {
-  return `\`${text.replace(/\r?\n|\r/g, ' ').replace(/`/g, '').replace(/\|/g, '\\|')}\``;
+  return `\`${text
+    .replace(/\r?\n|\r/g, ' ')
+    .replace(/`/g, '')
+    .replace(/\|/g, '\\|')}\``;
 }
 
 /** A Markdown table from a header row and body rows (cells already escaped). */

@@ -23,8 +23,18 @@ code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
 /** Renders the matrix as an HTML document. */
 export function renderMatrixHtml(m: Matrix, title = 'pooltest compatibility matrix'): string {
   const head = `<tr><th>check</th><th>severity</th>${m.columns.map((c, i) => `<th title="${esc(c.target)}">${i === 0 ? 'reference: ' : ''}${esc(c.name)}</th>`).join('')}</tr>`;
-  const body = m.rows.map((r) => `<tr data-id="${esc(r.id)}"><th><code>${esc(r.id)}</code><br><span class="sev">${esc(r.title)}</span></th><td class="sev">${esc(r.severity)}</td>${r.cells.map(cell).join('')}</tr>`).join('\n');
-  const targets = m.columns.map((c) => `<li><b>${esc(c.name)}</b>: ${esc(c.pooler ?? 'no pooler identified')}, ${esc(c.mode)} mode, PostgreSQL ${esc(c.server)}${c.profile ? `, profile <code>${esc(c.profile)}</code>` : ''}; run <code>${esc(c.runId)}</code> at ${esc(c.startedAt)}; sweep ${c.sweepClean === null ? 'not run' : c.sweepClean ? 'clean' : 'dirty'}</li>`).join('');
+  const body = m.rows
+    .map(
+      (r) =>
+        `<tr data-id="${esc(r.id)}"><th><code>${esc(r.id)}</code><br><span class="sev">${esc(r.title)}</span></th><td class="sev">${esc(r.severity)}</td>${r.cells.map(cell).join('')}</tr>`,
+    )
+    .join('\n');
+  const targets = m.columns
+    .map(
+      (c) =>
+        `<li><b>${esc(c.name)}</b>: ${esc(c.pooler ?? 'no pooler identified')}, ${esc(c.mode)} mode, PostgreSQL ${esc(c.server)}${c.profile ? `, profile <code>${esc(c.profile)}</code>` : ''}; run <code>${esc(c.runId)}</code> at ${esc(c.startedAt)}; sweep ${c.sweepClean === null ? 'not run' : c.sweepClean ? 'clean' : 'dirty'}</li>`,
+    )
+    .join('');
   const page = [
     '<!DOCTYPE html>',
     '<html lang="en"><head><meta charset="utf-8">',
@@ -40,7 +50,11 @@ export function renderMatrixHtml(m: Matrix, title = 'pooltest compatibility matr
 
 function cell(x: MatrixCell): string {
   const classes = [x.differs ? 'differs' : '', x.verdict ? `v-${token(x.verdict)}` : ''].filter(Boolean).join(' ');
-  const text = x.outcome !== null ? `<code class="${x.breaks ? 'breaks' : ''}">${esc(x.outcome)}</code>` : `<span class="none">${x.verdict === null ? 'absent' : esc(x.verdict)}</span>`;
-  const verdict = x.verdict && x.verdict !== 'pass' && x.outcome !== null ? ` <span class="none">${esc(x.verdict)}</span>` : '';
+  const text =
+    x.outcome !== null
+      ? `<code class="${x.breaks ? 'breaks' : ''}">${esc(x.outcome)}</code>`
+      : `<span class="none">${x.verdict === null ? 'absent' : esc(x.verdict)}</span>`;
+  const verdict =
+    x.verdict && x.verdict !== 'pass' && x.outcome !== null ? ` <span class="none">${esc(x.verdict)}</span>` : '';
   return `<td class="${classes}">${text}${verdict}</td>`;
 }

@@ -16,9 +16,16 @@ const BADGE: Readonly<Record<string, string>> = { pass: '', fail: ' ❌', inconc
 export function renderMatrixTerminal(m: Matrix, opts: { color: boolean; width?: number }): string {
   const c = new Chalk({ level: opts.color ? 1 : 0 });
   const idWidth = Math.max(5, ...m.rows.map((r) => r.id.length));
-  const cellText = (x: MatrixCell): string => `${x.outcome ?? (x.verdict === null ? 'absent' : x.verdict === 'skipped' ? 'skipped' : '-')}${MARK[x.verdict ?? ''] ?? ''}${x.differs ? '*' : ''}`;
+  const cellText = (x: MatrixCell): string =>
+    `${x.outcome ?? (x.verdict === null ? 'absent' : x.verdict === 'skipped' ? 'skipped' : '-')}${MARK[x.verdict ?? ''] ?? ''}${x.differs ? '*' : ''}`;
   const widths = m.columns.map((_, i) => Math.max(4, ...m.rows.map((r) => cellText(r.cells[i]!).length)));
-  const lines = ['pooltest matrix', ...m.columns.map((col, i) => oneLine(`  [${i + 1}] ${col.name}: ${col.target}${col.profile ? `, profile ${col.profile}` : ''}`)), ''];
+  const lines = [
+    'pooltest matrix',
+    ...m.columns.map((col, i) =>
+      oneLine(`  [${i + 1}] ${col.name}: ${col.target}${col.profile ? `, profile ${col.profile}` : ''}`),
+    ),
+    '',
+  ];
   lines.push(c.bold(`${pad('CHECK', idWidth)}  ${m.columns.map((_, i) => pad(`[${i + 1}]`, widths[i]!)).join('  ')}`));
   for (const row of m.rows) {
     const cells = row.cells.map((x, i) => {
@@ -28,7 +35,13 @@ export function renderMatrixTerminal(m: Matrix, opts: { color: boolean; width?: 
     lines.push(`${pad(row.id, idWidth)}  ${cells.join('  ')}`.trimEnd());
   }
   const differ = m.rows.filter((r) => r.cells.some((x) => x.differs)).length;
-  lines.push('', cut(`${m.rows.length} checks, ${m.columns.length} targets; ${differ} check(s) differ from [1] (marked *); ✗ failed its expectation, ? inconclusive`, opts.width ?? 120));
+  lines.push(
+    '',
+    cut(
+      `${m.rows.length} checks, ${m.columns.length} targets; ${differ} check(s) differ from [1] (marked *); ✗ failed its expectation, ? inconclusive`,
+      opts.width ?? 120,
+    ),
+  );
   return lines.join('\n') + '\n';
 }
 
@@ -37,7 +50,10 @@ export function renderMatrixMarkdown(m: Matrix, title = 'pooltest compatibility 
   const header = ['Check', ...m.columns.map((c) => inline(c.name))];
   const rows = m.rows.map((r) => [`${code(r.id)}`, ...r.cells.map(cellMarkdown)]);
   const differ = m.rows.filter((r) => r.cells.some((x) => x.differs)).length;
-  const columns = m.columns.map((c) => `- **${inline(c.name)}**: ${c.pooler ? inline(c.pooler) : 'no pooler identified'}, ${inline(c.mode)} mode, PostgreSQL ${inline(c.server)}${c.profile ? `, profile ${code(c.profile)}` : ''}; run ${code(c.runId)} at ${inline(c.startedAt)}; sweep ${c.sweepClean === null ? 'not run' : c.sweepClean ? 'clean' : '**dirty**'}`);
+  const columns = m.columns.map(
+    (c) =>
+      `- **${inline(c.name)}**: ${c.pooler ? inline(c.pooler) : 'no pooler identified'}, ${inline(c.mode)} mode, PostgreSQL ${inline(c.server)}${c.profile ? `, profile ${code(c.profile)}` : ''}; run ${code(c.runId)} at ${inline(c.startedAt)}; sweep ${c.sweepClean === null ? 'not run' : c.sweepClean ? 'clean' : '**dirty**'}`,
+  );
   return [
     `### ${inline(title)}`,
     '',
@@ -51,7 +67,8 @@ export function renderMatrixMarkdown(m: Matrix, title = 'pooltest compatibility 
 }
 
 function cellMarkdown(x: MatrixCell): string {
-  if (x.outcome === null) return `${x.verdict === null ? 'absent' : x.verdict === 'skipped' ? '— skipped' : '—'}${BADGE[x.verdict ?? ''] ?? ''}`;
+  if (x.outcome === null)
+    return `${x.verdict === null ? 'absent' : x.verdict === 'skipped' ? '— skipped' : '—'}${BADGE[x.verdict ?? ''] ?? ''}`;
   const label = x.differs ? `**${code(x.outcome)}**` : code(x.outcome);
   return `${label}${x.breaks ? ' ⚠' : ''}${BADGE[x.verdict ?? ''] ?? ''}`;
 }

@@ -70,16 +70,24 @@ export function buildMatrix(reports: readonly NamedReport[]): Matrix {
   for (let i = 0; i < reports.length; i++) {
     for (let j = 0; j < i; j++) {
       if (columns[i]!.runId === columns[j]!.runId && columns[i]!.startedAt === columns[j]!.startedAt) {
-        throw new PooltestError('REPORT_DUPLICATE', `${reports[i]!.source} and ${reports[j]!.source} are the same run (${columns[i]!.runId}): give each target once`);
+        throw new PooltestError(
+          'REPORT_DUPLICATE',
+          `${reports[i]!.source} and ${reports[j]!.source} are the same run (${columns[i]!.runId}): give each target once`,
+        );
       }
       if (columns[i]!.name === columns[j]!.name) {
-        throw new PooltestError('REPORT_DUPLICATE', `${reports[j]!.source} and ${reports[i]!.source} both make a column "${columns[i]!.name}": name them apart, e.g. pooltest matrix a=${reports[j]!.source} b=${reports[i]!.source}`);
+        throw new PooltestError(
+          'REPORT_DUPLICATE',
+          `${reports[j]!.source} and ${reports[i]!.source} both make a column "${columns[i]!.name}": name them apart, e.g. pooltest matrix a=${reports[j]!.source} b=${reports[i]!.source}`,
+        );
       }
     }
   }
   // Rows: every check any report has, in the order reports list them, worst severity first.
   const seen = new Map<string, { id: string; title: string; severity: Severity }>();
-  for (const { report } of reports) for (const c of report.checks) if (!seen.has(c.id)) seen.set(c.id, { id: c.id, title: c.title, severity: c.severity });
+  for (const { report } of reports)
+    for (const c of report.checks)
+      if (!seen.has(c.id)) seen.set(c.id, { id: c.id, title: c.title, severity: c.severity });
   const rows = bySeverity([...seen.values()]).map((row): MatrixRow => {
     const found = reports.map(({ report }) => report.checks.find((c) => c.id === row.id) ?? null);
     const first = found[0] ?? null;

@@ -42,13 +42,23 @@ export function renderMermaid(check: Pick<CheckResult, 'steps' | 'outcome' | 'fa
     if (a.creates) body.push(`  Note right of ${to}: ${mermaidText('state created here')}`);
     if (a.crossing) {
       const c = a.crossing;
-      const what = c.reached ? `crossing: ${c.toSession} got ${c.fromSession}'s backend ${c.backend} and saw its state` : `${c.toSession} landed on ${c.fromSession}'s backend ${c.backend}`;
-      lines.push(`  rect ${c.reached ? 'rgb(255, 215, 213)' : 'rgb(219, 233, 255)'}`, ...body.map((l) => `  ${l}`), `    Note over ${from},${to}: ${mermaidText(what)}`, '  end');
+      const what = c.reached
+        ? `crossing: ${c.toSession} got ${c.fromSession}'s backend ${c.backend} and saw its state`
+        : `${c.toSession} landed on ${c.fromSession}'s backend ${c.backend}`;
+      lines.push(
+        `  rect ${c.reached ? 'rgb(255, 215, 213)' : 'rgb(219, 233, 255)'}`,
+        ...body.map((l) => `  ${l}`),
+        `    Note over ${from},${to}: ${mermaidText(what)}`,
+        '  end',
+      );
     } else {
       lines.push(...body);
     }
   }
-  const more = [m.omittedSessions > 0 ? `${m.omittedSessions} more client(s)` : '', m.omittedSteps > 0 ? `${m.omittedSteps} more step(s)` : ''].filter(Boolean);
+  const more = [
+    m.omittedSessions > 0 ? `${m.omittedSessions} more client(s)` : '',
+    m.omittedSteps > 0 ? `${m.omittedSteps} more step(s)` : '',
+  ].filter(Boolean);
   if (more.length > 0) lines.push(`  Note over ${client(0)}: ${mermaidText(`not drawn: ${more.join(' and ')}`)}`);
   return lines.join('\n');
 }

@@ -50,7 +50,9 @@ export function createProgress(opts: ProgressOptions): Progress {
     },
     onWait(what, boundMs) {
       // A line of its own, also without a TTY: a run that seems stuck says why.
-      opts.write(`${pending ? '\r\x1b[2K' : ''}${c.dim(`  ${prefix}${counter(done + 1)} waiting up to ${Math.round(boundMs / 1000)} s for ${what}`)}\n`);
+      opts.write(
+        `${pending ? '\r\x1b[2K' : ''}${c.dim(`  ${prefix}${counter(done + 1)} waiting up to ${Math.round(boundMs / 1000)} s for ${what}`)}\n`,
+      );
       pending = false;
     },
   };

@@ -14,13 +14,22 @@ export const READABLE_SCHEMA_VERSIONS: readonly number[] = [1, 2];
  * the summary gains `observed` (and `strict: false`, the only mode schema 1 had). Reports of
  * schema 2 are returned as they are. Works on the parts it touches; the rest is kept.
  */
-export function upgradeReport<R extends Pick<Report, 'checks'> & { schemaVersion?: unknown; summary?: unknown }>(report: R): R {
+export function upgradeReport<R extends Pick<Report, 'checks'> & { schemaVersion?: unknown; summary?: unknown }>(
+  report: R,
+): R {
   if (report.schemaVersion !== 1) return report;
-  const checks = report.checks.map((c): CheckResult => (c.verdict === 'pass' && c.expected === null ? { ...c, verdict: 'observed' } : c));
+  const checks = report.checks.map((c): CheckResult =>
+    c.verdict === 'pass' && c.expected === null ? { ...c, verdict: 'observed' } : c,
+  );
   const upgraded = { ...report, schemaVersion: 2, checks };
   if (typeof report.summary === 'object' && report.summary !== null) {
     const count = (v: string): number => checks.filter((c) => c.verdict === v).length;
-    upgraded.summary = { ...(report.summary as object), pass: count('pass'), observed: count('observed'), strict: false };
+    upgraded.summary = {
+      ...(report.summary as object),
+      pass: count('pass'),
+      observed: count('observed'),
+      strict: false,
+    };
   }
   return upgraded;
 }

@@ -71,7 +71,14 @@ export function diffReports(oldReport: Report, newReport: Report): ReportDiff {
     old: side(oldReport),
     new: side(newReport),
     entries,
-    summary: { breaks, fixed: count('fixed'), same: count('same'), changed: count('changed'), unknown: count('unknown'), exitCode: breaks > 0 ? 1 : 0 },
+    summary: {
+      breaks,
+      fixed: count('fixed'),
+      same: count('same'),
+      changed: count('changed'),
+      unknown: count('unknown'),
+      exitCode: breaks > 0 ? 1 : 0,
+    },
   };
 }
 
@@ -95,16 +102,27 @@ function classify(o: CheckResult | undefined, n: CheckResult | undefined): { cha
   if (!o || !n) return { change: 'unknown', why: `not run in ${o ? 'NEW' : 'OLD'}` };
   if (o.outcome === null || n.outcome === null) {
     const which = o.outcome === null ? o : n;
-    return { change: 'unknown', why: `${which === o ? 'OLD' : 'NEW'} has no outcome (${which.verdict}): ${which.reason}` };
+    return {
+      change: 'unknown',
+      why: `${which === o ? 'OLD' : 'NEW'} has no outcome (${which.verdict}): ${which.reason}`,
+    };
   }
   if (o.outcome === n.outcome) return { change: 'same', why: `${n.outcome} on both` };
   const oldBreaks = outcomeBreaks(o.outcome);
   const newBreaks = outcomeBreaks(n.outcome);
   if (newBreaks === true) {
-    return { change: 'breaks', why: oldBreaks === true ? `a different breaking behaviour: ${o.outcome} becomes ${n.outcome}` : `${o.outcome} becomes ${n.outcome}, which breaks applications` };
+    return {
+      change: 'breaks',
+      why:
+        oldBreaks === true
+          ? `a different breaking behaviour: ${o.outcome} becomes ${n.outcome}`
+          : `${o.outcome} becomes ${n.outcome}, which breaks applications`,
+    };
   }
-  if (newBreaks === 'unknown') return { change: 'unknown', why: `pooltest does not know whether "${n.outcome}" breaks applications` };
-  if (oldBreaks === true) return { change: 'fixed', why: `${o.outcome} becomes ${n.outcome}, which does not break applications` };
+  if (newBreaks === 'unknown')
+    return { change: 'unknown', why: `pooltest does not know whether "${n.outcome}" breaks applications` };
+  if (oldBreaks === true)
+    return { change: 'fixed', why: `${o.outcome} becomes ${n.outcome}, which does not break applications` };
   return { change: 'changed', why: `${o.outcome} becomes ${n.outcome}; neither breaks applications` };
 }
 

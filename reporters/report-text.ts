@@ -19,7 +19,9 @@ export function poolerName(p: Report['discovery']['pooler']): string | null {
 export function poolerText(d: Report['discovery']): string {
   const who = poolerName(d.pooler) ?? 'pooler not identified';
   const pool = d.poolSize !== null ? `pool ${d.poolSize}` : `no pool limit up to ${d.poolBound}`;
-  return d.mode === 'direct' ? `${who === 'pooler not identified' ? 'no pooler seen' : who}, direct` : `${who}, ${d.mode} mode, ${pool}`;
+  return d.mode === 'direct'
+    ? `${who === 'pooler not identified' ? 'no pooler seen' : who}, direct`
+    : `${who}, ${d.mode} mode, ${pool}`;
 }
 
 /** `PgBouncer 1.18.0, transaction mode` or `direct`: one side of a diff. */

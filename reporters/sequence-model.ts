@@ -59,17 +59,25 @@ export interface SequenceModel {
 export const DIAGRAM_LIMITS: { lanes: number; arrows: number } = { lanes: 10, arrows: 40 };
 
 /** The model of `check`'s recorded steps, folded to {@link DIAGRAM_LIMITS}. */
-export function sequenceModel(check: Pick<CheckResult, 'steps' | 'outcome' | 'facts'>, limits = DIAGRAM_LIMITS): SequenceModel {
+export function sequenceModel(
+  check: Pick<CheckResult, 'steps' | 'outcome' | 'facts'>,
+  limits = DIAGRAM_LIMITS,
+): SequenceModel {
   const crossings = findCrossings(check);
   const sessions = [...new Set(check.steps.map((s) => s.session))];
   // Sessions in a crossing are always drawn; the rest fill the remaining lanes in order.
   const wanted = new Set(crossings.flatMap((c) => [c.fromSession, c.toSession]));
-  const lanes = [...sessions.filter((s) => wanted.has(s)), ...sessions.filter((s) => !wanted.has(s))].slice(0, limits.lanes);
+  const lanes = [...sessions.filter((s) => wanted.has(s)), ...sessions.filter((s) => !wanted.has(s))].slice(
+    0,
+    limits.lanes,
+  );
   const ordered = sessions.filter((s) => lanes.includes(s));
   const drawn = check.steps.filter((s) => ordered.includes(s.session));
   const kept = drawn.slice(0, limits.arrows);
   // Crossing steps beyond the arrow bound are pulled in: the crossing is the point of the picture.
-  for (const c of crossings) for (const seq of [c.fromSeq, c.toSeq]) if (!kept.some((s) => s.seq === seq)) kept.push(check.steps.find((s) => s.seq === seq)!);
+  for (const c of crossings)
+    for (const seq of [c.fromSeq, c.toSeq])
+      if (!kept.some((s) => s.seq === seq)) kept.push(check.steps.find((s) => s.seq === seq)!);
   kept.sort((a, b) => a.seq - b.seq);
   const backends = [...new Set(kept.map((s) => s.pid).filter((p): p is number => p !== null))];
   const arrows = kept.map((step): Arrow => ({
@@ -81,7 +89,14 @@ export function sequenceModel(check: Pick<CheckResult, 'steps' | 'outcome' | 'fa
     creates: crossings.some((c) => c.fromSeq === step.seq),
     crossing: crossings.find((c) => c.toSeq === step.seq) ?? null,
   }));
-  return { lanes: ordered, backends, arrows, crossings, omittedSteps: check.steps.length - kept.length, omittedSessions: sessions.length - ordered.length };
+  return {
+    lanes: ordered,
+    backends,
+    arrows,
+    crossings,
+    omittedSteps: check.steps.length - kept.length,
+    omittedSessions: sessions.length - ordered.length,
+  };
 }
 
 const CREATE = /^(.*?)A\.create$/;
@@ -98,7 +113,14 @@ export function findCrossings(check: Pick<CheckResult, 'steps' | 'outcome' | 'fa
       const m = TAKE.exec(take.tag);
       if (!m || m[1] !== prefix || take.seq <= create.seq || take.session === create.session) continue;
       if (take.pid !== create.pid || take.timedOut || take.error) continue;
-      out.push({ fromSeq: create.seq, toSeq: take.seq, backend: create.pid, fromSession: create.session, toSession: take.session, reached: outcomeBreaks(outcome) === true });
+      out.push({
+        fromSeq: create.seq,
+        toSeq: take.seq,
+        backend: create.pid,
+        fromSession: create.session,
+        toSession: take.session,
+        reached: outcomeBreaks(outcome) === true,
+      });
     }
   }
   return out;

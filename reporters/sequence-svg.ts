@@ -28,7 +28,8 @@ export function renderSequenceSvg(check: Pick<CheckResult, 'id' | 'steps' | 'out
   const noBackend = model.arrows.some((a) => a.backend === -1);
   const backendCount = model.backends.length + (noBackend ? 1 : 0);
   const laneX = (i: number): number => 10 + LANE / 2 + i * LANE;
-  const backendX = (j: number): number => 10 + model.lanes.length * LANE + 24 + BACKEND / 2 + (j === -1 ? model.backends.length : j) * BACKEND;
+  const backendX = (j: number): number =>
+    10 + model.lanes.length * LANE + 24 + BACKEND / 2 + (j === -1 ? model.backends.length : j) * BACKEND;
   const textX = 10 + model.lanes.length * LANE + 24 + backendCount * BACKEND + 16;
   const width = textX + TEXT;
   const rowY = (i: number): number => TOP + 12 + i * ROW;
@@ -36,18 +37,27 @@ export function renderSequenceSvg(check: Pick<CheckResult, 'id' | 'steps' | 'out
   const parts: string[] = [];
   // Crossing rows first, so lines and text draw on top of the band.
   model.arrows.forEach((a, i) => {
-    if (a.crossing) parts.push(`<rect class="band ${a.crossing.reached ? 'reached' : 'landed'}" x="2" y="${rowY(i) - 4}" width="${width - 4}" height="${ROW - 2}" rx="4"/>`);
+    if (a.crossing)
+      parts.push(
+        `<rect class="band ${a.crossing.reached ? 'reached' : 'landed'}" x="2" y="${rowY(i) - 4}" width="${width - 4}" height="${ROW - 2}" rx="4"/>`,
+      );
   });
   const bottom = height - 6;
-  model.lanes.forEach((lane, i) => parts.push(lifeline(laneX(i), bottom, lane, 'client', `data-session="${esc(lane)}"`)));
-  model.backends.forEach((pid, j) => parts.push(lifeline(backendX(j), bottom, `pid ${pid}`, 'backend', `data-pid="${pid}"`)));
+  model.lanes.forEach((lane, i) =>
+    parts.push(lifeline(laneX(i), bottom, lane, 'client', `data-session="${esc(lane)}"`)),
+  );
+  model.backends.forEach((pid, j) =>
+    parts.push(lifeline(backendX(j), bottom, `pid ${pid}`, 'backend', `data-pid="${pid}"`)),
+  );
   if (noBackend) parts.push(lifeline(backendX(-1), bottom, 'pid not read', 'backend none', 'data-pid=""'));
   for (const c of model.crossings) {
     // The state's path: down the backend lifeline from the creating step to the other client.
     const from = model.arrows.findIndex((a) => a.step.seq === c.fromSeq);
     const to = model.arrows.findIndex((a) => a.step.seq === c.toSeq);
     const x = backendX(model.backends.indexOf(c.backend));
-    parts.push(`<line class="path ${c.reached ? 'reached' : 'landed'}" x1="${x}" y1="${rowY(from) + 8}" x2="${x}" y2="${rowY(to) + 8}"/>`);
+    parts.push(
+      `<line class="path ${c.reached ? 'reached' : 'landed'}" x1="${x}" y1="${rowY(from) + 8}" x2="${x}" y2="${rowY(to) + 8}"/>`,
+    );
   }
   // Marker ids are per diagram: one page holds a diagram per check, and ids must be unique.
   const ah = `ah-${token(check.id)}`;
@@ -69,15 +79,29 @@ function lifeline(x: number, bottom: number, label: string, kind: string, data: 
 
 function arrow(a: Arrow, y: number, x1: number, x2: number, textX: number, ah: string): string {
   const s = a.step;
-  const classes = ['step', a.kind, a.creates ? 'creates' : '', a.crossing ? (a.crossing.reached ? 'crossing reached' : 'crossing landed') : ''].filter(Boolean).join(' ');
+  const classes = [
+    'step',
+    a.kind,
+    a.creates ? 'creates' : '',
+    a.crossing ? (a.crossing.reached ? 'crossing reached' : 'crossing landed') : '',
+  ]
+    .filter(Boolean)
+    .join(' ');
   const label = `${s.seq} ${s.session} ${s.tag}: ${s.sql}`;
   const prefix = a.crossing
     ? `${a.crossing.reached ? 'CROSSING' : 'landed'}: ${a.crossing.toSession} on ${a.crossing.fromSession}'s backend ${a.crossing.backend} (step ${a.crossing.fromSeq}) · `
-    : a.creates ? 'creates state · ' : '';
+    : a.creates
+      ? 'creates state · '
+      : '';
   const answer = `${prefix}→ ${a.answer}`;
   const marker = a.creates ? `<circle class="state" cx="${x2}" cy="${y + 8}" r="5"/>` : '';
   // A step that did not read its pid ends on the "pid not read" lane: a cross only when it failed.
-  const cross = a.backend !== -1 ? '' : a.kind === 'ok' ? `<circle class="unread" cx="${x2}" cy="${y + 8}" r="3"/>` : `<path class="x" d="M${x2 - 5},${y + 3} l10,10 m0,-10 l-10,10"/>`;
+  const cross =
+    a.backend !== -1
+      ? ''
+      : a.kind === 'ok'
+        ? `<circle class="unread" cx="${x2}" cy="${y + 8}" r="3"/>`
+        : `<path class="x" d="M${x2 - 5},${y + 3} l10,10 m0,-10 l-10,10"/>`;
   return [
     `<g class="${classes}" data-seq="${s.seq}" data-pid="${s.pid ?? ''}" data-session="${esc(s.session)}">`,
     `<title>${esc(`${label}\n${answer}`)}</title>`,

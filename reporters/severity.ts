@@ -8,8 +8,12 @@ import type { Severity } from '../engine/types.js';
 export const SEVERITY_ORDER: readonly Severity[] = ['security', 'correctness', 'availability'];
 
 /** The non-empty severity groups of `items` (check results or diff entries), worst first. */
-export function groupBySeverity<T extends { severity: Severity }>(items: readonly T[]): Array<{ severity: Severity; checks: T[] }> {
-  return SEVERITY_ORDER.map((severity) => ({ severity, checks: items.filter((c) => c.severity === severity) })).filter((g) => g.checks.length > 0);
+export function groupBySeverity<T extends { severity: Severity }>(
+  items: readonly T[],
+): Array<{ severity: Severity; checks: T[] }> {
+  return SEVERITY_ORDER.map((severity) => ({ severity, checks: items.filter((c) => c.severity === severity) })).filter(
+    (g) => g.checks.length > 0,
+  );
 }
 
 /** `items` sorted by severity group, stable within a group. */

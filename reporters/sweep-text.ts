@@ -19,7 +19,9 @@ export interface SweepText {
 
 export function sweepText(s: SweepResult): SweepText {
   const state = sweepState(s);
-  const restored = s.restored?.length ? `; pooltest's application_name reset on ${plural(s.restored.length, 'server connection')}` : '';
+  const restored = s.restored?.length
+    ? `; pooltest's application_name reset on ${plural(s.restored.length, 'server connection')}`
+    : '';
   const visited = `${plural(s.backendsVisited.length, 'backend')} visited via ${s.via.join(' and ')}${restored}`;
   switch (state) {
     case 'clean':
@@ -27,7 +29,10 @@ export function sweepText(s: SweepResult): SweepText {
     case 'unknown':
       return { state, text: `Sweep: unknown - could not look for leftovers: ${s.reason ?? 'no reason recorded'}` };
     default:
-      return { state, text: `Sweep: DIRTY - pooltest left state behind: ${s.leftovers.join('; ')}${s.reason ? ` (and: ${s.reason})` : ''}` };
+      return {
+        state,
+        text: `Sweep: DIRTY - pooltest left state behind: ${s.leftovers.join('; ')}${s.reason ? ` (and: ${s.reason})` : ''}`,
+      };
   }
 }
 

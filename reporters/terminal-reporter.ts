@@ -35,7 +35,9 @@ export function renderDiscovery(d: Omit<Discovery, 'steps'>, c: ChalkInstance): 
   const pool = d.poolSize !== null ? String(d.poolSize) : `no limit up to ${d.poolBound}`;
   return [
     `${c.bold('Discovery')}  mode ${c.bold(d.mode)}  pool ${pool}  server ${d.serverVersion}  pooler ${pooler}`,
-    c.dim(`  shared between connected clients: ${yes(d.sharedAcrossClients)}; client keeps its backend: ${yes(d.clientKeepsBackend)}; backends reused after disconnect: ${yes(d.reuseAfterDisconnect)}; transaction blocks: ${d.transactionBlocks}; round trip ${d.rttMs} ms, wait bound ${d.waitBoundMs} ms`),
+    c.dim(
+      `  shared between connected clients: ${yes(d.sharedAcrossClients)}; client keeps its backend: ${yes(d.clientKeepsBackend)}; backends reused after disconnect: ${yes(d.reuseAfterDisconnect)}; transaction blocks: ${d.transactionBlocks}; round trip ${d.rttMs} ms, wait bound ${d.waitBoundMs} ms`,
+    ),
   ].join('\n');
 }
 
@@ -48,17 +50,27 @@ export function renderReport(report: Report, opts: TerminalOptions): string {
   lines.push(renderDiscovery(report.discovery, c));
   if (opts.verbose) lines.push(...report.discovery.notes.map((n) => c.dim(`  note: ${n}`)));
   // Findings about the server (a dead run's stale backends) are shown without --verbose too.
-  else lines.push(...report.discovery.notes.filter((n) => n.startsWith('server finding:')).map((n) => wrap(`  ${n}`, width, 4)));
-  lines.push(report.profile ? `${c.bold('Profile')}    ${report.profile.name}: ${report.profile.title}` : `${c.bold('Profile')}    none: observations only (use --profile to assert)`);
+  else
+    lines.push(
+      ...report.discovery.notes.filter((n) => n.startsWith('server finding:')).map((n) => wrap(`  ${n}`, width, 4)),
+    );
+  lines.push(
+    report.profile
+      ? `${c.bold('Profile')}    ${report.profile.name}: ${report.profile.title}`
+      : `${c.bold('Profile')}    none: observations only (use --profile to assert)`,
+  );
   lines.push('');
   const idWidth = Math.max(5, ...report.checks.map((r) => r.id.length));
   lines.push(c.bold(`${pad('CHECK', idWidth)}  ${pad('OUTCOME', 12)}  ${pad('EXPECTED', 12)}  VERDICT`));
   for (const group of groupBySeverity(report.checks)) {
     lines.push(c.bold.underline(`${group.severity} (${group.checks.length})`));
     for (const r of group.checks) {
-      lines.push(`${pad(r.id, idWidth)}  ${pad(r.outcome ?? '-', 12)}  ${pad(r.expected ?? '-', 12)}  ${verdictText(r.verdict, c, r)}`);
+      lines.push(
+        `${pad(r.id, idWidth)}  ${pad(r.outcome ?? '-', 12)}  ${pad(r.expected ?? '-', 12)}  ${verdictText(r.verdict, c, r)}`,
+      );
       lines.push(c.dim(wrap(`    evidence: ${r.evidence}`, width, 14)));
-      if (r.verdict !== 'pass' && r.verdict !== 'observed' && r.reason !== r.evidence) lines.push(c.yellow(wrap(`    why:      ${r.reason}`, width, 14)));
+      if (r.verdict !== 'pass' && r.verdict !== 'observed' && r.reason !== r.evidence)
+        lines.push(c.yellow(wrap(`    why:      ${r.reason}`, width, 14)));
       if (r.verdict === 'fail') lines.push(c.yellow(wrap(`    expected: ${expectationText(r)}`, width, 14)));
       if (r.advice) lines.push(c.cyan(wrap(`    advice:   ${r.advice}`, width, 14)));
       if (opts.verbose) lines.push(...r.steps.map((s) => cut(`     ${stepLine(s)}`, width + 60)));
@@ -77,9 +89,11 @@ export function renderQuiet(report: Report, opts: TerminalOptions): string {
   const c = new Chalk({ level: opts.color ? 1 : 0 });
   const strict = report.summary.strict === true;
   const failed = report.checks.filter((r) => r.verdict === 'fail' || (strict && r.verdict === 'inconclusive'));
-  const lines = failed.map((r) => (r.verdict === 'fail'
-    ? `${c.red.bold('FAIL')} ${r.id}: observed ${r.outcome ?? '-'}, expected ${r.expected ?? '-'}: ${oneLine(r.reason)}`
-    : `${c.red.bold('FAIL')} ${r.id}: inconclusive under --strict: ${oneLine(r.reason)}`));
+  const lines = failed.map((r) =>
+    r.verdict === 'fail'
+      ? `${c.red.bold('FAIL')} ${r.id}: observed ${r.outcome ?? '-'}, expected ${r.expected ?? '-'}: ${oneLine(r.reason)}`
+      : `${c.red.bold('FAIL')} ${r.id}: inconclusive under --strict: ${oneLine(r.reason)}`,
+  );
   return [...lines, ...closingLines(report, c, false)].join('\n') + '\n';
 }
 
@@ -88,15 +102,29 @@ function closingLines(report: Report, c: ChalkInstance, full: boolean): string[]
   const lines: string[] = [];
   if (report.sweep) {
     const { state, text } = sweepText(report.sweep);
-    lines.push(state === 'clean' ? c.green(text) : state === 'unknown' ? c.yellow(oneLine(text)) : c.red(oneLine(text)));
+    lines.push(
+      state === 'clean' ? c.green(text) : state === 'unknown' ? c.yellow(oneLine(text)) : c.red(oneLine(text)),
+    );
   }
   const s = report.summary;
   const interrupted = s.interrupted ? `, ${c.yellow.bold('interrupted')}` : '';
   // Reports of schema 1 have no `observed` count (their `pass` included observations).
   const observed = s.observed ?? 0;
-  lines.push(`${c.bold('Summary')}  ${plural(s.total, 'check')}: ${c.green(`${s.pass} pass`)}, ${c.red(`${s.fail} fail`)}, ${observed} observed, ${c.yellow(`${s.inconclusive} inconclusive`)}, ${s.skipped} skipped${s.strict === true ? ' (strict)' : ''}${interrupted}  (${(report.durationMs / 1000).toFixed(1)} s)  exit ${s.exitCode}`);
-  if (s.inconclusive > 0 && s.strict !== true) lines.push(c.yellow(`  ${s.inconclusive} inconclusive check(s) proved nothing and do not change the exit code; --strict makes them fail the run`));
-  if (full && observed > 0 && report.profile === null) lines.push(c.dim(`  observed: nothing was asserted (no --profile or --expect); ${report.checks.filter((r) => r.verdict === 'observed' && observedReading(r) === 'breaks').length} observed outcome(s) break an application written for a direct connection`));
+  lines.push(
+    `${c.bold('Summary')}  ${plural(s.total, 'check')}: ${c.green(`${s.pass} pass`)}, ${c.red(`${s.fail} fail`)}, ${observed} observed, ${c.yellow(`${s.inconclusive} inconclusive`)}, ${s.skipped} skipped${s.strict === true ? ' (strict)' : ''}${interrupted}  (${(report.durationMs / 1000).toFixed(1)} s)  exit ${s.exitCode}`,
+  );
+  if (s.inconclusive > 0 && s.strict !== true)
+    lines.push(
+      c.yellow(
+        `  ${s.inconclusive} inconclusive check(s) proved nothing and do not change the exit code; --strict makes them fail the run`,
+      ),
+    );
+  if (full && observed > 0 && report.profile === null)
+    lines.push(
+      c.dim(
+        `  observed: nothing was asserted (no --profile or --expect); ${report.checks.filter((r) => r.verdict === 'observed' && observedReading(r) === 'breaks').length} observed outcome(s) break an application written for a direct connection`,
+      ),
+    );
   return lines;
 }
 
@@ -132,7 +160,14 @@ function yes(b: boolean): string {
  * Where a failed expectation came from, and whether anyone here ever saw it hold: a failure
  * against a documented expectation nobody observed may be the documentation's error.
  */
-export function expectationText(r: Pick<Report['checks'][number], 'expected' | 'expectedRef' | 'expectedBasis'>): string {
-  const how = r.expectedBasis === 'observed' ? 'observed by pooltest on its fixtures' : r.expectedBasis ? `${r.expectedBasis}, never observed by pooltest` : 'basis not stated';
+export function expectationText(
+  r: Pick<Report['checks'][number], 'expected' | 'expectedRef' | 'expectedBasis'>,
+): string {
+  const how =
+    r.expectedBasis === 'observed'
+      ? 'observed by pooltest on its fixtures'
+      : r.expectedBasis
+        ? `${r.expectedBasis}, never observed by pooltest`
+        : 'basis not stated';
   return `${r.expected ?? '-'} (${how}) per ${r.expectedRef ?? 'no reference'}`;
 }

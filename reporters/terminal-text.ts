@@ -38,7 +38,10 @@ export function pad(text: string, width: number): string {
 export function wrap(text: string, width: number, indent: number): string {
   const lead = /^ */.exec(text)![0];
   // Split on single spaces so aligned runs of spaces ("advice:   ") survive.
-  const words = text.replace(/[\r\n\t]+/g, ' ').trim().split(' ');
+  const words = text
+    .replace(/[\r\n\t]+/g, ' ')
+    .trim()
+    .split(' ');
   const lines: string[] = [];
   let line = '';
   for (const word of words) {

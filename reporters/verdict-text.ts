@@ -19,6 +19,11 @@ export function observedReading(c: Pick<CheckResult, 'outcome'>): ObservedReadin
 /** One phrase for an observation: `leaked: breaks an application (security)`. */
 export function observedPhrase(c: Pick<CheckResult, 'outcome' | 'severity'>): string {
   const reading = observedReading(c);
-  const effect = reading === 'breaks' ? `breaks an application (${c.severity})` : reading === 'fine' ? 'keeps direct-connection behaviour' : 'effect on applications unknown';
+  const effect =
+    reading === 'breaks'
+      ? `breaks an application (${c.severity})`
+      : reading === 'fine'
+        ? 'keeps direct-connection behaviour'
+        : 'effect on applications unknown';
   return `${c.outcome ?? 'no outcome'}: ${effect}`;
 }

@@ -13,7 +13,9 @@ export function checkFileProblems(suitesDir: string, checks: readonly { id: stri
   for (const { id } of checks) {
     const file = path.join(suitesDir, `${id}.test${ext}`);
     if (!existsSync(file)) {
-      problems.push(`check ${id} has no Vitest file at suites/${id}.test${ext}: a check with id area/behaviour lives in suites/area/behaviour.check${ext} with suites/area/behaviour.test${ext} beside it`);
+      problems.push(
+        `check ${id} has no Vitest file at suites/${id}.test${ext}: a check with id area/behaviour lives in suites/area/behaviour.check${ext} with suites/area/behaviour.test${ext} beside it`,
+      );
     }
   }
   return problems;

@@ -29,13 +29,19 @@ export function loadExpectations(file: string): Profile {
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
-    throw new PooltestError('EXPECTATIONS_INVALID', `cannot read expectations file ${file}: ${err instanceof Error ? err.message : String(err)}`);
+    throw new PooltestError(
+      'EXPECTATIONS_INVALID',
+      `cannot read expectations file ${file}: ${err instanceof Error ? err.message : String(err)}`,
+    );
   }
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (err) {
-    throw new PooltestError('EXPECTATIONS_INVALID', `${file} is not valid JSON: ${err instanceof Error ? err.message : String(err)}`);
+    throw new PooltestError(
+      'EXPECTATIONS_INVALID',
+      `${file} is not valid JSON: ${err instanceof Error ? err.message : String(err)}`,
+    );
   }
   return parseExpectations(value, file);
 }
@@ -48,12 +54,16 @@ export function parseExpectations(value: unknown, source: string): Profile {
     if (!TOP_LEVEL.has(key)) problems.push(`unknown key "${key}" (allowed: ${[...TOP_LEVEL].join(', ')})`);
   }
   for (const key of ['extends', 'name', 'title', 'ref'] as const) {
-    if (value[key] !== undefined && (typeof value[key] !== 'string' || value[key] === '')) problems.push(`"${key}" must be a non-empty string`);
+    if (value[key] !== undefined && (typeof value[key] !== 'string' || value[key] === ''))
+      problems.push(`"${key}" must be a non-empty string`);
   }
   let base: Profile | null = null;
   if (typeof value.extends === 'string' && value.extends !== '') {
     base = PROFILES.find((p) => p.name === value.extends) ?? null;
-    if (!base) problems.push(`"extends": unknown profile "${value.extends}"; built-in profiles: ${PROFILES.map((p) => p.name).join(', ')}`);
+    if (!base)
+      problems.push(
+        `"extends": unknown profile "${value.extends}"; built-in profiles: ${PROFILES.map((p) => p.name).join(', ')}`,
+      );
   }
   const expect: Record<string, Expectation> = { ...(base?.expect ?? {}) };
   if (!isObject(value.expect)) {
@@ -73,14 +83,16 @@ export function parseExpectations(value: unknown, source: string): Profile {
 /** What is wrong with one entry of `expect`, or null. */
 function entryProblem(id: string, entry: unknown): string | null {
   const labels = labelsOf(id);
-  if (labels === null) return `unknown check id; see pooltest --list (known ids are area/behaviour, e.g. session/set-leak)`;
+  if (labels === null)
+    return `unknown check id; see pooltest --list (known ids are area/behaviour, e.g. session/set-leak)`;
   if (entry === null) return null;
   if (!isObject(entry)) return 'must be { "outcome": "<label>", "ref": "<reference>" } or null';
   const extra = Object.keys(entry).filter((k) => !ENTRY.has(k));
   if (extra.length > 0) return `unknown key(s) ${extra.map((k) => `"${k}"`).join(', ')} (allowed: outcome, ref, note)`;
   if (typeof entry.outcome !== 'string') return '"outcome" must be a label string';
   if (labels.length === 0) return `no outcome can be expected of this check yet: its labels are still being defined`;
-  if (!labels.includes(entry.outcome)) return `"${entry.outcome}" is not a label of this check; its labels: ${labels.join(', ')}`;
+  if (!labels.includes(entry.outcome))
+    return `"${entry.outcome}" is not a label of this check; its labels: ${labels.join(', ')}`;
   if (typeof entry.ref !== 'string' || !isReference(entry.ref)) {
     return '"ref" must point at the documentation or source the expectation rests on: a https:// URL or owner/repo@ref:path, optionally followed by a comment';
   }
@@ -94,12 +106,21 @@ function toExpectation(entry: Record<string, unknown>): Expectation {
   return e;
 }
 
-function buildProfile(file: Record<string, unknown>, base: Profile | null, expect: Record<string, Expectation>, source: string): Profile {
+function buildProfile(
+  file: Record<string, unknown>,
+  base: Profile | null,
+  expect: Record<string, Expectation>,
+  source: string,
+): Profile {
   const stem = path.basename(source).replace(/\.json$/i, '');
   const str = (k: string): string | undefined => (typeof file[k] === 'string' ? (file[k] as string) : undefined);
   return {
     name: str('name') ?? (base ? `${base.name}+${stem}` : stem),
-    title: str('title') ?? (base ? `${base.title}, with expectations from ${path.basename(source)}` : `expectations from ${path.basename(source)}`),
+    title:
+      str('title') ??
+      (base
+        ? `${base.title}, with expectations from ${path.basename(source)}`
+        : `expectations from ${path.basename(source)}`),
     pooler: base?.pooler ?? 'custom',
     mode: base?.mode ?? 'custom',
     versions: base?.versions ?? 'as stated in the expectations file',
@@ -109,7 +130,10 @@ function buildProfile(file: Record<string, unknown>, base: Profile | null, expec
 }
 
 function invalid(source: string, problems: string[]): PooltestError {
-  return new PooltestError('EXPECTATIONS_INVALID', `${source}: ${problems.length} problem(s):\n  - ${problems.join('\n  - ')}`);
+  return new PooltestError(
+    'EXPECTATIONS_INVALID',
+    `${source}: ${problems.length} problem(s):\n  - ${problems.join('\n  - ')}`,
+  );
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {

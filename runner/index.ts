@@ -11,9 +11,24 @@ export { findProfile, PROFILES } from '../profiles/index.js';
 export { loadExpectations, parseExpectations } from './expectations.js';
 export { CHECK_IDS, CHECK_LABELS, isLabelOf, labelsOf, type CheckId, type OutcomeOf } from '../suites/labels.js';
 export { OUTCOME_BREAKS, outcomeBreaks, type OutcomeBreaks } from '../suites/outcome-breaks.js';
-export { DIFF_SCHEMA_VERSION, diffReports, type ChangeKind, type DiffEntry, type DiffSide, type ReportDiff } from '../reporters/report-diff.js';
+export {
+  DIFF_SCHEMA_VERSION,
+  diffReports,
+  type ChangeKind,
+  type DiffEntry,
+  type DiffSide,
+  type ReportDiff,
+} from '../reporters/report-diff.js';
 export { isPooltestError, PooltestError, type PooltestErrorCode } from '../engine/errors.js';
-export { publicTarget, redactUrl, resolveRelated, resolveTarget, type SslMode, type Target, type TargetInput } from '../engine/target.js';
+export {
+  publicTarget,
+  redactUrl,
+  resolveRelated,
+  resolveTarget,
+  type SslMode,
+  type Target,
+  type TargetInput,
+} from '../engine/target.js';
 export {
   REPORT_SCHEMA_VERSION,
   type CheckResult,
@@ -39,6 +54,14 @@ export { renderMarkdown } from '../reporters/markdown-reporter.js';
 export { renderDiff, type DiffTerminalOptions } from '../reporters/diff-terminal.js';
 export { renderDiffMarkdown } from '../reporters/diff-markdown.js';
 export { renderHtml } from '../reporters/html-reporter.js';
-export { buildMatrix, MATRIX_VERSION, type Matrix, type MatrixCell, type MatrixColumn, type MatrixRow, type NamedReport } from '../reporters/matrix.js';
+export {
+  buildMatrix,
+  MATRIX_VERSION,
+  type Matrix,
+  type MatrixCell,
+  type MatrixColumn,
+  type MatrixRow,
+  type NamedReport,
+} from '../reporters/matrix.js';
 export { renderMatrixMarkdown, renderMatrixTerminal } from '../reporters/matrix-text.js';
 export { renderMatrixHtml } from '../reporters/matrix-html.js';

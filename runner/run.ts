@@ -18,7 +18,14 @@ import { checkFileProblems } from './check-files.js';
 import { runOrder } from './check-order.js';
 import { preloadVitest, runSuites, suitesLocation } from './vitest-runner.js';
 import { CATALOGUE } from '../suites/catalogue.js';
-import { REPORT_SCHEMA_VERSION, sweepState, type CheckResult, type Discovery, type Profile, type Report } from '../engine/types.js';
+import {
+  REPORT_SCHEMA_VERSION,
+  sweepState,
+  type CheckResult,
+  type Discovery,
+  type Profile,
+  type Report,
+} from '../engine/types.js';
 import type { RunContext } from '../engine/steering/scenario.js';
 
 export interface RunOptions {
@@ -73,7 +80,10 @@ export async function run(opts: RunOptions = {}): Promise<Report> {
   const startedAt = new Date();
   const t0 = performance.now();
   const env = opts.env ?? process.env;
-  const target = typeof opts.target === 'object' ? opts.target : resolveTarget({ target: opts.target, user: opts.user, password: opts.password, database: opts.database }, env);
+  const target =
+    typeof opts.target === 'object'
+      ? opts.target
+      : resolveTarget({ target: opts.target, user: opts.user, password: opts.password, database: opts.database }, env);
   const direct = opts.direct ? resolveRelated(opts.direct, target) : null;
   const profile = typeof opts.profile === 'string' ? findProfile(opts.profile) : (opts.profile ?? null);
   const selected = selectChecks(opts.only ?? [], opts.skip ?? []);
@@ -90,7 +100,12 @@ export async function run(opts: RunOptions = {}): Promise<Report> {
     opts.onPhase?.(phase, now - phaseStart);
     phaseStart = now;
   };
-  const discovery = await discoverUnlessInterrupted(target, { bounds, poolBound: opts.maxPool ?? DEFAULT_MAX_POOL, runId, ...(opts.signal ? { signal: opts.signal } : {}) });
+  const discovery = await discoverUnlessInterrupted(target, {
+    bounds,
+    poolBound: opts.maxPool ?? DEFAULT_MAX_POOL,
+    runId,
+    ...(opts.signal ? { signal: opts.signal } : {}),
+  });
   phaseEnd('discovery');
   opts.onDiscovery?.(discovery);
   const ctx: RunContext = { target, direct, discovery, runId, bounds, fixture: opts.fixture === true };
@@ -99,10 +114,17 @@ export async function run(opts: RunOptions = {}): Promise<Report> {
   let results: CheckResult[];
   let sweepResult: Report['sweep'];
   try {
-    results = selected.length === 0 || opts.signal?.aborted ? [] : await runSuites({ ctx, profile, strict: opts.strict === true }, runOrder(selected).map(fileFilter), opts);
+    results =
+      selected.length === 0 || opts.signal?.aborted
+        ? []
+        : await runSuites({ ctx, profile, strict: opts.strict === true }, runOrder(selected).map(fileFilter), opts);
     phaseEnd('checks');
     // Never interrupted: whatever the checks left, the sweep is what removes it.
-    sweepResult = await sweep(ctx, CATALOGUE.map((c) => c.id), touchedBackends(discovery, results));
+    sweepResult = await sweep(
+      ctx,
+      CATALOGUE.map((c) => c.id),
+      touchedBackends(discovery, results),
+    );
     phaseEnd('sweep');
   } finally {
     await withdraw();
@@ -111,7 +133,19 @@ export async function run(opts: RunOptions = {}): Promise<Report> {
     ? 'not run: the run was interrupted before this check started'
     : 'not run: Vitest reported no result for this check (its suite file failed to load or was not found)';
   const ordered = orderByCatalogue(withNotRun(results, selected, notRun, profile));
-  return buildReport({ startedAt, t0, target, direct, discovery, profile, checks: ordered, sweep: sweepResult, runId: ctx.runId, interrupted: opts.signal?.aborted === true, strict: opts.strict === true });
+  return buildReport({
+    startedAt,
+    t0,
+    target,
+    direct,
+    discovery,
+    profile,
+    checks: ordered,
+    sweep: sweepResult,
+    runId: ctx.runId,
+    interrupted: opts.signal?.aborted === true,
+    strict: opts.strict === true,
+  });
 }
 
 /** Resolves `--only`/`--skip` (ids or areas) against the catalogue; unknown names are errors. */
@@ -123,17 +157,26 @@ export function selectChecks(only: string[], skip: string[]): string[] {
       throw new PooltestError('BAD_ARGUMENTS', `"${name}" is neither a check id nor an area; see pooltest --list`);
     }
   }
-  return ids.filter((id) => (only.length === 0 || only.some((n) => matches(n, id))) && !skip.some((n) => matches(n, id)));
+  return ids.filter(
+    (id) => (only.length === 0 || only.some((n) => matches(n, id))) && !skip.some((n) => matches(n, id)),
+  );
 }
 
 /** The runner finds a check's Vitest file by its id: a misplaced one is a broken build, said at once. */
 function assertCheckFiles(ids: readonly string[]): void {
   const { root, pattern } = suitesLocation();
-  const problems = checkFileProblems(path.join(root, 'suites'), ids.map((id) => ({ id })), pattern.endsWith('.js') ? '.js' : '.ts');
+  const problems = checkFileProblems(
+    path.join(root, 'suites'),
+    ids.map((id) => ({ id })),
+    pattern.endsWith('.js') ? '.js' : '.ts',
+  );
   if (problems.length > 0) throw new PooltestError('INTERNAL', problems.join('; '));
 }
 
-async function discoverUnlessInterrupted(target: Target, opts: Parameters<typeof discover>[1] & { signal?: AbortSignal }): Promise<Discovery> {
+async function discoverUnlessInterrupted(
+  target: Target,
+  opts: Parameters<typeof discover>[1] & { signal?: AbortSignal },
+): Promise<Discovery> {
   if (opts.signal?.aborted) throw interruptedError('before discovery');
   try {
     return await discover(target, opts);
@@ -151,7 +194,8 @@ function interruptedError(when: string): PooltestError {
 /** Every backend a step of the run reported: the sweep must visit each one still alive. */
 function touchedBackends(discovery: Discovery, results: readonly CheckResult[]): number[] {
   const pids = new Set<number>();
-  for (const step of [...discovery.steps, ...results.flatMap((r) => r.steps)]) if (step.pid !== null) pids.add(step.pid);
+  for (const step of [...discovery.steps, ...results.flatMap((r) => r.steps)])
+    if (step.pid !== null) pids.add(step.pid);
   return [...pids];
 }
 
@@ -159,11 +203,33 @@ function touchedBackends(discovery: Discovery, results: readonly CheckResult[]):
  * The selected checks that never reported, as inconclusive "not run" results: a check that
  * silently vanished from the report would read as "nothing to see".
  */
-function withNotRun(results: readonly CheckResult[], selected: readonly string[], reason: string, profile: Profile | null): CheckResult[] {
+function withNotRun(
+  results: readonly CheckResult[],
+  selected: readonly string[],
+  reason: string,
+  profile: Profile | null,
+): CheckResult[] {
   const done = new Set(results.map((r) => r.id));
   const missing = CATALOGUE.filter((c) => selected.includes(c.id) && !done.has(c.id)).map((c): CheckResult => {
     const e = profile?.expect[c.id] ?? null;
-    return { id: c.id, title: c.title, severity: c.severity, outcome: null, expected: e?.outcome ?? null, expectedRef: e?.ref ?? null, expectedBasis: e?.basis ?? null, verdict: 'inconclusive', reason, facts: {}, evidence: reason, advice: null, steps: [], durationMs: 0, statements: 0, cleanup: { ok: true, detail: 'nothing to clean' } };
+    return {
+      id: c.id,
+      title: c.title,
+      severity: c.severity,
+      outcome: null,
+      expected: e?.outcome ?? null,
+      expectedRef: e?.ref ?? null,
+      expectedBasis: e?.basis ?? null,
+      verdict: 'inconclusive',
+      reason,
+      facts: {},
+      evidence: reason,
+      advice: null,
+      steps: [],
+      durationMs: 0,
+      statements: 0,
+      cleanup: { ok: true, detail: 'nothing to clean' },
+    };
   });
   return [...results, ...missing];
 }
@@ -230,7 +296,10 @@ export function toolVersion(): string {
   if (cachedVersion) return cachedVersion;
   for (const rel of ['../package.json', '../../package.json']) {
     try {
-      const pkg = JSON.parse(readFileSync(new URL(rel, import.meta.url), 'utf8')) as { name?: string; version?: string };
+      const pkg = JSON.parse(readFileSync(new URL(rel, import.meta.url), 'utf8')) as {
+        name?: string;
+        version?: string;
+      };
       if (pkg.name === 'pooltest' && pkg.version) return (cachedVersion = pkg.version);
     } catch {
       // try the next location: source checkout vs compiled dist

@@ -29,7 +29,9 @@ export const POOLTEST_GLOBAL_SETUP = path.join(DIST, 'runner', 'vitest-setup.js'
  * `node_modules` exclude does not hide them. Files run one at a time: the checks steer a small
  * pool and must not compete with each other for its backends.
  */
-export function pooltestProject(options: PooltestSetupOptions & { name?: string } = {}): TestProjectInlineConfiguration {
+export function pooltestProject(
+  options: PooltestSetupOptions & { name?: string } = {},
+): TestProjectInlineConfiguration {
   const { name, ...setup } = options;
   return {
     test: {

@@ -56,7 +56,11 @@ export function preloadVitest(): void {
 }
 
 /** Runs the selected check files, in the order of `fileFilters`, and returns one result per test, in completion order. */
-export async function runSuites(provided: PooltestProvided, fileFilters: string[], events: SuiteRunEvents = {}): Promise<CheckResult[]> {
+export async function runSuites(
+  provided: PooltestProvided,
+  fileFilters: string[],
+  events: SuiteRunEvents = {},
+): Promise<CheckResult[]> {
   preloadVitest();
   const { startVitest } = await vitestModule!;
   const { root, pattern } = suitesLocation();
@@ -84,7 +88,9 @@ export async function runSuites(provided: PooltestProvided, fileFilters: string[
     onTestCaseResult(testCase: TestCaseLike) {
       const meta = testCase.meta().pooltest;
       // A check Vitest skipped because the run was cancelled never ran: say so, not "crashed".
-      const result = meta ?? crashed(testCase, events.signal?.aborted ? 'not run: the run was interrupted before this check started' : null);
+      const result =
+        meta ??
+        crashed(testCase, events.signal?.aborted ? 'not run: the run was interrupted before this check started' : null);
       results.push(result);
       events.onCheckResult?.(result);
     },
@@ -141,7 +147,11 @@ function keepSignalsToCaller(): () => void {
   type Add = typeof process.on;
   const names = ['on', 'addListener', 'prependListener'] as const;
   const target = process as unknown as Record<(typeof names)[number], Add>;
-  const saved = names.map((name) => ({ name, add: target[name], own: Object.prototype.hasOwnProperty.call(process, name) }));
+  const saved = names.map((name) => ({
+    name,
+    add: target[name],
+    own: Object.prototype.hasOwnProperty.call(process, name),
+  }));
   for (const { name, add } of saved) {
     target[name] = function (this: NodeJS.Process, event: string | symbol, listener: (...args: unknown[]) => void) {
       return SIGNALS.has(event) ? this : add.call(this, event as 'SIGINT', listener);
@@ -162,8 +172,20 @@ function crashed(testCase: TestCaseLike, notRun: string | null): CheckResult {
   const message = notRun ?? (errors.map((e) => e.message ?? '').join('; ') || 'the check ended without a result');
   const id = testCase.name.split(':')[0] ?? testCase.name;
   return {
-    id, title: testCase.name, severity: 'correctness', outcome: null, expected: null, expectedRef: null, verdict: 'inconclusive',
-    reason: notRun ?? `pooltest error: ${message}`, facts: {}, evidence: message, advice: null, steps: [], durationMs: 0, statements: 0,
+    id,
+    title: testCase.name,
+    severity: 'correctness',
+    outcome: null,
+    expected: null,
+    expectedRef: null,
+    verdict: 'inconclusive',
+    reason: notRun ?? `pooltest error: ${message}`,
+    facts: {},
+    evidence: message,
+    advice: null,
+    steps: [],
+    durationMs: 0,
+    statements: 0,
     cleanup: notRun ? { ok: true, detail: 'nothing to clean' } : { ok: false, detail: 'unknown: the check crashed' },
   };
 }

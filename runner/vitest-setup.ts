@@ -32,7 +32,10 @@ import { CATALOGUE } from '../suites/catalogue.js';
  * What to test and assert; every field falls back to its `POOLTEST_*` variable (PG* for the
  * login). Fields mean what they mean for `run()`, except that the profile is named here.
  */
-export type PooltestSetupOptions = Pick<RunOptions, 'user' | 'password' | 'database' | 'direct' | 'timeoutMs' | 'maxPool' | 'strict'> & {
+export type PooltestSetupOptions = Pick<
+  RunOptions,
+  'user' | 'password' | 'database' | 'direct' | 'timeoutMs' | 'maxPool' | 'strict'
+> & {
   /** `host:port` or a postgres:// URL. */
   target?: string;
   /** A built-in profile name (see `pooltest --list-profiles`). */
@@ -59,7 +62,11 @@ export function setupOptionsFromEnv(env: NodeJS.ProcessEnv): PooltestSetupOption
   if (env.POOLTEST_STRICT) o.strict = strictFromEnv(env.POOLTEST_STRICT);
   if (env.POOLTEST_MAX_POOL) {
     const n = Number(env.POOLTEST_MAX_POOL);
-    if (!Number.isInteger(n) || n < 1) throw new PooltestError('BAD_ARGUMENTS', `POOLTEST_MAX_POOL "${env.POOLTEST_MAX_POOL}" is not a whole number from 1`);
+    if (!Number.isInteger(n) || n < 1)
+      throw new PooltestError(
+        'BAD_ARGUMENTS',
+        `POOLTEST_MAX_POOL "${env.POOLTEST_MAX_POOL}" is not a whole number from 1`,
+      );
     o.maxPool = n;
   }
   return o;
@@ -68,12 +75,21 @@ export function setupOptionsFromEnv(env: NodeJS.ProcessEnv): PooltestSetupOption
 /** The global setup: discover, provide, and return the teardown that sweeps. */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const env = process.env;
-  const given = Object.fromEntries(Object.entries(project.getProvidedContext().pooltestSetup ?? {}).filter(([, v]) => v !== undefined));
+  const given = Object.fromEntries(
+    Object.entries(project.getProvidedContext().pooltestSetup ?? {}).filter(([, v]) => v !== undefined),
+  );
   const o: PooltestSetupOptions = { ...setupOptionsFromEnv(env), ...given };
   if (!o.target && !env.PGHOST && !env.PGPORT) {
-    throw new PooltestError('BAD_ARGUMENTS', 'pooltest/vitest: no target; set POOLTEST_TARGET (host:port or a postgres:// URL) or pass { target } to pooltestProject()');
+    throw new PooltestError(
+      'BAD_ARGUMENTS',
+      'pooltest/vitest: no target; set POOLTEST_TARGET (host:port or a postgres:// URL) or pass { target } to pooltestProject()',
+    );
   }
-  if (o.profile && o.expect) throw new PooltestError('BAD_ARGUMENTS', 'pooltest/vitest: set a profile or an expectations file, not both (an expectations file can extend a profile)');
+  if (o.profile && o.expect)
+    throw new PooltestError(
+      'BAD_ARGUMENTS',
+      'pooltest/vitest: set a profile or an expectations file, not both (an expectations file can extend a profile)',
+    );
   const target = resolveTarget({ target: o.target, user: o.user, password: o.password, database: o.database }, env);
   const direct = o.direct ? resolveRelated(o.direct, target) : null;
   const profile = o.expect ? loadExpectations(o.expect) : o.profile ? findProfile(o.profile) : null;
@@ -88,14 +104,27 @@ export default async function setup(project: TestProject): Promise<() => Promise
     // The checks' own steps stay in the workers; the backends discovery saw are what this
     // process knows about, and with a pool small enough to steer they are all of them.
     const touched = [...new Set(discovery.steps.flatMap((s) => (s.pid === null ? [] : [s.pid])))];
-    const result = await sweep(ctx, CATALOGUE.map((c) => c.id), touched);
+    const result = await sweep(
+      ctx,
+      CATALOGUE.map((c) => c.id),
+      touched,
+    );
     if (o.strict === true && sweepUnfinished(result, true)) {
-      throw new PooltestError('STEERING_FAILED', `pooltest (strict): the sweep on ${describeTarget(target)} could not finish, so the target is not proven clean: ${result.reason ?? result.leftovers.join('; ')}`);
+      throw new PooltestError(
+        'STEERING_FAILED',
+        `pooltest (strict): the sweep on ${describeTarget(target)} could not finish, so the target is not proven clean: ${result.reason ?? result.leftovers.join('; ')}`,
+      );
     }
     // Only what was found fails the run; a sweep that could not look says so and lets it be.
-    if (result.state === 'unknown') console.warn(`pooltest: the sweep of ${describeTarget(target)} could not tell: ${result.reason ?? 'no reason given'}`);
+    if (result.state === 'unknown')
+      console.warn(
+        `pooltest: the sweep of ${describeTarget(target)} could not tell: ${result.reason ?? 'no reason given'}`,
+      );
     else if (!result.clean) {
-      throw new PooltestError('STEERING_FAILED', `pooltest left state behind on ${describeTarget(target)}: ${result.leftovers.join('; ')}`);
+      throw new PooltestError(
+        'STEERING_FAILED',
+        `pooltest left state behind on ${describeTarget(target)}: ${result.leftovers.join('; ')}`,
+      );
     }
   };
 }

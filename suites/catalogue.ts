@@ -15,7 +15,20 @@ import { STATEMENT_CHECKS } from './statement/index.js';
 import { TEMP_CHECKS } from './temp/index.js';
 import { TRANSACTIONS_CHECKS } from './transactions/index.js';
 
-export const CATALOGUE = [...SESSION_CHECKS, ...TEMP_CHECKS, ...LOCKS_CHECKS, ...NOTIFY_CHECKS, ...PREPARED_CHECKS, ...CURSORS_CHECKS, ...SEQUENCES_CHECKS, ...TRANSACTIONS_CHECKS, ...STATEMENT_CHECKS, ...CANCEL_CHECKS, ...CAPACITY_CHECKS, ...AUTH_CHECKS] as const;
+export const CATALOGUE = [
+  ...SESSION_CHECKS,
+  ...TEMP_CHECKS,
+  ...LOCKS_CHECKS,
+  ...NOTIFY_CHECKS,
+  ...PREPARED_CHECKS,
+  ...CURSORS_CHECKS,
+  ...SEQUENCES_CHECKS,
+  ...TRANSACTIONS_CHECKS,
+  ...STATEMENT_CHECKS,
+  ...CANCEL_CHECKS,
+  ...CAPACITY_CHECKS,
+  ...AUTH_CHECKS,
+] as const;
 
 /** A check of this catalogue, with its literal id and labels. */
 export type CatalogueCheck = (typeof CATALOGUE)[number];

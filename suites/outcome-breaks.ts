@@ -37,7 +37,8 @@ export function inconsistentBreaks(checks: readonly { id: string; outcomes: obje
     for (const [label, info] of Object.entries(check.outcomes as Record<string, OutcomeInfo>)) {
       const first = seen.get(label);
       if (!first) seen.set(label, { breaks: info.breaks, id: check.id });
-      else if (first.breaks !== info.breaks) bad.push(`${label}: breaks=${first.breaks} in ${first.id}, ${info.breaks} in ${check.id}`);
+      else if (first.breaks !== info.breaks)
+        bad.push(`${label}: breaks=${first.breaks} in ${first.id}, ${info.breaks} in ${check.id}`);
     }
   }
   return bad;

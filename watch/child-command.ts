@@ -21,10 +21,22 @@ const KILL_AFTER_MS = 10_000;
  * proxy. The password (only when the upstream has one) is in PGPASSWORD and DATABASE_URL; the
  * printable description never shows it.
  */
-export function childEnvironment(base: NodeJS.ProcessEnv, proxy: { host: string; port: number }, upstream: Target): { env: NodeJS.ProcessEnv; shown: string } {
-  const env: NodeJS.ProcessEnv = { ...base, PGHOST: proxy.host, PGPORT: String(proxy.port), PGUSER: upstream.user, PGDATABASE: upstream.database, PGSSLMODE: 'disable' };
+export function childEnvironment(
+  base: NodeJS.ProcessEnv,
+  proxy: { host: string; port: number },
+  upstream: Target,
+): { env: NodeJS.ProcessEnv; shown: string } {
+  const env: NodeJS.ProcessEnv = {
+    ...base,
+    PGHOST: proxy.host,
+    PGPORT: String(proxy.port),
+    PGUSER: upstream.user,
+    PGDATABASE: upstream.database,
+    PGSSLMODE: 'disable',
+  };
   const auth = `${encodeURIComponent(upstream.user)}${upstream.password !== undefined ? `:${encodeURIComponent(upstream.password)}` : ''}`;
-  const url = (a: string): string => `postgres://${a}@${proxy.host}:${proxy.port}/${encodeURIComponent(upstream.database)}?sslmode=disable`;
+  const url = (a: string): string =>
+    `postgres://${a}@${proxy.host}:${proxy.port}/${encodeURIComponent(upstream.database)}?sslmode=disable`;
   env.DATABASE_URL = url(auth);
   if (upstream.password !== undefined) env.PGPASSWORD = upstream.password;
   const shownAuth = `${encodeURIComponent(upstream.user)}${upstream.password !== undefined ? ':***' : ''}`;

@@ -50,7 +50,12 @@ export class ConnectionTracker {
   private errorSeen = false;
   private inBlock = false;
 
-  constructor(info: WatchConnection, private readonly cache: EffectsCache, report: (d: Dependency, c: WatchConnection) => void, private readonly warn: (text: string) => void) {
+  constructor(
+    info: WatchConnection,
+    private readonly cache: EffectsCache,
+    report: (d: Dependency, c: WatchConnection) => void,
+    private readonly warn: (text: string) => void,
+  ) {
     this.info = info;
     this.state = new SessionState((d) => report(d, this.info));
   }
@@ -83,16 +88,21 @@ export class ConnectionTracker {
   private frontendFrame(frame: Frame): void {
     const r = new PayloadReader(frame.payload);
     switch (frame.type) {
-      case null: return this.startup(frame, r);
+      case null:
+        return this.startup(frame, r);
       case 'Q': {
         if (frame.truncated) return this.enqueue({ kind: 'opaque' }, { kind: 'sync' });
         const sql = r.cstring();
         const parsed = this.cache.effectsOf(sql);
         if (!parsed.ok) {
-          this.warn(`connection ${this.info.id}: a statement could not be parsed (${parsed.error}); its effects are not followed`);
+          this.warn(
+            `connection ${this.info.id}: a statement could not be parsed (${parsed.error}); its effects are not followed`,
+          );
           return this.enqueue({ kind: 'opaque' }, { kind: 'sync' });
         }
-        return this.enqueue(...parsed.statements.map((s): Pending => ({ kind: 'stmt', sql: s.text, effects: s })), { kind: 'sync' });
+        return this.enqueue(...parsed.statements.map((s): Pending => ({ kind: 'stmt', sql: s.text, effects: s })), {
+          kind: 'sync',
+        });
       }
       case 'P': {
         const name = r.cstring();
@@ -104,15 +114,18 @@ export class ConnectionTracker {
         const statement = r.cstring();
         return this.enqueue({ kind: 'bind', portal, statement, params: frame.truncated ? [] : bindParams(r) });
       }
-      case 'E': return this.enqueue({ kind: 'execute', portal: r.cstring() });
+      case 'E':
+        return this.enqueue({ kind: 'execute', portal: r.cstring() });
       case 'C': {
         const target = String.fromCharCode(r.byte());
         return this.enqueue({ kind: 'close', target, name: r.cstring() });
       }
       // A fast-path function call is answered with ReadyForQuery, like a Sync.
       case 'S':
-      case 'F': return this.enqueue({ kind: 'sync' });
-      default: return;
+      case 'F':
+        return this.enqueue({ kind: 'sync' });
+      default:
+        return;
     }
   }
 
@@ -133,10 +146,21 @@ export class ConnectionTracker {
       case '1': {
         const item = this.take('parse');
         if (item === null) return;
-        if (this.prepared.size >= MAX_NAMES && !this.prepared.has(item.name)) return this.stop(`more than ${MAX_NAMES} named statements`);
+        if (this.prepared.size >= MAX_NAMES && !this.prepared.has(item.name))
+          return this.stop(`more than ${MAX_NAMES} named statements`);
         this.prepared.set(item.name, item.sql);
         if (item.name !== '') {
-          this.state.protocol({ op: 'create', kind: 'prepared', key: item.name, check: 'prepared/protocol-named', what: `Parse of named statement "${item.name}"`, certain: true }, item.sql ?? `(named statement "${item.name}")`);
+          this.state.protocol(
+            {
+              op: 'create',
+              kind: 'prepared',
+              key: item.name,
+              check: 'prepared/protocol-named',
+              what: `Parse of named statement "${item.name}"`,
+              certain: true,
+            },
+            item.sql ?? `(named statement "${item.name}")`,
+          );
         }
         return;
       }
@@ -145,7 +169,11 @@ export class ConnectionTracker {
         if (item === null) return;
         if (this.portals.size >= MAX_NAMES && !this.portals.has(item.portal)) this.portals.clear();
         this.portals.set(item.portal, { sql: this.prepared.get(item.statement) ?? null, params: item.params });
-        if (item.statement !== '') this.state.protocol({ op: 'use', kind: 'prepared', key: item.statement, what: `Bind to named statement "${item.statement}"` }, this.prepared.get(item.statement) ?? `Bind "${item.statement}"`);
+        if (item.statement !== '')
+          this.state.protocol(
+            { op: 'use', kind: 'prepared', key: item.statement, what: `Bind to named statement "${item.statement}"` },
+            this.prepared.get(item.statement) ?? `Bind "${item.statement}"`,
+          );
         return;
       }
       case '3': {
@@ -161,17 +189,23 @@ export class ConnectionTracker {
         this.lastTag = r.cstring();
         if (this.lastTag === 'BEGIN') this.inBlock = true;
         return this.completed();
-      case 's': return this.completed();
+      case 's':
+        return this.completed();
       case 'I':
         if (this.peek()?.kind === 'stmt' || this.peek()?.kind === 'execute') this.completed();
         return;
-      case 'E': return this.failed();
-      case 'Z': return this.ready(String.fromCharCode(r.byte()));
+      case 'E':
+        return this.failed();
+      case 'Z':
+        return this.ready(String.fromCharCode(r.byte()));
       case 'A': {
         r.int32();
         const channel = r.cstring();
         const payload = r.cstring();
-        this.state.notification(channel, `notification on "${channel}"${payload === '' ? '' : ` with payload ${JSON.stringify(payload.slice(0, 200))}`}`);
+        this.state.notification(
+          channel,
+          `notification on "${channel}"${payload === '' ? '' : ` with payload ${JSON.stringify(payload.slice(0, 200))}`}`,
+        );
         return;
       }
       case 'S': {
@@ -179,7 +213,8 @@ export class ConnectionTracker {
         if (name === 'application_name') this.info.applicationName = r.cstring();
         return;
       }
-      default: return;
+      default:
+        return;
     }
   }
 
@@ -237,7 +272,8 @@ export class ConnectionTracker {
   }
 
   private enqueue(...items: Pending[]): void {
-    if (this.pending.length - this.head + items.length > MAX_PENDING) return this.stop(`more than ${MAX_PENDING} requests in flight`);
+    if (this.pending.length - this.head + items.length > MAX_PENDING)
+      return this.stop(`more than ${MAX_PENDING} requests in flight`);
     this.pending.push(...items);
   }
 
@@ -274,5 +310,12 @@ function bindParams(r: PayloadReader): (string | null)[] {
 function withParams(effects: StatementEffects, params: (string | null)[]): StatementEffects {
   if (!effects.effects.some((e) => e.kind === 'lock' && e.key.includes('$'))) return effects;
   const fill = (key: string): string => key.replace(/\$(\d+)/g, (whole, n: string) => params[Number(n) - 1] ?? whole);
-  return { ...effects, effects: effects.effects.map((e) => (e.kind === 'lock' ? { ...e, key: fill(e.key), ...(e.op !== 'undo' ? { what: e.what.replace(e.key, fill(e.key)) } : {}) } : e)) };
+  return {
+    ...effects,
+    effects: effects.effects.map((e) =>
+      e.kind === 'lock'
+        ? { ...e, key: fill(e.key), ...(e.op !== 'undo' ? { what: e.what.replace(e.key, fill(e.key)) } : {}) }
+        : e,
+    ),
+  };
 }

@@ -60,7 +60,10 @@ export class FindingsCollector {
 
   /** The check ids that have findings (or overflow), for the join with the pooler. */
   checks(): WatchCheckId[] {
-    const ids = new Set<WatchCheckId>([...[...this.tallies.values()].map((t) => t.dep.check), ...(Object.keys(this.overflow) as WatchCheckId[])]);
+    const ids = new Set<WatchCheckId>([
+      ...[...this.tallies.values()].map((t) => t.dep.check),
+      ...(Object.keys(this.overflow) as WatchCheckId[]),
+    ]);
     return ORDER.filter((id) => ids.has(id));
   }
 
@@ -97,7 +100,10 @@ function toFinding(t: Tally, behaviour: PoolerBehaviour): WatchFinding {
  * Title, severity and advice: the check definition's advice for the joined outcome when it has
  * one (suites/), else the audit's general advice for the check.
  */
-export function checkText(id: WatchCheckId, outcome: string | null): { title: string; severity: string; advice: string } {
+export function checkText(
+  id: WatchCheckId,
+  outcome: string | null,
+): { title: string; severity: string; advice: string } {
   const def = CATALOGUE.find((c) => c.id === id);
   const specific = def ? adviceFor(def, outcome) : null;
   const info = auditCheck(id);

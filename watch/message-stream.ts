@@ -16,7 +16,12 @@ export const SSL_REQUEST = 80877103;
 export const GSSENC_REQUEST = 80877104;
 export const CANCEL_REQUEST = 80877102;
 
-import { DEFAULT_MAX_MESSAGE_BYTES, FrameReader, ProtocolViolationError, type Frame as WireFrame } from '../engine/wire/index.js';
+import {
+  DEFAULT_MAX_MESSAGE_BYTES,
+  FrameReader,
+  ProtocolViolationError,
+  type Frame as WireFrame,
+} from '../engine/wire/index.js';
 
 /** One complete message. */
 export interface Frame {
@@ -55,7 +60,10 @@ export class MessageStream {
   private stopped: string | null = null;
 
   constructor(side: 'frontend' | 'backend', options: MessageStreamOptions = {}) {
-    this.reader = new FrameReader({ direction: side, maxMessageBytes: options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES });
+    this.reader = new FrameReader({
+      direction: side,
+      maxMessageBytes: options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
+    });
     this.keepBytes = options.keepBytes ?? 1024 * 1024;
   }
 

@@ -44,6 +44,7 @@ export class PayloadReader {
   }
 
   private need(n: number): void {
-    if (n < 0 || this.at + n > this.buf.length) throw new Error(`needs ${n} byte(s) at ${this.at} of a ${this.buf.length}-byte payload`);
+    if (n < 0 || this.at + n > this.buf.length)
+      throw new Error(`needs ${n} byte(s) at ${this.at} of a ${this.buf.length}-byte payload`);
   }
 }

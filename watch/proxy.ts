@@ -15,7 +15,14 @@
 import net from 'node:net';
 import type { Target } from '../engine/target.js';
 import { isPooltestError } from '../engine/errors.js';
-import { CANCEL_REQUEST, GSSENC_REQUEST, MessageStream, SSL_REQUEST, startupCode, type Frame } from './message-stream.js';
+import {
+  CANCEL_REQUEST,
+  GSSENC_REQUEST,
+  MessageStream,
+  SSL_REQUEST,
+  startupCode,
+  type Frame,
+} from './message-stream.js';
 import { connectUpstream, type UpstreamSocket } from './upstream.js';
 
 /** What the proxy tells its observer about one connection. */
@@ -87,7 +94,11 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
 }
 
 /** One client connection, from its first byte to its close. */
-function handleClient(client: net.Socket, options: ProxyOptions, sockets: Set<net.Socket | UpstreamSocket>): Promise<void> {
+function handleClient(
+  client: net.Socket,
+  options: ProxyOptions,
+  sockets: Set<net.Socket | UpstreamSocket>,
+): Promise<void> {
   return new Promise((resolveClosed) => {
     sockets.add(client);
     client.setNoDelay(true);
@@ -113,7 +124,9 @@ function handleClient(client: net.Socket, options: ProxyOptions, sockets: Set<ne
     };
     client.once('close', () => sockets.delete(client));
     const startupTimer = setTimeout(() => {
-      options.warn(`client port ${clientPort}: no StartupMessage within ${options.startupTimeoutMs ?? 30_000} ms; closed`);
+      options.warn(
+        `client port ${clientPort}: no StartupMessage within ${options.startupTimeoutMs ?? 30_000} ms; closed`,
+      );
       finish();
     }, options.startupTimeoutMs ?? 30_000);
     client.on('error', () => finish());
@@ -121,7 +134,10 @@ function handleClient(client: net.Socket, options: ProxyOptions, sockets: Set<ne
 
     const observeFront = (frames: Frame[], violation: string | null): void => {
       for (const frame of frames) observer?.frontend(frame);
-      if (violation !== null) options.warn(`client port ${clientPort}: malformed client traffic (${violation}); relayed unobserved from here`);
+      if (violation !== null)
+        options.warn(
+          `client port ${clientPort}: malformed client traffic (${violation}); relayed unobserved from here`,
+        );
     };
 
     // Startup phase: read untyped packets until the StartupMessage, answering SSL/GSS requests.
@@ -183,7 +199,10 @@ function handleClient(client: net.Socket, options: ProxyOptions, sockets: Set<ne
       relay(upstream, client, (chunk) => {
         const r = back.push(chunk);
         for (const frame of r.frames) observer?.backend(frame);
-        if (r.violation !== null) options.warn(`client port ${clientPort}: malformed server traffic (${r.violation}); relayed unobserved from here`);
+        if (r.violation !== null)
+          options.warn(
+            `client port ${clientPort}: malformed server traffic (${r.violation}); relayed unobserved from here`,
+          );
       });
       upstream.write(first);
       // Both were paused explicitly (the upstream while reading its SSLRequest answer).

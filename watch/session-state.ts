@@ -116,18 +116,32 @@ export class SessionState {
         this.capped = true;
         return;
       }
-      const item: Item = { kind: effect.kind, key: effect.key, check: effect.check, certain: effect.certain, created: stmt(effect.what), explicit: null, implicit: null };
+      const item: Item = {
+        kind: effect.kind,
+        key: effect.key,
+        check: effect.check,
+        certain: effect.certain,
+        created: stmt(effect.what),
+        explicit: null,
+        implicit: null,
+      };
       this.items.set(id, item);
       this.createdNow.add(item);
       if (IMPLICIT.has(item.kind)) this.awaitingImplicit.add(item);
       // lastval() reads whichever sequence this backend advanced last.
-      if (effect.kind === 'sequence' && effect.key !== '?' && effect.key !== '*') this.apply({ ...effect, key: '*' }, sql);
+      if (effect.kind === 'sequence' && effect.key !== '?' && effect.key !== '*')
+        this.apply({ ...effect, key: '*' }, sql);
       return;
     }
     if (effect.op === 'undo') {
       // One lookup for a named undo; only `*` (RESET ALL, DISCARD, UNLISTEN *) walks the items.
       const named = effect.key === '*' ? null : this.items.get(`${effect.kind}:${effect.key}`);
-      const targets = effect.key === '*' ? [...this.items.values()].filter((i) => i.kind === effect.kind) : named !== undefined && named !== null ? [named] : [];
+      const targets =
+        effect.key === '*'
+          ? [...this.items.values()].filter((i) => i.kind === effect.kind)
+          : named !== undefined && named !== null
+            ? [named]
+            : [];
       for (const item of targets) {
         this.finish(item);
         this.items.delete(`${item.kind}:${item.key}`);
@@ -136,15 +150,22 @@ export class SessionState {
       }
       return;
     }
-    const item = this.items.get(`${effect.kind}:${effect.key}`) ?? (effect.fallback !== undefined ? this.items.get(`${effect.kind}:${effect.fallback}`) : undefined);
-    if (item !== undefined && item.created.transaction < this.transaction && item.explicit === null) item.explicit = stmt(effect.what);
+    const item =
+      this.items.get(`${effect.kind}:${effect.key}`) ??
+      (effect.fallback !== undefined ? this.items.get(`${effect.kind}:${effect.fallback}`) : undefined);
+    if (item !== undefined && item.created.transaction < this.transaction && item.explicit === null)
+      item.explicit = stmt(effect.what);
   }
 
   /** Only items still waiting for their first implicit use are visited: O(those), not O(all). */
   private implicitUse(sql: string): void {
     for (const item of this.awaitingImplicit) {
       if (item.created.transaction >= this.transaction) continue;
-      item.implicit = { sql, what: item.kind === 'lock' ? 'runs while the lock is held' : `runs with ${item.key} as set`, transaction: this.transaction };
+      item.implicit = {
+        sql,
+        what: item.kind === 'lock' ? 'runs while the lock is held' : `runs with ${item.key} as set`,
+        transaction: this.transaction,
+      };
       this.awaitingImplicit.delete(item);
     }
   }
@@ -152,7 +173,14 @@ export class SessionState {
   private finish(item: Item): void {
     const used = item.explicit ?? item.implicit;
     if (used === null) return;
-    this.report({ check: item.check, state: stateName(item), created: item.created, used, use: item.explicit !== null ? 'explicit' : 'implicit', certain: item.certain });
+    this.report({
+      check: item.check,
+      state: stateName(item),
+      created: item.created,
+      used,
+      use: item.explicit !== null ? 'explicit' : 'implicit',
+      certain: item.certain,
+    });
     item.explicit = null;
     item.implicit = null;
   }
@@ -160,12 +188,18 @@ export class SessionState {
 
 function stateName(item: Item): string {
   switch (item.kind) {
-    case 'guc': return item.key;
-    case 'prepared': return `prepared statement ${item.key}`;
-    case 'cursor': return `cursor ${item.key}`;
-    case 'temp': return `temporary relation ${item.key}`;
-    case 'listen': return `LISTEN ${item.key}`;
-    case 'lock': return `advisory lock ${item.key}`;
+    case 'guc':
+      return item.key;
+    case 'prepared':
+      return `prepared statement ${item.key}`;
+    case 'cursor':
+      return `cursor ${item.key}`;
+    case 'temp':
+      return `temporary relation ${item.key}`;
+    case 'listen':
+      return `LISTEN ${item.key}`;
+    case 'lock':
+      return `advisory lock ${item.key}`;
     case 'sequence':
       if (item.key === '?') return 'the sequence value of a serial default';
       return item.key === '*' ? "the session's lastval()" : `the session's value of sequence ${item.key}`;
@@ -174,5 +208,7 @@ function stateName(item: Item): string {
 
 function cut(sql: string): string {
   const trimmed = sql.trim();
-  return trimmed.length <= MAX_SQL_CHARS ? trimmed : `${trimmed.slice(0, MAX_SQL_CHARS)}... (${trimmed.length} characters)`;
+  return trimmed.length <= MAX_SQL_CHARS
+    ? trimmed
+    : `${trimmed.slice(0, MAX_SQL_CHARS)}... (${trimmed.length} characters)`;
 }

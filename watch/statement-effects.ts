@@ -27,11 +27,25 @@ export interface StatementEffects {
 }
 
 /** The effects of a whole text (one or more statements), or why it could not be parsed. */
-export type TextEffects = { ok: true; statements: (StatementEffects & { text: string })[] } | { ok: false; error: string };
+export type TextEffects =
+  { ok: true; statements: (StatementEffects & { text: string })[] } | { ok: false; error: string };
 
 const CURSOR_OPT_HOLD = 0x20;
-const NOT_RELYING = new Set(['TransactionStmt', 'VariableSetStmt', 'VariableShowStmt', 'DiscardStmt', 'DeallocateStmt', 'UnlistenStmt', 'ListenStmt']);
-const LOCKS = new Set(['pg_advisory_lock', 'pg_try_advisory_lock', 'pg_advisory_lock_shared', 'pg_try_advisory_lock_shared']);
+const NOT_RELYING = new Set([
+  'TransactionStmt',
+  'VariableSetStmt',
+  'VariableShowStmt',
+  'DiscardStmt',
+  'DeallocateStmt',
+  'UnlistenStmt',
+  'ListenStmt',
+]);
+const LOCKS = new Set([
+  'pg_advisory_lock',
+  'pg_try_advisory_lock',
+  'pg_advisory_lock_shared',
+  'pg_try_advisory_lock_shared',
+]);
 const UNLOCKS = new Set(['pg_advisory_unlock', 'pg_advisory_unlock_shared']);
 
 /** Parses and analyses texts once per distinct text while it stays cached (bounded). */
@@ -67,16 +81,27 @@ export function statementEffects(wrapper: AstNode): StatementEffects {
   const effects: Effect[] = [];
   if (type === null || stmt === null) return { effects, relies: false };
   switch (type) {
-    case 'VariableSetStmt': setEffects(stmt, effects); break;
+    case 'VariableSetStmt':
+      setEffects(stmt, effects);
+      break;
     case 'VariableShowStmt': {
       const name = (text(stmt, 'name') ?? '').toLowerCase();
       effects.push({ op: 'use', kind: 'guc', key: name, what: `SHOW ${name}` });
       break;
     }
-    case 'DiscardStmt': discardEffects(text(stmt, 'target'), effects); break;
+    case 'DiscardStmt':
+      discardEffects(text(stmt, 'target'), effects);
+      break;
     case 'PrepareStmt': {
       const name = text(stmt, 'name') ?? '';
-      effects.push({ op: 'create', kind: 'prepared', key: name, check: 'prepared/sql-prepare', what: `PREPARE ${name}`, certain: true });
+      effects.push({
+        op: 'create',
+        kind: 'prepared',
+        key: name,
+        check: 'prepared/sql-prepare',
+        what: `PREPARE ${name}`,
+        certain: true,
+      });
       break;
     }
     case 'ExecuteStmt': {
@@ -91,12 +116,25 @@ export function statementEffects(wrapper: AstNode): StatementEffects {
     case 'DeclareCursorStmt': {
       const options = typeof stmt['options'] === 'number' ? stmt['options'] : 0;
       const name = text(stmt, 'portalname') ?? '';
-      if ((options & CURSOR_OPT_HOLD) !== 0) effects.push({ op: 'create', kind: 'cursor', key: name, check: 'cursors/with-hold', what: `DECLARE ${name} CURSOR WITH HOLD`, certain: true });
+      if ((options & CURSOR_OPT_HOLD) !== 0)
+        effects.push({
+          op: 'create',
+          kind: 'cursor',
+          key: name,
+          check: 'cursors/with-hold',
+          what: `DECLARE ${name} CURSOR WITH HOLD`,
+          certain: true,
+        });
       break;
     }
     case 'FetchStmt': {
       const name = text(stmt, 'portalname') ?? '';
-      effects.push({ op: 'use', kind: 'cursor', key: name, what: `${stmt['ismove'] === true ? 'MOVE' : 'FETCH'} ${name}` });
+      effects.push({
+        op: 'use',
+        kind: 'cursor',
+        key: name,
+        what: `${stmt['ismove'] === true ? 'MOVE' : 'FETCH'} ${name}`,
+      });
       break;
     }
     case 'ClosePortalStmt': {
@@ -107,7 +145,14 @@ export function statementEffects(wrapper: AstNode): StatementEffects {
     }
     case 'ListenStmt': {
       const name = text(stmt, 'conditionname') ?? '';
-      effects.push({ op: 'create', kind: 'listen', key: name, check: 'notify/listen', what: `LISTEN ${name}`, certain: true });
+      effects.push({
+        op: 'create',
+        kind: 'listen',
+        key: name,
+        check: 'notify/listen',
+        what: `LISTEN ${name}`,
+        certain: true,
+      });
       break;
     }
     case 'UnlistenStmt':
@@ -121,13 +166,18 @@ export function statementEffects(wrapper: AstNode): StatementEffects {
       tempCreate(child(into, 'rel'), text(into, 'onCommit'), 'CREATE TEMP TABLE AS', effects);
       break;
     }
-    case 'ViewStmt': tempCreate(child(stmt, 'view'), null, 'CREATE TEMP VIEW', effects); break;
-    case 'CreateSeqStmt': tempCreate(child(stmt, 'sequence'), null, 'CREATE TEMP SEQUENCE', effects); break;
+    case 'ViewStmt':
+      tempCreate(child(stmt, 'view'), null, 'CREATE TEMP VIEW', effects);
+      break;
+    case 'CreateSeqStmt':
+      tempCreate(child(stmt, 'sequence'), null, 'CREATE TEMP SEQUENCE', effects);
+      break;
     case 'DropStmt':
       for (const object of list(stmt, 'objects')) {
         const parts = nameParts(list(child(asNode(object), 'List'), 'items'));
         const name = parts[parts.length - 1];
-        if (name !== undefined && (parts.length === 1 || parts[0]!.startsWith('pg_temp'))) effects.push({ op: 'undo', kind: 'temp', key: name });
+        if (name !== undefined && (parts.length === 1 || parts[0]!.startsWith('pg_temp')))
+          effects.push({ op: 'undo', kind: 'temp', key: name });
       }
       break;
     case 'SelectStmt': {
@@ -139,7 +189,15 @@ export function statementEffects(wrapper: AstNode): StatementEffects {
       break;
   }
   // A serial column's default calls nextval() out of sight: an INSERT may set lastval().
-  if (type === 'InsertStmt') effects.push({ op: 'create', kind: 'sequence', key: '?', check: 'sequences/lastval', what: 'INSERT (a serial default may call nextval())', certain: false });
+  if (type === 'InsertStmt')
+    effects.push({
+      op: 'create',
+      kind: 'sequence',
+      key: '?',
+      check: 'sequences/lastval',
+      what: 'INSERT (a serial default may call nextval())',
+      certain: false,
+    });
   if (type !== 'DropStmt' && type !== 'CreateStmt') walkExpressions(stmt, effects);
   return { effects, relies: !NOT_RELYING.has(type) };
 }
@@ -160,12 +218,25 @@ function setEffects(stmt: AstNode, effects: Effect[]): void {
     effects.push({ op: 'undo', kind: 'guc', key: name });
     return;
   }
-  effects.push({ op: 'create', kind: 'guc', key: name, check: hazard.check, what: hazard.what, certain: hazard.certain });
+  effects.push({
+    op: 'create',
+    kind: 'guc',
+    key: name,
+    check: hazard.check,
+    what: hazard.what,
+    certain: hazard.certain,
+  });
 }
 
 function discardEffects(target: string | null, effects: Effect[]): void {
   const kinds: StateKind[] =
-    target === 'DISCARD_ALL' ? ['guc', 'prepared', 'cursor', 'temp', 'listen', 'lock', 'sequence'] : target === 'DISCARD_TEMP' ? ['temp'] : target === 'DISCARD_SEQUENCES' ? ['sequence'] : [];
+    target === 'DISCARD_ALL'
+      ? ['guc', 'prepared', 'cursor', 'temp', 'listen', 'lock', 'sequence']
+      : target === 'DISCARD_TEMP'
+        ? ['temp']
+        : target === 'DISCARD_SEQUENCES'
+          ? ['sequence']
+          : [];
   for (const kind of kinds) effects.push({ op: 'undo', kind, key: '*' });
 }
 
@@ -176,7 +247,14 @@ function tempCreate(rangeVar: AstNode | null, onCommit: string | null, what: str
   // ON COMMIT DROP lives and dies inside its transaction: nothing is left behind.
   if (!temp || onCommit === 'ONCOMMIT_DROP') return;
   const name = text(rangeVar, 'relname') ?? '';
-  effects.push({ op: 'create', kind: 'temp', key: name, check: 'temp/temp-table', what: `${what} ${name}`, certain: true });
+  effects.push({
+    op: 'create',
+    kind: 'temp',
+    key: name,
+    check: 'temp/temp-table',
+    what: `${what} ${name}`,
+    certain: true,
+  });
 }
 
 /**
@@ -219,7 +297,14 @@ function callEffects(call: AstNode | null, effects: Effect[]): void {
   const args = list(call, 'args');
   if (LOCKS.has(name)) {
     const key = lockKey(name, args);
-    effects.push({ op: 'create', kind: 'lock', key, check: 'locks/advisory-session', what: `${name}(${key})`, certain: true });
+    effects.push({
+      op: 'create',
+      kind: 'lock',
+      key,
+      check: 'locks/advisory-session',
+      what: `${name}(${key})`,
+      certain: true,
+    });
   } else if (UNLOCKS.has(name)) {
     const key = lockKey(name, args);
     effects.push({ op: 'use', kind: 'lock', key, what: `${name}(${key})` }, { op: 'undo', kind: 'lock', key });
@@ -227,17 +312,31 @@ function callEffects(call: AstNode | null, effects: Effect[]): void {
     effects.push({ op: 'undo', kind: 'lock', key: '*' });
   } else if (name === 'nextval' || name === 'setval') {
     const seq = stringArg(args[0]);
-    effects.push({ op: 'create', kind: 'sequence', key: seq ?? '?', check: 'sequences/lastval', what: `${name}(${seq === null ? '?' : `'${seq}'`})`, certain: seq !== null });
+    effects.push({
+      op: 'create',
+      kind: 'sequence',
+      key: seq ?? '?',
+      check: 'sequences/lastval',
+      what: `${name}(${seq === null ? '?' : `'${seq}'`})`,
+      certain: seq !== null,
+    });
   } else if (name === 'currval') {
     const seq = stringArg(args[0]);
-    effects.push({ op: 'use', kind: 'sequence', key: seq ?? '?', fallback: '?', what: `currval(${seq === null ? '?' : `'${seq}'`})` });
+    effects.push({
+      op: 'use',
+      kind: 'sequence',
+      key: seq ?? '?',
+      fallback: '?',
+      what: `currval(${seq === null ? '?' : `'${seq}'`})`,
+    });
   } else if (name === 'lastval') {
     effects.push({ op: 'use', kind: 'sequence', key: '*', fallback: '?', what: 'lastval()' });
   } else if (name === 'set_config') {
     setConfigEffect(args, effects);
   } else if (name === 'current_setting') {
     const setting = stringArg(args[0]);
-    if (setting !== null) effects.push({ op: 'use', kind: 'guc', key: setting.toLowerCase(), what: `current_setting('${setting}')` });
+    if (setting !== null)
+      effects.push({ op: 'use', kind: 'guc', key: setting.toLowerCase(), what: `current_setting('${setting}')` });
   }
 }
 
@@ -247,21 +346,33 @@ function setConfigEffect(args: unknown[], effects: Effect[]): void {
   const isLocal = booleanOf(constantOf(args[2]));
   if (isLocal === true || setting === null) return;
   const key = setting.toLowerCase();
-  effects.push({ op: 'create', kind: 'guc', key, check: checkForSetting(key), what: `set_config('${setting}', ..., ${isLocal === false ? 'false' : '?'})`, certain: isLocal === false });
+  effects.push({
+    op: 'create',
+    kind: 'guc',
+    key,
+    check: checkForSetting(key),
+    what: `set_config('${setting}', ..., ${isLocal === false ? 'false' : '?'})`,
+    certain: isLocal === false,
+  });
 }
 
 /** The lock's key as written: constants, or `$n` placeholders the tracker fills from Bind. */
 function lockKey(name: string, args: unknown[]): string {
   const shared = name.endsWith('_shared') ? 'shared ' : '';
-  return shared + args.map((arg) => {
-    const c = constantOf(arg);
-    if (c !== null) return String(c.value);
-    // bigint literals (node-pg-migrate's lock id) come as A_Const's fval string, not ival.
-    const big = text(child(child(asNode(arg), 'A_Const'), 'fval'), 'fval');
-    if (big !== null) return big;
-    const param = child(asNode(arg), 'ParamRef');
-    return param !== null ? `$${typeof param['number'] === 'number' ? param['number'] : 0}` : '?';
-  }).join(',');
+  return (
+    shared +
+    args
+      .map((arg) => {
+        const c = constantOf(arg);
+        if (c !== null) return String(c.value);
+        // bigint literals (node-pg-migrate's lock id) come as A_Const's fval string, not ival.
+        const big = text(child(child(asNode(arg), 'A_Const'), 'fval'), 'fval');
+        if (big !== null) return big;
+        const param = child(asNode(arg), 'ParamRef');
+        return param !== null ? `$${typeof param['number'] === 'number' ? param['number'] : 0}` : '?';
+      })
+      .join(',')
+  );
 }
 
 function stringArg(arg: unknown): string | null {

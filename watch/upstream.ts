@@ -24,7 +24,10 @@ export async function connectUpstream(target: Target, timeoutMs: number): Promis
     const answer = await sslAnswer(socket, timeoutMs, target);
     if (answer === 'N') {
       if (target.sslmode === 'prefer') return socket;
-      throw new PooltestError('TLS_FAILED', `${target.host}:${target.port} refused TLS (answered 'N' to SSLRequest) but sslmode=${target.sslmode} requires it`);
+      throw new PooltestError(
+        'TLS_FAILED',
+        `${target.host}:${target.port} refused TLS (answered 'N' to SSLRequest) but sslmode=${target.sslmode} requires it`,
+      );
     }
     return await handshake(socket, target, timeoutMs);
   } catch (error) {
@@ -38,7 +41,12 @@ function connectTcp(target: Target, timeoutMs: number): Promise<net.Socket> {
     const socket = net.connect({ host: target.host, port: target.port });
     const timer = setTimeout(() => {
       socket.destroy();
-      reject(new PooltestError('TARGET_UNREACHABLE', `upstream ${target.host}:${target.port}: no TCP connection within ${timeoutMs} ms`));
+      reject(
+        new PooltestError(
+          'TARGET_UNREACHABLE',
+          `upstream ${target.host}:${target.port}: no TCP connection within ${timeoutMs} ms`,
+        ),
+      );
     }, timeoutMs);
     socket.once('connect', () => {
       clearTimeout(timer);
@@ -67,14 +75,43 @@ function sslAnswer(socket: net.Socket, timeoutMs: number, target: Target): Promi
       const byte = String.fromCharCode(chunk[0]!);
       // Bytes after the answer would be read as if they came through TLS (CVE-2021-23214).
       if (chunk.length !== 1 || (byte !== 'S' && byte !== 'N')) {
-        done(() => reject(new PooltestError('NOT_POSTGRES', `upstream ${target.host}:${target.port} answered SSLRequest with ${chunk.length} unexpected byte(s)`)));
+        done(() =>
+          reject(
+            new PooltestError(
+              'NOT_POSTGRES',
+              `upstream ${target.host}:${target.port} answered SSLRequest with ${chunk.length} unexpected byte(s)`,
+            ),
+          ),
+        );
         return;
       }
       done(() => resolve(byte));
     };
-    const onError = (error: Error): void => done(() => reject(new PooltestError('CONNECTION_LOST', `upstream ${target.host}:${target.port} during SSLRequest: ${error.message}`)));
-    const onClose = (): void => done(() => reject(new PooltestError('CONNECTION_LOST', `upstream ${target.host}:${target.port} closed during SSLRequest`)));
-    const timer = setTimeout(() => done(() => reject(new PooltestError('STEP_TIMEOUT', `upstream ${target.host}:${target.port}: no answer to SSLRequest within ${timeoutMs} ms`))), timeoutMs);
+    const onError = (error: Error): void =>
+      done(() =>
+        reject(
+          new PooltestError(
+            'CONNECTION_LOST',
+            `upstream ${target.host}:${target.port} during SSLRequest: ${error.message}`,
+          ),
+        ),
+      );
+    const onClose = (): void =>
+      done(() =>
+        reject(new PooltestError('CONNECTION_LOST', `upstream ${target.host}:${target.port} closed during SSLRequest`)),
+      );
+    const timer = setTimeout(
+      () =>
+        done(() =>
+          reject(
+            new PooltestError(
+              'STEP_TIMEOUT',
+              `upstream ${target.host}:${target.port}: no answer to SSLRequest within ${timeoutMs} ms`,
+            ),
+          ),
+        ),
+      timeoutMs,
+    );
     socket.on('data', onData);
     socket.on('error', onError);
     socket.on('close', onClose);
@@ -87,10 +124,19 @@ function sslAnswer(socket: net.Socket, timeoutMs: number, target: Target): Promi
 
 function handshake(socket: net.Socket, target: Target, timeoutMs: number): Promise<tls.TLSSocket> {
   return new Promise((resolve, reject) => {
-    const secure = tls.connect({ ...tlsOptions(target), socket, servername: net.isIP(target.host) ? undefined : target.host });
+    const secure = tls.connect({
+      ...tlsOptions(target),
+      socket,
+      servername: net.isIP(target.host) ? undefined : target.host,
+    });
     const timer = setTimeout(() => {
       secure.destroy();
-      reject(new PooltestError('TLS_FAILED', `upstream ${target.host}:${target.port}: no TLS handshake within ${timeoutMs} ms`));
+      reject(
+        new PooltestError(
+          'TLS_FAILED',
+          `upstream ${target.host}:${target.port}: no TLS handshake within ${timeoutMs} ms`,
+        ),
+      );
     }, timeoutMs);
     secure.once('secureConnect', () => {
       clearTimeout(timer);

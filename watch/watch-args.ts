@@ -52,12 +52,19 @@ could not run.
 
 /** Parses `pooltest watch` arguments (without the word `watch`). */
 export function parseWatchArgs(argv: string[]): WatchArgs {
-  const args: WatchArgs = { listenHost: '127.0.0.1', listenPort: 0, command: [], connectTimeoutMs: 10_000, help: false };
+  const args: WatchArgs = {
+    listenHost: '127.0.0.1',
+    listenPort: 0,
+    command: [],
+    connectTimeoutMs: 10_000,
+    help: false,
+  };
   for (let i = 0; i < argv.length; i++) {
     const raw = argv[i]!;
     if (raw === '--') {
       args.command = argv.slice(i + 1);
-      if (args.command.length === 0) throw new PooltestError('BAD_ARGUMENTS', '-- must be followed by a command to run');
+      if (args.command.length === 0)
+        throw new PooltestError('BAD_ARGUMENTS', '-- must be followed by a command to run');
       break;
     }
     const eq = raw.startsWith('--') ? raw.indexOf('=') : -1;
@@ -71,24 +78,56 @@ export function parseWatchArgs(argv: string[]): WatchArgs {
       return next;
     };
     switch (flag) {
-      case '--upstream': args.upstream = value(); break;
-      case '--listen': Object.assign(args, listenAddress(value())); break;
-      case '--report': args.report = value(); break;
-      case '--target': args.target = value(); break;
-      case '--json': args.json = value(); break;
-      case '--markdown': args.markdown = value(); break;
-      case '--html': args.html = value(); break;
-      case '--connect-timeout': args.connectTimeoutMs = positiveInt(flag, value()); break;
-      case '--no-color': args.color = false; break;
-      case '--color': args.color = true; break;
+      case '--upstream':
+        args.upstream = value();
+        break;
+      case '--listen':
+        Object.assign(args, listenAddress(value()));
+        break;
+      case '--report':
+        args.report = value();
+        break;
+      case '--target':
+        args.target = value();
+        break;
+      case '--json':
+        args.json = value();
+        break;
+      case '--markdown':
+        args.markdown = value();
+        break;
+      case '--html':
+        args.html = value();
+        break;
+      case '--connect-timeout':
+        args.connectTimeoutMs = positiveInt(flag, value());
+        break;
+      case '--no-color':
+        args.color = false;
+        break;
+      case '--color':
+        args.color = true;
+        break;
       case '-h':
-      case '--help': args.help = true; break;
+      case '--help':
+        args.help = true;
+        break;
       default:
-        throw new PooltestError('BAD_ARGUMENTS', raw.startsWith('-') ? `unknown option ${flag} (see pooltest watch --help)` : `unexpected argument "${raw}": put the command to run after --`);
+        throw new PooltestError(
+          'BAD_ARGUMENTS',
+          raw.startsWith('-')
+            ? `unknown option ${flag} (see pooltest watch --help)`
+            : `unexpected argument "${raw}": put the command to run after --`,
+        );
     }
   }
-  if (!args.help && args.upstream === undefined) throw new PooltestError('BAD_ARGUMENTS', 'pooltest watch needs --upstream URL (the PostgreSQL or pooler to put the proxy in front of)');
-  if (args.report !== undefined && args.target !== undefined) throw new PooltestError('BAD_ARGUMENTS', '--report and --target both say what the pooler does: give one of them');
+  if (!args.help && args.upstream === undefined)
+    throw new PooltestError(
+      'BAD_ARGUMENTS',
+      'pooltest watch needs --upstream URL (the PostgreSQL or pooler to put the proxy in front of)',
+    );
+  if (args.report !== undefined && args.target !== undefined)
+    throw new PooltestError('BAD_ARGUMENTS', '--report and --target both say what the pooler does: give one of them');
   return args;
 }
 
@@ -96,12 +135,14 @@ function listenAddress(text: string): { listenHost: string; listenPort: number }
   const colon = text.lastIndexOf(':');
   const host = colon === -1 ? '127.0.0.1' : text.slice(0, colon).replace(/^\[|\]$/g, '');
   const port = Number(colon === -1 ? text : text.slice(colon + 1));
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new PooltestError('BAD_ARGUMENTS', `--listen must be HOST:PORT or PORT, not "${text}"`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new PooltestError('BAD_ARGUMENTS', `--listen must be HOST:PORT or PORT, not "${text}"`);
   return { listenHost: host === '' ? '127.0.0.1' : host, listenPort: port };
 }
 
 function positiveInt(flag: string, value: string): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n <= 0) throw new PooltestError('BAD_ARGUMENTS', `${flag} must be a positive whole number, not "${value}"`);
+  if (!Number.isInteger(n) || n <= 0)
+    throw new PooltestError('BAD_ARGUMENTS', `${flag} must be a positive whole number, not "${value}"`);
   return n;
 }

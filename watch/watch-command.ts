@@ -25,7 +25,10 @@ export interface WatchIo {
 }
 
 /** Runs `pooltest watch` with `argv` (the arguments after `watch`); returns the exit code. */
-export async function watchCommand(argv: string[], io: WatchIo = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
+export async function watchCommand(
+  argv: string[],
+  io: WatchIo = { stdout: process.stdout, stderr: process.stderr },
+): Promise<number> {
   let args: WatchArgs;
   try {
     args = parseWatchArgs(argv);
@@ -60,7 +63,9 @@ export async function watchCommand(argv: string[], io: WatchIo = { stdout: proce
         throw error;
       }
     } else {
-      io.stderr.write(`pooltest watch: point the application at it (${child.shown}); Ctrl-C ends the watch and reports\n`);
+      io.stderr.write(
+        `pooltest watch: point the application at it (${child.shown}); Ctrl-C ends the watch and reports\n`,
+      );
       await untilInterrupted();
     }
     const report = await watching.stop();
@@ -68,7 +73,13 @@ export async function watchCommand(argv: string[], io: WatchIo = { stdout: proce
     await writeOutputs(report, args);
     const isTty = (io.stdout as { isTTY?: boolean }).isTTY === true;
     const color = colorWanted(args.color, env, isTty);
-    io.stdout.write(renderWatchTerminal(report, new Chalk({ level: color ? 1 : 0 }), (io.stdout as { columns?: number }).columns ?? 120));
+    io.stdout.write(
+      renderWatchTerminal(
+        report,
+        new Chalk({ level: color ? 1 : 0 }),
+        (io.stdout as { columns?: number }).columns ?? 120,
+      ),
+    );
     return watchExitCode(report, exit);
   } catch (error) {
     return failed(error, io);
@@ -107,13 +118,17 @@ async function writeOutputs(report: WatchReport, args: WatchArgs): Promise<void>
     try {
       await writeFile(path, render());
     } catch (error) {
-      throw new PooltestError('OUTPUT_FAILED', `${flag} ${path}: cannot write it (${(error as Error).message})`, { file: path });
+      throw new PooltestError('OUTPUT_FAILED', `${flag} ${path}: cannot write it (${(error as Error).message})`, {
+        file: path,
+      });
     }
   }
 }
 
 function failed(error: unknown, io: WatchIo): number {
-  const e = isPooltestError(error) ? error : new PooltestError('INTERNAL', error instanceof Error ? (error.stack ?? error.message) : String(error));
+  const e = isPooltestError(error)
+    ? error
+    : new PooltestError('INTERNAL', error instanceof Error ? (error.stack ?? error.message) : String(error));
   // Messages never carry a password by construction; the redaction is a second net.
   io.stderr.write(`pooltest watch: ${e.code}: ${redactUrl(e.message)}\n`);
   return 2;

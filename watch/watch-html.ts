@@ -16,21 +16,40 @@ table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.25rem .5rem;
 export function renderWatchHtml(report: WatchReport): string {
   const s = report.summary;
   const parts: string[] = [];
-  parts.push(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>pooltest watch</title><style>${STYLE}</style></head><body>`);
-  parts.push(`<h1>pooltest watch</h1><p>Upstream <code>${esc(report.upstream)}</code>; pooler: ${esc(report.pooler.name)} <span class="dim">(${esc(basisText(report.pooler.basis))})</span>.</p>`);
-  if (report.command !== null) parts.push(`<p>Command <code>${esc(report.command.argv.join(' '))}</code>: ${esc(report.command.signal ?? `exit ${report.command.exitCode}`)}.</p>`);
-  parts.push(`<table><tr><th>connections</th><th>transactions</th><th>statements</th><th>findings</th><th>breaking</th></tr><tr><td>${s.connections}</td><td>${s.transactions}</td><td>${s.statements}</td><td>${s.findings}</td><td>${s.breaking}</td></tr></table>`);
-  if (report.findings.length === 0) parts.push('<p class="fine">No statement relied on session state left by an earlier transaction of its connection.</p>');
+  parts.push(
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>pooltest watch</title><style>${STYLE}</style></head><body>`,
+  );
+  parts.push(
+    `<h1>pooltest watch</h1><p>Upstream <code>${esc(report.upstream)}</code>; pooler: ${esc(report.pooler.name)} <span class="dim">(${esc(basisText(report.pooler.basis))})</span>.</p>`,
+  );
+  if (report.command !== null)
+    parts.push(
+      `<p>Command <code>${esc(report.command.argv.join(' '))}</code>: ${esc(report.command.signal ?? `exit ${report.command.exitCode}`)}.</p>`,
+    );
+  parts.push(
+    `<table><tr><th>connections</th><th>transactions</th><th>statements</th><th>findings</th><th>breaking</th></tr><tr><td>${s.connections}</td><td>${s.transactions}</td><td>${s.statements}</td><td>${s.findings}</td><td>${s.breaking}</td></tr></table>`,
+  );
+  if (report.findings.length === 0)
+    parts.push(
+      '<p class="fine">No statement relied on session state left by an earlier transaction of its connection.</p>',
+    );
   for (const f of report.findings) {
     const cls = f.breaks === true ? 'breaks' : f.breaks === false ? 'fine' : 'unknown';
     const verdict = f.breaks === true ? 'breaks' : f.breaks === false ? 'fine' : 'unknown';
     parts.push(`<section><h2><code>${esc(f.check)}</code>: ${esc(f.state)}</h2>`);
-    parts.push(`<p>${esc(f.title)}. Pooler: <b>${esc(f.outcome ?? 'unknown')}</b>, <span class="${cls}">${verdict}</span>. ${esc(connectionText(f))}.</p>`);
-    parts.push(`<p>Transaction ${f.created.transaction}, created (${esc(f.created.what)}):</p><pre>${esc(f.created.sql)}</pre>`);
-    parts.push(`<p>Transaction ${f.used.transaction}, ${f.use === 'explicit' ? 'used' : 'ran under it'} (${esc(f.used.what)}):</p><pre>${esc(f.used.sql)}</pre>`);
+    parts.push(
+      `<p>${esc(f.title)}. Pooler: <b>${esc(f.outcome ?? 'unknown')}</b>, <span class="${cls}">${verdict}</span>. ${esc(connectionText(f))}.</p>`,
+    );
+    parts.push(
+      `<p>Transaction ${f.created.transaction}, created (${esc(f.created.what)}):</p><pre>${esc(f.created.sql)}</pre>`,
+    );
+    parts.push(
+      `<p>Transaction ${f.used.transaction}, ${f.use === 'explicit' ? 'used' : 'ran under it'} (${esc(f.used.what)}):</p><pre>${esc(f.used.sql)}</pre>`,
+    );
     parts.push(`<p>Fix: ${esc(f.advice)}</p></section>`);
   }
-  if (report.warnings.length > 0) parts.push(`<h2>Warnings</h2><ul>${report.warnings.map((w) => `<li>${esc(w)}</li>`).join('')}</ul>`);
+  if (report.warnings.length > 0)
+    parts.push(`<h2>Warnings</h2><ul>${report.warnings.map((w) => `<li>${esc(w)}</li>`).join('')}</ul>`);
   parts.push('</body></html>\n');
   return parts.join('\n');
 }

@@ -12,20 +12,33 @@ import type { WatchFinding, WatchReport } from './watch-types.js';
 export function renderWatchTerminal(report: WatchReport, c: ChalkInstance, width: number): string {
   const s = report.summary;
   const out: string[] = [];
-  out.push(`${c.bold('pooltest watch')}  ${s.connections} connection(s), ${s.transactions} transaction(s), ${s.statements} statement(s) through ${report.listen} -> ${report.upstream}`);
-  out.push(c.dim(`pooler: ${report.pooler.name}${report.pooler.basis === 'typical' ? '  (no --report/--target given)' : ''}`));
-  if (report.command !== null) out.push(c.dim(`command: ${report.command.argv.join(' ')} -> ${report.command.signal ?? `exit ${report.command.exitCode}`}`));
-  if (report.findings.length === 0) out.push('', c.green('No statement relied on session state left by an earlier transaction of its connection.'));
+  out.push(
+    `${c.bold('pooltest watch')}  ${s.connections} connection(s), ${s.transactions} transaction(s), ${s.statements} statement(s) through ${report.listen} -> ${report.upstream}`,
+  );
+  out.push(
+    c.dim(`pooler: ${report.pooler.name}${report.pooler.basis === 'typical' ? '  (no --report/--target given)' : ''}`),
+  );
+  if (report.command !== null)
+    out.push(
+      c.dim(
+        `command: ${report.command.argv.join(' ')} -> ${report.command.signal ?? `exit ${report.command.exitCode}`}`,
+      ),
+    );
+  if (report.findings.length === 0)
+    out.push('', c.green('No statement relied on session state left by an earlier transaction of its connection.'));
   const sql = Math.max(30, width - 16);
   for (const f of report.findings) {
     out.push('', `${c.bold(f.check)}  ${f.title}`);
     out.push(`  ${behaviourLine(f, c)}`);
     out.push(`  state: ${f.state}${f.certain ? '' : c.yellow(' (inferred)')}; ${connectionText(f)}`);
     out.push(`  ${c.cyan(`T${f.created.transaction}`.padEnd(5))} created  ${oneLine(f.created.sql, sql)}`);
-    out.push(`  ${c.cyan(`T${f.used.transaction}`.padEnd(5))} ${f.use === 'explicit' ? 'used    ' : 'ran under'} ${oneLine(f.used.sql, sql)}${c.dim(`  (${f.used.what})`)}`);
+    out.push(
+      `  ${c.cyan(`T${f.used.transaction}`.padEnd(5))} ${f.use === 'explicit' ? 'used    ' : 'ran under'} ${oneLine(f.used.sql, sql)}${c.dim(`  (${f.used.what})`)}`,
+    );
     out.push(c.dim(`  fix: ${f.advice}`));
   }
-  for (const [check, n] of Object.entries(report.overflow)) out.push(c.dim(`... and ${n} more dependency(ies) of ${check} beyond the kept findings`));
+  for (const [check, n] of Object.entries(report.overflow))
+    out.push(c.dim(`... and ${n} more dependency(ies) of ${check} beyond the kept findings`));
   for (const w of report.warnings) out.push(c.yellow(`warning: ${w}`));
   const line = `${s.findings} finding(s), ${s.breaking} break${report.pooler.basis === 'typical' ? ' under typical transaction pooling' : ' on this pooler'}; ${s.parsedTexts} distinct texts parsed; ${s.durationMs} ms`;
   out.push('', s.breaking > 0 ? c.red(line) : c.green(line));
@@ -36,17 +49,33 @@ export function renderWatchTerminal(report: WatchReport, c: ChalkInstance, width
 export function renderWatchMarkdown(report: WatchReport): string {
   const s = report.summary;
   const lines: string[] = ['# pooltest watch', ''];
-  lines.push(`Upstream \`${cell(report.upstream)}\`; pooler: ${cell(report.pooler.name)} (${basisText(report.pooler.basis)}).`, '');
-  if (report.command !== null) lines.push(`Command: \`${cell(report.command.argv.join(' '))}\`, ${report.command.signal ?? `exit ${report.command.exitCode}`}.`, '');
+  lines.push(
+    `Upstream \`${cell(report.upstream)}\`; pooler: ${cell(report.pooler.name)} (${basisText(report.pooler.basis)}).`,
+    '',
+  );
+  if (report.command !== null)
+    lines.push(
+      `Command: \`${cell(report.command.argv.join(' '))}\`, ${report.command.signal ?? `exit ${report.command.exitCode}`}.`,
+      '',
+    );
   lines.push('| connections | transactions | statements | findings | breaking |', '|---:|---:|---:|---:|---:|');
   lines.push(`| ${s.connections} | ${s.transactions} | ${s.statements} | ${s.findings} | ${s.breaking} |`, '');
-  if (report.findings.length === 0) lines.push('No statement relied on session state left by an earlier transaction of its connection.');
+  if (report.findings.length === 0)
+    lines.push('No statement relied on session state left by an earlier transaction of its connection.');
   for (const f of report.findings) {
     lines.push('', `## \`${f.check}\`: ${cell(f.state)}`, '');
-    lines.push(`${cell(f.title)}. What the pooler does: **${f.outcome ?? 'unknown'}**, ${breaksText(f.breaks)}. Seen ${f.count} time(s) on ${f.connections} connection(s); first on ${cell(connectionText(f))}.`, '');
+    lines.push(
+      `${cell(f.title)}. What the pooler does: **${f.outcome ?? 'unknown'}**, ${breaksText(f.breaks)}. Seen ${f.count} time(s) on ${f.connections} connection(s); first on ${cell(connectionText(f))}.`,
+      '',
+    );
     lines.push('| transaction | role | statement |', '|---:|---|---|');
-    lines.push(`| T${f.created.transaction} | created (${cell(f.created.what)}) | <code>${cell(oneLine(f.created.sql, 400))}</code> |`);
-    lines.push(`| T${f.used.transaction} | ${f.use === 'explicit' ? 'used' : 'ran under it'} (${cell(f.used.what)}) | <code>${cell(oneLine(f.used.sql, 400))}</code> |`, '');
+    lines.push(
+      `| T${f.created.transaction} | created (${cell(f.created.what)}) | <code>${cell(oneLine(f.created.sql, 400))}</code> |`,
+    );
+    lines.push(
+      `| T${f.used.transaction} | ${f.use === 'explicit' ? 'used' : 'ran under it'} (${cell(f.used.what)}) | <code>${cell(oneLine(f.used.sql, 400))}</code> |`,
+      '',
+    );
     lines.push(`Fix: ${cell(f.advice)}`);
   }
   if (report.warnings.length > 0) lines.push('', '## Warnings', '', ...report.warnings.map((w) => `- ${cell(w)}`));
@@ -86,5 +115,10 @@ function breaksText(breaks: Breaks): string {
 
 /** Safe inside a table cell and `<code>`: HTML-escaped, pipes and newlines neutralised. */
 function cell(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\|/g, '&#124;').replace(/\r?\n/g, ' ');
+  return text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/\|/g, '&#124;')
+    .replace(/\r?\n/g, ' ');
 }

@@ -7,7 +7,12 @@
 import { PooltestError } from '../engine/errors.js';
 import { redactUrl, resolveTarget, type Target } from '../engine/target.js';
 import type { AuditCheckId } from '../audit/audit-types.js';
-import { behaviourFromReportFile, poolerSummary, typicalBehaviour, type PoolerBehaviour } from '../audit/pooler-behaviour.js';
+import {
+  behaviourFromReportFile,
+  poolerSummary,
+  typicalBehaviour,
+  type PoolerBehaviour,
+} from '../audit/pooler-behaviour.js';
 import { loadParser } from '../audit/sql-parser.js';
 import { behaviourFromTarget } from '../audit/target-run.js';
 import { ConnectionTracker } from './connection-tracker.js';
@@ -85,7 +90,12 @@ export async function startWatch(options: WatchOptions): Promise<Watching> {
       startupTimeoutMs: options.startupTimeoutMs ?? 30_000,
       warn,
       observe(clientPort) {
-        const tracker = new ConnectionTracker({ id: ++connections, applicationName: null, user: null, database: null, clientPort }, cache, (d, c) => collector.add(d, c), warn);
+        const tracker = new ConnectionTracker(
+          { id: ++connections, applicationName: null, user: null, database: null, clientPort },
+          cache,
+          (d, c) => collector.add(d, c),
+          warn,
+        );
         trackers.add(tracker);
         return {
           frontend: (frame) => tracker.frontend(frame),
@@ -94,7 +104,10 @@ export async function startWatch(options: WatchOptions): Promise<Watching> {
             tracker.close();
             transactions += tracker.transactions;
             statements += tracker.statements;
-            if (tracker.state.capped) warn(`connection ${tracker.info.id}: more than the per-connection bound of live state items; later ones were not followed`);
+            if (tracker.state.capped)
+              warn(
+                `connection ${tracker.info.id}: more than the per-connection bound of live state items; later ones were not followed`,
+              );
             trackers.delete(tracker);
           },
         };
@@ -102,7 +115,10 @@ export async function startWatch(options: WatchOptions): Promise<Watching> {
     });
   } catch (error) {
     const e = error as NodeJS.ErrnoException;
-    throw new PooltestError('BAD_ARGUMENTS', `--listen ${options.listenHost ?? '127.0.0.1'}:${options.listenPort ?? 0}: cannot listen (${e.code ?? e.message})`);
+    throw new PooltestError(
+      'BAD_ARGUMENTS',
+      `--listen ${options.listenHost ?? '127.0.0.1'}:${options.listenPort ?? 0}: cannot listen (${e.code ?? e.message})`,
+    );
   }
   const upstreamText = redactUrl(options.upstream);
   return {
@@ -122,7 +138,8 @@ export async function startWatch(options: WatchOptions): Promise<Watching> {
       const checks = collector.checks();
       const behaviour = await resolveBehaviour(fromReport, options, checks);
       for (const id of checks) {
-        if (behaviour.basis !== 'typical' && !behaviour.outcomes.has(id)) warnings.push(`${id} is not in the pooler's results: what it does there is unknown`);
+        if (behaviour.basis !== 'typical' && !behaviour.outcomes.has(id))
+          warnings.push(`${id} is not in the pooler's results: what it does there is unknown`);
       }
       const findings = collector.findings(behaviour);
       return {
@@ -151,7 +168,11 @@ export async function startWatch(options: WatchOptions): Promise<Watching> {
   };
 }
 
-async function resolveBehaviour(fromReport: PoolerBehaviour | null, options: WatchOptions, checks: string[]): Promise<PoolerBehaviour> {
+async function resolveBehaviour(
+  fromReport: PoolerBehaviour | null,
+  options: WatchOptions,
+  checks: string[],
+): Promise<PoolerBehaviour> {
   if (fromReport !== null) return fromReport;
   if (options.target === undefined) return typicalBehaviour();
   // Nothing found: no reason to touch the pooler.

@@ -25,7 +25,13 @@ function viaPort(url: string, port: number): string {
 
 export async function condition(stack: Stack, delayMs: number): Promise<Condition> {
   if (delayMs === 0) {
-    return { name: 'loopback', delayMs, target: stack.target.url(), direct: stack.postgres.url(), stop: async () => undefined };
+    return {
+      name: 'loopback',
+      delayMs,
+      target: stack.target.url(),
+      direct: stack.postgres.url(),
+      stop: async () => undefined,
+    };
   }
   const proxies: FaultProxy[] = [];
   try {

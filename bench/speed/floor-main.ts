@@ -25,7 +25,19 @@ const sink = new Writable({ write: (_c, _e, cb) => cb() });
 const vitest = await startVitest(
   'test',
   [],
-  { root, config: false, watch: false, include: ['floor-probe.test.js'], reporters: [collector], provide: { floorUrl: url }, fileParallelism: false, maxWorkers: 1, pool: 'threads', isolate: false, silent: true },
+  {
+    root,
+    config: false,
+    watch: false,
+    include: ['floor-probe.test.js'],
+    reporters: [collector],
+    provide: { floorUrl: url },
+    fileParallelism: false,
+    maxWorkers: 1,
+    pool: 'threads',
+    isolate: false,
+    silent: true,
+  },
   { cacheDir: path.join(os.tmpdir(), 'pooltest-vite-cache') },
   { stdout: sink, stderr: sink },
 );

@@ -17,7 +17,10 @@ import type { Report } from '../../engine/types.js';
 const DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 /** Spawns `node args...`, resolves with the wall time and exit code; bounded. */
-export function timeNode(args: string[], boundMs = 180_000): Promise<{ ms: number; code: number | null; stderr: string }> {
+export function timeNode(
+  args: string[],
+  boundMs = 180_000,
+): Promise<{ ms: number; code: number | null; stderr: string }> {
   return new Promise((resolve) => {
     const t = performance.now();
     const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
@@ -48,7 +51,18 @@ export async function cliRun(target: string, direct: string): Promise<CliRun> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'pooltest-bench-cli-'));
   try {
     const json = path.join(dir, 'report.json');
-    const r = await timeNode([path.join(DIST, 'cli', 'main.js'), '--target', target, '--direct', direct, '--quiet', '--no-store', '--no-color', '--json', json]);
+    const r = await timeNode([
+      path.join(DIST, 'cli', 'main.js'),
+      '--target',
+      target,
+      '--direct',
+      direct,
+      '--quiet',
+      '--no-store',
+      '--no-color',
+      '--json',
+      json,
+    ]);
     if (r.code !== 0 && r.code !== 1) throw new Error(`pooltest exited ${r.code}: ${r.stderr.slice(0, 400)}`);
     return { ms: r.ms, report: JSON.parse(readFileSync(json, 'utf8')) as Report };
   } finally {
@@ -89,7 +103,13 @@ export async function breakdown(target: string, direct: string): Promise<Breakdo
   });
   const totalMs = performance.now() - t;
   const gap = new Map(resultAt.map((r, i) => [r.id, i === 0 ? 0 : r.at - resultAt[i - 1]!.at]));
-  const checks = report.checks.map((c) => ({ id: c.id, ms: c.durationMs, wallMs: gap.get(c.id) ?? 0, statements: c.statements, outcome: c.outcome ?? c.verdict }));
+  const checks = report.checks.map((c) => ({
+    id: c.id,
+    ms: c.durationMs,
+    wallMs: gap.get(c.id) ?? 0,
+    statements: c.statements,
+    outcome: c.outcome ?? c.verdict,
+  }));
   const first = report.checks.find((c) => c.id === resultAt[0]?.id);
   const span = resultAt.length > 0 ? resultAt.at(-1)!.at - resultAt[0]!.at : 0;
   const later = checks.filter((c) => c.id !== first?.id && gap.has(c.id));

@@ -49,12 +49,28 @@ export function summarise(c: ConditionSamples): ConditionSummary {
   for (const id of c.breakdowns[0]?.checks.map((x) => x.id) ?? []) {
     const rows = c.breakdowns.map((b) => b.checks.find((x) => x.id === id)!).filter(Boolean);
     const outcomes = new Set([...rows.map((r) => r.outcome), ...c.cliOutcomes.map((o) => o[id] ?? '?')]);
-    checks[id] = { ms: median(rows.map((r) => r.ms)), wallMs: median(rows.map((r) => r.wallMs)), statements: median(rows.map((r) => r.statements)), outcomes: [...outcomes] };
+    checks[id] = {
+      ms: median(rows.map((r) => r.ms)),
+      wallMs: median(rows.map((r) => r.wallMs)),
+      statements: median(rows.map((r) => r.statements)),
+      outcomes: [...outcomes],
+    };
   }
   return {
-    name: c.name, delayMs: c.delayMs, runs: c.cliMs.length, floorMs: floor, cliMs: cli, cliOverFloor: cli / floor, conclusive: Math.min(...c.cliConclusive),
-    inProcessMs: of((b) => b.totalMs), discoveryMs: of((b) => b.discoveryMs), runnerMs: of((b) => b.runnerMs), betweenMs: of((b) => b.betweenMs),
-    checksMs: of((b) => b.checks.reduce((n, x) => n + x.ms, 0)), sweepMs: of((b) => b.sweepMs), checks,
+    name: c.name,
+    delayMs: c.delayMs,
+    runs: c.cliMs.length,
+    floorMs: floor,
+    cliMs: cli,
+    cliOverFloor: cli / floor,
+    conclusive: Math.min(...c.cliConclusive),
+    inProcessMs: of((b) => b.totalMs),
+    discoveryMs: of((b) => b.discoveryMs),
+    runnerMs: of((b) => b.runnerMs),
+    betweenMs: of((b) => b.betweenMs),
+    checksMs: of((b) => b.checks.reduce((n, x) => n + x.ms, 0)),
+    sweepMs: of((b) => b.sweepMs),
+    checks,
   };
 }
 
@@ -64,29 +80,59 @@ const x = (r: number): string => `${r.toFixed(2)}x`;
 /** The compact table: one column per condition. */
 export function render(sums: ConditionSummary[]): string {
   const lines: string[] = [];
-  const head = (label: string, cells: string[]): void => void lines.push(`${label.padEnd(44)}${cells.map((c) => c.padStart(22)).join('')}`);
-  head('', sums.map((c) => c.name));
-  head('floor (Node + Vitest + 1 query), median', sums.map((c) => s(c.floorMs)));
-  head('catalogue, fresh pooltest process', sums.map((c) => `${s(c.cliMs)} ${x(c.cliOverFloor)}`));
-  head('  checks conclusive (worst run)', sums.map((c) => `${c.conclusive}/${Object.keys(c.checks).length}`));
-  head('catalogue in process (run())', sums.map((c) => `${s(c.inProcessMs)} ${x(c.inProcessMs / c.floorMs)}`));
-  const part = (label: string, f: (c: ConditionSummary) => number): void => head(`  ${label}`, sums.map((c) => `${s(f(c))} ${(100 * f(c) / c.inProcessMs).toFixed(0).padStart(3)}%`));
+  const head = (label: string, cells: string[]): void =>
+    void lines.push(`${label.padEnd(44)}${cells.map((c) => c.padStart(22)).join('')}`);
+  head(
+    '',
+    sums.map((c) => c.name),
+  );
+  head(
+    'floor (Node + Vitest + 1 query), median',
+    sums.map((c) => s(c.floorMs)),
+  );
+  head(
+    'catalogue, fresh pooltest process',
+    sums.map((c) => `${s(c.cliMs)} ${x(c.cliOverFloor)}`),
+  );
+  head(
+    '  checks conclusive (worst run)',
+    sums.map((c) => `${c.conclusive}/${Object.keys(c.checks).length}`),
+  );
+  head(
+    'catalogue in process (run())',
+    sums.map((c) => `${s(c.inProcessMs)} ${x(c.inProcessMs / c.floorMs)}`),
+  );
+  const part = (label: string, f: (c: ConditionSummary) => number): void =>
+    head(
+      `  ${label}`,
+      sums.map((c) => `${s(f(c))} ${((100 * f(c)) / c.inProcessMs).toFixed(0).padStart(3)}%`),
+    );
   part('discovery', (c) => c.discoveryMs);
   part('runner (Vitest start, stop, 1st load)', (c) => c.runnerMs);
   part('between checks (tidy-up, file load)', (c) => c.betweenMs);
   part('checks (sum of own durations)', (c) => c.checksMs);
   part('sweep', (c) => c.sweepMs);
   lines.push('');
-  head('check (own ms, median; statements)', sums.map((c) => c.name));
+  head(
+    'check (own ms, median; statements)',
+    sums.map((c) => c.name),
+  );
   for (const id of Object.keys(sums[0]?.checks ?? {})) {
-    head(`  ${id}`, sums.map((c) => {
-      const k = c.checks[id];
-      return k ? `${k.ms.toFixed(0)} ms ${String(k.statements).padStart(3)} ${k.outcomes.join(',')}`.slice(0, 21) : '-';
-    }));
+    head(
+      `  ${id}`,
+      sums.map((c) => {
+        const k = c.checks[id];
+        return k
+          ? `${k.ms.toFixed(0)} ms ${String(k.statements).padStart(3)} ${k.outcomes.join(',')}`.slice(0, 21)
+          : '-';
+      }),
+    );
   }
   if (sums.length === 2) {
     lines.push('');
-    lines.push(`latency cost: catalogue ${x(sums[1]!.cliMs / sums[0]!.cliMs)} of loopback; floor ${x(sums[1]!.floorMs / sums[0]!.floorMs)}`);
+    lines.push(
+      `latency cost: catalogue ${x(sums[1]!.cliMs / sums[0]!.cliMs)} of loopback; floor ${x(sums[1]!.floorMs / sums[0]!.floorMs)}`,
+    );
   }
   return `${lines.join('\n')}\n`;
 }

@@ -42,19 +42,28 @@ export interface LandingReading {
  * `.connect` for connections that timed out, and `observe.probe` for the look at b1 after a
  * queue).
  */
-export function readLanding(steps: readonly StepRecord[], discovery: Discovery, b1: number, prefix = '', observe = 'observe.take'): LandingReading {
+export function readLanding(
+  steps: readonly StepRecord[],
+  discovery: Discovery,
+  b1: number,
+  prefix = '',
+  observe = 'observe.take',
+): LandingReading {
   const takes = steps.filter((s) => s.tag === `${prefix}${observe}`);
   const connects = steps.filter((s) => s.tag === `${prefix}${observe}.connect`);
   const probes = steps.filter((s) => s.tag === `${prefix}observe.probe` && numberOf(s, 'target_pid') === b1);
   const landed = takes.filter((t) => !t.timedOut && t.pid !== null);
   // A candidate refused at capacity (a pooler that refuses instead of queueing) was queued too.
-  const queued = takes.some((t) => t.timedOut || isCapacityRefusal(t.error)) || connects.some((c) => c.timedOut || isCapacityRefusal(c.error));
+  const queued =
+    takes.some((t) => t.timedOut || isCapacityRefusal(t.error)) ||
+    connects.some((c) => c.timedOut || isCapacityRefusal(c.error));
   const backendsSeen = new Set([b1, ...landed.map((t) => t.pid)]).size;
   const base = { tries: landed.length, queued, backendsSeen };
   if (landed.some((t) => t.pid === b1)) return { ...base, placed: true, reservedBy: null, doubt: '' };
   if (discovery.mode === 'direct') return { ...base, placed: false, reservedBy: 'direct', doubt: '' };
   if (queued && probes.some(quietProbe)) return { ...base, placed: false, reservedBy: 'queue', doubt: '' };
-  const poolExhausted = discovery.poolSize === null && !sharesBackends(discovery) && landed.length >= discovery.poolBound;
+  const poolExhausted =
+    discovery.poolSize === null && !sharesBackends(discovery) && landed.length >= discovery.poolBound;
   if (poolExhausted) return { ...base, placed: false, reservedBy: 'pool', doubt: '' };
   return { ...base, placed: false, reservedBy: null, doubt: doubtOf(queued, probes, backendsSeen, discovery, b1) };
 }
@@ -73,10 +82,13 @@ function doubtOf(queued: boolean, probes: StepRecord[], seen: number, d: Discove
   if (d.poolSize !== null && seen > d.poolSize) {
     return `the candidates and A came to ${seen} backends, more than the pool of ${d.poolSize} discovery found: the pool changed (a restart, new server connections) or other traffic interfered`;
   }
-  if (!queued && d.poolSize === null && sharesBackends(d)) return `backends are shared and the pool's size is unknown: missing backend ${b1} proves nothing`;
-  if (!queued) return `the candidates were not exhausted (${seen - 1} other backend(s) reached${d.poolSize !== null ? `, pool of ${d.poolSize}` : ''}) and none was queued`;
+  if (!queued && d.poolSize === null && sharesBackends(d))
+    return `backends are shared and the pool's size is unknown: missing backend ${b1} proves nothing`;
+  if (!queued)
+    return `the candidates were not exhausted (${seen - 1} other backend(s) reached${d.poolSize !== null ? `, pool of ${d.poolSize}` : ''}) and none was queued`;
   const last = probes[probes.length - 1];
-  if (!last) return `a candidate was queued, but nothing could look at backend ${b1} to tell a reserved backend from one busy with other traffic`;
+  if (!last)
+    return `a candidate was queued, but nothing could look at backend ${b1} to tell a reserved backend from one busy with other traffic`;
   if (last.error) return `a candidate was queued, and looking at backend ${b1} failed: ${last.error.message}`;
   if (numberOf(last, 'present') === 0) return `a candidate was queued, and backend ${b1} no longer exists`;
   const state = valueOf(last, 'state');
@@ -90,20 +102,26 @@ function doubtOf(queued: boolean, probes: StepRecord[], seen: number, d: Discove
  * that timed out), A's backend is read from `${phase}${need.create}`. A phase is a tag prefix
  * ending in `:` (`discard:`), or none.
  */
-export function unprovenLandings(steps: readonly StepRecord[], discovery: Discovery, needs: readonly { create: string; observe: string }[]): string[] {
+export function unprovenLandings(
+  steps: readonly StepRecord[],
+  discovery: Discovery,
+  needs: readonly { create: string; observe: string }[],
+): string[] {
   const doubts: string[] = [];
   for (const need of needs) {
     const phases = new Set<string>();
     for (const s of steps) {
       for (const suffix of [need.observe, `${need.observe}.connect`]) {
-        if (s.tag === suffix || (s.tag.endsWith(`:${suffix}`) && s.tag.length > suffix.length)) phases.add(s.tag.slice(0, s.tag.length - suffix.length));
+        if (s.tag === suffix || (s.tag.endsWith(`:${suffix}`) && s.tag.length > suffix.length))
+          phases.add(s.tag.slice(0, s.tag.length - suffix.length));
       }
     }
     for (const prefix of phases) {
       const b1 = steps.find((s) => s.tag === `${prefix}${need.create}`)?.pid;
       if (typeof b1 !== 'number') continue;
       const landing = readLanding(steps, discovery, b1, prefix, need.observe);
-      if (!landing.placed && landing.reservedBy === null) doubts.push(prefix ? `${prefix.slice(0, -1)}: ${landing.doubt}` : landing.doubt);
+      if (!landing.placed && landing.reservedBy === null)
+        doubts.push(prefix ? `${prefix.slice(0, -1)}: ${landing.doubt}` : landing.doubt);
     }
   }
   return doubts;

@@ -15,13 +15,15 @@ import type { StepRecord } from '../types.js';
 const OUTAGE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '57P04', '08000', '08001', '08003', '08004', '08006']);
 
 /** The same, worded by poolers (PgBouncer uses 08P01 for these and for genuine refusals alike). */
-const OUTAGE_MESSAGES = /server login has been failing|cannot connect to server|server conn crashed|database system is (starting up|shutting down|not yet accepting|in recovery)|terminating connection due to administrator command|pgbouncer is shutting down|server shutting down|database shutdown|server connection closed/i;
+const OUTAGE_MESSAGES =
+  /server login has been failing|cannot connect to server|server conn crashed|database system is (starting up|shutting down|not yet accepting|in recovery)|terminating connection due to administrator command|pgbouncer is shutting down|server shutting down|database shutdown|server connection closed/i;
 
 /** A connection refused before any byte (nothing listens: the pooler is down), as Scenario records it. */
 const REFUSED_BEFORE_LOGIN = /^TARGET_REFUSED: /;
 
 /** Connection lost with no word from the server (a pooler killed, a socket reset). */
-const LOST_WITHOUT_WORD = /^(Connection terminated unexpectedly|read ECONNRESET|write EPIPE|This socket has been ended)/i;
+const LOST_WITHOUT_WORD =
+  /^(Connection terminated unexpectedly|read ECONNRESET|write EPIPE|This socket has been ended)/i;
 
 /** The first step whose error shows the target unavailable, if any. */
 export function outageIn(steps: readonly StepRecord[]): StepRecord | undefined {
@@ -46,7 +48,8 @@ export function outageIn(steps: readonly StepRecord[]): StepRecord | undefined {
  * unavailable, never how it behaves: a label read from it would be the outage's.
  */
 export function nothingAnswered(steps: readonly StepRecord[]): StepRecord | undefined {
-  const answer = (s: StepRecord): boolean => (!s.error && !s.timedOut && s.pid !== null) || (s.error?.code !== undefined && s.sql !== CONNECT_NOTE);
+  const answer = (s: StepRecord): boolean =>
+    (!s.error && !s.timedOut && s.pid !== null) || (s.error?.code !== undefined && s.sql !== CONNECT_NOTE);
   if (steps.some(answer)) return undefined;
   return steps.find((s) => s.error !== null || s.timedOut);
 }

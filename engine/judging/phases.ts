@@ -30,12 +30,19 @@ export function worstOf(phases: readonly PhaseJudgement[], worstFirst: readonly 
     facts[`${phase}.outcome`] = judgement.outcome;
     for (const [k, v] of Object.entries(judgement.facts)) facts[`${phase}.${k}`] = v;
   }
-  const summary = phases.map((p) => `${p.phase}: ${p.judgement.outcome ?? 'inconclusive'} (${p.judgement.reason})`).join('; ');
-  if (phases.length > 0 && phases.every((p) => p.judgement.skipped)) return { outcome: null, facts, reason: summary, skipped: true };
-  const rank = (o: string | null): number => (o === null ? Infinity : worstFirst.indexOf(o) === -1 ? worstFirst.length : worstFirst.indexOf(o));
-  const known = phases.filter((p) => p.judgement.outcome !== null).sort((a, b) => rank(a.judgement.outcome) - rank(b.judgement.outcome));
+  const summary = phases
+    .map((p) => `${p.phase}: ${p.judgement.outcome ?? 'inconclusive'} (${p.judgement.reason})`)
+    .join('; ');
+  if (phases.length > 0 && phases.every((p) => p.judgement.skipped))
+    return { outcome: null, facts, reason: summary, skipped: true };
+  const rank = (o: string | null): number =>
+    o === null ? Infinity : worstFirst.indexOf(o) === -1 ? worstFirst.length : worstFirst.indexOf(o);
+  const known = phases
+    .filter((p) => p.judgement.outcome !== null)
+    .sort((a, b) => rank(a.judgement.outcome) - rank(b.judgement.outcome));
   const worst = known[0];
   const unknown = phases.filter((p) => p.judgement.outcome === null);
-  if (!worst || (unknown.length > 0 && rank(worst.judgement.outcome) > 0)) return { outcome: null, facts, reason: summary };
+  if (!worst || (unknown.length > 0 && rank(worst.judgement.outcome) > 0))
+    return { outcome: null, facts, reason: summary };
   return { outcome: worst.judgement.outcome, facts, reason: summary };
 }

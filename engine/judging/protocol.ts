@@ -22,5 +22,9 @@ export function describeViolationStep(step: StepRecord): string {
 
 /** A recorded violation as the error that stops a run (discovery). */
 export function violationError(step: StepRecord, during: string): PooltestError {
-  return new PooltestError(PROTOCOL_VIOLATION, `the target broke the PostgreSQL wire protocol ${during} (step ${describeViolationStep(step)})`, { session: step.session, tag: step.tag });
+  return new PooltestError(
+    PROTOCOL_VIOLATION,
+    `the target broke the PostgreSQL wire protocol ${during} (step ${describeViolationStep(step)})`,
+    { session: step.session, tag: step.tag },
+  );
 }

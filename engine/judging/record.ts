@@ -72,6 +72,9 @@ export const MARKERS_TAG = 'run.markers';
 
 /** A marker the scenario recorded (`run.markers` facts), as a string; '' when absent. */
 export function markerOf(steps: readonly StepRecord[], name: string): string {
-  const v = valueOf(steps.find((s) => s.tag === MARKERS_TAG), name);
+  const v = valueOf(
+    steps.find((s) => s.tag === MARKERS_TAG),
+    name,
+  );
   return typeof v === 'string' || typeof v === 'number' ? String(v) : '';
 }

@@ -36,9 +36,14 @@ export function judgeState(steps: readonly StepRecord[], discovery: Discovery, r
   const create = stepOf(steps, 'A.create');
   if (!create) return none({}, 'A never created the state (no A.create step)');
   if (sqlError(create)) {
-    return { outcome: 'rejected', facts: { rejectedWith: errorText(create) }, reason: `the statement was refused: ${errorText(create)}` };
+    return {
+      outcome: 'rejected',
+      facts: { rejectedWith: errorText(create) },
+      reason: `the statement was refused: ${errorText(create)}`,
+    };
   }
-  if (create.error || create.pid === null) return none({}, `A's create step failed without an SQLSTATE: ${errorText(create) ?? 'no pid recorded'}`);
+  if (create.error || create.pid === null)
+    return none({}, `A's create step failed without an SQLSTATE: ${errorText(create) ?? 'no pid recorded'}`);
   const b1 = create.pid;
   const readback = stepOf(steps, 'A.readback');
   if (!answered(readback) || readback.pid === null) {
@@ -64,23 +69,48 @@ export function judgeState(steps: readonly StepRecord[], discovery: Discovery, r
     const saw = reading.seenByOther(observer);
     facts.otherSawState = saw;
     if (saw === null) return none(facts, `the observer on backend ${b1} returned no reading`);
-    if (saw) return { outcome: 'leaked', facts, reason: `${observer.session}, another client, got A's old backend ${b1} and saw A's state${shown(observer)}; A's next transaction ran on ${b2}${shown(readback)}` };
+    if (saw)
+      return {
+        outcome: 'leaked',
+        facts,
+        reason: `${observer.session}, another client, got A's old backend ${b1} and saw A's state${shown(observer)}; A's next transaction ran on ${b2}${shown(readback)}`,
+      };
     if (b1 === b2) return none(facts, `A's next transaction ran on backend ${b1} while the observer held it`);
     if (kept === null) return none(facts, `A's next transaction on backend ${b2} returned no reading`);
     return kept
-      ? { outcome: 'tracked', facts, reason: `the state followed A to backend ${b2}${shown(readback)}; ${observer.session} on A's old backend ${b1} did not see it${shown(observer)}` }
-      : { outcome: 'lost', facts, reason: `A lost the state on backend ${b2}${shown(readback)}; ${observer.session} on A's old backend ${b1} did not see it${shown(observer)}` };
+      ? {
+          outcome: 'tracked',
+          facts,
+          reason: `the state followed A to backend ${b2}${shown(readback)}; ${observer.session} on A's old backend ${b1} did not see it${shown(observer)}`,
+        }
+      : {
+          outcome: 'lost',
+          facts,
+          reason: `A lost the state on backend ${b2}${shown(readback)}; ${observer.session} on A's old backend ${b1} did not see it${shown(observer)}`,
+        };
   }
   if (b1 !== b2) return none(facts, `A moved from backend ${b1} to ${b2} but no other client could be placed on ${b1}`);
   if (kept === null) return none(facts, `A's next transaction returned no reading`);
   if (!kept) return { outcome: 'lost', facts, reason: `A stayed on backend ${b1} and its state was gone` };
   const landing = readLanding(steps, discovery, b1);
-  if (landing.reservedBy === null) return none({ ...facts, backendsSeen: landing.backendsSeen }, `no candidate reached backend ${b1}, and nothing proves the pooler kept it for A: ${landing.doubt}`);
+  if (landing.reservedBy === null)
+    return none(
+      { ...facts, backendsSeen: landing.backendsSeen },
+      `no candidate reached backend ${b1}, and nothing proves the pooler kept it for A: ${landing.doubt}`,
+    );
   if (sharesBackends(discovery)) {
     return { outcome: 'pinned', facts, reason: `the pooler kept A on backend ${b1}: other clients could not get it` };
   }
-  const how = { queue: 'a client trying for it was queued while it sat idle', direct: 'the target gives every client its own backend', pool: `${takes.length} other client(s) got other backends` }[landing.reservedBy];
-  return { outcome: 'session', facts, reason: `A kept the state on its own backend ${b1}${shown(readback)}; no other client could use that backend (${how})` };
+  const how = {
+    queue: 'a client trying for it was queued while it sat idle',
+    direct: 'the target gives every client its own backend',
+    pool: `${takes.length} other client(s) got other backends`,
+  }[landing.reservedBy];
+  return {
+    outcome: 'session',
+    facts,
+    reason: `A kept the state on its own backend ${b1}${shown(readback)}; no other client could use that backend (${how})`,
+  };
 }
 
 /** A candidate for A's old backend was queued: it got no connection or no backend within the wait bound. */

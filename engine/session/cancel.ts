@@ -28,7 +28,12 @@ export interface CancelDelivery {
  * the peer to close (or `timeoutMs`). The protocol sends no reply either way, so a delivery
  * says the request was written and read, not that it took effect.
  */
-export function sendCancelRequest(target: Target, processId: number, secretKey: number, timeoutMs: number): Promise<CancelDelivery> {
+export function sendCancelRequest(
+  target: Target,
+  processId: number,
+  secretKey: number,
+  timeoutMs: number,
+): Promise<CancelDelivery> {
   const started = performance.now();
   return new Promise((resolve) => {
     const socket = net.connect({ host: target.host, port: target.port });

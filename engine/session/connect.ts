@@ -15,7 +15,8 @@ import { assertGuarded, guardClient } from '../wire/pg-guard.js';
  * sessions do not each pay for the failed one.
  */
 export async function connectClient(target: Target, timeoutMs: number, applicationName: string): Promise<pg.Client> {
-  if (target.sslmode !== 'prefer' && target.sslmode !== 'allow') return connectOnce(target, timeoutMs, applicationName, target.sslmode !== 'disable');
+  if (target.sslmode !== 'prefer' && target.sslmode !== 'allow')
+    return connectOnce(target, timeoutMs, applicationName, target.sslmode !== 'disable');
   const key = `${target.host}:${target.port}:${target.sslmode}`;
   const first = learned.get(key) ?? target.sslmode === 'prefer';
   try {
@@ -26,7 +27,8 @@ export async function connectClient(target: Target, timeoutMs: number, applicati
     // libpq: `prefer` falls back to plaintext when TLS is refused or does not fit pg_hba; `allow`
     // tries TLS after plaintext was refused for want of encryption.
     const retry = first
-      ? /does not support SSL/i.test(String((err as Error).message)) || (err instanceof PooltestError && err.code === 'TLS_FAILED')
+      ? /does not support SSL/i.test(String((err as Error).message)) ||
+        (err instanceof PooltestError && err.code === 'TLS_FAILED')
       : err instanceof PooltestError && err.code === 'TLS_FAILED';
     if (!retry) throw err;
     const client = await connectOnce(target, timeoutMs, applicationName, !first);
@@ -38,7 +40,12 @@ export async function connectClient(target: Target, timeoutMs: number, applicati
 /** Per endpoint and mode: whether TLS was the attempt that worked. */
 const learned = new Map<string, boolean>();
 
-async function connectOnce(target: Target, timeoutMs: number, applicationName: string, tls: boolean): Promise<pg.Client> {
+async function connectOnce(
+  target: Target,
+  timeoutMs: number,
+  applicationName: string,
+  tls: boolean,
+): Promise<pg.Client> {
   const client = new pg.Client(pgConfig(target, timeoutMs, applicationName, tls));
   // An error emitted while connecting would otherwise be unhandled.
   client.on('error', () => undefined);
@@ -74,7 +81,11 @@ export function classifyConnectError(err: unknown, target: Target, timeoutMs: nu
   const detail = { target: where, sqlstate: e?.code ?? null };
   switch (e?.code) {
     case 'ECONNREFUSED':
-      return new PooltestError('TARGET_REFUSED', `connection to ${where} refused: nothing listens on port ${target.port}`, detail);
+      return new PooltestError(
+        'TARGET_REFUSED',
+        `connection to ${where} refused: nothing listens on port ${target.port}`,
+        detail,
+      );
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
       return new PooltestError('TARGET_UNREACHABLE', `host "${target.host}" of ${where} cannot be resolved`, detail);
@@ -83,24 +94,41 @@ export function classifyConnectError(err: unknown, target: Target, timeoutMs: nu
     case 'ETIMEDOUT':
       return new PooltestError('TARGET_UNREACHABLE', `${where} is unreachable (${e.code})`, detail);
     case '28P01':
-      return new PooltestError('AUTH_FAILED', `authentication failed for user "${target.user}" at ${where}: ${msg}`, detail);
+      return new PooltestError(
+        'AUTH_FAILED',
+        `authentication failed for user "${target.user}" at ${where}: ${msg}`,
+        detail,
+      );
     case '3D000':
-      return new PooltestError('DATABASE_NOT_FOUND', `database "${target.database}" does not exist at ${where}: ${msg}`, detail);
+      return new PooltestError(
+        'DATABASE_NOT_FOUND',
+        `database "${target.database}" does not exist at ${where}: ${msg}`,
+        detail,
+      );
     case '28000':
       // pg_hba refusals name the encryption state since PostgreSQL 12 ("..., no encryption" for
       // a hostssl-only entry, "..., SSL encryption" for hostnossl): an encryption mismatch.
-      if (/ssl|tls|no encryption/i.test(msg)) return new PooltestError('TLS_FAILED', `${where} refused this connection's encryption: ${msg}`, detail);
+      if (/ssl|tls|no encryption/i.test(msg))
+        return new PooltestError('TLS_FAILED', `${where} refused this connection's encryption: ${msg}`, detail);
       return new PooltestError('AUTH_FAILED', `${where} refused user "${target.user}": ${msg}`, detail);
     default:
       break;
   }
   if (/SSL required/i.test(msg)) {
     // PgBouncer with client_tls_sslmode=require answers a plaintext startup with "SSL required".
-    return new PooltestError('TLS_FAILED', `${where} requires TLS, and sslmode=${target.sslmode} connected without it: ${msg}`, detail);
+    return new PooltestError(
+      'TLS_FAILED',
+      `${where} requires TLS, and sslmode=${target.sslmode} connected without it: ${msg}`,
+      detail,
+    );
   }
   if (!target.password && /client password must be a string/i.test(msg)) {
     // pg's words for "the server asked for a password and there is none" (SCRAM): say it as psql does.
-    return new PooltestError('AUTH_FAILED', `${where} asks for a password and none was given: pass --password, set PGPASSWORD, or put it in the URL`, detail);
+    return new PooltestError(
+      'AUTH_FAILED',
+      `${where} asks for a password and none was given: pass --password, set PGPASSWORD, or put it in the URL`,
+      detail,
+    );
   }
   if (/password|SASL|SCRAM|authentication/i.test(msg)) {
     return new PooltestError('AUTH_FAILED', `authentication with ${where} failed: ${msg}`, detail);
@@ -126,7 +154,13 @@ export function probeTcp(target: Target, timeoutMs: number): Promise<void> {
     const socket = net.connect({ host: target.host, port: target.port });
     const timer = setTimeout(() => {
       socket.destroy();
-      reject(new PooltestError('TARGET_UNREACHABLE', `no TCP connection to ${describeTarget(target)} within ${timeoutMs} ms`, { target: describeTarget(target) }));
+      reject(
+        new PooltestError(
+          'TARGET_UNREACHABLE',
+          `no TCP connection to ${describeTarget(target)} within ${timeoutMs} ms`,
+          { target: describeTarget(target) },
+        ),
+      );
     }, timeoutMs);
     socket.once('connect', () => {
       clearTimeout(timer);

@@ -89,7 +89,11 @@ export class Session {
     const client = await connectClient(target, bounds.connectMs, bounds.applicationName ?? APPLICATION_NAME);
     if (bounds.signal?.aborted) {
       // Interrupted while connecting (bounded by connectMs): do not hand out a new session.
-      await within(client.end().catch(() => undefined), 500, undefined);
+      await within(
+        client.end().catch(() => undefined),
+        500,
+        undefined,
+      );
       throwIfInterrupted(bounds.signal);
     }
     return new Session(label, client, recorder, bounds);
@@ -119,7 +123,9 @@ export class Session {
   /** BackendKeyData as the target sent it (behind a pooler: the pooler's key, not a backend's). */
   get cancelKey(): { processId: number; secretKey: number } | null {
     const c = this.client as unknown as { processID?: number; secretKey?: number } | null;
-    return c?.processID !== undefined && c.secretKey !== undefined ? { processId: c.processID, secretKey: c.secretKey } : null;
+    return c?.processID !== undefined && c.secretKey !== undefined
+      ? { processId: c.processID, secretKey: c.secretKey }
+      : null;
   }
 
   /**
@@ -139,12 +145,19 @@ export class Session {
    */
   async runPrepared(tag: string, name: string, text: string, opts: RunOptions = {}): Promise<StepRecord> {
     const messages = this.hasParsed(name) ? 'Bind/Execute' : 'Parse/Bind/Execute';
-    return this.send(tag, `[${messages} "${name}"] ${text}`, 1, opts, (done) => new pg.Query({ name, text }, undefined, done));
+    return this.send(
+      tag,
+      `[${messages} "${name}"] ${text}`,
+      1,
+      opts,
+      (done) => new pg.Query({ name, text }, undefined, done),
+    );
   }
 
   /** Whether pg will skip Parse for this statement name on this connection. */
   private hasParsed(name: string): boolean {
-    const conn = (this.client as unknown as { connection?: { parsedStatements?: Record<string, string> } } | null)?.connection;
+    const conn = (this.client as unknown as { connection?: { parsedStatements?: Record<string, string> } } | null)
+      ?.connection;
     return conn?.parsedStatements?.[name] !== undefined;
   }
 
@@ -219,7 +232,8 @@ export class Session {
     this.pendingNotifications = [];
     let txStatus: string | null = null;
     if (this.client && this.deadReason === null) {
-      txStatus = (this.client as unknown as { getTransactionStatus?: () => string | null }).getTransactionStatus?.() ?? null;
+      txStatus =
+        (this.client as unknown as { getTransactionStatus?: () => string | null }).getTransactionStatus?.() ?? null;
     }
     return this.recorder.add({
       ...base,
@@ -238,7 +252,12 @@ export class Session {
   async collectNotifications(tag: string, ms: number): Promise<StepRecord> {
     const startMs = this.recorder.now();
     const deadline = Date.now() + ms;
-    while (this.pendingNotifications.length === 0 && Date.now() < deadline && this.alive && !this.bounds.signal?.aborted) {
+    while (
+      this.pendingNotifications.length === 0 &&
+      Date.now() < deadline &&
+      this.alive &&
+      !this.bounds.signal?.aborted
+    ) {
       await sleep(5);
     }
     return this.record({ session: this.label, tag, sql: '(wait for notifications)', startMs }, [], null, false);
@@ -253,7 +272,11 @@ export class Session {
       destroySocket(client);
       return;
     }
-    await within(client.end().catch(() => undefined), this.bounds.stepMs, undefined);
+    await within(
+      client.end().catch(() => undefined),
+      this.bounds.stepMs,
+      undefined,
+    );
     destroySocket(client);
   }
 

@@ -20,16 +20,29 @@ export async function openWhenAdmitted(scn: Scenario, label: string, boundMs: nu
       return await scn.open(label);
     } catch (err) {
       const sqlstate = err instanceof PooltestError ? err.detail.sqlstate : null;
-      const refused = isCapacityRefusal({ message: err instanceof Error ? err.message : String(err), ...(typeof sqlstate === 'string' ? { code: sqlstate } : {}) });
+      const refused = isCapacityRefusal({
+        message: err instanceof Error ? err.message : String(err),
+        ...(typeof sqlstate === 'string' ? { code: sqlstate } : {}),
+      });
       if (!refused) throw err;
-      if (Date.now() >= deadline) throw new PooltestError('TARGET_FULL', `${err instanceof Error ? err.message : String(err)} (refused at capacity for ${boundMs} ms: other clients hold the pooler's every client slot)`, err instanceof PooltestError ? err.detail : {});
+      if (Date.now() >= deadline)
+        throw new PooltestError(
+          'TARGET_FULL',
+          `${err instanceof Error ? err.message : String(err)} (refused at capacity for ${boundMs} ms: other clients hold the pooler's every client slot)`,
+          err instanceof PooltestError ? err.detail : {},
+        );
       await sleep(50);
     }
   }
 }
 
 /** Like Scenario.tryOpen, but a refusal at capacity is `'refused'` (recorded), not thrown. */
-export async function openOrRefused(scn: Scenario, label: string, connectMs: number, tag: string): Promise<Session | null | 'refused'> {
+export async function openOrRefused(
+  scn: Scenario,
+  label: string,
+  connectMs: number,
+  tag: string,
+): Promise<Session | null | 'refused'> {
   try {
     return await scn.tryOpen(label, tag, connectMs);
   } catch (err) {

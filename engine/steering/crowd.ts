@@ -41,7 +41,8 @@ export async function crowd(scn: Scenario, opts: CrowdOptions): Promise<Array<Se
   let settled = 0;
   let allSettled!: () => void;
   const together = new Promise<void>((r) => (allSettled = r));
-  const start = opts.startTogetherMs === undefined ? Promise.resolve() : within(together, opts.startTogetherMs, undefined);
+  const start =
+    opts.startTogetherMs === undefined ? Promise.resolve() : within(together, opts.startTogetherMs, undefined);
   const clients = Array.from({ length: opts.count }, async (_, i) => {
     const session = await openOrRecord(scn, `${opts.prefix}${i + 1}`, opts.connectTag, opts.connectMs);
     if (++settled === opts.count) allSettled();

@@ -42,7 +42,9 @@ export interface TakeOptions {
 
 /** Takes a backend with the strategy discovery chose. */
 export function take(scn: Scenario, session: Session, tag: string, opts: TakeOptions = {}): Promise<Hold> {
-  return scn.discovery.holderStrategy === 'statement' ? takeWithStatement(scn, session, tag, opts) : takeWithTransaction(scn, session, tag, opts);
+  return scn.discovery.holderStrategy === 'statement'
+    ? takeWithStatement(scn, session, tag, opts)
+    : takeWithTransaction(scn, session, tag, opts);
 }
 
 async function takeWithTransaction(scn: Scenario, session: Session, tag: string, opts: TakeOptions): Promise<Hold> {
@@ -66,7 +68,13 @@ async function takeWithStatement(scn: Scenario, session: Session, tag: string, o
   const stepMs = scn.ctx.bounds.stepMs;
   // A cancelled holder must still end on its own if the cancel goes astray.
   const holdMs = releaseBy === 'wait' ? (opts.holdMs ?? 500) : Math.max(1000, stepMs - 500);
-  const long = startLongStatement(session, tag, ['SELECT pg_backend_pid() AS pid', ...(opts.statements ?? [])], holdMs, holdMs + stepMs);
+  const long = startLongStatement(
+    session,
+    tag,
+    ['SELECT pg_backend_pid() AS pid', ...(opts.statements ?? [])],
+    holdMs,
+    holdMs + stepMs,
+  );
   const running = long.done;
   const waitMs = opts.waitMs ?? scn.waitMs;
   const pid = await within(long.pid, waitMs, 'waited' as const);

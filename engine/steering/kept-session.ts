@@ -50,7 +50,11 @@ function open(ctx: RunContext, label: string, connectMs: number): Promise<Sessio
   // know it as this run's. Through the target it must carry the run's exact name, which
   // PgBouncer sets on whatever backend serves it (the sweep would find any other name there).
   const applicationName = direct ? `${applicationNameFor(ctx.runId)}-engine` : applicationNameFor(ctx.runId);
-  return Session.open(label, direct ?? ctx.target, new Recorder(), { connectMs, stepMs: ctx.bounds.stepMs, applicationName });
+  return Session.open(label, direct ?? ctx.target, new Recorder(), {
+    connectMs,
+    stepMs: ctx.bounds.stepMs,
+    applicationName,
+  });
 }
 
 /**
@@ -58,7 +62,12 @@ function open(ctx: RunContext, label: string, connectMs: number): Promise<Sessio
  * right after when keeping one is not safe. A session that is dead before or after `use` is
  * dropped; `use` sees a fresh one the next time. Connection failures reject, as `open` does.
  */
-export async function withKeptSession<T>(ctx: RunContext, label: string, connectMs: number, use: (s: Session) => Promise<T>): Promise<T> {
+export async function withKeptSession<T>(
+  ctx: RunContext,
+  label: string,
+  connectMs: number,
+  use: (s: Session) => Promise<T>,
+): Promise<T> {
   if (!keepable(ctx)) {
     const s = await open(ctx, label, connectMs);
     try {
@@ -69,7 +78,13 @@ export async function withKeptSession<T>(ctx: RunContext, label: string, connect
   }
   const key = `${ctx.runId}|${endpointOf(ctx)}|${ctx.target.host}:${ctx.target.port}`;
   let entry = kept.get(key);
-  if (entry && !(await entry.session.then((s) => s.alive, () => false))) {
+  if (
+    entry &&
+    !(await entry.session.then(
+      (s) => s.alive,
+      () => false,
+    ))
+  ) {
     forget(key, entry);
     entry = undefined;
   }
@@ -100,7 +115,10 @@ function forget(key: string, e: Kept): void {
   if (kept.get(key) === e) kept.delete(key);
   if (e.timer) clearTimeout(e.timer);
   e.timer = null;
-  void e.session.then((s) => s.close(), () => undefined);
+  void e.session.then(
+    (s) => s.close(),
+    () => undefined,
+  );
 }
 
 /**
@@ -110,8 +128,13 @@ function forget(key: string, e: Kept): void {
 export async function closeKeptSessions(which: 'all' | 'target' = 'all'): Promise<void> {
   const all = [...kept.entries()].filter(([key]) => which === 'all' || key.includes('|target|'));
   for (const [key] of all) kept.delete(key);
-  await Promise.all(all.map(async ([, e]) => {
-    if (e.timer) clearTimeout(e.timer);
-    await e.session.then((s) => s.close(), () => undefined);
-  }));
+  await Promise.all(
+    all.map(async ([, e]) => {
+      if (e.timer) clearTimeout(e.timer);
+      await e.session.then(
+        (s) => s.close(),
+        () => undefined,
+      );
+    }),
+  );
 }

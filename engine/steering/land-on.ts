@@ -68,7 +68,8 @@ export async function landOn(scn: Scenario, pid: number, opts: LandOptions = {})
       others.push(hold);
       continue;
     }
-    if (opts.probe === false || retries >= RETRIES_AFTER_TRAFFIC || scn.interrupted) return { observer: null, others, waited: true, tries: label };
+    if (opts.probe === false || retries >= RETRIES_AFTER_TRAFFIC || scn.interrupted)
+      return { observer: null, others, waited: true, tries: label };
     const seen = await probeBackend(scn, pid, others, tag, performance.now() - started);
     if (seen !== 'busy') return { observer: null, others, waited: true, tries: label };
     retries++;
@@ -95,7 +96,13 @@ async function openCandidate(scn: Scenario, label: string, tag: string): Promise
  * of our candidates did (one that had would be the observer), so a change inside the window
  * is another client's - and a pid idle all through it was kept from the queued candidate.
  */
-async function probeBackend(scn: Scenario, pid: number, others: Hold[], tag: string, sinceMs: number): Promise<'quiet' | 'busy' | 'unknown'> {
+async function probeBackend(
+  scn: Scenario,
+  pid: number,
+  others: Hold[],
+  tag: string,
+  sinceMs: number,
+): Promise<'quiet' | 'busy' | 'unknown'> {
   const windowMs = Math.floor(sinceMs);
   // pg_stat_clear_snapshot: inside a transaction pg_stat_activity is a snapshot taken at its
   // first use, which could predate the queue.
@@ -105,7 +112,12 @@ async function probeBackend(scn: Scenario, pid: number, others: Hold[], tag: str
   const probeTag = tag.replace(/observe\.take$/, 'observe.probe');
   const session = await probeSession(scn, others);
   if (!session) {
-    scn.note('-', probeTag, `(no session can look at backend ${pid}: every holder is busy in a statement and there is no --direct)`, { facts: { target_pid: pid }, error: 'no probe session' });
+    scn.note(
+      '-',
+      probeTag,
+      `(no session can look at backend ${pid}: every holder is busy in a statement and there is no --direct)`,
+      { facts: { target_pid: pid }, error: 'no probe session' },
+    );
     return 'unknown';
   }
   const step = await session.run(probeTag, sql);

@@ -11,7 +11,8 @@ import type { StepRecord } from '../types.js';
  * it flushes at once, taking the rows before it along. That is how the pid of a sleeping
  * statement reaches us before the sleep is over.
  */
-export const FLUSH_PID = "DO $pooltest$ BEGIN PERFORM pg_catalog.set_config('client_min_messages', 'notice', true); RAISE NOTICE 'pooltest holds backend %', pg_backend_pid(); END $pooltest$";
+export const FLUSH_PID =
+  "DO $pooltest$ BEGIN PERFORM pg_catalog.set_config('client_min_messages', 'notice', true); RAISE NOTICE 'pooltest holds backend %', pg_backend_pid(); END $pooltest$";
 
 export interface LongStatement {
   /** The pid of the first row (read `AS pid` by the caller's first statement), or null if the statement ended without one. */
@@ -24,7 +25,13 @@ export interface LongStatement {
  * Sends `statements` (the first must return a `pid` column), then the flush, then
  * `pg_sleep(sleepMs)`, as one query. `boundMs` bounds the whole step.
  */
-export function startLongStatement(session: Session, tag: string, statements: string[], sleepMs: number, boundMs: number): LongStatement {
+export function startLongStatement(
+  session: Session,
+  tag: string,
+  statements: string[],
+  sleepMs: number,
+  boundMs: number,
+): LongStatement {
   const sql = [...statements, FLUSH_PID, `SELECT pg_sleep(${(sleepMs / 1000).toFixed(3)})`].join('; ');
   let resolvePid!: (pid: number | null) => void;
   const pid = new Promise<number | null>((r) => (resolvePid = r));

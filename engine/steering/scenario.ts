@@ -87,20 +87,31 @@ export class Scenario {
   }
 
   /** Opens a session through the target. Connection failures are thrown (the check becomes inconclusive). */
-  async open(label: string, opts: { connectMs?: number; to?: 'target' | 'direct'; applicationName?: string } = {}): Promise<Session> {
+  async open(
+    label: string,
+    opts: { connectMs?: number; to?: 'target' | 'direct'; applicationName?: string } = {},
+  ): Promise<Session> {
     const target = opts.to === 'direct' ? this.ctx.direct : this.ctx.target;
     if (!target) throw new PooltestError('BAD_ARGUMENTS', 'this step needs --direct');
     const connectMs = opts.connectMs ?? this.ctx.bounds.connectMs;
     const name = opts.applicationName ?? this.applicationName;
     // Spares log in with the run's own name: not for a session that must send another (the
     // state scenario's nameless observers).
-    const spare = opts.to !== 'direct' && name === applicationNameFor(this.ctx.runId) && this.spares && !this.interrupted ? await this.spares.take(label, connectMs, this.recorder, this.signal) : null;
+    const spare =
+      opts.to !== 'direct' && name === applicationNameFor(this.ctx.runId) && this.spares && !this.interrupted
+        ? await this.spares.take(label, connectMs, this.recorder, this.signal)
+        : null;
     const session = spare ?? (await this.login(label, target, connectMs, name));
     this.sessions.push(session);
     return session;
   }
 
-  private login(label: string, target: Target, connectMs: number, applicationName = this.applicationName): Promise<Session> {
+  private login(
+    label: string,
+    target: Target,
+    connectMs: number,
+    applicationName = this.applicationName,
+  ): Promise<Session> {
     const startMs = this.recorder.now();
     return Session.open(label, target, this.recorder, {
       connectMs,
@@ -109,7 +120,8 @@ export class Scenario {
       ...(this.signal ? { signal: this.signal } : {}),
     }).catch((err: unknown) => {
       // A malformed startup answer is evidence about the target: recorded, so judges and the engine see it.
-      if (err instanceof PooltestError && err.code === 'PROTOCOL_VIOLATION') this.note(label, `${label}.connect`, '(connect)', { startMs, error: { code: err.code, message: err.message } });
+      if (err instanceof PooltestError && err.code === 'PROTOCOL_VIOLATION')
+        this.note(label, `${label}.connect`, '(connect)', { startMs, error: { code: err.code, message: err.message } });
       throw err;
     });
   }
@@ -136,7 +148,17 @@ export class Scenario {
    * Records something a scenario did that is not a query (a socket destroyed, a cancel request
    * sent), so the judge can see it in order with the queries around it.
    */
-  note(label: string, tag: string, what: string, detail: { startMs?: number; facts?: Record<string, unknown>; error?: string | ErrorRecord; timedOut?: boolean } = {}): StepRecord {
+  note(
+    label: string,
+    tag: string,
+    what: string,
+    detail: {
+      startMs?: number;
+      facts?: Record<string, unknown>;
+      error?: string | ErrorRecord;
+      timedOut?: boolean;
+    } = {},
+  ): StepRecord {
     const startMs = detail.startMs ?? this.recorder.now();
     return this.recorder.add({
       session: label,
@@ -160,7 +182,9 @@ export class Scenario {
    * read them from the record instead of parsing them back out of the SQL.
    */
   recordMarkers(values: Record<string, string | number>, phase?: string): void {
-    this.note('run', phase ? `${phase}:${MARKERS_TAG}` : MARKERS_TAG, '(the markers this check uses)', { facts: values });
+    this.note('run', phase ? `${phase}:${MARKERS_TAG}` : MARKERS_TAG, '(the markers this check uses)', {
+      facts: values,
+    });
   }
 
   /** Closes every session this scenario opened, politely and in parallel, bounded. */

@@ -47,7 +47,11 @@ export class Spares {
   private timer: NodeJS.Timeout | null = null;
   private closed = false;
 
-  private constructor(private readonly ctx: RunContext, private readonly key: string, private readonly depth: number) {}
+  private constructor(
+    private readonly ctx: RunContext,
+    private readonly key: string,
+    private readonly depth: number,
+  ) {}
 
   /** The run's spares in this process, or null where spares are not safe. */
   static forRun(ctx: RunContext): Spares | null {
@@ -74,7 +78,11 @@ export class Spares {
 
   private login(): Promise<Session> {
     const { ctx } = this;
-    return Session.open('spare', ctx.target, new Recorder(), { connectMs: ctx.bounds.connectMs, stepMs: ctx.bounds.stepMs, applicationName: applicationNameFor(ctx.runId) });
+    return Session.open('spare', ctx.target, new Recorder(), {
+      connectMs: ctx.bounds.connectMs,
+      stepMs: ctx.bounds.stepMs,
+      applicationName: applicationNameFor(ctx.runId),
+    });
   }
 
   /**
@@ -83,7 +91,12 @@ export class Spares {
    * login in flight: past that the caller's own bound has passed, which reads as a connection
    * that did not complete.
    */
-  async take(label: string, connectMs: number, recorder: Recorder, signal: AbortSignal | undefined): Promise<Session | null> {
+  async take(
+    label: string,
+    connectMs: number,
+    recorder: Recorder,
+    signal: AbortSignal | undefined,
+  ): Promise<Session | null> {
     const pending = this.pending.shift();
     this.prepare();
     if (!pending) return null;
@@ -106,13 +119,15 @@ export class Spares {
     if (shared.get(this.key) === this) shared.delete(this.key);
     if (this.timer) clearTimeout(this.timer);
     const all = this.pending.splice(0);
-    await Promise.all(all.map(async (pending) => {
-      // Usually connected long ago; a login still hanging (a target gone down) is closed when
-      // it gives up, without holding anyone up.
-      const s = await within(pending, 50, 'late' as const);
-      if (s === 'late') void pending.then((x) => x?.close());
-      else await s?.close();
-    }));
+    await Promise.all(
+      all.map(async (pending) => {
+        // Usually connected long ago; a login still hanging (a target gone down) is closed when
+        // it gives up, without holding anyone up.
+        const s = await within(pending, 50, 'late' as const);
+        if (s === 'late') void pending.then((x) => x?.close());
+        else await s?.close();
+      }),
+    );
   }
 }
 

@@ -39,8 +39,11 @@ export interface StaleBackend {
 /** Stale backends of other runs on this server, read through `session` (an empty list when it cannot tell). */
 export async function findStaleBackends(session: Session, ownRunId: string, stepMs: number): Promise<StaleBackend[]> {
   // Not named `pid`: a step's pid is the first `pid` column it returns (its own backend's).
-  const step = await session.run('discovery.stale', `SELECT pid AS stale_pid, application_name, state, floor(extract(epoch FROM clock_timestamp() - state_change))::int AS age_s
-    FROM pg_stat_activity WHERE backend_type = 'client backend' AND ${staleCondition(ownRunId, stepMs)} ORDER BY pid`);
+  const step = await session.run(
+    'discovery.stale',
+    `SELECT pid AS stale_pid, application_name, state, floor(extract(epoch FROM clock_timestamp() - state_change))::int AS age_s
+    FROM pg_stat_activity WHERE backend_type = 'client backend' AND ${staleCondition(ownRunId, stepMs)} ORDER BY pid`,
+  );
   if (step.error) return [];
   return (step.results[0] ?? []).flatMap((r) =>
     typeof r.stale_pid === 'number' && typeof r.application_name === 'string' && typeof r.age_s === 'number'

@@ -62,7 +62,12 @@ export async function runStateScenario(scn: Scenario, probe: StateProbe, opts: S
   }
 }
 
-async function observeAndReadBack(scn: Scenario, a: Session, probe: StateProbe, t: (tag: string) => string): Promise<void> {
+async function observeAndReadBack(
+  scn: Scenario,
+  a: Session,
+  probe: StateProbe,
+  t: (tag: string) => string,
+): Promise<void> {
   const created = await a.run(t('A.create'), `SELECT pg_backend_pid() AS pid; ${probe.create}`);
   if (created.error || created.pid === null) return;
   const b1 = created.pid;

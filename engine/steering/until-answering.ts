@@ -14,7 +14,9 @@ export async function untilAnswering(ctx: RunContext, boundMs: number): Promise<
   while (Date.now() < deadline) {
     const scn = new Scenario(ctx);
     try {
-      const s = await scn.open('W', { connectMs: Math.min(ctx.bounds.connectMs, Math.max(100, deadline - Date.now())) });
+      const s = await scn.open('W', {
+        connectMs: Math.min(ctx.bounds.connectMs, Math.max(100, deadline - Date.now())),
+      });
       const step = await s.run('wait.answering', 'SELECT 1 AS one');
       if (!step.error) return true;
     } catch {

@@ -20,8 +20,23 @@
  * bodies are buffered only for the messages whose content is checked and that span chunks).
  * One reader uses one of the two for its whole life.
  */
-import { int32At, MAX_STARTUP_LENGTH, SPECS, startupKind, type MessageSpec, type Problem, type UntypedKind } from './messages.js';
-import { EVIDENCE_BYTES, hexOf, ProtocolViolationError, typeChar, type Direction, type ProtocolViolation } from './violation.js';
+import {
+  int32At,
+  MAX_STARTUP_LENGTH,
+  SPECS,
+  startupKind,
+  type MessageSpec,
+  type Problem,
+  type UntypedKind,
+} from './messages.js';
+import {
+  EVIDENCE_BYTES,
+  hexOf,
+  ProtocolViolationError,
+  typeChar,
+  type Direction,
+  type ProtocolViolation,
+} from './violation.js';
 
 export interface FrameReaderOptions {
   direction: Direction;
@@ -87,7 +102,9 @@ export class FrameReader {
     this.direction = opts.direction;
     const limits = opts.limits ?? {};
     this.specs = SPECS[opts.direction];
-    this.maxByCode = Array.from(this.specs, (spec, code) => (spec ? (limits[typeChar(code)] ?? spec.max ?? opts.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES) : 0));
+    this.maxByCode = Array.from(this.specs, (spec, code) =>
+      spec ? (limits[typeChar(code)] ?? spec.max ?? opts.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES) : 0,
+    );
     this.untyped = opts.direction === 'frontend';
   }
 
@@ -114,8 +131,21 @@ export class FrameReader {
     const have = this.hdrHave + (this.bodyRemaining >= 0 ? this.headerSize() + this.accHave : 0);
     if (have === 0) return;
     const declared = this.bodyRemaining >= 0 ? this.declared : null;
-    const bytes = this.bodyRemaining >= 0 ? [this.hdrBuf.subarray(this.hdrAt, this.hdrAt + this.headerSize()), (this.acc ?? EMPTY).subarray(0, this.accHave)] : [this.hdr.subarray(0, this.hdrHave)];
-    this.fail({ reason: `the stream ended inside a message after ${have} of its bytes`, actualLength: have - (this.untyped ? 0 : 1) }, declared, Buffer.concat(bytes));
+    const bytes =
+      this.bodyRemaining >= 0
+        ? [
+            this.hdrBuf.subarray(this.hdrAt, this.hdrAt + this.headerSize()),
+            (this.acc ?? EMPTY).subarray(0, this.accHave),
+          ]
+        : [this.hdr.subarray(0, this.hdrHave)];
+    this.fail(
+      {
+        reason: `the stream ended inside a message after ${have} of its bytes`,
+        actualLength: have - (this.untyped ? 0 : 1),
+      },
+      declared,
+      Buffer.concat(bytes),
+    );
   }
 
   /** The next backend byte answers an SSLRequest or GSSENCRequest (`S`/`G` yes, `N` no; or an ErrorResponse). */
@@ -129,7 +159,8 @@ export class FrameReader {
   }
 
   private setMode(mode: 'push' | 'check'): void {
-    if (this.mode !== null && this.mode !== mode) throw new Error('a FrameReader uses either push() or check(), not both');
+    if (this.mode !== null && this.mode !== mode)
+      throw new Error('a FrameReader uses either push() or check(), not both');
     this.mode = mode;
     if (this.failed) throw this.failed;
   }
@@ -180,7 +211,11 @@ export class FrameReader {
     }
     if (this.afterCancel) {
       this.msgStart = this.consumed + i;
-      this.fail({ reason: 'bytes followed a CancelRequest, which ends the connection' }, null, chunk.subarray(i, i + EVIDENCE_BYTES));
+      this.fail(
+        { reason: 'bytes followed a CancelRequest, which ends the connection' },
+        null,
+        chunk.subarray(i, i + EVIDENCE_BYTES),
+      );
     }
     const size = this.headerSize();
     if (this.hdrHave === 0) {
@@ -209,7 +244,12 @@ export class FrameReader {
   private typeByte(code: number, chunk: Buffer, i: number): void {
     this.code = code;
     this.spec = this.specs[code];
-    if (!this.spec) this.fail({ reason: `0x${code.toString(16).padStart(2, '0')} is not a ${this.direction} message type` }, null, chunk.subarray(i, i + EVIDENCE_BYTES));
+    if (!this.spec)
+      this.fail(
+        { reason: `0x${code.toString(16).padStart(2, '0')} is not a ${this.direction} message type` },
+        null,
+        chunk.subarray(i, i + EVIDENCE_BYTES),
+      );
   }
 
   /** A complete header: bounds the declared length, then waits for the body. */
@@ -218,15 +258,36 @@ export class FrameReader {
     // Evidence: the header and whatever follows it in this chunk (built only on failure).
     const end = at + EVIDENCE_BYTES;
     if (this.untyped) {
-      if (declared < 8 || declared > MAX_STARTUP_LENGTH) this.fail({ reason: `a startup packet's length must be 8 to ${MAX_STARTUP_LENGTH}` }, declared, buf.subarray(at, end));
+      if (declared < 8 || declared > MAX_STARTUP_LENGTH)
+        this.fail(
+          { reason: `a startup packet's length must be 8 to ${MAX_STARTUP_LENGTH}` },
+          declared,
+          buf.subarray(at, end),
+        );
       this.keep = true;
     } else {
       const spec = this.spec!;
       const max = this.maxByCode[this.code]!;
-      if (declared < 4) this.fail({ reason: 'a declared length below 4 (the length counts its own 4 bytes)' }, declared, buf.subarray(at, end));
-      if (spec.min === spec.max && declared !== spec.min) this.fail({ reason: `this message always has length ${spec.min}`, actualLength: spec.min }, declared, buf.subarray(at, end));
-      if (declared < spec.min) this.fail({ reason: `this message is at least ${spec.min} bytes long` }, declared, buf.subarray(at, end));
-      if (declared > max) this.fail({ reason: `above the bound of ${max} bytes for a message of this type` }, declared, buf.subarray(at, end));
+      if (declared < 4)
+        this.fail(
+          { reason: 'a declared length below 4 (the length counts its own 4 bytes)' },
+          declared,
+          buf.subarray(at, end),
+        );
+      if (spec.min === spec.max && declared !== spec.min)
+        this.fail(
+          { reason: `this message always has length ${spec.min}`, actualLength: spec.min },
+          declared,
+          buf.subarray(at, end),
+        );
+      if (declared < spec.min)
+        this.fail({ reason: `this message is at least ${spec.min} bytes long` }, declared, buf.subarray(at, end));
+      if (declared > max)
+        this.fail(
+          { reason: `above the bound of ${max} bytes for a message of this type` },
+          declared,
+          buf.subarray(at, end),
+        );
       this.keep = out !== null || spec.check !== undefined;
     }
     this.bodyLen = declared - 4;
@@ -249,11 +310,19 @@ export class FrameReader {
     }
     if (problem) {
       const head = this.hdrBuf.subarray(this.hdrAt, this.hdrAt + this.headerSize());
-      this.fail(problem, this.declared, Buffer.concat([head, buf.subarray(start, Math.min(end, start + EVIDENCE_BYTES))]));
+      this.fail(
+        problem,
+        this.declared,
+        Buffer.concat([head, buf.subarray(start, Math.min(end, start + EVIDENCE_BYTES))]),
+      );
     }
     if (out) {
       const payload = buf === this.acc ? buf : buf.subarray(start, end);
-      out.push(kind ? { type: '', length: this.declared, payload, kind } : { type: typeChar(this.code), length: this.declared, payload });
+      out.push(
+        kind
+          ? { type: '', length: this.declared, payload, kind }
+          : { type: typeChar(this.code), length: this.declared, payload },
+      );
     }
     if (kind === 'startup') this.untyped = false;
     if (kind === 'cancel') this.afterCancel = true;

@@ -6,4 +6,10 @@
 export { DEFAULT_MAX_MESSAGE_BYTES, FrameReader, type Frame, type FrameReaderOptions } from './frame-reader.js';
 export { CANCEL_REQUEST, GSSENC_REQUEST, MAX_STARTUP_LENGTH, SSL_REQUEST, type UntypedKind } from './messages.js';
 export { assertGuarded, guardClient, violationOf } from './pg-guard.js';
-export { describeViolation, EVIDENCE_BYTES, ProtocolViolationError, type Direction, type ProtocolViolation } from './violation.js';
+export {
+  describeViolation,
+  EVIDENCE_BYTES,
+  ProtocolViolationError,
+  type Direction,
+  type ProtocolViolation,
+} from './violation.js';

@@ -43,14 +43,25 @@ function fields(buf: Buffer, start: number, end: number): Problem | null {
   let p = start;
   for (;;) {
     if (p >= end) {
-      return { reason: "the field list's final terminator (a 0 byte) lies outside the declared length", actualLength: end - start + 5 };
+      return {
+        reason: "the field list's final terminator (a 0 byte) lies outside the declared length",
+        actualLength: end - start + 5,
+      };
     }
     const t = buf[p]!;
     if (t === 0) {
-      return p + 1 === end ? null : { reason: `${end - p - 1} byte(s) follow the field list's terminator inside the declared length`, actualLength: p + 1 - start + 4 };
+      return p + 1 === end
+        ? null
+        : {
+            reason: `${end - p - 1} byte(s) follow the field list's terminator inside the declared length`,
+            actualLength: p + 1 - start + 4,
+          };
     }
     const next = cstringEnd(buf, p + 1, end);
-    if (next === -1) return { reason: `field '${String.fromCharCode(t)}' at body offset ${p - start} is not NUL-terminated inside the declared length` };
+    if (next === -1)
+      return {
+        reason: `field '${String.fromCharCode(t)}' at body offset ${p - start} is not NUL-terminated inside the declared length`,
+      };
     p = next;
   }
 }
@@ -63,7 +74,12 @@ function strings(count: number): (buf: Buffer, start: number, end: number) => Pr
       p = cstringEnd(buf, p, end);
       if (p === -1) return { reason: `string ${i + 1} of ${count} is not NUL-terminated inside the declared length` };
     }
-    return p === end ? null : { reason: `${end - p} byte(s) follow the message's content inside the declared length`, actualLength: p - start + 4 };
+    return p === end
+      ? null
+      : {
+          reason: `${end - p} byte(s) follow the message's content inside the declared length`,
+          actualLength: p - start + 4,
+        };
   };
 }
 
@@ -72,7 +88,10 @@ function stringList(buf: Buffer, start: number, end: number): Problem | null {
   let p = start;
   for (;;) {
     if (p >= end) return { reason: "the list's final empty string lies outside the declared length" };
-    if (buf[p] === 0) return p + 1 === end ? null : { reason: `${end - p - 1} byte(s) follow the list's terminator`, actualLength: p + 1 - start + 4 };
+    if (buf[p] === 0)
+      return p + 1 === end
+        ? null
+        : { reason: `${end - p - 1} byte(s) follow the list's terminator`, actualLength: p + 1 - start + 4 };
     p = cstringEnd(buf, p, end);
     if (p === -1) return { reason: 'a string of the list is not NUL-terminated inside the declared length' };
   }
@@ -80,7 +99,12 @@ function stringList(buf: Buffer, start: number, end: number): Problem | null {
 
 function exact(p: number, end: number, start: number): Problem | null {
   if (p > end) return { reason: 'its content runs past the declared length', actualLength: p - start + 4 };
-  return p === end ? null : { reason: `${end - p} byte(s) follow the message's content inside the declared length`, actualLength: p - start + 4 };
+  return p === end
+    ? null
+    : {
+        reason: `${end - p} byte(s) follow the message's content inside the declared length`,
+        actualLength: p - start + 4,
+      };
 }
 
 function dataRow(buf: Buffer, start: number, end: number): Problem | null {
@@ -93,7 +117,11 @@ function dataRow(buf: Buffer, start: number, end: number): Problem | null {
     const len = int32At(buf, p);
     if (len < -1) return { reason: `column ${i + 1} declares length ${len}` };
     p += 4 + Math.max(len, 0);
-    if (p > end) return { reason: `column ${i + 1} of ${count} (${len} bytes) runs past the declared length`, actualLength: p - start + 4 };
+    if (p > end)
+      return {
+        reason: `column ${i + 1} of ${count} (${len} bytes) runs past the declared length`,
+        actualLength: p - start + 4,
+      };
   }
   return exact(p, end, start);
 }
@@ -105,9 +133,11 @@ function rowDescription(buf: Buffer, start: number, end: number): Problem | null
   let p = start + 2;
   for (let i = 0; i < count; i++) {
     p = cstringEnd(buf, p, end);
-    if (p === -1) return { reason: `the name of field ${i + 1} of ${count} is not NUL-terminated inside the declared length` };
+    if (p === -1)
+      return { reason: `the name of field ${i + 1} of ${count} is not NUL-terminated inside the declared length` };
     p += 18;
-    if (p > end) return { reason: `field ${i + 1} of ${count} runs past the declared length`, actualLength: p - start + 4 };
+    if (p > end)
+      return { reason: `field ${i + 1} of ${count} runs past the declared length`, actualLength: p - start + 4 };
   }
   return exact(p, end, start);
 }
@@ -146,23 +176,43 @@ function negotiateVersion(buf: Buffer, start: number, end: number): Problem | nu
 }
 
 /** Declared length each authentication request must have (`null` = variable). */
-const AUTH_LENGTHS = new Map<number, number | null>([[0, 8], [2, 8], [3, 8], [5, 12], [6, 8], [7, 8], [8, null], [9, 8], [10, null], [11, null], [12, null]]);
+const AUTH_LENGTHS = new Map<number, number | null>([
+  [0, 8],
+  [2, 8],
+  [3, 8],
+  [5, 12],
+  [6, 8],
+  [7, 8],
+  [8, null],
+  [9, 8],
+  [10, null],
+  [11, null],
+  [12, null],
+]);
 
 function authentication(buf: Buffer, start: number, end: number): Problem | null {
   const code = buf.readInt32BE(start);
   if (!AUTH_LENGTHS.has(code)) return { reason: `unknown authentication request code ${code}` };
   const want = AUTH_LENGTHS.get(code);
   const declared = end - start + 4;
-  if (want != null && declared !== want) return { reason: `authentication request ${code} must have length ${want}`, actualLength: want };
+  if (want != null && declared !== want)
+    return { reason: `authentication request ${code} must have length ${want}`, actualLength: want };
   return code === 10 ? stringList(buf, start + 4, end) : null;
 }
 
 function readyForQuery(buf: Buffer, start: number): Problem | null {
   const s = buf[start]!;
-  return s === 0x49 || s === 0x54 || s === 0x45 ? null : { reason: `transaction status 0x${s.toString(16).padStart(2, '0')} is none of I, T, E` };
+  return s === 0x49 || s === 0x54 || s === 0x45
+    ? null
+    : { reason: `transaction status 0x${s.toString(16).padStart(2, '0')} is none of I, T, E` };
 }
 
-const fixed = (name: string, len: number, check?: MessageSpec['check']): MessageSpec => ({ name, min: len, max: len, ...(check ? { check } : {}) });
+const fixed = (name: string, len: number, check?: MessageSpec['check']): MessageSpec => ({
+  name,
+  min: len,
+  max: len,
+  ...(check ? { check } : {}),
+});
 
 const BACKEND: Record<string, MessageSpec> = {
   R: { name: 'Authentication', min: 8, max: 64 * KIB, check: authentication },
@@ -226,16 +276,34 @@ export const SSL_REQUEST = 80877103;
 export const GSSENC_REQUEST = 80877104;
 
 /** Kind of an untyped packet by its request code, with its content check. */
-export function startupKind(code: number, length: number, buf: Buffer, start: number, end: number): { kind: UntypedKind; problem: Problem | null } {
+export function startupKind(
+  code: number,
+  length: number,
+  buf: Buffer,
+  start: number,
+  end: number,
+): { kind: UntypedKind; problem: Problem | null } {
   if (code === SSL_REQUEST || code === GSSENC_REQUEST) {
-    return { kind: code === SSL_REQUEST ? 'ssl-request' : 'gssenc-request', problem: length === 8 ? null : { reason: 'an SSLRequest/GSSENCRequest has length 8', actualLength: 8 } };
+    return {
+      kind: code === SSL_REQUEST ? 'ssl-request' : 'gssenc-request',
+      problem: length === 8 ? null : { reason: 'an SSLRequest/GSSENCRequest has length 8', actualLength: 8 },
+    };
   }
   if (code === CANCEL_REQUEST) {
     // 16 bytes in protocol 3.0; protocol 3.2 allows a secret key of up to 256 bytes.
-    return { kind: 'cancel', problem: length >= 16 && length <= 12 + 256 ? null : { reason: 'a CancelRequest has length 16 (up to 268 in protocol 3.2)' } };
+    return {
+      kind: 'cancel',
+      problem:
+        length >= 16 && length <= 12 + 256
+          ? null
+          : { reason: 'a CancelRequest has length 16 (up to 268 in protocol 3.2)' },
+    };
   }
   if (code >>> 16 === 3) return { kind: 'startup', problem: stringList(buf, start + 4, end) };
-  return { kind: 'startup', problem: { reason: `unknown request code ${code} (protocol ${code >>> 16}.${code & 0xffff})` } };
+  return {
+    kind: 'startup',
+    problem: { reason: `unknown request code ${code} (protocol ${code >>> 16}.${code & 0xffff})` },
+  };
 }
 
 export type UntypedKind = 'startup' | 'ssl-request' | 'gssenc-request' | 'cancel';

@@ -34,20 +34,29 @@ export function guardClient(client: pg.Client, opts: { maxMessageBytes?: number 
   const connection = (client as unknown as { connection?: Partial<GuardableConnection> }).connection;
   const original = connection?.attachListeners;
   if (!connection || typeof original !== 'function') {
-    throw new PooltestError('INTERNAL', 'this version of pg has no connection.attachListeners: the wire guard cannot be installed (pooltest pins pg 8.x)');
+    throw new PooltestError(
+      'INTERNAL',
+      'this version of pg has no connection.attachListeners: the wire guard cannot be installed (pooltest pins pg 8.x)',
+    );
   }
   const state = { attached: false, violation: null as ProtocolViolationError | null };
   guarded.set(client, state);
   connection.attachListeners = function (this: GuardableConnection, stream: Duplex): unknown {
     state.attached = true;
-    return original.call(this, guardedSource(stream, opts, (v) => (state.violation ??= v)));
+    return original.call(
+      this,
+      guardedSource(stream, opts, (v) => (state.violation ??= v)),
+    );
   };
 }
 
 /** Throws INTERNAL when a connected client's parser was attached without passing the guard. */
 export function assertGuarded(client: pg.Client): void {
   if (guarded.get(client)?.attached !== true) {
-    throw new PooltestError('INTERNAL', 'pg connected without attaching its parser through the wire guard: this pg version is not supported');
+    throw new PooltestError(
+      'INTERNAL',
+      'pg connected without attaching its parser through the wire guard: this pg version is not supported',
+    );
   }
 }
 
@@ -63,13 +72,23 @@ export function violationOf(client: pg.Client): ProtocolViolationError | null {
  * and the stream is destroyed with the violation, which pg reports as the connection's error:
  * the connect or the query in flight fails with it.
  */
-function guardedSource(stream: Duplex, opts: { maxMessageBytes?: number }, onViolation: (v: ProtocolViolationError) => void): EventEmitter {
+function guardedSource(
+  stream: Duplex,
+  opts: { maxMessageBytes?: number },
+  onViolation: (v: ProtocolViolationError) => void,
+): EventEmitter {
   const source = new EventEmitter();
-  const reader = new FrameReader({ direction: 'backend', ...(opts.maxMessageBytes !== undefined ? { maxMessageBytes: opts.maxMessageBytes } : {}) });
+  const reader = new FrameReader({
+    direction: 'backend',
+    ...(opts.maxMessageBytes !== undefined ? { maxMessageBytes: opts.maxMessageBytes } : {}),
+  });
   let stopped = false;
   const stop = (err: unknown): void => {
     stopped = true;
-    const v = err instanceof ProtocolViolationError ? err : new PooltestError('INTERNAL', `wire guard: ${err instanceof Error ? err.message : String(err)}`);
+    const v =
+      err instanceof ProtocolViolationError
+        ? err
+        : new PooltestError('INTERNAL', `wire guard: ${err instanceof Error ? err.message : String(err)}`);
     if (v instanceof ProtocolViolationError) onViolation(v);
     stream.destroy(v);
   };

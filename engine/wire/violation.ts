@@ -56,7 +56,10 @@ export class ProtocolViolationError extends PooltestError {
 export function describeViolation(v: ProtocolViolation): string {
   const who = v.direction === 'backend' ? 'the server' : 'the client';
   const what = v.type === 'startup' ? v.name : `${v.name} ('${v.type}')`;
-  const lengths = v.declaredLength === null ? '' : `, declared length ${v.declaredLength}${v.actualLength === null ? '' : `, actual ${v.actualLength}`}`;
+  const lengths =
+    v.declaredLength === null
+      ? ''
+      : `, declared length ${v.declaredLength}${v.actualLength === null ? '' : `, actual ${v.actualLength}`}`;
   return `protocol violation by ${who}: ${what}${lengths}: ${v.reason}; bytes at stream offset ${v.offset}: ${v.hex || '(none)'}`;
 }
 

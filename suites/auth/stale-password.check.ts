@@ -37,23 +37,34 @@ export const stalePassword = defineCheck({
     'https://www.pgbouncer.org/config.html#auth_query (looks the password up on the server)',
     'https://www.pgpool.net/docs/latest/en/html/auth-pool-passwd.html (pool_passwd)',
   ],
-  summary: 'fixture only: after `ALTER ROLE ... PASSWORD`, does the old password still log in, the new one, and after a `RELOAD`',
+  summary:
+    'fixture only: after `ALTER ROLE ... PASSWORD`, does the old password still log in, the new one, and after a `RELOAD`',
   outcomes: {
     'old-accepted': {
-      means: 'after ALTER ROLE ... PASSWORD the pooler still admitted the old password (the facts say whether a reload changed that)',
+      means:
+        'after ALTER ROLE ... PASSWORD the pooler still admitted the old password (the facts say whether a reload changed that)',
       breaks: true,
-      advice: "The pooler keeps its own copy of the password: after rotating a password (or revoking a leaked one), rewrite the pooler's auth file and reload it, or let it look passwords up on the server (PgBouncer auth_query); until then the old password still logs in.",
+      advice:
+        "The pooler keeps its own copy of the password: after rotating a password (or revoking a leaked one), rewrite the pooler's auth file and reload it, or let it look passwords up on the server (PgBouncer auth_query); until then the old password still logs in.",
     },
-    refreshed: { means: 'the pooler admitted the new password and refused the old one, at once or after a reload (the facts say which)', breaks: false },
+    refreshed: {
+      means:
+        'the pooler admitted the new password and refused the old one, at once or after a reload (the facts say which)',
+      breaks: false,
+    },
     rejected: {
       means: 'the pooler admitted neither the old nor the new password',
       breaks: true,
-      advice: "The pooler refuses the new password until its auth file is rewritten and reloaded: rotate the pooler's copy together with the server's, or use auth_query.",
+      advice:
+        "The pooler refuses the new password until its auth file is rewritten and reloaded: rotate the pooler's copy together with the server's, or use auth_query.",
     },
   },
   requires: ['fixture'],
   flags: ['destructive'],
-  skipIf: (ctx) => (ctx.fixture ? null : "fixtures only: it changes the login's password, locking out other users of the login while it runs"),
+  skipIf: (ctx) =>
+    ctx.fixture
+      ? null
+      : "fixtures only: it changes the login's password, locking out other users of the login while it runs",
   async scenario(scn) {
     const original = scn.ctx.target.password ?? '';
     const fresh = `pooltest-${randomBytes(12).toString('hex')}`;
@@ -63,7 +74,10 @@ export const stalePassword = defineCheck({
     const d = await Session.open('D', scn.ctx.direct ?? scn.ctx.target, scratch, bounds(scn, false));
     try {
       const altered = await d.run('D.alter', `ALTER ROLE CURRENT_USER PASSWORD '${fresh}'`);
-      scn.note('D', 'D.alter', 'ALTER ROLE CURRENT_USER PASSWORD <new password, not shown>', { startMs: altered.startMs, ...(altered.error ? { error: hide(altered.error, secrets) } : {}) });
+      scn.note('D', 'D.alter', 'ALTER ROLE CURRENT_USER PASSWORD <new password, not shown>', {
+        startMs: altered.startMs,
+        ...(altered.error ? { error: hide(altered.error, secrets) } : {}),
+      });
       if (altered.error) return;
       await login(scn, 'OLD', 'before.old', original, secrets);
       await login(scn, 'NEW', 'before.new', fresh, secrets);
@@ -74,8 +88,14 @@ export const stalePassword = defineCheck({
       // Always put the original back, on the session that was opened with it; should that session
       // have died, on a new one that logs in with the new password.
       let restored = await d.run('D.cleanup', `ALTER ROLE CURRENT_USER PASSWORD '${original}'`);
-      if (restored.error || restored.timedOut) restored = await restoreAnew(scn, scratch, fresh, original).catch(() => restored);
-      scn.note('D', 'D.cleanup', 'ALTER ROLE CURRENT_USER PASSWORD <original password, not shown>', { startMs: restored.startMs, ...(restored.error || restored.timedOut ? { error: hide(restored.error ?? { message: 'no answer' }, secrets), timedOut: restored.timedOut } : {}) });
+      if (restored.error || restored.timedOut)
+        restored = await restoreAnew(scn, scratch, fresh, original).catch(() => restored);
+      scn.note('D', 'D.cleanup', 'ALTER ROLE CURRENT_USER PASSWORD <original password, not shown>', {
+        startMs: restored.startMs,
+        ...(restored.error || restored.timedOut
+          ? { error: hide(restored.error ?? { message: 'no answer' }, secrets), timedOut: restored.timedOut }
+          : {}),
+      });
       scn.recorder.statements += scratch.statements;
       await d.close();
     }
@@ -85,7 +105,12 @@ export const stalePassword = defineCheck({
 
 /** The restore on a fresh direct session, logged in with the password the server now has. */
 async function restoreAnew(scn: Scenario, scratch: Recorder, fresh: string, original: string): Promise<StepRecord> {
-  const again = await Session.open('D', { ...(scn.ctx.direct ?? scn.ctx.target), password: fresh }, scratch, bounds(scn, false));
+  const again = await Session.open(
+    'D',
+    { ...(scn.ctx.direct ?? scn.ctx.target), password: fresh },
+    scratch,
+    bounds(scn, false),
+  );
   try {
     return await again.run('D.cleanup', `ALTER ROLE CURRENT_USER PASSWORD '${original}'`);
   } finally {
@@ -94,11 +119,24 @@ async function restoreAnew(scn: Scenario, scratch: Recorder, fresh: string, orig
 }
 
 function bounds(scn: Scenario, interruptible = true): Parameters<typeof Session.open>[3] {
-  return { connectMs: scn.ctx.bounds.connectMs, stepMs: scn.ctx.bounds.stepMs, applicationName: applicationNameFor(scn.ctx.runId), ...(interruptible && scn.signal ? { signal: scn.signal } : {}) };
+  return {
+    connectMs: scn.ctx.bounds.connectMs,
+    stepMs: scn.ctx.bounds.stepMs,
+    applicationName: applicationNameFor(scn.ctx.runId),
+    ...(interruptible && scn.signal ? { signal: scn.signal } : {}),
+  };
 }
 
 /** One login through the target with `password`: served (a pid), refused (an error), or no answer. */
-async function login(scn: Scenario, label: string, tag: string, password: string, secrets: string[], database?: string, sql = 'SELECT pg_backend_pid() AS pid'): Promise<boolean> {
+async function login(
+  scn: Scenario,
+  label: string,
+  tag: string,
+  password: string,
+  secrets: string[],
+  database?: string,
+  sql = 'SELECT pg_backend_pid() AS pid',
+): Promise<boolean> {
   const target: Target = { ...scn.ctx.target, password, ...(database ? { database } : {}) };
   const startMs = scn.recorder.now();
   let s: Session | null = null;
@@ -107,7 +145,11 @@ async function login(scn: Scenario, label: string, tag: string, password: string
     const step = await s.run(tag, sql);
     return step.error === null && !step.timedOut;
   } catch (err) {
-    scn.note(label, tag, `(login with the ${label === 'NEW' ? 'new' : 'old'} password)`, { startMs, error: hide(connectError(err), secrets), timedOut: isPooltestError(err) && err.code === 'STEP_TIMEOUT' });
+    scn.note(label, tag, `(login with the ${label === 'NEW' ? 'new' : 'old'} password)`, {
+      startMs,
+      error: hide(connectError(err), secrets),
+      timedOut: isPooltestError(err) && err.code === 'STEP_TIMEOUT',
+    });
     return false;
   } finally {
     await s?.close();
@@ -124,7 +166,10 @@ async function reload(scn: Scenario, passwords: string[], secrets: string[]): Pr
 function connectError(err: unknown): ErrorRecord {
   if (!isPooltestError(err)) return { message: err instanceof Error ? err.message : String(err) };
   const sqlstate = err.detail.sqlstate;
-  return { message: `${err.code}: ${err.message}`, ...(typeof sqlstate === 'string' && /^[0-9A-Z]{5}$/.test(sqlstate) ? { code: sqlstate } : {}) };
+  return {
+    message: `${err.code}: ${err.message}`,
+    ...(typeof sqlstate === 'string' && /^[0-9A-Z]{5}$/.test(sqlstate) ? { code: sqlstate } : {}),
+  };
 }
 
 /** A second line of defence: no password survives into a recorded message. */
@@ -158,7 +203,9 @@ export function judgeStalePassword(steps: readonly StepRecord[]): Judgement {
   if (!alter) return { outcome: null, facts: {}, reason: 'the password was never changed (no D.alter step)' };
   if (alter.error) {
     const text = `${alter.error.code ?? ''} ${alter.error.message}`.trim();
-    return alter.error.code ? { outcome: null, facts: {}, reason: `the login may not change its own password: ${text}`, skipped: true } : { outcome: null, facts: {}, reason: `changing the password failed: ${text}` };
+    return alter.error.code
+      ? { outcome: null, facts: {}, reason: `the login may not change its own password: ${text}`, skipped: true }
+      : { outcome: null, facts: {}, reason: `changing the password failed: ${text}` };
   }
   const reloadStep = steps.filter((s) => s.tag === 'reload').at(-1);
   const facts: Facts = {
@@ -169,9 +216,12 @@ export function judgeStalePassword(steps: readonly StepRecord[]): Judgement {
     oldAcceptedAfterReload: admitted(steps, 'after.old'),
     newAcceptedAfterReload: admitted(steps, 'after.new'),
   };
-  const unknown = ['oldAcceptedBefore', 'newAcceptedBefore', 'oldAcceptedAfterReload', 'newAcceptedAfterReload'].filter((k) => facts[k] === null);
+  const unknown = ['oldAcceptedBefore', 'newAcceptedBefore', 'oldAcceptedAfterReload', 'newAcceptedAfterReload'].filter(
+    (k) => facts[k] === null,
+  );
   if (unknown.length > 0) return { outcome: null, facts, reason: `no clear answer for ${unknown.join(', ')}` };
-  const said = (old: unknown, neu: unknown): string => `old password ${old ? 'admitted' : 'refused'}, new ${neu ? 'admitted' : 'refused'}`;
+  const said = (old: unknown, neu: unknown): string =>
+    `old password ${old ? 'admitted' : 'refused'}, new ${neu ? 'admitted' : 'refused'}`;
   facts.caseBefore = said(facts.oldAcceptedBefore, facts.newAcceptedBefore);
   facts.caseAfterReload = said(facts.oldAcceptedAfterReload, facts.newAcceptedAfterReload);
   const story = `after ALTER ROLE ... PASSWORD: ${facts.caseBefore}; after ${facts.reloaded ? 'RELOAD' : 'an attempted reload (not possible here)'}: ${facts.caseAfterReload}`;

@@ -33,11 +33,21 @@ export const routing = defineCheck({
     'https://www.pgbouncer.org/config.html#cancel_wait_timeout (cancels are forwarded to the server the client is linked to)',
     'https://www.pgpool.net/docs/latest/en/html/managing-client-connections.html (with every child busy, a new connection - a cancel request too - waits for a free one)',
   ],
-  summary: 'a CancelRequest with A\'s key while A and B both run slow queries: whose query stops',
+  summary: "a CancelRequest with A's key while A and B both run slow queries: whose query stops",
   outcomes: {
-    routed: { means: 'the cancel stopped the client\'s own query and the other client\'s completed', breaks: false },
-    misrouted: { means: 'the cancel stopped another client\'s query', breaks: true, advice: "A cancel stopped another client's query: do not rely on cancel through this pooler (use statement_timeout), and report it to the pooler." },
-    ignored: { means: 'neither query was cancelled: client-side cancels and timeouts stop working', breaks: true, advice: 'Cancels through this target do not stop the query (pgpool-II needs a free child process to read one): bound queries with SET LOCAL statement_timeout instead of relying on client-side cancel, and keep spare capacity (num_init_children above your client count).' },
+    routed: { means: "the cancel stopped the client's own query and the other client's completed", breaks: false },
+    misrouted: {
+      means: "the cancel stopped another client's query",
+      breaks: true,
+      advice:
+        "A cancel stopped another client's query: do not rely on cancel through this pooler (use statement_timeout), and report it to the pooler.",
+    },
+    ignored: {
+      means: 'neither query was cancelled: client-side cancels and timeouts stop working',
+      breaks: true,
+      advice:
+        'Cancels through this target do not stop the query (pgpool-II needs a free child process to read one): bound queries with SET LOCAL statement_timeout instead of relying on client-side cancel, and keep spare capacity (num_init_children above your client count).',
+    },
   },
   flags: ['timing-dependent'],
   async scenario(scn) {
@@ -45,17 +55,32 @@ export const routing = defineCheck({
     const net = `SET LOCAL statement_timeout = '${longMs + 1000}ms'`;
     const a = await scn.open('A');
     const b = await scn.open('B');
-    const aRun = startLongStatement(a, 'A.slow', [net, 'SELECT pg_backend_pid() AS pid'], longMs, longMs + scn.ctx.bounds.stepMs);
-    const bRun = startLongStatement(b, 'B.slow', [net, 'SELECT pg_backend_pid() AS pid'], shortMs, shortMs + scn.ctx.bounds.stepMs);
+    const aRun = startLongStatement(
+      a,
+      'A.slow',
+      [net, 'SELECT pg_backend_pid() AS pid'],
+      longMs,
+      longMs + scn.ctx.bounds.stepMs,
+    );
+    const bRun = startLongStatement(
+      b,
+      'B.slow',
+      [net, 'SELECT pg_backend_pid() AS pid'],
+      shortMs,
+      shortMs + scn.ctx.bounds.stepMs,
+    );
     const both = await within(Promise.all([aRun.pid, bRun.pid]), scn.waitMs + longMs, null);
     const key = a.cancelKey;
     const running = both !== null && both[0] !== null && both[1] !== null;
     const sentAt = scn.recorder.now();
-    const cancel = running && key ? sendCancelRequest(scn.ctx.target, key.processId, key.secretKey, longMs + 2 * scn.waitMs) : null;
+    const cancel =
+      running && key ? sendCancelRequest(scn.ctx.target, key.processId, key.secretKey, longMs + 2 * scn.waitMs) : null;
     await Promise.all([aRun.done, bRun.done]);
     await Promise.all([a.close(), b.close()]);
     if (!cancel || !key) {
-      scn.note('X', 'cancel.send', '(no cancel sent)', { error: running ? 'the target sent no BackendKeyData' : 'A and B were not both running' });
+      scn.note('X', 'cancel.send', '(no cancel sent)', {
+        error: running ? 'the target sent no BackendKeyData' : 'A and B were not both running',
+      });
       return;
     }
     const delivery = await cancel;
@@ -102,15 +127,43 @@ export function judgeCancelRouting(steps: readonly StepRecord[]): Judgement {
     cancelWritten: boolOf(sent, 'written'),
     cancelConnectionClosedAfterMs: closedAfter,
   };
-  if (!a || !b || a.pid === null || b.pid === null) return { outcome: null, facts, reason: `A and B did not both report a backend: ${errorText(a) ?? errorText(b) ?? 'no pid'}` };
+  if (!a || !b || a.pid === null || b.pid === null)
+    return {
+      outcome: null,
+      facts,
+      reason: `A and B did not both report a backend: ${errorText(a) ?? errorText(b) ?? 'no pid'}`,
+    };
   if (a.pid === b.pid) return { outcome: null, facts, reason: `A and B ran on the same backend ${a.pid}` };
-  if (!sent || facts.cancelWritten !== true) return { outcome: null, facts, reason: `no cancel request was sent: ${errorText(sent) ?? 'missing'}` };
-  if (facts.bCancelled) return { outcome: 'misrouted', facts, reason: `A's cancel request stopped B's query on backend ${b.pid}${facts.aCancelled ? ' (and A\'s)' : ''}` };
+  if (!sent || facts.cancelWritten !== true)
+    return { outcome: null, facts, reason: `no cancel request was sent: ${errorText(sent) ?? 'missing'}` };
+  if (facts.bCancelled)
+    return {
+      outcome: 'misrouted',
+      facts,
+      reason: `A's cancel request stopped B's query on backend ${b.pid}${facts.aCancelled ? " (and A's)" : ''}`,
+    };
   const odd = [a, b].find((s) => s.timedOut || (s.error !== null && !cancelledByRequest(s)));
-  if (odd) return { outcome: null, facts, reason: `${odd.session}'s slow query ended abnormally: ${errorText(odd) ?? 'no answer within its bound'}` };
-  if (facts.aCancelled) return { outcome: 'routed', facts, reason: `A's query on backend ${a.pid} was cancelled (57014); B's on backend ${b.pid} completed` };
+  if (odd)
+    return {
+      outcome: null,
+      facts,
+      reason: `${odd.session}'s slow query ended abnormally: ${errorText(odd) ?? 'no answer within its bound'}`,
+    };
+  if (facts.aCancelled)
+    return {
+      outcome: 'routed',
+      facts,
+      reason: `A's query on backend ${a.pid} was cancelled (57014); B's on backend ${b.pid} completed`,
+    };
   // Postgres and PgBouncer close the cancel connection once they have read it; pgpool-II
   // reads it only when a child process is free, and leaves it open.
-  const closed = closedAfter === null ? 'the target never closed the cancel connection' : `the target closed the cancel connection after ${closedAfter} ms`;
-  return { outcome: 'ignored', facts, reason: `neither query was cancelled; A's ran its full ${a.durationMs} ms; ${closed}` };
+  const closed =
+    closedAfter === null
+      ? 'the target never closed the cancel connection'
+      : `the target closed the cancel connection after ${closedAfter} ms`;
+  return {
+    outcome: 'ignored',
+    facts,
+    reason: `neither query was cancelled; A's ran its full ${a.durationMs} ms; ${closed}`,
+  };
 }

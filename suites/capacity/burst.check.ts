@@ -38,14 +38,22 @@ export const burst = defineCheck({
   summary: 'fixture only: 100 clients at once against `max_connections = 25`',
   outcomes: {
     absorbed: { means: 'every client of a burst beyond max_connections was served', breaks: false },
-    overflowed: { means: 'some clients of the burst were refused or left unanswered', breaks: true, advice: 'Clients were refused in a burst: put a pooler in front (or raise its client limit), or limit and retry connections in the application.' },
+    overflowed: {
+      means: 'some clients of the burst were refused or left unanswered',
+      breaks: true,
+      advice:
+        'Clients were refused in a burst: put a pooler in front (or raise its client limit), or limit and retry connections in the application.',
+    },
   },
   requires: ['fixture'],
   // Floods the pooler with clients: it runs last (see runner/check-order.ts).
   flags: ['destructive'],
   async scenario(scn) {
     const l = await scn.open('L');
-    await l.run('burst.limits', `SELECT pg_backend_pid() AS pid, current_setting('max_connections')::int AS max_connections`);
+    await l.run(
+      'burst.limits',
+      `SELECT pg_backend_pid() AS pid, current_setting('max_connections')::int AS max_connections`,
+    );
     // pgpool-II serves one client per child: the limits client must not hold one during the burst.
     await l.close();
     if (scn.ctx.direct) {
@@ -88,17 +96,39 @@ export function judgeBurst(steps: readonly StepRecord[]): Judgement {
     ...maxConnections(steps),
     servedAtOnce: mostAtOnce(served.flatMap((c) => c.work)),
   };
-  if (clients.length === 0 || (served.length === 0 && facts.refused === 0)) return { outcome: null, facts, reason: 'no client of the burst got an answer' };
-  if (failed.length > 0) return { outcome: 'overflowed', facts, reason: `${failed.length} of ${clients.length} clients failed: ${facts.refusedWith}` };
-  if (facts.maxConnections === null) return { outcome: null, facts, reason: `all ${clients.length} clients were served, but max_connections could not be read from the server: nothing shows the burst went past it` };
+  if (clients.length === 0 || (served.length === 0 && facts.refused === 0))
+    return { outcome: null, facts, reason: 'no client of the burst got an answer' };
+  if (failed.length > 0)
+    return {
+      outcome: 'overflowed',
+      facts,
+      reason: `${failed.length} of ${clients.length} clients failed: ${facts.refusedWith}`,
+    };
+  if (facts.maxConnections === null)
+    return {
+      outcome: null,
+      facts,
+      reason: `all ${clients.length} clients were served, but max_connections could not be read from the server: nothing shows the burst went past it`,
+    };
   if (facts.servedAtOnce <= facts.maxConnections) {
-    return { outcome: null, facts, reason: `all ${clients.length} clients were served, but at most ${facts.servedAtOnce} at once, not more than max_connections = ${facts.maxConnections}: the burst did not exceed the server's limit` };
+    return {
+      outcome: null,
+      facts,
+      reason: `all ${clients.length} clients were served, but at most ${facts.servedAtOnce} at once, not more than max_connections = ${facts.maxConnections}: the burst did not exceed the server's limit`,
+    };
   }
-  return { outcome: 'absorbed', facts, reason: `all ${clients.length} clients were served, ${facts.servedAtOnce} at once against max_connections = ${facts.maxConnections}, by ${facts.backends} backends` };
+  return {
+    outcome: 'absorbed',
+    facts,
+    reason: `all ${clients.length} clients were served, ${facts.servedAtOnce} at once against max_connections = ${facts.maxConnections}, by ${facts.backends} backends`,
+  };
 }
 
 /** max_connections as the server said it: directly when the record has it, else through the target. */
-function maxConnections(steps: readonly StepRecord[]): { maxConnections: number | null; maxConnectionsVia: string | null } {
+function maxConnections(steps: readonly StepRecord[]): {
+  maxConnections: number | null;
+  maxConnectionsVia: string | null;
+} {
   const direct = numberOf(stepOf(steps, 'burst.limits.direct'), 'max_connections');
   if (direct !== null) return { maxConnections: direct, maxConnectionsVia: 'direct' };
   const target = numberOf(stepOf(steps, 'burst.limits'), 'max_connections');
@@ -111,7 +141,13 @@ function maxConnections(steps: readonly StepRecord[]): { maxConnections: number 
  * Ends sort before starts at the same millisecond: touching is not overlapping.
  */
 export function mostAtOnce(work: readonly StepRecord[]): number {
-  const edges = work.flatMap((s) => [[s.startMs, 1], [s.startMs + s.durationMs, -1]] as Array<[number, number]>);
+  const edges = work.flatMap(
+    (s) =>
+      [
+        [s.startMs, 1],
+        [s.startMs + s.durationMs, -1],
+      ] as Array<[number, number]>,
+  );
   edges.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
   let now = 0;
   let most = 0;

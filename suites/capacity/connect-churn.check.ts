@@ -37,22 +37,32 @@ export const connectChurn = defineCheck({
     'https://www.postgresql.org/docs/current/connect-estab.html (a new backend process per connection)',
     'https://www.pgbouncer.org/features.html (clients reuse server connections)',
   ],
-  summary: 'with `--direct`: connect, one query, disconnect, many times each way; throughput and p50/p99 per side and their ratio',
+  summary:
+    'with `--direct`: connect, one query, disconnect, many times each way; throughput and p50/p99 per side and their ratio',
   outcomes: {
-    faster: { means: 'the median connect, query and disconnect cycle is at least 1.25 times shorter through the target than directly', breaks: false },
+    faster: {
+      means:
+        'the median connect, query and disconnect cycle is at least 1.25 times shorter through the target than directly',
+      breaks: false,
+    },
     slower: {
       means: 'the median cycle is at least 1.25 times longer through the target than directly',
       breaks: false,
-      advice: 'Connecting through the pooler costs more than connecting directly here: check its TLS and authentication settings (auth_type, client_tls_*), or use a client-side pool.',
+      advice:
+        'Connecting through the pooler costs more than connecting directly here: check its TLS and authentication settings (auth_type, client_tls_*), or use a client-side pool.',
     },
     same: {
       means: 'the median cycles through the target and directly are within 1.25 times of each other',
       breaks: false,
-      advice: 'The pooler does not make new connections cheaper here: an application that connects per request gains little from it; keep connections open in the application, or check that the pooler reuses server connections.',
+      advice:
+        'The pooler does not make new connections cheaper here: an application that connects per request gains little from it; keep connections open in the application, or check that the pooler reuses server connections.',
     },
   },
   flags: ['timing-dependent'],
-  skipIf: (ctx) => (ctx.direct ? null : 'needs --direct: the connection cost through the target is compared with connecting to PostgreSQL itself'),
+  skipIf: (ctx) =>
+    ctx.direct
+      ? null
+      : 'needs --direct: the connection cost through the target is compared with connecting to PostgreSQL itself',
   async scenario(scn) {
     const sides = [side(scn, 'T', 'churn.target', scn.ctx.target), side(scn, 'D', 'churn.direct', scn.ctx.direct!)];
     const deadline = performance.now() + BUDGET_MS;
@@ -86,10 +96,16 @@ function side(scn: Scenario, label: string, tag: string, target: Target): Side {
       try {
         // The first cycle is recorded as it happened (its backend is evidence); the rest are summarized.
         const recorder = latencies.length === 0 ? scn.recorder : scratch;
-        const s = await Session.open(label, target, recorder, { connectMs: Math.min(scn.ctx.bounds.connectMs, left), stepMs: Math.min(scn.ctx.bounds.stepMs, left), applicationName: applicationNameFor(scn.ctx.runId), ...(scn.signal ? { signal: scn.signal } : {}) });
+        const s = await Session.open(label, target, recorder, {
+          connectMs: Math.min(scn.ctx.bounds.connectMs, left),
+          stepMs: Math.min(scn.ctx.bounds.stepMs, left),
+          applicationName: applicationNameFor(scn.ctx.runId),
+          ...(scn.signal ? { signal: scn.signal } : {}),
+        });
         const step = await s.run(`${tag}.cycle`, 'SELECT pg_backend_pid() AS pid');
         await s.close();
-        if (step.error || step.pid === null) throw new Error(step.error ? `${step.error.code ?? ''} ${step.error.message}`.trim() : 'no pid');
+        if (step.error || step.pid === null)
+          throw new Error(step.error ? `${step.error.code ?? ''} ${step.error.message}`.trim() : 'no pid');
         pids.add(step.pid);
         latencies.push(Math.round((performance.now() - t0) * 100) / 100);
       } catch (err) {
@@ -101,7 +117,13 @@ function side(scn: Scenario, label: string, tag: string, target: Target): Side {
       scn.recorder.statements += scratch.statements;
       scn.note(label, tag, `(connect; SELECT pg_backend_pid() AS pid; disconnect) x ${latencies.length + failures}`, {
         startMs,
-        facts: { connections: latencies.length, failures, firstError, backends: pids.size, latenciesMs: latencies.join(',') },
+        facts: {
+          connections: latencies.length,
+          failures,
+          firstError,
+          backends: pids.size,
+          latenciesMs: latencies.join(','),
+        },
       });
     },
   };
@@ -127,29 +149,67 @@ export function judgeChurn(steps: readonly StepRecord[]): Judgement {
   const d = measured(stepOf(steps, 'churn.direct'));
   if (!t || !d) return { outcome: null, facts: {}, reason: `no measurement ${t ? 'directly' : 'through the target'}` };
   const facts = {
-    targetConnections: t.connections, targetFailures: t.failures, targetPerSecond: t.perSecond, targetP50Ms: t.p50, targetP99Ms: t.p99, targetBackends: t.backends,
-    directConnections: d.connections, directFailures: d.failures, directPerSecond: d.perSecond, directP50Ms: d.p50, directP99Ms: d.p99, directBackends: d.backends,
+    targetConnections: t.connections,
+    targetFailures: t.failures,
+    targetPerSecond: t.perSecond,
+    targetP50Ms: t.p50,
+    targetP99Ms: t.p99,
+    targetBackends: t.backends,
+    directConnections: d.connections,
+    directFailures: d.failures,
+    directPerSecond: d.perSecond,
+    directP50Ms: d.p50,
+    directP99Ms: d.p99,
+    directBackends: d.backends,
     speedup: t.p50 > 0 ? Math.round((d.p50 / t.p50) * 100) / 100 : null,
   };
-  for (const [name, m] of [['through the target', t], ['directly', d]] as const) {
-    if (m.connections < MIN_CYCLES) return { outcome: null, facts, reason: `only ${m.connections} connect cycles completed ${name} (${m.failures} failed)` };
-    if (m.failures * 10 > m.connections + m.failures) return { outcome: null, facts, reason: `${m.failures} of ${m.connections + m.failures} connect cycles failed ${name}` };
+  for (const [name, m] of [
+    ['through the target', t],
+    ['directly', d],
+  ] as const) {
+    if (m.connections < MIN_CYCLES)
+      return {
+        outcome: null,
+        facts,
+        reason: `only ${m.connections} connect cycles completed ${name} (${m.failures} failed)`,
+      };
+    if (m.failures * 10 > m.connections + m.failures)
+      return {
+        outcome: null,
+        facts,
+        reason: `${m.failures} of ${m.connections + m.failures} connect cycles failed ${name}`,
+      };
   }
   const text = `p50 ${t.p50} ms / p99 ${t.p99} ms per connect cycle through the target (${t.perSecond}/s, ${t.backends} backend(s)), p50 ${d.p50} ms / p99 ${d.p99} ms directly (${d.perSecond}/s, ${d.backends} backend(s))`;
   const speedup = facts.speedup ?? 0;
-  if (speedup >= CHURN_THRESHOLD) return { outcome: 'faster', facts, reason: `${speedup}x faster through the target: ${text}` };
-  if (speedup <= 1 / CHURN_THRESHOLD) return { outcome: 'slower', facts, reason: `${speedup}x: slower through the target: ${text}` };
+  if (speedup >= CHURN_THRESHOLD)
+    return { outcome: 'faster', facts, reason: `${speedup}x faster through the target: ${text}` };
+  if (speedup <= 1 / CHURN_THRESHOLD)
+    return { outcome: 'slower', facts, reason: `${speedup}x: slower through the target: ${text}` };
   return { outcome: 'same', facts, reason: `about the same (${speedup}x): ${text}` };
 }
 
 function measured(step: StepRecord | undefined): Measured | null {
   const raw = valueOf(step, 'latenciesMs');
   if (typeof raw !== 'string') return null;
-  const ms = raw === '' ? [] : raw.split(',').map(Number).filter((n) => Number.isFinite(n) && n >= 0);
+  const ms =
+    raw === ''
+      ? []
+      : raw
+          .split(',')
+          .map(Number)
+          .filter((n) => Number.isFinite(n) && n >= 0);
   const failures = Number(valueOf(step, 'failures') ?? 0);
   const backends = Number(valueOf(step, 'backends') ?? 0);
   const total = ms.reduce((a, b) => a + b, 0);
-  return { connections: ms.length, failures, perSecond: total > 0 ? Math.round((ms.length / total) * 1000) : 0, p50: quantile(ms, 0.5), p99: quantile(ms, 0.99), backends };
+  return {
+    connections: ms.length,
+    failures,
+    perSecond: total > 0 ? Math.round((ms.length / total) * 1000) : 0,
+    p50: quantile(ms, 0.5),
+    p99: quantile(ms, 0.99),
+    backends,
+  };
 }
 
 /** Nearest-rank quantile, to a hundredth of a millisecond (0 for no samples). */

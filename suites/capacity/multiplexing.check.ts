@@ -33,7 +33,12 @@ export const multiplexing = defineCheck({
   summary: '20 concurrent clients: how many backends serve them',
   outcomes: {
     multiplexed: { means: 'some backend served two or more connected clients', breaks: false },
-    'one-per-client': { means: 'every backend served one client: costly, but statements keep their meaning', breaks: false, advice: 'Every connected client holds a backend of its own here: connections, not transactions, use up the server, so keep client pools small or use transaction pooling (within its restrictions).' },
+    'one-per-client': {
+      means: 'every backend served one client: costly, but statements keep their meaning',
+      breaks: false,
+      advice:
+        'Every connected client holds a backend of its own here: connections, not transactions, use up the server, so keep client pools small or use transaction pooling (within its restrictions).',
+    },
   },
   async scenario(scn) {
     const boundMs = 2 * scn.waitMs;
@@ -44,7 +49,8 @@ export const multiplexing = defineCheck({
       connectMs: candidateConnectMs(scn),
       stayConnected: true,
       work: async (s) => {
-        for (let i = 0; i < TRANSACTIONS && s.alive; i++) await s.run('mux.tx', 'SELECT pg_backend_pid() AS pid', { boundMs });
+        for (let i = 0; i < TRANSACTIONS && s.alive; i++)
+          await s.run('mux.tx', 'SELECT pg_backend_pid() AS pid', { boundMs });
       },
     });
     if (!scn.ctx.direct) return;
@@ -81,8 +87,18 @@ export function judgeMultiplexing(steps: readonly StepRecord[], discovery: Disco
     withinPool: discovery.poolSize === null ? null : owners.size <= discovery.poolSize,
     serverConnections: numberOf(stepOf(steps, 'mux.server'), 'server_connections'),
   };
-  if (served.length < 2) return { outcome: null, facts, reason: `only ${served.length} of ${clients.length} clients were served` };
-  if (shared > 0) return { outcome: 'multiplexed', facts, reason: `${served.length} connected clients ran on ${owners.size} backends` };
+  if (served.length < 2)
+    return { outcome: null, facts, reason: `only ${served.length} of ${clients.length} clients were served` };
+  if (shared > 0)
+    return {
+      outcome: 'multiplexed',
+      facts,
+      reason: `${served.length} connected clients ran on ${owners.size} backends`,
+    };
   const left = facts.waiting > 0 ? `; ${facts.waiting} waited in vain for one` : '';
-  return { outcome: 'one-per-client', facts, reason: `each of ${served.length} connected clients had a backend of its own${left}` };
+  return {
+    outcome: 'one-per-client',
+    facts,
+    reason: `each of ${served.length} connected clients had a backend of its own${left}`,
+  };
 }

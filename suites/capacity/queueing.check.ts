@@ -35,9 +35,25 @@ export const queueing = defineCheck({
   ],
   summary: '3 x pool size concurrent 200 ms transactions: do they wait their turn or fail',
   outcomes: {
-    queued: { means: 'every transaction succeeded; those beyond the pool waited their turn', breaks: false, advice: 'Transactions beyond the pool wait for a backend: keep transactions short, and size the pool for your peak concurrency if the waits matter.' },
-    rejected: { means: 'the pooler refused some clients instead of queueing them (its message verbatim in the facts)', breaks: true, advice: 'The pooler refused clients instead of queueing them: raise its client limit (max_client_conn for PgBouncer) or its wait timeout, and retry refused connections with backoff in the application.' },
-    unlimited: { means: 'every transaction got a backend at once: nothing limits concurrency (direct, or a pool larger than the crowd)', breaks: false, advice: 'Nothing limits concurrency here: every transaction got a backend at once, so a burst of clients can exhaust max_connections; put a pooler in front if that matters.' },
+    queued: {
+      means: 'every transaction succeeded; those beyond the pool waited their turn',
+      breaks: false,
+      advice:
+        'Transactions beyond the pool wait for a backend: keep transactions short, and size the pool for your peak concurrency if the waits matter.',
+    },
+    rejected: {
+      means: 'the pooler refused some clients instead of queueing them (its message verbatim in the facts)',
+      breaks: true,
+      advice:
+        'The pooler refused clients instead of queueing them: raise its client limit (max_client_conn for PgBouncer) or its wait timeout, and retry refused connections with backoff in the application.',
+    },
+    unlimited: {
+      means:
+        'every transaction got a backend at once: nothing limits concurrency (direct, or a pool larger than the crowd)',
+      breaks: false,
+      advice:
+        'Nothing limits concurrency here: every transaction got a backend at once, so a burst of clients can exhaust max_connections; put a pooler in front if that matters.',
+    },
   },
   flags: ['timing-dependent'],
   async scenario(scn) {
@@ -70,9 +86,20 @@ export function judgeQueueing(steps: readonly StepRecord[], discovery: Discovery
   const failed = clients.filter((c) => c.state !== 'served');
   const base = { transactions: clients.length, poolSize: discovery.poolSize, noPool: discovery.poolSize === null };
   if (failed.length > 0) {
-    return { outcome: 'rejected', facts: { ...base, failed: failed.length, rejectedWith: errorSummary(failed) }, reason: `${failed.length} of ${clients.length} transactions failed: ${errorSummary(failed)}` };
+    return {
+      outcome: 'rejected',
+      facts: { ...base, failed: failed.length, rejectedWith: errorSummary(failed) },
+      reason: `${failed.length} of ${clients.length} transactions failed: ${errorSummary(failed)}`,
+    };
   }
-  const runs = clients.map((c) => c.work[0]!).map((s) => ({ pid: s.pid, began: numberOf(s, 'began'), ended: numberOf(s, 'ended'), sleepMs: numberOf(s, 'sleep_ms') }));
+  const runs = clients
+    .map((c) => c.work[0]!)
+    .map((s) => ({
+      pid: s.pid,
+      began: numberOf(s, 'began'),
+      ended: numberOf(s, 'ended'),
+      sleepMs: numberOf(s, 'sleep_ms'),
+    }));
   if (runs.some((r) => r.began === null || r.ended === null || r.sleepMs === null)) {
     return { outcome: null, facts: base, reason: 'a transaction did not report its start and end' };
   }
@@ -90,13 +117,30 @@ export function judgeQueueing(steps: readonly StepRecord[], discovery: Discovery
     expectedRounds: discovery.poolSize ? Math.ceil(clients.length / discovery.poolSize) : 1,
     startOffsetsMs: offsets.join(','),
   };
-  if (waited === 0) return { outcome: 'unlimited', facts, reason: `all ${clients.length} transactions ran at once on ${facts.backends} backends` };
-  return { outcome: 'queued', facts, reason: `all ${clients.length} succeeded; ${waited} waited for a backend, up to ${facts.maxWaitMs} ms, in ${facts.rounds} rounds on ${facts.backends} backends` };
+  if (waited === 0)
+    return {
+      outcome: 'unlimited',
+      facts,
+      reason: `all ${clients.length} transactions ran at once on ${facts.backends} backends`,
+    };
+  return {
+    outcome: 'queued',
+    facts,
+    reason: `all ${clients.length} succeeded; ${waited} waited for a backend, up to ${facts.maxWaitMs} ms, in ${facts.rounds} rounds on ${facts.backends} backends`,
+  };
 }
 
 /** Most intervals open at one instant. */
 function peakOverlap(intervals: ReadonlyArray<readonly [number, number]>): number {
-  const edges = intervals.flatMap(([b, e]) => [[b, 1], [e, -1]] as const).sort((x, y) => x[0] - y[0] || x[1] - y[1]);
+  const edges = intervals
+    .flatMap(
+      ([b, e]) =>
+        [
+          [b, 1],
+          [e, -1],
+        ] as const,
+    )
+    .sort((x, y) => x[0] - y[0] || x[1] - y[1]);
   let open = 0;
   let peak = 0;
   for (const [, d] of edges) peak = Math.max(peak, (open += d));

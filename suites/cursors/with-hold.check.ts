@@ -25,7 +25,8 @@ export const withHold = defineCheck({
   docs: ['https://www.pgbouncer.org/features.html (WITH HOLD cursor: never in transaction pooling)'],
   summary: '`DECLARE ... WITH HOLD`, then `FETCH` in the next transaction',
   outcomes: stateOutcomes({
-    leaked: 'Declare cursors without WITH HOLD and fetch within the one transaction that declared them (or turn off server-side cursors, e.g. DISABLE_SERVER_SIDE_CURSORS in Django): a held cursor stays on the server connection, readable by the next client and missing for you.',
+    leaked:
+      'Declare cursors without WITH HOLD and fetch within the one transaction that declared them (or turn off server-side cursors, e.g. DISABLE_SERVER_SIDE_CURSORS in Django): a held cursor stays on the server connection, readable by the next client and missing for you.',
     lost: 'Fetch within the one transaction that declared the cursor: held cursors do not survive to your next transaction through this pooler.',
     pinned: 'The pooler pins clients that hold cursors; fetch within one transaction to keep multiplexing.',
     rejected: 'The pooler refuses WITH HOLD cursors: fetch within one transaction.',
@@ -49,7 +50,12 @@ export const withHold = defineCheck({
         return n === null ? null : n > 0;
       },
       keptByA: (readback) => (readback.error?.code === '34000' ? false : numberOf(readback, 'v') === 1 ? true : null),
-      show: (step) => (step.tag === 'A.readback' ? (step.error ? `FETCH: ${step.error.code ?? ''} ${step.error.message}` : `FETCH gave v = ${String(numberOf(step, 'v'))}`) : `${String(numberOf(step, 'visible'))} cursor(s) named like A's`),
+      show: (step) =>
+        step.tag === 'A.readback'
+          ? step.error
+            ? `FETCH: ${step.error.code ?? ''} ${step.error.message}`
+            : `FETCH gave v = ${String(numberOf(step, 'v'))}`
+          : `${String(numberOf(step, 'visible'))} cursor(s) named like A's`,
     });
   },
 });

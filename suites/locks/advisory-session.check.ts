@@ -24,15 +24,33 @@ export const advisorySession = defineCheck({
   title: 'a session advisory lock excludes every other client',
   severity: 'correctness',
   docs: ['https://www.pgbouncer.org/features.html (session-level advisory locks: never in transaction pooling)'],
-  summary: '`pg_advisory_lock`: is another client refused; does the owner\'s unlock warn',
+  summary: "`pg_advisory_lock`: is another client refused; does the owner's unlock warn",
   outcomes: {
     exclusive: { means: 'another client was refused the lock', breaks: false },
-    shared: { means: 'another client on the owner\'s backend also got the lock, and the owner\'s unlock warned', breaks: true, advice: 'Use pg_advisory_xact_lock inside a transaction: a session lock stays on the server connection, the next client there "holds" it too, and your unlock misses.' },
-    released: { means: 'the pooler dropped the lock between transactions', breaks: true, advice: 'The pooler drops session advisory locks between transactions: use pg_advisory_xact_lock inside one transaction.' },
-    rejected: { means: 'the lock function was refused', breaks: true, advice: 'The pooler refuses session advisory locks: use pg_advisory_xact_lock.' },
+    shared: {
+      means: "another client on the owner's backend also got the lock, and the owner's unlock warned",
+      breaks: true,
+      advice:
+        'Use pg_advisory_xact_lock inside a transaction: a session lock stays on the server connection, the next client there "holds" it too, and your unlock misses.',
+    },
+    released: {
+      means: 'the pooler dropped the lock between transactions',
+      breaks: true,
+      advice:
+        'The pooler drops session advisory locks between transactions: use pg_advisory_xact_lock inside one transaction.',
+    },
+    rejected: {
+      means: 'the lock function was refused',
+      breaks: true,
+      advice: 'The pooler refuses session advisory locks: use pg_advisory_xact_lock.',
+    },
   },
   restsOn: [{ create: 'A.create', observe: 'observe.take' }],
-  audit: { statement: 'session-level advisory lock', consequence: 'another client on that backend also "holds" it; the unlock may land elsewhere', priority: 40 },
+  audit: {
+    statement: 'session-level advisory lock',
+    consequence: 'another client on that backend also "holds" it; the unlock may land elsewhere',
+    priority: 40,
+  },
   async scenario(scn) {
     const k = markersFor(scn.ctx.runId, this.id).lockKey;
     const lock = `${LOCK_NAMESPACE}, ${k}`;
@@ -49,7 +67,7 @@ export const advisorySession = defineCheck({
     });
   },
   judge: judgeAdvisory,
-  evidence: (j) => `${j.reason}${j.facts.aUnlockWarned ? '; A\'s unlock warned it does not own the lock' : ''}`,
+  evidence: (j) => `${j.reason}${j.facts.aUnlockWarned ? "; A's unlock warned it does not own the lock" : ''}`,
 });
 
 /**
@@ -61,7 +79,12 @@ export const advisorySession = defineCheck({
  */
 export function judgeAdvisory(steps: readonly StepRecord[]): Judgement {
   const create = stepOf(steps, 'A.create');
-  if (sqlError(create)) return { outcome: 'rejected', facts: { rejectedWith: errorText(create) }, reason: `the lock was refused: ${errorText(create)}` };
+  if (sqlError(create))
+    return {
+      outcome: 'rejected',
+      facts: { rejectedWith: errorText(create) },
+      reason: `the lock was refused: ${errorText(create)}`,
+    };
   if (!create || create.error || create.pid === null || boolOf(create, 'locked') !== true) {
     return { outcome: null, facts: {}, reason: `A could not take the lock: ${errorText(create) ?? 'no pid'}` };
   }
@@ -77,14 +100,34 @@ export function judgeAdvisory(steps: readonly StepRecord[]): Judgement {
     aUnlockWarned: unlock?.notices.some((n) => /don't own|do not own/i.test(n.message)) ?? false,
     otherOnSameBackend: onB1 !== undefined,
     otherHeldBefore: onB1 ? (numberOf(onB1, 'held_before') ?? 0) > 0 : null,
-    otherGotLock: onB1 ? boolOf(onB1, 'got') : elsewhere.length > 0 ? elsewhere.some((t) => boolOf(t, 'got') === true) : null,
+    otherGotLock: onB1
+      ? boolOf(onB1, 'got')
+      : elsewhere.length > 0
+        ? elsewhere.some((t) => boolOf(t, 'got') === true)
+        : null,
   };
   if (onB1) {
-    if (facts.otherHeldBefore) return { outcome: 'shared', facts, reason: `another client on backend ${b1} found A's lock already held by its session and got it too` };
-    if (boolOf(onB1, 'got') === true) return { outcome: 'released', facts, reason: `A's lock was gone from backend ${b1} when the next client arrived` };
+    if (facts.otherHeldBefore)
+      return {
+        outcome: 'shared',
+        facts,
+        reason: `another client on backend ${b1} found A's lock already held by its session and got it too`,
+      };
+    if (boolOf(onB1, 'got') === true)
+      return {
+        outcome: 'released',
+        facts,
+        reason: `A's lock was gone from backend ${b1} when the next client arrived`,
+      };
     return { outcome: null, facts, reason: `the client on backend ${b1} neither held nor got the lock` };
   }
-  if (elsewhere.some((t) => boolOf(t, 'got') === false)) return { outcome: 'exclusive', facts, reason: `another client (backend ${elsewhere[0]!.pid}) was refused A's lock` };
-  if (elsewhere.length > 0 && elsewhere.every((t) => boolOf(t, 'got') === true)) return { outcome: 'released', facts, reason: 'another client got the lock A should still hold' };
+  if (elsewhere.some((t) => boolOf(t, 'got') === false))
+    return {
+      outcome: 'exclusive',
+      facts,
+      reason: `another client (backend ${elsewhere[0]!.pid}) was refused A's lock`,
+    };
+  if (elsewhere.length > 0 && elsewhere.every((t) => boolOf(t, 'got') === true))
+    return { outcome: 'released', facts, reason: 'another client got the lock A should still hold' };
   return { outcome: null, facts, reason: 'no other client could try the lock' };
 }

@@ -32,9 +32,21 @@ export const advisoryXact = defineCheck({
   ],
   summary: '`pg_advisory_xact_lock`: exclusive while the transaction runs, released at commit',
   outcomes: {
-    exclusive: { means: 'another client was refused while the transaction held the lock, and got it after COMMIT', breaks: false },
-    shared: { means: 'another client got the lock while the transaction held it', breaks: true, advice: 'Two clients held the same transaction lock at once: the pooler let them share a transaction or lost it; take the lock on a direct connection and report it to the pooler.' },
-    rejected: { means: 'the lock function was refused', breaks: true, advice: 'The pooler refuses advisory lock functions: take locks on a direct connection.' },
+    exclusive: {
+      means: 'another client was refused while the transaction held the lock, and got it after COMMIT',
+      breaks: false,
+    },
+    shared: {
+      means: 'another client got the lock while the transaction held it',
+      breaks: true,
+      advice:
+        'Two clients held the same transaction lock at once: the pooler let them share a transaction or lost it; take the lock on a direct connection and report it to the pooler.',
+    },
+    rejected: {
+      means: 'the lock function was refused',
+      breaks: true,
+      advice: 'The pooler refuses advisory lock functions: take locks on a direct connection.',
+    },
   },
   async scenario(scn) {
     const lock = `${LOCK_NAMESPACE}, ${markersFor(scn.ctx.runId, this.id).lockKey}`;
@@ -63,7 +75,12 @@ export const advisoryXact = defineCheck({
  */
 export function judgeAdvisoryXact(steps: readonly StepRecord[]): Judgement {
   const lock = stepOf(steps, 'A.take');
-  if (sqlError(lock)) return { outcome: 'rejected', facts: { rejectedWith: errorText(lock) }, reason: `the lock was refused: ${errorText(lock)}` };
+  if (sqlError(lock))
+    return {
+      outcome: 'rejected',
+      facts: { rejectedWith: errorText(lock) },
+      reason: `the lock was refused: ${errorText(lock)}`,
+    };
   if (!lock || lock.pid === null || boolOf(lock, 'locked') !== true) {
     return { outcome: null, facts: {}, reason: `A could not take the lock: ${errorText(lock) ?? 'no pid'}` };
   }
@@ -74,7 +91,9 @@ export function judgeAdvisoryXact(steps: readonly StepRecord[]): Judgement {
   // Under BEGIN the lock lasts until COMMIT, which the record orders; a long statement is
   // recorded only when it ends, so its timing says whether B's try fell inside it.
   const duringHold = (s: StepRecord): boolean =>
-    inBlock ? commit !== undefined && s.seq > lock.seq && s.seq < commit.seq : s.startMs >= lock.startMs && s.startMs + s.durationMs <= lock.startMs + lock.durationMs;
+    inBlock
+      ? commit !== undefined && s.seq > lock.seq && s.seq < commit.seq
+      : s.startMs >= lock.startMs && s.startMs + s.durationMs <= lock.startMs + lock.durationMs;
   const after = stepOf(steps, 'B.after');
   const facts = {
     aBackend: b1,
@@ -83,11 +102,32 @@ export function judgeAdvisoryXact(steps: readonly StepRecord[]): Judgement {
     otherGotLockWhileHeld: boolOf(tried, 'got'),
     otherGotLockAfter: boolOf(after, 'got'),
   };
-  if (!answered(tried) || tried.error || tried.pid === null) return { outcome: null, facts, reason: `the other client's try did not answer: ${errorText(tried) ?? 'missing'}` };
-  if (!duringHold(tried)) return { outcome: null, facts, reason: "the other client's try did not finish while A's transaction held the lock" };
+  if (!answered(tried) || tried.error || tried.pid === null)
+    return { outcome: null, facts, reason: `the other client's try did not answer: ${errorText(tried) ?? 'missing'}` };
+  if (!duringHold(tried))
+    return {
+      outcome: null,
+      facts,
+      reason: "the other client's try did not finish while A's transaction held the lock",
+    };
   const where = tried.pid === b1 ? `on A's own backend ${b1}` : `on backend ${tried.pid}`;
-  if (facts.otherGotLockWhileHeld === true) return { outcome: 'shared', facts, reason: `another client ${where} got the lock while A's ${facts.heldFor} held it on backend ${b1}` };
-  if (facts.otherGotLockWhileHeld !== false) return { outcome: null, facts, reason: "the other client's try returned no answer" };
-  if (facts.otherGotLockAfter !== true) return { outcome: null, facts, reason: `the lock was still refused after A's ${facts.heldFor} ended (${errorText(after) ?? 'got false'})` };
-  return { outcome: 'exclusive', facts, reason: `another client ${where} was refused while A's ${facts.heldFor} held the lock on backend ${b1}, and got it once it ended` };
+  if (facts.otherGotLockWhileHeld === true)
+    return {
+      outcome: 'shared',
+      facts,
+      reason: `another client ${where} got the lock while A's ${facts.heldFor} held it on backend ${b1}`,
+    };
+  if (facts.otherGotLockWhileHeld !== false)
+    return { outcome: null, facts, reason: "the other client's try returned no answer" };
+  if (facts.otherGotLockAfter !== true)
+    return {
+      outcome: null,
+      facts,
+      reason: `the lock was still refused after A's ${facts.heldFor} ended (${errorText(after) ?? 'got false'})`,
+    };
+  return {
+    outcome: 'exclusive',
+    facts,
+    reason: `another client ${where} was refused while A's ${facts.heldFor} held the lock on backend ${b1}, and got it once it ended`,
+  };
 }

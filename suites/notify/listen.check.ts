@@ -29,13 +29,31 @@ export const listen = defineCheck({
   summary: 'LISTEN on one client, NOTIFY from another: who receives it',
   outcomes: {
     delivered: { means: 'the notification reached the listener', breaks: false },
-    misrouted: { means: 'the notification reached a client that never listened', breaks: true, advice: 'LISTEN on a direct (or session-pooled) connection: through transaction pooling the listening backend is shared and its notifications go to whichever client holds it.' },
-    dropped: { means: 'the notification reached nobody', breaks: true, advice: 'LISTEN on a direct (or session-pooled) connection: the pooler does not deliver notifications to the listening client.' },
-    rejected: { means: 'LISTEN was refused', breaks: true, advice: 'The pooler refuses LISTEN: listen on a direct connection.' },
+    misrouted: {
+      means: 'the notification reached a client that never listened',
+      breaks: true,
+      advice:
+        'LISTEN on a direct (or session-pooled) connection: through transaction pooling the listening backend is shared and its notifications go to whichever client holds it.',
+    },
+    dropped: {
+      means: 'the notification reached nobody',
+      breaks: true,
+      advice:
+        'LISTEN on a direct (or session-pooled) connection: the pooler does not deliver notifications to the listening client.',
+    },
+    rejected: {
+      means: 'LISTEN was refused',
+      breaks: true,
+      advice: 'The pooler refuses LISTEN: listen on a direct connection.',
+    },
   },
   flags: ['timing-dependent'],
   restsOn: [{ create: 'A.create', observe: 'observe.take' }],
-  audit: { statement: 'LISTEN', consequence: 'notifications go to whoever holds that backend, or to nobody (dropped)', priority: 50 },
+  audit: {
+    statement: 'LISTEN',
+    consequence: 'notifications go to whoever holds that backend, or to nobody (dropped)',
+    priority: 50,
+  },
   async scenario(scn) {
     const m = markersFor(scn.ctx.runId, this.id);
     const unlisten = `UNLISTEN ${m.channel};`;
@@ -44,7 +62,11 @@ export const listen = defineCheck({
     const listened = await a.run('A.create', `SELECT pg_backend_pid() AS pid; LISTEN ${m.channel}`);
     if (listened.error || listened.pid === null) return;
     const b1 = listened.pid;
-    const landing = await landOn(scn, b1, { statements: [], releaseBy: 'wait', holdMs: Math.max(400, 20 * scn.discovery.rttMs) });
+    const landing = await landOn(scn, b1, {
+      statements: [],
+      releaseBy: 'wait',
+      holdMs: Math.max(400, 20 * scn.discovery.rttMs),
+    });
     await dismiss(landing.others);
     const n = await scn.open('N');
     await n.run('N.notify', `SELECT pg_backend_pid() AS pid; NOTIFY ${m.channel}, '${m.tag}'`);
@@ -68,7 +90,10 @@ export const listen = defineCheck({
  * copy would travel like any other message on A's connection), with a floor for timer noise.
  */
 function listenerWaitMs(scn: Scenario, channel: string): number {
-  const elsewhere = scn.steps.some((s) => s.session !== 'A' && s.notifications.some((n) => n.channel === channel.toLowerCase() || n.channel === channel));
+  const elsewhere = scn.steps.some(
+    (s) =>
+      s.session !== 'A' && s.notifications.some((n) => n.channel === channel.toLowerCase() || n.channel === channel),
+  );
   return elsewhere ? Math.min(scn.waitMs, Math.max(25, Math.round(4 * scn.discovery.rttMs))) : scn.waitMs;
 }
 
@@ -80,10 +105,17 @@ function listenerWaitMs(scn: Scenario, channel: string): number {
  */
 export function judgeListen(steps: readonly StepRecord[]): Judgement {
   const listen = stepOf(steps, 'A.create');
-  if (sqlError(listen)) return { outcome: 'rejected', facts: { rejectedWith: errorText(listen) }, reason: `LISTEN was refused: ${errorText(listen)}` };
-  if (!listen || listen.error || listen.pid === null) return { outcome: null, facts: {}, reason: `A could not LISTEN: ${errorText(listen) ?? 'no pid'}` };
+  if (sqlError(listen))
+    return {
+      outcome: 'rejected',
+      facts: { rejectedWith: errorText(listen) },
+      reason: `LISTEN was refused: ${errorText(listen)}`,
+    };
+  if (!listen || listen.error || listen.pid === null)
+    return { outcome: null, facts: {}, reason: `A could not LISTEN: ${errorText(listen) ?? 'no pid'}` };
   const notify = stepOf(steps, 'N.notify');
-  if (!notify || notify.error) return { outcome: null, facts: {}, reason: `the NOTIFY failed: ${errorText(notify) ?? 'not sent'}` };
+  if (!notify || notify.error)
+    return { outcome: null, facts: {}, reason: `the NOTIFY failed: ${errorText(notify) ?? 'not sent'}` };
   const channel = markerOf(steps, 'channel');
   const receivers = new Map<string, number>();
   for (const s of steps) {
@@ -96,7 +128,13 @@ export function judgeListen(steps: readonly StepRecord[]): Judgement {
     listenerReceived: receivers.has('A'),
     receivedBy: [...receivers.keys()].join(',') || null,
   };
-  if (wrong.length > 0) return { outcome: 'misrouted', facts, reason: `the notification reached ${wrong.join(', ')}, which never listened${receivers.has('A') ? ' (and A)' : ''}; A listened on backend ${listen.pid}` };
-  if (receivers.has('A')) return { outcome: 'delivered', facts, reason: `A received the notification sent from backend ${notify.pid}` };
+  if (wrong.length > 0)
+    return {
+      outcome: 'misrouted',
+      facts,
+      reason: `the notification reached ${wrong.join(', ')}, which never listened${receivers.has('A') ? ' (and A)' : ''}; A listened on backend ${listen.pid}`,
+    };
+  if (receivers.has('A'))
+    return { outcome: 'delivered', facts, reason: `A received the notification sent from backend ${notify.pid}` };
   return { outcome: 'dropped', facts, reason: 'nobody received the notification within the wait bound' };
 }

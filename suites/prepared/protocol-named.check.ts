@@ -34,14 +34,30 @@ export const protocolNamed = defineCheck({
     'https://www.pgbouncer.org/features.html (protocol-level prepared plans: yes only with max_prepared_statements)',
     'https://www.pgbouncer.org/config.html#max_prepared_statements (since 1.21)',
   ],
-  summary: 'a driver\'s named prepared statement used in two transactions; another client preparing the same name',
+  summary: "a driver's named prepared statement used in two transactions; another client preparing the same name",
   outcomes: {
-    works: { means: 'the named statement worked in both transactions, and another client could prepare the same name', breaks: false },
-    failed: { means: 'a later use failed (26000), or another client\'s Parse of the same name collided with it (42P05)', breaks: true, advice: 'Turn on the pooler\'s prepared-statement tracking (PgBouncer >= 1.21: max_prepared_statements > 0), or make the driver use unnamed statements (node-postgres: omit `name`; pgx: QueryExecModeExec; JDBC: prepareThreshold=0).' },
-    rejected: { means: 'the first use of the named statement was refused', breaks: true, advice: 'The pooler refuses named prepared statements: use unnamed statements or the simple protocol.' },
+    works: {
+      means: 'the named statement worked in both transactions, and another client could prepare the same name',
+      breaks: false,
+    },
+    failed: {
+      means: "a later use failed (26000), or another client's Parse of the same name collided with it (42P05)",
+      breaks: true,
+      advice:
+        "Turn on the pooler's prepared-statement tracking (PgBouncer >= 1.21: max_prepared_statements > 0), or make the driver use unnamed statements (node-postgres: omit `name`; pgx: QueryExecModeExec; JDBC: prepareThreshold=0).",
+    },
+    rejected: {
+      means: 'the first use of the named statement was refused',
+      breaks: true,
+      advice: 'The pooler refuses named prepared statements: use unnamed statements or the simple protocol.',
+    },
   },
   restsOn: [{ create: 'A.create', observe: 'observe.take' }],
-  audit: { statement: "a driver's named (protocol-level) prepared statement used across transactions", consequence: 'a later Bind finds no statement (26000), or another client\'s Parse of the same name collides (42P05)', priority: 75 },
+  audit: {
+    statement: "a driver's named (protocol-level) prepared statement used across transactions",
+    consequence: "a later Bind finds no statement (26000), or another client's Parse of the same name collides (42P05)",
+    priority: 75,
+  },
   async scenario(scn) {
     const p = markersFor(scn.ctx.runId, this.id).preparedName;
     const dealloc = `IF EXISTS (SELECT 1 FROM pg_prepared_statements WHERE name = '${p}') THEN DEALLOCATE ${p}; END IF;`;
@@ -82,8 +98,14 @@ export const protocolNamed = defineCheck({
  */
 export function judgeProtocolNamed(steps: readonly StepRecord[], discovery: Discovery): Judgement {
   const first = stepOf(steps, 'A.create');
-  if (sqlError(first)) return { outcome: 'rejected', facts: { rejectedWith: errorText(first) }, reason: `the named statement was refused: ${errorText(first)}` };
-  if (!first || first.error || first.pid === null) return { outcome: null, facts: {}, reason: `A's first use failed: ${errorText(first) ?? 'no pid'}` };
+  if (sqlError(first))
+    return {
+      outcome: 'rejected',
+      facts: { rejectedWith: errorText(first) },
+      reason: `the named statement was refused: ${errorText(first)}`,
+    };
+  if (!first || first.error || first.pid === null)
+    return { outcome: null, facts: {}, reason: `A's first use failed: ${errorText(first) ?? 'no pid'}` };
   const b1 = first.pid;
   const second = stepOf(steps, 'A.readback');
   const observer = stepsOf(steps, 'observe.take').find((t) => t.pid === b1 && !t.timedOut);
@@ -97,12 +119,39 @@ export function judgeProtocolNamed(steps: readonly StepRecord[], discovery: Disc
     otherSawName: observer ? (numberOf(observer, 'visible') ?? 0) > 0 : null,
     otherPrepareError: errorText(collision),
   };
-  if (collision?.error?.code === '42P05') return { outcome: 'failed', facts, reason: `another client on A's old backend ${b1} could not prepare the same name: ${errorText(collision)}` };
-  if (!answered(second)) return { outcome: null, facts, reason: `A's second use did not answer: ${errorText(second) ?? 'missing'}` };
-  if (second.error?.code === '26000') return { outcome: 'failed', facts, reason: `A's second use (Bind/Execute only) ran on a backend without the statement: ${errorText(second)}` };
-  if (second.error || second.pid === null || numberOf(second, 'answer') !== 42) return { outcome: null, facts, reason: `A's second use gave no answer: ${errorText(second) ?? 'no pid'}` };
-  if (second.pid !== b1) return { outcome: 'works', facts, reason: `A's second use worked on backend ${second.pid}; it was prepared on ${b1}` };
-  if (observer) return { outcome: null, facts, reason: `A's second use ran on backend ${b1} while another client held it` };
-  if (!candidatesExhausted(steps, discovery)) return { outcome: null, facts, reason: `A stayed on backend ${b1}, and nothing proves that no other client could use it` };
-  return { outcome: 'works', facts, reason: `A's second use worked on its own backend ${b1}; no other client could use it` };
+  if (collision?.error?.code === '42P05')
+    return {
+      outcome: 'failed',
+      facts,
+      reason: `another client on A's old backend ${b1} could not prepare the same name: ${errorText(collision)}`,
+    };
+  if (!answered(second))
+    return { outcome: null, facts, reason: `A's second use did not answer: ${errorText(second) ?? 'missing'}` };
+  if (second.error?.code === '26000')
+    return {
+      outcome: 'failed',
+      facts,
+      reason: `A's second use (Bind/Execute only) ran on a backend without the statement: ${errorText(second)}`,
+    };
+  if (second.error || second.pid === null || numberOf(second, 'answer') !== 42)
+    return { outcome: null, facts, reason: `A's second use gave no answer: ${errorText(second) ?? 'no pid'}` };
+  if (second.pid !== b1)
+    return {
+      outcome: 'works',
+      facts,
+      reason: `A's second use worked on backend ${second.pid}; it was prepared on ${b1}`,
+    };
+  if (observer)
+    return { outcome: null, facts, reason: `A's second use ran on backend ${b1} while another client held it` };
+  if (!candidatesExhausted(steps, discovery))
+    return {
+      outcome: null,
+      facts,
+      reason: `A stayed on backend ${b1}, and nothing proves that no other client could use it`,
+    };
+  return {
+    outcome: 'works',
+    facts,
+    reason: `A's second use worked on its own backend ${b1}; no other client could use it`,
+  };
 }

@@ -23,13 +23,18 @@ export const sqlPrepare = defineCheck({
   docs: ['https://www.pgbouncer.org/features.html (PREPARE / DEALLOCATE: never in transaction pooling)'],
   summary: '`PREPARE`, then `EXECUTE` in the next transaction; can the next client see it',
   outcomes: stateOutcomes({
-    leaked: 'Do not use SQL PREPARE/EXECUTE through a transaction pooler: use protocol-level prepared statements with a pooler that tracks them (PgBouncer >= 1.21 with max_prepared_statements > 0).',
+    leaked:
+      'Do not use SQL PREPARE/EXECUTE through a transaction pooler: use protocol-level prepared statements with a pooler that tracks them (PgBouncer >= 1.21 with max_prepared_statements > 0).',
     lost: 'SQL PREPARE does not survive the transaction: use protocol-level prepared statements (PgBouncer max_prepared_statements > 0) or unprepared queries.',
     pinned: 'The pooler pins clients that PREPARE: prefer protocol-level prepared statements.',
     rejected: 'The pooler refuses SQL PREPARE: use protocol-level prepared statements.',
   }),
   restsOn: [{ create: 'A.create', observe: 'observe.take' }],
-  audit: { statement: 'SQL-level PREPARE / EXECUTE / DEALLOCATE', consequence: 'EXECUTE fails with "prepared statement does not exist" (26000)', priority: 80 },
+  audit: {
+    statement: 'SQL-level PREPARE / EXECUTE / DEALLOCATE',
+    consequence: 'EXECUTE fails with "prepared statement does not exist" (26000)',
+    priority: 80,
+  },
   async scenario(scn) {
     const p = markersFor(scn.ctx.runId, this.id).preparedName;
     await runStateScenario(scn, {
@@ -45,8 +50,14 @@ export const sqlPrepare = defineCheck({
         const n = numberOf(take, 'visible');
         return n === null ? null : n > 0;
       },
-      keptByA: (readback) => (readback.error?.code === '26000' ? false : numberOf(readback, 'answer') === 42 ? true : null),
-      show: (step) => (step.tag === 'A.readback' ? (step.error ? `EXECUTE: ${step.error.code} ${step.error.message}` : 'EXECUTE worked') : `statement ${numberOf(step, 'visible') ? 'present' : 'absent'} in pg_prepared_statements`),
+      keptByA: (readback) =>
+        readback.error?.code === '26000' ? false : numberOf(readback, 'answer') === 42 ? true : null,
+      show: (step) =>
+        step.tag === 'A.readback'
+          ? step.error
+            ? `EXECUTE: ${step.error.code} ${step.error.message}`
+            : 'EXECUTE worked'
+          : `statement ${numberOf(step, 'visible') ? 'present' : 'absent'} in pg_prepared_statements`,
     });
   },
 });

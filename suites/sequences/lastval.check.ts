@@ -36,13 +36,18 @@ export const lastval = defineCheck({
   ],
   summary: '`nextval`, then `lastval()` in the next transaction; what does the next client get',
   outcomes: stateOutcomes({
-    leaked: 'Use INSERT ... RETURNING id (or call lastval/currval in the same statement or transaction as nextval): the next client on your server connection reads your last value, and you read someone else\'s.',
+    leaked:
+      "Use INSERT ... RETURNING id (or call lastval/currval in the same statement or transaction as nextval): the next client on your server connection reads your last value, and you read someone else's.",
     lost: 'Use INSERT ... RETURNING id, or call lastval/currval in the same transaction as nextval: the value does not survive to your next transaction.',
     pinned: 'The pooler pins clients after nextval; INSERT ... RETURNING keeps multiplexing.',
     rejected: 'The pooler refused the sequence statements: use INSERT ... RETURNING.',
   }),
   restsOn: [{ create: 'A.create', observe: 'observe.take' }],
-  audit: { statement: 'currval() / lastval() after the transaction that called nextval()', consequence: 'another backend has no value, or another client\'s value', priority: 90 },
+  audit: {
+    statement: 'currval() / lastval() after the transaction that called nextval()',
+    consequence: "another backend has no value, or another client's value",
+    priority: 90,
+  },
   async scenario(scn) {
     const m = markersFor(scn.ctx.runId, this.id);
     const s = m.sequenceName;
@@ -56,7 +61,12 @@ export const lastval = defineCheck({
     });
   },
   judge(steps, discovery) {
-    const made = String(valueOf(steps.find((s) => s.tag === 'A.create'), 'made') ?? '');
+    const made = String(
+      valueOf(
+        steps.find((s) => s.tag === 'A.create'),
+        'made',
+      ) ?? '',
+    );
     const j = judgeState(steps, discovery, {
       seenByOther: (take) => {
         const seen = observedLastval(take);
@@ -69,7 +79,9 @@ export const lastval = defineCheck({
       },
       show: (step) => {
         if (step.tag !== 'A.readback') return `lastval() = ${observedLastval(step) ?? '?'}`;
-        return step.error ? `lastval() failed: ${step.error.code ?? ''} ${step.error.message}` : `lastval() = ${ownLastval(step) ?? '?'}`;
+        return step.error
+          ? `lastval() failed: ${step.error.code ?? ''} ${step.error.message}`
+          : `lastval() = ${ownLastval(step) ?? '?'}`;
       },
     });
     const mine = ownLastval(steps.find((s) => s.tag === 'A.readback'));

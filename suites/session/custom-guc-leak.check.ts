@@ -38,16 +38,23 @@ export const customGucLeak = defineCheck({
     'https://www.pgbouncer.org/features.html (SET/RESET: never in transaction pooling)',
     'https://www.postgresql.org/docs/current/functions-admin.html#FUNCTIONS-ADMIN-SET (set_config is_local)',
   ],
-  summary: '`SET app.tenant_id` and `set_config(\'app.tenant_id\', ..., false)`, the row-level-security tenant pattern',
+  summary: "`SET app.tenant_id` and `set_config('app.tenant_id', ..., false)`, the row-level-security tenant pattern",
   outcomes: stateOutcomes({
-    leaked: "Set the tenant inside each transaction with SET LOCAL app.tenant_id or set_config('app.tenant_id', ..., true): a session-level value stays on the server connection and the next client runs as your tenant.",
-    lost: "Set the tenant inside each transaction with SET LOCAL or set_config(..., true): the pooler drops session-level settings between transactions, so row-level security sees no tenant.",
+    leaked:
+      "Set the tenant inside each transaction with SET LOCAL app.tenant_id or set_config('app.tenant_id', ..., true): a session-level value stays on the server connection and the next client runs as your tenant.",
+    lost: 'Set the tenant inside each transaction with SET LOCAL or set_config(..., true): the pooler drops session-level settings between transactions, so row-level security sees no tenant.',
     tracked: 'The pooler replays custom settings per client; no change needed for it.',
-    pinned: 'The pooler pins clients that change settings, losing multiplexing: prefer SET LOCAL or set_config(..., true).',
-    rejected: "The pooler refuses session-level settings: use SET LOCAL or set_config(..., true) inside the transaction.",
+    pinned:
+      'The pooler pins clients that change settings, losing multiplexing: prefer SET LOCAL or set_config(..., true).',
+    rejected:
+      'The pooler refuses session-level settings: use SET LOCAL or set_config(..., true) inside the transaction.',
   }),
   restsOn: [{ create: 'A.create', observe: 'observe.take' }],
-  audit: { statement: 'custom setting (app.x) set for the session', consequence: 'row-level security keyed on it sees another tenant', priority: 20 },
+  audit: {
+    statement: 'custom setting (app.x) set for the session',
+    consequence: 'row-level security keyed on it sees another tenant',
+    priority: 20,
+  },
   async scenario(scn) {
     const tag = markersFor(scn.ctx.runId, this.id).tag;
     for (const [phase, create, value] of forms(tag)) {
@@ -72,7 +79,10 @@ export const customGucLeak = defineCheck({
         const v = valueOf(step, column);
         return typeof v === 'string' && value !== '' ? v === value : null;
       };
-      return { phase, judgement: judgeState(own, discovery, { seenByOther: (t) => read(t, 'seen'), keptByA: (r) => read(r, 'mine') }) };
+      return {
+        phase,
+        judgement: judgeState(own, discovery, { seenByOther: (t) => read(t, 'seen'), keptByA: (r) => read(r, 'mine') }),
+      };
     });
     return worstOf(phases, WORST_FIRST);
   },
@@ -85,4 +95,3 @@ function forms(tag: string): Array<[phase: string, create: string, value: string
     ['set_config', `SELECT pg_catalog.set_config('app.tenant_id', '${tag}-fn', false) AS configured`, `${tag}-fn`],
   ];
 }
-

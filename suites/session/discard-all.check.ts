@@ -50,12 +50,27 @@ export const discardAll = defineCheck({
     'https://www.postgresql.org/docs/current/sql-discard.html (resets the current session)',
     'https://www.pgbouncer.org/features.html (SET/RESET: never in transaction pooling)',
   ],
-  summary: 'the client\'s own `DISCARD ALL` / `RESET ALL`: does it clear the client\'s state',
+  summary: "the client's own `DISCARD ALL` / `RESET ALL`: does it clear the client's state",
   outcomes: {
-    reset: { means: 'afterwards nobody saw the client\'s state', breaks: false },
-    missed: { means: 'the reset ran on another backend, and the state stayed on the old one for the next client', breaks: true, advice: 'DISCARD ALL and RESET ALL reset the server connection the statement lands on, not the one holding your earlier state (and perhaps someone else\'s): keep state transaction-scoped (SET LOCAL, set_config(..., true)) instead of cleaning up after it.' },
-    ignored: { means: 'the reset was acknowledged on the client\'s own backend and the state is still there', breaks: true, advice: 'The pooler acknowledged the reset without resetting the session: keep state transaction-scoped (SET LOCAL, set_config(..., true)).' },
-    rejected: { means: 'the reset was refused', breaks: true, advice: 'The pooler refuses DISCARD ALL / RESET ALL: keep state transaction-scoped so that there is nothing to reset.' },
+    reset: { means: "afterwards nobody saw the client's state", breaks: false },
+    missed: {
+      means: 'the reset ran on another backend, and the state stayed on the old one for the next client',
+      breaks: true,
+      advice:
+        "DISCARD ALL and RESET ALL reset the server connection the statement lands on, not the one holding your earlier state (and perhaps someone else's): keep state transaction-scoped (SET LOCAL, set_config(..., true)) instead of cleaning up after it.",
+    },
+    ignored: {
+      means: "the reset was acknowledged on the client's own backend and the state is still there",
+      breaks: true,
+      advice:
+        'The pooler acknowledged the reset without resetting the session: keep state transaction-scoped (SET LOCAL, set_config(..., true)).',
+    },
+    rejected: {
+      means: 'the reset was refused',
+      breaks: true,
+      advice:
+        'The pooler refuses DISCARD ALL / RESET ALL: keep state transaction-scoped so that there is nothing to reset.',
+    },
   },
   restsOn: [{ create: 'A.create', observe: 'observe.take' }],
   async scenario(scn) {
@@ -84,7 +99,14 @@ async function runPhase(scn: Scenario, phase: string, statement: string, value: 
   await a.run(t('A.readback'), `SELECT pg_backend_pid() AS pid, ${READ} AS mine`);
   await dismiss([hold.observer]);
   if (hold.observer) {
-    const look = await landOn(scn, b1, { prefix: 'L', tag: t('look.take'), probe: false, statements: [`SELECT ${READ} AS seen`, cleanupBlock(cleanup, b1)], releaseBy: 'wait', holdMs: 100 });
+    const look = await landOn(scn, b1, {
+      prefix: 'L',
+      tag: t('look.take'),
+      probe: false,
+      statements: [`SELECT ${READ} AS seen`, cleanupBlock(cleanup, b1)],
+      releaseBy: 'wait',
+      holdMs: 100,
+    });
     await dismiss([look.observer, ...look.others]);
   }
   await a.run(t('A.cleanup'), cleanupBlock(cleanup));
@@ -103,14 +125,30 @@ async function runPhase(scn: Scenario, phase: string, statement: string, value: 
  */
 export function judgePhase(steps: readonly StepRecord[], discovery: Discovery): Judgement {
   const create = stepOf(steps, 'A.create');
-  if (!create || create.error || create.pid === null) return { outcome: null, facts: {}, reason: `A could not set its state: ${errorText(create) ?? 'no pid'}` };
+  if (!create || create.error || create.pid === null)
+    return { outcome: null, facts: {}, reason: `A could not set its state: ${errorText(create) ?? 'no pid'}` };
   const b1 = create.pid;
   const value = markerOf(steps, 'value');
   const reset = stepOf(steps, 'A.reset');
-  if (refused(reset)) return { outcome: 'rejected', facts: { rejectedWith: errorText(reset) }, reason: `the reset was refused: ${errorText(reset)}` };
-  if (!answered(reset) || reset.error) return { outcome: null, facts: { aBackend: b1 }, reason: `A's reset did not answer: ${errorText(reset) ?? 'missing'}` };
+  if (refused(reset))
+    return {
+      outcome: 'rejected',
+      facts: { rejectedWith: errorText(reset) },
+      reason: `the reset was refused: ${errorText(reset)}`,
+    };
+  if (!answered(reset) || reset.error)
+    return {
+      outcome: null,
+      facts: { aBackend: b1 },
+      reason: `A's reset did not answer: ${errorText(reset) ?? 'missing'}`,
+    };
   const readback = stepOf(steps, 'A.readback');
-  if (!answered(readback) || readback.error || readback.pid === null) return { outcome: null, facts: { aBackend: b1 }, reason: `A's next statement did not answer: ${errorText(readback) ?? 'no pid'}` };
+  if (!answered(readback) || readback.error || readback.pid === null)
+    return {
+      outcome: null,
+      facts: { aBackend: b1 },
+      reason: `A's next statement did not answer: ${errorText(readback) ?? 'no pid'}`,
+    };
   const b2 = readback.pid;
   const holder = stepsOf(steps, 'observe.take').find((h) => h.pid === b1 && !h.timedOut);
   const release = stepOf(steps, 'observe.take.release');
@@ -131,14 +169,37 @@ export function judgePhase(steps: readonly StepRecord[], discovery: Discovery): 
     otherSawState: typeof seen === 'string' ? seen === value : null,
   };
   if (holder) {
-    if (!facts.oldBackendHeldDuringReset) return { outcome: null, facts, reason: `A's reset did not run while backend ${b1} was held` };
-    if (b2 === b1) return { outcome: null, facts, reason: `A's next statement ran on backend ${b1} while another client held it` };
-    if (facts.otherSawState === null) return { outcome: null, facts, reason: `nobody looked at backend ${b1} after A's reset` };
-    if (facts.otherSawState) return { outcome: 'missed', facts, reason: `A's reset ran while another client held backend ${b1} (A was next seen on ${b2}); ${observer?.session ?? 'another client'} then found A's state on ${b1}` };
-    return { outcome: 'reset', facts, reason: `backend ${b1} was clean after A's reset, which ran while another client held it (A was next seen on ${b2})` };
+    if (!facts.oldBackendHeldDuringReset)
+      return { outcome: null, facts, reason: `A's reset did not run while backend ${b1} was held` };
+    if (b2 === b1)
+      return { outcome: null, facts, reason: `A's next statement ran on backend ${b1} while another client held it` };
+    if (facts.otherSawState === null)
+      return { outcome: null, facts, reason: `nobody looked at backend ${b1} after A's reset` };
+    if (facts.otherSawState)
+      return {
+        outcome: 'missed',
+        facts,
+        reason: `A's reset ran while another client held backend ${b1} (A was next seen on ${b2}); ${observer?.session ?? 'another client'} then found A's state on ${b1}`,
+      };
+    return {
+      outcome: 'reset',
+      facts,
+      reason: `backend ${b1} was clean after A's reset, which ran while another client held it (A was next seen on ${b2})`,
+    };
   }
-  if (b2 !== b1) return { outcome: null, facts, reason: `A moved from backend ${b1} to ${b2}, but nobody held ${b1} during its reset` };
-  if (!candidatesExhausted(steps, discovery)) return { outcome: null, facts, reason: `A stayed on backend ${b1}, and nothing proves that no other client could use it` };
-  if (facts.aStillHasState) return { outcome: 'ignored', facts, reason: `A's reset ran on its own backend ${b1} and A still had its state` };
+  if (b2 !== b1)
+    return {
+      outcome: null,
+      facts,
+      reason: `A moved from backend ${b1} to ${b2}, but nobody held ${b1} during its reset`,
+    };
+  if (!candidatesExhausted(steps, discovery))
+    return {
+      outcome: null,
+      facts,
+      reason: `A stayed on backend ${b1}, and nothing proves that no other client could use it`,
+    };
+  if (facts.aStillHasState)
+    return { outcome: 'ignored', facts, reason: `A's reset ran on its own backend ${b1} and A still had its state` };
   return { outcome: 'reset', facts, reason: `A's reset ran on its own backend ${b1} and cleared the state` };
 }

@@ -9,4 +9,14 @@ import { setLeak } from './set-leak.check.js';
 import { setLocal } from './set-local.check.js';
 import { trackedParameter } from './tracked-parameter.check.js';
 
-export const SESSION_CHECKS = [setLeak, lockTimeoutLeak, searchPathLeak, customGucLeak, roleLeak, trackedParameter, setLocal, resetOnDisconnect, discardAll] as const;
+export const SESSION_CHECKS = [
+  setLeak,
+  lockTimeoutLeak,
+  searchPathLeak,
+  customGucLeak,
+  roleLeak,
+  trackedParameter,
+  setLocal,
+  resetOnDisconnect,
+  discardAll,
+] as const;

@@ -23,14 +23,15 @@ import type { StepRecord } from '../../engine/types.js';
 export const lockTimeoutLeak = defineCheck({
   id: 'session/lock-timeout-leak',
   title: "a migration's SET lock_timeout stays with the client that ran it",
-  summary: "`SET lock_timeout`, as migration tools send before DDL; does the next client on that backend inherit it",
+  summary: '`SET lock_timeout`, as migration tools send before DDL; does the next client on that backend inherit it',
   severity: 'availability',
   docs: [
     'pgbouncer/pgbouncer.github.io@1ce5540a:features.md (SET/RESET: Never in transaction pooling)',
     'https://www.postgresql.org/docs/15/runtime-config-client.html#GUC-LOCK-TIMEOUT',
   ],
   outcomes: stateOutcomes({
-    leaked: "Set lock_timeout with SET LOCAL inside the migration's transaction (or run migrations on a direct connection): a plain SET stays on the server connection, and the next client's lock waits fail with 55P03.",
+    leaked:
+      "Set lock_timeout with SET LOCAL inside the migration's transaction (or run migrations on a direct connection): a plain SET stays on the server connection, and the next client's lock waits fail with 55P03.",
     lost: 'Set lock_timeout with SET LOCAL inside each transaction that needs it: the pooler resets session settings between transactions, so the DDL runs without the guard.',
     pinned: 'The pooler pins the client after SET, losing multiplexing for it: prefer SET LOCAL lock_timeout.',
     rejected: 'The pooler refuses SET: use SET LOCAL lock_timeout inside the transaction.',

@@ -48,24 +48,35 @@ export const resetOnDisconnect = defineCheck({
   ],
   summary: 'a client sets state and disconnects: does the next client on that backend start clean',
   outcomes: {
-    reset: { means: 'a client on the departed client\'s backend found none of its state, or that backend is gone', breaks: false },
-    leaked: { means: 'a client on that backend found state the departed client left behind', breaks: true, advice: 'The pooler hands a departed client\'s backend on with its state: in transaction pooling keep all state transaction-scoped (SET LOCAL, ON COMMIT DROP, pg_advisory_xact_lock); in session pooling set server_reset_query = DISCARD ALL.' },
+    reset: {
+      means: "a client on the departed client's backend found none of its state, or that backend is gone",
+      breaks: false,
+    },
+    leaked: {
+      means: 'a client on that backend found state the departed client left behind',
+      breaks: true,
+      advice:
+        "The pooler hands a departed client's backend on with its state: in transaction pooling keep all state transaction-scoped (SET LOCAL, ON COMMIT DROP, pg_advisory_xact_lock); in session pooling set server_reset_query = DISCARD ALL.",
+    },
   },
   restsOn: [{ create: 'A.create', observe: 'observe.take' }],
   async scenario(scn) {
     const { runId } = scn.ctx;
     const m = markersFor(runId, this.id);
     const a = await scn.open('A');
-    const created = await a.run('A.create', [
-      'SELECT pg_backend_pid() AS pid',
-      `SET statement_timeout = '${m.statementTimeout}'`,
-      `SET app.tenant_id = '${m.tag}'`,
-      `CREATE TEMP TABLE ${m.tempTable} (v int)`,
-      `SELECT pg_advisory_lock(${LOCK_NAMESPACE}, ${m.lockKey}) IS NOT NULL AS locked`,
-      `LISTEN ${m.channel}`,
-      `PREPARE ${m.preparedName} AS SELECT 1`,
-      `DECLARE ${m.cursorName} CURSOR WITH HOLD FOR SELECT 1`,
-    ].join('; '));
+    const created = await a.run(
+      'A.create',
+      [
+        'SELECT pg_backend_pid() AS pid',
+        `SET statement_timeout = '${m.statementTimeout}'`,
+        `SET app.tenant_id = '${m.tag}'`,
+        `CREATE TEMP TABLE ${m.tempTable} (v int)`,
+        `SELECT pg_advisory_lock(${LOCK_NAMESPACE}, ${m.lockKey}) IS NOT NULL AS locked`,
+        `LISTEN ${m.channel}`,
+        `PREPARE ${m.preparedName} AS SELECT 1`,
+        `DECLARE ${m.cursorName} CURSOR WITH HOLD FOR SELECT 1`,
+      ].join('; '),
+    );
     await a.close();
     scn.note('A', 'A.disconnect', '(disconnect: Terminate, socket closed)');
     if (created.error || created.pid === null) return;
@@ -81,7 +92,10 @@ export const resetOnDisconnect = defineCheck({
     const p = await scn.open('P');
     const deadline = Date.now() + scn.waitMs;
     for (;;) {
-      const gone = await p.run('observe.gone', `SELECT pg_backend_pid() AS pid, (SELECT count(*)::int FROM pg_stat_activity WHERE pid = ${b1}) AS alive`);
+      const gone = await p.run(
+        'observe.gone',
+        `SELECT pg_backend_pid() AS pid, (SELECT count(*)::int FROM pg_stat_activity WHERE pid = ${b1}) AS alive`,
+      );
       if (numberOf(gone, 'alive') !== 1 || Date.now() > deadline) break;
       await sleep(10);
     }
@@ -99,25 +113,54 @@ export const resetOnDisconnect = defineCheck({
  */
 export function judgeResetOnDisconnect(steps: readonly StepRecord[]): Judgement {
   const create = stepOf(steps, 'A.create');
-  if (!create || create.error || create.pid === null) return { outcome: null, facts: {}, reason: `A could not create its state: ${errorText(create) ?? 'no pid'}` };
+  if (!create || create.error || create.pid === null)
+    return { outcome: null, facts: {}, reason: `A could not create its state: ${errorText(create) ?? 'no pid'}` };
   const b1 = create.pid;
   const left = stepOf(steps, 'A.disconnect');
-  if (!left || left.error) return { outcome: null, facts: { aBackend: b1 }, reason: 'A\'s disconnect is not in the record' };
+  if (!left || left.error)
+    return { outcome: null, facts: { aBackend: b1 }, reason: "A's disconnect is not in the record" };
   const observer = stepsOf(steps, 'observe.take').find((t) => t.pid === b1 && !t.timedOut && t.seq > left.seq);
   const gone = stepsOf(steps, 'observe.gone').at(-1);
-  const facts: Judgement['facts'] = { aBackend: b1, otherOnOldBackend: observer !== undefined, backendEnded: gone ? numberOf(gone, 'alive') === 0 : null };
+  const facts: Judgement['facts'] = {
+    aBackend: b1,
+    otherOnOldBackend: observer !== undefined,
+    backendEnded: gone ? numberOf(gone, 'alive') === 0 : null,
+  };
   if (observer) {
     const found: string[] = [];
     for (const [column, kind] of Object.entries(KINDS)) {
       const n = numberOf(observer, column);
-      if (n === null) return { outcome: null, facts, reason: `the client on backend ${b1} could not read the ${kind}: ${errorText(observer) ?? 'no value'}` };
+      if (n === null)
+        return {
+          outcome: null,
+          facts,
+          reason: `the client on backend ${b1} could not read the ${kind}: ${errorText(observer) ?? 'no value'}`,
+        };
       facts[column] = n > 0;
       if (n > 0) found.push(kind);
     }
     facts.leftBehind = found.join(', ') || null;
-    if (found.length > 0) return { outcome: 'leaked', facts, reason: `${observer.session}, the next client on backend ${b1} after A left, found A's ${found.join(', ')}` };
-    return { outcome: 'reset', facts, reason: `${observer.session}, the next client on backend ${b1} after A left, found none of A's state` };
+    if (found.length > 0)
+      return {
+        outcome: 'leaked',
+        facts,
+        reason: `${observer.session}, the next client on backend ${b1} after A left, found A's ${found.join(', ')}`,
+      };
+    return {
+      outcome: 'reset',
+      facts,
+      reason: `${observer.session}, the next client on backend ${b1} after A left, found none of A's state`,
+    };
   }
-  if (facts.backendEnded === true) return { outcome: 'reset', facts, reason: `backend ${b1} ended with A's connection: no other client can inherit its state` };
-  return { outcome: null, facts, reason: `no client could be placed on backend ${b1} after A left, and it ${gone ? 'still exists' : 'was not looked for'}` };
+  if (facts.backendEnded === true)
+    return {
+      outcome: 'reset',
+      facts,
+      reason: `backend ${b1} ended with A's connection: no other client can inherit its state`,
+    };
+  return {
+    outcome: null,
+    facts,
+    reason: `no client could be placed on backend ${b1} after A left, and it ${gone ? 'still exists' : 'was not looked for'}`,
+  };
 }

@@ -35,7 +35,8 @@ export const roleLeak = defineCheck({
   ],
   summary: '`SET ROLE` to a role the login may assume; does the next client run as it',
   outcomes: stateOutcomes({
-    leaked: 'Use SET LOCAL ROLE inside each transaction (or a login per role): a plain SET ROLE stays on the server connection and the next client runs as your role.',
+    leaked:
+      'Use SET LOCAL ROLE inside each transaction (or a login per role): a plain SET ROLE stays on the server connection and the next client runs as your role.',
     lost: 'Use SET LOCAL ROLE inside each transaction: the pooler resets the role between transactions, so later statements run as the login.',
     tracked: 'The pooler replays SET ROLE per client; no change needed for it.',
     pinned: 'The pooler pins clients after SET ROLE, losing multiplexing: prefer SET LOCAL ROLE.',
@@ -43,7 +44,11 @@ export const roleLeak = defineCheck({
   }),
   requires: ['assumable-role'],
   restsOn: [{ create: 'A.create', observe: 'observe.take' }],
-  audit: { statement: 'SET ROLE / SET SESSION AUTHORIZATION outlives the transaction', consequence: 'the next client on that backend runs as this role', priority: 10 },
+  audit: {
+    statement: 'SET ROLE / SET SESSION AUTHORIZATION outlives the transaction',
+    consequence: 'the next client on that backend runs as this role',
+    priority: 10,
+  },
   async scenario(scn) {
     const tag = markersFor(scn.ctx.runId, this.id).tag;
     const setup = await scn.open('U');
@@ -71,13 +76,24 @@ export const roleLeak = defineCheck({
  */
 export function judgeRoleLeak(steps: readonly StepRecord[], discovery: Discovery): Judgement {
   const lookup = stepOf(steps, 'setup.role');
-  if (!answered(lookup) || lookup.error) return { outcome: null, facts: {}, reason: `could not look for a role to assume: ${errorText(lookup) ?? 'no answer'}` };
+  if (!answered(lookup) || lookup.error)
+    return {
+      outcome: null,
+      facts: {},
+      reason: `could not look for a role to assume: ${errorText(lookup) ?? 'no answer'}`,
+    };
   const role = valueOf(lookup, 'role');
   if (typeof role !== 'string') {
-    return { outcome: null, facts: { roleAvailable: false }, reason: 'the login may not SET ROLE to any role (none granted to it, superuser-like ones excluded)', skipped: true };
+    return {
+      outcome: null,
+      facts: { roleAvailable: false },
+      reason: 'the login may not SET ROLE to any role (none granted to it, superuser-like ones excluded)',
+      skipped: true,
+    };
   }
   const before = valueOf(stepOf(steps, 'A.create'), 'before_role');
-  if (before === role) return { outcome: null, facts: { role }, reason: `A's backend already ran as ${role} before A's SET ROLE` };
+  if (before === role)
+    return { outcome: null, facts: { role }, reason: `A's backend already ran as ${role} before A's SET ROLE` };
   const is = (step: StepRecord, column: string): boolean | null => {
     const v = valueOf(step, column);
     return typeof v === 'string' ? v === role : null;

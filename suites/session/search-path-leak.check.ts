@@ -36,22 +36,31 @@ export const searchPathLeak = defineCheck({
     'https://www.pgbouncer.org/features.html (SET/RESET: never in transaction pooling)',
     'https://www.pgbouncer.org/config.html#track_extra_parameters (search_path is tracked only where the server reports it)',
   ],
-  summary: '`SET search_path` to a schema of the run; do the next client\'s unqualified names resolve there',
+  summary: "`SET search_path` to a schema of the run; do the next client's unqualified names resolve there",
   outcomes: stateOutcomes({
-    leaked: 'Schema-qualify names, or use SET LOCAL search_path inside each transaction (or ALTER ROLE ... SET search_path per tenant role): a plain SET stays on the server connection and the next client resolves names in your schema.',
+    leaked:
+      'Schema-qualify names, or use SET LOCAL search_path inside each transaction (or ALTER ROLE ... SET search_path per tenant role): a plain SET stays on the server connection and the next client resolves names in your schema.',
     lost: 'Use SET LOCAL search_path inside each transaction, or schema-qualified names: the pooler resets session settings between transactions.',
     tracked: 'The pooler replays search_path per client; no change needed for it.',
-    pinned: 'The pooler pins clients that SET search_path, losing multiplexing: prefer SET LOCAL or schema-qualified names.',
+    pinned:
+      'The pooler pins clients that SET search_path, losing multiplexing: prefer SET LOCAL or schema-qualified names.',
     rejected: 'The pooler refuses SET: use SET LOCAL search_path inside a transaction, or schema-qualified names.',
   }),
   requires: ['create-schema'],
   restsOn: [{ create: 'A.create', observe: 'observe.take' }],
-  audit: { statement: 'search_path set for the session', consequence: 'another client resolves names in this schema', priority: 30 },
+  audit: {
+    statement: 'search_path set for the session',
+    consequence: 'another client resolves names in this schema',
+    priority: 30,
+  },
   async scenario(scn) {
     const s = markersFor(scn.ctx.runId, this.id).schemaName;
     scn.recordMarkers({ schema: s });
     const setup = await scn.open('U');
-    const path = await setup.run('setup.path', `SELECT reset_val AS default_path FROM pg_settings WHERE name = 'search_path'`);
+    const path = await setup.run(
+      'setup.path',
+      `SELECT reset_val AS default_path FROM pg_settings WHERE name = 'search_path'`,
+    );
     const schema = await setup.run('setup.schema', `CREATE SCHEMA ${s}; CREATE TABLE ${s}.${s} (v int)`);
     await setup.close();
     const defaultPath = valueOf(path, 'default_path');
@@ -59,7 +68,9 @@ export const searchPathLeak = defineCheck({
     const inPath = `position('${s}' in current_setting('search_path')) > 0`;
     await runStateScenario(scn, {
       create: `SET search_path = ${['', '""'].includes(defaultPath.trim()) ? s : `${defaultPath}, ${s}`}`,
-      observe: [`SELECT current_setting('search_path') AS seen_path, (SELECT n.nspname::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = to_regclass('${s}')) AS seen_resolves`],
+      observe: [
+        `SELECT current_setting('search_path') AS seen_path, (SELECT n.nspname::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = to_regclass('${s}')) AS seen_resolves`,
+      ],
       readback: `SELECT current_setting('search_path') AS mine_path`,
       cleanup: `IF ${inPath} THEN RESET search_path; END IF;`,
     });
@@ -82,7 +93,8 @@ export const searchPathLeak = defineCheck({
     const observer = steps.find((t) => t.tag === 'observe.take' && t.pid !== null && t.pid === j.facts.aBackend);
     j.facts.schemaCreated = setup ? setup.error === null : null;
     if (setup?.error) j.facts.schemaNotCreated = errorText(setup);
-    j.facts.otherResolvedIntoSchema = observer && setup?.error === null ? valueOf(observer, 'seen_resolves') === schema : null;
+    j.facts.otherResolvedIntoSchema =
+      observer && setup?.error === null ? valueOf(observer, 'seen_resolves') === schema : null;
     return j;
   },
 });

@@ -23,14 +23,19 @@ export const setLeak = defineCheck({
   docs: ['https://www.pgbouncer.org/features.html (SET/RESET: never in transaction pooling)'],
   summary: '`SET statement_timeout`; does the client keep it; does the next client on its backend see it',
   outcomes: stateOutcomes({
-    leaked: "Use SET LOCAL inside the transaction (or ALTER ROLE ... SET for a per-role default): a plain SET stays on the server connection and the next client inherits it.",
+    leaked:
+      'Use SET LOCAL inside the transaction (or ALTER ROLE ... SET for a per-role default): a plain SET stays on the server connection and the next client inherits it.',
     lost: 'Use SET LOCAL inside each transaction, or a per-role default with ALTER ROLE ... SET: the pooler resets session settings between transactions.',
     tracked: 'The pooler replays this setting per client; no change needed for it.',
     pinned: 'The pooler pins the client after SET, losing multiplexing for it: prefer SET LOCAL.',
     rejected: 'The pooler refuses SET: use SET LOCAL inside a transaction.',
   }),
   restsOn: [{ create: 'A.create', observe: 'observe.take' }],
-  audit: { statement: 'SET / RESET of a setting for the session', consequence: 'the next client on that backend inherits it', priority: 100 },
+  audit: {
+    statement: 'SET / RESET of a setting for the session',
+    consequence: 'the next client on that backend inherits it',
+    priority: 100,
+  },
   async scenario(scn) {
     const m = markersFor(scn.ctx.runId, this.id);
     scn.recordMarkers({ statement_timeout: m.statementTimeout });

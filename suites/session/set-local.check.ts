@@ -26,8 +26,19 @@ export const setLocal = defineCheck({
   summary: '`BEGIN; SET LOCAL ...; COMMIT`: visible inside only',
   outcomes: {
     scoped: { means: 'SET LOCAL was seen inside its transaction only', breaks: false },
-    leaked: { means: 'the value outlived its transaction: the client\'s next transaction or another client on its backend saw it', breaks: true, advice: 'SET LOCAL outlived its transaction: check that the client really sends BEGIN (autocommit drivers may not), and report it to the pooler.' },
-    rejected: { means: 'BEGIN or SET LOCAL was refused, or the pooler closed the connection', breaks: true, advice: 'The pooler refuses transaction blocks (statement pooling): SET LOCAL cannot work; use a transaction-pooling mode or per-role defaults.' },
+    leaked: {
+      means:
+        "the value outlived its transaction: the client's next transaction or another client on its backend saw it",
+      breaks: true,
+      advice:
+        'SET LOCAL outlived its transaction: check that the client really sends BEGIN (autocommit drivers may not), and report it to the pooler.',
+    },
+    rejected: {
+      means: 'BEGIN or SET LOCAL was refused, or the pooler closed the connection',
+      breaks: true,
+      advice:
+        'The pooler refuses transaction blocks (statement pooling): SET LOCAL cannot work; use a transaction-pooling mode or per-role defaults.',
+    },
   },
   restsOn: [{ create: 'A.create', observe: 'observe.take' }],
   async scenario(scn) {
@@ -37,7 +48,10 @@ export const setLocal = defineCheck({
     const a = await scn.open('A');
     const begin = await a.run('A.begin', 'BEGIN');
     if (begin.error) return;
-    const set = await a.run('A.create', `SELECT pg_backend_pid() AS pid; SET LOCAL statement_timeout = '${m.statementTimeout}'`);
+    const set = await a.run(
+      'A.create',
+      `SELECT pg_backend_pid() AS pid; SET LOCAL statement_timeout = '${m.statementTimeout}'`,
+    );
     if (set.error || set.pid === null) return;
     await a.run('A.inside', `SELECT current_setting('statement_timeout') AS inside`);
     await a.run('A.commit', 'COMMIT');
@@ -66,7 +80,11 @@ export function judgeSetLocal(steps: readonly StepRecord[]): Judgement {
   const set = stepOf(steps, 'A.create');
   for (const s of [begin, set]) {
     if (refused(s)) {
-      return { outcome: 'rejected', facts: { rejectedWith: errorText(s) }, reason: `the transaction block was refused: ${errorText(s)}` };
+      return {
+        outcome: 'rejected',
+        facts: { rejectedWith: errorText(s) },
+        reason: `the transaction block was refused: ${errorText(s)}`,
+      };
     }
   }
   if (!set || set.pid === null) return { outcome: null, facts: {}, reason: 'A never ran SET LOCAL' };
@@ -81,8 +99,25 @@ export function judgeSetLocal(steps: readonly StepRecord[]): Judgement {
     otherOnSameBackend: observer !== undefined,
     otherSaw: observer ? valueOf(observer, 'seen') === marker : null,
   };
-  if (!facts.visibleInside) return { outcome: null, facts, reason: `SET LOCAL was not visible inside its own transaction (saw ${String(inside)})` };
-  if (facts.visibleAfterInA || facts.otherSaw) return { outcome: 'leaked', facts, reason: facts.otherSaw ? `another client on backend ${set.pid} saw the SET LOCAL value` : 'A still saw the value after COMMIT' };
-  if (facts.visibleAfterInA === null) return { outcome: null, facts, reason: `A's next transaction did not answer: ${errorText(readback) ?? 'missing'}` };
-  return { outcome: 'scoped', facts, reason: `visible inside the transaction only${observer ? `; the next client on backend ${set.pid} saw the default` : ''}` };
+  if (!facts.visibleInside)
+    return {
+      outcome: null,
+      facts,
+      reason: `SET LOCAL was not visible inside its own transaction (saw ${String(inside)})`,
+    };
+  if (facts.visibleAfterInA || facts.otherSaw)
+    return {
+      outcome: 'leaked',
+      facts,
+      reason: facts.otherSaw
+        ? `another client on backend ${set.pid} saw the SET LOCAL value`
+        : 'A still saw the value after COMMIT',
+    };
+  if (facts.visibleAfterInA === null)
+    return { outcome: null, facts, reason: `A's next transaction did not answer: ${errorText(readback) ?? 'missing'}` };
+  return {
+    outcome: 'scoped',
+    facts,
+    reason: `visible inside the transaction only${observer ? `; the next client on backend ${set.pid} saw the default` : ''}`,
+  };
 }

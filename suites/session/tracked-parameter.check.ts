@@ -39,15 +39,22 @@ export const trackedParameter = defineCheck({
   title: 'SET application_name and TimeZone follow their client and nobody else',
   severity: 'correctness',
   docs: ['https://www.pgbouncer.org/features.html (startup parameters tracked in every mode)'],
-  summary: '`SET application_name` and `TimeZone`: do they follow the client; does anyone else get them, observed both by clients that send an application_name at startup and by clients that send none',
+  summary:
+    '`SET application_name` and `TimeZone`: do they follow the client; does anyone else get them, observed both by clients that send an application_name at startup and by clients that send none',
   outcomes: stateOutcomes({
-    leaked: 'Set application_name and TimeZone as connection (startup) parameters, not with SET, or use a pooler that tracks them.',
+    leaked:
+      'Set application_name and TimeZone as connection (startup) parameters, not with SET, or use a pooler that tracks them.',
     lost: 'The pooler drops reported parameters between transactions: pass them as startup parameters.',
     pinned: 'The pooler pins clients that SET parameters; pass them as startup parameters instead.',
     rejected: 'The pooler refuses SET of these parameters; pass them as startup parameters.',
   }),
   restsOn: [{ create: 'A.create', observe: 'observe.take' }],
-  audit: { statement: 'SET of a parameter poolers usually track (application_name, TimeZone...)', consequence: 'PgBouncer replays client_encoding, DateStyle, TimeZone, IntervalStyle, standard_conforming_strings, application_name', priority: 110 },
+  audit: {
+    statement: 'SET of a parameter poolers usually track (application_name, TimeZone...)',
+    consequence:
+      'PgBouncer replays client_encoding, DateStyle, TimeZone, IntervalStyle, standard_conforming_strings, application_name',
+    priority: 110,
+  },
   async scenario(scn) {
     const tag = markersFor(scn.ctx.runId, this.id).tag;
     const probe = {
@@ -63,14 +70,27 @@ export const trackedParameter = defineCheck({
     // from "another client's name" (see judgeObserver).
     const observeDefault = `SELECT current_setting('application_name') AS seen_app, current_setting('TimeZone') AS seen_tz, (SELECT reset_val FROM pg_settings WHERE name = 'application_name') AS default_app`;
     scn.recordMarkers({ application_name: tag, timezone: ZONE }, NAMELESS);
-    await runStateScenario(scn, { ...probe, observe: [observeDefault] }, { phase: NAMELESS, observerApplicationName: '' });
+    await runStateScenario(
+      scn,
+      { ...probe, observe: [observeDefault] },
+      { phase: NAMELESS, observerApplicationName: '' },
+    );
   },
   judge(steps, discovery) {
-    const named = judgeObserver(steps.filter((s) => !s.tag.startsWith(`${NAMELESS}:`)), discovery);
+    const named = judgeObserver(
+      steps.filter((s) => !s.tag.startsWith(`${NAMELESS}:`)),
+      discovery,
+    );
     const nameless = phaseSteps(steps, NAMELESS);
     // Logs recorded before the nameless observer existed are judged as they were.
     if (nameless.length === 0) return named;
-    return worstOf([{ phase: 'named', judgement: named }, { phase: NAMELESS, judgement: judgeObserver(nameless, discovery, true) }], WORST_FIRST);
+    return worstOf(
+      [
+        { phase: 'named', judgement: named },
+        { phase: NAMELESS, judgement: judgeObserver(nameless, discovery, true) },
+      ],
+      WORST_FIRST,
+    );
   },
 });
 
@@ -91,18 +111,31 @@ function judgeObserver(steps: readonly StepRecord[], discovery: Discovery, namel
   const judgement = judgeState(steps, discovery, {
     seenByOther: (take) => read(take, 'seen', true),
     keptByA: (readback) => read(readback, 'mine', false),
-    show: (step) => `application_name = ${String(valueOf(step, 'seen_app') ?? valueOf(step, 'mine_app'))}, TimeZone = ${String(valueOf(step, 'seen_tz') ?? valueOf(step, 'mine_tz'))}`,
+    show: (step) =>
+      `application_name = ${String(valueOf(step, 'seen_app') ?? valueOf(step, 'mine_app'))}, TimeZone = ${String(valueOf(step, 'seen_tz') ?? valueOf(step, 'mine_tz'))}`,
   });
   // What the observer on A's old backend was shown, as facts: the values themselves.
-  const observer = steps.find((s) => s.tag === 'observe.take' && s.pid !== null && s.pid === stepOf(steps, 'A.create')?.pid && !s.timedOut);
+  const observer = steps.find(
+    (s) => s.tag === 'observe.take' && s.pid !== null && s.pid === stepOf(steps, 'A.create')?.pid && !s.timedOut,
+  );
   const seen = (column: string): string | null => {
     const v = valueOf(observer, column);
     return typeof v === 'string' ? v : null;
   };
   const facts = { ...judgement.facts, observerApplicationName: seen('seen_app'), observerTimeZone: seen('seen_tz') };
   const app = seen('seen_app');
-  if (nameless && judgement.outcome !== 'leaked' && app !== null && app !== tag && app !== (seen('default_app') ?? '')) {
-    return { outcome: null, facts, reason: `${observer?.session ?? 'the observer'} on A's old backend was shown application_name = ${app}, another client's: a third client used that backend in between, so what a client without a name is shown of A's is not known` };
+  if (
+    nameless &&
+    judgement.outcome !== 'leaked' &&
+    app !== null &&
+    app !== tag &&
+    app !== (seen('default_app') ?? '')
+  ) {
+    return {
+      outcome: null,
+      facts,
+      reason: `${observer?.session ?? 'the observer'} on A's old backend was shown application_name = ${app}, another client's: a third client used that backend in between, so what a client without a name is shown of A's is not known`,
+    };
   }
   return { ...judgement, facts };
 }

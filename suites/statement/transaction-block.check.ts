@@ -30,8 +30,18 @@ export const transactionBlock = defineCheck({
   summary: '`BEGIN`, two statements, `COMMIT` as separate messages',
   outcomes: {
     allowed: { means: 'the statements ran in one transaction on one backend', breaks: false },
-    rejected: { means: 'the transaction block was refused', breaks: true, advice: 'This pooler refuses transactions that span several messages (statement pooling): use a transaction-pooling endpoint for code that needs BEGIN ... COMMIT, or send the whole transaction as one query string or one function call.' },
-    split: { means: 'BEGIN was accepted, but the statements ran in different transactions or backends (atomicity lost)', breaks: true, advice: 'The pooler ran the statements of one transaction on different transactions or backends: do not use it for transactional work.' },
+    rejected: {
+      means: 'the transaction block was refused',
+      breaks: true,
+      advice:
+        'This pooler refuses transactions that span several messages (statement pooling): use a transaction-pooling endpoint for code that needs BEGIN ... COMMIT, or send the whole transaction as one query string or one function call.',
+    },
+    split: {
+      means: 'BEGIN was accepted, but the statements ran in different transactions or backends (atomicity lost)',
+      breaks: true,
+      advice:
+        'The pooler ran the statements of one transaction on different transactions or backends: do not use it for transactional work.',
+    },
   },
   async scenario(scn) {
     const a = await scn.open('A');
@@ -60,7 +70,11 @@ export function judgeTransactionBlock(steps: readonly StepRecord[]): Judgement {
   for (const tag of ['A.begin', 'A.first', 'A.second', 'A.commit']) {
     const s = stepOf(steps, tag);
     if (refused(s)) {
-      return { outcome: 'rejected', facts: { refusedAt: tag, rejectedWith: errorText(s), oneMessageAllowed }, reason: `${tag.slice(2).toUpperCase()} was refused: ${errorText(s)}` };
+      return {
+        outcome: 'rejected',
+        facts: { refusedAt: tag, rejectedWith: errorText(s), oneMessageAllowed },
+        reason: `${tag.slice(2).toUpperCase()} was refused: ${errorText(s)}`,
+      };
     }
   }
   const first = stepOf(steps, 'A.first');
@@ -77,12 +91,25 @@ export function judgeTransactionBlock(steps: readonly StepRecord[]): Judgement {
   };
   for (const s of [first, second]) {
     if (!answered(s) || s.error || s.pid === null || typeof valueOf(s, 'xid') !== 'string') {
-      return { outcome: null, facts, reason: `a statement inside the transaction did not answer: ${errorText(s) ?? (s ? 'no pid or transaction id' : 'missing')}` };
+      return {
+        outcome: null,
+        facts,
+        reason: `a statement inside the transaction did not answer: ${errorText(s) ?? (s ? 'no pid or transaction id' : 'missing')}`,
+      };
     }
   }
   if (facts.firstBackend !== facts.secondBackend || facts.firstXid !== facts.secondXid) {
-    return { outcome: 'split', facts, reason: `BEGIN was accepted but the statements ran on backend ${facts.firstBackend} (xid ${facts.firstXid}) and ${facts.secondBackend} (xid ${facts.secondXid})` };
+    return {
+      outcome: 'split',
+      facts,
+      reason: `BEGIN was accepted but the statements ran on backend ${facts.firstBackend} (xid ${facts.firstXid}) and ${facts.secondBackend} (xid ${facts.secondXid})`,
+    };
   }
-  if (!answered(commit) || commit.error) return { outcome: null, facts, reason: `COMMIT did not answer: ${errorText(commit) ?? 'missing'}` };
-  return { outcome: 'allowed', facts, reason: `both statements ran in transaction ${facts.firstXid} on backend ${facts.firstBackend}` };
+  if (!answered(commit) || commit.error)
+    return { outcome: null, facts, reason: `COMMIT did not answer: ${errorText(commit) ?? 'missing'}` };
+  return {
+    outcome: 'allowed',
+    facts,
+    reason: `both statements ran in transaction ${facts.firstXid} on backend ${facts.firstBackend}`,
+  };
 }

@@ -32,9 +32,24 @@ export const onCommitDrop = defineCheck({
   summary: '`CREATE TEMP TABLE ... ON COMMIT DROP` inside one transaction',
   outcomes: {
     works: { means: 'the table existed inside its transaction only', breaks: false },
-    lost: { means: 'the table was missing inside its own transaction (the transaction ran on more than one backend)', breaks: true, advice: 'The pooler split one transaction across server connections: keep the work on a direct connection and report it to the pooler.' },
-    leaked: { means: 'the table survived COMMIT', breaks: true, advice: 'The temp table outlived its transaction: check that the client really sends BEGIN (autocommit drivers may not), and drop it explicitly.' },
-    rejected: { means: 'the transaction block itself was refused', breaks: true, advice: 'The pooler refuses transaction blocks (statement pooling), so ON COMMIT DROP tables vanish after each statement: use a transaction-pooling mode, or one statement (a CTE) instead of a temp table.' },
+    lost: {
+      means: 'the table was missing inside its own transaction (the transaction ran on more than one backend)',
+      breaks: true,
+      advice:
+        'The pooler split one transaction across server connections: keep the work on a direct connection and report it to the pooler.',
+    },
+    leaked: {
+      means: 'the table survived COMMIT',
+      breaks: true,
+      advice:
+        'The temp table outlived its transaction: check that the client really sends BEGIN (autocommit drivers may not), and drop it explicitly.',
+    },
+    rejected: {
+      means: 'the transaction block itself was refused',
+      breaks: true,
+      advice:
+        'The pooler refuses transaction blocks (statement pooling), so ON COMMIT DROP tables vanish after each statement: use a transaction-pooling mode, or one statement (a CTE) instead of a temp table.',
+    },
   },
   async scenario(scn) {
     const t = markersFor(scn.ctx.runId, this.id).tempTable;
@@ -42,7 +57,10 @@ export const onCommitDrop = defineCheck({
     const drop = `IF to_regclass('pg_temp.${t}') IS NOT NULL THEN DROP TABLE pg_temp.${t}; END IF;`;
     const a = await scn.open('A');
     if ((await a.run('A.begin', 'BEGIN')).error) return;
-    const created = await a.run('A.create', `SELECT pg_backend_pid() AS pid; CREATE TEMP TABLE ${t} (v int) ON COMMIT DROP`);
+    const created = await a.run(
+      'A.create',
+      `SELECT pg_backend_pid() AS pid; CREATE TEMP TABLE ${t} (v int) ON COMMIT DROP`,
+    );
     if (created.error || created.pid === null) return;
     await a.run('A.insert', `INSERT INTO ${t} VALUES (1) RETURNING pg_backend_pid() AS pid`);
     await a.run('A.read', `SELECT pg_backend_pid() AS pid, count(*)::int AS n FROM ${t}`);
@@ -50,7 +68,11 @@ export const onCommitDrop = defineCheck({
     const after = await a.run('A.after', `SELECT pg_backend_pid() AS pid; ${survived}; ${cleanupBlock(drop)}`);
     if (after.pid === created.pid || scn.discovery.mode === 'direct') return;
     // A's next statement went elsewhere: look at b1 itself.
-    const landing = await landOn(scn, created.pid, { statements: [survived, cleanupBlock(drop, created.pid)], releaseBy: 'wait', holdMs: 100 });
+    const landing = await landOn(scn, created.pid, {
+      statements: [survived, cleanupBlock(drop, created.pid)],
+      releaseBy: 'wait',
+      holdMs: 100,
+    });
     await dismiss([landing.observer, ...landing.others]);
   },
   judge: judgeOnCommitDrop,
@@ -68,13 +90,21 @@ export function judgeOnCommitDrop(steps: readonly StepRecord[]): Judgement {
   const begin = stepOf(steps, 'A.begin');
   const create = stepOf(steps, 'A.create');
   for (const s of [begin, create]) {
-    if (refused(s)) return { outcome: 'rejected', facts: { rejectedWith: errorText(s) }, reason: `the transaction was refused: ${errorText(s)}` };
+    if (refused(s))
+      return {
+        outcome: 'rejected',
+        facts: { rejectedWith: errorText(s) },
+        reason: `the transaction was refused: ${errorText(s)}`,
+      };
   }
-  if (!create || create.error || create.pid === null) return { outcome: null, facts: {}, reason: `A could not create the table: ${errorText(create) ?? 'no pid'}` };
+  if (!create || create.error || create.pid === null)
+    return { outcome: null, facts: {}, reason: `A could not create the table: ${errorText(create) ?? 'no pid'}` };
   const b1 = create.pid;
   const inside = [stepOf(steps, 'A.insert'), stepOf(steps, 'A.read')];
   const commit = stepOf(steps, 'A.commit');
-  const probes = [stepOf(steps, 'A.after'), ...stepsOf(steps, 'observe.take')].filter((s): s is StepRecord => !!s && s.pid === b1 && !s.error);
+  const probes = [stepOf(steps, 'A.after'), ...stepsOf(steps, 'observe.take')].filter(
+    (s): s is StepRecord => !!s && s.pid === b1 && !s.error,
+  );
   const facts = {
     aBackend: b1,
     insideOnOneBackend: inside.every((s) => s?.pid === b1),
@@ -84,13 +114,40 @@ export function judgeOnCommitDrop(steps: readonly StepRecord[]): Judgement {
     survivedCommit: probes.length > 0 ? boolOf(probes[0], 'survived') : null,
   };
   const missing = inside.find((s) => s?.error?.code === '42P01');
-  if (missing) return { outcome: 'lost', facts, reason: `the table was missing inside its own transaction: ${errorText(missing)}` };
+  if (missing)
+    return {
+      outcome: 'lost',
+      facts,
+      reason: `the table was missing inside its own transaction: ${errorText(missing)}`,
+    };
   const elsewhere = inside.find((s) => s && s.pid !== null && s.pid !== b1);
-  if (elsewhere) return { outcome: 'lost', facts, reason: `a statement of A's transaction ran on backend ${elsewhere.pid}, not ${b1}` };
-  if (inside.some((s) => !answered(s) || s.error || s.pid === null)) return { outcome: null, facts, reason: `A's statements inside the transaction did not all answer (${inside.map((s) => errorText(s) ?? 'ok').join(', ')})` };
-  if (facts.rowsInside !== 1) return { outcome: 'lost', facts, reason: `the table did not hold A's row inside the transaction (count ${String(facts.rowsInside)})` };
-  if (!facts.committed) return { outcome: null, facts, reason: `A's COMMIT did not succeed: ${errorText(commit) ?? 'missing'}` };
-  if (facts.survivedCommit === null) return { outcome: null, facts, reason: `nobody looked at backend ${b1} after COMMIT` };
-  if (facts.survivedCommit) return { outcome: 'leaked', facts, reason: `the table was still on backend ${b1} after COMMIT` };
-  return { outcome: 'works', facts, reason: `created, filled and read on backend ${b1} inside one transaction, and gone from it after COMMIT` };
+  if (elsewhere)
+    return {
+      outcome: 'lost',
+      facts,
+      reason: `a statement of A's transaction ran on backend ${elsewhere.pid}, not ${b1}`,
+    };
+  if (inside.some((s) => !answered(s) || s.error || s.pid === null))
+    return {
+      outcome: null,
+      facts,
+      reason: `A's statements inside the transaction did not all answer (${inside.map((s) => errorText(s) ?? 'ok').join(', ')})`,
+    };
+  if (facts.rowsInside !== 1)
+    return {
+      outcome: 'lost',
+      facts,
+      reason: `the table did not hold A's row inside the transaction (count ${String(facts.rowsInside)})`,
+    };
+  if (!facts.committed)
+    return { outcome: null, facts, reason: `A's COMMIT did not succeed: ${errorText(commit) ?? 'missing'}` };
+  if (facts.survivedCommit === null)
+    return { outcome: null, facts, reason: `nobody looked at backend ${b1} after COMMIT` };
+  if (facts.survivedCommit)
+    return { outcome: 'leaked', facts, reason: `the table was still on backend ${b1} after COMMIT` };
+  return {
+    outcome: 'works',
+    facts,
+    reason: `created, filled and read on backend ${b1} inside one transaction, and gone from it after COMMIT`,
+  };
 }

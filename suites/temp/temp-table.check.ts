@@ -23,13 +23,18 @@ export const tempTable = defineCheck({
   docs: ['https://www.pgbouncer.org/features.html (PRESERVE/DELETE ROWS temp tables: never in transaction pooling)'],
   summary: 'a plain temp table: can its creator still read it; can the next client',
   outcomes: stateOutcomes({
-    leaked: 'Create temp tables with ON COMMIT DROP inside the transaction that uses them: a plain temp table stays on the server connection, visible to the next client and missing for you.',
+    leaked:
+      'Create temp tables with ON COMMIT DROP inside the transaction that uses them: a plain temp table stays on the server connection, visible to the next client and missing for you.',
     lost: 'Create temp tables with ON COMMIT DROP inside the transaction that uses them: they do not survive to your next transaction.',
     pinned: 'The pooler pins clients that create temp tables; use ON COMMIT DROP to keep multiplexing.',
     rejected: 'The pooler refuses temp tables; use ON COMMIT DROP or a regular table.',
   }),
   restsOn: [{ create: 'A.create', observe: 'observe.take' }],
-  audit: { statement: 'temporary table kept after the transaction', consequence: 'the next transaction may not find it, or another client may', priority: 60 },
+  audit: {
+    statement: 'temporary table kept after the transaction',
+    consequence: 'the next transaction may not find it, or another client may',
+    priority: 60,
+  },
   async scenario(scn) {
     const t = markersFor(scn.ctx.runId, this.id).tempTable;
     await runStateScenario(scn, {
@@ -43,7 +48,12 @@ export const tempTable = defineCheck({
     return judgeState(steps, discovery, {
       seenByOther: (take) => boolOf(take, 'seen'),
       keptByA: (readback) => (readback.error?.code === '42P01' ? false : numberOf(readback, 'n') === 1 ? true : null),
-      show: (step) => (step.tag === 'A.readback' ? (step.error ? `${step.error.code} ${step.error.message}` : 'table readable') : `table ${boolOf(step, 'seen') ? 'visible' : 'absent'}`),
+      show: (step) =>
+        step.tag === 'A.readback'
+          ? step.error
+            ? `${step.error.code} ${step.error.message}`
+            : 'table readable'
+          : `table ${boolOf(step, 'seen') ? 'visible' : 'absent'}`,
     });
   },
 });

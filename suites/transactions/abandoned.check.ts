@@ -50,11 +50,25 @@ export const abandoned = defineCheck({
     'https://github.com/pgbouncer/pgbouncer/blob/master/src/objects.c (disconnect_client: "client disconnect while server was not ready" closes the server connection)',
     'https://www.pgpool.net/docs/latest/en/html/runtime-config-connection-pooling.html (reset_query_list: ABORT on a clean disconnect)',
   ],
-  summary: 'a client\'s socket dies inside `BEGIN; INSERT`: is anything committed; does the next client inherit the transaction',
+  summary:
+    "a client's socket dies inside `BEGIN; INSERT`: is anything committed; does the next client inherit the transaction",
   outcomes: {
-    'rolled-back': { means: 'nothing of the dead client\'s transaction was committed, and the next client started clean', breaks: false },
-    inherited: { means: 'the next client found the dead client\'s transaction open, or its row committed', breaks: true, advice: 'Another client inherited a dead client\'s open transaction (or its uncommitted work was committed): configure the pooler to roll back or close server connections of disconnected clients, and set idle_in_transaction_session_timeout as a safety net.' },
-    rejected: { means: 'BEGIN itself was refused (statement pooling), so no transaction could be abandoned', breaks: true, advice: 'The pooler refuses transaction blocks (statement pooling), so no client can leave one open; use a transaction-pooling endpoint for transactional work.' },
+    'rolled-back': {
+      means: "nothing of the dead client's transaction was committed, and the next client started clean",
+      breaks: false,
+    },
+    inherited: {
+      means: "the next client found the dead client's transaction open, or its row committed",
+      breaks: true,
+      advice:
+        "Another client inherited a dead client's open transaction (or its uncommitted work was committed): configure the pooler to roll back or close server connections of disconnected clients, and set idle_in_transaction_session_timeout as a safety net.",
+    },
+    rejected: {
+      means: 'BEGIN itself was refused (statement pooling), so no transaction could be abandoned',
+      breaks: true,
+      advice:
+        'The pooler refuses transaction blocks (statement pooling), so no client can leave one open; use a transaction-pooling endpoint for transactional work.',
+    },
   },
   requires: ['create-table'],
   // Kills a client inside a transaction, which costs a lossy pooler a server slot: runs last.
@@ -62,7 +76,10 @@ export const abandoned = defineCheck({
   async scenario(scn) {
     const m = markersFor(scn.ctx.runId, this.id);
     const a = await scn.open('A');
-    const setup = await a.run('A.setup', `SELECT pg_backend_pid() AS pid, current_schema()::text AS schema; CREATE TABLE ${m.table} (note text)`);
+    const setup = await a.run(
+      'A.setup',
+      `SELECT pg_backend_pid() AS pid, current_schema()::text AS schema; CREATE TABLE ${m.table} (note text)`,
+    );
     const schema = setup.results[0]?.[0]?.schema;
     const table = typeof schema === 'string' && !setup.error ? qualified(schema, m.table) : null;
     const b1 = table ? await abandon(scn, a, table, m.tag) : null;
@@ -82,13 +99,18 @@ export const abandoned = defineCheck({
 async function abandon(scn: Scenario, a: Session, table: string, tag: string): Promise<Backend | null> {
   const begin = await a.run('A.begin', 'BEGIN');
   if (begin.error) return null;
-  const insert = await a.run('A.insert', `SELECT pg_backend_pid() AS pid, txid_current()::text AS xid, ${STARTED}, ${BACKEND_START}; INSERT INTO ${table} VALUES ('${tag}')`);
+  const insert = await a.run(
+    'A.insert',
+    `SELECT pg_backend_pid() AS pid, txid_current()::text AS xid, ${STARTED}, ${BACKEND_START}; INSERT INTO ${table} VALUES ('${tag}')`,
+  );
   const backendStart = insert.results[0]?.[0]?.backend_start;
   if (insert.error || insert.pid === null || typeof backendStart !== 'string') return null;
   a.destroy('abandoned by the check');
   scn.note('A', 'A.abandon', '(TCP socket destroyed inside the transaction)');
   const landing = await landOn(scn, insert.pid, {
-    statements: [`SELECT txid_current_if_assigned()::text AS xid, ${STARTED}, (SELECT count(*) FROM ${table})::int AS seen`],
+    statements: [
+      `SELECT txid_current_if_assigned()::text AS xid, ${STARTED}, (SELECT count(*) FROM ${table})::int AS seen`,
+    ],
   });
   if (landing.observer) {
     await landing.observer.session.run('observe.rollback', 'ROLLBACK');
@@ -140,21 +162,43 @@ async function verify(scn: Scenario, v: Session, b1: Backend, table: string): Pr
 export function judgeAbandoned(steps: readonly StepRecord[]): Judgement {
   const setup = stepOf(steps, 'A.setup');
   if (!answered(setup) || setup.error || typeof valueOf(setup, 'schema') !== 'string') {
-    return { outcome: null, facts: {}, reason: `the run's table could not be created (the check needs CREATE on the first schema of search_path): ${errorText(setup) ?? 'no schema'}` };
+    return {
+      outcome: null,
+      facts: {},
+      reason: `the run's table could not be created (the check needs CREATE on the first schema of search_path): ${errorText(setup) ?? 'no schema'}`,
+    };
   }
   const begin = stepOf(steps, 'A.begin');
-  if (refused(begin)) return { outcome: 'rejected', facts: { rejectedWith: errorText(begin) }, reason: `BEGIN was refused: ${errorText(begin)}` };
+  if (refused(begin))
+    return {
+      outcome: 'rejected',
+      facts: { rejectedWith: errorText(begin) },
+      reason: `BEGIN was refused: ${errorText(begin)}`,
+    };
   const insert = stepOf(steps, 'A.insert');
   const xid = valueOf(insert, 'xid');
   const started = valueOf(insert, 'started');
-  if (!answered(insert) || insert.error || insert.pid === null || typeof xid !== 'string' || typeof started !== 'string') {
-    return { outcome: null, facts: {}, reason: `A's INSERT did not run inside a transaction: ${errorText(insert) ?? 'no pid or transaction id'}` };
+  if (
+    !answered(insert) ||
+    insert.error ||
+    insert.pid === null ||
+    typeof xid !== 'string' ||
+    typeof started !== 'string'
+  ) {
+    return {
+      outcome: null,
+      facts: {},
+      reason: `A's INSERT did not run inside a transaction: ${errorText(insert) ?? 'no pid or transaction id'}`,
+    };
   }
-  if (!stepOf(steps, 'A.abandon')) return { outcome: null, facts: { aBackend: insert.pid }, reason: 'A\'s socket was never destroyed' };
+  if (!stepOf(steps, 'A.abandon'))
+    return { outcome: null, facts: { aBackend: insert.pid }, reason: "A's socket was never destroyed" };
   const b1 = insert.pid;
   const inside = (s: StepRecord): boolean =>
     valueOf(s, 'xid') === xid || valueOf(s, 'started') === started || s.notices.some((n) => n.code === '25001');
-  const onB1 = [...stepsOf(steps, 'observe.take'), ...stepsOf(steps, 'verify')].filter((s) => s.pid === b1 && answered(s) && !s.error);
+  const onB1 = [...stepsOf(steps, 'observe.take'), ...stepsOf(steps, 'verify')].filter(
+    (s) => s.pid === b1 && answered(s) && !s.error,
+  );
   const clean = stepsOf(steps, 'verify').filter((s) => answered(s) && !s.error && s.pid !== null && !inside(s));
   const last = clean[clean.length - 1];
   const committed = numberOf(last, 'committed');
@@ -169,11 +213,41 @@ export function judgeAbandoned(steps: readonly StepRecord[]): Judgement {
     oldBackendState: typeof oldState === 'string' ? oldState : null,
   };
   const heir = onB1.find(inside);
-  if (heir) return { outcome: 'inherited', facts, reason: `${heir.session} on backend ${b1} found itself inside A's transaction ${xid}${numberOf(heir, 'seen') ? ', A\'s uncommitted row visible' : ''}` };
-  if (committed === null) return { outcome: null, facts, reason: `nobody could read what was committed from outside A's transaction: ${errorText(last) ?? 'no verify step'}` };
-  if (committed > 0) return { outcome: 'inherited', facts, reason: 'A\'s row was committed although A never sent COMMIT' };
-  if (onB1.length > 0) return { outcome: 'rolled-back', facts, reason: `nothing was committed, and the next client on backend ${b1} started clean` };
-  if (facts.backendClosed) return { outcome: 'rolled-back', facts, reason: `nothing was committed; backend ${b1} was closed, so no client can inherit A's transaction` };
-  if (oldState === 'idle' && valueOf(last, 'old_xid') === null) return { outcome: 'rolled-back', facts, reason: `nothing was committed; backend ${b1} is idle outside any transaction` };
-  return { outcome: null, facts, reason: `backend ${b1} is still ${String(oldState)} and no other client could be placed on it` };
+  if (heir)
+    return {
+      outcome: 'inherited',
+      facts,
+      reason: `${heir.session} on backend ${b1} found itself inside A's transaction ${xid}${numberOf(heir, 'seen') ? ", A's uncommitted row visible" : ''}`,
+    };
+  if (committed === null)
+    return {
+      outcome: null,
+      facts,
+      reason: `nobody could read what was committed from outside A's transaction: ${errorText(last) ?? 'no verify step'}`,
+    };
+  if (committed > 0)
+    return { outcome: 'inherited', facts, reason: "A's row was committed although A never sent COMMIT" };
+  if (onB1.length > 0)
+    return {
+      outcome: 'rolled-back',
+      facts,
+      reason: `nothing was committed, and the next client on backend ${b1} started clean`,
+    };
+  if (facts.backendClosed)
+    return {
+      outcome: 'rolled-back',
+      facts,
+      reason: `nothing was committed; backend ${b1} was closed, so no client can inherit A's transaction`,
+    };
+  if (oldState === 'idle' && valueOf(last, 'old_xid') === null)
+    return {
+      outcome: 'rolled-back',
+      facts,
+      reason: `nothing was committed; backend ${b1} is idle outside any transaction`,
+    };
+  return {
+    outcome: null,
+    facts,
+    reason: `backend ${b1} is still ${String(oldState)} and no other client could be placed on it`,
+  };
 }

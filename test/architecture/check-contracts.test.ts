@@ -20,7 +20,9 @@ const RECORDED = path.join(REPO, 'test/recorded');
 function recordedSteps(): Map<string, StepRecord[][]> {
   const byId = new Map<string, StepRecord[][]>();
   for (const file of readdirSync(RECORDED).filter((f) => f.endsWith('.json'))) {
-    const run = JSON.parse(readFileSync(path.join(RECORDED, file), 'utf8')) as { checks?: Record<string, { steps: StepRecord[] } | StepRecord[]> };
+    const run = JSON.parse(readFileSync(path.join(RECORDED, file), 'utf8')) as {
+      checks?: Record<string, { steps: StepRecord[] } | StepRecord[]>;
+    };
     // One-check recordings keyed by fixture (the measured checks) have no landings to declare.
     if (!run.checks) continue;
     for (const [id, c] of Object.entries(run.checks)) {
@@ -43,17 +45,23 @@ function hasLanding(steps: readonly StepRecord[], create: string, observe: strin
 describe('check contracts', () => {
   const runs = recordedSteps();
 
-  test('a check whose record lands an observer on A\'s backend declares that it rests on it', () => {
-    const undeclared = CATALOGUE.filter((c) => !c.restsOn?.length && (runs.get(c.id) ?? []).some((s) => hasLanding(s, 'A.create', 'observe.take'))).map((c) => c.id);
+  test("a check whose record lands an observer on A's backend declares that it rests on it", () => {
+    const undeclared = CATALOGUE.filter(
+      (c) => !c.restsOn?.length && (runs.get(c.id) ?? []).some((s) => hasLanding(s, 'A.create', 'observe.take')),
+    ).map((c) => c.id);
     expect(undeclared).toEqual([]);
   });
 
   test('every declared landing is found in some real recorded run', () => {
-    const dead = CATALOGUE.flatMap((c) => (c.restsOn ?? []).filter((n) => !(runs.get(c.id) ?? []).some((s) => hasLanding(s, n.create, n.observe))).map((n) => `${c.id}: ${n.create} / ${n.observe}`));
+    const dead = CATALOGUE.flatMap((c) =>
+      (c.restsOn ?? [])
+        .filter((n) => !(runs.get(c.id) ?? []).some((s) => hasLanding(s, n.create, n.observe)))
+        .map((n) => `${c.id}: ${n.create} / ${n.observe}`),
+    );
     expect(dead).toEqual([]);
   });
 
-  test("each check lives at suites/<id>.check.ts with its Vitest file beside it", () => {
+  test('each check lives at suites/<id>.check.ts with its Vitest file beside it', () => {
     expect(checkFileProblems(path.join(REPO, 'suites'), CATALOGUE, '.ts')).toEqual([]);
     for (const c of CATALOGUE) expect(existsSync(path.join(REPO, 'suites', `${c.id}.check.ts`)), c.id).toBe(true);
   });

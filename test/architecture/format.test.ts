@@ -12,7 +12,12 @@ import { REPO } from '../support/cli.js';
 
 /** Files git tracks (and new ones not ignored) that Prettier can format and is not told to skip. */
 async function formattable(): Promise<string[]> {
-  const listed = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard'], { cwd: REPO, encoding: 'utf8' }).split('\n').filter(Boolean);
+  const listed = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard'], {
+    cwd: REPO,
+    encoding: 'utf8',
+  })
+    .split('\n')
+    .filter(Boolean);
   const out: string[] = [];
   for (const rel of listed) {
     if (!/\.(ts|mts|mjs|js|json)$/.test(rel)) continue;

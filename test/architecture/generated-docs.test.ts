@@ -12,10 +12,13 @@ import { CATALOGUE } from '../../suites/catalogue.js';
 import { REPO } from '../support/cli.js';
 
 describe('generated docs', () => {
-  test.each(Object.keys(GENERATED))('%s holds exactly what the checks and profiles say (run `npm run docs` after changing a check)', (file) => {
-    const text = readFileSync(path.join(REPO, file), 'utf8');
-    expect(fillGenerated(text, GENERATED[file]!)).toBe(text);
-  });
+  test.each(Object.keys(GENERATED))(
+    '%s holds exactly what the checks and profiles say (run `npm run docs` after changing a check)',
+    (file) => {
+      const text = readFileSync(path.join(REPO, file), 'utf8');
+      expect(fillGenerated(text, GENERATED[file]!)).toBe(text);
+    },
+  );
 
   test('control: a changed summary would make the README differ', () => {
     const text = readFileSync(path.join(REPO, 'README.md'), 'utf8');
@@ -33,7 +36,9 @@ describe('generated docs', () => {
       const labels = Object.keys(c.outcomes);
       const isState = labels.length === STATE_LABELS.length && STATE_LABELS.every((l, i) => labels[i] === l);
       // State checks share one rule list (section 4); every other check has its own paragraph or row.
-      const section = isState ? prose.slice(prose.indexOf('## 4. State checks'), prose.indexOf('## 4b.')) : paragraphOf(prose, c.id);
+      const section = isState
+        ? prose.slice(prose.indexOf('## 4. State checks'), prose.indexOf('## 4b.'))
+        : paragraphOf(prose, c.id);
       for (const l of labels) if (!section.includes(`\`${l}\``)) missing.push(`${c.id}: \`${l}\``);
     }
     expect(missing).toEqual([]);

@@ -40,7 +40,8 @@ function sourceFiles(dir: string): string[] {
 /** Relative specifiers of static imports, re-exports and dynamic `import()` calls. */
 export function relativeImports(source: string): string[] {
   const found: string[] = [];
-  for (const m of source.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)(['"])(\.{1,2}\/[^'"]+)\1/gm)) found.push(m[2]!);
+  for (const m of source.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)(['"])(\.{1,2}\/[^'"]+)\1/gm))
+    found.push(m[2]!);
   return found;
 }
 
@@ -65,7 +66,9 @@ function violations(): string[] {
         if (to === null) {
           bad.push(`${path.relative(REPO, file)} imports ${spec}, outside every layer`);
         } else if (to !== layer && !ALLOWED[layer]!.includes(to)) {
-          bad.push(`${path.relative(REPO, file)} imports ${spec}: ${layer}/ may import only ${ALLOWED[layer]!.join(', ') || 'itself'}`);
+          bad.push(
+            `${path.relative(REPO, file)} imports ${spec}: ${layer}/ may import only ${ALLOWED[layer]!.join(', ') || 'itself'}`,
+          );
         }
       }
     }
@@ -87,7 +90,13 @@ describe('layers point down', () => {
       "import '../runner/side-effect.js';",
       "import pg from 'pg';",
     ].join('\n');
-    expect(relativeImports(src)).toEqual(['../suites/x.js', '../reporters/y.js', '../cli/z.js', '../fixtures/w.js', '../runner/side-effect.js']);
+    expect(relativeImports(src)).toEqual([
+      '../suites/x.js',
+      '../reporters/y.js',
+      '../cli/z.js',
+      '../fixtures/w.js',
+      '../runner/side-effect.js',
+    ]);
   });
 
   test('control: an engine file importing the catalogue would be reported', () => {

@@ -25,7 +25,11 @@ class Capture extends Writable {
 }
 
 /** Runs the audit command with `args`; `env` decides colour (NO_COLOR by default). */
-export async function runAudit(args: string[], env: NodeJS.ProcessEnv = { NO_COLOR: '1' }, stdin?: NodeJS.ReadableStream): Promise<AuditRun> {
+export async function runAudit(
+  args: string[],
+  env: NodeJS.ProcessEnv = { NO_COLOR: '1' },
+  stdin?: NodeJS.ReadableStream,
+): Promise<AuditRun> {
   const stdout = new Capture();
   const stderr = new Capture();
   const code = await auditCommand(args, { stdout, stderr, env, ...(stdin ? { stdin } : {}) });

@@ -22,7 +22,9 @@ describe('files that are not text', () => {
     await writeFile(file, gzipSync(Buffer.from('SET search_path = app;\n'.repeat(100))));
     const run = await runAudit(['--sql', file]);
     expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(new RegExp(`AUDIT_INPUT: --sql ${file}: looks binary \\(NUL byte at line \\d+, column \\d+\\)`));
+    expect(run.stderr).toMatch(
+      new RegExp(`AUDIT_INPUT: --sql ${file}: looks binary \\(NUL byte at line \\d+, column \\d+\\)`),
+    );
   });
 
   test('a binary file given to --log', async () => {
@@ -45,7 +47,10 @@ describe('files that are not text', () => {
 describe('invalid UTF-8', () => {
   test('in an SQL file: refused with the line and column of the first bad byte', async () => {
     const file = dir.file('latin1.sql');
-    await writeFile(file, Buffer.concat([Buffer.from("SELECT 1;\nSELECT 'caf"), Buffer.from([0xe9]), Buffer.from("';\n")]));
+    await writeFile(
+      file,
+      Buffer.concat([Buffer.from("SELECT 1;\nSELECT 'caf"), Buffer.from([0xe9]), Buffer.from("';\n")]),
+    );
     const run = await runAudit(['--sql', file]);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(`AUDIT_INPUT: --sql ${file}: not valid UTF-8 at line 2, column 12 (byte offset 21)`);
@@ -89,7 +94,10 @@ describe('a line of 10 MB', () => {
 
   test('in a log: the entry is reported with its line, the next entries are audited, and what is kept of it stays bounded', async () => {
     const file = dir.file('bulk.log');
-    await writeFile(file, `${LOG_PREFIX}SELECT 1\n${LOG_PREFIX}INSERT INTO t VALUES ('${'y'.repeat(TEN_MB)}')\n${LOG_PREFIX}SELECT pg_advisory_lock(1)\n`);
+    await writeFile(
+      file,
+      `${LOG_PREFIX}SELECT 1\n${LOG_PREFIX}INSERT INTO t VALUES ('${'y'.repeat(TEN_MB)}')\n${LOG_PREFIX}SELECT pg_advisory_lock(1)\n`,
+    );
     const json = dir.file('bulk-log.json');
     const run = await runAudit(['--log', file, '--json', json]);
     expect(run.code).toBe(3); // findings that typically break, no pooler given

@@ -101,10 +101,13 @@ const LOOK_ALIKES: Array<[string, string]> = [
   ["SELECT E'\\nLISTEN x'", 'LISTEN inside an escape string'],
   ['SELECT 1 -- SET statement_timeout = 0', 'SET in a line comment'],
   ['/* LISTEN jobs; SELECT pg_advisory_lock(1) */ SELECT 1', 'LISTEN and a lock in a block comment'],
-  ['CREATE FUNCTION f() RETURNS void LANGUAGE plpgsql AS $$ BEGIN SET search_path = app; PERFORM pg_advisory_lock(1); END $$', 'SET in the dollar-quoted body of CREATE FUNCTION'],
+  [
+    'CREATE FUNCTION f() RETURNS void LANGUAGE plpgsql AS $$ BEGIN SET search_path = app; PERFORM pg_advisory_lock(1); END $$',
+    'SET in the dollar-quoted body of CREATE FUNCTION',
+  ],
   ["CREATE FUNCTION g() RETURNS int LANGUAGE sql SET search_path = app AS 'SELECT 1'", "a function's own SET clause"],
   ['ALTER FUNCTION g() SET search_path = app', "ALTER FUNCTION's SET clause"],
-  ["SELECT listen FROM \"listen\" WHERE listen = 'LISTEN'", 'identifiers named listen'],
+  ['SELECT listen FROM "listen" WHERE listen = \'LISTEN\'', 'identifiers named listen'],
   ['SELECT "pg_advisory_lock" FROM locks', 'a column named like the lock function'],
   ["SET LOCAL statement_timeout = '1s'", 'SET LOCAL'],
   ['SET LOCAL search_path = app', 'SET LOCAL search_path'],
@@ -130,7 +133,10 @@ const LOOK_ALIKES: Array<[string, string]> = [
   ['SELECT myschema.pg_advisory_lock(1)', "a user's function with the same name"],
   ['ALTER ROLE app SET search_path = app', 'per-role default'],
   ["ALTER DATABASE d SET statement_timeout = '5s'", 'per-database default'],
-  ['DO $$ BEGIN SET LOCAL search_path = app; PERFORM pg_advisory_xact_lock(1); END $$', 'transaction-scoped state in a DO block'],
+  [
+    'DO $$ BEGIN SET LOCAL search_path = app; PERFORM pg_advisory_xact_lock(1); END $$',
+    'transaction-scoped state in a DO block',
+  ],
   ["DO $$ BEGIN RAISE NOTICE 'SET search_path = app'; END $$", 'SET in a string inside a DO block'],
   ["COMMENT ON TABLE t IS 'LISTEN here'", 'LISTEN in a comment string'],
 ];
@@ -144,7 +150,11 @@ describe('statements that rely on session state are found, with the most specifi
 describe('cleanup statements are the other half of a finding, not findings', () => {
   test.each(CLEANUPS)('%s undoes %s', (sql, check) => {
     expect(primaryCheck(sql)).toBeNull();
-    expect(hazardsOf(sql).filter((h) => h.cleanup === true).map((h) => h.check)).toContain(check);
+    expect(
+      hazardsOf(sql)
+        .filter((h) => h.cleanup === true)
+        .map((h) => h.check),
+    ).toContain(check);
   });
 
   test('a statement that both unlocks and locks still leaves a lock behind: a finding', () => {
@@ -165,12 +175,18 @@ describe('look-alikes are not findings', () => {
 describe('one finding per statement', () => {
   test('a statement with two hazards names the more important one and lists the other', () => {
     const result = new StatementClassifier().classify("SELECT pg_advisory_lock(1), set_config('app.x', '1', false)");
-    expect(result.ok && result.notable[0]!.hazards.map((h) => h.check)).toEqual(['session/custom-guc-leak', 'locks/advisory-session']);
+    expect(result.ok && result.notable[0]!.hazards.map((h) => h.check)).toEqual([
+      'session/custom-guc-leak',
+      'locks/advisory-session',
+    ]);
   });
 
   test("the statement's own kind comes first: PREPARE of a lock call is an SQL PREPARE finding", () => {
     const result = new StatementClassifier().classify('PREPARE p AS SELECT pg_advisory_lock(1)');
-    expect(result.ok && result.notable[0]!.hazards.map((h) => h.check)).toEqual(['prepared/sql-prepare', 'locks/advisory-session']);
+    expect(result.ok && result.notable[0]!.hazards.map((h) => h.check)).toEqual([
+      'prepared/sql-prepare',
+      'locks/advisory-session',
+    ]);
   });
 
   test('several statements in one text are classified separately, at their own offsets', () => {

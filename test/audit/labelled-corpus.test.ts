@@ -31,18 +31,20 @@ function labels(text: string): Set<string> {
 function annotations(file: string): Labelled {
   const out: Labelled = new Map();
   let pending: { labels: Set<string>; why: string } | null = null;
-  readFileSync(file, 'utf8').split('\n').forEach((line, i) => {
-    const m = /^-- expect: (.+?) -- (.+)$/.exec(line);
-    if (m) {
-      if (pending) throw new Error(`${file}:${i + 1}: two expectations in a row`);
-      pending = { labels: labels(m[1]!), why: m[2]! };
-      return;
-    }
-    if (line.trim() === '' || line.startsWith('--')) return;
-    if (pending === null) throw new Error(`${file}:${i + 1}: statement without an expectation: ${line}`);
-    out.set(`${file}:${i + 1}`, pending);
-    pending = null;
-  });
+  readFileSync(file, 'utf8')
+    .split('\n')
+    .forEach((line, i) => {
+      const m = /^-- expect: (.+?) -- (.+)$/.exec(line);
+      if (m) {
+        if (pending) throw new Error(`${file}:${i + 1}: two expectations in a row`);
+        pending = { labels: labels(m[1]!), why: m[2]! };
+        return;
+      }
+      if (line.trim() === '' || line.startsWith('--')) return;
+      if (pending === null) throw new Error(`${file}:${i + 1}: statement without an expectation: ${line}`);
+      out.set(`${file}:${i + 1}`, pending);
+      pending = null;
+    });
   return out;
 }
 
@@ -54,10 +56,13 @@ function predicted(report: AuditReport): Map<string, Set<string>> {
   };
   for (const f of report.findings) {
     // Sources are bounded per finding: the corpus must not depend on the bound.
-    expect(f.sources.length, `${f.check} ${f.statement}`).toBe(f.check === 'prepared/protocol-named' ? f.sources.length : f.count);
+    expect(f.sources.length, `${f.check} ${f.statement}`).toBe(
+      f.check === 'prepared/protocol-named' ? f.sources.length : f.count,
+    );
     for (const s of f.sources) for (const check of [f.check, ...f.alsoChecks]) add(s, check);
   }
-  for (const c of report.cleanups) for (const s of c.sources) add(s, `cleanup of ${c.undoes.length > 1 ? 'all' : c.undoes[0]}`);
+  for (const c of report.cleanups)
+    for (const s of c.sources) add(s, `cleanup of ${c.undoes.length > 1 ? 'all' : c.undoes[0]}`);
   return out;
 }
 
@@ -71,15 +76,21 @@ function score(expected: Labelled, got: Map<string, Set<string>>): Score {
   const s: Score = { tp: 0, fp: [], fn: [] };
   for (const [where, { labels: want, why }] of expected) {
     const have = got.get(where) ?? new Set<string>();
-    for (const l of want) if (have.has(l)) s.tp++; else s.fn.push(`${where}: missed ${l} (${why})`);
-    for (const l of have) if (!want.has(l)) s.fp.push(`${where}: reported ${l}, expected ${[...want].join(' + ') || 'none'} (${why})`);
+    for (const l of want)
+      if (have.has(l)) s.tp++;
+      else s.fn.push(`${where}: missed ${l} (${why})`);
+    for (const l of have)
+      if (!want.has(l)) s.fp.push(`${where}: reported ${l}, expected ${[...want].join(' + ') || 'none'} (${why})`);
   }
-  for (const [where, have] of got) if (!expected.has(where)) s.fp.push(`${where}: reported ${[...have].join(' + ')} at no labelled statement`);
+  for (const [where, have] of got)
+    if (!expected.has(where)) s.fp.push(`${where}: reported ${[...have].join(' + ')} at no labelled statement`);
   return s;
 }
 
 const totals: Score = { tp: 0, fp: [], fn: [] };
-const files = readdirSync(CORPUS).filter((f) => f.endsWith('.sql')).sort();
+const files = readdirSync(CORPUS)
+  .filter((f) => f.endsWith('.sql'))
+  .sort();
 
 function record(s: Score): void {
   totals.tp += s.tp;
@@ -102,7 +113,9 @@ describe('the labelled corpus', () => {
   test('driver-log: named protocol statements and cleanup in a server log', async () => {
     const file = scratch.file('driver.log');
     await writeFile(file, `${DRIVER_LOG.map(([line]) => line).join('\n')}\n`);
-    const expected: Labelled = new Map(DRIVER_LOG.map(([, want, why], i) => [`${file}:${i + 1}`, { labels: labels(want), why }]));
+    const expected: Labelled = new Map(
+      DRIVER_LOG.map(([, want, why], i) => [`${file}:${i + 1}`, { labels: labels(want), why }]),
+    );
     const report = await audit({ logs: [file] });
     const s = score(expected, predicted(report));
     record(s);
@@ -127,7 +140,9 @@ describe('the labelled corpus', () => {
     const precision = totals.tp / (totals.tp + totals.fp.length);
     const recall = totals.tp / (totals.tp + totals.fn.length);
     // The figures, for the record (reported in the test output).
-    console.info(`audit corpus: ${totals.tp} true positives, ${totals.fp.length} false positives, ${totals.fn.length} false negatives; precision ${precision.toFixed(3)}, recall ${recall.toFixed(3)}`);
+    console.info(
+      `audit corpus: ${totals.tp} true positives, ${totals.fp.length} false positives, ${totals.fn.length} false negatives; precision ${precision.toFixed(3)}, recall ${recall.toFixed(3)}`,
+    );
     expect(totals.tp).toBeGreaterThan(50);
     expect(precision).toBe(1);
     expect(recall).toBe(1);

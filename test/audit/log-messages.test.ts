@@ -48,7 +48,9 @@ test('each statement is counted once: STATEMENT lines of errors, fetch continuat
     'sequences/lastval x1',
     'session/search-path-leak x1',
   ]);
-  expect(report.findings.filter((f) => f.check === 'prepared/protocol-named').map((f) => [f.what, f.sources.length])).toEqual([
+  expect(
+    report.findings.filter((f) => f.check === 'prepared/protocol-named').map((f) => [f.what, f.sources.length]),
+  ).toEqual([
     ['named protocol statement "C_1"', 1],
     ['named protocol statement "S_2"', 3],
   ]);
@@ -56,7 +58,9 @@ test('each statement is counted once: STATEMENT lines of errors, fetch continuat
 });
 
 test('CRLF line ends and a multi-line statement whose own lines start with tabs', async () => {
-  const report = await audited(`${P}LOG:  statement: SELECT 1,\r\n\t\tpg_advisory_lock(2)\r\n${P}LOG:  statement: SELECT 2\r\n`);
+  const report = await audited(
+    `${P}LOG:  statement: SELECT 1,\r\n\t\tpg_advisory_lock(2)\r\n${P}LOG:  statement: SELECT 2\r\n`,
+  );
   expect(report.findings).toHaveLength(1);
   expect(report.findings[0]!.statement).toBe('SELECT 1,\n\tpg_advisory_lock(2)');
   expect(report.findings[0]!.source.endsWith(':1')).toBe(true);
@@ -66,7 +70,9 @@ test('a csvlog message with newlines and doubled quotes inside its quoted field'
   const record = `2026-01-01 10:00:00.000 UTC,"app","app",77,"127.0.0.1:5000",abc.1,1,"SELECT",2026-01-01 10:00:00 UTC,3/1,0,LOG,00000,"statement: SELECT 'a""b',\npg_advisory_lock(3)",,,,,,,,,"psql","client backend",,0`;
   const report = await audited(`${record}\n${record.replace('pg_advisory_lock(3)', 'now()')}\n`);
   expect(report.inputs[0]).toMatchObject({ format: 'csvlog', statements: 2 });
-  expect(report.findings.map((f) => [f.statement, f.source.slice(-2)])).toEqual([["SELECT 'a\"b',\npg_advisory_lock(3)", ':1']]);
+  expect(report.findings.map((f) => [f.statement, f.source.slice(-2)])).toEqual([
+    ["SELECT 'a\"b',\npg_advisory_lock(3)", ':1'],
+  ]);
 });
 
 test('--log - reads standard input', async () => {

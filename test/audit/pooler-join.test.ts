@@ -21,8 +21,21 @@ SELEC broken;
 
 function check(id: string, outcome: string | null, verdict: CheckResult['verdict']): CheckResult {
   return {
-    id, title: id, severity: 'correctness', outcome, expected: null, expectedRef: null, verdict, reason: '', facts: {}, evidence: '',
-    advice: null, steps: [], durationMs: 1, statements: 1, cleanup: { ok: true, detail: '' },
+    id,
+    title: id,
+    severity: 'correctness',
+    outcome,
+    expected: null,
+    expectedRef: null,
+    verdict,
+    reason: '',
+    facts: {},
+    evidence: '',
+    advice: null,
+    steps: [],
+    durationMs: 1,
+    statements: 1,
+    cleanup: { ok: true, detail: '' },
   };
 }
 
@@ -74,7 +87,9 @@ describe('--report', () => {
     expect(audit.warnings).toContain("sequences/lastval is not in the pooler's results: what it does there is unknown");
     // The contract of the findings array.
     for (const f of audit.findings) {
-      expect(Object.keys(f)).toEqual(expect.arrayContaining(['check', 'statement', 'source', 'count', 'breaks', 'outcome', 'advice']));
+      expect(Object.keys(f)).toEqual(
+        expect.arrayContaining(['check', 'statement', 'source', 'count', 'breaks', 'outcome', 'advice']),
+      );
     }
     expect(audit.unparsed).toMatchObject({ count: 1, distinct: 1 });
     expect(run.stdout).toMatch(/session\/set-leak.*\n\s+on this pooler: leaked -> BREAKS/);
@@ -97,16 +112,23 @@ describe('--report', () => {
     const json = dir.file('skipped-out.json');
     await runAudit(['--sql', app, '--report', path, '--json', json]);
     const audit = JSON.parse(await readFile(json, 'utf8')) as AuditReport;
-    expect(audit.findings.find((f) => f.check === 'session/set-leak')).toMatchObject({ outcome: null, breaks: 'unknown' });
+    expect(audit.findings.find((f) => f.check === 'session/set-leak')).toMatchObject({
+      outcome: null,
+      breaks: 'unknown',
+    });
   });
 
   test('a file that is not a pooltest report is refused', async () => {
     const notJson = dir.file('not.json');
     await writeFile(notJson, '{ nope');
-    expect((await runAudit(['--sql', app, '--report', notJson])).stderr).toContain(`AUDIT_INPUT: --report ${notJson}: not JSON`);
+    expect((await runAudit(['--sql', app, '--report', notJson])).stderr).toContain(
+      `AUDIT_INPUT: --report ${notJson}: not JSON`,
+    );
     const other = dir.file('other.json');
     await writeFile(other, JSON.stringify({ findings: [] }));
-    expect((await runAudit(['--sql', app, '--report', other])).stderr).toContain('not a pooltest report (no "checks" array)');
+    expect((await runAudit(['--sql', app, '--report', other])).stderr).toContain(
+      'not a pooltest report (no "checks" array)',
+    );
   });
 });
 
@@ -136,7 +158,9 @@ describe('without a pooler', () => {
     await writeFile(tracked, "SET application_name = 'worker';\n");
     // Typical transaction pooling (the pgbouncer-transaction profile) shows the name to clients
     // that send none at startup: leaked. A pooler whose report says tracked keeps it.
-    expect((await runAudit(['--sql', tracked, '--fail-on-findings'])).stdout).toContain('typically (transaction pooling): leaked -> typically BREAKS');
+    expect((await runAudit(['--sql', tracked, '--fail-on-findings'])).stdout).toContain(
+      'typically (transaction pooling): leaked -> typically BREAKS',
+    );
     const keeps = await writeReport('tracks.json', [check('session/tracked-parameter', 'tracked', 'observed')]);
     const run = await runAudit(['--sql', tracked, '--report', keeps, '--fail-on-findings']);
     expect(run.code).toBe(0);

@@ -61,7 +61,9 @@ describe('audit read progress', () => {
   });
 
   test('standard input has no total: bytes, lines and rate only', () => {
-    expect(progressText('stdin', 3 * 1024 * 1024, 1234, null, 1000)).toBe('reading stdin: 3.0 MiB, 1,234 lines, 3.0 MiB/s');
+    expect(progressText('stdin', 3 * 1024 * 1024, 1234, null, 1000)).toBe(
+      'reading stdin: 3.0 MiB, 1,234 lines, 3.0 MiB/s',
+    );
   });
 
   test('a real log read reports cumulative bytes and lines up to the whole file', async () => {
@@ -71,7 +73,11 @@ describe('audit read progress', () => {
     const seen: Array<[number, number]> = [];
     let started: [string, number | null] | null = null;
     let done = 0;
-    await auditLogFile(file, new AuditCollector(), { format: 'auto', maxStatementBytes: 1 << 20, progress: { start: (n, t) => (started = [n, t]), update: (b, l) => seen.push([b, l]), done: () => done++ } });
+    await auditLogFile(file, new AuditCollector(), {
+      format: 'auto',
+      maxStatementBytes: 1 << 20,
+      progress: { start: (n, t) => (started = [n, t]), update: (b, l) => seen.push([b, l]), done: () => done++ },
+    });
     expect(started).toEqual([file, LINE.length * 50_000]);
     expect(seen.at(-1)).toEqual([LINE.length * 50_000, 50_000]);
     expect(seen.every(([b], i) => i === 0 || b > seen[i - 1]![0])).toBe(true);

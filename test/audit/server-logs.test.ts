@@ -20,7 +20,7 @@ const DONE = 'audit-workload-done';
 /** A tab at the start of a line inside a statement: stderr's continuation marker must not eat it. */
 const TRY_LOCK = "SELECT pg_try_advisory_lock(5) AS got,\n\t'tab-indented' AS s";
 const MULTI_LINE_LOCK = "SELECT pg_advisory_lock(77),\n       'second line'";
-const DO_BLOCK = "DO $$\nBEGIN\n  SET search_path = pooltest_alt;\nEND $$";
+const DO_BLOCK = 'DO $$\nBEGIN\n  SET search_path = pooltest_alt;\nEND $$';
 const TIMED = "SELECT current_setting('work_mem') AS timed";
 
 beforeAll(async () => {
@@ -63,7 +63,13 @@ beforeAll(async () => {
   // Duration logging instead of log_statement: a named statement then appears as `parse`,
   // `bind` and `execute` lines, and must still count as one execution. Changing the logging
   // needs the superuser (over the fixture's socket).
-  const admin = new pg.Client({ host: server.socketDir, port: server.port, user: 'postgres', database: server.database, connectionTimeoutMillis: 10_000 });
+  const admin = new pg.Client({
+    host: server.socketDir,
+    port: server.port,
+    user: 'postgres',
+    database: server.database,
+    connectionTimeoutMillis: 10_000,
+  });
   admin.on('error', () => undefined);
   await admin.connect();
   try {
@@ -82,9 +88,12 @@ beforeAll(async () => {
     logs.stderr = join(dir, 'postgresql.log');
     logs.csvlog = join(dir, 'postgresql.csv');
     logs.jsonlog = join(dir, 'postgresql.json');
-    const texts = await Promise.all(Object.values(logs).map((f) => (names.includes(f.slice(dir.length + 1)) ? readFile(f, 'utf8') : '')));
+    const texts = await Promise.all(
+      Object.values(logs).map((f) => (names.includes(f.slice(dir.length + 1)) ? readFile(f, 'utf8') : '')),
+    );
     if (texts.every((t) => t.includes(DONE))) break;
-    if (Date.now() > deadline) throw new Error(`log files in ${dir} never showed the workload's end (${names.join(', ')})`);
+    if (Date.now() > deadline)
+      throw new Error(`log files in ${dir} never showed the workload's end (${names.join(', ')})`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }, 60_000);
@@ -138,7 +147,9 @@ describe.each(['stderr', 'csvlog', 'jsonlog'] as const)('a real server log in %s
     expect(text).toMatch(/ms {2}bind timed_q: /);
     expect(summary(report.findings)).toEqual(EXPECTED);
     // The unlock is the cleanup half of the lock: reported beside it, not as a break.
-    expect(report.cleanups.map((c) => `${c.undoes.join(',')} x${c.count}: ${c.statement} paired=${c.paired}`)).toEqual(['locks/advisory-session x1: SELECT pg_advisory_unlock(77) paired=true']);
+    expect(report.cleanups.map((c) => `${c.undoes.join(',')} x${c.count}: ${c.statement} paired=${c.paired}`)).toEqual([
+      'locks/advisory-session x1: SELECT pg_advisory_unlock(77) paired=true',
+    ]);
     expect(report.unparsed.count).toBe(0);
     // The extended-protocol set_config has its name and is_local as parameters: kept, uncertain.
     expect(report.findings.find((f) => f.statement.startsWith('SELECT set_config'))).toMatchObject({ certain: false });
@@ -165,28 +176,40 @@ describe("a driver's named statements joined with a pooler where they fail", () 
   /** The smallest pooltest report that says what the pooler does with named statements. */
   async function reportFile(outcome: string): Promise<string> {
     const file = out.file(`protocol-named-${outcome}.json`);
-    const report = { schemaVersion: 2, target: { host: 'pooler', port: 6432, user: 'app', database: 'app', ssl: 'prefer' }, checks: [{ id: 'prepared/protocol-named', outcome, verdict: 'observed', expected: null }] };
+    const report = {
+      schemaVersion: 2,
+      target: { host: 'pooler', port: 6432, user: 'app', database: 'app', ssl: 'prefer' },
+      checks: [{ id: 'prepared/protocol-named', outcome, verdict: 'observed', expected: null }],
+    };
     await (await import('node:fs/promises')).writeFile(file, JSON.stringify(report));
     return file;
   }
 
-  test.each(['stderr', 'csvlog', 'jsonlog'] as const)('%s: `execute <name>:` lines and `prepared/protocol-named: failed` give a breaking finding and exit 1', async (format) => {
-    const json = out.file(`named-${format}.json`);
-    const run = await runAudit(['--log', logs[format], '--report', await reportFile('failed'), '--json', json]);
-    expect(run.stderr).toBe('');
-    expect(run.code).toBe(1);
-    const report = JSON.parse(await readFile(json, 'utf8')) as AuditReport;
-    const named = report.findings.filter((f) => f.check === 'prepared/protocol-named');
-    expect(named.map((f) => [f.statement, f.count, f.outcome, f.breaks])).toEqual([['SELECT lastval()', 2, 'failed', true], [TIMED, 1, 'failed', true]]);
-    expect(named[0]!.what).toBe('named protocol statement "lastval_q"');
-    expect(run.stdout).toMatch(/prepared\/protocol-named[\s\S]*on this pooler: failed -> BREAKS/);
-  });
+  test.each(['stderr', 'csvlog', 'jsonlog'] as const)(
+    '%s: `execute <name>:` lines and `prepared/protocol-named: failed` give a breaking finding and exit 1',
+    async (format) => {
+      const json = out.file(`named-${format}.json`);
+      const run = await runAudit(['--log', logs[format], '--report', await reportFile('failed'), '--json', json]);
+      expect(run.stderr).toBe('');
+      expect(run.code).toBe(1);
+      const report = JSON.parse(await readFile(json, 'utf8')) as AuditReport;
+      const named = report.findings.filter((f) => f.check === 'prepared/protocol-named');
+      expect(named.map((f) => [f.statement, f.count, f.outcome, f.breaks])).toEqual([
+        ['SELECT lastval()', 2, 'failed', true],
+        [TIMED, 1, 'failed', true],
+      ]);
+      expect(named[0]!.what).toBe('named protocol statement "lastval_q"');
+      expect(run.stdout).toMatch(/prepared\/protocol-named[\s\S]*on this pooler: failed -> BREAKS/);
+    },
+  );
 
   test('control: the same log against a pooler where named statements work exits 0 for them', async () => {
     const json = out.file('named-works.json');
     const run = await runAudit(['--log', logs.stderr, '--report', await reportFile('works'), '--json', json]);
     const report = JSON.parse(await readFile(json, 'utf8')) as AuditReport;
-    expect(report.findings.filter((f) => f.check === 'prepared/protocol-named').every((f) => f.breaks === false)).toBe(true);
+    expect(report.findings.filter((f) => f.check === 'prepared/protocol-named').every((f) => f.breaks === false)).toBe(
+      true,
+    );
     // Other checks are not in this report: unknown, so not breaking.
     expect(run.code).toBe(0);
   });

@@ -27,10 +27,14 @@ SET LOCAL lock_timeout = '1s';
 SELECT pg_advisory_unlock(4242);
 `;
 
-async function auditJson(files: string[], extra: string[] = []): Promise<{ report: AuditReport; code: number; stdout: string; stderr: string }> {
+async function auditJson(
+  files: string[],
+  extra: string[] = [],
+): Promise<{ report: AuditReport; code: number; stdout: string; stderr: string }> {
   const json = dir.file(`out-${Math.random().toString(36).slice(2)}.json`);
   const run = await runAudit(['--sql', ...files, '--json', json, ...extra]);
-  const report = run.code === 2 ? (null as unknown as AuditReport) : (JSON.parse(await readFile(json, 'utf8')) as AuditReport);
+  const report =
+    run.code === 2 ? (null as unknown as AuditReport) : (JSON.parse(await readFile(json, 'utf8')) as AuditReport);
   return { report, ...run };
 }
 
@@ -47,7 +51,9 @@ describe('SQL files', () => {
       ['session/set-leak', `${file}:2`, 1],
     ]);
     // The unlock at line 15 is the lock's cleanup half: beside it, not a break of its own.
-    expect(report.cleanups.map((c) => [c.undoes, c.source, c.paired])).toEqual([[['locks/advisory-session'], `${file}:15`, true]]);
+    expect(report.cleanups.map((c) => [c.undoes, c.source, c.paired])).toEqual([
+      [['locks/advisory-session'], `${file}:15`, true],
+    ]);
     expect(report.summary.statements).toBe(8);
     expect(report.unparsed.count).toBe(0);
     const lastval = report.findings.find((f) => f.check === 'sequences/lastval')!;
@@ -68,16 +74,25 @@ describe('SQL files', () => {
 
   test('set_config of two different settings stays two findings although both normalize alike', async () => {
     const file = dir.file('two-settings.sql');
-    await writeFile(file, "SELECT set_config('app.user', 'a', false);\nSELECT set_config('app.tenant', 'b', false);\nSELECT set_config('app.user', 'c', false);\n");
+    await writeFile(
+      file,
+      "SELECT set_config('app.user', 'a', false);\nSELECT set_config('app.tenant', 'b', false);\nSELECT set_config('app.user', 'c', false);\n",
+    );
     const { report } = await auditJson([file]);
-    expect(report.findings.map((f) => `${f.what} x${f.count}`)).toEqual(["set_config('app.user', ..., false) x2", "set_config('app.tenant', ..., false) x1"]);
+    expect(report.findings.map((f) => `${f.what} x${f.count}`)).toEqual([
+      "set_config('app.user', ..., false) x2",
+      "set_config('app.tenant', ..., false) x1",
+    ]);
   });
 
   test('a statement that does not parse is reported with its line; the others are still classified', async () => {
     const file = dir.file('broken.sql');
     await writeFile(file, "SET app.tenant = '1';\nSELEC oops FROM t;\nLISTEN later;\n");
     const { report, stdout } = await auditJson([file]);
-    expect(report.findings.map((f) => `${f.check} ${f.source}`)).toEqual([`session/custom-guc-leak ${file}:1`, `notify/listen ${file}:3`]);
+    expect(report.findings.map((f) => `${f.check} ${f.source}`)).toEqual([
+      `session/custom-guc-leak ${file}:1`,
+      `notify/listen ${file}:3`,
+    ]);
     expect(report.unparsed).toMatchObject({ count: 1, distinct: 1 });
     expect(report.unparsed.samples[0]).toMatchObject({ statement: 'SELEC oops FROM t', source: `${file}:2` });
     expect(report.unparsed.samples[0]!.error).toMatch(/syntax error at or near "SELEC"/);
@@ -112,7 +127,10 @@ describe('SQL files', () => {
     const { report } = await auditJson([file]);
     expect(report.inputs[0]).toMatchObject({ kind: 'sql', metaCommands: 1, statements: 3 });
     expect(report.unparsed.count).toBe(0);
-    expect(report.findings.map((f) => `${f.check} ${f.source}`)).toEqual([`session/search-path-leak ${file}:2`, `sequences/lastval ${file}:8`]);
+    expect(report.findings.map((f) => `${f.check} ${f.source}`)).toEqual([
+      `session/search-path-leak ${file}:2`,
+      `sequences/lastval ${file}:8`,
+    ]);
   });
 
   test('--markdown writes a section per check with the statement and its source', async () => {

@@ -36,7 +36,10 @@ function urlFor(fixture: PostgresFixture, user: string, password: string, databa
 }
 
 beforeAll(async () => {
-  [server, bare] = await Promise.all([startPostgres({ settings: { shared_preload_libraries: 'pg_stat_statements' } }), startPostgres()]);
+  [server, bare] = await Promise.all([
+    startPostgres({ settings: { shared_preload_libraries: 'pg_stat_statements' } }),
+    startPostgres(),
+  ]);
   await superuser(
     server,
     server.database,
@@ -100,10 +103,14 @@ describe('pg_stat_statements of a real server', () => {
       ].sort(),
     );
     expect(report.findings.find((f) => f.statement.startsWith('SELECT set_config'))).toMatchObject({ certain: false });
-    expect(report.findings.find((f) => f.check === 'session/search-path-leak')!.source).toBe('pg_stat_statements (db pooltest, user pooltest, calls 3)');
+    expect(report.findings.find((f) => f.check === 'session/search-path-leak')!.source).toBe(
+      'pg_stat_statements (db pooltest, user pooltest, calls 3)',
+    );
     expect(run.stdout).toContain('session/search-path-leak');
     // The unlock is the cleanup half of the lock, not a finding.
-    expect(report.cleanups.map((c) => `${c.statement} x${c.count} paired=${c.paired}`)).toEqual(['SELECT pg_advisory_unlock($1) x1 paired=true']);
+    expect(report.cleanups.map((c) => `${c.statement} x${c.count} paired=${c.paired}`)).toEqual([
+      'SELECT pg_advisory_unlock($1) x1 paired=true',
+    ]);
     // What pg_stat_statements cannot show: the named statement ran, but by text only.
     expect(report.findings.some((f) => f.check === 'prepared/protocol-named')).toBe(false);
     expect(report.warnings.join('\n')).toContain('pg_stat_statements records no statement names');
@@ -112,7 +119,9 @@ describe('pg_stat_statements of a real server', () => {
   test('a role without pg_read_all_stats sees <insufficient privilege>: refused with how to grant it', async () => {
     const run = await runAudit(['--stats', urlFor(server, 'nosy', NOSY_PW)]);
     expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/AUDIT_STATS_PERMISSION: \d+ of \d+ statements in pg_stat_statements at nosy@127\.0\.0\.1:\d+\/pooltest \(\d+ calls\) are hidden from role "nosy"/);
+    expect(run.stderr).toMatch(
+      /AUDIT_STATS_PERMISSION: \d+ of \d+ statements in pg_stat_statements at nosy@127\.0\.0\.1:\d+\/pooltest \(\d+ calls\) are hidden from role "nosy"/,
+    );
     expect(run.stderr).toContain('GRANT pg_read_all_stats TO "nosy"');
     expectNoPassword(run.stdout, run.stderr);
   });
@@ -137,7 +146,9 @@ describe('pg_stat_statements of a real server', () => {
   test('a server without the library preloaded: how to enable it', async () => {
     const run = await runAudit(['--stats', bare.url()]);
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain('add it to shared_preload_libraries in postgresql.conf (not readable by this role) and restart PostgreSQL');
+    expect(run.stderr).toContain(
+      'add it to shared_preload_libraries in postgresql.conf (not readable by this role) and restart PostgreSQL',
+    );
     expect(run.stderr).toContain('CREATE EXTENSION pg_stat_statements');
     expect(run.stderr).not.toContain(bare.password);
   });
@@ -159,7 +170,12 @@ describe('network bounds', () => {
     const port = (silent.address() as net.AddressInfo).port;
     try {
       const started = Date.now();
-      const run = await runAudit(['--stats', `postgres://auditor:${AUDITOR_PW}@127.0.0.1:${port}/db`, '--timeout', '300']);
+      const run = await runAudit([
+        '--stats',
+        `postgres://auditor:${AUDITOR_PW}@127.0.0.1:${port}/db`,
+        '--timeout',
+        '300',
+      ]);
       expect(Date.now() - started).toBeLessThan(3_000);
       expect(run.code).toBe(2);
       expect(run.stderr).toMatch(/STEP_TIMEOUT|TARGET_UNREACHABLE/);

@@ -39,13 +39,20 @@ async function auditAgainst(stack: Stack): Promise<{ code: number; report: Audit
 test('against PgBouncer in transaction mode the SET leaks and the audit exits 1', async () => {
   const { code, report } = await auditAgainst(transaction);
   expect(report.pooler.basis).toBe('target');
-  expect(report.findings.find((f) => f.check === 'session/set-leak')).toMatchObject({ outcome: 'leaked', breaks: true, basis: 'target' });
+  expect(report.findings.find((f) => f.check === 'session/set-leak')).toMatchObject({
+    outcome: 'leaked',
+    breaks: true,
+    basis: 'target',
+  });
   expect(code).toBe(1);
 }, 120_000);
 
 test('against PgBouncer in session mode the same statements keep working: exit 0', async () => {
   const { code, report } = await auditAgainst(session);
-  expect(report.findings.find((f) => f.check === 'session/set-leak')).toMatchObject({ outcome: 'session', breaks: false });
+  expect(report.findings.find((f) => f.check === 'session/set-leak')).toMatchObject({
+    outcome: 'session',
+    breaks: false,
+  });
   expect(report.findings.find((f) => f.check === 'locks/advisory-session')!.breaks).not.toBe(true);
   expect(code).toBe(0);
 }, 120_000);

@@ -38,7 +38,11 @@ describe('a login without the rights a check needs', () => {
 describe('a pooler asserted as transaction pooling when it is not', () => {
   const only = ['--only', 'session/set-leak,session/set-local,temp/temp-table,locks/advisory-session,notify'];
   const cases: Array<[string, 'pgbouncer-session' | 'pgbouncer-statement', string[]]> = [
-    ['session mode', 'pgbouncer-session', ['locks/advisory-session', 'notify/listen', 'session/set-leak', 'temp/temp-table']],
+    [
+      'session mode',
+      'pgbouncer-session',
+      ['locks/advisory-session', 'notify/listen', 'session/set-leak', 'temp/temp-table'],
+    ],
     ['statement mode', 'pgbouncer-statement', ['session/set-local']],
   ];
   const stacks: Stack[] = [];
@@ -46,15 +50,24 @@ describe('a pooler asserted as transaction pooling when it is not', () => {
     for (const s of stacks) await s.stop();
   });
 
-  test.each(cases)('%s given --profile pgbouncer-transaction: exit 1, the differing checks named, the real mode reported', async (_name, stackName, failing) => {
-    const stack = await startStack(stackName);
-    stacks.push(stack);
-    const run = await runCli(['--target', stack.target.url(), '--profile', 'pgbouncer-transaction', ...only], { json: true });
-    expect(run.code, run.stderr).toBe(1);
-    expect(run.report?.discovery.mode).toBe(stackName.replace('pgbouncer-', ''));
-    const failed = run.report!.checks.filter((c) => c.verdict === 'fail').map((c) => c.id).sort();
-    expect(failed).toEqual(failing);
-    for (const id of failed) expect(run.stdout).toMatch(new RegExp(`${id.replace('/', '\\/')}\\s+\\S+\\s+\\S+\\s+FAIL`));
-    expect(run.stderr).toMatch(new RegExp(`mode ${stackName.replace('pgbouncer-', '')}`));
-  });
+  test.each(cases)(
+    '%s given --profile pgbouncer-transaction: exit 1, the differing checks named, the real mode reported',
+    async (_name, stackName, failing) => {
+      const stack = await startStack(stackName);
+      stacks.push(stack);
+      const run = await runCli(['--target', stack.target.url(), '--profile', 'pgbouncer-transaction', ...only], {
+        json: true,
+      });
+      expect(run.code, run.stderr).toBe(1);
+      expect(run.report?.discovery.mode).toBe(stackName.replace('pgbouncer-', ''));
+      const failed = run
+        .report!.checks.filter((c) => c.verdict === 'fail')
+        .map((c) => c.id)
+        .sort();
+      expect(failed).toEqual(failing);
+      for (const id of failed)
+        expect(run.stdout).toMatch(new RegExp(`${id.replace('/', '\\/')}\\s+\\S+\\s+\\S+\\s+FAIL`));
+      expect(run.stderr).toMatch(new RegExp(`mode ${stackName.replace('pgbouncer-', '')}`));
+    },
+  );
 });

@@ -33,15 +33,33 @@ describe('TLS required by the pooler', () => {
     rmSync(home, { recursive: true, force: true });
   });
 
-  const url = (query: string): string => `postgres://${bouncer.user}:${encodeURIComponent(bouncer.password)}@127.0.0.1:${bouncer.port}/${bouncer.database}${query}`;
+  const url = (query: string): string =>
+    `postgres://${bouncer.user}:${encodeURIComponent(bouncer.password)}@127.0.0.1:${bouncer.port}/${bouncer.database}${query}`;
   const ca = (): string => encodeURIComponent(bouncer.caFile!);
-  const cli = (query: string) => runCli(['--target', url(query), '--only', 'session/set-leak'], { json: true, env: { HOME: home } });
+  const cli = (query: string) =>
+    runCli(['--target', url(query), '--only', 'session/set-leak'], { json: true, env: { HOME: home } });
 
   test.each([
-    ['sslmode=disable (plaintext)', () => '?sslmode=disable', /TLS_FAILED: .*requires TLS, and sslmode=disable connected without it/],
-    ['sslmode=verify-full without a root certificate', () => '?sslmode=verify-full', /TLS_FAILED: sslmode=verify-full needs a root certificate/],
-    ['sslmode=verify-full trusting only the system\'s roots', () => '?sslmode=verify-full&sslrootcert=system', /TLS_FAILED: .*self-signed certificate/],
-    ['sslmode=require with the system\'s roots (require then verifies the chain, as libpq does)', () => '?sslmode=require&sslrootcert=system', /TLS_FAILED: .*self-signed certificate/],
+    [
+      'sslmode=disable (plaintext)',
+      () => '?sslmode=disable',
+      /TLS_FAILED: .*requires TLS, and sslmode=disable connected without it/,
+    ],
+    [
+      'sslmode=verify-full without a root certificate',
+      () => '?sslmode=verify-full',
+      /TLS_FAILED: sslmode=verify-full needs a root certificate/,
+    ],
+    [
+      "sslmode=verify-full trusting only the system's roots",
+      () => '?sslmode=verify-full&sslrootcert=system',
+      /TLS_FAILED: .*self-signed certificate/,
+    ],
+    [
+      "sslmode=require with the system's roots (require then verifies the chain, as libpq does)",
+      () => '?sslmode=require&sslrootcert=system',
+      /TLS_FAILED: .*self-signed certificate/,
+    ],
   ])('%s: exit 2 with TLS_FAILED', async (name, query, message) => {
     const run = await cli(query());
     times[name] = run.ms;
@@ -52,9 +70,17 @@ describe('TLS required by the pooler', () => {
 
   test.each([
     ['sslmode=require (encrypted, not verified)', () => '?sslmode=require', 'require'],
-    ['sslmode=verify-full with the fixture\'s certificate as root', () => `?sslmode=verify-full&sslrootcert=${ca()}`, 'verify-full'],
-    ['sslmode=verify-ca with the fixture\'s certificate as root', () => `?sslmode=verify-ca&sslrootcert=${ca()}`, 'verify-ca'],
-    ['no sslmode (libpq\'s prefer: TLS because the server offers it)', () => '', 'prefer'],
+    [
+      "sslmode=verify-full with the fixture's certificate as root",
+      () => `?sslmode=verify-full&sslrootcert=${ca()}`,
+      'verify-full',
+    ],
+    [
+      "sslmode=verify-ca with the fixture's certificate as root",
+      () => `?sslmode=verify-ca&sslrootcert=${ca()}`,
+      'verify-ca',
+    ],
+    ["no sslmode (libpq's prefer: TLS because the server offers it)", () => '', 'prefer'],
     ['sslmode=allow (plaintext first, TLS when the server insists)', () => '?sslmode=allow', 'allow'],
   ])('%s: the run works', async (_name, query, ssl) => {
     const run = await cli(query());

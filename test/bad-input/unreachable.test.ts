@@ -11,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { runCli } from '../support/cli.js';
 
 /** A listener with a one-slot accept queue, in a child process we freeze. */
-const LISTENER = "const s = require('net').createServer(); s.listen({ port: 0, host: '127.0.0.1', backlog: 1 }, () => console.log(s.address().port))";
+const LISTENER =
+  "const s = require('net').createServer(); s.listen({ port: 0, host: '127.0.0.1', backlog: 1 }, () => console.log(s.address().port))";
 
 describe('an unreachable host (SYNs dropped, on loopback)', () => {
   let child: ChildProcess;
@@ -20,7 +21,9 @@ describe('an unreachable host (SYNs dropped, on loopback)', () => {
 
   beforeAll(async () => {
     child = spawn(process.execPath, ['-e', LISTENER], { stdio: ['ignore', 'pipe', 'inherit'] });
-    port = await new Promise<number>((resolve) => child.stdout!.once('data', (d: Buffer) => resolve(Number(d.toString().trim()))));
+    port = await new Promise<number>((resolve) =>
+      child.stdout!.once('data', (d: Buffer) => resolve(Number(d.toString().trim()))),
+    );
     process.kill(child.pid!, 'SIGSTOP');
     // Fill the accept queue: connections complete in the kernel until it is full.
     for (let i = 0; i < 10; i++) {
@@ -46,7 +49,9 @@ describe('an unreachable host (SYNs dropped, on loopback)', () => {
     const run = await runCli(['--target', `127.0.0.1:${port}`, '--timeout', '2s']);
     console.log(`unreachable: exit ${run.code} in ${run.ms} ms`);
     expect(run.code, run.stderr).toBe(2);
-    expect(run.stderr).toMatch(/pooltest: TARGET_UNREACHABLE: no TCP connection to .*127\.0\.0\.1:\d+.* within 2000 ms/);
+    expect(run.stderr).toMatch(
+      /pooltest: TARGET_UNREACHABLE: no TCP connection to .*127\.0\.0\.1:\d+.* within 2000 ms/,
+    );
     expect(run.ms).toBeLessThan(2_000 + 5_000);
   });
 });

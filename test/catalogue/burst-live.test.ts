@@ -38,7 +38,13 @@ describe('capacity/burst against max_connections = 25', () => {
   test('through PgBouncer: absorbed, with more clients served at once than max_connections', async () => {
     const c = await burstOn('pgbouncer-transaction');
     expect(c.outcome, c.reason).toBe('absorbed');
-    expect(c.facts).toMatchObject({ clients: 100, served: 100, refused: 0, maxConnections: MAX_CONNECTIONS, maxConnectionsVia: 'direct' });
+    expect(c.facts).toMatchObject({
+      clients: 100,
+      served: 100,
+      refused: 0,
+      maxConnections: MAX_CONNECTIONS,
+      maxConnectionsVia: 'direct',
+    });
     expect(Number(c.facts.servedAtOnce)).toBeGreaterThan(MAX_CONNECTIONS);
     expect(c.steps.some((s) => s.tag === 'burst.limits.direct')).toBe(true);
   }, 120_000);

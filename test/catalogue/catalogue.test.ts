@@ -12,7 +12,13 @@ import { startStack, type Stack, type StackName } from '../../fixtures/stack.js'
 import { outcomes, runCli, type CliRun } from '../support/cli.js';
 import { comparable, EXPECTED, MEASURED, VARIANTS } from './expected-outcomes.js';
 
-const MODE: Record<string, string> = { direct: 'direct', 'pgbouncer-session': 'session', pgpool: 'session', 'pgbouncer-transaction': 'transaction', 'pgbouncer-statement': 'statement' };
+const MODE: Record<string, string> = {
+  direct: 'direct',
+  'pgbouncer-session': 'session',
+  pgpool: 'session',
+  'pgbouncer-transaction': 'transaction',
+  'pgbouncer-statement': 'statement',
+};
 
 describe.each(Object.keys(EXPECTED))('catalogue against %s', (name) => {
   let stack: Stack;
@@ -20,7 +26,9 @@ describe.each(Object.keys(EXPECTED))('catalogue against %s', (name) => {
 
   beforeAll(async () => {
     stack = await startStack(name as StackName);
-    run = await runCli(['--target', stack.target.url(), '--direct', stack.postgres.url(), '--profile', name], { json: true });
+    run = await runCli(['--target', stack.target.url(), '--direct', stack.postgres.url(), '--profile', name], {
+      json: true,
+    });
   });
   afterAll(async () => {
     await stack?.stop();
@@ -42,7 +50,8 @@ describe.each(Object.keys(EXPECTED))('catalogue against %s', (name) => {
 
   test('the profile agrees with the hand experiment wherever it states an expectation', () => {
     const profile = findProfile(name);
-    for (const [id, e] of Object.entries(profile.expect)) expect(`${id}: ${e.outcome}`).toBe(`${id}: ${EXPECTED[name]![id]}`);
+    for (const [id, e] of Object.entries(profile.expect))
+      expect(`${id}: ${e.outcome}`).toBe(`${id}: ${EXPECTED[name]![id]}`);
     expect(run.report?.checks.filter((c) => c.verdict === 'fail').map((c) => c.id)).toEqual([]);
   });
 
@@ -55,7 +64,10 @@ describe.each(Object.keys(EXPECTED))('catalogue against %s', (name) => {
     const discovery = { ...run.report!.discovery, steps: [] };
     for (const c of run.report?.checks ?? []) {
       if (c.outcome === null || c.outcome === 'rejected') continue;
-      expect(c.steps.some((s) => s.pid !== null), c.id).toBe(true);
+      expect(
+        c.steps.some((s) => s.pid !== null),
+        c.id,
+      ).toBe(true);
       // Where the check steers an observer onto A's backend (DESIGN.md, "Steering"): A's backend
       // is recorded, a leak was seen by an observer on that very backend, and every time an
       // observer missed it the record proves the backend was kept for A.
@@ -63,10 +75,17 @@ describe.each(Object.keys(EXPECTED))('catalogue against %s', (name) => {
       const takes = c.steps.filter((s) => /(^|:)observe\.take$/.test(s.tag));
       // transactions/abandoned looks with observers too, but A's state there is a row, not a backend.
       if (takes.length === 0 || creates.length === 0) continue;
-      expect(creates.every((s) => s.pid !== null), `${c.id}: A's backend recorded`).toBe(true);
+      expect(
+        creates.every((s) => s.pid !== null),
+        `${c.id}: A's backend recorded`,
+      ).toBe(true);
       const needs = CATALOGUE.find((x) => x.id === c.id)?.restsOn ?? [];
       expect(unprovenLandings(c.steps, discovery, needs), `${c.id}: every miss of A's backend proven`).toEqual([]);
-      if (c.outcome === 'leaked') expect(takes.some((t) => t.pid !== null && creates.some((a) => a.pid === t.pid)), `${c.id}: the leak was seen on A's backend`).toBe(true);
+      if (c.outcome === 'leaked')
+        expect(
+          takes.some((t) => t.pid !== null && creates.some((a) => a.pid === t.pid)),
+          `${c.id}: the leak was seen on A's backend`,
+        ).toBe(true);
     }
     expect(run.report?.sweep?.clean, run.report?.sweep?.leftovers.join('; ')).toBe(true);
     expect(run.report?.checks.filter((c) => !c.cleanup.ok).map((c) => `${c.id}: ${c.cleanup.detail}`)).toEqual([]);
@@ -78,9 +97,12 @@ describe.each(Object.keys(VARIANTS))('fixture variant %s', (name) => {
     const stack = await startStack(name as StackName);
     try {
       const only = Object.keys(VARIANTS[name]!).join(',');
-      const run = await runCli(['--target', stack.target.url(), '--direct', stack.postgres.url(), '--only', only], { json: true });
+      const run = await runCli(['--target', stack.target.url(), '--direct', stack.postgres.url(), '--only', only], {
+        json: true,
+      });
       const seen = outcomes(run.report);
-      for (const [id, outcome] of Object.entries(VARIANTS[name]!)) expect(`${id}: ${seen[id]}`).toBe(`${id}: ${outcome}`);
+      for (const [id, outcome] of Object.entries(VARIANTS[name]!))
+        expect(`${id}: ${seen[id]}`).toBe(`${id}: ${outcome}`);
       expect(run.report?.sweep?.clean, run.report?.sweep?.leftovers.join('; ')).toBe(true);
     } finally {
       await stack.stop();
@@ -97,7 +119,9 @@ describe.each(['direct', 'pgbouncer-transaction'])('catalogue against %s on Post
   test('gives the same outcomes as on PostgreSQL 15', async () => {
     const stack = await startStack(name as StackName, { postgres: { version: 18 } });
     try {
-      const run = await runCli(['--target', stack.target.url(), '--direct', stack.postgres.url(), '--profile', name], { json: true });
+      const run = await runCli(['--target', stack.target.url(), '--direct', stack.postgres.url(), '--profile', name], {
+        json: true,
+      });
       expect(run.report?.discovery.serverVersionNum).toBeGreaterThanOrEqual(180000);
       expect(comparable(outcomes(run.report)), run.stdout + run.stderr).toEqual(EXPECTED[name]);
       expect(run.code).toBe(0);

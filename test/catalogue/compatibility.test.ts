@@ -32,11 +32,19 @@ describe('docs/compatibility.md', () => {
   test('has a column for every target the fixtures can start, each a clean run with every check concluded', () => {
     expect(committed.columns.map((c) => c.name)).toEqual(COMPAT_TARGETS.map((t) => t.name));
     for (const c of committed.columns) expect(c.sweepClean, c.name).toBe(true);
-    const inconclusive = committed.rows.flatMap((r) => r.cells.map((x, i) => (x.verdict === 'inconclusive' || x.verdict === 'fail' ? `${committed.columns[i]!.name}: ${r.id} ${x.verdict}` : null))).filter(Boolean);
+    const inconclusive = committed.rows
+      .flatMap((r) =>
+        r.cells.map((x, i) =>
+          x.verdict === 'inconclusive' || x.verdict === 'fail'
+            ? `${committed.columns[i]!.name}: ${r.id} ${x.verdict}`
+            : null,
+        ),
+      )
+      .filter(Boolean);
     expect(inconclusive).toEqual([]);
   });
 
-  test('the main fixtures\' columns give exactly the outcomes the catalogue test asserts', () => {
+  test("the main fixtures' columns give exactly the outcomes the catalogue test asserts", () => {
     for (const t of COMPAT_TARGETS.filter((x) => Object.hasOwn(EXPECTED, x.stack))) {
       expect(comparable(column(committed, t.name)), t.name).toEqual(EXPECTED[t.stack]);
     }
@@ -58,9 +66,12 @@ describe('docs/compatibility.md', () => {
       if (fresh.summary.inconclusive > 0 || fresh.checks.length !== committed.rows.length) fresh = await runTarget(t);
       const outcomes = Object.fromEntries(fresh.checks.map((c) => [c.id, c.outcome]));
       // Check by check, so a difference (or a check missing from the run) names itself.
-      expect(Object.keys(want).map((id) => `${id}: ${outcomes[id]}`)).toEqual(Object.entries(want).map(([id, o]) => `${id}: ${o}`));
+      expect(Object.keys(want).map((id) => `${id}: ${outcomes[id]}`)).toEqual(
+        Object.entries(want).map(([id, o]) => `${id}: ${o}`),
+      );
       expect(Object.keys(comparable(outcomes)).sort()).toEqual(Object.keys(want).sort());
-      for (const [id, outcome] of Object.entries(VARIANTS[t.stack]!)) expect(`${id}: ${outcomes[id]}`).toBe(`${id}: ${outcome}`);
+      for (const [id, outcome] of Object.entries(VARIANTS[t.stack]!))
+        expect(`${id}: ${outcomes[id]}`).toBe(`${id}: ${outcome}`);
       expect(fresh.sweep?.clean).toBe(true);
     }, 200_000);
   });

@@ -44,22 +44,69 @@ describe('pooltest CLI', () => {
 
   test('the JSON report has the documented shape and never the password', async () => {
     const { target } = stack;
-    const run = await runCli(['--target', `127.0.0.1:${target.port}`, '--user', target.user, '--password', target.password, '--database', target.database, '--only', 'session/set-leak,locks/advisory-session', '--verbose'], { json: true });
+    const run = await runCli(
+      [
+        '--target',
+        `127.0.0.1:${target.port}`,
+        '--user',
+        target.user,
+        '--password',
+        target.password,
+        '--database',
+        target.database,
+        '--only',
+        'session/set-leak,locks/advisory-session',
+        '--verbose',
+      ],
+      { json: true },
+    );
     expect(run.code).toBe(0);
     const r = run.report!;
     expect(r.schemaVersion).toBe(2);
     expect(r.tool.name).toBe('pooltest');
-    expect(r.target).toEqual({ host: '127.0.0.1', port: target.port, user: target.user, database: target.database, ssl: 'prefer' });
+    expect(r.target).toEqual({
+      host: '127.0.0.1',
+      port: target.port,
+      user: target.user,
+      database: target.database,
+      ssl: 'prefer',
+    });
     expect(r.discovery).toMatchObject({ mode: 'transaction', poolSize: 2, sharedAcrossClients: true });
     expect(r.checks.map((c) => c.id)).toEqual(['session/set-leak', 'locks/advisory-session']);
     for (const c of r.checks) {
-      expect(Object.keys(c).sort()).toEqual(['advice', 'cleanup', 'durationMs', 'evidence', 'expected', 'expectedBasis', 'expectedRef', 'facts', 'id', 'outcome', 'reason', 'severity', 'statements', 'steps', 'title', 'verdict']);
+      expect(Object.keys(c).sort()).toEqual([
+        'advice',
+        'cleanup',
+        'durationMs',
+        'evidence',
+        'expected',
+        'expectedBasis',
+        'expectedRef',
+        'facts',
+        'id',
+        'outcome',
+        'reason',
+        'severity',
+        'statements',
+        'steps',
+        'title',
+        'verdict',
+      ]);
       // Steps are numbered from 1; the scenario's markers, where it has any, are recorded first as facts.
       expect(c.steps[0]!.seq).toBe(1);
       expect(c.steps.find((s) => s.tag === 'A.create')).toMatchObject({ session: 'A', tag: 'A.create' });
     }
     // No profile: nothing asserted, so nothing passes; both outcomes are observations.
-    expect(r.summary).toEqual({ total: 2, pass: 0, fail: 0, observed: 2, inconclusive: 0, skipped: 0, strict: false, exitCode: 0 });
+    expect(r.summary).toEqual({
+      total: 2,
+      pass: 0,
+      fail: 0,
+      observed: 2,
+      inconclusive: 0,
+      skipped: 0,
+      strict: false,
+      exitCode: 0,
+    });
     expect(run.stdout).toMatch(/session\/set-leak\s+leaked\s+-\s+observed: BREAKS \(correctness\)/);
     const everything = run.stdout + run.stderr + JSON.stringify(r);
     expect(everything).not.toContain(target.password);
@@ -67,10 +114,21 @@ describe('pooltest CLI', () => {
 
   test('a password given in the URL is never printed, not even in errors', async () => {
     const secret = 'Sup3r-s3cret-in-url';
-    const ok = await runCli(['--target', `postgres://${stack.target.user}:${stack.target.password}@127.0.0.1:${stack.target.port}/${stack.target.database}`, '--only', 'session/set-local'], { json: true });
+    const ok = await runCli(
+      [
+        '--target',
+        `postgres://${stack.target.user}:${stack.target.password}@127.0.0.1:${stack.target.port}/${stack.target.database}`,
+        '--only',
+        'session/set-local',
+      ],
+      { json: true },
+    );
     expect(ok.code).toBe(0);
     expect(ok.stdout + ok.stderr + JSON.stringify(ok.report)).not.toContain(stack.target.password);
-    const bad = await runCli(['--target', `postgres://${stack.target.user}:${secret}@127.0.0.1:${stack.target.port}/${stack.target.database}`]);
+    const bad = await runCli([
+      '--target',
+      `postgres://${stack.target.user}:${secret}@127.0.0.1:${stack.target.port}/${stack.target.database}`,
+    ]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('AUTH_FAILED');
     expect(bad.stdout + bad.stderr).not.toContain(secret);
@@ -80,9 +138,30 @@ describe('pooltest CLI', () => {
     ['a refused port', () => ['--target', `127.0.0.1:${refusedPort}`], 'TARGET_REFUSED'],
     ['a mistyped URL', () => ['--target', 'postgress://host:5432/db'], 'BAD_TARGET_URL'],
     ['a port out of range', () => ['--target', '127.0.0.1:99999'], 'BAD_TARGET_URL'],
-    ['a port that does not speak Postgres', () => ['--target', `127.0.0.1:${silentPort}`, '--timeout', '1s'], 'STEP_TIMEOUT'],
-    ['a wrong password', () => ['--target', `127.0.0.1:${stack.target.port}`, '--user', stack.target.user, '--password', 'wrong', '--database', stack.target.database], 'AUTH_FAILED'],
-    ['an unknown database', () => ['--target', stack.postgres.url().replace(/\/pooltest$/, '/nosuchdb')], 'DATABASE_NOT_FOUND'],
+    [
+      'a port that does not speak Postgres',
+      () => ['--target', `127.0.0.1:${silentPort}`, '--timeout', '1s'],
+      'STEP_TIMEOUT',
+    ],
+    [
+      'a wrong password',
+      () => [
+        '--target',
+        `127.0.0.1:${stack.target.port}`,
+        '--user',
+        stack.target.user,
+        '--password',
+        'wrong',
+        '--database',
+        stack.target.database,
+      ],
+      'AUTH_FAILED',
+    ],
+    [
+      'an unknown database',
+      () => ['--target', stack.postgres.url().replace(/\/pooltest$/, '/nosuchdb')],
+      'DATABASE_NOT_FOUND',
+    ],
     ['an unknown profile', () => ['--target', stack.target.url(), '--profile', 'nope'], 'UNKNOWN_PROFILE'],
     ['an unknown check', () => ['--target', stack.target.url(), '--only', 'session/nope'], 'BAD_ARGUMENTS'],
     ['an unknown flag', () => ['--targte', 'x'], 'BAD_ARGUMENTS'],
@@ -101,7 +180,9 @@ describe('pooltest CLI', () => {
   });
 
   test('a plain PostgreSQL given as --target is not an error: discovery sees no pooling', async () => {
-    const run = await runCli(['--target', stack.postgres.url(), '--only', 'session/set-leak,temp/temp-table'], { json: true });
+    const run = await runCli(['--target', stack.postgres.url(), '--only', 'session/set-leak,temp/temp-table'], {
+      json: true,
+    });
     expect(run.code).toBe(0);
     expect(run.report?.discovery.mode).toBe('direct');
     expect(run.report?.checks.map((c) => c.outcome)).toEqual(['session', 'session']);

@@ -26,14 +26,20 @@ describe('--compare: concurrent only without a shared pool or server', () => {
 
   test('a pooler and an unrelated server run at once, and both stay conclusive', async () => {
     const only = ['--only', 'session/set-leak,session/set-local,temp/temp-table'];
-    const run = await runCli(['--target', stack.target.url(), '--compare', other.url(), ...only, '--no-store'], { json: true });
+    const run = await runCli(['--target', stack.target.url(), '--compare', other.url(), ...only, '--no-store'], {
+      json: true,
+    });
     expect(run.stderr).toContain('--compare: different PostgreSQL servers behind different endpoints: both at once');
     expect(run.report?.checks.map((c) => c.outcome)).toEqual(['leaked', 'scoped', 'leaked']);
     expect(run.stdout).toMatch(/session\/set-leak\s+session\s+leaked\s+BREAKS/);
   });
 
   test('a pooler and the server behind it share a server: one after the other', async () => {
-    const plan = await planCompare(resolveTarget({ target: stack.target.url() }, {}), resolveTarget({ target: stack.postgres.url() }, {}), 5_000);
+    const plan = await planCompare(
+      resolveTarget({ target: stack.target.url() }, {}),
+      resolveTarget({ target: stack.postgres.url() }, {}),
+      5_000,
+    );
     expect(plan).toEqual({ concurrent: false, reason: expect.stringContaining('same PostgreSQL server') });
   });
 
@@ -41,11 +47,19 @@ describe('--compare: concurrent only without a shared pool or server', () => {
     const url = new URL(stack.target.url());
     const viaName = new URL(stack.target.url());
     viaName.hostname = 'localhost';
-    const same = await planCompare(resolveTarget({ target: url.toString() }, {}), resolveTarget({ target: viaName.toString() }, {}), 5_000);
+    const same = await planCompare(
+      resolveTarget({ target: url.toString() }, {}),
+      resolveTarget({ target: viaName.toString() }, {}),
+      5_000,
+    );
     expect(same).toEqual({ concurrent: false, reason: expect.stringContaining('one endpoint, so one pool') });
     const dead = new URL(other.url());
     dead.port = String(await freePort());
-    const unknown = await planCompare(resolveTarget({ target: stack.target.url() }, {}), resolveTarget({ target: dead.toString() }, {}), 2_000);
+    const unknown = await planCompare(
+      resolveTarget({ target: stack.target.url() }, {}),
+      resolveTarget({ target: dead.toString() }, {}),
+      2_000,
+    );
     expect(unknown).toEqual({ concurrent: false, reason: expect.stringContaining('could not tell') });
   });
 });

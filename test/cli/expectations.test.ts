@@ -28,7 +28,13 @@ describe('expectations files', () => {
 
   test('extending a built-in profile: overrides win, null removes, the rest is inherited', () => {
     const base = findProfile('pgbouncer-transaction');
-    const p = parseExpectations({ extends: 'pgbouncer-transaction', expect: { 'session/set-leak': { outcome: 'tracked', ref: REF, note: 'we replay SET' }, 'notify/listen': null } }, '/ci/acme.json');
+    const p = parseExpectations(
+      {
+        extends: 'pgbouncer-transaction',
+        expect: { 'session/set-leak': { outcome: 'tracked', ref: REF, note: 'we replay SET' }, 'notify/listen': null },
+      },
+      '/ci/acme.json',
+    );
     expect(p.name).toBe('pgbouncer-transaction+acme');
     expect(p.expect['session/set-leak']).toEqual({ outcome: 'tracked', ref: REF, note: 'we replay SET' });
     expect(p.expect['notify/listen']).toBeUndefined();
@@ -37,18 +43,56 @@ describe('expectations files', () => {
   });
 
   test('standing alone, with a name, title and reference of its own', () => {
-    const p = parseExpectations({ name: 'acme-2', title: 'Acme pooler 2.x', ref: REF, expect: { 'session/set-local': { outcome: 'scoped', ref: REF } } }, 'x.json');
-    expect(p).toMatchObject({ name: 'acme-2', title: 'Acme pooler 2.x', ref: REF, pooler: 'custom', expect: { 'session/set-local': { outcome: 'scoped', ref: REF } } });
+    const p = parseExpectations(
+      {
+        name: 'acme-2',
+        title: 'Acme pooler 2.x',
+        ref: REF,
+        expect: { 'session/set-local': { outcome: 'scoped', ref: REF } },
+      },
+      'x.json',
+    );
+    expect(p).toMatchObject({
+      name: 'acme-2',
+      title: 'Acme pooler 2.x',
+      ref: REF,
+      pooler: 'custom',
+      expect: { 'session/set-local': { outcome: 'scoped', ref: REF } },
+    });
   });
 
   const invalid: Array<[string, unknown, string]> = [
-    ['an unknown check id', { expect: { 'session/nope': { outcome: 'leaked', ref: REF } } }, 'expect["session/nope"]: unknown check id'],
-    ['a label the check does not have', { expect: { 'session/set-local': { outcome: 'tracked', ref: REF } } }, 'expect["session/set-local"]: "tracked" is not a label of this check; its labels: scoped, leaked, rejected'],
-    ['a missing reference', { expect: { 'session/set-leak': { outcome: 'leaked' } } }, 'expect["session/set-leak"]: "ref" must point at'],
-    ['a reference that is not a URL or repository path', { expect: { 'session/set-leak': { outcome: 'leaked', ref: 'trust me' } } }, '"ref" must point at'],
-    ['an unknown profile to extend', { extends: 'pgbouncer-tx', expect: {} }, '"extends": unknown profile "pgbouncer-tx"; built-in profiles: direct, pgbouncer-transaction'],
+    [
+      'an unknown check id',
+      { expect: { 'session/nope': { outcome: 'leaked', ref: REF } } },
+      'expect["session/nope"]: unknown check id',
+    ],
+    [
+      'a label the check does not have',
+      { expect: { 'session/set-local': { outcome: 'tracked', ref: REF } } },
+      'expect["session/set-local"]: "tracked" is not a label of this check; its labels: scoped, leaked, rejected',
+    ],
+    [
+      'a missing reference',
+      { expect: { 'session/set-leak': { outcome: 'leaked' } } },
+      'expect["session/set-leak"]: "ref" must point at',
+    ],
+    [
+      'a reference that is not a URL or repository path',
+      { expect: { 'session/set-leak': { outcome: 'leaked', ref: 'trust me' } } },
+      '"ref" must point at',
+    ],
+    [
+      'an unknown profile to extend',
+      { extends: 'pgbouncer-tx', expect: {} },
+      '"extends": unknown profile "pgbouncer-tx"; built-in profiles: direct, pgbouncer-transaction',
+    ],
     ['a misspelt key', { expects: {} }, 'unknown key "expects"'],
-    ['an entry with an extra key', { expect: { 'session/set-leak': { outcome: 'leaked', ref: REF, outcom: 'x' } } }, 'unknown key(s) "outcom"'],
+    [
+      'an entry with an extra key',
+      { expect: { 'session/set-leak': { outcome: 'leaked', ref: REF, outcom: 'x' } } },
+      'unknown key(s) "outcom"',
+    ],
     ['not an object', ['session/set-leak'], 'must hold a JSON object'],
   ];
   test.each(invalid)('rejects %s with EXPECTATIONS_INVALID, saying where', (_name, value, message) => {
@@ -59,7 +103,10 @@ describe('expectations files', () => {
   });
 
   test('lists every problem at once', () => {
-    const err = problemOf({ extends: 'nope', expect: { 'a/b': null, 'session/set-leak': { outcome: 'gone', ref: REF } } });
+    const err = problemOf({
+      extends: 'nope',
+      expect: { 'a/b': null, 'session/set-leak': { outcome: 'gone', ref: REF } },
+    });
     expect(err.message).toMatch(/^acme\.json: 3 problem\(s\):/);
   });
 

@@ -22,7 +22,10 @@ beforeAll(async () => {
   cpSync(path.join(REPO, 'dist'), path.join(copy, 'dist'), { recursive: true });
   cpSync(path.join(REPO, 'package.json'), path.join(copy, 'package.json'));
   symlinkSync(path.join(REPO, 'node_modules'), path.join(copy, 'node_modules'), 'dir');
-  writeFileSync(path.join(copy, 'dist/suites/session/set-leak.test.js'), "throw new Error('this suite cannot load');\n");
+  writeFileSync(
+    path.join(copy, 'dist/suites/session/set-leak.test.js'),
+    "throw new Error('this suite cannot load');\n",
+  );
 });
 afterAll(async () => {
   await stack?.stop();
@@ -32,11 +35,29 @@ afterAll(async () => {
 function runBroken(extra: string[]): { res: ReturnType<typeof spawnSync>; report: Report; junit: string } {
   const json = path.join(copy, 'report.json');
   const junit = path.join(copy, 'junit.xml');
-  const res = spawnSync(process.execPath, [path.join(copy, 'dist/cli/main.js'), '--target', stack.target.url(), '--only', 'session/set-leak,session/set-local', '--profile', 'pgbouncer-transaction', '--json', json, '--junit', junit, '--no-store', ...extra], {
-    encoding: 'utf8',
-    env: { ...process.env, NO_COLOR: '1' },
-    timeout: 120_000,
-  });
+  const res = spawnSync(
+    process.execPath,
+    [
+      path.join(copy, 'dist/cli/main.js'),
+      '--target',
+      stack.target.url(),
+      '--only',
+      'session/set-leak,session/set-local',
+      '--profile',
+      'pgbouncer-transaction',
+      '--json',
+      json,
+      '--junit',
+      junit,
+      '--no-store',
+      ...extra,
+    ],
+    {
+      encoding: 'utf8',
+      env: { ...process.env, NO_COLOR: '1' },
+      timeout: 120_000,
+    },
+  );
   const report = JSON.parse(readFileSync(json, 'utf8')) as Report;
   assertValidReport(report);
   return { res, report, junit: readFileSync(junit, 'utf8') };

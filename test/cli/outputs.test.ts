@@ -4,7 +4,18 @@
  * mode, `--expect`, `pooltest diff` and `--compare`, with their exit codes. No file ever holds
  * the password.
  */
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { XMLValidator } from 'fast-xml-parser';
@@ -31,11 +42,30 @@ describe('pooltest outputs, history, expectations and comparisons', () => {
     return d;
   };
   const everyFile = (root: string): string[] =>
-    readdirSync(root, { recursive: true, encoding: 'utf8' }).map((f) => path.join(root, f)).filter((f) => statSync(f).isFile());
+    readdirSync(root, { recursive: true, encoding: 'utf8' })
+      .map((f) => path.join(root, f))
+      .filter((f) => statSync(f).isFile());
 
   test('--json, --junit, --markdown and --html write their files; the run is stored with a latest link; progress on stderr', async () => {
     const cwd = fresh('outputs');
-    const run = await runCli(['--target', stack.target.url(), '--profile', 'pgbouncer-transaction', ...only, '--json', 'r/report.json', '--junit', 'r/junit.xml', '--markdown', 'r/report.md', '--html', 'r/report.html'], { cwd: makeDir(cwd) });
+    const run = await runCli(
+      [
+        '--target',
+        stack.target.url(),
+        '--profile',
+        'pgbouncer-transaction',
+        ...only,
+        '--json',
+        'r/report.json',
+        '--junit',
+        'r/junit.xml',
+        '--markdown',
+        'r/report.md',
+        '--html',
+        'r/report.html',
+      ],
+      { cwd: makeDir(cwd) },
+    );
     expect(run.code, run.stderr).toBe(0);
     expect(readFileSync(path.join(cwd, 'r/report.html'), 'utf8')).toMatch(/^<!DOCTYPE html>[\s\S]*<svg class="seq"/);
     assertValidReport(JSON.parse(readFileSync(path.join(cwd, 'r/report.json'), 'utf8')));
@@ -48,7 +78,9 @@ describe('pooltest outputs, history, expectations and comparisons', () => {
     expect(lstatSync(latest).isSymbolicLink()).toBe(true);
     expect(readlinkSync(latest)).toMatch(/^runs\/\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{3}Z$/);
     expect(readdirSync(latest).sort()).toEqual(['junit.xml', 'report.html', 'report.json', 'report.md']);
-    expect(readFileSync(path.join(latest, 'report.json'), 'utf8')).toBe(readFileSync(path.join(cwd, 'r/report.json'), 'utf8'));
+    expect(readFileSync(path.join(latest, 'report.json'), 'utf8')).toBe(
+      readFileSync(path.join(cwd, 'r/report.json'), 'utf8'),
+    );
     for (const file of everyFile(cwd)) expect(readFileSync(file, 'utf8'), file).not.toContain(stack.target.password);
   });
 
@@ -62,7 +94,9 @@ describe('pooltest outputs, history, expectations and comparisons', () => {
     expect(readlinkSync(path.join(cwd, '.pooltest/latest'))).not.toBe(first);
     expect(readFileSync(path.join(cwd, '.pooltest/.gitignore'), 'utf8')).toContain('*');
     const none = makeDir(fresh('no-store'));
-    const run = await runCli(['--target', stack.target.url(), '--only', 'session/set-local', '--no-store'], { cwd: none });
+    const run = await runCli(['--target', stack.target.url(), '--only', 'session/set-local', '--no-store'], {
+      cwd: none,
+    });
     expect(run.code).toBe(0);
     expect(existsSync(path.join(none, '.pooltest'))).toBe(false);
   });
@@ -70,26 +104,48 @@ describe('pooltest outputs, history, expectations and comparisons', () => {
   test('--quiet prints only the summary lines and no progress', async () => {
     const run = await runCli(['--target', stack.target.url(), ...only, '--quiet', '--no-store']);
     expect(run.code).toBe(0);
-    expect(run.stdout.trimEnd().split('\n').map((l) => l.split(' ')[0])).toEqual(['Sweep:', 'Summary']);
+    expect(
+      run.stdout
+        .trimEnd()
+        .split('\n')
+        .map((l) => l.split(' ')[0]),
+    ).toEqual(['Sweep:', 'Summary']);
     expect(run.stderr).toBe('');
   });
 
   test('--expect: a vendor file asserts its own outcomes and fails the run when one differs', async () => {
     const file = path.join(dir, 'acme.json');
-    writeFileSync(file, JSON.stringify({ name: 'acme', expect: { 'session/set-leak': { outcome: 'session', ref: 'https://acme.example/docs#set' } } }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        name: 'acme',
+        expect: { 'session/set-leak': { outcome: 'session', ref: 'https://acme.example/docs#set' } },
+      }),
+    );
     const run = await runCli(['--target', stack.target.url(), ...only, '--expect', file, '--no-store'], { json: true });
     expect(run.code).toBe(1);
     expect(run.report?.profile?.name).toBe('acme');
-    expect(run.report?.checks.map((c) => [c.id, c.expected, c.verdict])).toEqual([['session/set-leak', 'session', 'fail'], ['session/set-local', null, 'observed']]);
+    expect(run.report?.checks.map((c) => [c.id, c.expected, c.verdict])).toEqual([
+      ['session/set-leak', 'session', 'fail'],
+      ['session/set-local', null, 'observed'],
+    ]);
   });
 
   test('--expect with an unknown label stops before connecting, with EXPECTATIONS_INVALID', async () => {
     const file = path.join(dir, 'typo.json');
-    writeFileSync(file, JSON.stringify({ extends: 'pgbouncer-transaction', expect: { 'session/set-leak': { outcome: 'leak', ref: 'https://acme.example/docs' } } }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        extends: 'pgbouncer-transaction',
+        expect: { 'session/set-leak': { outcome: 'leak', ref: 'https://acme.example/docs' } },
+      }),
+    );
     const run = await runCli(['--target', '127.0.0.1:1', '--expect', file]);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('pooltest: EXPECTATIONS_INVALID:');
-    expect(run.stderr).toContain('"leak" is not a label of this check; its labels: session, leaked, lost, tracked, pinned, rejected');
+    expect(run.stderr).toContain(
+      '"leak" is not a label of this check; its labels: session, leaked, lost, tracked, pinned, rejected',
+    );
     const both = await runCli(['--target', '127.0.0.1:1', '--expect', file, '--profile', 'direct']);
     expect(both.stderr).toContain('pooltest: BAD_ARGUMENTS: --expect and --profile both set expectations');
   });
@@ -105,12 +161,22 @@ describe('pooltest outputs, history, expectations and comparisons', () => {
     });
 
     test('pooltest diff OLD NEW: side by side, breaks with advice, exit 1; the way back exits 0', async () => {
-      const forward = await runCli(['diff', direct, pooled, '--markdown', path.join(dir, 'diff.md'), '--json', path.join(dir, 'diff.json')]);
+      const forward = await runCli([
+        'diff',
+        direct,
+        pooled,
+        '--markdown',
+        path.join(dir, 'diff.md'),
+        '--json',
+        path.join(dir, 'diff.json'),
+      ]);
       expect(forward.code).toBe(1);
       expect(forward.stdout).toMatch(/session\/set-leak\s+session\s+leaked\s+BREAKS/);
       expect(forward.stdout).toMatch(/session\/set-local\s+scoped\s+scoped\s+same/);
       expect(forward.stdout).toContain('advice: Use SET LOCAL');
-      expect(JSON.parse(readFileSync(path.join(dir, 'diff.json'), 'utf8'))).toMatchObject({ summary: { breaks: 1, same: 1, exitCode: 1 } });
+      expect(JSON.parse(readFileSync(path.join(dir, 'diff.json'), 'utf8'))).toMatchObject({
+        summary: { breaks: 1, same: 1, exitCode: 1 },
+      });
       expect(readFileSync(path.join(dir, 'diff.md'), 'utf8')).toContain('❌ **breaks**');
       const back = await runCli(['diff', pooled, direct]);
       expect(back.code).toBe(0);
@@ -134,17 +200,39 @@ describe('pooltest outputs, history, expectations and comparisons', () => {
 
     test('--compare runs the baseline too (host:port borrows the credentials) and gates on breaks', async () => {
       const cwd = makeDir(fresh('compare'));
-      const run = await runCli(['--target', stack.target.url(), '--compare', `127.0.0.1:${stack.postgres.port}`, ...only, '--markdown', 'compare.md'], { cwd, json: true });
+      const run = await runCli(
+        [
+          '--target',
+          stack.target.url(),
+          '--compare',
+          `127.0.0.1:${stack.postgres.port}`,
+          ...only,
+          '--markdown',
+          'compare.md',
+        ],
+        { cwd, json: true },
+      );
       expect(run.code).toBe(1);
       expect(run.report?.summary.exitCode).toBe(0);
-      expect(run.stderr).toMatch(/baseline \[2\/2\] session\/set-[a-z]+: [a-z]+ observed: (BREAKS \(\w+\)|no break) \(\d+ ms\), done/);
+      expect(run.stderr).toMatch(
+        /baseline \[2\/2\] session\/set-[a-z]+: [a-z]+ observed: (BREAKS \(\w+\)|no break) \(\d+ ms\), done/,
+      );
       expect(run.stdout).toMatch(/session\/set-leak\s+session\s+leaked\s+BREAKS/);
       const stored = path.join(cwd, '.pooltest/latest');
-      expect(readdirSync(stored).sort()).toEqual(['baseline.json', 'diff.json', 'junit.xml', 'report.html', 'report.json', 'report.md']);
+      expect(readdirSync(stored).sort()).toEqual([
+        'baseline.json',
+        'diff.json',
+        'junit.xml',
+        'report.html',
+        'report.json',
+        'report.md',
+      ]);
       const baseline = JSON.parse(readFileSync(path.join(stored, 'baseline.json'), 'utf8')) as unknown;
       assertValidReport(baseline);
       expect(baseline.discovery.mode).toBe('direct');
-      expect(readFileSync(path.join(cwd, 'compare.md'), 'utf8')).toMatch(/^### pooltest diff: what changes for the application/);
+      expect(readFileSync(path.join(cwd, 'compare.md'), 'utf8')).toMatch(
+        /^### pooltest diff: what changes for the application/,
+      );
       for (const file of everyFile(cwd)) expect(readFileSync(file, 'utf8'), file).not.toContain(stack.target.password);
     });
   });
@@ -152,7 +240,9 @@ describe('pooltest outputs, history, expectations and comparisons', () => {
   test('--spawn names what it can start, and refuses to be combined with --target', async () => {
     const other = await runCli(['--spawn', 'pgcat']);
     expect(other.code).toBe(2);
-    expect(other.stderr).toContain('pooltest: BAD_ARGUMENTS: --spawn: no container fixture for pgcat yet; available: pgbouncer');
+    expect(other.stderr).toContain(
+      'pooltest: BAD_ARGUMENTS: --spawn: no container fixture for pgcat yet; available: pgbouncer',
+    );
     const both = await runCli(['--spawn', 'pgbouncer', '--target', stack.target.url()]);
     expect(both.stderr).toContain('pooltest: BAD_ARGUMENTS: --spawn starts its own target');
   });

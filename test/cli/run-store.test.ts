@@ -24,5 +24,7 @@ test('runs started in the same millisecond get their own folders, and latest fol
 
 test('folder names sort by time and hold no colons', () => {
   expect(folderName('2026-05-04T03:02:01.123Z')).toBe('2026-05-04T03-02-01.123Z');
-  expect([folderName('2026-05-04T10:00:00.000Z'), folderName('2026-05-04T09:59:59.999Z')].sort()[0]).toBe('2026-05-04T09-59-59.999Z');
+  expect([folderName('2026-05-04T10:00:00.000Z'), folderName('2026-05-04T09:59:59.999Z')].sort()[0]).toBe(
+    '2026-05-04T09-59-59.999Z',
+  );
 });

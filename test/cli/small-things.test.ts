@@ -25,10 +25,16 @@ function codeOf(f: () => unknown): string | null {
 
 describe('what was typed', () => {
   test('a %ZZ escape in the URL is BAD_TARGET_URL naming the part, not INTERNAL: URIError, and never shows the password', async () => {
-    for (const url of ['postgres://u:se%ZZcret@h:1/db', 'postgres://u%ZZ@h:1/db', 'postgres://u@h:1/d%ZZ']) expect(codeOf(() => resolveTarget({ target: url }, {})), url).toBe('BAD_TARGET_URL');
+    for (const url of ['postgres://u:se%ZZcret@h:1/db', 'postgres://u%ZZ@h:1/db', 'postgres://u@h:1/d%ZZ'])
+      expect(
+        codeOf(() => resolveTarget({ target: url }, {})),
+        url,
+      ).toBe('BAD_TARGET_URL');
     const r = await runCli(['--target', 'postgres://u:se%ZZcret@127.0.0.1:1/db']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/BAD_TARGET_URL: the password in "postgres:\/\/u:\*\*\*@127\.0\.0\.1:1\/db" has an invalid %-escape/);
+    expect(r.stderr).toMatch(
+      /BAD_TARGET_URL: the password in "postgres:\/\/u:\*\*\*@127\.0\.0\.1:1\/db" has an invalid %-escape/,
+    );
     expect(r.stderr).not.toMatch(/URIError|INTERNAL|se%ZZcret/);
   });
 
@@ -58,7 +64,9 @@ describe('what the terminal shows', () => {
     expect(terminalWidth(10)).toBe(40);
     expect(terminalWidth(100)).toBe(100);
     const report = pgbouncerReport();
-    expect(renderReport(report, { color: false, verbose: false, width: terminalWidth(0) })).toBe(renderReport(report, { color: false, verbose: false, width: 120 }));
+    expect(renderReport(report, { color: false, verbose: false, width: terminalWidth(0) })).toBe(
+      renderReport(report, { color: false, verbose: false, width: 120 }),
+    );
   });
 
   test('one check and one backend are "1 check" and "1 backend", not "1 checks" and "1 backends"', () => {

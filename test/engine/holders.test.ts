@@ -27,7 +27,8 @@ test('a queued statement-strategy holder is recorded as unanswered, not as an ou
   const scn = new Scenario({ target, direct: null, discovery, runId: 'holdtest', bounds });
   try {
     const holds = [];
-    for (const label of ['H1', 'H2', 'H3']) holds.push(await take(scn, await scn.open(label), 'observe.take', { releaseBy: 'cancel' }));
+    for (const label of ['H1', 'H2', 'H3'])
+      holds.push(await take(scn, await scn.open(label), 'observe.take', { releaseBy: 'cancel' }));
     expect(holds.map((h) => h.waited)).toEqual([false, false, true]);
     const queued = holds[2]!.step!;
     expect(queued.timedOut).toBe(true);

@@ -52,35 +52,45 @@ describe.each([
     await s?.stack.stop();
   });
 
-  test(spares ? 'a scenario takes spares, adopted under its own labels' : 'no spare is made (a connected client owns a backend)', async () => {
-    const before = s.proxy.accepted();
-    const scn = new Scenario(s.ctx);
-    scn.useSpares();
-    try {
-      // Spares log in before any session is asked for: 2 for the check, 2 for the tidy-up's visitors.
-      expect(await accepted(s.proxy, before + 4)).toBe(spares ? before + 4 : before);
-      const a = await scn.open('A');
-      const step = await a.run('A.create', 'SELECT pg_backend_pid() AS pid');
-      expect(step.session).toBe('A');
-      expect(step.pid).toEqual(expect.any(Number));
-      expect(scn.steps.map((x) => x.tag)).toEqual(['A.create']);
-      // Taking one spare starts one more login (transaction) or logs in on the spot (session).
-      expect(await accepted(s.proxy, before + 5)).toBe(before + (spares ? 5 : 1));
-    } finally {
-      await scn.closeAll();
-      await closeSpares();
-    }
-  });
+  test(
+    spares
+      ? 'a scenario takes spares, adopted under its own labels'
+      : 'no spare is made (a connected client owns a backend)',
+    async () => {
+      const before = s.proxy.accepted();
+      const scn = new Scenario(s.ctx);
+      scn.useSpares();
+      try {
+        // Spares log in before any session is asked for: 2 for the check, 2 for the tidy-up's visitors.
+        expect(await accepted(s.proxy, before + 4)).toBe(spares ? before + 4 : before);
+        const a = await scn.open('A');
+        const step = await a.run('A.create', 'SELECT pg_backend_pid() AS pid');
+        expect(step.session).toBe('A');
+        expect(step.pid).toEqual(expect.any(Number));
+        expect(scn.steps.map((x) => x.tag)).toEqual(['A.create']);
+        // Taking one spare starts one more login (transaction) or logs in on the spot (session).
+        expect(await accepted(s.proxy, before + 5)).toBe(before + (spares ? 5 : 1));
+      } finally {
+        await scn.closeAll();
+        await closeSpares();
+      }
+    },
+  );
 
-  test(spares ? 'the other-run probe keeps its session, and replaces it once it died' : 'the other-run probe logs in for every question (control)', async () => {
-    const before = s.proxy.accepted();
-    for (let i = 0; i < 3; i++) expect(await otherRunsActive(s.ctx, 0)).toBe(0);
-    expect(s.proxy.accepted()).toBe(before + (spares ? 1 : 3));
-    s.proxy.drop('all');
-    await new Promise((r) => setTimeout(r, 50));
-    expect(await otherRunsActive(s.ctx, 0)).toBe(0);
-    expect(s.proxy.accepted()).toBe(before + (spares ? 2 : 4));
-  });
+  test(
+    spares
+      ? 'the other-run probe keeps its session, and replaces it once it died'
+      : 'the other-run probe logs in for every question (control)',
+    async () => {
+      const before = s.proxy.accepted();
+      for (let i = 0; i < 3; i++) expect(await otherRunsActive(s.ctx, 0)).toBe(0);
+      expect(s.proxy.accepted()).toBe(before + (spares ? 1 : 3));
+      s.proxy.drop('all');
+      await new Promise((r) => setTimeout(r, 50));
+      expect(await otherRunsActive(s.ctx, 0)).toBe(0);
+      expect(s.proxy.accepted()).toBe(before + (spares ? 2 : 4));
+    },
+  );
 });
 
 /**
@@ -110,7 +120,11 @@ describe('capacity checks see only their own clients', () => {
       await accepted(s.proxy, s.proxy.accepted() + 4);
       expect(s.proxy.connections()).toBeGreaterThanOrEqual(5);
       await crowd(scn, {
-        count: 6, prefix: 'T', connectTag: 'queue.connect', connectMs: 5_000, startTogetherMs: 2_000,
+        count: 6,
+        prefix: 'T',
+        connectTag: 'queue.connect',
+        connectMs: 5_000,
+        startTogetherMs: 2_000,
         work: async (c) => {
           seen.push(s.proxy.connections());
           await c.run('queue.tx', 'SELECT pg_backend_pid() AS pid');

@@ -9,21 +9,54 @@ import { describeTarget, publicTarget, redactUrl, resolveRelated, resolveTarget 
 
 describe('resolveTarget', () => {
   test('host:port with PG* defaults for the rest', () => {
-    const t = resolveTarget({ target: 'pooler.internal:6432' }, { PGUSER: 'app', PGDATABASE: 'appdb', PGPASSWORD: 'pw' });
-    expect(t).toEqual({ host: 'pooler.internal', port: 6432, user: 'app', password: 'pw', database: 'appdb', sslmode: 'prefer' });
+    const t = resolveTarget(
+      { target: 'pooler.internal:6432' },
+      { PGUSER: 'app', PGDATABASE: 'appdb', PGPASSWORD: 'pw' },
+    );
+    expect(t).toEqual({
+      host: 'pooler.internal',
+      port: 6432,
+      user: 'app',
+      password: 'pw',
+      database: 'appdb',
+      sslmode: 'prefer',
+    });
   });
   test('a URL wins over PG* variables, flags win over the URL', () => {
     const env = { PGUSER: 'envuser', PGHOST: 'envhost', PGPORT: '7000' };
-    const t = resolveTarget({ target: 'postgresql://urluser:s%40cret@db:6543/urldb?sslmode=require', database: 'flagdb' }, env);
-    expect(t).toEqual({ host: 'db', port: 6543, user: 'urluser', password: 's@cret', database: 'flagdb', sslmode: 'require' });
+    const t = resolveTarget(
+      { target: 'postgresql://urluser:s%40cret@db:6543/urldb?sslmode=require', database: 'flagdb' },
+      env,
+    );
+    expect(t).toEqual({
+      host: 'db',
+      port: 6543,
+      user: 'urluser',
+      password: 's@cret',
+      database: 'flagdb',
+      sslmode: 'require',
+    });
   });
   test('no target at all: PGHOST/PGPORT, then libpq defaults; the database defaults to the user', () => {
-    expect(resolveTarget({}, { PGHOST: 'h', PGPORT: '6432', USER: 'me' })).toMatchObject({ host: 'h', port: 6432, user: 'me', database: 'me' });
+    expect(resolveTarget({}, { PGHOST: 'h', PGPORT: '6432', USER: 'me' })).toMatchObject({
+      host: 'h',
+      port: 6432,
+      user: 'me',
+      database: 'me',
+    });
   });
   test('IPv6 in brackets', () => {
     expect(resolveTarget({ target: '[::1]:6432' }, {})).toMatchObject({ host: '::1', port: 6432 });
   });
-  test.each(['postgress://h:1/db', 'http://h:1', 'h:0', 'h:70000', 'h:port', 'postgres://h:99999/db', 'postgres://h/db?sslmode=sometimes'])('%s is a BAD_TARGET_URL', (text) => {
+  test.each([
+    'postgress://h:1/db',
+    'http://h:1',
+    'h:0',
+    'h:70000',
+    'h:port',
+    'postgres://h:99999/db',
+    'postgres://h/db?sslmode=sometimes',
+  ])('%s is a BAD_TARGET_URL', (text) => {
     let err: unknown;
     try {
       resolveTarget({ target: text }, {});
@@ -33,7 +66,7 @@ describe('resolveTarget', () => {
     expect(err).toBeInstanceOf(PooltestError);
     expect((err as PooltestError).code).toBe('BAD_TARGET_URL');
   });
-  test('a mistyped URL\'s error does not repeat its password', () => {
+  test("a mistyped URL's error does not repeat its password", () => {
     try {
       resolveTarget({ target: 'postgress://u:hunter2@h:1/db' }, {});
     } catch (e) {
@@ -42,8 +75,20 @@ describe('resolveTarget', () => {
   });
   test('--direct inherits what it does not spell out', () => {
     const base = resolveTarget({ target: 'postgres://u:pw@pooler:6432/app' }, {});
-    expect(resolveRelated('db:5432', base)).toMatchObject({ host: 'db', port: 5432, user: 'u', password: 'pw', database: 'app' });
-    expect(resolveRelated('postgres://admin@db/other', base)).toMatchObject({ host: 'db', port: 6432, user: 'admin', password: 'pw', database: 'other' });
+    expect(resolveRelated('db:5432', base)).toMatchObject({
+      host: 'db',
+      port: 5432,
+      user: 'u',
+      password: 'pw',
+      database: 'app',
+    });
+    expect(resolveRelated('postgres://admin@db/other', base)).toMatchObject({
+      host: 'db',
+      port: 6432,
+      user: 'admin',
+      password: 'pw',
+      database: 'other',
+    });
   });
 });
 
@@ -52,28 +97,42 @@ describe('redaction', () => {
     const t = resolveTarget({ target: 'postgres://u:topsecret@h:1/d' }, {});
     expect(JSON.stringify(publicTarget(t))).not.toContain('topsecret');
     expect(describeTarget(t)).toBe('u@h:1/d');
-    expect(redactUrl('see postgres://u:topsecret@h:1/d and postgresql://x:y@z/w')).toBe('see postgres://u:***@h:1/d and postgresql://x:***@z/w');
+    expect(redactUrl('see postgres://u:topsecret@h:1/d and postgresql://x:y@z/w')).toBe(
+      'see postgres://u:***@h:1/d and postgresql://x:***@z/w',
+    );
   });
 });
 
 describe('--timeout', () => {
-  test.each([['10s', 10_000], ['2500ms', 2500], ['1.5', 1500], ['3', 3000]])('%s is %i ms', (text, ms) => expect(parseDuration(text)).toBe(ms));
-  test.each(['10 minutes', '-1s', '50ms', '2h'])('%s is rejected', (text) => expect(() => parseDuration(text)).toThrow(PooltestError));
+  test.each([
+    ['10s', 10_000],
+    ['2500ms', 2500],
+    ['1.5', 1500],
+    ['3', 3000],
+  ])('%s is %i ms', (text, ms) => expect(parseDuration(text)).toBe(ms));
+  test.each(['10 minutes', '-1s', '50ms', '2h'])('%s is rejected', (text) =>
+    expect(() => parseDuration(text)).toThrow(PooltestError),
+  );
 });
 
 describe('redaction of mistyped targets', () => {
-  test.each(['alice:s3cret@db.example:6432', 'postgres:/alice:s3cret@db:6432', 'postgres//alice:s3cret@db'])('"%s" is refused without echoing its password', (text) => {
-    let message = '';
-    try {
-      resolveTarget({ target: text }, {});
-    } catch (e) {
-      message = (e as Error).message;
-    }
-    expect(message).toMatch(/BAD|not/);
-    expect(message).not.toContain('s3cret');
-    expect(redactUrl(message)).not.toContain('s3cret');
-  });
+  test.each(['alice:s3cret@db.example:6432', 'postgres:/alice:s3cret@db:6432', 'postgres//alice:s3cret@db'])(
+    '"%s" is refused without echoing its password',
+    (text) => {
+      let message = '';
+      try {
+        resolveTarget({ target: text }, {});
+      } catch (e) {
+        message = (e as Error).message;
+      }
+      expect(message).toMatch(/BAD|not/);
+      expect(message).not.toContain('s3cret');
+      expect(redactUrl(message)).not.toContain('s3cret');
+    },
+  );
   test('text without credentials is left alone', () => {
-    expect(redactUrl('pooltest@127.0.0.1:5432/pooltest and host:6432')).toBe('pooltest@127.0.0.1:5432/pooltest and host:6432');
+    expect(redactUrl('pooltest@127.0.0.1:5432/pooltest and host:6432')).toBe(
+      'pooltest@127.0.0.1:5432/pooltest and host:6432',
+    );
   });
 });

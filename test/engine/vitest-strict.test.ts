@@ -29,7 +29,10 @@ beforeAll(async () => {
   stack = await startStack('pgbouncer-transaction');
   dir = mkdtempSync(path.join(os.tmpdir(), 'pooltest-strict-'));
   writeFileSync(path.join(dir, 'blind.test.mjs'), BLIND_CHECK);
-  writeFileSync(path.join(dir, 'vitest.config.mjs'), `export default { test: { include: ['blind.test.mjs'], globalSetup: [${JSON.stringify(path.join(REPO, 'dist/runner/vitest-setup.js'))}], testTimeout: 60000 } };\n`);
+  writeFileSync(
+    path.join(dir, 'vitest.config.mjs'),
+    `export default { test: { include: ['blind.test.mjs'], globalSetup: [${JSON.stringify(path.join(REPO, 'dist/runner/vitest-setup.js'))}], testTimeout: 60000 } };\n`,
+  );
 });
 afterAll(async () => {
   await stack?.stop();
@@ -40,12 +43,29 @@ interface VitestJson {
   testResults: Array<{ assertionResults: Array<{ status: string; failureMessages: string[] }> }>;
 }
 
-async function vitest(strict: string | undefined): Promise<{ code: number | null; result: { status: string; failureMessages: string[] } | undefined }> {
+async function vitest(
+  strict: string | undefined,
+): Promise<{ code: number | null; result: { status: string; failureMessages: string[] } | undefined }> {
   const out = path.join(dir, `out-${strict ?? 'none'}.json`);
-  const env = { ...process.env, POOLTEST_TARGET: stack.target.url(), ...(strict !== undefined ? { POOLTEST_STRICT: strict } : {}) };
+  const env = {
+    ...process.env,
+    POOLTEST_TARGET: stack.target.url(),
+    ...(strict !== undefined ? { POOLTEST_STRICT: strict } : {}),
+  };
   delete env.VITEST;
   delete env.VITEST_WORKER_ID;
-  const child = spawn(process.execPath, [path.join(REPO, 'node_modules/vitest/vitest.mjs'), 'run', '--config', 'vitest.config.mjs', '--reporter=json', `--outputFile=${out}`], { cwd: dir, env, stdio: 'ignore' });
+  const child = spawn(
+    process.execPath,
+    [
+      path.join(REPO, 'node_modules/vitest/vitest.mjs'),
+      'run',
+      '--config',
+      'vitest.config.mjs',
+      '--reporter=json',
+      `--outputFile=${out}`,
+    ],
+    { cwd: dir, env, stdio: 'ignore' },
+  );
   const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
   clearTimeout(timer);

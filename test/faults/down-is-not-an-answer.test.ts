@@ -25,7 +25,12 @@ describe('down is not an answer', () => {
   });
 
   test('a pooler killed just before capacity/queueing makes it inconclusive (target unavailable), not rejected', async () => {
-    const run = await runWithFault(['--target', bouncer.url(), '--timeout', '2s', '--only', 'session/set-leak', '--only', 'capacity/queueing'], 1, async () => killPooler(bouncer), 60_000);
+    const run = await runWithFault(
+      ['--target', bouncer.url(), '--timeout', '2s', '--only', 'session/set-leak', '--only', 'capacity/queueing'],
+      1,
+      async () => killPooler(bouncer),
+      60_000,
+    );
     expect(run.injected).toBe(true);
     expect(run.signal, run.stderr).toBeNull();
     expect([0, 1, 2]).toContain(run.code);
@@ -35,7 +40,9 @@ describe('down is not an answer', () => {
     expect(queueing!.verdict).toBe('inconclusive');
     expect(queueing!.reason).toMatch(/target was unavailable/);
     // The wait for the target is announced, bounded (connect + step bound: 4 s), and counted.
-    expect(run.stderr).toMatch(/waiting up to 4 s for the target to answer again \(capacity\/queueing found it unavailable\)/);
+    expect(run.stderr).toMatch(
+      /waiting up to 4 s for the target to answer again \(capacity\/queueing found it unavailable\)/,
+    );
     expect(queueing!.durationMs).toBeGreaterThanOrEqual(4_000);
     expect(run.ms).toBeLessThan(40_000);
   });

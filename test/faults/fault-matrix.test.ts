@@ -79,13 +79,18 @@ describe('fault matrix: fault x phase', () => {
 
   /** Two clients that take both servers of the refusing PgBouncer for 1.5 s: everyone else is refused. */
   async function fillRefusingPool(): Promise<void> {
-    await Promise.all([0, 1].map(async () => {
-      const c = new pg.Client({ connectionString: refusing.url() });
-      c.on('error', () => undefined);
-      hogs.push(c);
-      await c.connect();
-      void c.query('SELECT pg_sleep(1.5)').catch(() => undefined).finally(() => void c.end().catch(() => undefined));
-    }));
+    await Promise.all(
+      [0, 1].map(async () => {
+        const c = new pg.Client({ connectionString: refusing.url() });
+        c.on('error', () => undefined);
+        hogs.push(c);
+        await c.connect();
+        void c
+          .query('SELECT pg_sleep(1.5)')
+          .catch(() => undefined)
+          .finally(() => void c.end().catch(() => undefined));
+      }),
+    );
   }
 
   const FAULTS: Record<string, Fault> = {
@@ -103,24 +108,62 @@ describe('fault matrix: fault x phase', () => {
         await bouncer.restart();
       },
     },
-    stall: { via: 'client-proxy', codes: [0, 1, 2], inject: async () => clientSide.stall(3_000), heal: async () => clientSide.resume() },
-    drop: { via: 'client-proxy', codes: [0, 1, 2], inject: async () => void clientSide.drop('all'), heal: async () => undefined },
-    'pooler killed': { via: 'pooler', codes: [0, 1, 2], inject: async () => killPooler(bouncer), heal: () => bouncer.restart() },
-    'pooler restarted': { via: 'pooler', codes: [0, 1, 2], inject: () => bouncer.restart(), heal: async () => undefined },
-    'postgres restarted': { via: 'pooler', codes: [0, 1, 2], inject: () => pgFixture.restart(), heal: async () => undefined },
+    stall: {
+      via: 'client-proxy',
+      codes: [0, 1, 2],
+      inject: async () => clientSide.stall(3_000),
+      heal: async () => clientSide.resume(),
+    },
+    drop: {
+      via: 'client-proxy',
+      codes: [0, 1, 2],
+      inject: async () => void clientSide.drop('all'),
+      heal: async () => undefined,
+    },
+    'pooler killed': {
+      via: 'pooler',
+      codes: [0, 1, 2],
+      inject: async () => killPooler(bouncer),
+      heal: () => bouncer.restart(),
+    },
+    'pooler restarted': {
+      via: 'pooler',
+      codes: [0, 1, 2],
+      inject: () => bouncer.restart(),
+      heal: async () => undefined,
+    },
+    'postgres restarted': {
+      via: 'pooler',
+      codes: [0, 1, 2],
+      inject: () => pgFixture.restart(),
+      heal: async () => undefined,
+    },
     // Owned by the wire-guard work (engine/wire): a corrupt frame from the pooler must end as
     // PROTOCOL_VIOLATION (exit 2) or an inconclusive check, never a hang or a label.
     corrupt: {
       via: 'client-proxy',
       codes: [0, 1, 2],
       skip: existsSync(path.join(REPO, 'engine/wire')) ? undefined : 'needs the wire guard (engine/wire)',
-      inject: async () => clientSide.rewriteNext('toClient', () => [{ bytes: Buffer.from('Z\u0000\u0000\u0000\u0002garbage') }]),
+      inject: async () =>
+        clientSide.rewriteNext('toClient', () => [{ bytes: Buffer.from('Z\u0000\u0000\u0000\u0002garbage') }]),
       heal: async () => undefined,
     },
     // Owned by the interrupt work (cli/interrupt.ts, test/faults/interrupt.test.ts): SIGINT and
     // SIGTERM at every offset end with 130. Kept here so the matrix names every fault.
-    SIGINT: { via: 'pooler', codes: [130], skip: 'owned by the interrupt tests (test/faults/interrupt.test.ts)', inject: async () => undefined, heal: async () => undefined },
-    SIGTERM: { via: 'pooler', codes: [130], skip: 'owned by the interrupt tests (test/faults/interrupt.test.ts)', inject: async () => undefined, heal: async () => undefined },
+    SIGINT: {
+      via: 'pooler',
+      codes: [130],
+      skip: 'owned by the interrupt tests (test/faults/interrupt.test.ts)',
+      inject: async () => undefined,
+      heal: async () => undefined,
+    },
+    SIGTERM: {
+      via: 'pooler',
+      codes: [130],
+      skip: 'owned by the interrupt tests (test/faults/interrupt.test.ts)',
+      inject: async () => undefined,
+      heal: async () => undefined,
+    },
   };
 
   const ROWS = Object.entries(FAULTS).flatMap(([fault, f]) => PHASES.map((phase) => ({ fault, phase, f })));
@@ -129,15 +172,28 @@ describe('fault matrix: fault x phase', () => {
     pgFixture = await startPostgres();
     serverSide = await startFaultProxy({ upstreamPort: pgFixture.port });
     // server_login_retry 1 s: after an outage PgBouncer logs in to Postgres again promptly.
-    bouncer = await startPgBouncer({ ...pgFixture, port: serverSide.port }, { poolMode: 'transaction', settings: { server_login_retry: '1' } });
+    bouncer = await startPgBouncer(
+      { ...pgFixture, port: serverSide.port },
+      { poolMode: 'transaction', settings: { server_login_retry: '1' } },
+    );
     clientSide = await startFaultProxy({ upstreamPort: bouncer.port });
-    refusing = await startPgBouncer(pgFixture, { poolMode: 'transaction', maxDbConnections: 2, queryWaitTimeoutS: 0.1 });
+    refusing = await startPgBouncer(pgFixture, {
+      poolMode: 'transaction',
+      maxDbConnections: 2,
+      queryWaitTimeoutS: 0.1,
+    });
     for (const via of ['pooler', 'client-proxy', 'refusing'] as const) {
-      const quiet = await runCli(['--target', url(via), ...TIMEOUT, ...CHECKS], { json: true, timeoutMs: RUN_BOUND_MS });
+      const quiet = await runCli(['--target', url(via), ...TIMEOUT, ...CHECKS], {
+        json: true,
+        timeoutMs: RUN_BOUND_MS,
+      });
       expect(quiet.report, quiet.stderr).not.toBeNull();
       baselines[via] = outcomes(quiet.report);
       // The baseline must be conclusive, or "no verdict changed" would prove nothing.
-      expect(Object.values(baselines[via]!).filter((o) => o !== null).length, `${via}: ${quiet.stderr}`).toBeGreaterThan(0);
+      expect(
+        Object.values(baselines[via]!).filter((o) => o !== null).length,
+        `${via}: ${quiet.stderr}`,
+      ).toBeGreaterThan(0);
     }
   });
 
@@ -150,18 +206,30 @@ describe('fault matrix: fault x phase', () => {
     await pgFixture?.stop();
     const line = (r: RowResult): string =>
       `| ${r.fault} | ${r.phase} | ${r.injected ? '' : '(not reached) '}${r.exit} | ${(r.ms / 1000).toFixed(1)} s | ${r.changed.length} | ${r.leftovers.length} | ${r.inconclusive} | ${r.detail} |`;
-    const skipped = ROWS.filter((r) => r.f.skip).map((r) => `| ${r.fault} | ${r.phase} | skipped: ${r.f.skip} | | | | | |`);
-    console.log(['| fault | phase | exit | time to end | verdicts changed | leftovers | inconclusive | how it ended |', '|---|---|---|---|---|---|---|---|', ...results.map(line), ...skipped].join('\n'));
+    const skipped = ROWS.filter((r) => r.f.skip).map(
+      (r) => `| ${r.fault} | ${r.phase} | skipped: ${r.f.skip} | | | | | |`,
+    );
+    console.log(
+      [
+        '| fault | phase | exit | time to end | verdicts changed | leftovers | inconclusive | how it ended |',
+        '|---|---|---|---|---|---|---|---|',
+        ...results.map(line),
+        ...skipped,
+      ].join('\n'),
+    );
   });
 
   for (const row of ROWS) {
-    test.skipIf(row.f.skip !== undefined)(`${row.fault} during ${row.phase}: ends bounded, no changed verdict, nothing left`, async () => {
-      const r = await runRow(row.fault, row.phase, row.f);
-      results.push(r);
-      expect(r.exit === null ? [] : row.f.codes, JSON.stringify(r)).toContain(r.exit);
-      expect(r.changed, JSON.stringify(r)).toEqual([]);
-      expect(r.leftovers, JSON.stringify(r)).toEqual([]);
-    });
+    test.skipIf(row.f.skip !== undefined)(
+      `${row.fault} during ${row.phase}: ends bounded, no changed verdict, nothing left`,
+      async () => {
+        const r = await runRow(row.fault, row.phase, row.f);
+        results.push(r);
+        expect(r.exit === null ? [] : row.f.codes, JSON.stringify(r)).toContain(r.exit);
+        expect(r.changed, JSON.stringify(r)).toEqual([]);
+        expect(r.leftovers, JSON.stringify(r)).toEqual([]);
+      },
+    );
   }
 
   async function runRow(fault: string, phase: Phase, f: Fault): Promise<RowResult> {
@@ -195,17 +263,32 @@ describe('fault matrix: fault x phase', () => {
       await f.heal();
     }
     await targetAnswers(f.via);
-    const leftovers = [...(await serverLeftovers()), ...folderLeftovers(tmp), ...family.filter(stillRunning).map((p) => `process ${p.pid}`)];
+    const leftovers = [
+      ...(await serverLeftovers()),
+      ...folderLeftovers(tmp),
+      ...family.filter(stillRunning).map((p) => `process ${p.pid}`),
+    ];
     rmSync(tmp, { recursive: true, force: true });
     const baseline = baselines[f.via]!;
-    const changed = (run.report?.checks ?? []).filter((c) => c.outcome !== null && baseline[c.id] !== null && c.outcome !== baseline[c.id]).map((c) => `${c.id}: ${c.outcome} (baseline ${baseline[c.id]}): ${c.reason}`);
+    const changed = (run.report?.checks ?? [])
+      .filter((c) => c.outcome !== null && baseline[c.id] !== null && c.outcome !== baseline[c.id])
+      .map((c) => `${c.id}: ${c.outcome} (baseline ${baseline[c.id]}): ${c.reason}`);
     const reportMissing = run.code !== 2 && run.report === null ? ['no JSON report'] : [];
     return {
-      fault, phase, exit: run.signal ? null : run.code, ms: run.ms, injected,
+      fault,
+      phase,
+      exit: run.signal ? null : run.code,
+      ms: run.ms,
+      injected,
       changed: [...changed, ...reportMissing],
       leftovers,
       inconclusive: run.report?.checks.filter((c) => c.verdict === 'inconclusive').length ?? -1,
-      detail: `${`${run.stderr}\n${run.stdout}`.split('\n').filter((l) => /^Sweep|^pooltest:|waiting up to/.test(l.trim())).map((l) => l.trim()).join(' / ').slice(0, 300)}`,
+      detail: `${`${run.stderr}\n${run.stdout}`
+        .split('\n')
+        .filter((l) => /^Sweep|^pooltest:|waiting up to/.test(l.trim()))
+        .map((l) => l.trim())
+        .join(' / ')
+        .slice(0, 300)}`,
     };
   }
 
@@ -219,7 +302,7 @@ describe('fault matrix: fault x phase', () => {
     });
     if (phase === 'discovery') {
       void withSuperuser(pgFixture, async (c) => {
-        for (const deadline = Date.now() + 20_000; Date.now() < deadline && !/Discovery/.test(stderr); ) {
+        for (const deadline = Date.now() + 20_000; Date.now() < deadline && !/Discovery/.test(stderr);) {
           const r = await c.query(`SELECT 1 FROM pg_stat_activity WHERE application_name LIKE 'pooltest-%' LIMIT 1`);
           if (r.rowCount) return fire();
           await sleep(2);
@@ -230,7 +313,10 @@ describe('fault matrix: fault x phase', () => {
 
   async function targetAnswers(via: Via): Promise<void> {
     const p = via === 'refusing' ? refusing : bouncer;
-    await waitForLogin({ port: p.port, user: p.user, password: p.password, database: p.database, caFile: null }, { timeoutMs: 20_000, giveUpIf: () => null });
+    await waitForLogin(
+      { port: p.port, user: p.user, password: p.password, database: p.database, caFile: null },
+      { timeoutMs: 20_000, giveUpIf: () => null },
+    );
   }
 
   /** pooltest state on the server, seen as the superuser (PgBouncer may need a moment to end a dead client's server). */
@@ -254,7 +340,9 @@ describe('fault matrix: fault x phase', () => {
 
 /** Anything the CLI left in its temp folder, except Vitest's cache (kept between runs by design). */
 function folderLeftovers(tmp: string): string[] {
-  return readdirSync(tmp).filter((n) => n !== 'pooltest-vite-cache').map((n) => `temp ${n}`);
+  return readdirSync(tmp)
+    .filter((n) => n !== 'pooltest-vite-cache')
+    .map((n) => `temp ${n}`);
 }
 
 function sleep(ms: number): Promise<void> {

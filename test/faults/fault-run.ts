@@ -23,7 +23,12 @@ export interface FaultRun extends CliRun {
  * Starts `pooltest args`, waits for `afterChecks` progress lines on stderr, runs `inject`, and
  * waits for the CLI to end (bounded by `timeoutMs`, after which it is killed: a hang).
  */
-export async function runWithFault(args: string[], afterChecks: number, inject: () => Promise<void>, timeoutMs = 150_000): Promise<FaultRun> {
+export async function runWithFault(
+  args: string[],
+  afterChecks: number,
+  inject: () => Promise<void>,
+  timeoutMs = 150_000,
+): Promise<FaultRun> {
   let injected = false;
   let injection: Promise<void> = Promise.resolve();
   const done: string[] = [];
@@ -47,7 +52,9 @@ export async function runWithFault(args: string[], afterChecks: number, inject: 
   });
   await injection;
   const after = new Set(done);
-  const conclusiveAfter = (run.report?.checks ?? []).filter((c) => after.has(c.id) && c.outcome !== null).map((c) => c.id);
+  const conclusiveAfter = (run.report?.checks ?? [])
+    .filter((c) => after.has(c.id) && c.outcome !== null)
+    .map((c) => c.id);
   return { ...run, injected, conclusiveAfter };
 }
 
@@ -61,7 +68,9 @@ export async function checkInFlight(pgFixture: PostgresFixture, timeoutMs = 20_0
   return withSuperuser(pgFixture, async (c) => {
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
-      const r = await c.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE state = 'idle in transaction' AND application_name LIKE 'pooltest-%' AND query NOT LIKE '%AS listens%' LIMIT 1`);
+      const r = await c.query<{ pid: number }>(
+        `SELECT pid FROM pg_stat_activity WHERE state = 'idle in transaction' AND application_name LIKE 'pooltest-%' AND query NOT LIKE '%AS listens%' LIMIT 1`,
+      );
       if (r.rows[0]) return r.rows[0].pid;
       await new Promise((resolve) => setTimeout(resolve, 2));
     }
@@ -91,6 +100,9 @@ export function expectEndedByItself(run: FaultRun, codes: number[] = [0, 1]): vo
 
 /** Kills a pooler fixture's main process outright (no shutdown), as a crash or `kill -9` would. */
 export function killPooler(p: PoolerFixture): void {
-  const pid = Number.parseInt(readFileSync(join(dirname(p.logFile), p.kind === 'pgbouncer' ? 'pgbouncer.pid' : 'pgpool.pid'), 'utf8'), 10);
+  const pid = Number.parseInt(
+    readFileSync(join(dirname(p.logFile), p.kind === 'pgbouncer' ? 'pgbouncer.pid' : 'pgpool.pid'), 'utf8'),
+    10,
+  );
   process.kill(pid, 'SIGKILL');
 }

@@ -48,7 +48,8 @@ async function signalAt(args: string[], offsetMs: number, sig: NodeJS.Signals): 
     onSpawn(child) {
       // Progress lines: "  [1/2] session/set-leak: leaked pass (70 ms), 1 left".
       child.stderr?.on('data', (d: Buffer) => {
-        for (const m of d.toString().matchAll(/\[\s*\d+\/\d+\]\s+(\S+):/g)) reported.set(m[1]!, performance.now() - sentAt);
+        for (const m of d.toString().matchAll(/\[\s*\d+\/\d+\]\s+(\S+):/g))
+          reported.set(m[1]!, performance.now() - sentAt);
       });
       setTimeout(() => {
         if (child.exitCode !== null || child.signalCode !== null) return;
@@ -80,37 +81,43 @@ function fixtureFolder(pid: number): string[] {
 function problems(r: SignalledRun, baseline: Record<string, string | null>): string[] {
   const { run } = r;
   const at = `${r.sig} at ${r.offsetMs} ms`;
-  if (!r.delivered) return run.code === 0 || run.code === 1 ? [] : [`${at}: ended before the signal with exit ${run.code}`];
+  if (!r.delivered)
+    return run.code === 0 || run.code === 1 ? [] : [`${at}: ended before the signal with exit ${run.code}`];
   // Before Node runs any JavaScript no handler can exist: the signal's default action ends the
   // process. That is only acceptable while it had printed and started nothing.
   if (run.signal === r.sig && run.stdout === '' && run.stderr === '' && r.servers.length === 0) return [];
   const bad: string[] = [];
   const report = run.report;
-  if (run.signal !== null && !(report && !report.summary.interrupted)) bad.push(`${at}: died from ${run.signal} (no report, no cleanup)`);
+  if (run.signal !== null && !(report && !report.summary.interrupted))
+    bad.push(`${at}: died from ${run.signal} (no report, no cleanup)`);
   if (run.ms - r.offsetMs > END_WITHIN_MS) bad.push(`${at}: took ${run.ms - r.offsetMs} ms after the signal`);
   if (report && !report.summary.interrupted) {
     // The signal came after the report was complete: its own exit code stands, or 130. Once
     // Node tears the process down (its work done, the summary printed, the fixtures stopped)
     // no handler runs any more, and the signal's default action ends it: nothing is lost then.
     if (run.signal === r.sig && /Summary {2}\d+ checks?: /.test(run.stdout)) return [];
-    if (run.code !== report.summary.exitCode && run.code !== 130) bad.push(`${at}: report says exit ${report.summary.exitCode}, process ${run.code}`);
+    if (run.code !== report.summary.exitCode && run.code !== 130)
+      bad.push(`${at}: report says exit ${report.summary.exitCode}, process ${run.code}`);
     return bad;
   }
   if (run.code !== 130) bad.push(`${at}: exit ${run.code}, not 130: ${run.stderr.slice(-300)}`);
   if (!report) {
-    if (!/INTERRUPTED|SIGINT|SIGTERM/.test(run.stderr)) bad.push(`${at}: no report and no word of the interruption: ${run.stderr.slice(-300)}`);
+    if (!/INTERRUPTED|SIGINT|SIGTERM/.test(run.stderr))
+      bad.push(`${at}: no report and no word of the interruption: ${run.stderr.slice(-300)}`);
     return bad;
   }
   if (report.summary.exitCode !== 130) bad.push(`${at}: summary exit ${report.summary.exitCode}`);
   // The check in flight is stopped before its own cleanup: when even the tidy-up after it
   // misses (under load), the sweep is what finds and removes it, and says so (dirty). The
   // pool is looked at independently after every run: nothing may remain there.
-  if (report.sweep?.state !== 'clean' && report.sweep?.state !== 'dirty') bad.push(`${at}: sweep ${report.sweep?.state ?? 'missing'}: ${report.sweep?.reason ?? ''}`);
+  if (report.sweep?.state !== 'clean' && report.sweep?.state !== 'dirty')
+    bad.push(`${at}: sweep ${report.sweep?.state ?? 'missing'}: ${report.sweep?.reason ?? ''}`);
   bad.push(...wrongAnswers(report, baseline).map((w) => `${at}: ${w}`));
   // A check that reached a label long after the signal ran when it should not have started.
   for (const c of report.checks) {
     const after = r.reported.get(c.id);
-    if (c.outcome !== null && after !== undefined && after > 1_000) bad.push(`${at}: ${c.id} concluded "${c.outcome}" ${Math.round(after)} ms after the signal`);
+    if (c.outcome !== null && after !== undefined && after > 1_000)
+      bad.push(`${at}: ${c.id} concluded "${c.outcome}" ${Math.round(after)} ms after the signal`);
   }
   return bad;
 }
@@ -134,9 +141,11 @@ function phases(runs: SignalledRun[]): Record<string, number> {
 async function leftOnPool(stack: Stack): Promise<string[]> {
   const view = await superuserView(stack.postgres);
   const left: string[] = [];
-  if (view.advisoryLocks !== 0 || view.tempTables.length > 0 || view.idleInTransaction !== 0) left.push(`superuser view: ${JSON.stringify(view)}`);
+  if (view.advisoryLocks !== 0 || view.tempTables.length > 0 || view.idleInTransaction !== 0)
+    left.push(`superuser view: ${JSON.stringify(view)}`);
   const views = await visitPool(stack.target.url(), stack.pooler!.poolSize, await freshSettings(stack.target.url()));
-  for (const v of views) if (JSON.stringify(v) !== JSON.stringify(cleanBackend(v.pid))) left.push(`backend view: ${JSON.stringify(v)}`);
+  for (const v of views)
+    if (JSON.stringify(v) !== JSON.stringify(cleanBackend(v.pid))) left.push(`backend view: ${JSON.stringify(v)}`);
   return left;
 }
 
@@ -145,7 +154,12 @@ async function leftOnPool(stack: Stack): Promise<string[]> {
  * turn (so both reach every phase), until two runs in a row ended before their signal: the
  * whole length of the run is covered however fast or slow the machine is today.
  */
-async function acrossTheRun(args: string[], stepMs: number, maxRuns: number, after: (r: SignalledRun) => Promise<void> = async () => undefined): Promise<SignalledRun[]> {
+async function acrossTheRun(
+  args: string[],
+  stepMs: number,
+  maxRuns: number,
+  after: (r: SignalledRun) => Promise<void> = async () => undefined,
+): Promise<SignalledRun[]> {
   const runs: SignalledRun[] = [];
   for (let i = 0, late = 0; late < 2 && i < maxRuns; i++) {
     const r = await signalAt(args, i * stepMs, i % 2 === 0 ? 'SIGINT' : 'SIGTERM');
@@ -162,7 +176,14 @@ describe('a signal at any moment of a run', () => {
   let baseline: CliRun;
   beforeAll(async () => {
     stack = await startStack('pgbouncer-transaction');
-    args = ['--target', stack.target.url(), '--direct', stack.postgres.url(), '--only', 'session/set-leak,temp/temp-table,locks/advisory-session,prepared/sql-prepare'];
+    args = [
+      '--target',
+      stack.target.url(),
+      '--direct',
+      stack.postgres.url(),
+      '--only',
+      'session/set-leak,temp/temp-table,locks/advisory-session,prepared/sql-prepare',
+    ];
     baseline = await runCli(args, { json: true });
   });
   afterAll(async () => {
@@ -179,10 +200,15 @@ describe('a signal at any moment of a run', () => {
       left.push(...(await leftOnPool(stack)).map((l) => `${r.sig} at ${r.offsetMs} ms: ${l}`));
     });
     const delivered = runs.filter((r) => r.delivered);
-    console.log(`interrupt offsets (external): ${delivered.length} of ${runs.length} signalled, by phase ${JSON.stringify(phases(runs))}; slowest end after the signal ${Math.max(...delivered.map((r) => r.run.ms - r.offsetMs))} ms`);
+    console.log(
+      `interrupt offsets (external): ${delivered.length} of ${runs.length} signalled, by phase ${JSON.stringify(phases(runs))}; slowest end after the signal ${Math.max(...delivered.map((r) => r.run.ms - r.offsetMs))} ms`,
+    );
     expect(runs.flatMap((r) => problems(r, outcomes(baseline.report)))).toEqual([]);
     // Both signals reached a run that had a report to write, and one that had not got so far.
-    for (const sig of ['SIGINT', 'SIGTERM']) expect(delivered.filter((r) => r.sig === sig && r.run.report?.summary.interrupted).length, sig).toBeGreaterThan(0);
+    for (const sig of ['SIGINT', 'SIGTERM'])
+      expect(delivered.filter((r) => r.sig === sig && r.run.report?.summary.interrupted).length, sig).toBeGreaterThan(
+        0,
+      );
     expect(delivered.some((r) => r.run.report === null)).toBe(true);
     // Signals reached discovery, the start of the checks, and later (a check, the sweep, the report).
     const seen = phases(runs);
@@ -198,7 +224,12 @@ describe('a signal at any moment of a run', () => {
     const quiet = await runCli(args);
     expect(quiet.code, quiet.stderr).toBe(0);
     const runs = await acrossTheRun(args, Math.max(200, Math.ceil(quiet.ms / 10 / 50) * 50), 14);
-    console.log(`interrupt offsets (embedded): ${runs.filter((r) => r.delivered).length} signalled, by phase ${JSON.stringify(phases(runs))}, fixtures seen at ${runs.filter((r) => r.servers.length > 0).map((r) => r.offsetMs).join(', ')} ms`);
+    console.log(
+      `interrupt offsets (embedded): ${runs.filter((r) => r.delivered).length} signalled, by phase ${JSON.stringify(phases(runs))}, fixtures seen at ${runs
+        .filter((r) => r.servers.length > 0)
+        .map((r) => r.offsetMs)
+        .join(', ')} ms`,
+    );
     expect(runs.flatMap((r) => problems(r, {}))).toEqual([]);
     for (const r of runs) {
       expect(r.servers.filter(stillRunning).map((p) => `${r.sig} at ${r.offsetMs} ms: pid ${p.pid}`)).toEqual([]);

@@ -12,7 +12,11 @@ import { cleanBackend, freshSettings, superuserView, visitPool } from '../safety
 import { runCli, type CliRun } from '../support/cli.js';
 
 /** Runs the CLI, sends `signals` once `afterChecks` checks have reported; snapshots its servers first. */
-async function interrupted(args: string[], afterChecks: number, signals: NodeJS.Signals[]): Promise<{ run: CliRun; servers: ProcessInfo[]; folders: string[] }> {
+async function interrupted(
+  args: string[],
+  afterChecks: number,
+  signals: NodeJS.Signals[],
+): Promise<{ run: CliRun; servers: ProcessInfo[]; folders: string[] }> {
   let servers: ProcessInfo[] = [];
   let folders: string[] = [];
   const run = await runCli(args, {
@@ -83,14 +87,29 @@ describe('interrupted mid-run', () => {
 
     test('SIGTERM mid-check: exit 130, sweep clean, and nothing is left on the server', async () => {
       // State checks only, so the check in flight has state on the shared backends to leave.
-      const only = ['--only', 'session/set-leak,temp,locks/advisory-session,notify,prepared/sql-prepare,cursors,session/custom-guc-leak'];
-      const { run } = await interrupted(['--target', stack.target.url(), '--direct', stack.postgres.url(), ...only], 2, ['SIGTERM']);
+      const only = [
+        '--only',
+        'session/set-leak,temp,locks/advisory-session,notify,prepared/sql-prepare,cursors,session/custom-guc-leak',
+      ];
+      const { run } = await interrupted(
+        ['--target', stack.target.url(), '--direct', stack.postgres.url(), ...only],
+        2,
+        ['SIGTERM'],
+      );
       console.log(`interrupt (external, SIGTERM): exit ${run.code} in ${run.ms} ms`);
       expect(run.code, run.stderr).toBe(130);
       expect(run.stderr).toMatch(/pooltest: SIGTERM:/);
       expect(run.report?.sweep?.clean, run.report?.sweep?.leftovers.join('; ')).toBe(true);
-      expect(await superuserView(stack.postgres)).toMatchObject({ advisoryLocks: 0, tempTables: [], idleInTransaction: 0 });
-      const views = await visitPool(stack.target.url(), stack.pooler!.poolSize, await freshSettings(stack.target.url()));
+      expect(await superuserView(stack.postgres)).toMatchObject({
+        advisoryLocks: 0,
+        tempTables: [],
+        idleInTransaction: 0,
+      });
+      const views = await visitPool(
+        stack.target.url(),
+        stack.pooler!.poolSize,
+        await freshSettings(stack.target.url()),
+      );
       for (const v of views) expect(v).toEqual(cleanBackend(v.pid));
     });
   });

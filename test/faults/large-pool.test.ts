@@ -26,7 +26,7 @@ describe('a pool larger than the steering bound', () => {
     await pgFixture?.stop();
   });
 
-  test('PgBouncer with a pool of 50: POOL_TOO_LARGE, exit 2, fast, and discovery\'s holders leave nothing', async () => {
+  test("PgBouncer with a pool of 50: POOL_TOO_LARGE, exit 2, fast, and discovery's holders leave nothing", async () => {
     const run = await runCli(['--target', bouncer.url(), '--direct', pgFixture.url()]);
     console.log(`large pool: exit ${run.code} in ${run.ms} ms`);
     expect(run.code, run.stderr).toBe(2);
@@ -35,7 +35,7 @@ describe('a pool larger than the steering bound', () => {
     expect(await superuserView(pgFixture)).toMatchObject({ advisoryLocks: 0, tempTables: [], idleInTransaction: 0 });
   });
 
-  test('the bound is the user\'s to raise: --max-pool 3 refuses the same pool, naming the bound', async () => {
+  test("the bound is the user's to raise: --max-pool 3 refuses the same pool, naming the bound", async () => {
     const run = await runCli(['--target', bouncer.url(), '--max-pool', '3']);
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/POOL_TOO_LARGE: .*more than 3 at once/);

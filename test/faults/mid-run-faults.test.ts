@@ -26,8 +26,21 @@ describe('faults in the middle of a run (PgBouncer transaction mode)', () => {
   let pgFixture: PostgresFixture;
   let bouncer: PoolerFixture;
   let baseline: Record<string, string | null>;
-  const tally: Array<{ fault: string; survived: boolean; hit: string[]; inconclusive: number; conclusiveAfter: number; ms: number }> = [];
-  const args = (target = bouncer.url(), direct = pgFixture.url()): string[] => ['--target', target, '--direct', direct, ...TIMEOUT];
+  const tally: Array<{
+    fault: string;
+    survived: boolean;
+    hit: string[];
+    inconclusive: number;
+    conclusiveAfter: number;
+    ms: number;
+  }> = [];
+  const args = (target = bouncer.url(), direct = pgFixture.url()): string[] => [
+    '--target',
+    target,
+    '--direct',
+    direct,
+    ...TIMEOUT,
+  ];
 
   beforeAll(async () => {
     pgFixture = await startPostgres();
@@ -36,12 +49,20 @@ describe('faults in the middle of a run (PgBouncer transaction mode)', () => {
     bouncer = await startPgBouncer(pgFixture, { poolMode: 'transaction', settings: { server_login_retry: '1' } });
     const quiet = await runCli(args(), { json: true });
     // Measurements (capacity/connect-churn, a latency ratio) are not compared: a fault may move them.
-    baseline = outcomes({ ...quiet.report!, checks: quiet.report!.checks.filter((c) => c.verdict !== 'skipped' && !(MEASURED as readonly string[]).includes(c.id)) });
+    baseline = outcomes({
+      ...quiet.report!,
+      checks: quiet.report!.checks.filter(
+        (c) => c.verdict !== 'skipped' && !(MEASURED as readonly string[]).includes(c.id),
+      ),
+    });
   });
   // Each fault starts from a target that answers: the one before may have left PgBouncer
   // waiting out server_login_retry.
   beforeEach(async () => {
-    await waitForLogin({ port: bouncer.port, user: bouncer.user, password: bouncer.password, database: bouncer.database, caFile: null }, { timeoutMs: 20_000, giveUpIf: () => null });
+    await waitForLogin(
+      { port: bouncer.port, user: bouncer.user, password: bouncer.password, database: bouncer.database, caFile: null },
+      { timeoutMs: 20_000, giveUpIf: () => null },
+    );
   });
   afterAll(async () => {
     console.log(`faults: ${JSON.stringify(tally)}`);
@@ -55,18 +76,36 @@ describe('faults in the middle of a run (PgBouncer transaction mode)', () => {
   });
 
   /** The run survived: it ended by itself, nothing wrong, later checks conclusive, nothing left. */
-  async function expectSurvived(fault: string, run: FaultRun, opts: { codes?: number[]; needLater?: boolean } = {}): Promise<void> {
-    tally.push({ fault, survived: false, hit: hitChecks(run), inconclusive: run.report?.checks.filter((c) => c.verdict === 'inconclusive').length ?? -1, conclusiveAfter: run.conclusiveAfter.length, ms: run.ms });
+  async function expectSurvived(
+    fault: string,
+    run: FaultRun,
+    opts: { codes?: number[]; needLater?: boolean } = {},
+  ): Promise<void> {
+    tally.push({
+      fault,
+      survived: false,
+      hit: hitChecks(run),
+      inconclusive: run.report?.checks.filter((c) => c.verdict === 'inconclusive').length ?? -1,
+      conclusiveAfter: run.conclusiveAfter.length,
+      ms: run.ms,
+    });
     expect(run.injected, 'the fault was injected mid-run').toBe(true);
     expectEndedByItself(run, opts.codes);
     expect(wrongAnswers(run.report, baseline)).toEqual([]);
-    if (opts.needLater !== false) expect(run.conclusiveAfter.length, 'checks after the fault ran conclusively').toBeGreaterThan(0);
+    if (opts.needLater !== false)
+      expect(run.conclusiveAfter.length, 'checks after the fault ran conclusively').toBeGreaterThan(0);
     await expectNothingLeft();
     tally[tally.length - 1]!.survived = true;
   }
 
   async function expectNothingLeft(): Promise<void> {
-    expect(await superuserView(pgFixture)).toMatchObject({ advisoryLocks: 0, tempTables: [], schemas: [], tables: [], idleInTransaction: 0 });
+    expect(await superuserView(pgFixture)).toMatchObject({
+      advisoryLocks: 0,
+      tempTables: [],
+      schemas: [],
+      tables: [],
+      idleInTransaction: 0,
+    });
     const views = await visitPool(bouncer.url(), bouncer.poolSize, await freshSettings(bouncer.url()));
     for (const v of views) expect(v).toEqual(cleanBackend(v.pid));
   }
@@ -106,11 +145,17 @@ describe('faults in the middle of a run (PgBouncer transaction mode)', () => {
   test('the network to the pooler stalls mid-run: connections accepted, nothing answered', async () => {
     const proxy = await startFaultProxy({ upstreamPort: bouncer.port });
     try {
-      const run = await runWithFault(args(`postgres://${bouncer.user}:${encodeURIComponent(bouncer.password)}@127.0.0.1:${proxy.port}/${bouncer.database}`), 4, async () => {
-        proxy.stall(10_000);
-        await new Promise((r) => setTimeout(r, 4_000));
-        proxy.resume();
-      });
+      const run = await runWithFault(
+        args(
+          `postgres://${bouncer.user}:${encodeURIComponent(bouncer.password)}@127.0.0.1:${proxy.port}/${bouncer.database}`,
+        ),
+        4,
+        async () => {
+          proxy.stall(10_000);
+          await new Promise((r) => setTimeout(r, 4_000));
+          proxy.resume();
+        },
+      );
       await expectSurvived('network stall', run);
     } finally {
       await proxy.close();
@@ -123,7 +168,14 @@ describe('faults in the middle of a run (PgBouncer transaction mode)', () => {
     silent.stall(150_000);
     try {
       const run = await runCli(args(bouncer.url(), `127.0.0.1:${silent.port}`), { json: true, timeoutMs: 120_000 });
-      tally.push({ fault: 'silent --direct', survived: false, hit: [], inconclusive: 0, conclusiveAfter: 0, ms: run.ms });
+      tally.push({
+        fault: 'silent --direct',
+        survived: false,
+        hit: [],
+        inconclusive: 0,
+        conclusiveAfter: 0,
+        ms: run.ms,
+      });
       expect(run.signal, run.stderr).toBeNull();
       // Found at the start (it would otherwise cost the whole run and end as a sweep that could not look).
       expect(run.code, run.stderr).toBe(2);
@@ -140,7 +192,9 @@ describe('faults in the middle of a run (PgBouncer transaction mode)', () => {
 
 /** Checks the fault made inconclusive, with the start of their reason: where it landed. */
 function hitChecks(run: FaultRun): string[] {
-  return (run.report?.checks ?? []).filter((c) => c.verdict === 'inconclusive').map((c) => `${c.id}: ${c.reason.slice(0, 90)}`);
+  return (run.report?.checks ?? [])
+    .filter((c) => c.verdict === 'inconclusive')
+    .map((c) => `${c.id}: ${c.reason.slice(0, 90)}`);
 }
 
 async function terminate(pgFixture: PostgresFixture, pid: number): Promise<void> {

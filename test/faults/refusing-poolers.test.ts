@@ -37,14 +37,19 @@ describe('poolers that refuse at capacity', () => {
     expect([0, 1], run.stderr).toContain(run.code);
     expect(run.report, run.stderr).not.toBeNull();
     const r = run.report!;
-    table.push(`${p.kind} ${p.mode}: exit ${run.code}, ${run.ms} ms, pool ${r.discovery.poolSize}, clientLimit ${JSON.stringify(r.discovery.clientLimit ?? null)}, ${r.checks.map((c) => `${c.id}=${c.outcome ?? 'inconclusive'}`).join(' ')}`);
+    table.push(
+      `${p.kind} ${p.mode}: exit ${run.code}, ${run.ms} ms, pool ${r.discovery.poolSize}, clientLimit ${JSON.stringify(r.discovery.clientLimit ?? null)}, ${r.checks.map((c) => `${c.id}=${c.outcome ?? 'inconclusive'}`).join(' ')}`,
+    );
     return r;
   }
 
   test('pgpool-II, reserved_connections = 1, 3 children (admits 2): pool of 2 counted, queueing rejected verbatim, the rest steered', async () => {
     const r = await runAgainst(await startPgpool(pgFixture, { children: 3, reservedConnections: 1 }));
     expect(r.discovery.poolSize).toBe(2);
-    expect(r.discovery.clientLimit).toMatchObject({ clients: 2, refusal: expect.stringMatching(/^53300 .*Sorry, too many clients already/) });
+    expect(r.discovery.clientLimit).toMatchObject({
+      clients: 2,
+      refusal: expect.stringMatching(/^53300 .*Sorry, too many clients already/),
+    });
     const queueing = r.checks.find((c) => c.id === 'capacity/queueing')!;
     expect(queueing.outcome, queueing.reason).toBe('rejected');
     expect(String(queueing.facts.rejectedWith)).toMatch(/53300 .*Sorry, too many clients already/);
@@ -63,7 +68,9 @@ describe('poolers that refuse at capacity', () => {
     for (const id of ['session/set-leak', 'locks/advisory-session']) {
       const c = r.checks.find((x) => x.id === id)!;
       expect(c.outcome, c.reason).toBeNull();
-      expect(c.reason).toMatch(/not steerable here: the pooler admits 1 client\(s\) at once and this check needed one more \(.*Sorry, too many clients already/);
+      expect(c.reason).toMatch(
+        /not steerable here: the pooler admits 1 client\(s\) at once and this check needed one more \(.*Sorry, too many clients already/,
+      );
     }
     const queueing = r.checks.find((c) => c.id === 'capacity/queueing')!;
     expect(queueing.outcome, queueing.reason).toBe('rejected');
@@ -71,7 +78,9 @@ describe('poolers that refuse at capacity', () => {
   });
 
   test('PgBouncer, max_db_connections = 2, query_wait_timeout = 0.1 s: pool of 2 counted, queueing rejected with "query_wait_timeout"', async () => {
-    const r = await runAgainst(await startPgBouncer(pgFixture, { poolMode: 'transaction', maxDbConnections: 2, queryWaitTimeoutS: 0.1 }));
+    const r = await runAgainst(
+      await startPgBouncer(pgFixture, { poolMode: 'transaction', maxDbConnections: 2, queryWaitTimeoutS: 0.1 }),
+    );
     expect(r.discovery.poolSize).toBe(2);
     expect(r.discovery.mode).toBe('transaction');
     const queueing = r.checks.find((c) => c.id === 'capacity/queueing')!;

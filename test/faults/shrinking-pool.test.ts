@@ -15,7 +15,18 @@ import type { PoolerFixture } from '../../fixtures/pooler-fixture.js';
 import { startPostgres, type PostgresFixture } from '../../fixtures/postgres-fixture.js';
 import { outcomes, runCli, type CliRun } from '../support/cli.js';
 
-const ARGS = ['--timeout', '2s', '--only', 'transactions/abandoned', '--only', 'session/set-leak', '--only', 'locks/advisory-session', '--only', 'session/custom-guc-leak'];
+const ARGS = [
+  '--timeout',
+  '2s',
+  '--only',
+  'transactions/abandoned',
+  '--only',
+  'session/set-leak',
+  '--only',
+  'locks/advisory-session',
+  '--only',
+  'session/custom-guc-leak',
+];
 
 describe('a pool that shrinks during the run (PgBouncer behind a lossy link)', () => {
   let pgFixture: PostgresFixture;
@@ -26,7 +37,10 @@ describe('a pool that shrinks during the run (PgBouncer behind a lossy link)', (
     pgFixture = await startPostgres();
     proxy = await startFaultProxy({ upstreamPort: pgFixture.port });
     // PgBouncer's server connections go through the proxy.
-    bouncer = await startPgBouncer({ ...pgFixture, port: proxy.port }, { poolMode: 'transaction', settings: { server_login_retry: '1' } });
+    bouncer = await startPgBouncer(
+      { ...pgFixture, port: proxy.port },
+      { poolMode: 'transaction', settings: { server_login_retry: '1' } },
+    );
   });
   afterAll(async () => {
     await bouncer?.stop();
@@ -44,7 +58,7 @@ describe('a pool that shrinks during the run (PgBouncer behind a lossy link)', (
     return run;
   }
 
-  test('the smaller pool is transactions/abandoned\'s finding, with the counts, and two runs agree on every verdict', async () => {
+  test("the smaller pool is transactions/abandoned's finding, with the counts, and two runs agree on every verdict", async () => {
     proxy.loseSlotOnClose(false);
     const quiet = await runCli(['--target', bouncer.url(), ...ARGS], { json: true, timeoutMs: 90_000 });
     expect(quiet.report, quiet.stderr).not.toBeNull();
@@ -56,10 +70,15 @@ describe('a pool that shrinks during the run (PgBouncer behind a lossy link)', (
       expect(run.report, run.stderr).not.toBeNull();
       const abandoned = run.report!.checks.find((c) => c.id === 'transactions/abandoned')!;
       expect(abandoned.facts, abandoned.reason).toMatchObject({ poolShrank: true, poolBefore: 2, poolAfter: 1 });
-      expect(abandoned.reason).toMatch(/availability finding: the pool was smaller after transactions\/abandoned: 2 backend\(s\) before, 1 after/);
+      expect(abandoned.reason).toMatch(
+        /availability finding: the pool was smaller after transactions\/abandoned: 2 backend\(s\) before, 1 after/,
+      );
       // The damaging check ran last: every other check ran on the whole pool, as without the loss.
-      for (const c of run.report!.checks) if (c.id !== 'transactions/abandoned') expect(c.outcome, c.reason).toBe(outcomes(quiet.report)[c.id]);
-      lines.push(`exit ${run.code}, ${run.ms} ms, sweep ${JSON.stringify(run.report!.sweep)}: ${JSON.stringify(outcomes(run.report))}`);
+      for (const c of run.report!.checks)
+        if (c.id !== 'transactions/abandoned') expect(c.outcome, c.reason).toBe(outcomes(quiet.report)[c.id]);
+      lines.push(
+        `exit ${run.code}, ${run.ms} ms, sweep ${JSON.stringify(run.report!.sweep)}: ${JSON.stringify(outcomes(run.report))}`,
+      );
     }
     console.log(`shrinking pool:\n  quiet: ${JSON.stringify(outcomes(quiet.report))}\n  ${lines.join('\n  ')}`);
     expect(outcomes(runs[0]!.report)).toEqual(outcomes(runs[1]!.report));

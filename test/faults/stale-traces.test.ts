@@ -65,7 +65,10 @@ describe('stale traces of a dead run', () => {
     for (const pid of pids) expect(JSON.stringify(report.sweep)).not.toContain(String(pid));
     expect(report.sweep?.clean, JSON.stringify(report.sweep)).toBe(true);
     for (const c of report.checks) expect(c.reason).not.toMatch(/other pooltest run/);
-    expect(report.checks.filter((c) => c.outcome !== null).length, JSON.stringify(report.checks.map((c) => [c.id, c.reason]))).toBeGreaterThan(0);
+    expect(
+      report.checks.filter((c) => c.outcome !== null).length,
+      JSON.stringify(report.checks.map((c) => [c.id, c.reason])),
+    ).toBeGreaterThan(0);
     for (const c of stale) await c.query('ROLLBACK');
   });
 

@@ -10,7 +10,10 @@ import { judgeStalePassword } from '../../suites/auth/stale-password.check.js';
 import type { StepRecord } from '../../engine/types.js';
 import { REPO } from '../support/cli.js';
 
-const RECORDED = JSON.parse(readFileSync(path.join(REPO, 'test/recorded/stale-password.json'), 'utf8')) as Record<string, { outcome: string | null; steps: StepRecord[] }>;
+const RECORDED = JSON.parse(readFileSync(path.join(REPO, 'test/recorded/stale-password.json'), 'utf8')) as Record<
+  string,
+  { outcome: string | null; steps: StepRecord[] }
+>;
 const steps = (fixture: string): StepRecord[] => structuredClone(RECORDED[fixture]!.steps);
 
 /** Makes the login step `tag` served (a pid) or refused (28P01). */
@@ -27,7 +30,13 @@ describe('auth/stale-password judge', () => {
     for (const fixture of ['pgbouncer-transaction', 'pgbouncer-session']) {
       const j = judgeStalePassword(steps(fixture));
       expect(j.outcome, fixture).toBe('old-accepted');
-      expect(j.facts).toMatchObject({ oldAcceptedBefore: true, newAcceptedBefore: false, reloaded: true, oldAcceptedAfterReload: true, newAcceptedAfterReload: false });
+      expect(j.facts).toMatchObject({
+        oldAcceptedBefore: true,
+        newAcceptedBefore: false,
+        reloaded: true,
+        oldAcceptedAfterReload: true,
+        newAcceptedAfterReload: false,
+      });
     }
   });
 
@@ -43,14 +52,27 @@ describe('auth/stale-password judge', () => {
 
   test('the four cases: a reload that refreshes, and a pooler that locks the login out', () => {
     // auth_query-like: old refused and new admitted only after the reload.
-    const afterReload = set(set(set(set(steps('pgbouncer-transaction'), 'before.old', false), 'before.new', false), 'after.old', false), 'after.new', true);
+    const afterReload = set(
+      set(set(set(steps('pgbouncer-transaction'), 'before.old', false), 'before.new', false), 'after.old', false),
+      'after.new',
+      true,
+    );
     const j = judgeStalePassword(afterReload);
     expect(j.outcome).toBe('refreshed');
-    expect(j.facts).toMatchObject({ caseBefore: 'old password refused, new refused', caseAfterReload: 'old password refused, new admitted' });
-    const locked = set(set(set(set(steps('pgbouncer-transaction'), 'before.old', false), 'before.new', false), 'after.old', false), 'after.new', false);
+    expect(j.facts).toMatchObject({
+      caseBefore: 'old password refused, new refused',
+      caseAfterReload: 'old password refused, new admitted',
+    });
+    const locked = set(
+      set(set(set(steps('pgbouncer-transaction'), 'before.old', false), 'before.new', false), 'after.old', false),
+      'after.new',
+      false,
+    );
     expect(judgeStalePassword(locked).outcome).toBe('rejected');
     // The control: the old password admitted only after the reload still counts.
-    expect(judgeStalePassword(set(set(steps('direct'), 'after.old', true), 'before.old', false)).outcome).toBe('old-accepted');
+    expect(judgeStalePassword(set(set(steps('direct'), 'after.old', true), 'before.old', false)).outcome).toBe(
+      'old-accepted',
+    );
   });
 
   test('no answer, a password the login may not change, or no change at all are not outcomes', () => {
@@ -58,7 +80,10 @@ describe('auth/stale-password judge', () => {
     const step = silent.find((s) => s.tag === 'before.new')!;
     step.error = null;
     step.timedOut = true;
-    expect(judgeStalePassword(silent)).toMatchObject({ outcome: null, reason: expect.stringMatching(/newAcceptedBefore/) });
+    expect(judgeStalePassword(silent)).toMatchObject({
+      outcome: null,
+      reason: expect.stringMatching(/newAcceptedBefore/),
+    });
     const refused = steps('direct');
     refused.find((s) => s.tag === 'D.alter')!.error = { code: '42501', message: 'permission denied' };
     expect(judgeStalePassword(refused)).toMatchObject({ outcome: null, skipped: true });

@@ -20,12 +20,15 @@ describe(`${ID}: recorded logs`, () => {
     expect(mostAtOnce(trafficSteps('pgbouncer-transaction', ID).filter((s) => s.tag === 'burst.client'))).toBe(100);
   });
 
-  test.each(['pgbouncer-transaction', 'pgbouncer-session', 'pgbouncer-statement'] as const)('absorbed on %s: all 100 served by at most the 2 backends of the pool', (fixture) => {
-    const j = judgeBurst(trafficSteps(fixture, ID));
-    expect(j.outcome).toBe('absorbed');
-    expect(j.facts).toMatchObject({ clients: 100, served: 100, refused: 0, maxConnections: 25 });
-    expect(j.facts.backends).toBeLessThanOrEqual(2);
-  });
+  test.each(['pgbouncer-transaction', 'pgbouncer-session', 'pgbouncer-statement'] as const)(
+    'absorbed on %s: all 100 served by at most the 2 backends of the pool',
+    (fixture) => {
+      const j = judgeBurst(trafficSteps(fixture, ID));
+      expect(j.outcome).toBe('absorbed');
+      expect(j.facts).toMatchObject({ clients: 100, served: 100, refused: 0, maxConnections: 25 });
+      expect(j.facts.backends).toBeLessThanOrEqual(2);
+    },
+  );
 
   test('overflowed on direct Postgres: the clients beyond max_connections refused with 53300', () => {
     const j = judgeBurst(trafficSteps('direct', ID));
@@ -90,8 +93,16 @@ describe(`${ID}: mutations and the gate`, () => {
   test('max_connections read directly wins over what the target says', () => {
     const steps = absorbed();
     const limits = steps.find((s) => s.tag === 'burst.limits')!;
-    steps.push({ ...structuredClone(limits), tag: 'burst.limits.direct', session: 'D', results: [[{ max_connections: 500 }]] });
-    expect(judgeBurst(steps)).toMatchObject({ outcome: null, facts: { maxConnections: 500, maxConnectionsVia: 'direct' } });
+    steps.push({
+      ...structuredClone(limits),
+      tag: 'burst.limits.direct',
+      session: 'D',
+      results: [[{ max_connections: 500 }]],
+    });
+    expect(judgeBurst(steps)).toMatchObject({
+      outcome: null,
+      facts: { maxConnections: 500, maxConnectionsVia: 'direct' },
+    });
   });
   test('skipped unless the run says the target is a throwaway fixture', () => {
     const ctx = { fixture: false } as RunContext;

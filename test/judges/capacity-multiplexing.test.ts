@@ -14,14 +14,17 @@ const judge = (fixture: TrafficFixture) => judgeMultiplexing(trafficSteps(fixtur
 describe(`${ID}: recorded logs`, () => {
   // Every recorded log's outcome is checked against the hand-written table in golden.test.ts.
 
-  test.each(['pgbouncer-transaction', 'pgbouncer-statement'] as const)('multiplexed on %s: 20 clients on at most the 2 backends of the pool', (fixture) => {
-    const j = judge(fixture);
-    expect(j.outcome).toBe('multiplexed');
-    expect(j.facts).toMatchObject({ clients: 20, served: 20, withinPool: true });
-    expect(j.facts.backends).toBeLessThanOrEqual(2);
-    expect(j.facts.sharedBackends).toBeGreaterThanOrEqual(1);
-    expect(j.facts.serverConnections).toBeLessThanOrEqual(2);
-  });
+  test.each(['pgbouncer-transaction', 'pgbouncer-statement'] as const)(
+    'multiplexed on %s: 20 clients on at most the 2 backends of the pool',
+    (fixture) => {
+      const j = judge(fixture);
+      expect(j.outcome).toBe('multiplexed');
+      expect(j.facts).toMatchObject({ clients: 20, served: 20, withinPool: true });
+      expect(j.facts.backends).toBeLessThanOrEqual(2);
+      expect(j.facts.sharedBackends).toBeGreaterThanOrEqual(1);
+      expect(j.facts.serverConnections).toBeLessThanOrEqual(2);
+    },
+  );
 
   test('multiplexed with max_client_conn = 4: the refused clients are counted, the served ones share', () => {
     const j = judge('pgbouncer-small-max-client');
@@ -36,11 +39,14 @@ describe(`${ID}: recorded logs`, () => {
     expect(j.facts).toMatchObject({ served: 20, backends: 20, sharedBackends: 0, serverConnections: 20 });
   });
 
-  test.each(['pgbouncer-session', 'pgpool'] as const)('one-per-client on %s: 2 clients served, 18 left waiting', (fixture) => {
-    const j = judge(fixture);
-    expect(j.outcome).toBe('one-per-client');
-    expect(j.facts).toMatchObject({ served: 2, waiting: 18, backends: 2, sharedBackends: 0 });
-  });
+  test.each(['pgbouncer-session', 'pgpool'] as const)(
+    'one-per-client on %s: 2 clients served, 18 left waiting',
+    (fixture) => {
+      const j = judge(fixture);
+      expect(j.outcome).toBe('one-per-client');
+      expect(j.facts).toMatchObject({ served: 2, waiting: 18, backends: 2, sharedBackends: 0 });
+    },
+  );
 });
 
 describe(`${ID}: inconclusive`, () => {

@@ -15,13 +15,23 @@ describe(`${ID}: recorded logs`, () => {
   // Every recorded log's outcome is checked against the hand-written table in golden.test.ts.
 
   test('every pooler with room for six clients (PgBouncer in all three modes, pgpool-II) queues them', () => {
-    expect(fixturesWith(ID, 'queued')).toEqual(expect.arrayContaining(['pgbouncer-transaction', 'pgbouncer-session', 'pgbouncer-statement', 'pgpool']));
+    expect(fixturesWith(ID, 'queued')).toEqual(
+      expect.arrayContaining(['pgbouncer-transaction', 'pgbouncer-session', 'pgbouncer-statement', 'pgpool']),
+    );
   });
 
   test('queued on PgBouncer transaction mode: three rounds of two, about one transaction apart', () => {
     const j = judgeQueueing(trafficSteps('pgbouncer-transaction', ID), discovery('pgbouncer-transaction'));
     expect(j.outcome).toBe('queued');
-    expect(j.facts).toMatchObject({ transactions: 6, poolSize: 2, backends: 2, peakConcurrent: 2, waited: 4, rounds: 3, expectedRounds: 3 });
+    expect(j.facts).toMatchObject({
+      transactions: 6,
+      poolSize: 2,
+      backends: 2,
+      peakConcurrent: 2,
+      waited: 4,
+      rounds: 3,
+      expectedRounds: 3,
+    });
     expect(j.facts.maxWaitMs).toBeGreaterThanOrEqual(380);
   });
 
@@ -65,7 +75,10 @@ describe(`${ID}: mutations`, () => {
     expect(j.reason).toMatch(/no transaction was recorded/);
   });
   test('inconclusive: a transaction did not read the server clock', () => {
-    const j = judgeQueueing(mutate(tx(), 'queue.tx', (s) => setColumn(s, 'ended', null)), discovery('pgbouncer-transaction'));
+    const j = judgeQueueing(
+      mutate(tx(), 'queue.tx', (s) => setColumn(s, 'ended', null)),
+      discovery('pgbouncer-transaction'),
+    );
     expect(j.outcome).toBeNull();
     expect(j.reason).toMatch(/start and end/);
   });

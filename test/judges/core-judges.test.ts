@@ -10,7 +10,7 @@ import { judgeSetLocal } from '../../suites/session/set-local.check.js';
 import { mutate, stepsOf, without } from '../support/recorded.js';
 
 describe('locks/advisory-session', () => {
-  test('shared on PgBouncer transaction: the lock was already held by the backend the other client got; A\'s unlock warned', () => {
+  test("shared on PgBouncer transaction: the lock was already held by the backend the other client got; A's unlock warned", () => {
     const j = judgeAdvisory(stepsOf('pgbouncer-transaction', 'locks/advisory-session'));
     expect(j.outcome).toBe('shared');
     expect(j.facts).toMatchObject({ otherHeldBefore: true, aUnlocked: false, aUnlockWarned: true });
@@ -20,7 +20,7 @@ describe('locks/advisory-session', () => {
     expect(j.outcome).toBe('exclusive');
     expect(j.facts).toMatchObject({ otherGotLock: false, aUnlocked: true, aUnlockWarned: false });
   });
-  test('released: the other client on A\'s old backend found no lock there', () => {
+  test("released: the other client on A's old backend found no lock there", () => {
     const steps = mutate(stepsOf('pgbouncer-transaction', 'locks/advisory-session'), 'observe.take', (s) => {
       for (const rows of s.results) for (const r of rows) if ('held_before' in r) r.held_before = 0;
     });
@@ -33,18 +33,30 @@ describe('locks/advisory-session', () => {
     expect(judgeAdvisory(steps).outcome).toBe('released');
   });
   test('rejected: the lock function failed with an SQLSTATE', () => {
-    const steps = mutate(stepsOf('direct', 'locks/advisory-session'), 'A.create', (s) => (s.error = { code: '42501', message: 'permission denied' }));
+    const steps = mutate(
+      stepsOf('direct', 'locks/advisory-session'),
+      'A.create',
+      (s) => (s.error = { code: '42501', message: 'permission denied' }),
+    );
     expect(judgeAdvisory(steps).outcome).toBe('rejected');
   });
   test.each([
-    ['A never got the lock', () => mutate(stepsOf('direct', 'locks/advisory-session'), 'A.create', (s) => (s.results = [s.results[0]!]))],
+    [
+      'A never got the lock',
+      () => mutate(stepsOf('direct', 'locks/advisory-session'), 'A.create', (s) => (s.results = [s.results[0]!])),
+    ],
     ['no other client tried', () => without(stepsOf('direct', 'locks/advisory-session'), 'observe.take')],
-    ['the client on A\'s backend neither held nor got it', () => mutate(stepsOf('pgbouncer-transaction', 'locks/advisory-session'), 'observe.take', (s) => {
-      for (const rows of s.results) for (const r of rows) {
-        if ('held_before' in r) r.held_before = 0;
-        if ('got' in r) r.got = false;
-      }
-    })],
+    [
+      "the client on A's backend neither held nor got it",
+      () =>
+        mutate(stepsOf('pgbouncer-transaction', 'locks/advisory-session'), 'observe.take', (s) => {
+          for (const rows of s.results)
+            for (const r of rows) {
+              if ('held_before' in r) r.held_before = 0;
+              if ('got' in r) r.got = false;
+            }
+        }),
+    ],
   ])('inconclusive: %s', (_n, steps) => {
     expect(judgeAdvisory(steps()).outcome).toBeNull();
   });
@@ -64,12 +76,32 @@ describe('notify/listen', () => {
     expect(judgeListen(steps).outcome).toBe('dropped');
   });
   test('rejected: LISTEN failed with an SQLSTATE', () => {
-    const steps = mutate(stepsOf('direct', 'notify/listen'), 'A.create', (s) => (s.error = { code: '0A000', message: 'LISTEN not supported' }));
+    const steps = mutate(
+      stepsOf('direct', 'notify/listen'),
+      'A.create',
+      (s) => (s.error = { code: '0A000', message: 'LISTEN not supported' }),
+    );
     expect(judgeListen(steps).outcome).toBe('rejected');
   });
   test.each([
-    ['LISTEN lost its connection', () => mutate(stepsOf('direct', 'notify/listen'), 'A.create', (s) => (s.error = { message: 'Connection terminated unexpectedly' }))],
-    ['the NOTIFY failed', () => mutate(stepsOf('direct', 'notify/listen'), 'N.notify', (s) => (s.error = { message: 'no answer within 10000 ms' }))],
+    [
+      'LISTEN lost its connection',
+      () =>
+        mutate(
+          stepsOf('direct', 'notify/listen'),
+          'A.create',
+          (s) => (s.error = { message: 'Connection terminated unexpectedly' }),
+        ),
+    ],
+    [
+      'the NOTIFY failed',
+      () =>
+        mutate(
+          stepsOf('direct', 'notify/listen'),
+          'N.notify',
+          (s) => (s.error = { message: 'no answer within 10000 ms' }),
+        ),
+    ],
     ['the NOTIFY never ran', () => without(stepsOf('direct', 'notify/listen'), 'N.notify')],
   ])('inconclusive: %s', (_n, steps) => {
     expect(judgeListen(steps()).outcome).toBeNull();
@@ -82,7 +114,7 @@ describe('session/set-local', () => {
     expect(j.outcome).toBe('scoped');
     expect(j.facts).toMatchObject({ visibleInside: true, visibleAfterInA: false });
   });
-  test('rejected on PgBouncer statement mode: BEGIN refused with the pooler\'s error', () => {
+  test("rejected on PgBouncer statement mode: BEGIN refused with the pooler's error", () => {
     const j = judgeSetLocal(stepsOf('pgbouncer-statement', 'session/set-local'));
     expect(j.outcome).toBe('rejected');
     expect(String(j.facts.rejectedWith)).toContain('transaction blocks not allowed');
@@ -97,8 +129,15 @@ describe('session/set-local', () => {
   });
   test.each([
     ['SET LOCAL never ran', () => without(stepsOf('direct', 'session/set-local'), 'A.create')],
-    ['the value was not visible inside', () => mutate(stepsOf('direct', 'session/set-local'), 'A.inside', (s) => (s.results = [[{ inside: '0' }]]))],
-    ['A\'s next transaction did not answer', () => mutate(stepsOf('direct', 'session/set-local'), 'A.readback', (s) => ((s.timedOut = true), (s.results = [])))],
+    [
+      'the value was not visible inside',
+      () => mutate(stepsOf('direct', 'session/set-local'), 'A.inside', (s) => (s.results = [[{ inside: '0' }]])),
+    ],
+    [
+      "A's next transaction did not answer",
+      () =>
+        mutate(stepsOf('direct', 'session/set-local'), 'A.readback', (s) => ((s.timedOut = true), (s.results = []))),
+    ],
   ])('inconclusive: %s', (_n, steps) => {
     expect(judgeSetLocal(steps()).outcome).toBeNull();
   });

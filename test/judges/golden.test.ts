@@ -37,7 +37,8 @@ test('the hand-written table covers every recorded file and check, and nothing e
   for (const name of files) {
     const run = JSON.parse(readFileSync(path.join(DIR, `${name}.json`), 'utf8')) as RecordedFile;
     expect(Object.keys(GOLDEN[name]!).sort(), name).toEqual(Object.keys(run.checks).sort());
-    for (const [id, [, why]] of Object.entries(GOLDEN[name]!)) expect(why.length, `${name} ${id}: a justification`).toBeGreaterThan(20);
+    for (const [id, [, why]] of Object.entries(GOLDEN[name]!))
+      expect(why.length, `${name} ${id}: a justification`).toBeGreaterThan(20);
   }
 });
 
@@ -47,7 +48,10 @@ describe.each(files)('%s', (name) => {
   test.each(cases)('%s -> %s (%s)', (id, outcome) => {
     const def = CATALOGUE.find((c) => c.id === id);
     expect(def, `unknown check ${id}`).toBeDefined();
-    const discovery = { ...(id === 'capacity/burst' && run.burstDiscovery ? run.burstDiscovery : run.discovery), steps: [] };
+    const discovery = {
+      ...(id === 'capacity/burst' && run.burstDiscovery ? run.burstDiscovery : run.discovery),
+      steps: [],
+    };
     expect(def!.judge(run.checks[id]!.steps, discovery).outcome).toBe(outcome);
   });
 });

@@ -53,8 +53,19 @@ describe('load: an outage is not a refusal', () => {
 
 describe('load: another pooltest run on the same target', () => {
   const note = (others: number): StepRecord => ({
-    seq: 99, session: 'engine', tag: OTHER_RUNS_TAG, sql: '(other runs)', pid: null, results: [[{ other_runs: others }]],
-    error: null, notices: [], notifications: [], startMs: 0, durationMs: 0, timedOut: false, txStatus: null,
+    seq: 99,
+    session: 'engine',
+    tag: OTHER_RUNS_TAG,
+    sql: '(other runs)',
+    pid: null,
+    results: [[{ other_runs: others }]],
+    error: null,
+    notices: [],
+    notifications: [],
+    startMs: 0,
+    durationMs: 0,
+    timedOut: false,
+    txStatus: null,
   });
 
   test('while another run is active, no conclusion stands, and the reason says why', () => {

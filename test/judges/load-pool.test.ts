@@ -27,7 +27,12 @@ function allMissed(n: number): StepRecord[] {
   const b1 = steps[0]!.pid!;
   const first = steps.find((s) => s.tag === 'observe.take' && !s.timedOut)!;
   const kept = steps.filter((s) => !s.tag.startsWith('observe.'));
-  const takes = Array.from({ length: n }, (_, i) => ({ ...first, session: `O${i + 1}`, pid: b1 + 100 + i, results: [[{ pid: b1 + 100 + i }], [{ seen: '0' }]] }));
+  const takes = Array.from({ length: n }, (_, i) => ({
+    ...first,
+    session: `O${i + 1}`,
+    pid: b1 + 100 + i,
+    results: [[{ pid: b1 + 100 + i }], [{ seen: '0' }]],
+  }));
   return [kept[0]!, ...takes, ...kept.slice(1)].map((s, i) => ({ ...s, seq: i + 1 }));
 }
 
@@ -40,7 +45,7 @@ describe('load: the pool is not what discovery counted', () => {
     expect(j.facts.backendsSeen).toBe(3);
   });
 
-  test('a shared pool of unknown size: trying the bound\'s worth of candidates proves nothing', () => {
+  test("a shared pool of unknown size: trying the bound's worth of candidates proves nothing", () => {
     const unknownShared: Discovery = { ...tx, poolSize: null };
     const j = setLeak.judge(allMissed(tx.poolBound), unknownShared);
     expect(j.outcome).toBeNull();
@@ -64,17 +69,27 @@ describe('load: the pool is not what discovery counted', () => {
 
 describe('load: an interrupted scenario proves nothing', () => {
   test('a record cut short by an interruption is inconclusive, whatever the judge would read', async () => {
-    const steps = stepsOf('pgbouncer-transaction', 'notify/listen').filter((s) => s.tag === 'A.create' || s.tag === 'N.notify');
+    const steps = stepsOf('pgbouncer-transaction', 'notify/listen').filter(
+      (s) => s.tag === 'A.create' || s.tag === 'N.notify',
+    );
     // The partial record alone reads "dropped": nobody received the notification yet.
     expect(judgeRecord({ judge: judgeListen }, steps, tx).outcome).toBe('dropped');
     const port = await freePort();
     const ctx = {
       target: { host: '127.0.0.1', port, user: 'u', password: 'p', database: 'd', sslmode: 'disable' as const },
-      direct: null, discovery: tx, runId: 'feedface', bounds: { connectMs: 500, stepMs: 500 },
+      direct: null,
+      discovery: tx,
+      runId: 'feedface',
+      bounds: { connectMs: 500, stepMs: 500 },
     };
     const interrupted = new AbortController();
     interrupted.abort();
-    const def = { ...setLeak, id: 'notify/listen', judge: judgeListen, scenario: async (scn: Scenario) => void steps.forEach((s) => scn.recorder.add(s)) };
+    const def = {
+      ...setLeak,
+      id: 'notify/listen',
+      judge: judgeListen,
+      scenario: async (scn: Scenario) => void steps.forEach((s) => scn.recorder.add(s)),
+    };
     const r = await executeCheck(def, ctx, null, interrupted.signal);
     expect(r.outcome).toBeNull();
     expect(r.verdict).toBe('inconclusive');

@@ -26,7 +26,12 @@ describe(`${ID}: labels and the worse of two phases`, () => {
   test('leaked on PgBouncer transaction, in both forms, with facts per phase', () => {
     const j = judge(txSteps());
     expect(j.outcome).toBe('leaked');
-    expect(j.facts).toMatchObject({ 'set.outcome': 'leaked', 'set_config.outcome': 'leaked', 'set.otherSawState': true, 'set_config.otherSawState': true });
+    expect(j.facts).toMatchObject({
+      'set.outcome': 'leaked',
+      'set_config.outcome': 'leaked',
+      'set.otherSawState': true,
+      'set_config.otherSawState': true,
+    });
   });
   test('leaked when only set_config leaks (a pooler that resets after the SET tag only)', () => {
     const j = judge(clean(txSteps(), 'set'));
@@ -40,11 +45,17 @@ describe(`${ID}: labels and the worse of two phases`, () => {
     expect(j.outcome).toBe('lost');
   });
   test('tracked when both forms are replayed', () => {
-    expect(judge(kept(kept(clean(clean(txSteps(), 'set'), 'set_config'), 'set'), 'set_config')).outcome).toBe('tracked');
+    expect(judge(kept(kept(clean(clean(txSteps(), 'set'), 'set_config'), 'set'), 'set_config')).outcome).toBe(
+      'tracked',
+    );
   });
   test('rejected beats session', () => {
     const d = stateDiscovery('direct');
-    const steps = mutate(stateSteps('direct', ID), 'set:A.create', (s) => (s.error = { code: '0A000', message: 'SET not supported' }));
+    const steps = mutate(
+      stateSteps('direct', ID),
+      'set:A.create',
+      (s) => (s.error = { code: '0A000', message: 'SET not supported' }),
+    );
     expect(judge(steps, d).outcome).toBe('rejected');
   });
   test('session on direct Postgres', () => {

@@ -13,7 +13,8 @@ import type { StepRecord } from '../../engine/types.js';
 const ID = 'session/discard-all';
 const tx = stateDiscovery('pgbouncer-transaction');
 const direct = stateDiscovery('direct');
-const phase = (fixture: Parameters<typeof stateSteps>[0], name = 'discard') => phaseSteps(stateSteps(fixture, ID), name);
+const phase = (fixture: Parameters<typeof stateSteps>[0], name = 'discard') =>
+  phaseSteps(stateSteps(fixture, ID), name);
 const valueOf = (steps: StepRecord[]) => /'(pooltest-[^']+)'/.exec(steps.find((s) => s.tag === 'A.create')!.sql)![1]!;
 
 judgesToRecordedOutcomes(discardAll);
@@ -29,11 +30,14 @@ describe(`${ID}: labels`, () => {
     expect(j.outcome).toBe('missed');
   });
   test('reset with server_reset_query_always: the old backend was already clean', () => {
-    const j = judgePhase(phase('pgbouncer-transaction-reset-always'), stateDiscovery('pgbouncer-transaction-reset-always'));
+    const j = judgePhase(
+      phase('pgbouncer-transaction-reset-always'),
+      stateDiscovery('pgbouncer-transaction-reset-always'),
+    );
     expect(j.outcome).toBe('reset');
     expect(j.facts).toMatchObject({ oldBackendHeldDuringReset: true, otherSawState: false });
   });
-  test('reset on direct Postgres: the reset ran on the client\'s own backend', () => {
+  test("reset on direct Postgres: the reset ran on the client's own backend", () => {
     const j = judgePhase(phase('direct'), direct);
     expect(j.outcome).toBe('reset');
     expect(j.facts).toMatchObject({ aNextBackend: j.facts.aBackend, aStillHasState: false });
@@ -43,9 +47,17 @@ describe(`${ID}: labels`, () => {
     expect(judgePhase(setColumn(steps, 'A.readback', 'mine', valueOf(steps)), direct).outcome).toBe('ignored');
   });
   test('rejected: the pooler refused the statement, or hung up on it', () => {
-    const coded = mutate(phase('pgbouncer-transaction'), 'A.reset', (s) => (s.error = { code: '0A000', message: 'DISCARD ALL is not supported' }));
+    const coded = mutate(
+      phase('pgbouncer-transaction'),
+      'A.reset',
+      (s) => (s.error = { code: '0A000', message: 'DISCARD ALL is not supported' }),
+    );
     expect(judgePhase(coded, tx).outcome).toBe('rejected');
-    const closed = mutate(phase('pgbouncer-transaction'), 'A.reset', (s) => (s.error = { message: 'Connection terminated unexpectedly' }));
+    const closed = mutate(
+      phase('pgbouncer-transaction'),
+      'A.reset',
+      (s) => (s.error = { message: 'Connection terminated unexpectedly' }),
+    );
     expect(judgePhase(closed, tx).outcome).toBe('rejected');
   });
   test('the check reports the worse phase: missed over reset', () => {
@@ -61,14 +73,44 @@ describe(`${ID}: inconclusive`, () => {
   const txPhase = () => phase('pgbouncer-transaction');
   const b1 = () => txPhase().find((s) => s.tag === 'A.create')!.pid;
   test.each<[string, () => StepRecord[], typeof tx, RegExp]>([
-    ['A could not set its state', () => mutate(txPhase(), 'A.create', (s) => (s.pid = null)), tx, /could not set its state/],
-    ['A\'s reset timed out', () => mutate(txPhase(), 'A.reset', (s) => ((s.timedOut = true), (s.error = { message: 'no answer' }))), tx, /reset did not answer/],
-    ['A\'s next statement is missing', () => without(txPhase(), 'A.readback'), tx, /next statement did not answer/],
-    ['A ran on its old backend while a holder had it', () => mutate(txPhase(), 'A.readback', (s) => (s.pid = b1())), tx, /while another client held it/],
-    ['the reset ran after the holder let go', () => mutate(txPhase(), 'observe.take.release', (s) => (s.seq = 2.5)), tx, /did not run while backend \d+ was held/],
+    [
+      'A could not set its state',
+      () => mutate(txPhase(), 'A.create', (s) => (s.pid = null)),
+      tx,
+      /could not set its state/,
+    ],
+    [
+      "A's reset timed out",
+      () => mutate(txPhase(), 'A.reset', (s) => ((s.timedOut = true), (s.error = { message: 'no answer' }))),
+      tx,
+      /reset did not answer/,
+    ],
+    ["A's next statement is missing", () => without(txPhase(), 'A.readback'), tx, /next statement did not answer/],
+    [
+      'A ran on its old backend while a holder had it',
+      () => mutate(txPhase(), 'A.readback', (s) => (s.pid = b1())),
+      tx,
+      /while another client held it/,
+    ],
+    [
+      'the reset ran after the holder let go',
+      () => mutate(txPhase(), 'observe.take.release', (s) => (s.seq = 2.5)),
+      tx,
+      /did not run while backend \d+ was held/,
+    ],
     ['nobody looked at the old backend afterwards', () => without(txPhase(), 'look.take'), tx, /nobody looked/],
-    ['nobody held the old backend and A moved', () => mutate(without(txPhase(), 'observe.take'), 'A.readback', (s) => (s.pid = 1)), tx, /nobody held/],
-    ['A stayed, but nothing proves no other client could use its backend', () => phase('pgbouncer-session').filter((s) => s.tag !== 'observe.probe'), stateDiscovery('pgbouncer-session'), /nothing proves/],
+    [
+      'nobody held the old backend and A moved',
+      () => mutate(without(txPhase(), 'observe.take'), 'A.readback', (s) => (s.pid = 1)),
+      tx,
+      /nobody held/,
+    ],
+    [
+      'A stayed, but nothing proves no other client could use its backend',
+      () => phase('pgbouncer-session').filter((s) => s.tag !== 'observe.probe'),
+      stateDiscovery('pgbouncer-session'),
+      /nothing proves/,
+    ],
   ])('%s', (_name, steps, d, reason) => {
     const j = judgePhase(steps(), d);
     expect(j.outcome).toBeNull();

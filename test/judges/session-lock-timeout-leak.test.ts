@@ -10,7 +10,8 @@ import { setColumn } from '../support/state-recorded.js';
 import type { StepRecord } from '../../engine/types.js';
 
 const ID = 'session/lock-timeout-leak';
-const judge = (fixture: string, steps: StepRecord[] = stepsOf(fixture, ID)) => lockTimeoutLeak.judge(steps, recorded(fixture).discovery);
+const judge = (fixture: string, steps: StepRecord[] = stepsOf(fixture, ID)) =>
+  lockTimeoutLeak.judge(steps, recorded(fixture).discovery);
 
 /** Written from the docs, not from the judge: dedicated backends keep it, transaction and statement pooling leak it. */
 const BY_HAND: Record<(typeof FIXTURES)[number], string> = {
@@ -43,7 +44,12 @@ describe(`${ID}: mutations`, () => {
     expect(judge(tx, steps).outcome).toBe('tracked');
   });
   test('rejected: SET lock_timeout failed with an SQLSTATE', () => {
-    expect(judge(tx, mutate(stepsOf(tx, ID), 'A.create', (s) => (s.error = { code: '0A000', message: 'SET is not supported' }))).outcome).toBe('rejected');
+    expect(
+      judge(
+        tx,
+        mutate(stepsOf(tx, ID), 'A.create', (s) => (s.error = { code: '0A000', message: 'SET is not supported' })),
+      ).outcome,
+    ).toBe('rejected');
   });
   test.each([
     ['the record carries no marker', () => without(stepsOf(tx, ID), 'run.markers')],

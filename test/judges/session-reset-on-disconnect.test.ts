@@ -19,7 +19,9 @@ describe(`${ID}: labels`, () => {
   test('leaked on PgBouncer transaction: every kind of state reached the next client', () => {
     const j = judgeResetOnDisconnect(txSteps());
     expect(j.outcome).toBe('leaked');
-    expect(j.facts.leftBehind).toBe('statement_timeout, app.tenant_id, temp table, advisory lock, LISTEN, prepared statement, WITH HOLD cursor');
+    expect(j.facts.leftBehind).toBe(
+      'statement_timeout, app.tenant_id, temp table, advisory lock, LISTEN, prepared statement, WITH HOLD cursor',
+    );
   });
   test('leaked on session pooling without a reset query', () => {
     expect(judgeResetOnDisconnect(stateSteps('pgbouncer-session-no-reset', ID)).outcome).toBe('leaked');
@@ -45,12 +47,18 @@ describe(`${ID}: labels`, () => {
 
 describe(`${ID}: inconclusive`, () => {
   test.each<[string, () => StepRecord[]]>([
-    ['A could not create its state', () => mutate(txSteps(), 'A.create', (s) => (s.error = { code: '0A000', message: 'LISTEN is not supported' }))],
-    ['A\'s create has no pid', () => mutate(txSteps(), 'A.create', (s) => (s.pid = null))],
-    ['A\'s disconnect is not in the record', () => without(txSteps(), 'A.disconnect')],
+    [
+      'A could not create its state',
+      () => mutate(txSteps(), 'A.create', (s) => (s.error = { code: '0A000', message: 'LISTEN is not supported' })),
+    ],
+    ["A's create has no pid", () => mutate(txSteps(), 'A.create', (s) => (s.pid = null))],
+    ["A's disconnect is not in the record", () => without(txSteps(), 'A.disconnect')],
     ['the next client could not read one kind', () => setColumn(txSteps(), 'observe.take', 'cursors', null)],
     ['the client on the backend arrived before A left', () => mutate(txSteps(), 'A.disconnect', (s) => (s.seq = 99))],
-    ['direct: the backend was still listed when the wait ran out', () => setColumn(directSteps(), 'observe.gone', 'alive', 1)],
+    [
+      'direct: the backend was still listed when the wait ran out',
+      () => setColumn(directSteps(), 'observe.gone', 'alive', 1),
+    ],
     ['direct: nobody asked whether the backend still exists', () => without(directSteps(), 'observe.gone')],
   ])('%s', (_name, steps) => {
     expect(judgeResetOnDisconnect(steps()).outcome).toBeNull();

@@ -14,7 +14,8 @@ const ID = 'session/role-leak';
 const tx = stateDiscovery('pgbouncer-transaction');
 const txSteps = () => stateSteps('pgbouncer-transaction', ID);
 /** The lookup found no role the login may assume, so the scenario stopped there. */
-const noRole = () => mutate(stateSteps('pgbouncer-transaction', ID).slice(0, 1), 'setup.role', (s) => (s.results = [[]]));
+const noRole = () =>
+  mutate(stateSteps('pgbouncer-transaction', ID).slice(0, 1), 'setup.role', (s) => (s.results = [[]]));
 
 judgesToRecordedOutcomes(roleLeak);
 
@@ -25,17 +26,31 @@ describe(`${ID}: labels`, () => {
     expect(j.facts).toMatchObject({ role: 'pooltest_reader', otherSawState: true, aKeptState: false });
   });
   test('lost with server_reset_query_always', () => {
-    expect(judgeRoleLeak(stateSteps('pgbouncer-transaction-reset-always', ID), stateDiscovery('pgbouncer-transaction-reset-always')).outcome).toBe('lost');
+    expect(
+      judgeRoleLeak(
+        stateSteps('pgbouncer-transaction-reset-always', ID),
+        stateDiscovery('pgbouncer-transaction-reset-always'),
+      ).outcome,
+    ).toBe('lost');
   });
   test('session on pgpool-II', () => {
     expect(judgeRoleLeak(stateSteps('pgpool', ID), stateDiscovery('pgpool')).outcome).toBe('session');
   });
   test('tracked: the old backend ran as the login, A still as the role elsewhere', () => {
-    const steps = setColumn(setColumn(txSteps(), 'observe.take', 'seen_role', 'pooltest'), 'A.readback', 'mine_role', 'pooltest_reader');
+    const steps = setColumn(
+      setColumn(txSteps(), 'observe.take', 'seen_role', 'pooltest'),
+      'A.readback',
+      'mine_role',
+      'pooltest_reader',
+    );
     expect(judgeRoleLeak(steps, tx).outcome).toBe('tracked');
   });
   test('rejected: SET ROLE failed with an SQLSTATE', () => {
-    const steps = mutate(txSteps(), 'A.create', (s) => (s.error = { code: '42501', message: 'permission denied to set role "pooltest_reader"' }));
+    const steps = mutate(
+      txSteps(),
+      'A.create',
+      (s) => (s.error = { code: '42501', message: 'permission denied to set role "pooltest_reader"' }),
+    );
     expect(judgeRoleLeak(steps, tx).outcome).toBe('rejected');
   });
 });
@@ -54,8 +69,22 @@ describe(`${ID}: no role to assume`, () => {
         for (const s of recordedSteps) scn.recorder.add(s);
       },
     };
-    const ctx: RunContext = { target: {} as RunContext['target'], direct: null, discovery: tx, runId: 'test', bounds: { connectMs: 100, stepMs: 100 } };
-    const profile = { name: 'p', title: 'p', pooler: 'p', mode: 'transaction', versions: '', ref: '', expect: { [ID]: { outcome: 'leaked', ref: 'x' } } };
+    const ctx: RunContext = {
+      target: {} as RunContext['target'],
+      direct: null,
+      discovery: tx,
+      runId: 'test',
+      bounds: { connectMs: 100, stepMs: 100 },
+    };
+    const profile = {
+      name: 'p',
+      title: 'p',
+      pooler: 'p',
+      mode: 'transaction',
+      versions: '',
+      ref: '',
+      expect: { [ID]: { outcome: 'leaked', ref: 'x' } },
+    };
     const result = await executeCheck(def, ctx, profile);
     expect(result.verdict).toBe('skipped');
     expect(result.reason).toMatch(/may not SET ROLE/);
@@ -69,8 +98,19 @@ describe(`${ID}: no role to assume`, () => {
 describe(`${ID}: inconclusive`, () => {
   test.each<[string, () => StepRecord[]]>([
     ['the lookup is missing', () => without(txSteps(), 'setup.role')],
-    ['the lookup failed', () => mutate(txSteps(), 'setup.role', (s) => (s.error = { code: '42501', message: 'permission denied for table pg_authid' }))],
-    ['A\'s backend already ran as the role before A\'s SET ROLE', () => setColumn(txSteps(), 'A.create', 'before_role', 'pooltest_reader')],
+    [
+      'the lookup failed',
+      () =>
+        mutate(
+          txSteps(),
+          'setup.role',
+          (s) => (s.error = { code: '42501', message: 'permission denied for table pg_authid' }),
+        ),
+    ],
+    [
+      "A's backend already ran as the role before A's SET ROLE",
+      () => setColumn(txSteps(), 'A.create', 'before_role', 'pooltest_reader'),
+    ],
     ['the observer returned no role', () => setColumn(txSteps(), 'observe.take', 'seen_role', null)],
   ])('%s', (_name, steps) => {
     const j = judgeRoleLeak(steps(), tx);

@@ -17,13 +17,16 @@ const schemaOf = (steps: StepRecord[]) => /(pooltest_\w+)\s*$/.exec(steps.find((
 judgesToRecordedOutcomes(searchPathLeak);
 
 describe(`${ID}: labels`, () => {
-  test('leaked on PgBouncer transaction: the next client resolved the run\'s table name into the run\'s schema', () => {
+  test("leaked on PgBouncer transaction: the next client resolved the run's table name into the run's schema", () => {
     const j = judge(txSteps());
     expect(j.outcome).toBe('leaked');
     expect(j.facts).toMatchObject({ otherSawState: true, schemaCreated: true, otherResolvedIntoSchema: true });
   });
   test('lost with server_reset_query_always: the old backend was clean and A lost it too', () => {
-    expect(judge(stateSteps('pgbouncer-transaction-reset-always', ID), stateDiscovery('pgbouncer-transaction-reset-always')).outcome).toBe('lost');
+    expect(
+      judge(stateSteps('pgbouncer-transaction-reset-always', ID), stateDiscovery('pgbouncer-transaction-reset-always'))
+        .outcome,
+    ).toBe('lost');
   });
   test('session on PgBouncer session pooling', () => {
     expect(judge(stateSteps('pgbouncer-session', ID), stateDiscovery('pgbouncer-session')).outcome).toBe('session');
@@ -40,11 +43,19 @@ describe(`${ID}: labels`, () => {
     expect(judge(steps).outcome).toBe('rejected');
   });
   test('without CREATE rights the setting alone still shows the leak; resolution is then unknown', () => {
-    const steps = mutate(txSteps(), 'setup.schema', (s) => (s.error = { code: '42501', message: 'permission denied for database pooltest' }));
+    const steps = mutate(
+      txSteps(),
+      'setup.schema',
+      (s) => (s.error = { code: '42501', message: 'permission denied for database pooltest' }),
+    );
     setColumn(steps, 'observe.take', 'seen_resolves', null);
     const j = judge(steps);
     expect(j.outcome).toBe('leaked');
-    expect(j.facts).toMatchObject({ schemaCreated: false, otherResolvedIntoSchema: null, schemaNotCreated: '42501 permission denied for database pooltest' });
+    expect(j.facts).toMatchObject({
+      schemaCreated: false,
+      otherResolvedIntoSchema: null,
+      schemaNotCreated: '42501 permission denied for database pooltest',
+    });
   });
 });
 
@@ -53,7 +64,7 @@ describe(`${ID}: inconclusive`, () => {
     ['A never set the path (the setup failed before it)', () => without(txSteps(), 'A.create')],
     ['the observer returned no path', () => setColumn(txSteps(), 'observe.take', 'seen_path', null)],
     ['the record carries no marker schema to look for', () => without(txSteps(), 'run.markers')],
-    ['A\'s next transaction timed out', () => mutate(txSteps(), 'A.readback', (s) => (s.timedOut = true))],
+    ["A's next transaction timed out", () => mutate(txSteps(), 'A.readback', (s) => (s.timedOut = true))],
   ])('%s', (_name, steps) => {
     expect(judge(steps()).outcome).toBeNull();
   });

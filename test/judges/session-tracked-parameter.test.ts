@@ -19,7 +19,8 @@ function withNameless(seen: (tag: string) => { app: string; tz: string }): StepR
   const tag = /application_name = '([^']+)'/.exec(plain.find((s) => s.tag === 'A.create')!.sql)![1]!;
   const copy = structuredClone(plain).map((s) => ({ ...s, tag: `nameless:${s.tag}` }));
   mutate(copy, 'nameless:observe.take', (s) => {
-    for (const rows of s.results) for (const r of rows) if ('seen_app' in r) Object.assign(r, { seen_app: seen(tag).app, seen_tz: seen(tag).tz });
+    for (const rows of s.results)
+      for (const r of rows) if ('seen_app' in r) Object.assign(r, { seen_app: seen(tag).app, seen_tz: seen(tag).tz });
   });
   return [...plain, ...copy];
 }
@@ -33,25 +34,42 @@ describe('session/tracked-parameter: the observer that sends no application_name
   });
 
   test("leaked: the nameless observer is shown A's name although the named one was safe; the facts say what each saw", () => {
-    const j = trackedParameter.judge(withNameless((tag) => ({ app: tag, tz: 'Etc/UTC' })), tx);
+    const j = trackedParameter.judge(
+      withNameless((tag) => ({ app: tag, tz: 'Etc/UTC' })),
+      tx,
+    );
     expect(j.outcome).toBe('leaked');
-    expect(j.facts).toMatchObject({ 'named.outcome': 'tracked', 'named.otherSawState': false, 'nameless.outcome': 'leaked', 'nameless.otherSawState': true, 'nameless.observerTimeZone': 'Etc/UTC' });
+    expect(j.facts).toMatchObject({
+      'named.outcome': 'tracked',
+      'named.otherSawState': false,
+      'nameless.outcome': 'leaked',
+      'nameless.otherSawState': true,
+      'nameless.observerTimeZone': 'Etc/UTC',
+    });
     expect(String(j.facts['nameless.observerApplicationName'])).toMatch(/-session-tracked-parameter$/);
     expect(String(j.facts['named.observerApplicationName'])).not.toMatch(/-session-tracked-parameter$/);
     expect(j.reason).toMatch(/named: tracked .*nameless: leaked/);
   });
 
   test("leaked by TimeZone alone: the nameless observer is shown A's zone", () => {
-    expect(trackedParameter.judge(withNameless(() => ({ app: '', tz: 'Pacific/Chatham' })), tx).outcome).toBe('leaked');
+    expect(
+      trackedParameter.judge(
+        withNameless(() => ({ app: '', tz: 'Pacific/Chatham' })),
+        tx,
+      ).outcome,
+    ).toBe('leaked');
   });
 
   test('tracked: the nameless observer sees an empty name and the server zone (a pooler that resets, or applies defaults)', () => {
-    const j = trackedParameter.judge(withNameless(() => ({ app: '', tz: 'Etc/UTC' })), tx);
+    const j = trackedParameter.judge(
+      withNameless(() => ({ app: '', tz: 'Etc/UTC' })),
+      tx,
+    );
     expect(j.outcome).toBe('tracked');
     expect(j.facts).toMatchObject({ 'nameless.outcome': 'tracked', 'nameless.observerApplicationName': '' });
   });
 
-  test('inconclusive: no nameless observer reached A\'s old backend, so what it would have seen is unknown', () => {
+  test("inconclusive: no nameless observer reached A's old backend, so what it would have seen is unknown", () => {
     const steps = withNameless(() => ({ app: '', tz: 'Etc/UTC' }));
     const j = trackedParameter.judge(without(steps, 'nameless:observe.take'), tx);
     expect(j.outcome).toBeNull();
@@ -59,7 +77,10 @@ describe('session/tracked-parameter: the observer that sends no application_name
   });
 
   test("inconclusive, not tracked: the nameless observer is shown a third client's name (it used A's old backend in between, under load)", () => {
-    const j = trackedParameter.judge(withNameless(() => ({ app: 'load-2', tz: 'Etc/UTC' })), tx);
+    const j = trackedParameter.judge(
+      withNameless(() => ({ app: 'load-2', tz: 'Etc/UTC' })),
+      tx,
+    );
     expect(j.outcome).toBeNull();
     expect(j.reason).toMatch(/nameless: inconclusive .*application_name = load-2, another client's/);
   });

@@ -15,10 +15,15 @@ const tx = recorded('pgbouncer-transaction').discovery;
 const judgeSetLeak = (steps: StepRecord[], discovery = tx) => setLeak.judge(steps, discovery);
 
 describe('state judge: labels', () => {
-  test('leaked: the observer on A\'s old backend read A\'s value', () => {
+  test("leaked: the observer on A's old backend read A's value", () => {
     const j = judgeSetLeak(stepsOf('pgbouncer-transaction', 'session/set-leak'));
     expect(j.outcome).toBe('leaked');
-    expect(j.facts).toMatchObject({ observerOnOldBackend: true, otherSawState: true, aChangedBackend: true, aKeptState: false });
+    expect(j.facts).toMatchObject({
+      observerOnOldBackend: true,
+      otherSawState: true,
+      aChangedBackend: true,
+      aKeptState: false,
+    });
   });
 
   test('lost: the observer found the old backend clean and A lost the value elsewhere', () => {
@@ -29,7 +34,10 @@ describe('state judge: labels', () => {
   });
 
   test('tracked: recorded from PgBouncer replaying application_name', () => {
-    const j = CATALOGUE.find((c) => c.id === 'session/tracked-parameter')!.judge(stepsOf('pgbouncer-transaction', 'session/tracked-parameter'), tx);
+    const j = CATALOGUE.find((c) => c.id === 'session/tracked-parameter')!.judge(
+      stepsOf('pgbouncer-transaction', 'session/tracked-parameter'),
+      tx,
+    );
     expect(j.outcome).toBe('tracked');
     expect(j.facts).toMatchObject({ aChangedBackend: true, otherSawState: false, aKeptState: true });
   });
@@ -61,19 +69,35 @@ describe('state judge: inconclusive paths', () => {
   const base = () => stepsOf('pgbouncer-transaction', 'session/set-leak');
   const cases: Array<[string, () => StepRecord[], RegExp]> = [
     ['no create step', () => without(base(), 'A.create'), /never created/],
-    ['create lost its connection (no SQLSTATE)', () => mutate(base(), 'A.create', (s) => (s.error = { message: 'Connection terminated unexpectedly' })), /without an SQLSTATE/],
+    [
+      'create lost its connection (no SQLSTATE)',
+      () => mutate(base(), 'A.create', (s) => (s.error = { message: 'Connection terminated unexpectedly' })),
+      /without an SQLSTATE/,
+    ],
     ['create recorded no pid', () => mutate(base(), 'A.create', (s) => (s.pid = null)), /no pid/],
     ['readback missing', () => without(base(), 'A.readback'), /did not answer/],
     ['readback timed out', () => mutate(base(), 'A.readback', (s) => (s.timedOut = true)), /did not answer/],
-    ['observer returned no reading', () => mutate(base(), 'observe.take', (s) => (s.results = s.results.map(() => []))), /no reading/],
-    ['observer and A on the same backend at once', () => {
-      const steps = mutate(base(), 'observe.take', (s) => {
-        for (const rows of s.results) for (const r of rows) if ('seen' in r) r.seen = '0';
-      });
-      const pid = steps.find((s) => s.tag === 'A.create')!.pid;
-      return mutate(steps, 'A.readback', (s) => (s.pid = pid));
-    }, /while the observer held it/],
-    ['A moved but nobody reached its old backend', () => mutate(base(), 'observe.take', (s) => (s.pid = 1)), /no other client could be placed/],
+    [
+      'observer returned no reading',
+      () => mutate(base(), 'observe.take', (s) => (s.results = s.results.map(() => []))),
+      /no reading/,
+    ],
+    [
+      'observer and A on the same backend at once',
+      () => {
+        const steps = mutate(base(), 'observe.take', (s) => {
+          for (const rows of s.results) for (const r of rows) if ('seen' in r) r.seen = '0';
+        });
+        const pid = steps.find((s) => s.tag === 'A.create')!.pid;
+        return mutate(steps, 'A.readback', (s) => (s.pid = pid));
+      },
+      /while the observer held it/,
+    ],
+    [
+      'A moved but nobody reached its old backend',
+      () => mutate(base(), 'observe.take', (s) => (s.pid = 1)),
+      /no other client could be placed/,
+    ],
   ];
   test.each(cases)('%s', (_name, steps, reason) => {
     const j = judgeSetLeak(steps());
@@ -83,7 +107,10 @@ describe('state judge: inconclusive paths', () => {
 
   test('A stayed, nobody reached its backend, and the candidates were not exhausted', () => {
     const run = recorded('pgbouncer-session');
-    const steps = without(without(stepsOf('pgbouncer-session', 'session/set-leak'), 'observe.take.connect'), 'observe.take');
+    const steps = without(
+      without(stepsOf('pgbouncer-session', 'session/set-leak'), 'observe.take.connect'),
+      'observe.take',
+    );
     const j = judgeSetLeak(steps, { ...run.discovery, poolSize: 2 });
     expect(j.outcome).toBeNull();
     expect(j.reason).toMatch(/not exhausted/);
@@ -91,7 +118,11 @@ describe('state judge: inconclusive paths', () => {
 
   test('A stayed and its readback carried no reading', () => {
     const run = recorded('pgbouncer-session');
-    const steps = mutate(stepsOf('pgbouncer-session', 'session/set-leak'), 'A.readback', (s) => (s.results = [s.results[0]!]));
+    const steps = mutate(
+      stepsOf('pgbouncer-session', 'session/set-leak'),
+      'A.readback',
+      (s) => (s.results = [s.results[0]!]),
+    );
     expect(judgeSetLeak(steps, run.discovery).reason).toMatch(/no reading/);
   });
 });

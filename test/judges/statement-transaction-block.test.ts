@@ -14,29 +14,40 @@ const direct = (): StepRecord[] => trafficSteps('direct', ID);
 describe(`${ID}: recorded logs`, () => {
   // Every recorded log's outcome is checked against the hand-written table in golden.test.ts.
 
-  test.each(['direct', 'pgbouncer-transaction', 'pgbouncer-session', 'pgpool'] as const)('allowed on %s: both statements share a backend and a transaction id', (fixture) => {
-    const j = judgeTransactionBlock(trafficSteps(fixture, ID));
-    expect(j.outcome).toBe('allowed');
-    expect(j.facts.firstBackend).toBe(j.facts.secondBackend);
-    expect(j.facts.firstXid).toBe(j.facts.secondXid);
-    expect(j.facts.oneMessageAllowed).toBe(true);
-  });
+  test.each(['direct', 'pgbouncer-transaction', 'pgbouncer-session', 'pgpool'] as const)(
+    'allowed on %s: both statements share a backend and a transaction id',
+    (fixture) => {
+      const j = judgeTransactionBlock(trafficSteps(fixture, ID));
+      expect(j.outcome).toBe('allowed');
+      expect(j.facts.firstBackend).toBe(j.facts.secondBackend);
+      expect(j.facts.firstXid).toBe(j.facts.secondXid);
+      expect(j.facts.oneMessageAllowed).toBe(true);
+    },
+  );
 
   test('rejected on PgBouncer statement mode: the FATAL verbatim, and the one-message form still works', () => {
     const j = judgeTransactionBlock(trafficSteps('pgbouncer-statement', ID));
     expect(j.outcome).toBe('rejected');
-    expect(j.facts).toMatchObject({ refusedAt: 'A.begin', rejectedWith: '08P01 transaction blocks not allowed in statement pooling mode', oneMessageAllowed: true });
+    expect(j.facts).toMatchObject({
+      refusedAt: 'A.begin',
+      rejectedWith: '08P01 transaction blocks not allowed in statement pooling mode',
+      oneMessageAllowed: true,
+    });
   });
 });
 
 describe(`${ID}: mutations`, () => {
   test('rejected later: COMMIT refused with an SQLSTATE', () => {
-    const j = judgeTransactionBlock(mutate(direct(), 'A.commit', (s) => (s.error = { code: '0A000', message: 'COMMIT not supported' })));
+    const j = judgeTransactionBlock(
+      mutate(direct(), 'A.commit', (s) => (s.error = { code: '0A000', message: 'COMMIT not supported' })),
+    );
     expect(j.outcome).toBe('rejected');
     expect(j.facts.refusedAt).toBe('A.commit');
   });
   test('rejected: the pooler hung up on the first statement (no SQLSTATE)', () => {
-    const j = judgeTransactionBlock(mutate(direct(), 'A.first', (s) => (s.error = { message: 'Connection terminated unexpectedly' })));
+    const j = judgeTransactionBlock(
+      mutate(direct(), 'A.first', (s) => (s.error = { message: 'Connection terminated unexpectedly' })),
+    );
     expect(j.outcome).toBe('rejected');
   });
   test('split: the second statement ran in another transaction', () => {
@@ -50,7 +61,11 @@ describe(`${ID}: mutations`, () => {
   const inconclusive: Array<[string, () => StepRecord[], RegExp]> = [
     ['the first statement timed out', () => mutate(direct(), 'A.first', (s) => (s.timedOut = true)), /did not answer/],
     ['the second statement is missing', () => without(direct(), 'A.second'), /missing/],
-    ['a statement read no transaction id', () => mutate(direct(), 'A.second', (s) => setColumn(s, 'xid', null)), /no pid or transaction id/],
+    [
+      'a statement read no transaction id',
+      () => mutate(direct(), 'A.second', (s) => setColumn(s, 'xid', null)),
+      /no pid or transaction id/,
+    ],
     ['COMMIT is missing', () => without(direct(), 'A.commit'), /COMMIT did not answer/],
     ['COMMIT timed out', () => mutate(direct(), 'A.commit', (s) => (s.timedOut = true)), /COMMIT did not answer/],
   ];

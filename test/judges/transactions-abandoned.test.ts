@@ -20,7 +20,10 @@ function aOf(steps: StepRecord[]): { pid: number; xid: unknown; started: unknown
 }
 
 /** Puts the first candidate on A's old backend, with `reading` applied to its take. */
-function observerOnB1(steps: StepRecord[], reading: (take: StepRecord, a: ReturnType<typeof aOf>) => void): StepRecord[] {
+function observerOnB1(
+  steps: StepRecord[],
+  reading: (take: StepRecord, a: ReturnType<typeof aOf>) => void,
+): StepRecord[] {
   const a = aOf(steps);
   const take = steps.find((s) => s.tag === 'observe.take')!;
   take.pid = a.pid;
@@ -32,11 +35,16 @@ describe(`${ID}: recorded logs`, () => {
   // Every recorded log's outcome is checked against the hand-written table in golden.test.ts.
 
   test.each(['direct', 'pgbouncer-transaction', 'pgbouncer-session', 'pgpool'] as const)(
-    'rolled-back on %s: nothing committed, and A\'s backend is gone from pg_stat_activity',
+    "rolled-back on %s: nothing committed, and A's backend is gone from pg_stat_activity",
     (fixture) => {
       const j = judgeAbandoned(trafficSteps(fixture, ID));
       expect(j.outcome).toBe('rolled-back');
-      expect(j.facts).toMatchObject({ backendClosed: true, rowCommitted: false, nextClientOnOldBackend: false, nextClientInATransaction: false });
+      expect(j.facts).toMatchObject({
+        backendClosed: true,
+        rowCommitted: false,
+        nextClientOnOldBackend: false,
+        nextClientInATransaction: false,
+      });
     },
   );
 
@@ -48,7 +56,7 @@ describe(`${ID}: recorded logs`, () => {
 });
 
 describe(`${ID}: a pooler that keeps A's backend`, () => {
-  test('rolled-back: the next client on A\'s backend started a transaction of its own', () => {
+  test("rolled-back: the next client on A's backend started a transaction of its own", () => {
     const steps = observerOnB1(bouncer(), (take) => {
       setColumn(take, 'xid', null);
       setColumn(take, 'seen', 0);
@@ -58,7 +66,7 @@ describe(`${ID}: a pooler that keeps A's backend`, () => {
     expect(j.facts).toMatchObject({ nextClientOnOldBackend: true, nextClientInATransaction: false });
   });
 
-  test('rolled-back: nobody reached A\'s backend, but it is idle outside any transaction', () => {
+  test("rolled-back: nobody reached A's backend, but it is idle outside any transaction", () => {
     const steps = mutate(bouncer(), 'verify', (s) => {
       setColumn(s, 'old_alive', 1);
       setColumn(s, 'old_state', 'idle');
@@ -69,17 +77,25 @@ describe(`${ID}: a pooler that keeps A's backend`, () => {
   });
 
   const inherited: Array<[string, (take: StepRecord, a: ReturnType<typeof aOf>) => void]> = [
-    ['its transaction id is A\'s', (take, a) => setColumn(take, 'xid', a.xid)],
-    ['its transaction started when A\'s did', (take, a) => setColumn(take, 'started', a.started)],
-    ['its BEGIN warned 25001 "there is already a transaction in progress"', (take) => take.notices.push({ severity: 'WARNING', code: '25001', message: 'there is already a transaction in progress' })],
+    ["its transaction id is A's", (take, a) => setColumn(take, 'xid', a.xid)],
+    ["its transaction started when A's did", (take, a) => setColumn(take, 'started', a.started)],
+    [
+      'its BEGIN warned 25001 "there is already a transaction in progress"',
+      (take) =>
+        take.notices.push({
+          severity: 'WARNING',
+          code: '25001',
+          message: 'there is already a transaction in progress',
+        }),
+    ],
   ];
-  test.each(inherited)('inherited: the next client on A\'s backend is inside A\'s transaction (%s)', (_, reading) => {
+  test.each(inherited)("inherited: the next client on A's backend is inside A's transaction (%s)", (_, reading) => {
     const j = judgeAbandoned(observerOnB1(bouncer(), reading));
     expect(j.outcome).toBe('inherited');
     expect(j.facts).toMatchObject({ nextClientOnOldBackend: true, nextClientInATransaction: true });
   });
 
-  test('inherited: read from outside, A\'s row is committed although A never sent COMMIT', () => {
+  test("inherited: read from outside, A's row is committed although A never sent COMMIT", () => {
     const j = judgeAbandoned(mutate(bouncer(), 'verify', (s) => setColumn(s, 'committed', 1)));
     expect(j.outcome).toBe('inherited');
     expect(j.facts.rowCommitted).toBe(true);
@@ -100,20 +116,50 @@ describe(`${ID}: a pooler that keeps A's backend`, () => {
 
 describe(`${ID}: inconclusive paths`, () => {
   const cases: Array<[string, () => StepRecord[], RegExp]> = [
-    ['the table could not be created', () => mutate(bouncer(), 'A.setup', (s) => (s.error = { code: '42501', message: 'permission denied for schema public' })), /needs CREATE.*42501/],
-    ['no setup step', () => without(bouncer(), 'A.setup'), /could not be created/],
-    ['BEGIN timed out (not refused)', () => without(mutate(bouncer(), 'A.begin', (s) => (s.timedOut = true)), 'A.insert'), /did not run inside a transaction/],
-    ['the INSERT failed', () => mutate(bouncer(), 'A.insert', (s) => (s.error = { code: '23505', message: 'duplicate key' })), /did not run inside a transaction/],
-    ['the INSERT read no transaction id', () => mutate(bouncer(), 'A.insert', (s) => setColumn(s, 'xid', null)), /no pid or transaction id/],
-    ['A\'s socket was never destroyed', () => without(bouncer(), 'A.abandon'), /never destroyed/],
-    ['nobody read what was committed', () => without(bouncer(), 'verify'), /nobody could read what was committed/],
-    ['the verifier failed', () => mutate(bouncer(), 'verify', (s) => (s.error = { code: '57014', message: 'canceling statement' })), /nobody could read/],
     [
-      'A\'s backend is still idle in transaction and nobody reached it',
-      () => mutate(bouncer(), 'verify', (s) => {
-        setColumn(s, 'old_alive', 1);
-        setColumn(s, 'old_state', 'idle in transaction');
-      }),
+      'the table could not be created',
+      () =>
+        mutate(
+          bouncer(),
+          'A.setup',
+          (s) => (s.error = { code: '42501', message: 'permission denied for schema public' }),
+        ),
+      /needs CREATE.*42501/,
+    ],
+    ['no setup step', () => without(bouncer(), 'A.setup'), /could not be created/],
+    [
+      'BEGIN timed out (not refused)',
+      () =>
+        without(
+          mutate(bouncer(), 'A.begin', (s) => (s.timedOut = true)),
+          'A.insert',
+        ),
+      /did not run inside a transaction/,
+    ],
+    [
+      'the INSERT failed',
+      () => mutate(bouncer(), 'A.insert', (s) => (s.error = { code: '23505', message: 'duplicate key' })),
+      /did not run inside a transaction/,
+    ],
+    [
+      'the INSERT read no transaction id',
+      () => mutate(bouncer(), 'A.insert', (s) => setColumn(s, 'xid', null)),
+      /no pid or transaction id/,
+    ],
+    ["A's socket was never destroyed", () => without(bouncer(), 'A.abandon'), /never destroyed/],
+    ['nobody read what was committed', () => without(bouncer(), 'verify'), /nobody could read what was committed/],
+    [
+      'the verifier failed',
+      () => mutate(bouncer(), 'verify', (s) => (s.error = { code: '57014', message: 'canceling statement' })),
+      /nobody could read/,
+    ],
+    [
+      "A's backend is still idle in transaction and nobody reached it",
+      () =>
+        mutate(bouncer(), 'verify', (s) => {
+          setColumn(s, 'old_alive', 1);
+          setColumn(s, 'old_state', 'idle in transaction');
+        }),
       /still idle in transaction/,
     ],
   ];

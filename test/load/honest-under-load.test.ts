@@ -32,13 +32,19 @@ function share(run: CliRun, ok: (c: Report['checks'][number]) => boolean): { sha
   const judged = (run.report?.checks ?? []).filter((c) => c.verdict !== 'skipped');
   const good = judged.filter(ok);
   const blind = judged.filter((c) => !ok(c)).map((c) => `${c.id}: ${c.reason.slice(0, 120)}`);
-  return { share: judged.length === 0 ? 0 : good.length / judged.length, text: `${good.length} of ${judged.length}; not: ${blind.join(' | ')}` };
+  return {
+    share: judged.length === 0 ? 0 : good.length / judged.length,
+    text: `${good.length} of ${judged.length}; not: ${blind.join(' | ')}`,
+  };
 }
 
 describe('honest under other traffic (PgBouncer transaction mode, pool of 2)', () => {
   let stack: Stack;
   let baseline: Record<string, string | null>;
-  const tally: Record<string, { runs: number; verdicts: number; changed: number; inconclusive: number; leftovers: number }> = {};
+  const tally: Record<
+    string,
+    { runs: number; verdicts: number; changed: number; inconclusive: number; leftovers: number }
+  > = {};
   const args = (): string[] => ['--target', stack.target.url(), '--direct', stack.postgres.url()];
 
   beforeAll(async () => {
@@ -47,7 +53,12 @@ describe('honest under other traffic (PgBouncer transaction mode, pool of 2)', (
     expect(quiet.report, quiet.stderr).not.toBeNull();
     // Checks skipped on this target (e.g. the burst test, fixtures only) are not compared, nor are
     // measurements (capacity/connect-churn: a latency ratio, which load is expected to move).
-    baseline = outcomes({ ...quiet.report!, checks: quiet.report!.checks.filter((c) => c.verdict !== 'skipped' && !(MEASURED as readonly string[]).includes(c.id)) });
+    baseline = outcomes({
+      ...quiet.report!,
+      checks: quiet.report!.checks.filter(
+        (c) => c.verdict !== 'skipped' && !(MEASURED as readonly string[]).includes(c.id),
+      ),
+    });
   });
   afterAll(async () => {
     await stack?.stop();
@@ -77,7 +88,9 @@ describe('honest under other traffic (PgBouncer transaction mode, pool of 2)', (
   }
 
   test('the quiet baseline is conclusive: every later comparison means something', () => {
-    const unknown = Object.entries(baseline).filter(([, o]) => o === null).map(([id]) => id);
+    const unknown = Object.entries(baseline)
+      .filter(([, o]) => o === null)
+      .map(([id]) => id);
     expect(unknown, 'checks inconclusive on a quiet pool').toEqual([]);
   });
 
@@ -101,12 +114,17 @@ describe('honest under other traffic (PgBouncer transaction mode, pool of 2)', (
   });
 
   test(`two pooltest runs against the same pool at once: same outcome or inconclusive, at least ${MIN_CONCLUSIVE * 100}% conclusive or held back by the other run, both sweeps clean`, async () => {
-    const [a, b] = await Promise.all([runCli(args(), { json: true, timeoutMs: 240_000 }), runCli(args(), { json: true, timeoutMs: 240_000 })]);
+    const [a, b] = await Promise.all([
+      runCli(args(), { json: true, timeoutMs: 240_000 }),
+      runCli(args(), { json: true, timeoutMs: 240_000 }),
+    ]);
     for (const run of [a, b]) {
       expect(run.report, run.stderr).not.toBeNull();
       expect(wrongAnswers(run, 'two runs at once')).toEqual([]);
       const explained = share(run, (c) => c.outcome !== null || OTHER_RUN_REASON.test(c.reason));
-      expect(explained.share, `conclusive or held back by the other run: ${explained.text}`).toBeGreaterThanOrEqual(MIN_CONCLUSIVE);
+      expect(explained.share, `conclusive or held back by the other run: ${explained.text}`).toBeGreaterThanOrEqual(
+        MIN_CONCLUSIVE,
+      );
       expect(run.report?.sweep?.clean, run.report?.sweep?.leftovers.join('; ')).toBe(true);
       // Each saw the other while both ran, and said so.
       expect(run.report!.checks.some((c) => /other pooltest run\(s\) worked on this target/.test(c.reason))).toBe(true);

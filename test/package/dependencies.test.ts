@@ -81,10 +81,16 @@ describe('dependencies', () => {
       if (dir) rmSync(dir, { recursive: true, force: true });
     });
 
-    const traced = async (args: string[], name: string): Promise<{ code: number | null; stderr: string; specifiers: string[] }> => {
+    const traced = async (
+      args: string[],
+      name: string,
+    ): Promise<{ code: number | null; stderr: string; specifiers: string[] }> => {
       const log = path.join(dir, `${name}.log`);
       const register = path.join(REPO, 'test/package/fixtures/trace-register.mjs');
-      const run = await exec(process.execPath, ['--import', register, CLI, ...args, '--no-store'], { cwd: dir, env: { POOLTEST_TRACE_FILE: log } });
+      const run = await exec(process.execPath, ['--import', register, CLI, ...args, '--no-store'], {
+        cwd: dir,
+        env: { POOLTEST_TRACE_FILE: log },
+      });
       return { code: run.code, stderr: run.stderr, specifiers: readFileSync(log, 'utf8').split('\n') };
     };
 

@@ -10,8 +10,18 @@ export interface Exec {
   stderr: string;
 }
 
-export async function exec(command: string, args: string[], opts: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs?: number }): Promise<Exec> {
-  const env = { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('PG') && !k.startsWith('POOLTEST_'))), NO_COLOR: '1', ...opts.env };
+export async function exec(
+  command: string,
+  args: string[],
+  opts: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs?: number },
+): Promise<Exec> {
+  const env = {
+    ...Object.fromEntries(
+      Object.entries(process.env).filter(([k]) => !k.startsWith('PG') && !k.startsWith('POOLTEST_')),
+    ),
+    NO_COLOR: '1',
+    ...opts.env,
+  };
   // Vitest marks its own workers with these; a nested Vitest must not think it is one.
   for (const k of ['VITEST', 'VITEST_WORKER_ID', 'VITEST_POOL_ID', 'TEST', 'NODE_ENV']) delete env[k];
   const child = spawn(command, args, { cwd: opts.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -5,7 +5,16 @@
  * example from docs/library.md. testcontainers is not installed there, which also proves that a
  * run without --spawn never needs it.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -30,8 +39,14 @@ describe('the packed pooltest, installed in an empty project', () => {
     tgz = path.join(work, (JSON.parse(pack.stdout) as Array<{ filename: string }>)[0]!.filename);
     project = path.join(work, 'project');
     mkdirSync(project);
-    writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
-    const install = await exec('npm', ['install', '--no-audit', '--no-fund', tgz], { cwd: project, timeoutMs: 280_000 });
+    writeFileSync(
+      path.join(project, 'package.json'),
+      JSON.stringify({ name: 'consumer', private: true, type: 'module' }),
+    );
+    const install = await exec('npm', ['install', '--no-audit', '--no-fund', tgz], {
+      cwd: project,
+      timeoutMs: 280_000,
+    });
     expect(install.code, install.stderr).toBe(0);
     stack = await startStack('pgbouncer-transaction');
   }, 300_000);
@@ -42,11 +57,33 @@ describe('the packed pooltest, installed in an empty project', () => {
 
   test('the tarball holds what a user needs and nothing from development', async () => {
     const list = await exec('tar', ['-tzf', tgz], { cwd: work });
-    const files = list.stdout.split('\n').filter(Boolean).map((f) => f.replace(/^package\//, ''));
-    for (const needed of ['package.json', 'README.md', 'INTERPRETING.md', 'schema/report.schema.json', 'dist/runner/index.js', 'dist/runner/index.d.ts', 'dist/cli/main.js', 'dist/runner/vitest-project.js', 'dist/runner/vitest-setup.js', 'dist/suites/session/set-leak.test.js', 'dist/fixtures/stack.js']) {
+    const files = list.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((f) => f.replace(/^package\//, ''));
+    for (const needed of [
+      'package.json',
+      'README.md',
+      'INTERPRETING.md',
+      'schema/report.schema.json',
+      'dist/runner/index.js',
+      'dist/runner/index.d.ts',
+      'dist/cli/main.js',
+      'dist/runner/vitest-project.js',
+      'dist/runner/vitest-setup.js',
+      'dist/suites/session/set-leak.test.js',
+      'dist/fixtures/stack.js',
+    ]) {
       expect(files).toContain(needed);
     }
-    expect(files.filter((f) => /^(test|engine|suites|scratch|bench|examples|dist\/bench)\//.test(f) || f.endsWith('.map') || (f.endsWith('.ts') && !f.endsWith('.d.ts')))).toEqual([]);
+    expect(
+      files.filter(
+        (f) =>
+          /^(test|engine|suites|scratch|bench|examples|dist\/bench)\//.test(f) ||
+          f.endsWith('.map') ||
+          (f.endsWith('.ts') && !f.endsWith('.d.ts')),
+      ),
+    ).toEqual([]);
   });
 
   test('installing it brings no testcontainers', () => {
@@ -60,12 +97,32 @@ describe('the packed pooltest, installed in an empty project', () => {
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('Usage: pooltest');
     const version = await exec('npx', ['pooltest', '--version'], { cwd: project });
-    expect(version.stdout.trim()).toBe((JSON.parse(readFileSync(path.join(REPO, 'package.json'), 'utf8')) as { version: string }).version);
+    expect(version.stdout.trim()).toBe(
+      (JSON.parse(readFileSync(path.join(REPO, 'package.json'), 'utf8')) as { version: string }).version,
+    );
   });
 
   test('npx pooltest runs against a real PgBouncer, writes every output and stores the run, without the password', async () => {
     const { target } = stack;
-    const run = await exec('npx', ['pooltest', '--target', target.url(), '--profile', 'pgbouncer-transaction', '--only', 'session/set-leak,locks', '--json', 'out/report.json', '--junit', 'out/junit.xml', '--markdown', 'out/report.md'], { cwd: project });
+    const run = await exec(
+      'npx',
+      [
+        'pooltest',
+        '--target',
+        target.url(),
+        '--profile',
+        'pgbouncer-transaction',
+        '--only',
+        'session/set-leak,locks',
+        '--json',
+        'out/report.json',
+        '--junit',
+        'out/junit.xml',
+        '--markdown',
+        'out/report.md',
+      ],
+      { cwd: project },
+    );
     expect(run.code, run.stdout + run.stderr).toBe(0);
     const report = JSON.parse(readFileSync(path.join(project, 'out/report.json'), 'utf8')) as unknown;
     assertValidReport(report);
@@ -92,26 +149,35 @@ describe('the packed pooltest, installed in an empty project', () => {
     expect(run.stdout).toContain('session/set-leak: leaked (pass)');
     expect(run.stdout).toMatch(/(\d+) of \1 checks as expected, 0 observed; exit 0/);
     expect(readFileSync(path.join(project, 'pooltest.md'), 'utf8')).toContain('| `session/set-leak`');
-    expect(readFileSync(path.join(project, 'pooltest.junit.xml'), 'utf8')).toContain('<testcase classname="pooltest.session" name="session/set-leak"');
+    expect(readFileSync(path.join(project, 'pooltest.junit.xml'), 'utf8')).toContain(
+      '<testcase classname="pooltest.session" name="session/set-leak"',
+    );
   });
 
   describe('the Vitest route (examples/library/vitest*.config.mjs)', () => {
     const runVitest = async (profile: string, config = 'vitest.config.mjs') => {
       writeFileSync(path.join(project, config), readFileSync(path.join(EXAMPLES, config)));
       const out = path.join(project, `vitest-${profile}.json`);
-      const run = await exec('npx', ['vitest', 'run', '--config', config, '--reporter=json', `--outputFile=${out}`, 'set-leak', 'advisory-session'], {
-        cwd: project,
-        env: { POOLTEST_TARGET: stack.target.url(), POOLTEST_PROFILE: profile },
-      });
+      const run = await exec(
+        'npx',
+        ['vitest', 'run', '--config', config, '--reporter=json', `--outputFile=${out}`, 'set-leak', 'advisory-session'],
+        {
+          cwd: project,
+          env: { POOLTEST_TARGET: stack.target.url(), POOLTEST_PROFILE: profile },
+        },
+      );
       const json = JSON.parse(readFileSync(out, 'utf8')) as VitestJson;
       const tests = json.testResults.flatMap((f) => f.assertionResults);
       return { run, tests };
     };
 
-    test('the checks run as tests of the vendor\'s Vitest and pass against the matching profile', async () => {
+    test("the checks run as tests of the vendor's Vitest and pass against the matching profile", async () => {
       const { run, tests } = await runVitest('pgbouncer-transaction');
       expect(run.code, run.stdout + run.stderr).toBe(0);
-      expect(tests.map((t) => [t.title.split(':')[0], t.status]).sort()).toEqual([['locks/advisory-session', 'passed'], ['session/set-leak', 'passed']]);
+      expect(tests.map((t) => [t.title.split(':')[0], t.status]).sort()).toEqual([
+        ['locks/advisory-session', 'passed'],
+        ['session/set-leak', 'passed'],
+      ]);
       expect(tests.find((t) => t.title.startsWith('session/set-leak'))?.meta.pooltest?.outcome).toBe('leaked');
     });
 
@@ -121,7 +187,7 @@ describe('the packed pooltest, installed in an empty project', () => {
       expect(tests.map((t) => t.status)).toEqual(['passed', 'passed']);
     });
 
-    test('a wrong expectation fails the vendor\'s run (control)', async () => {
+    test("a wrong expectation fails the vendor's run (control)", async () => {
       const { run, tests } = await runVitest('direct');
       expect(run.code).toBe(1);
       const setLeak = tests.find((t) => t.title.startsWith('session/set-leak'));
@@ -132,10 +198,13 @@ describe('the packed pooltest, installed in an empty project', () => {
 
   test('the docs show the examples verbatim', () => {
     const library = readFileSync(path.join(REPO, 'docs/library.md'), 'utf8');
-    for (const file of readdirSync(EXAMPLES)) expect(library, file).toContain(readFileSync(path.join(EXAMPLES, file), 'utf8').trimEnd());
+    for (const file of readdirSync(EXAMPLES))
+      expect(library, file).toContain(readFileSync(path.join(EXAMPLES, file), 'utf8').trimEnd());
     const actions = readFileSync(path.join(REPO, 'docs/github-actions.md'), 'utf8');
     expect(actions).toContain(readFileSync(path.join(REPO, 'examples/github-actions/pooltest.yml'), 'utf8').trimEnd());
-    expect(actions).toContain(readFileSync(path.join(REPO, 'examples/github-actions/pooltest-matrix.yml'), 'utf8').trimEnd());
+    expect(actions).toContain(
+      readFileSync(path.join(REPO, 'examples/github-actions/pooltest-matrix.yml'), 'utf8').trimEnd(),
+    );
   });
 
   test('publint and arethetypeswrong accept the tarball', async () => {
@@ -148,10 +217,19 @@ describe('the packed pooltest, installed in an empty project', () => {
 });
 
 interface VitestJson {
-  testResults: Array<{ assertionResults: Array<{ title: string; status: string; failureMessages: string[]; meta: { pooltest?: { outcome: string | null } } }> }>;
+  testResults: Array<{
+    assertionResults: Array<{
+      title: string;
+      status: string;
+      failureMessages: string[];
+      meta: { pooltest?: { outcome: string | null } };
+    }>;
+  }>;
 }
 
 function filesUnder(dir: string): string[] {
   if (!existsSync(dir)) return [];
-  return readdirSync(dir, { recursive: true, encoding: 'utf8' }).map((f) => path.join(dir, f)).filter((f) => statSync(f).isFile());
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .map((f) => path.join(dir, f))
+    .filter((f) => statSync(f).isFile());
 }

@@ -10,19 +10,46 @@ import { inconsistentBreaks } from '../../suites/outcome-breaks.js';
 
 /** DESIGN.md "Checks and outcome labels" and issue 3, written out once more on purpose. */
 const CONTRACT_IDS = [
-  'session/set-leak', 'session/search-path-leak', 'session/custom-guc-leak', 'session/role-leak',
-  'session/tracked-parameter', 'session/set-local', 'session/reset-on-disconnect', 'session/discard-all',
-  'temp/temp-table', 'temp/on-commit-drop', 'prepared/sql-prepare', 'prepared/protocol-named',
-  'cursors/with-hold', 'sequences/lastval', 'locks/advisory-session', 'locks/advisory-xact', 'notify/listen',
-  'transactions/abandoned', 'cancel/routing', 'capacity/queueing', 'capacity/multiplexing', 'capacity/burst',
-  'statement/transaction-block', 'session/lock-timeout-leak',
+  'session/set-leak',
+  'session/search-path-leak',
+  'session/custom-guc-leak',
+  'session/role-leak',
+  'session/tracked-parameter',
+  'session/set-local',
+  'session/reset-on-disconnect',
+  'session/discard-all',
+  'temp/temp-table',
+  'temp/on-commit-drop',
+  'prepared/sql-prepare',
+  'prepared/protocol-named',
+  'cursors/with-hold',
+  'sequences/lastval',
+  'locks/advisory-session',
+  'locks/advisory-xact',
+  'notify/listen',
+  'transactions/abandoned',
+  'cancel/routing',
+  'capacity/queueing',
+  'capacity/multiplexing',
+  'capacity/burst',
+  'statement/transaction-block',
+  'session/lock-timeout-leak',
   // Issue 12: the capacity figures users quote.
-  'capacity/connect-churn', 'auth/stale-password',
+  'capacity/connect-churn',
+  'auth/stale-password',
 ];
 
 const STATE_CHECKS = [
-  'session/set-leak', 'session/lock-timeout-leak', 'session/search-path-leak', 'session/custom-guc-leak', 'session/role-leak',
-  'session/tracked-parameter', 'temp/temp-table', 'prepared/sql-prepare', 'cursors/with-hold', 'sequences/lastval',
+  'session/set-leak',
+  'session/lock-timeout-leak',
+  'session/search-path-leak',
+  'session/custom-guc-leak',
+  'session/role-leak',
+  'session/tracked-parameter',
+  'temp/temp-table',
+  'prepared/sql-prepare',
+  'cursors/with-hold',
+  'sequences/lastval',
 ];
 
 describe('check labels', () => {
@@ -51,12 +78,20 @@ describe('check labels', () => {
   });
 
   test("every outcome a catalogue check gives advice for is one of that check's labels", () => {
-    const strays = CATALOGUE.flatMap((c) => Object.entries(c.outcomes as Record<string, { advice?: string }>).filter(([label, o]) => o.advice !== undefined && !isLabelOf(c.id, label)).map(([label]) => `${c.id}: ${label}`));
+    const strays = CATALOGUE.flatMap((c) =>
+      Object.entries(c.outcomes as Record<string, { advice?: string }>)
+        .filter(([label, o]) => o.advice !== undefined && !isLabelOf(c.id, label))
+        .map(([label]) => `${c.id}: ${label}`),
+    );
     expect(strays).toEqual([]);
   });
 
   test('every label declares its meaning, and means the same breaks/keeps in every check that reports it', () => {
-    const vague = CATALOGUE.flatMap((c) => Object.entries(c.outcomes as Record<string, { means: string }>).filter(([, o]) => o.means.trim().length < 10).map(([label]) => `${c.id}: ${label}`));
+    const vague = CATALOGUE.flatMap((c) =>
+      Object.entries(c.outcomes as Record<string, { means: string }>)
+        .filter(([, o]) => o.means.trim().length < 10)
+        .map(([label]) => `${c.id}: ${label}`),
+    );
     expect(vague).toEqual([]);
     expect(inconsistentBreaks()).toEqual([]);
   });

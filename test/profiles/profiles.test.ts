@@ -19,9 +19,18 @@ describe('built-in profiles', () => {
   test('every pooler family of the catalogue has a profile', () => {
     expect(profileIds()).toEqual(
       expect.arrayContaining([
-        'direct', 'pgbouncer-transaction', 'pgbouncer-session', 'pgbouncer-statement', 'pgpool',
-        'pgbouncer-1.21-transaction', 'pgbouncer-1.24-transaction', 'pgcat-transaction', 'pgdog-transaction',
-        'odyssey-transaction', 'supavisor-transaction', 'rds-proxy',
+        'direct',
+        'pgbouncer-transaction',
+        'pgbouncer-session',
+        'pgbouncer-statement',
+        'pgpool',
+        'pgbouncer-1.21-transaction',
+        'pgbouncer-1.24-transaction',
+        'pgcat-transaction',
+        'pgdog-transaction',
+        'odyssey-transaction',
+        'supavisor-transaction',
+        'rds-proxy',
       ]),
     );
   });
@@ -70,10 +79,26 @@ describe('profile validation controls', () => {
   });
 
   test.each([
-    ['an unknown check id', { ...good, expect: { 'session/no-such-check': { outcome: 'session', ref: good.ref } } }, /not a known check id/],
-    ['a label of another check', { ...good, expect: { 'session/set-leak': { outcome: 'routed', ref: good.ref } } }, /not one of its labels/],
-    ['an empty expectation reference', { ...good, expect: { 'session/set-leak': { outcome: 'session', ref: '' } } }, /no usable reference/],
-    ['a reference that is only prose', { ...good, expect: { 'session/set-leak': { outcome: 'session', ref: 'the docs say so' } } }, /no usable reference/],
+    [
+      'an unknown check id',
+      { ...good, expect: { 'session/no-such-check': { outcome: 'session', ref: good.ref } } },
+      /not a known check id/,
+    ],
+    [
+      'a label of another check',
+      { ...good, expect: { 'session/set-leak': { outcome: 'routed', ref: good.ref } } },
+      /not one of its labels/,
+    ],
+    [
+      'an empty expectation reference',
+      { ...good, expect: { 'session/set-leak': { outcome: 'session', ref: '' } } },
+      /no usable reference/,
+    ],
+    [
+      'a reference that is only prose',
+      { ...good, expect: { 'session/set-leak': { outcome: 'session', ref: 'the docs say so' } } },
+      /no usable reference/,
+    ],
     ['a profile reference that is not a link', { ...good, ref: 'features page' }, /neither a URL nor/],
     ['an empty title', { ...good, title: ' ' }, /title is empty/],
     ['an empty versions field', { ...good, versions: '' }, /versions is empty/],
@@ -98,10 +123,14 @@ describe('profiles say how they know', () => {
   });
 
   test('only the profiles the catalogue tests run against a real fixture claim to be observed', () => {
-    const observedIn = PROFILES.filter((p) => Object.values(p.expect).some((e) => e.basis === 'observed')).map((p) => p.name);
+    const observedIn = PROFILES.filter((p) => Object.values(p.expect).some((e) => e.basis === 'observed')).map(
+      (p) => p.name,
+    );
     expect(observedIn.sort()).toEqual(Object.keys(EXPECTED).sort());
     for (const name of Object.keys(EXPECTED)) {
-      const notObserved = Object.entries(findProfile(name).expect).filter(([, e]) => e.basis !== 'observed').map(([id]) => id);
+      const notObserved = Object.entries(findProfile(name).expect)
+        .filter(([, e]) => e.basis !== 'observed')
+        .map(([id]) => id);
       expect(notObserved, name).toEqual([]);
     }
   });
@@ -115,12 +144,30 @@ describe('profiles say how they know', () => {
     expect(movingReference(ref)).toMatch(why);
   });
 
-  test.each(['pgbouncer/pgbouncer@pgbouncer_1_18_0:doc/config.md', 'https://www.postgresql.org/docs/15/sql-set.html', 'https://github.com/yandex/odyssey/pull/1174'])('%s is pinned', (ref) => {
+  test.each([
+    'pgbouncer/pgbouncer@pgbouncer_1_18_0:doc/config.md',
+    'https://www.postgresql.org/docs/15/sql-set.html',
+    'https://github.com/yandex/odyssey/pull/1174',
+  ])('%s is pinned', (ref) => {
     expect(movingReference(ref)).toBeNull();
   });
 
   test('control: an expectation without a basis, or observed on no version, is reported', () => {
-    const p: Profile = { name: 'x', title: 'x', pooler: 'x', mode: 'x', versions: '1', ref: 'a/b@1234567:README.md', expect: { 'session/set-leak': { outcome: 'leaked', ref: 'a/b@1234567:x.md' }, 'session/set-local': { outcome: 'scoped', ref: 'a/b@1234567:x.md', basis: 'observed' } } };
-    expect(provenanceProblems(p)).toEqual([expect.stringMatching(/set-leak does not say how it is known/), expect.stringMatching(/set-local is observed, but not on which version/)]);
+    const p: Profile = {
+      name: 'x',
+      title: 'x',
+      pooler: 'x',
+      mode: 'x',
+      versions: '1',
+      ref: 'a/b@1234567:README.md',
+      expect: {
+        'session/set-leak': { outcome: 'leaked', ref: 'a/b@1234567:x.md' },
+        'session/set-local': { outcome: 'scoped', ref: 'a/b@1234567:x.md', basis: 'observed' },
+      },
+    };
+    expect(provenanceProblems(p)).toEqual([
+      expect.stringMatching(/set-leak does not say how it is known/),
+      expect.stringMatching(/set-local is observed, but not on which version/),
+    ]);
   });
 });

@@ -44,7 +44,8 @@ describe.each(Object.entries(VERIFIED))('%s keeps its verified expectations', (n
 
 describe('newer PgBouncer releases differ from 1.18 only where a default changed', () => {
   const base = findProfile('pgbouncer-transaction').expect;
-  const outcomes = (name: string) => Object.fromEntries(Object.entries(findProfile(name).expect).map(([id, e]) => [id, e.outcome]));
+  const outcomes = (name: string) =>
+    Object.fromEntries(Object.entries(findProfile(name).expect).map(([id, e]) => [id, e.outcome]));
   const baseOutcomes = outcomes('pgbouncer-transaction');
 
   test('1.21 to 1.23: max_prepared_statements exists but is 0, so named statements still fail', () => {

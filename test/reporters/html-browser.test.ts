@@ -20,9 +20,20 @@ import { REPO, runCli } from '../support/cli.js';
 import { hostileReport } from './html-samples.js';
 
 const CHROMIUM = '/usr/bin/chromium';
-const SKIP = existsSync(CHROMIUM) ? null : `Chromium not found at ${CHROMIUM}: install it (apt-get install chromium, or scripts/setup.sh) to run the browser test of the HTML report`;
+const SKIP = existsSync(CHROMIUM)
+  ? null
+  : `Chromium not found at ${CHROMIUM}: install it (apt-get install chromium, or scripts/setup.sh) to run the browser test of the HTML report`;
 // The machine may have no network: without these, Chromium stalls on connection attempts.
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 const ARTIFACTS = path.join(REPO, 'test-artifacts');
 
 test.runIf(SKIP !== null)('says why the browser test of the HTML report is skipped', () => {
@@ -40,12 +51,31 @@ describe.skipIf(SKIP !== null)('HTML report in Chromium', () => {
   beforeAll(async () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'pooltest-html-'));
     stack = await startStack('pgbouncer-transaction');
-    const run = await runCli(['--target', stack.target.url(), '--direct', stack.postgres.url(), '--profile', 'pgbouncer-transaction', '--html', path.join(dir, 'report.html'), '--no-store'], { json: true });
+    const run = await runCli(
+      [
+        '--target',
+        stack.target.url(),
+        '--direct',
+        stack.postgres.url(),
+        '--profile',
+        'pgbouncer-transaction',
+        '--html',
+        path.join(dir, 'report.html'),
+        '--no-store',
+      ],
+      { json: true },
+    );
     expect(run.code, run.stderr).toBe(0);
     report = run.report!;
     html = readFileSync(path.join(dir, 'report.html'), 'utf8');
     writeFileSync(path.join(dir, 'hostile.html'), renderHtml(hostileReport(report)));
-    context = await chromium.launchPersistentContext(path.join(dir, 'profile'), { executablePath: CHROMIUM, headless: true, args: ARGS, timeout: 30_000, viewport: { width: 1280, height: 900 } });
+    context = await chromium.launchPersistentContext(path.join(dir, 'profile'), {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ARGS,
+      timeout: 30_000,
+      viewport: { width: 1280, height: 900 },
+    });
   }, 120_000);
   afterAll(async () => {
     await context?.close();
@@ -69,23 +99,43 @@ describe.skipIf(SKIP !== null)('HTML report in Chromium', () => {
     expect(html).toContain('<svg class="seq"');
     for (const width of [1280, 720]) {
       const page = await open('report.html', width);
-      const drawn = await page.$$eval('svg.seq', (svgs) => svgs.map((s) => ({ id: s.getAttribute('data-check'), pids: [...s.querySelectorAll('.lifeline.backend')].map((b) => b.getAttribute('data-pid')), visible: s.getBoundingClientRect().width > 0 })));
+      const drawn = await page.$$eval('svg.seq', (svgs) =>
+        svgs.map((s) => ({
+          id: s.getAttribute('data-check'),
+          pids: [...s.querySelectorAll('.lifeline.backend')].map((b) => b.getAttribute('data-pid')),
+          visible: s.getBoundingClientRect().width > 0,
+        })),
+      );
       const withSteps = report.checks.filter((c) => c.steps.length > 0);
       expect(drawn.map((d) => d.id).sort()).toEqual(withSteps.map((c) => c.id).sort());
       for (const c of withSteps) {
         const d = drawn.find((x) => x.id === c.id)!;
         expect(d.visible, c.id).toBe(true);
-        const recorded = [...new Set(c.steps.map((s) => s.pid).filter((p) => p !== null).map(String))];
+        const recorded = [
+          ...new Set(
+            c.steps
+              .map((s) => s.pid)
+              .filter((p) => p !== null)
+              .map(String),
+          ),
+        ];
         // A folded diagram (the burst's 100 clients) draws some clients; every pid it shows is recorded.
-        if (new Set(c.steps.map((s) => s.session)).size <= 10) expect(d.pids.filter(Boolean).sort(), c.id).toEqual(recorded.sort());
-        else expect(d.pids.filter(Boolean).every((p) => recorded.includes(p!)), c.id).toBe(true);
+        if (new Set(c.steps.map((s) => s.session)).size <= 10)
+          expect(d.pids.filter(Boolean).sort(), c.id).toEqual(recorded.sort());
+        else
+          expect(
+            d.pids.filter(Boolean).every((p) => recorded.includes(p!)),
+            c.id,
+          ).toBe(true);
       }
       const overflow = await page.evaluate(() => {
         const wide = (el: Element): boolean => el.scrollWidth > el.clientWidth + 1;
         const doc = document.documentElement;
         return {
           page: doc.scrollWidth > doc.clientWidth + 1 || wide(document.body),
-          boxes: [...document.querySelectorAll('.panel, .check, .diagram')].filter(wide).map((el) => el.id || el.className),
+          boxes: [...document.querySelectorAll('.panel, .check, .diagram')]
+            .filter(wide)
+            .map((el) => el.id || el.className),
         };
       });
       expect(overflow, `at ${width}px`).toEqual({ page: false, boxes: [] });
@@ -112,11 +162,17 @@ describe.skipIf(SKIP !== null)('HTML report in Chromium', () => {
     expect(errors).toEqual([]);
   });
 
-  test('the crossing is highlighted on the observer step that ran on A\'s backend', async () => {
+  test("the crossing is highlighted on the observer step that ran on A's backend", async () => {
     const page = await open('report.html');
     const leak = report.checks.find((c) => c.id === 'session/set-leak')!;
     const create = leak.steps.find((s) => s.tag === 'A.create')!;
-    const crossing = await page.$$eval('svg.seq[data-check="session/set-leak"] .step.crossing.reached', (els) => els.map((e) => ({ pid: e.getAttribute('data-pid'), session: e.getAttribute('data-session'), fill: getComputedStyle(e.querySelector('line')!).stroke })));
+    const crossing = await page.$$eval('svg.seq[data-check="session/set-leak"] .step.crossing.reached', (els) =>
+      els.map((e) => ({
+        pid: e.getAttribute('data-pid'),
+        session: e.getAttribute('data-session'),
+        fill: getComputedStyle(e.querySelector('line')!).stroke,
+      })),
+    );
     expect(crossing).toEqual([{ pid: String(create.pid), session: 'O1', fill: expect.stringMatching(/^rgb\(/) }]);
     expect(await page.locator('svg.seq[data-check="session/set-local"] .crossing.reached').count()).toBe(0);
     await page.close();
@@ -124,7 +180,10 @@ describe.skipIf(SKIP !== null)('HTML report in Chromium', () => {
 
   test('filters hide and show checks by verdict, severity and breaking outcome', async () => {
     const page = await open('report.html');
-    const visible = async (): Promise<string[]> => page.$$eval('section.check', (els) => els.filter((e) => !(e as HTMLElement).hidden).map((e) => e.getAttribute('data-id')!));
+    const visible = async (): Promise<string[]> =>
+      page.$$eval('section.check', (els) =>
+        els.filter((e) => !(e as HTMLElement).hidden).map((e) => e.getAttribute('data-id')!),
+      );
     const all = report.checks.map((c) => c.id).sort();
     expect((await visible()).sort()).toEqual(all);
     await page.locator('input[data-filter="verdict"][value="pass"]').uncheck();
@@ -132,7 +191,9 @@ describe.skipIf(SKIP !== null)('HTML report in Chromium', () => {
     // The control: a real run has checks that are not a pass (skipped fixture-only checks at least).
     expect(notPass.length).toBeGreaterThan(0);
     expect((await visible()).sort()).toEqual(notPass.sort());
-    expect(await page.locator('#shown').textContent()).toBe(String(report.checks.filter((c) => c.verdict !== 'pass').length));
+    expect(await page.locator('#shown').textContent()).toBe(
+      String(report.checks.filter((c) => c.verdict !== 'pass').length),
+    );
     await page.locator('input[data-filter="verdict"][value="pass"]').check();
     await page.locator('input[data-filter="severity"][value="security"]').uncheck();
     const security = report.checks.filter((c) => c.severity === 'security').map((c) => c.id);
@@ -151,7 +212,9 @@ describe.skipIf(SKIP !== null)('HTML report in Chromium', () => {
     const page = await open('hostile.html');
     expect(await page.evaluate(() => (window as unknown as { pwned?: number }).pwned)).toBeUndefined();
     expect(await page.locator('img, iframe, main b[onmouseover]').count()).toBe(0);
-    expect(await page.locator('svg.seq[data-check="session/set-leak"] text.sql').first().textContent()).toContain('</text></svg><script>');
+    expect(await page.locator('svg.seq[data-check="session/set-leak"] text.sql').first().textContent()).toContain(
+      '</text></svg><script>',
+    );
     await page.close();
     expect(errors).toEqual([]);
   });

@@ -25,16 +25,19 @@ describe('HTML report', () => {
       expect(html, c.id).toContain(`<section class="check" id="check-${c.id.replace('/', '-')}"`);
       const svg = svgOf(html, c.id);
       expect(svg, c.id).not.toBe('');
-      for (const pid of new Set(c.steps.map((s) => s.pid).filter((p) => p !== null))) expect(svg, `${c.id} ${pid}`).toContain(`class="lifeline backend" data-pid="${pid}"`);
+      for (const pid of new Set(c.steps.map((s) => s.pid).filter((p) => p !== null)))
+        expect(svg, `${c.id} ${pid}`).toContain(`class="lifeline backend" data-pid="${pid}"`);
     }
   });
 
-  test('the crossing is the observer step on A\'s backend, and only a breaking outcome is drawn as reached', () => {
+  test("the crossing is the observer step on A's backend, and only a breaking outcome is drawn as reached", () => {
     const report = pgbouncerReport();
     const html = renderHtml(report);
     const leak = report.checks.find((c) => c.id === 'session/set-leak')!;
     const take = leak.steps.find((s) => s.tag === 'observe.take')!;
-    expect(svgOf(html, leak.id)).toContain(`<g class="step ok crossing reached" data-seq="${take.seq}" data-pid="${take.pid}" data-session="O1">`);
+    expect(svgOf(html, leak.id)).toContain(
+      `<g class="step ok crossing reached" data-seq="${take.seq}" data-pid="${take.pid}" data-session="O1">`,
+    );
     expect(svgOf(html, 'session/tracked-parameter')).toContain('crossing landed');
     expect(svgOf(html, 'session/tracked-parameter')).not.toContain('crossing reached');
   });

@@ -10,7 +10,10 @@ import { renderJunit } from '../../reporters/junit-reporter.js';
 import { escapeXml } from '../../reporters/xml.js';
 import { HOSTILE, pgbouncerReport, troubledReport } from './samples.js';
 
-interface Property { name: string; value: string }
+interface Property {
+  name: string;
+  value: string;
+}
 interface TestCase {
   classname: string;
   name: string;
@@ -21,17 +24,35 @@ interface TestCase {
   'system-out'?: string;
 }
 interface Parsed {
-  testsuites: { tests: string; failures: string; skipped: string; testsuite: { tests: string; failures: string; skipped: string; errors: string; properties: { property: Property[] }; testcase: TestCase[] } };
+  testsuites: {
+    tests: string;
+    failures: string;
+    skipped: string;
+    testsuite: {
+      tests: string;
+      failures: string;
+      skipped: string;
+      errors: string;
+      properties: { property: Property[] };
+      testcase: TestCase[];
+    };
+  };
 }
 
-const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', parseAttributeValue: false, isArray: (name) => ['testcase', 'property'].includes(name) });
+const parser = new XMLParser({
+  ignoreAttributes: false,
+  attributeNamePrefix: '',
+  parseAttributeValue: false,
+  isArray: (name) => ['testcase', 'property'].includes(name),
+});
 
 function parse(xml: string): Parsed {
   expect(XMLValidator.validate(xml)).toBe(true);
   return parser.parse(xml) as Parsed;
 }
 
-const prop = (c: TestCase, name: string): string | undefined => c.properties.property.find((p) => p.name === name)?.value;
+const prop = (c: TestCase, name: string): string | undefined =>
+  c.properties.property.find((p) => p.name === name)?.value;
 
 describe('JUnit report', () => {
   test('a healthy run: one passing testcase per check, named by id and classed by area, plus the sweep', () => {
@@ -61,7 +82,9 @@ describe('JUnit report', () => {
     const parsed = parse(renderJunit(report));
     const byName = new Map(parsed.testsuites.testsuite.testcase.map((c) => [c.name, c]));
     expect(byName.get('session/set-leak')?.failure?.message).toBe('observed "leaked", expected "session"');
-    expect(byName.get('temp/temp-table')?.skipped?.message).toBe('inconclusive: steering failed: the observer never landed on backend 1935');
+    expect(byName.get('temp/temp-table')?.skipped?.message).toBe(
+      'inconclusive: steering failed: the observer never landed on backend 1935',
+    );
     expect(byName.get('notify/listen')?.skipped?.message).toBe('skipped: needs --direct');
     expect(byName.get('pooltest/sweep')?.failure?.['#text']).toContain('statement_timeout = 3438007ms');
     expect(parsed.testsuites).toMatchObject({ tests: String(report.checks.length + 1), failures: '2', skipped: '2' });

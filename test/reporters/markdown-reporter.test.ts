@@ -17,7 +17,10 @@ function rows(md: string): string[] {
 
 /** Cells of a row, splitting only on unescaped pipes. */
 function cells(row: string): string[] {
-  return row.slice(2, -2).split(/(?<!\\)\|/).map((c) => c.trim());
+  return row
+    .slice(2, -2)
+    .split(/(?<!\\)\|/)
+    .map((c) => c.trim());
 }
 
 /** The <details> blocks, by the check id in their summary. */
@@ -38,7 +41,9 @@ describe('Markdown report', () => {
     expect(md.match(/^\| Check/gm)).toHaveLength(1);
     expect(rows(md)).toHaveLength(report.checks.length);
     for (const row of rows(md)) expect(cells(row)).toHaveLength(5);
-    expect(rows(md)[0]).toBe('| `session/set-leak` SET statement\\_timeout stays with the client that ran it | correctness | `leaked` ⚠️ | `leaked` | ✅ pass |');
+    expect(rows(md)[0]).toBe(
+      '| `session/set-leak` SET statement\\_timeout stays with the client that ran it | correctness | `leaked` ⚠️ | `leaked` | ✅ pass |',
+    );
   });
 
   test('every breaking check gets a collapsed block with evidence, reference, advice and a Mermaid diagram', () => {
@@ -56,10 +61,15 @@ describe('Markdown report', () => {
       expect(block).toContain('**Evidence:**');
       if (c.advice) expect(block).toContain('**Advice:**');
       expect(block).toMatch(/```mermaid\nsequenceDiagram\n[\s\S]*\n```/);
-      for (const pid of new Set(c.steps.map((s) => s.pid).filter((p) => p !== null))) expect(block, id).toContain(`backend ${pid}`);
+      for (const pid of new Set(c.steps.map((s) => s.pid).filter((p) => p !== null)))
+        expect(block, id).toContain(`backend ${pid}`);
     }
-    expect(found.get('session/set-leak')).toContain('Expected per: <https://www.pgbouncer.org/features.html> (SET/RESET: Never)');
-    expect(found.get('session/set-leak')).toMatch(/rect rgb\(255, 215, 213\)[\s\S]*Note over c1,b0: crossing#58; O1 got A's backend/);
+    expect(found.get('session/set-leak')).toContain(
+      'Expected per: <https://www.pgbouncer.org/features.html> (SET/RESET: Never)',
+    );
+    expect(found.get('session/set-leak')).toMatch(
+      /rect rgb\(255, 215, 213\)[\s\S]*Note over c1,b0: crossing#58; O1 got A's backend/,
+    );
     // The other checks' evidence is one collapsed list, not lost.
     expect(md).toMatch(/<summary>Evidence for the other \d+ check\(s\)<\/summary>[\s\S]*`session\/set-local` `scoped`/);
   });
@@ -81,14 +91,24 @@ describe('Markdown report', () => {
     expect(md).not.toContain('<b>');
     expect(md).not.toContain('S3cret');
     expect(inline('a|b\nc <d>')).toBe('a\\|b c \\<d\\>');
-    expect(withLinks('see https://x.org/a_b. and (https://y.org)')).toBe('see <https://x.org/a_b>. and (<https://y.org>)');
+    expect(withLinks('see https://x.org/a_b. and (https://y.org)')).toBe(
+      'see <https://x.org/a_b>. and (<https://y.org>)',
+    );
   });
 
   test('a report too big for one GitHub comment keeps every block but drops the last diagrams, and says so', () => {
     const r = pgbouncerReport();
     const base = r.checks[0]!;
     // 40 breaking checks with long steps: far beyond what a comment may hold with diagrams.
-    r.checks = Array.from({ length: 40 }, (_, i) => ({ ...structuredClone(base), id: `session/copy-${i}`, steps: Array.from({ length: 30 }, (_, j) => ({ ...structuredClone(base.steps[0]!), seq: j + 1, sql: `SELECT ${'x'.repeat(200)} -- ${j}` })) }));
+    r.checks = Array.from({ length: 40 }, (_, i) => ({
+      ...structuredClone(base),
+      id: `session/copy-${i}`,
+      steps: Array.from({ length: 30 }, (_, j) => ({
+        ...structuredClone(base.steps[0]!),
+        seq: j + 1,
+        sql: `SELECT ${'x'.repeat(200)} -- ${j}`,
+      })),
+    }));
     const md = renderMarkdown(r);
     expect(md.length).toBeLessThan(COMMENT_BUDGET + 10_000);
     expect(md.match(/<summary><code>session\/copy-/g)).toHaveLength(40);

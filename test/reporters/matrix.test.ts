@@ -13,7 +13,11 @@ import { buildMatrix, differingRows } from '../../reporters/matrix.js';
 import { runCli } from '../support/cli.js';
 import { directReport, HOSTILE, pgbouncerReport } from './samples.js';
 
-const both = () => buildMatrix([{ report: directReport(), source: 'direct.json' }, { report: pgbouncerReport(), source: 'pgbouncer.json' }]);
+const both = () =>
+  buildMatrix([
+    { report: directReport(), source: 'direct.json' },
+    { report: pgbouncerReport(), source: 'pgbouncer.json' },
+  ]);
 
 describe('compatibility matrix', () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'pooltest-matrix-'));
@@ -21,7 +25,10 @@ describe('compatibility matrix', () => {
 
   test('checks as rows, reports as columns named after pooler, mode and server; differences from the first column marked', () => {
     const m = both();
-    expect(m.columns.map((c) => c.name)).toEqual(['PostgreSQL direct on PG 15', 'PgBouncer 1.18.0 transaction on PG 15']);
+    expect(m.columns.map((c) => c.name)).toEqual([
+      'PostgreSQL direct on PG 15',
+      'PgBouncer 1.18.0 transaction on PG 15',
+    ]);
     const row = (id: string) => m.rows.find((r) => r.id === id)!;
     expect(row('session/set-leak').cells).toEqual([
       { outcome: 'session', verdict: 'pass', differs: false, breaks: false },
@@ -45,22 +52,35 @@ describe('compatibility matrix', () => {
     expect(renderMatrixHtml(m)).not.toMatch(/<script|<b> &/);
     expect(renderMatrixHtml(m)).not.toContain('S3cret');
     const md = renderMatrixMarkdown(m);
-    for (const line of md.split('\n').filter((l) => l.startsWith('| `'))) expect(line.split(/(?<!\\)\|/).length).toBe(4);
+    for (const line of md.split('\n').filter((l) => l.startsWith('| `')))
+      expect(line.split(/(?<!\\)\|/).length).toBe(4);
   });
 
   test('the same run twice, or two reports that would share a column, are refused with REPORT_DUPLICATE', () => {
-    const same = () => buildMatrix([{ report: pgbouncerReport(), source: 'a.json' }, { report: pgbouncerReport(), source: 'b.json' }]);
+    const same = () =>
+      buildMatrix([
+        { report: pgbouncerReport(), source: 'a.json' },
+        { report: pgbouncerReport(), source: 'b.json' },
+      ]);
     expect(same).toThrowError(/same run/);
     const other = pgbouncerReport();
     other.runId = 'another';
     try {
-      buildMatrix([{ report: pgbouncerReport(), source: 'a.json' }, { report: other, source: 'b.json' }]);
+      buildMatrix([
+        { report: pgbouncerReport(), source: 'a.json' },
+        { report: other, source: 'b.json' },
+      ]);
       expect.unreachable();
     } catch (e) {
       expect(isPooltestError(e) && e.code).toBe('REPORT_DUPLICATE');
       expect(String(e)).toContain('name them apart');
     }
-    expect(buildMatrix([{ report: pgbouncerReport(), source: 'a.json', name: 'a' }, { report: other, source: 'b.json', name: 'b' }]).columns).toHaveLength(2);
+    expect(
+      buildMatrix([
+        { report: pgbouncerReport(), source: 'a.json', name: 'a' },
+        { report: other, source: 'b.json', name: 'b' },
+      ]).columns,
+    ).toHaveLength(2);
   });
 
   test('the CLI writes Markdown, HTML and JSON, names columns with NAME=FILE, and exits 2 on bad input', async () => {
@@ -68,17 +88,37 @@ describe('compatibility matrix', () => {
     const b = path.join(dir, 'pgb.json');
     writeFileSync(a, JSON.stringify(directReport()));
     writeFileSync(b, JSON.stringify(pgbouncerReport()));
-    const ok = await runCli(['matrix', `postgres=${a}`, b, '--markdown', path.join(dir, 'm.md'), '--html', path.join(dir, 'm.html'), '--json', path.join(dir, 'm.json')]);
+    const ok = await runCli([
+      'matrix',
+      `postgres=${a}`,
+      b,
+      '--markdown',
+      path.join(dir, 'm.md'),
+      '--html',
+      path.join(dir, 'm.html'),
+      '--json',
+      path.join(dir, 'm.json'),
+    ]);
     expect(ok.code, ok.stderr).toBe(0);
     expect(ok.stdout).toContain('[1] postgres:');
     const json = JSON.parse(readFileSync(path.join(dir, 'm.json'), 'utf8'));
     expect(json).toMatchObject({ kind: 'pooltest-matrix', version: 1 });
-    expect(json.columns.map((c: { name: string }) => c.name)).toEqual(['postgres', 'PgBouncer 1.18.0 transaction on PG 15']);
-    expect(readFileSync(path.join(dir, 'm.md'), 'utf8')).toContain('| Check | postgres | PgBouncer 1.18.0 transaction on PG 15 |');
+    expect(json.columns.map((c: { name: string }) => c.name)).toEqual([
+      'postgres',
+      'PgBouncer 1.18.0 transaction on PG 15',
+    ]);
+    expect(readFileSync(path.join(dir, 'm.md'), 'utf8')).toContain(
+      '| Check | postgres | PgBouncer 1.18.0 transaction on PG 15 |',
+    );
     expect(readFileSync(path.join(dir, 'm.html'), 'utf8')).toMatch(/^<!DOCTYPE html>/);
     writeFileSync(path.join(dir, 'bad.json'), '{ not json');
     writeFileSync(path.join(dir, 'schema.json'), JSON.stringify({ schemaVersion: 99, checks: [] }));
-    for (const [args, code] of [[[path.join(dir, 'bad.json')], 'REPORT_INVALID'], [[path.join(dir, 'schema.json')], 'REPORT_INVALID'], [[b, b], 'REPORT_DUPLICATE'], [[], 'BAD_ARGUMENTS']] as const) {
+    for (const [args, code] of [
+      [[path.join(dir, 'bad.json')], 'REPORT_INVALID'],
+      [[path.join(dir, 'schema.json')], 'REPORT_INVALID'],
+      [[b, b], 'REPORT_DUPLICATE'],
+      [[], 'BAD_ARGUMENTS'],
+    ] as const) {
       const run = await runCli(['matrix', ...args]);
       expect(run.code, run.stderr).toBe(2);
       expect(run.stderr).toMatch(new RegExp(`^pooltest: ${code}: `));

@@ -26,7 +26,9 @@ describe('Mermaid sequence diagrams', () => {
 
   test('the crossing is where another client ran on the create backend; a landing without state is told apart', () => {
     const leak = check('session/set-leak');
-    expect(findCrossings(leak)).toEqual([expect.objectContaining({ fromSession: 'A', toSession: 'O1', reached: true })]);
+    expect(findCrossings(leak)).toEqual([
+      expect.objectContaining({ fromSession: 'A', toSession: 'O1', reached: true }),
+    ]);
     // tracked: O1 landed on A's old backend but the state had followed A: a landing, not a crossing.
     const tracked = check('session/tracked-parameter');
     expect(findCrossings(tracked)).toEqual([expect.objectContaining({ reached: false })]);

@@ -55,7 +55,9 @@ describe('observed: an outcome with no expectation', () => {
 
   test('JUnit reports an observation as skipped with its outcome and effect, not as a passing testcase', () => {
     const xml = renderJunit(unassertedReport());
-    expect(xml).toContain('<skipped message="observed, nothing asserted: leaked: breaks an application (correctness)"/>');
+    expect(xml).toContain(
+      '<skipped message="observed, nothing asserted: leaked: breaks an application (correctness)"/>',
+    );
     const checks = unassertedReport().checks.length;
     expect(xml).toMatch(new RegExp(`<testsuites [^>]*failures="0" errors="0" skipped="${checks}"`));
   });
@@ -70,7 +72,9 @@ describe('--strict', () => {
 
   test('JUnit turns an inconclusive check into a failure that carries the reason', () => {
     const xml = renderJunit(strictTroubled());
-    expect(xml).toMatch(/<failure type="inconclusive" message="inconclusive: steering failed: the observer never landed on backend 1935">/);
+    expect(xml).toMatch(
+      /<failure type="inconclusive" message="inconclusive: steering failed: the observer never landed on backend 1935">/,
+    );
     // set-leak failed, temp-table inconclusive, the sweep dirty: three failures; one skip left.
     expect(xml).toMatch(/<testsuites [^>]*failures="3" errors="0" skipped="1"/);
     // Control: the same report without strict keeps inconclusive as a skip.
@@ -78,18 +82,32 @@ describe('--strict', () => {
   });
 
   test('--quiet lists an inconclusive check as a failure under strict', () => {
-    expect(renderQuiet(strictTroubled(), { color: false })).toMatch(/^FAIL temp\/temp-table: inconclusive under --strict: steering failed/m);
+    expect(renderQuiet(strictTroubled(), { color: false })).toMatch(
+      /^FAIL temp\/temp-table: inconclusive under --strict: steering failed/m,
+    );
   });
 
   test('the exit code: inconclusive fails only under strict; so does a sweep that could not finish', () => {
     const step = [{}];
-    const inconclusive = [{ verdict: 'pass' as const, steps: step }, { verdict: 'inconclusive' as const, steps: [] }];
+    const inconclusive = [
+      { verdict: 'pass' as const, steps: step },
+      { verdict: 'inconclusive' as const, steps: [] },
+    ];
     const clean = { clean: true };
     expect(runExitCode(inconclusive, clean, false)).toBe(0);
     expect(runExitCode(inconclusive, clean, true)).toBe(1);
     // Every check inconclusive: the case a vendor's CI must not take for green.
     expect(runExitCode([{ verdict: 'inconclusive', steps: step }], clean, true)).toBe(1);
-    expect(runExitCode([{ verdict: 'observed', steps: step }, { verdict: 'skipped', steps: [] }], clean, true)).toBe(0);
+    expect(
+      runExitCode(
+        [
+          { verdict: 'observed', steps: step },
+          { verdict: 'skipped', steps: [] },
+        ],
+        clean,
+        true,
+      ),
+    ).toBe(0);
     expect(runExitCode([{ verdict: 'pass', steps: step }], null, true)).toBe(1);
     expect(runExitCode([{ verdict: 'pass', steps: step }], null, false)).toBe(0);
     const unknown = { clean: true, state: 'unknown' };
@@ -102,7 +120,7 @@ describe('--strict', () => {
 });
 
 describe('reports of schema 1', () => {
-  test("an old `pass` with no expectation reads as observed; a pass against an expectation stays pass", () => {
+  test('an old `pass` with no expectation reads as observed; a pass against an expectation stays pass', () => {
     const old = schemaOneReport('direct');
     expect(old.schemaVersion).toBe(1);
     const unexpected = old.checks.filter((c) => c.verdict === 'pass' && c.expected === null).map((c) => c.id);

@@ -19,8 +19,20 @@ describe('which outcomes break applications', () => {
   });
 
   test('state escaping or vanishing breaks; staying, following or being scoped does not', () => {
-    expect(['leaked', 'lost', 'shared', 'misrouted', 'rejected'].map(outcomeBreaks)).toEqual([true, true, true, true, true]);
-    expect(['session', 'tracked', 'scoped', 'exclusive', 'delivered'].map(outcomeBreaks)).toEqual([false, false, false, false, false]);
+    expect(['leaked', 'lost', 'shared', 'misrouted', 'rejected'].map(outcomeBreaks)).toEqual([
+      true,
+      true,
+      true,
+      true,
+      true,
+    ]);
+    expect(['session', 'tracked', 'scoped', 'exclusive', 'delivered'].map(outcomeBreaks)).toEqual([
+      false,
+      false,
+      false,
+      false,
+      false,
+    ]);
     expect(outcomeBreaks(null)).toBe('unknown');
     expect(outcomeBreaks('toString')).toBe('unknown');
   });
@@ -42,7 +54,11 @@ describe('diffReports', () => {
       'session/custom-guc-leak': 'unknown',
     });
     const setLeak = diff.entries.find((e) => e.id === 'session/set-leak')!;
-    expect(setLeak).toMatchObject({ old: 'session', new: 'leaked', why: 'session becomes leaked, which breaks applications' });
+    expect(setLeak).toMatchObject({
+      old: 'session',
+      new: 'leaked',
+      why: 'session becomes leaked, which breaks applications',
+    });
     expect(setLeak.advice).toContain('SET LOCAL');
     expect(diff.summary).toEqual({ breaks: 5, fixed: 0, same: 1, changed: 1, unknown: 1, exitCode: 1 });
     expect(diff.new.pooler).toBe('PgBouncer 1.18.0');
@@ -64,7 +80,10 @@ describe('diffReports', () => {
   test('one breaking behaviour replaced by another is still a break', () => {
     const after = pgbouncerReport();
     Object.assign(after.checks[0]!, { outcome: 'lost' });
-    expect(diffReports(pgbouncerReport(), after).entries[0]).toMatchObject({ change: 'breaks', why: 'a different breaking behaviour: leaked becomes lost' });
+    expect(diffReports(pgbouncerReport(), after).entries[0]).toMatchObject({
+      change: 'breaks',
+      why: 'a different breaking behaviour: leaked becomes lost',
+    });
   });
 
   test('the terminal and Markdown views show both sides, each break and its advice', () => {
@@ -72,11 +91,15 @@ describe('diffReports', () => {
     const text = renderDiff(diff, { color: false, width: 300 });
     expect(text).toMatch(/session\/set-leak\s+session\s+leaked\s+BREAKS/);
     expect(text).toContain('    advice: Use SET LOCAL');
-    expect(text.trimEnd().split('\n').at(-1)).toBe('Changes  5 break(s), 0 fixed, 1 same, 1 changed, 1 unknown  exit 1');
+    expect(text.trimEnd().split('\n').at(-1)).toBe(
+      'Changes  5 break(s), 0 fixed, 1 same, 1 changed, 1 unknown  exit 1',
+    );
     const quiet = renderDiff(diff, { color: false, quiet: true }).trimEnd().split('\n');
     expect(quiet).toHaveLength(6);
     const md = renderDiffMarkdown(diff);
-    expect(md).toContain('| `session/set-leak` SET statement\\_timeout stays with the client that ran it | correctness | `session` | `leaked` | ❌ **breaks** |');
+    expect(md).toContain(
+      '| `session/set-leak` SET statement\\_timeout stays with the client that ran it | correctness | `session` | `leaked` | ❌ **breaks** |',
+    );
     expect(md).toContain('#### Breaks');
     expect(md).toMatch(/- `notify\/listen`: `delivered` → `misrouted`\. LISTEN on a direct/);
   });

@@ -9,7 +9,11 @@ import { REPORT_SCHEMA_VERSION, type Report } from '../../engine/types.js';
 import { reportSchemaErrors, SCHEMA_FILE } from '../support/report-schema.js';
 import { directReport, pgbouncerReport, troubledReport } from './samples.js';
 
-const schema = JSON.parse(readFileSync(SCHEMA_FILE, 'utf8')) as { $schema: string; required: string[]; properties: { schemaVersion: { const: number } } };
+const schema = JSON.parse(readFileSync(SCHEMA_FILE, 'utf8')) as {
+  $schema: string;
+  required: string[];
+  properties: { schemaVersion: { const: number } };
+};
 
 describe('the report JSON Schema', () => {
   test('is draft 2020-12 and carries the current schema version', () => {
@@ -31,13 +35,37 @@ describe('the report JSON Schema', () => {
 
   const broken: Array<[string, (r: Report) => void, string]> = [
     ['an unknown field', (r) => Object.assign(r, { extra: 1 }), 'must NOT have additional properties'],
-    ['a password in the target', (r) => Object.assign(r.target, { password: 'x' }), 'must NOT have additional properties'],
-    ['a missing check field', (r) => delete (r.checks[0] as Partial<Report['checks'][0]>).advice, "must have required property 'advice'"],
-    ['a verdict outside the vocabulary', (r) => Object.assign(r.checks[0]!, { verdict: 'ok' }), 'must be equal to one of the allowed values'],
-    ['a check id that is not area/behaviour', (r) => Object.assign(r.checks[0]!, { id: 'set-leak' }), 'must match pattern'],
+    [
+      'a password in the target',
+      (r) => Object.assign(r.target, { password: 'x' }),
+      'must NOT have additional properties',
+    ],
+    [
+      'a missing check field',
+      (r) => delete (r.checks[0] as Partial<Report['checks'][0]>).advice,
+      "must have required property 'advice'",
+    ],
+    [
+      'a verdict outside the vocabulary',
+      (r) => Object.assign(r.checks[0]!, { verdict: 'ok' }),
+      'must be equal to one of the allowed values',
+    ],
+    [
+      'a check id that is not area/behaviour',
+      (r) => Object.assign(r.checks[0]!, { id: 'set-leak' }),
+      'must match pattern',
+    ],
     ['another schema version', (r) => Object.assign(r, { schemaVersion: 1 }), 'must be equal to constant'],
-    ['a fact that is an object', (r) => Object.assign(r.checks[0]!.facts, { nested: { a: 1 } }), 'must be boolean,number,string,null'],
-    ['a start time that is not a date-time', (r) => Object.assign(r, { startedAt: 'yesterday' }), 'must match format "date-time"'],
+    [
+      'a fact that is an object',
+      (r) => Object.assign(r.checks[0]!.facts, { nested: { a: 1 } }),
+      'must be boolean,number,string,null',
+    ],
+    [
+      'a start time that is not a date-time',
+      (r) => Object.assign(r, { startedAt: 'yesterday' }),
+      'must match format "date-time"',
+    ],
   ];
   test.each(broken)('rejects %s', (_name, spoil, message) => {
     const r = pgbouncerReport();

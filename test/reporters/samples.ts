@@ -45,12 +45,35 @@ export function troubledReport(): Report {
     if (!c) throw new Error(`no ${id} in the sample`);
     Object.assign(c, change);
   };
-  edit('session/set-leak', { verdict: 'fail', expected: 'session', reason: `judge saw ${HOSTILE}`, evidence: `evidence ${HOSTILE}` });
-  edit('temp/temp-table', { verdict: 'inconclusive', outcome: null, reason: 'steering failed: the observer never landed on backend 1935' });
+  edit('session/set-leak', {
+    verdict: 'fail',
+    expected: 'session',
+    reason: `judge saw ${HOSTILE}`,
+    evidence: `evidence ${HOSTILE}`,
+  });
+  edit('temp/temp-table', {
+    verdict: 'inconclusive',
+    outcome: null,
+    reason: 'steering failed: the observer never landed on backend 1935',
+  });
   edit('notify/listen', { verdict: 'skipped', outcome: null, reason: 'needs --direct' });
   edit('locks/advisory-session', { severity: 'security' });
-  r.sweep = { clean: false, backendsVisited: [1935], leftovers: ['backend 1935: statement_timeout = 3438007ms'], via: ['target'] };
+  r.sweep = {
+    clean: false,
+    backendsVisited: [1935],
+    leftovers: ['backend 1935: statement_timeout = 3438007ms'],
+    via: ['target'],
+  };
   const count = (v: string): number => r.checks.filter((c) => c.verdict === v).length;
-  r.summary = { total: r.checks.length, pass: count('pass'), fail: count('fail'), observed: count('observed'), inconclusive: count('inconclusive'), skipped: count('skipped'), strict: false, exitCode: 1 };
+  r.summary = {
+    total: r.checks.length,
+    pass: count('pass'),
+    fail: count('fail'),
+    observed: count('observed'),
+    inconclusive: count('inconclusive'),
+    skipped: count('skipped'),
+    strict: false,
+    exitCode: 1,
+  };
   return r;
 }

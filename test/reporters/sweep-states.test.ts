@@ -11,7 +11,8 @@ import { sweepState, type Report } from '../../engine/types.js';
 import { assertValidReport } from '../support/report-schema.js';
 import { pgbouncerReport } from './samples.js';
 
-const REASON = 'the sweep could not finish: connection to pooltest@127.0.0.1:6432/pooltest refused: nothing listens on port 6432';
+const REASON =
+  'the sweep could not finish: connection to pooltest@127.0.0.1:6432/pooltest refused: nothing listens on port 6432';
 
 function unknownSweep(): Report {
   const r = pgbouncerReport();
@@ -26,7 +27,9 @@ describe('the sweep in every format', () => {
     const r = unknownSweep();
     assertValidReport(JSON.parse(JSON.stringify(r)));
     const text = renderReport(r, view);
-    expect(text).toMatch(/Sweep: unknown - could not look for leftovers: the sweep could not finish: connection .* refused/);
+    expect(text).toMatch(
+      /Sweep: unknown - could not look for leftovers: the sweep could not finish: connection .* refused/,
+    );
     expect(text).not.toMatch(/DIRTY|left state behind/);
     expect(renderMarkdown(r)).toMatch(/Sweep: \*unknown\*, could not look for leftovers: /);
     expect(renderMarkdown(r)).not.toMatch(/dirty/i);
@@ -39,7 +42,13 @@ describe('the sweep in every format', () => {
 
   test('dirty: still named as pooltest leaving state behind, and a JUnit failure', () => {
     const r = pgbouncerReport();
-    r.sweep = { clean: false, state: 'dirty', backendsVisited: [7], leftovers: ['backend 7: locks = 1'], via: ['target'] };
+    r.sweep = {
+      clean: false,
+      state: 'dirty',
+      backendsVisited: [7],
+      leftovers: ['backend 7: locks = 1'],
+      via: ['target'],
+    };
     expect(renderReport(r, view)).toMatch(/Sweep: DIRTY - pooltest left state behind: backend 7: locks = 1/);
     expect(renderJunit(r)).toMatch(/<failure type="leftover-state"/);
   });

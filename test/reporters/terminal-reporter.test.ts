@@ -25,7 +25,11 @@ describe('terminal report', () => {
     const out = renderQuiet(troubledReport(), { color: false });
     const lines = out.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^FAIL session\/set-leak: observed leaked, expected session: /);
-    expect(lines.slice(1).map((l) => l.split(':')[0])).toEqual(['Sweep', 'Summary  7 checks', '  1 inconclusive check(s) proved nothing and do not change the exit code; --strict makes them fail the run']);
+    expect(lines.slice(1).map((l) => l.split(':')[0])).toEqual([
+      'Sweep',
+      'Summary  7 checks',
+      '  1 inconclusive check(s) proved nothing and do not change the exit code; --strict makes them fail the run',
+    ]);
     expect(renderQuiet(pgbouncerReport(), { color: false }).trimEnd().split('\n')).toHaveLength(2);
   });
 
@@ -67,7 +71,9 @@ describe('progress', () => {
   });
 
   test('a suite file names its check', () => {
-    expect(checkIdOf('/usr/lib/node_modules/pooltest/dist/suites/locks/advisory-xact.test.js')).toBe('locks/advisory-xact');
+    expect(checkIdOf('/usr/lib/node_modules/pooltest/dist/suites/locks/advisory-xact.test.js')).toBe(
+      'locks/advisory-xact',
+    );
     expect(checkIdOf('C:\\p\\suites\\temp\\temp-table.test.ts')).toBe('temp/temp-table');
   });
 });

@@ -18,7 +18,11 @@ describe('check order', () => {
     const order = runOrder([...ids].reverse());
     expect(order.slice(-2)).toEqual(['transactions/abandoned', 'capacity/burst']);
     expect(order.slice(0, -2)).toEqual(ids.filter((id) => !isDestructive(id)));
-    expect(runOrder(['capacity/burst', 'session/set-leak', 'transactions/abandoned'])).toEqual(['session/set-leak', 'transactions/abandoned', 'capacity/burst']);
+    expect(runOrder(['capacity/burst', 'session/set-leak', 'transactions/abandoned'])).toEqual([
+      'session/set-leak',
+      'transactions/abandoned',
+      'capacity/burst',
+    ]);
   });
 
   test('the sequencer sorts files by the order of the filters, not by path or history', async () => {

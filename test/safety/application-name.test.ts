@@ -22,7 +22,13 @@ async function namesSeenByNamelessClients(url: string, width: number): Promise<A
       await c.connect();
       clients.push(c);
       await c.query('BEGIN');
-      seen.push((await c.query<{ pid: number; app: string }>(`SELECT pg_backend_pid() AS pid, current_setting('application_name') AS app`)).rows[0]!);
+      seen.push(
+        (
+          await c.query<{ pid: number; app: string }>(
+            `SELECT pg_backend_pid() AS pid, current_setting('application_name') AS app`,
+          )
+        ).rows[0]!,
+      );
     }
     return seen;
   } finally {
@@ -36,7 +42,17 @@ describe('application_name after a run on PgBouncer transaction pooling', () => 
   let run: CliRun;
   beforeAll(async () => {
     stack = await startStack('pgbouncer-transaction');
-    run = await runCli(['--target', stack.target.url(), '--direct', stack.postgres.url(), '--only', 'session/set-leak,session/tracked-parameter,temp'], { json: true });
+    run = await runCli(
+      [
+        '--target',
+        stack.target.url(),
+        '--direct',
+        stack.postgres.url(),
+        '--only',
+        'session/set-leak,session/tracked-parameter,temp',
+      ],
+      { json: true },
+    );
   });
   afterAll(async () => {
     await stack?.stop();
@@ -69,7 +85,8 @@ describe('application_name after a run on PgBouncer transaction pooling', () => 
     const sweep = run.report?.sweep;
     expect(sweep?.state, `${sweep?.leftovers.join('; ')} ${sweep?.reason ?? ''}`).toBe('clean');
     expect(sweep?.restored?.length ?? 0).toBeGreaterThanOrEqual(1);
-    for (const r of sweep?.restored ?? []) expect(r).toMatch(new RegExp(`application_name pooltest-${run.report!.runId} reset`));
+    for (const r of sweep?.restored ?? [])
+      expect(r).toMatch(new RegExp(`application_name pooltest-${run.report!.runId} reset`));
     expect(run.stdout).toMatch(/application_name reset on \d server connection/);
   });
 });

@@ -21,7 +21,10 @@ describe('leave no trace on PgBouncer transaction pooling', () => {
   beforeAll(async () => {
     pgFixture = await startPostgres();
     stack = await startStack('pgbouncer-transaction', { postgresFixture: pgFixture });
-    run = await runCli(['--target', stack.target.url(), '--direct', pgFixture.url(), '--profile', 'pgbouncer-transaction'], { json: true });
+    run = await runCli(
+      ['--target', stack.target.url(), '--direct', pgFixture.url(), '--profile', 'pgbouncer-transaction'],
+      { json: true },
+    );
   });
   afterAll(async () => {
     await stack?.stop();
@@ -54,7 +57,7 @@ describe('leave no trace on PgBouncer transaction pooling', () => {
   });
 });
 
-describe('a dirty sweep is pooltest\'s own failure', () => {
+describe("a dirty sweep is pooltest's own failure", () => {
   let pgFixture: PostgresFixture;
   let stack: Stack;
 
@@ -67,7 +70,7 @@ describe('a dirty sweep is pooltest\'s own failure', () => {
     await pgFixture?.stop();
   });
 
-  test('state carrying the run\'s markers on a pooled backend: exit 1, sweep.clean false in the JSON, then removed', async () => {
+  test("state carrying the run's markers on a pooled backend: exit 1, sweep.clean false in the JSON, then removed", async () => {
     const runId = 'dec0de42';
     const m = markersFor(runId, 'session/set-leak');
     // Planted through the pooler and left there: in transaction pooling a session-level lock
@@ -75,19 +78,34 @@ describe('a dirty sweep is pooltest\'s own failure', () => {
     const planter = new pg.Client({ connectionString: stack.target.url() });
     planter.on('error', () => undefined);
     await planter.connect();
-    await planter.query(`SELECT pg_advisory_lock(${LOCK_NAMESPACE}, ${m.lockKey}); SET statement_timeout = '${m.statementTimeout}'`);
+    await planter.query(
+      `SELECT pg_advisory_lock(${LOCK_NAMESPACE}, ${m.lockKey}); SET statement_timeout = '${m.statementTimeout}'`,
+    );
     await planter.end();
     // The independent looks see it (a control: an inspection that cannot fail proves nothing).
     expect((await superuserView(pgFixture)).advisoryLocks).toBe(1);
-    const planted = await visitPool(stack.target.url(), stack.pooler!.poolSize, await freshSettings(stack.target.url()));
-    expect(planted.filter((v) => v.advisoryLocks === 1 && v.changedSettings.some((s) => s.startsWith('statement_timeout=')))).toHaveLength(1);
+    const planted = await visitPool(
+      stack.target.url(),
+      stack.pooler!.poolSize,
+      await freshSettings(stack.target.url()),
+    );
+    expect(
+      planted.filter((v) => v.advisoryLocks === 1 && v.changedSettings.some((s) => s.startsWith('statement_timeout='))),
+    ).toHaveLength(1);
 
     // One quick check that plants nothing: whatever the sweep finds is the planted state.
-    const r = await libraryRun({ target: stack.target.url(), direct: pgFixture.url(), runId, only: ['statement/transaction-block'] });
+    const r = await libraryRun({
+      target: stack.target.url(),
+      direct: pgFixture.url(),
+      runId,
+      only: ['statement/transaction-block'],
+    });
     expect(r.code, r.stderr).toBe(1);
     expect(r.report?.summary.exitCode).toBe(1);
     expect(r.report?.sweep?.clean).toBe(false);
-    expect(r.report?.sweep?.leftovers.join('; ')).toMatch(/locks = 1.*timeout_marker = 1|timeout_marker = 1.*locks = 1/);
+    expect(r.report?.sweep?.leftovers.join('; ')).toMatch(
+      /locks = 1.*timeout_marker = 1|timeout_marker = 1.*locks = 1/,
+    );
 
     // Found means removed: nothing of it is left.
     expect((await superuserView(pgFixture)).advisoryLocks).toBe(0);

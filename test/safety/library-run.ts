@@ -29,9 +29,21 @@ export async function libraryRun(opts: Record<string, unknown>, timeoutMs = 120_
   const dir = mkdtempSync(path.join(os.tmpdir(), 'pooltest-lib-'));
   const file = path.join(dir, 'report.json');
   const url = (rel: string): string => new URL(`file://${path.join(REPO, rel)}`).href;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', SCRIPT, url('dist/runner/run.js'), url('dist/reporters/json-reporter.js'), JSON.stringify(opts), file], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      SCRIPT,
+      url('dist/runner/run.js'),
+      url('dist/reporters/json-reporter.js'),
+      JSON.stringify(opts),
+      file,
+    ],
+    {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);

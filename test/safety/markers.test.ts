@@ -24,7 +24,18 @@ describe('markers', () => {
   test('200 runs share no lock key, timeout, channel, table, statement or GUC value', () => {
     for (const id of ids) {
       const ms = runs.map((r) => markersFor(r, id));
-      for (const field of ['lockKey', 'lockKey2', 'statementTimeout', 'channel', 'tempTable', 'table', 'preparedName', 'cursorName', 'schemaName', 'tag'] as const) {
+      for (const field of [
+        'lockKey',
+        'lockKey2',
+        'statementTimeout',
+        'channel',
+        'tempTable',
+        'table',
+        'preparedName',
+        'cursorName',
+        'schemaName',
+        'tag',
+      ] as const) {
         expect(new Set(ms.map((m) => m[field])).size, `${id} ${field}`).toBe(runs.length);
       }
     }
@@ -43,7 +54,7 @@ describe('markers', () => {
     }
   });
 
-  test('a run\'s sessions are recognisable as its own, and never mistaken for a check\'s marker', () => {
+  test("a run's sessions are recognisable as its own, and never mistaken for a check's marker", () => {
     const app = applicationNameFor('0123abcd');
     expect(app).toBe('pooltest-0123abcd');
     // The sweep treats `pooltest-<run>-...` as a leftover; the run's own name must not match.

@@ -22,7 +22,12 @@ describe('auth/stale-password on a fixture', () => {
   });
 
   test('restores the password, prints none, and is skipped where the target is not a fixture', async () => {
-    const report = await run({ target: stack.target.url(), direct: stack.postgres.url(), only: ['auth/stale-password'], fixture: true });
+    const report = await run({
+      target: stack.target.url(),
+      direct: stack.postgres.url(),
+      only: ['auth/stale-password'],
+      fixture: true,
+    });
     const check = report.checks[0]!;
     expect(check.outcome, check.reason).toBe('old-accepted');
     expect(check.cleanup.ok, check.cleanup.detail).toBe(true);
@@ -32,12 +37,22 @@ describe('auth/stale-password on a fixture', () => {
       expect((await client.query('SELECT 1 AS one')).rows[0]).toEqual({ one: 1 });
       await client.end();
     }
-    const outputs = [JSON.stringify(report), renderReport(report, { color: false, verbose: true }), renderMarkdown(report), renderHtml(report), renderJunit(report)];
+    const outputs = [
+      JSON.stringify(report),
+      renderReport(report, { color: false, verbose: true }),
+      renderMarkdown(report),
+      renderHtml(report),
+      renderJunit(report),
+    ];
     for (const text of outputs) {
       expect(text).not.toContain(stack.target.password);
       expect(text).not.toMatch(/pooltest-[0-9a-f]{24}/);
     }
-    const shared = await run({ target: stack.target.url(), direct: stack.postgres.url(), only: ['auth/stale-password'] });
+    const shared = await run({
+      target: stack.target.url(),
+      direct: stack.postgres.url(),
+      only: ['auth/stale-password'],
+    });
     expect(shared.checks[0]).toMatchObject({ verdict: 'skipped', reason: expect.stringMatching(/fixtures only/) });
   });
 });

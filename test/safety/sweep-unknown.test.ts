@@ -32,12 +32,27 @@ writeJsonReport(report, file);
 process.exitCode = report.summary.exitCode;
 `;
 
-async function runWithPoolerGoneBeforeSweep(stack: Stack): Promise<{ code: number | null; report: Report | null; stderr: string }> {
+async function runWithPoolerGoneBeforeSweep(
+  stack: Stack,
+): Promise<{ code: number | null; report: Report | null; stderr: string }> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'pooltest-lib-'));
   const file = path.join(dir, 'report.json');
   const url = (rel: string): string => new URL(`file://${path.join(REPO, rel)}`).href;
   const opts = { target: stack.target.url(), only: ['session/set-leak'], timeoutMs: 3_000 };
-  const child = spawn(process.execPath, ['--input-type=module', '-e', SCRIPT, url('dist/runner/run.js'), url('dist/reporters/json-reporter.js'), JSON.stringify(opts), stack.pooler!.adminUrl!, file], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      SCRIPT,
+      url('dist/runner/run.js'),
+      url('dist/reporters/json-reporter.js'),
+      JSON.stringify(opts),
+      stack.pooler!.adminUrl!,
+      file,
+    ],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
@@ -63,7 +78,7 @@ describe('a sweep that cannot reach the target', () => {
   });
 
   test('the pooler gone before the sweep: sweep unknown with the reason, not dirty, and exit 0', async () => {
-    expect(spawnSync('psql', ['--version']).status, 'psql is needed to reach PgBouncer\'s admin console').toBe(0);
+    expect(spawnSync('psql', ['--version']).status, "psql is needed to reach PgBouncer's admin console").toBe(0);
     const r = await runWithPoolerGoneBeforeSweep(stack);
     const sweep = r.report?.sweep;
     expect(r.report?.checks.map((c) => c.outcome)).toEqual(['leaked']);
@@ -87,7 +102,10 @@ describe('a wrong --direct', () => {
 
   test('a port nothing listens on: TARGET_REFUSED naming --direct, exit 2, before any check ran', async () => {
     const port = await freePort();
-    const r = await runCli(['--target', stack.target.url(), '--direct', `127.0.0.1:${port}`, '--only', 'session/set-leak'], { json: true });
+    const r = await runCli(
+      ['--target', stack.target.url(), '--direct', `127.0.0.1:${port}`, '--only', 'session/set-leak'],
+      { json: true },
+    );
     expect(r.code, r.stderr).toBe(2);
     expect(r.stderr).toMatch(new RegExp(`TARGET_REFUSED: --direct: connection to .*:${port}.* refused`));
     expect(r.stderr).not.toMatch(/\[\s*1\/1\]/);
@@ -97,7 +115,9 @@ describe('a wrong --direct', () => {
   test('a wrong password: AUTH_FAILED naming --direct, exit 2, and the password is not printed', async () => {
     const direct = new URL(stack.postgres.url());
     direct.password = 'not-the-password-4711';
-    const r = await runCli(['--target', stack.target.url(), '--direct', direct.href, '--only', 'session/set-leak'], { json: true });
+    const r = await runCli(['--target', stack.target.url(), '--direct', direct.href, '--only', 'session/set-leak'], {
+      json: true,
+    });
     expect(r.code, r.stderr).toBe(2);
     expect(r.stderr).toMatch(/AUTH_FAILED: --direct: /);
     expect(r.stderr).not.toMatch(/not-the-password-4711/);

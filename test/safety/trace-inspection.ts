@@ -29,12 +29,24 @@ export interface SuperuserView {
 export async function superuserView(pgFixture: PostgresFixture): Promise<SuperuserView> {
   return withSuperuser(pgFixture, async (c) => {
     const q = async <T extends pg.QueryResultRow>(sql: string): Promise<T[]> => (await c.query<T>(sql)).rows;
-    const [locks] = await q<{ n: number }>(`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND classid = ${POOLTEST_LOCK_NAMESPACE}`);
-    const temp = await q<{ n: string }>(`SELECT relname AS n FROM pg_class WHERE relpersistence = 't' AND relname LIKE 'pooltest%'`);
-    const schemas = await q<{ n: string }>(`SELECT nspname AS n FROM pg_namespace WHERE nspname LIKE 'pooltest\\_%' AND nspname <> 'pooltest_alt'`);
-    const tables = await q<{ n: string }>(`SELECT relname AS n FROM pg_class WHERE relpersistence = 'p' AND relkind = 'r' AND relname LIKE 'pooltest\\_%'`);
-    const [idle] = await q<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE state LIKE 'idle in transaction%' AND application_name LIKE 'pooltest%'`);
-    const backends = await q<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE usename = '${pgFixture.user}' AND backend_type = 'client backend' ORDER BY pid`);
+    const [locks] = await q<{ n: number }>(
+      `SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND classid = ${POOLTEST_LOCK_NAMESPACE}`,
+    );
+    const temp = await q<{ n: string }>(
+      `SELECT relname AS n FROM pg_class WHERE relpersistence = 't' AND relname LIKE 'pooltest%'`,
+    );
+    const schemas = await q<{ n: string }>(
+      `SELECT nspname AS n FROM pg_namespace WHERE nspname LIKE 'pooltest\\_%' AND nspname <> 'pooltest_alt'`,
+    );
+    const tables = await q<{ n: string }>(
+      `SELECT relname AS n FROM pg_class WHERE relpersistence = 'p' AND relkind = 'r' AND relname LIKE 'pooltest\\_%'`,
+    );
+    const [idle] = await q<{ n: number }>(
+      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE state LIKE 'idle in transaction%' AND application_name LIKE 'pooltest%'`,
+    );
+    const backends = await q<{ pid: number }>(
+      `SELECT pid FROM pg_stat_activity WHERE usename = '${pgFixture.user}' AND backend_type = 'client backend' ORDER BY pid`,
+    );
     return {
       advisoryLocks: locks?.n ?? -1,
       tempTables: temp.map((r) => r.n),
@@ -66,7 +78,12 @@ export async function visitPool(url: string, width: number, defaults: Record<str
   try {
     const views: BackendView[] = [];
     for (let i = 0; i < width; i++) {
-      const c = new pg.Client({ connectionString: url, application_name: 'trace-inspection', connectionTimeoutMillis: 5_000, query_timeout: 10_000 });
+      const c = new pg.Client({
+        connectionString: url,
+        application_name: 'trace-inspection',
+        connectionTimeoutMillis: 5_000,
+        query_timeout: 10_000,
+      });
       c.on('error', () => undefined);
       await c.connect();
       clients.push(c);
@@ -82,14 +99,22 @@ export async function visitPool(url: string, width: number, defaults: Record<str
 
 /** Settings a fresh session has, to compare each backend against (read on its own connection). */
 export async function freshSettings(url: string): Promise<Record<string, string>> {
-  const c = new pg.Client({ connectionString: url, application_name: 'trace-inspection', connectionTimeoutMillis: 5_000 });
+  const c = new pg.Client({
+    connectionString: url,
+    application_name: 'trace-inspection',
+    connectionTimeoutMillis: 5_000,
+  });
   c.on('error', () => undefined);
   await c.connect();
   try {
     await c.query('BEGIN');
     // Inside a transaction, through a transaction pooler this is still some backend: read the
     // values a session gets from the server, not whatever that backend was left with.
-    const rows = (await c.query<{ name: string; reset_val: string }>(`SELECT name, reset_val FROM pg_settings WHERE name IN (${WATCHED.map((n) => `'${n}'`).join(', ')})`)).rows;
+    const rows = (
+      await c.query<{ name: string; reset_val: string }>(
+        `SELECT name, reset_val FROM pg_settings WHERE name IN (${WATCHED.map((n) => `'${n}'`).join(', ')})`,
+      )
+    ).rows;
     // End the transaction before leaving: a client gone mid-transaction costs the pool a server.
     await c.query('ROLLBACK');
     return Object.fromEntries(rows.map((r) => [r.name, r.reset_val]));
@@ -98,10 +123,19 @@ export async function freshSettings(url: string): Promise<Record<string, string>
   }
 }
 
-const WATCHED = ['statement_timeout', 'search_path', 'TimeZone', 'lock_timeout', 'idle_in_transaction_session_timeout', 'DateStyle', 'work_mem'];
+const WATCHED = [
+  'statement_timeout',
+  'search_path',
+  'TimeZone',
+  'lock_timeout',
+  'idle_in_transaction_session_timeout',
+  'DateStyle',
+  'work_mem',
+];
 
 async function lookAtBackend(c: pg.Client, defaults: Record<string, string>): Promise<BackendView> {
-  const row = (await c.query(`SELECT pg_backend_pid() AS pid,
+  const row = (
+    await c.query(`SELECT pg_backend_pid() AS pid,
       (SELECT count(*)::int FROM pg_prepared_statements) AS prepared,
       (SELECT count(*)::int FROM pg_listening_channels()) AS listening,
       (SELECT count(*)::int FROM pg_cursors) AS cursors,
@@ -109,13 +143,18 @@ async function lookAtBackend(c: pg.Client, defaults: Record<string, string>): Pr
       (SELECT count(*)::int FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()) AS advisory_locks,
       current_user <> session_user AS role_switched,
       coalesce(current_setting('app.tenant_id', true), '') AS tenant,
-      coalesce(current_setting('pooltest.role', true), '') AS pooltest_role`)).rows[0] as Record<string, unknown>;
-  const settings = (await c.query<{ name: string; setting: string; reset_val: string }>(
-    `SELECT name, setting, reset_val FROM pg_settings WHERE name IN (${WATCHED.map((n) => `'${n}'`).join(', ')})`,
-  )).rows;
+      coalesce(current_setting('pooltest.role', true), '') AS pooltest_role`)
+  ).rows[0] as Record<string, unknown>;
+  const settings = (
+    await c.query<{ name: string; setting: string; reset_val: string }>(
+      `SELECT name, setting, reset_val FROM pg_settings WHERE name IN (${WATCHED.map((n) => `'${n}'`).join(', ')})`,
+    )
+  ).rows;
   // By value, not by pg_settings.source: a pooler re-applying a client's TimeZone also shows as
   // a session setting, with the default value.
-  const changed = settings.filter((s) => s.setting !== (defaults[s.name] ?? s.reset_val)).map((s) => `${s.name}=${s.setting}`);
+  const changed = settings
+    .filter((s) => s.setting !== (defaults[s.name] ?? s.reset_val))
+    .map((s) => `${s.name}=${s.setting}`);
   return {
     pid: Number(row.pid),
     prepared: Number(row.prepared),
@@ -130,8 +169,18 @@ async function lookAtBackend(c: pg.Client, defaults: Record<string, string>): Pr
 }
 
 /** Runs `use` as the superuser over the fixture's Unix socket (trusted: no password there). */
-export async function withSuperuser<T>(pgFixture: PostgresFixture, use: (c: pg.Client) => Promise<T>, database = pgFixture.database): Promise<T> {
-  const c = new pg.Client({ host: pgFixture.socketDir, port: pgFixture.port, user: 'postgres', database, connectionTimeoutMillis: 5_000 });
+export async function withSuperuser<T>(
+  pgFixture: PostgresFixture,
+  use: (c: pg.Client) => Promise<T>,
+  database = pgFixture.database,
+): Promise<T> {
+  const c = new pg.Client({
+    host: pgFixture.socketDir,
+    port: pgFixture.port,
+    user: 'postgres',
+    database,
+    connectionTimeoutMillis: 5_000,
+  });
   c.on('error', () => undefined);
   await c.connect();
   try {
@@ -143,5 +192,15 @@ export async function withSuperuser<T>(pgFixture: PostgresFixture, use: (c: pg.C
 
 /** A backend with nothing on it, for `expect(...).toEqual(clean(pid))`. */
 export function cleanBackend(pid: number): BackendView {
-  return { pid, prepared: 0, listening: 0, cursors: 0, tempTables: 0, advisoryLocks: 0, changedSettings: [], customSettings: [], roleSwitched: false };
+  return {
+    pid,
+    prepared: 0,
+    listening: 0,
+    cursors: 0,
+    tempTables: 0,
+    advisoryLocks: 0,
+    changedSettings: [],
+    customSettings: [],
+    roleSwitched: false,
+  };
 }

@@ -18,7 +18,13 @@ export interface RecordedRun {
   checks: Record<string, RecordedCheck>;
 }
 
-export const FIXTURES = ['direct', 'pgbouncer-transaction', 'pgbouncer-session', 'pgbouncer-statement', 'pgpool'] as const;
+export const FIXTURES = [
+  'direct',
+  'pgbouncer-transaction',
+  'pgbouncer-session',
+  'pgbouncer-statement',
+  'pgpool',
+] as const;
 
 export function recorded(fixture: string): RecordedRun {
   const run = JSON.parse(readFileSync(path.join(REPO, 'test/recorded', `${fixture}.json`), 'utf8')) as RecordedRun;

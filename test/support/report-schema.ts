@@ -15,7 +15,7 @@ const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 export const SCHEMA_FILE = path.join(REPO, 'schema/report.schema.json');
 
 // ajv-formats is CommonJS with a default export; under ESM interop it may arrive wrapped.
-const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule);
+const addFormats = (addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule;
 
 const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true });
 addFormats(ajv);
@@ -24,7 +24,9 @@ const validate = ajv.compile<Report>(JSON.parse(readFileSync(SCHEMA_FILE, 'utf8'
 /** The schema's errors for `value`, one readable line each; empty when it is a valid report. */
 export function reportSchemaErrors(value: unknown): string[] {
   if (validate(value)) return [];
-  return (validate.errors ?? []).map((e) => `${e.instancePath || '(root)'} ${e.message ?? ''} ${JSON.stringify(e.params)}`);
+  return (validate.errors ?? []).map(
+    (e) => `${e.instancePath || '(root)'} ${e.message ?? ''} ${JSON.stringify(e.params)}`,
+  );
 }
 
 /** Throws with every schema error when `value` is not a valid report. */

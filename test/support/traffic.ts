@@ -29,7 +29,9 @@ export interface TrafficRun extends RecordedRun {
 }
 
 export function traffic(fixture: TrafficFixture): TrafficRun {
-  const run = JSON.parse(readFileSync(path.join(REPO, 'test/recorded', `${fixture}-traffic.json`), 'utf8')) as TrafficRun;
+  const run = JSON.parse(
+    readFileSync(path.join(REPO, 'test/recorded', `${fixture}-traffic.json`), 'utf8'),
+  ) as TrafficRun;
   run.discovery.steps = [];
   run.burstDiscovery.steps = [];
   return run;

@@ -25,7 +25,17 @@ export interface LabelledCase {
 }
 
 export async function connectTo(e: Endpoint, applicationName: string): Promise<pg.Client> {
-  const client = new pg.Client({ host: e.host, port: e.port, user: e.user, password: e.password, database: e.database, application_name: applicationName, ssl: false, connectionTimeoutMillis: 10_000, query_timeout: 10_000 });
+  const client = new pg.Client({
+    host: e.host,
+    port: e.port,
+    user: e.user,
+    password: e.password,
+    database: e.database,
+    application_name: applicationName,
+    ssl: false,
+    connectionTimeoutMillis: 10_000,
+    query_timeout: 10_000,
+  });
   client.on('error', () => undefined);
   await client.connect();
   return client;
@@ -45,85 +55,95 @@ export const DEPENDENT: LabelledCase[] = [
   {
     name: 'search_path set for the session, then an unqualified query',
     expect: ['session/search-path-leak|search_path'],
-    run: (connect) => each(connect, async (c) => {
-      await c.query('SET search_path = watch_app, public');
-      await c.query('SELECT count(*) FROM watch_items');
-    }),
+    run: (connect) =>
+      each(connect, async (c) => {
+        await c.query('SET search_path = watch_app, public');
+        await c.query('SELECT count(*) FROM watch_items');
+      }),
   },
   {
     name: 'tenant set with set_config(..., false), read by current_setting later',
     expect: ['session/custom-guc-leak|app.tenant_id'],
-    run: (connect) => each(connect, async (c) => {
-      await c.query("SELECT set_config('app.tenant_id', '42', false)");
-      await c.query("SELECT current_setting('app.tenant_id')");
-    }),
+    run: (connect) =>
+      each(connect, async (c) => {
+        await c.query("SELECT set_config('app.tenant_id', '42', false)");
+        await c.query("SELECT current_setting('app.tenant_id')");
+      }),
   },
   {
     name: 'SQL PREPARE, EXECUTE in a later transaction',
     expect: ['prepared/sql-prepare|prepared statement get_item'],
-    run: (connect) => each(connect, async (c) => {
-      await c.query('PREPARE get_item(int) AS SELECT $1 + 1');
-      await c.query('EXECUTE get_item(1)');
-    }),
+    run: (connect) =>
+      each(connect, async (c) => {
+        await c.query('PREPARE get_item(int) AS SELECT $1 + 1');
+        await c.query('EXECUTE get_item(1)');
+      }),
   },
   {
-    name: "node-postgres named statement parsed once, bound in later transactions",
+    name: 'node-postgres named statement parsed once, bound in later transactions',
     expect: ['prepared/protocol-named|prepared statement fetch-item'],
-    run: (connect) => each(connect, async (c) => {
-      for (let i = 0; i < 3; i++) await c.query({ name: 'fetch-item', text: 'SELECT $1::int AS id', values: [i] });
-    }),
+    run: (connect) =>
+      each(connect, async (c) => {
+        for (let i = 0; i < 3; i++) await c.query({ name: 'fetch-item', text: 'SELECT $1::int AS id', values: [i] });
+      }),
   },
   {
     name: 'temp table kept after its transaction',
     expect: ['temp/temp-table|temporary relation scratch_rows'],
-    run: (connect) => each(connect, async (c) => {
-      await c.query('CREATE TEMP TABLE scratch_rows (i int)');
-      await c.query('INSERT INTO scratch_rows VALUES (1)');
-    }),
+    run: (connect) =>
+      each(connect, async (c) => {
+        await c.query('CREATE TEMP TABLE scratch_rows (i int)');
+        await c.query('INSERT INTO scratch_rows VALUES (1)');
+      }),
   },
   {
     name: 'WITH HOLD cursor fetched after COMMIT',
     expect: ['cursors/with-hold|cursor pages'],
-    run: (connect) => each(connect, async (c) => {
-      await c.query('BEGIN');
-      await c.query('DECLARE pages CURSOR WITH HOLD FOR SELECT generate_series(1, 10)');
-      await c.query('COMMIT');
-      await c.query('FETCH 5 FROM pages');
-      await c.query('CLOSE pages');
-    }),
+    run: (connect) =>
+      each(connect, async (c) => {
+        await c.query('BEGIN');
+        await c.query('DECLARE pages CURSOR WITH HOLD FOR SELECT generate_series(1, 10)');
+        await c.query('COMMIT');
+        await c.query('FETCH 5 FROM pages');
+        await c.query('CLOSE pages');
+      }),
   },
   {
     name: 'currval after nextval in another transaction',
-    expect: ['sequences/lastval|the session\'s value of sequence watch_seq'],
-    run: (connect) => each(connect, async (c) => {
-      await c.query("SELECT nextval('watch_seq')");
-      await c.query("SELECT currval('watch_seq')");
-    }),
+    expect: ["sequences/lastval|the session's value of sequence watch_seq"],
+    run: (connect) =>
+      each(connect, async (c) => {
+        await c.query("SELECT nextval('watch_seq')");
+        await c.query("SELECT currval('watch_seq')");
+      }),
   },
   {
     name: 'session advisory lock taken with a parameter, unlocked later',
     expect: ['locks/advisory-session|advisory lock 7001'],
-    run: (connect) => each(connect, async (c) => {
-      await c.query('SELECT pg_advisory_lock($1)', [7001]);
-      await c.query('SELECT 1');
-      await c.query('SELECT pg_advisory_unlock($1)', [7001]);
-    }),
+    run: (connect) =>
+      each(connect, async (c) => {
+        await c.query('SELECT pg_advisory_lock($1)', [7001]);
+        await c.query('SELECT 1');
+        await c.query('SELECT pg_advisory_unlock($1)', [7001]);
+      }),
   },
   {
     name: 'SET ROLE for the session',
     expect: ['session/role-leak|role'],
-    run: (connect) => each(connect, async (c) => {
-      await c.query('SET ROLE pooltest');
-      await c.query('SELECT current_user');
-    }),
+    run: (connect) =>
+      each(connect, async (c) => {
+        await c.query('SET ROLE pooltest');
+        await c.query('SELECT current_user');
+      }),
   },
   {
     name: 'statement_timeout set in autocommit, later work runs under it',
     expect: ['session/set-leak|statement_timeout'],
-    run: (connect) => each(connect, async (c) => {
-      await c.query("SET statement_timeout = '5s'");
-      await c.query('SELECT 2');
-    }),
+    run: (connect) =>
+      each(connect, async (c) => {
+        await c.query("SET statement_timeout = '5s'");
+        await c.query('SELECT 2');
+      }),
   },
 ];
 
@@ -132,50 +152,54 @@ export const CONTROL: LabelledCase[] = [
   {
     name: 'transaction-scoped everything',
     expect: [],
-    run: (connect) => each(connect, async (c) => {
-      await c.query('BEGIN');
-      await c.query('SET LOCAL search_path = watch_app, public');
-      await c.query("SELECT set_config('app.tenant_id', '7', true)");
-      await c.query("SELECT current_setting('app.tenant_id'), count(*) FROM watch_items");
-      await c.query('SELECT pg_advisory_xact_lock(99)');
-      await c.query('CREATE TEMP TABLE t_drop (i int) ON COMMIT DROP');
-      await c.query('INSERT INTO t_drop VALUES (1)');
-      await c.query('PREPARE p_in(int) AS SELECT $1');
-      await c.query('EXECUTE p_in(1)');
-      await c.query('DEALLOCATE p_in');
-      await c.query('DECLARE c_in CURSOR WITH HOLD FOR SELECT 1');
-      await c.query('FETCH 1 FROM c_in');
-      await c.query('CLOSE c_in');
-      await c.query("SELECT nextval('watch_seq'), currval('watch_seq')");
-      await c.query('COMMIT');
-      await c.query('SELECT 1');
-    }),
+    run: (connect) =>
+      each(connect, async (c) => {
+        await c.query('BEGIN');
+        await c.query('SET LOCAL search_path = watch_app, public');
+        await c.query("SELECT set_config('app.tenant_id', '7', true)");
+        await c.query("SELECT current_setting('app.tenant_id'), count(*) FROM watch_items");
+        await c.query('SELECT pg_advisory_xact_lock(99)');
+        await c.query('CREATE TEMP TABLE t_drop (i int) ON COMMIT DROP');
+        await c.query('INSERT INTO t_drop VALUES (1)');
+        await c.query('PREPARE p_in(int) AS SELECT $1');
+        await c.query('EXECUTE p_in(1)');
+        await c.query('DEALLOCATE p_in');
+        await c.query('DECLARE c_in CURSOR WITH HOLD FOR SELECT 1');
+        await c.query('FETCH 1 FROM c_in');
+        await c.query('CLOSE c_in');
+        await c.query("SELECT nextval('watch_seq'), currval('watch_seq')");
+        await c.query('COMMIT');
+        await c.query('SELECT 1');
+      }),
   },
   {
     name: 'state undone before its transaction ends',
     expect: [],
-    run: (connect) => each(connect, async (c) => {
-      await c.query("SET statement_timeout = '5s'; SELECT 1; RESET statement_timeout");
-      await c.query("SELECT pg_advisory_lock(5); SELECT pg_advisory_unlock(5)");
-      await c.query('SELECT 2');
-    }),
+    run: (connect) =>
+      each(connect, async (c) => {
+        await c.query("SET statement_timeout = '5s'; SELECT 1; RESET statement_timeout");
+        await c.query('SELECT pg_advisory_lock(5); SELECT pg_advisory_unlock(5)');
+        await c.query('SELECT 2');
+      }),
   },
   {
     name: 'SET rolled back, and SET in a failed implicit transaction',
     expect: [],
-    run: (connect) => each(connect, async (c) => {
-      await c.query('BEGIN');
-      await c.query('SET search_path = watch_app, public');
-      await c.query('ROLLBACK');
-      await c.query('SET lock_timeout = 1000; SELECT 1/0').catch(() => undefined);
-      await c.query('SELECT count(*) FROM pg_class');
-    }),
+    run: (connect) =>
+      each(connect, async (c) => {
+        await c.query('BEGIN');
+        await c.query('SET search_path = watch_app, public');
+        await c.query('ROLLBACK');
+        await c.query('SET lock_timeout = 1000; SELECT 1/0').catch(() => undefined);
+        await c.query('SELECT count(*) FROM pg_class');
+      }),
   },
   {
     name: 'unnamed parameterised queries (node-postgres default)',
     expect: [],
-    run: (connect) => each(connect, async (c) => {
-      for (let i = 0; i < 3; i++) await c.query('SELECT $1::int + 1 AS n', [i]);
-    }),
+    run: (connect) =>
+      each(connect, async (c) => {
+        for (let i = 0; i < 3; i++) await c.query('SELECT $1::int + 1 AS n', [i]);
+      }),
   },
 ];

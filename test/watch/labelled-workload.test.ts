@@ -30,7 +30,18 @@ async function watchCases(cases: LabelledCase[]): Promise<WatchReport> {
   const watching = await startWatch({ upstream: server.url() });
   try {
     for (const c of cases) {
-      await c.run(() => connectTo({ host: watching.host, port: watching.port, user: server.user, password: server.password, database: server.database }, c.name.slice(0, 60)));
+      await c.run(() =>
+        connectTo(
+          {
+            host: watching.host,
+            port: watching.port,
+            user: server.user,
+            password: server.password,
+            database: server.database,
+          },
+          c.name.slice(0, 60),
+        ),
+      );
     }
   } finally {
     var report = await watching.stop();
@@ -56,7 +67,11 @@ describe('labelled workload through the proxy', () => {
     expect(named.used.what).toBe('Bind to named statement "fetch-item"');
     expect(named.connection.applicationName).toContain('named statement');
     const path = report.findings.find((f) => f.check === 'session/search-path-leak')!;
-    expect(path).toMatchObject({ use: 'implicit', created: { sql: 'SET search_path = watch_app, public' }, used: { sql: 'SELECT count(*) FROM watch_items' } });
+    expect(path).toMatchObject({
+      use: 'implicit',
+      created: { sql: 'SET search_path = watch_app, public' },
+      used: { sql: 'SELECT count(*) FROM watch_items' },
+    });
     expect(report.summary.connections).toBe(DEPENDENT.length);
     expect(report.warnings).toEqual([]);
   });
@@ -78,7 +93,9 @@ describe('labelled workload through the proxy', () => {
     const truePositives = [...got].filter((g) => expected.has(g)).length;
     const precision = got.size === 0 ? 0 : truePositives / got.size;
     const recall = truePositives / expected.size;
-    console.log(`watch labelled workload: ${all.length} cases, ${expected.size} expected dependencies, precision ${precision.toFixed(2)}, recall ${recall.toFixed(2)}`);
+    console.log(
+      `watch labelled workload: ${all.length} cases, ${expected.size} expected dependencies, precision ${precision.toFixed(2)}, recall ${recall.toFixed(2)}`,
+    );
     expect({ precision, recall }).toEqual({ precision: 1, recall: 1 });
   });
 });

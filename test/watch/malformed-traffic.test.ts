@@ -55,7 +55,9 @@ describe('malformed traffic is reported and never hangs', () => {
     const { ms } = await rawClient(w, [Buffer.from('GET / HTTP/1.1\r\nHost: x\r\n\r\n')]);
     const report = await w.stop();
     expect(ms).toBeLessThan(5_000);
-    expect(report.warnings.join('\n')).toMatch(/malformed startup packet \(protocol violation by the client: startup packet, declared length \d+: a startup packet's length must be 8 to 10000; bytes at stream offset 0: 47 45 54 .*\); closed/);
+    expect(report.warnings.join('\n')).toMatch(
+      /malformed startup packet \(protocol violation by the client: startup packet, declared length \d+: a startup packet's length must be 8 to 10000; bytes at stream offset 0: 47 45 54 .*\); closed/,
+    );
   });
 
   test('a typed message with a negative length after the startup: warned, relayed, and the server ends it', async () => {
@@ -66,7 +68,9 @@ describe('malformed traffic is reported and never hangs', () => {
     const report = await w.stop();
     expect(ms).toBeLessThan(10_000);
     expect(received.length).toBeGreaterThan(0);
-    expect(report.warnings.join('\n')).toMatch(/malformed client traffic \(protocol violation by the client: Query \('Q'\), declared length -1: a declared length below 4.*\); relayed unobserved/);
+    expect(report.warnings.join('\n')).toMatch(
+      /malformed client traffic \(protocol violation by the client: Query \('Q'\), declared length -1: a declared length below 4.*\); relayed unobserved/,
+    );
   });
 
   test('a server answering with garbage: warned, relayed to the client unchanged, and closed', async () => {
@@ -84,7 +88,9 @@ describe('malformed traffic is reported and never hangs', () => {
       const report = await w.stop();
       expect(ms).toBeLessThan(5_000);
       expect(received.equals(garbage)).toBe(true);
-      expect(report.warnings.join('\n')).toMatch(/malformed server traffic \(protocol violation by the server: Authentication \('R'\), declared length 2: a declared length below 4/);
+      expect(report.warnings.join('\n')).toMatch(
+        /malformed server traffic \(protocol violation by the server: Authentication \('R'\), declared length 2: a declared length below 4/,
+      );
     } finally {
       await new Promise((resolve) => fake.close(resolve));
     }
@@ -132,8 +138,17 @@ describe('malformed traffic is reported and never hangs', () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const port = (closed.address() as net.AddressInfo).port;
     await new Promise((resolve) => closed.close(resolve));
-    const w = await startWatch({ upstream: `postgres://u@127.0.0.1:${port}/d?sslmode=disable`, connectTimeoutMs: 2_000 });
-    const client = new pg.Client({ host: w.host, port: w.port, user: 'u', database: 'd', connectionTimeoutMillis: 5_000 });
+    const w = await startWatch({
+      upstream: `postgres://u@127.0.0.1:${port}/d?sslmode=disable`,
+      connectTimeoutMs: 2_000,
+    });
+    const client = new pg.Client({
+      host: w.host,
+      port: w.port,
+      user: 'u',
+      database: 'd',
+      connectionTimeoutMillis: 5_000,
+    });
     client.on('error', () => undefined);
     await expect(client.connect()).rejects.toThrow(/pooltest watch could not reach the upstream/);
     const report = await w.stop();

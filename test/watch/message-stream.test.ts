@@ -23,7 +23,12 @@ function untyped(code: number, rest = Buffer.alloc(0)): Buffer {
 
 describe('MessageStream', () => {
   test('the same frames whatever the chunking, including one byte at a time', () => {
-    const bytes = Buffer.concat([untyped(SSL_REQUEST), untyped(196608, Buffer.from('user\0u\0\0')), typed('Q', Buffer.from('SELECT 1\0')), typed('S', Buffer.alloc(0))]);
+    const bytes = Buffer.concat([
+      untyped(SSL_REQUEST),
+      untyped(196608, Buffer.from('user\0u\0\0')),
+      typed('Q', Buffer.from('SELECT 1\0')),
+      typed('S', Buffer.alloc(0)),
+    ]);
     const whole = new MessageStream('frontend').push(bytes);
     const stream = new MessageStream('frontend');
     const frames = [...bytes].flatMap((b) => stream.push(Buffer.from([b])).frames);
@@ -47,10 +52,18 @@ describe('MessageStream', () => {
 
   test('lengths below 4, above the limit, or a bad startup length are violations that stop it', () => {
     // The messages are engine/wire's, the same the wire guard reports.
-    expect(new MessageStream('backend').push(Buffer.from([0x52, 0, 0, 0, 2])).violation).toMatch(/declared length 2: a declared length below 4/);
-    expect(new MessageStream('frontend', { maxMessageBytes: 100 }).push(Buffer.concat([startup(), typed('Q', Buffer.alloc(200))])).violation).toMatch(/above the bound of 100 bytes/);
+    expect(new MessageStream('backend').push(Buffer.from([0x52, 0, 0, 0, 2])).violation).toMatch(
+      /declared length 2: a declared length below 4/,
+    );
+    expect(
+      new MessageStream('frontend', { maxMessageBytes: 100 }).push(
+        Buffer.concat([startup(), typed('Q', Buffer.alloc(200))]),
+      ).violation,
+    ).toMatch(/above the bound of 100 bytes/);
     const front = new MessageStream('frontend');
-    expect(front.push(Buffer.from('GET / HTTP/1.1\r\n')).violation).toMatch(/startup packet, declared length \d+: a startup packet's length must be 8 to 10000/);
+    expect(front.push(Buffer.from('GET / HTTP/1.1\r\n')).violation).toMatch(
+      /startup packet, declared length \d+: a startup packet's length must be 8 to 10000/,
+    );
     // Stopped: later bytes produce nothing, and no second report.
     expect(front.push(typed('Q', Buffer.from('x\0')))).toEqual({ frames: [], violation: null });
   });

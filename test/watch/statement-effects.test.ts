@@ -14,12 +14,14 @@ beforeAll(async () => {
 function effects(sql: string): string[] {
   const r = textEffects(sql);
   if (!r.ok) throw new Error(r.error);
-  return r.statements.flatMap((s) => s.effects.map((e: Effect) => `${e.op} ${e.kind} ${e.key}${e.op === 'create' ? ` ${e.check}` : ''}`));
+  return r.statements.flatMap((s) =>
+    s.effects.map((e: Effect) => `${e.op} ${e.kind} ${e.key}${e.op === 'create' ? ` ${e.check}` : ''}`),
+  );
 }
 
 describe('statement effects', () => {
   test.each([
-    ["SET LOCAL search_path = a", []],
+    ['SET LOCAL search_path = a', []],
     ["SELECT set_config('app.tenant', '1', true)", []],
     ['CREATE TEMP TABLE t (i int) ON COMMIT DROP', []],
     ['SELECT pg_advisory_xact_lock(1)', []],
@@ -30,12 +32,15 @@ describe('statement effects', () => {
   });
 
   test.each([
-    ["SET search_path TO \"tenant_1\"", ['create guc search_path session/search-path-leak']],
+    ['SET search_path TO "tenant_1"', ['create guc search_path session/search-path-leak']],
     ["SELECT set_config('App.Tenant', '1', false)", ['create guc app.tenant session/custom-guc-leak']],
     ['SET ROLE admin', ['create guc role session/role-leak']],
     ['SET ROLE NONE', ['undo guc role']],
     ['RESET ALL', ['undo guc *']],
-    ['SELECT pg_try_advisory_lock(7241865325823964) AS "lockObtained"', ['create lock 7241865325823964 locks/advisory-session']],
+    [
+      'SELECT pg_try_advisory_lock(7241865325823964) AS "lockObtained"',
+      ['create lock 7241865325823964 locks/advisory-session'],
+    ],
     ['SELECT pg_advisory_unlock($1)', ['use lock $1', 'undo lock $1']],
     ['SELECT pg_advisory_lock_shared(1, 2)', ['create lock shared 1,2 locks/advisory-session']],
     ['INSERT INTO scratch VALUES (1)', ['create sequence ? sequences/lastval', 'use temp scratch']],

@@ -30,11 +30,23 @@ afterAll(async () => {
   if (home) rmSync(home, { recursive: true, force: true });
 });
 
-const url = (query: string): string => `postgres://${bouncer.user}:${encodeURIComponent(bouncer.password)}@127.0.0.1:${bouncer.port}/${bouncer.database}${query}`;
+const url = (query: string): string =>
+  `postgres://${bouncer.user}:${encodeURIComponent(bouncer.password)}@127.0.0.1:${bouncer.port}/${bouncer.database}${query}`;
 
-async function sessionThroughWatch(query: string, ssl: boolean | { rejectUnauthorized: false }): Promise<{ report: Awaited<ReturnType<Awaited<ReturnType<typeof startWatch>>['stop']>>; error: string | null }> {
+async function sessionThroughWatch(
+  query: string,
+  ssl: boolean | { rejectUnauthorized: false },
+): Promise<{ report: Awaited<ReturnType<Awaited<ReturnType<typeof startWatch>>['stop']>>; error: string | null }> {
   const w = await startWatch({ upstream: url(query), env: { HOME: home }, connectTimeoutMs: 5_000 });
-  const client = new pg.Client({ host: w.host, port: w.port, user: bouncer.user, password: bouncer.password, database: bouncer.database, ssl, connectionTimeoutMillis: 10_000 });
+  const client = new pg.Client({
+    host: w.host,
+    port: w.port,
+    user: bouncer.user,
+    password: bouncer.password,
+    database: bouncer.database,
+    ssl,
+    connectionTimeoutMillis: 10_000,
+  });
   client.on('error', () => undefined);
   let error: string | null = null;
   try {
@@ -50,7 +62,10 @@ async function sessionThroughWatch(query: string, ssl: boolean | { rejectUnautho
 
 describe('TLS to the upstream', () => {
   test('sslmode=verify-full with the certificate as root: the watch works, traffic is followed', async () => {
-    const { report, error } = await sessionThroughWatch(`?sslmode=verify-full&sslrootcert=${encodeURIComponent(bouncer.caFile!)}`, false);
+    const { report, error } = await sessionThroughWatch(
+      `?sslmode=verify-full&sslrootcert=${encodeURIComponent(bouncer.caFile!)}`,
+      false,
+    );
     expect(error).toBeNull();
     expect(report.findings.map((f) => `${f.check}|${f.state}`)).toEqual(['session/set-leak|statement_timeout']);
   });

@@ -23,9 +23,24 @@ beforeAll(async () => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'pooltest-watch-'));
   // Two migrations in a folder of their own, as a project keeps them (CommonJS migration files).
   mkdirSync(path.join(dir, 'migrations'));
-  writeFileSync(path.join(dir, 'migrations', '1700000000000_items.js'), "exports.up = (pgm) => { pgm.createTable('items', { id: 'id', name: { type: 'text' } }); };\n");
-  writeFileSync(path.join(dir, 'migrations', '1700000000001_index.js'), "exports.up = (pgm) => { pgm.createIndex('items', 'name'); };\n");
-  writeFileSync(path.join(dir, 'pooler.json'), JSON.stringify({ checks: [{ id: 'locks/advisory-session', outcome: 'shared' }, { id: 'session/search-path-leak', outcome: 'leaked' }], target: null }));
+  writeFileSync(
+    path.join(dir, 'migrations', '1700000000000_items.js'),
+    "exports.up = (pgm) => { pgm.createTable('items', { id: 'id', name: { type: 'text' } }); };\n",
+  );
+  writeFileSync(
+    path.join(dir, 'migrations', '1700000000001_index.js'),
+    "exports.up = (pgm) => { pgm.createIndex('items', 'name'); };\n",
+  );
+  writeFileSync(
+    path.join(dir, 'pooler.json'),
+    JSON.stringify({
+      checks: [
+        { id: 'locks/advisory-session', outcome: 'shared' },
+        { id: 'session/search-path-leak', outcome: 'leaked' },
+      ],
+      target: null,
+    }),
+  );
 });
 
 afterAll(async () => {
@@ -39,7 +54,23 @@ interface WatchRun extends CliRun {
 
 async function watch(args: string[], command: string[], name: string): Promise<WatchRun> {
   const json = path.join(dir, `${name}.json`);
-  const run = await runCli(['watch', '--upstream', server.url(), '--json', json, '--markdown', path.join(dir, `${name}.md`), '--html', path.join(dir, `${name}.html`), ...args, '--', ...command], { timeoutMs: 90_000 });
+  const run = await runCli(
+    [
+      'watch',
+      '--upstream',
+      server.url(),
+      '--json',
+      json,
+      '--markdown',
+      path.join(dir, `${name}.md`),
+      '--html',
+      path.join(dir, `${name}.html`),
+      ...args,
+      '--',
+      ...command,
+    ],
+    { timeoutMs: 90_000 },
+  );
   const report = JSON.parse(readFileSync(json, 'utf8')) as WatchReport;
   expect(watchSchemaErrors(report)).toEqual([]);
   // The password is in the child's environment only, never in what the watch prints.
@@ -68,13 +99,21 @@ describe('pooltest watch -- <real command>', () => {
     expect(searchPath?.created.sql).toBe('SET search_path TO "watch_mig"');
     expect(run.stdout).toContain(lock!.created.sql);
     expect(run.stdout).toContain(lock!.used.sql);
-    expect(run.watch.command).toEqual({ argv: ['node', client('migrate.mjs'), path.join(dir, 'migrations'), 'watch_mig'], exitCode: 0, signal: null });
+    expect(run.watch.command).toEqual({
+      argv: ['node', client('migrate.mjs'), path.join(dir, 'migrations'), 'watch_mig'],
+      exitCode: 0,
+      signal: null,
+    });
     expect(readFileSync(path.join(dir, 'migrate.md'), 'utf8')).toContain('pg_advisory_unlock');
     expect(readFileSync(path.join(dir, 'migrate.html'), 'utf8')).toContain('pg_try_advisory_lock');
   });
 
   test('joined with a pooler report where the lock is shared, the watch exits 1', async () => {
-    const run = await watch(['--report', path.join(dir, 'pooler.json')], ['node', client('migrate.mjs'), path.join(dir, 'migrations'), 'watch_mig2'], 'migrate-report');
+    const run = await watch(
+      ['--report', path.join(dir, 'pooler.json')],
+      ['node', client('migrate.mjs'), path.join(dir, 'migrations'), 'watch_mig2'],
+      'migrate-report',
+    );
     expect(run.code).toBe(1);
     const lock = run.watch.findings.find((f) => f.check === 'locks/advisory-session')!;
     expect(lock).toMatchObject({ outcome: 'shared', basis: 'report', breaks: true });
@@ -85,7 +124,12 @@ describe('pooltest watch -- <real command>', () => {
     expect(run.code).toBe(0);
     const listen = run.watch.findings.filter((f) => f.check === 'notify/listen');
     expect(listen).toHaveLength(1);
-    expect(listen[0]).toMatchObject({ state: 'LISTEN queue_jobs', created: { sql: 'LISTEN queue_jobs' }, use: 'explicit', connection: { applicationName: 'queue-worker' } });
+    expect(listen[0]).toMatchObject({
+      state: 'LISTEN queue_jobs',
+      created: { sql: 'LISTEN queue_jobs' },
+      use: 'explicit',
+      connection: { applicationName: 'queue-worker' },
+    });
     expect(listen[0]!.used.what).toBe('notification on queue_jobs');
     expect(run.watch.findings.map((f) => f.check)).toEqual(['notify/listen']);
   });
@@ -94,7 +138,10 @@ describe('pooltest watch -- <real command>', () => {
     const run = await watch([], ['node', client('repository.mjs')], 'repository');
     expect(run.watch.findings.map((f) => f.check)).toEqual(['prepared/protocol-named']);
     const f = run.watch.findings[0]!;
-    expect(f).toMatchObject({ state: 'prepared statement find-user', created: { sql: 'SELECT $1::int AS id, $2::text AS name' } });
+    expect(f).toMatchObject({
+      state: 'prepared statement find-user',
+      created: { sql: 'SELECT $1::int AS id, $2::text AS name' },
+    });
     expect(run.stdout).toContain('Bind to named statement "find-user"');
   });
 

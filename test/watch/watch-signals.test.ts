@@ -33,16 +33,25 @@ afterAll(async () => {
 });
 
 /** Starts `pooltest watch ARGS`; resolves with the proxy port once it listens, and the exit. */
-function startCli(args: string[]): Promise<{ port: number; signal(s: NodeJS.Signals): void; exit: Promise<{ code: number | null; stdout: string; stderr: string }> }> {
+function startCli(args: string[]): Promise<{
+  port: number;
+  signal(s: NodeJS.Signals): void;
+  exit: Promise<{ code: number | null; stdout: string; stderr: string }>;
+}> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, 'watch', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+    const child = spawn(process.execPath, [CLI, 'watch', ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, NO_COLOR: '1' },
+    });
     let stdout = '';
     let stderr = '';
     const kill = setTimeout(() => child.kill('SIGKILL'), 120_000);
-    const exit = new Promise<{ code: number | null; stdout: string; stderr: string }>((done) => child.on('close', (code) => {
-      clearTimeout(kill);
-      done({ code, stdout, stderr });
-    }));
+    const exit = new Promise<{ code: number | null; stdout: string; stderr: string }>((done) =>
+      child.on('close', (code) => {
+        clearTimeout(kill);
+        done({ code, stdout, stderr });
+      }),
+    );
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr.on('data', (d: Buffer) => {
       stderr += d.toString();
@@ -54,7 +63,14 @@ function startCli(args: string[]): Promise<{ port: number; signal(s: NodeJS.Sign
 }
 
 async function searchPathWorkload(port: number): Promise<void> {
-  const c = new pg.Client({ host: '127.0.0.1', port, user: server.user, password: server.password, database: server.database, connectionTimeoutMillis: 10_000 });
+  const c = new pg.Client({
+    host: '127.0.0.1',
+    port,
+    user: server.user,
+    password: server.password,
+    database: server.database,
+    connectionTimeoutMillis: 10_000,
+  });
   c.on('error', () => undefined);
   await c.connect();
   await c.query('SET search_path = public');
@@ -79,7 +95,16 @@ describe('ending a watch', () => {
 
   test('with a command, SIGTERM is forwarded to it and its death by signal passes through', async () => {
     const json = path.join(dir, 'sigterm.json');
-    const run = await startCli(['--upstream', server.url(), '--json', json, '--', process.execPath, '-e', 'setInterval(() => {}, 1000)']);
+    const run = await startCli([
+      '--upstream',
+      server.url(),
+      '--json',
+      json,
+      '--',
+      process.execPath,
+      '-e',
+      'setInterval(() => {}, 1000)',
+    ]);
     await new Promise((r) => setTimeout(r, 300));
     run.signal('SIGTERM');
     const { code } = await run.exit;
@@ -97,7 +122,12 @@ describe('ending a watch', () => {
     const report = JSON.parse(readFileSync(json, 'utf8')) as WatchReport;
     expect(report.pooler.basis).toBe('target');
     // The real check ran now: PgBouncer in transaction mode leaks a session SET to the next client.
-    expect(report.findings[0]).toMatchObject({ check: 'session/search-path-leak', outcome: 'leaked', basis: 'target', breaks: true });
+    expect(report.findings[0]).toMatchObject({
+      check: 'session/search-path-leak',
+      outcome: 'leaked',
+      basis: 'target',
+      breaks: true,
+    });
     expect(code, stderr).toBe(1);
     expect(stderr + readFileSync(json, 'utf8')).not.toContain(bouncer.password);
   });

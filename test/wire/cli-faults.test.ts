@@ -10,7 +10,12 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { portAcceptsConnections } from '../../fixtures/free-port.js';
-import { FAULT_KINDS, startMisbehavingServer, type FaultKind, type MisbehaviourOptions } from '../../fixtures/misbehaving-server.js';
+import {
+  FAULT_KINDS,
+  startMisbehavingServer,
+  type FaultKind,
+  type MisbehaviourOptions,
+} from '../../fixtures/misbehaving-server.js';
 import { startPgBouncer } from '../../fixtures/pgbouncer-fixture.js';
 import type { PoolerFixture } from '../../fixtures/pooler-fixture.js';
 import { startPostgres, type PostgresFixture } from '../../fixtures/postgres-fixture.js';
@@ -21,11 +26,26 @@ const MALFORMED = FAULT_KINDS.filter((k) => k !== 'split');
 const ports: number[] = [];
 
 /** Runs the CLI against a misbehaving server (closed afterwards) and returns how it ended. */
-async function against(opts: MisbehaviourOptions, args: string[], user = 'u', database = 'd', password = PASSWORD): Promise<CliRun & { fired: boolean }> {
+async function against(
+  opts: MisbehaviourOptions,
+  args: string[],
+  user = 'u',
+  database = 'd',
+  password = PASSWORD,
+): Promise<CliRun & { fired: boolean }> {
   const server = await startMisbehavingServer(opts);
   ports.push(server.port);
   try {
-    const run = await runCli(['--target', `postgres://${user}:${encodeURIComponent(password)}@127.0.0.1:${server.port}/${database}`, '--timeout', '2s', ...args], { json: true, timeoutMs: 90_000 });
+    const run = await runCli(
+      [
+        '--target',
+        `postgres://${user}:${encodeURIComponent(password)}@127.0.0.1:${server.port}/${database}`,
+        '--timeout',
+        '2s',
+        ...args,
+      ],
+      { json: true, timeoutMs: 90_000 },
+    );
     return { ...run, fired: server.fired };
   } finally {
     await server.close();
@@ -38,12 +58,18 @@ afterAll(async () => {
 });
 
 describe('a protocol violation during discovery: exit 2, PROTOCOL_VIOLATION, the bytes', () => {
-  test.each(MALFORMED.flatMap((fault) => (['startup', 1, 2] as const).map((at) => [fault, at] as [FaultKind, 'startup' | number])))('%s at %s', async (fault, at) => {
+  test.each(
+    MALFORMED.flatMap((fault) =>
+      (['startup', 1, 2] as const).map((at) => [fault, at] as [FaultKind, 'startup' | number]),
+    ),
+  )('%s at %s', async (fault, at) => {
     const run = await against({ fault, at }, []);
     expect(run.fired).toBe(true);
     expect(run.signal).toBeNull();
     expect(run.code, run.stderr).toBe(2);
-    expect(run.stderr).toMatch(/PROTOCOL_VIOLATION: the target broke the PostgreSQL wire protocol during discovery, before any check could run \(step D \S+: protocol violation by the server: .*bytes at stream offset \d+: [0-9a-f]{2}( [0-9a-f]{2})*/);
+    expect(run.stderr).toMatch(
+      /PROTOCOL_VIOLATION: the target broke the PostgreSQL wire protocol during discovery, before any check could run \(step D \S+: protocol violation by the server: .*bytes at stream offset \d+: [0-9a-f]{2}( [0-9a-f]{2})*/,
+    );
     expect(`${run.stdout}${run.stderr}`).not.toContain(PASSWORD);
     expect(run.ms).toBeLessThan(20_000);
   });
@@ -92,7 +118,9 @@ describe('a protocol violation in a check or the sweep (through a proxy in front
     expect([0, 1]).toContain(run.code);
     const result = run.report!.checks.find((c) => c.id === 'session/set-leak')!;
     expect(result.outcome).toBeNull();
-    expect(result.reason).toMatch(/not conclusive: the target broke the PostgreSQL wire protocol during the check, in step O\d* \S+: protocol violation by the server: .*bytes at stream offset \d+: [0-9a-f]{2}/);
+    expect(result.reason).toMatch(
+      /not conclusive: the target broke the PostgreSQL wire protocol during the check, in step O\d* \S+: protocol violation by the server: .*bytes at stream offset \d+: [0-9a-f]{2}/,
+    );
     expect(result.steps.some((s) => s.error?.code === 'PROTOCOL_VIOLATION')).toBe(true);
     // The run went on: the sweep reached the pool and found it clean.
     expect(run.report!.sweep.clean).toBe(true);
@@ -100,16 +128,21 @@ describe('a protocol violation in a check or the sweep (through a proxy in front
     expect(run.ms).toBeLessThan(60_000);
   });
 
-  test.each(['error-terminator-late', 'garbage', 'close-mid-message'] as const)('%s in the sweep: the sweep is not proven clean, naming it', async (fault) => {
-    const run = await viaProxy({ fault, at: 1, match: /AS any_locks/ });
-    expect(run.fired).toBe(true);
-    expect(run.signal).toBeNull();
-    expect([0, 1]).toContain(run.code);
-    // What a misbehaving target said proves nothing either way: unknown, not dirty (exit 0 without --strict).
-    expect(run.report!.sweep.clean).toBe(false);
-    expect(run.report!.sweep.state).toBe('unknown');
-    expect(run.report!.sweep.reason).toMatch(/not proven clean: the target broke the PostgreSQL wire protocol during the sweep \(G sweep\.global: protocol violation by the server/);
-    // The check ran before the fault: its outcome is the control's.
-    expect(run.report!.checks[0]!.outcome).toBe(control.report!.checks[0]!.outcome);
-  });
+  test.each(['error-terminator-late', 'garbage', 'close-mid-message'] as const)(
+    '%s in the sweep: the sweep is not proven clean, naming it',
+    async (fault) => {
+      const run = await viaProxy({ fault, at: 1, match: /AS any_locks/ });
+      expect(run.fired).toBe(true);
+      expect(run.signal).toBeNull();
+      expect([0, 1]).toContain(run.code);
+      // What a misbehaving target said proves nothing either way: unknown, not dirty (exit 0 without --strict).
+      expect(run.report!.sweep.clean).toBe(false);
+      expect(run.report!.sweep.state).toBe('unknown');
+      expect(run.report!.sweep.reason).toMatch(
+        /not proven clean: the target broke the PostgreSQL wire protocol during the sweep \(G sweep\.global: protocol violation by the server/,
+      );
+      // The check ran before the fault: its outcome is the control's.
+      expect(run.report!.checks[0]!.outcome).toBe(control.report!.checks[0]!.outcome);
+    },
+  );
 });

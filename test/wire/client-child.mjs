@@ -7,7 +7,14 @@ import { guardClient } from '../../dist/engine/wire/pg-guard.js';
 
 const opts = JSON.parse(process.argv[2]);
 const server = await startMisbehavingServer({ fault: opts.fault, at: opts.at, lateMs: opts.lateMs, tls: opts.tls });
-const client = new pg.Client({ host: '127.0.0.1', port: server.port, user: 'u', database: 'd', connectionTimeoutMillis: 2000, ssl: opts.tls ? { rejectUnauthorized: false } : false });
+const client = new pg.Client({
+  host: '127.0.0.1',
+  port: server.port,
+  user: 'u',
+  database: 'd',
+  connectionTimeoutMillis: 2000,
+  ssl: opts.tls ? { rejectUnauthorized: false } : false,
+});
 client.on('error', () => undefined);
 if (opts.guard) guardClient(client);
 const t0 = performance.now();

@@ -34,7 +34,24 @@ const BACKEND = [
   msg('S', cstr('server_version'), cstr('16.4')),
   msg('K', int32(1234), int32(5678)),
   msg('Z', Buffer.from('I')),
-  msg('T', int16(2), cstr('pid'), int32(0), int16(0), int32(23), int16(4), int32(-1), int16(0), cstr('name'), int32(0), int16(0), int32(25), int16(-1), int32(-1), int16(0)),
+  msg(
+    'T',
+    int16(2),
+    cstr('pid'),
+    int32(0),
+    int16(0),
+    int32(23),
+    int16(4),
+    int32(-1),
+    int16(0),
+    cstr('name'),
+    int32(0),
+    int16(0),
+    int32(25),
+    int16(-1),
+    int32(-1),
+    int16(0),
+  ),
   msg('D', int16(2), int32(4), Buffer.from('4242'), int32(-1)),
   msg('D', int16(1), int32(70_000), Buffer.alloc(70_000, 0x61)),
   msg('C', cstr('SELECT 2')),
@@ -42,7 +59,13 @@ const BACKEND = [
   msg('E', cstr('SERROR'), cstr('VERROR'), cstr('C53300'), cstr('Msorry, too many clients already'), Buffer.from([0])),
   msg('A', int32(99), cstr('chan'), cstr('payload')),
   msg('t', int16(2), int32(23), int32(25)),
-  msg('n'), msg('1'), msg('2'), msg('3'), msg('s'), msg('I'), msg('c'),
+  msg('n'),
+  msg('1'),
+  msg('2'),
+  msg('3'),
+  msg('s'),
+  msg('I'),
+  msg('c'),
   msg('G', Buffer.from([0]), int16(1), int16(0)),
   msg('H', Buffer.from([0]), int16(0)),
   msg('d', Buffer.from('copy data\n')),
@@ -89,11 +112,18 @@ function splitAt(bytes: Buffer, cuts: number[]): Buffer[] {
   return out;
 }
 
-const randomSplit = (bytes: Buffer, rnd: () => number, n: number): Buffer[] => splitAt(bytes, Array.from({ length: n }, () => Math.floor(rnd() * bytes.length)));
+const randomSplit = (bytes: Buffer, rnd: () => number, n: number): Buffer[] =>
+  splitAt(
+    bytes,
+    Array.from({ length: n }, () => Math.floor(rnd() * bytes.length)),
+  );
 const bytewise = (bytes: Buffer): Buffer[] => Array.from(bytes, (b) => Buffer.from([b]));
 
 /** Frames as comparable plain values (the payload as hex). */
-function read(direction: 'backend' | 'frontend', chunks: Buffer[]): Array<Omit<Frame, 'payload'> & { payload: string }> {
+function read(
+  direction: 'backend' | 'frontend',
+  chunks: Buffer[],
+): Array<Omit<Frame, 'payload'> & { payload: string }> {
   const reader = new FrameReader({ direction });
   const frames = chunks.flatMap((c) => reader.push(c));
   reader.end();
@@ -101,7 +131,11 @@ function read(direction: 'backend' | 'frontend', chunks: Buffer[]): Array<Omit<F
 }
 
 /** The violation the bytes cause, split as given (push or check). */
-function violation(direction: 'backend' | 'frontend', chunks: Buffer[], how: 'push' | 'check' = 'push'): ProtocolViolationError {
+function violation(
+  direction: 'backend' | 'frontend',
+  chunks: Buffer[],
+  how: 'push' | 'check' = 'push',
+): ProtocolViolationError {
   const reader = new FrameReader({ direction });
   try {
     for (const c of chunks) how === 'push' ? reader.push(c) : reader.check(c);
@@ -117,7 +151,11 @@ describe('valid streams', () => {
   test('backend: every message becomes one frame with its type, length and body', () => {
     const frames = read('backend', [backendStream]);
     expect(frames.map((f) => f.type).join('')).toBe('RRRRSKZTDDCNEAtn123sIcGHdvVZ');
-    expect(frames[4]).toEqual({ type: 'S', length: 4 + 20, payload: Buffer.concat([cstr('server_version'), cstr('16.4')]).toString('hex') });
+    expect(frames[4]).toEqual({
+      type: 'S',
+      length: 4 + 20,
+      payload: Buffer.concat([cstr('server_version'), cstr('16.4')]).toString('hex'),
+    });
     expect(frames[9]!.length).toBe(4 + 2 + 4 + 70_000);
   });
 
@@ -136,10 +174,24 @@ describe('valid streams', () => {
 
   test('frontend: SSLRequest, startup, then typed messages; identical byte at a time and split', () => {
     const whole = read('frontend', [frontendStream]);
-    expect(whole.map((f) => f.kind ?? f.type)).toEqual(['ssl-request', 'startup', 'p', 'Q', 'P', 'B', 'D', 'E', 'S', 'H', 'C', 'X']);
+    expect(whole.map((f) => f.kind ?? f.type)).toEqual([
+      'ssl-request',
+      'startup',
+      'p',
+      'Q',
+      'P',
+      'B',
+      'D',
+      'E',
+      'S',
+      'H',
+      'C',
+      'X',
+    ]);
     expect(read('frontend', bytewise(frontendStream))).toEqual(whole);
     const rnd = prng(11);
-    for (let i = 0; i < 200; i++) expect(read('frontend', randomSplit(frontendStream, rnd, 1 + Math.floor(rnd() * 20)))).toEqual(whole);
+    for (let i = 0; i < 200; i++)
+      expect(read('frontend', randomSplit(frontendStream, rnd, 1 + Math.floor(rnd() * 20)))).toEqual(whole);
   });
 
   test('a chunk of complete frames yields payloads that are views into it (no copy)', () => {
@@ -152,13 +204,21 @@ describe('valid streams', () => {
     const reader = new FrameReader({ direction: 'backend' });
     reader.expectNegotiationResponse();
     const frames = reader.push(Buffer.concat([Buffer.from('N'), msg('R', int32(0))]));
-    expect(frames.map((f) => [f.kind ?? null, f.type])).toEqual([['negotiation', 'N'], [null, 'R']]);
+    expect(frames.map((f) => [f.kind ?? null, f.type])).toEqual([
+      ['negotiation', 'N'],
+      [null, 'R'],
+    ]);
     // Unannounced, 'N' is a NoticeResponse header and a lone byte is just a prefix.
     expect(new FrameReader({ direction: 'backend' }).push(Buffer.from('N'))).toEqual([]);
   });
 });
 
-const fields = Buffer.concat([cstr('SFATAL'), cstr('VFATAL'), cstr('C53300'), cstr('Msorry, too many clients already')]);
+const fields = Buffer.concat([
+  cstr('SFATAL'),
+  cstr('VFATAL'),
+  cstr('C53300'),
+  cstr('Msorry, too many clients already'),
+]);
 /** The real-world bug: the declared length leaves out the field list's final 0 byte. */
 const shortError = Buffer.concat([Buffer.from('E'), int32(fields.length + 4), fields, Buffer.from([0])]);
 
@@ -166,12 +226,22 @@ describe('violations', () => {
   test('ErrorResponse whose terminator lies outside its declared length: the same violation however it is split', () => {
     const v = violation('backend', [shortError]);
     expect(v.code).toBe('PROTOCOL_VIOLATION');
-    expect(v.violation).toMatchObject({ direction: 'backend', type: 'E', name: 'ErrorResponse', declaredLength: fields.length + 4, actualLength: fields.length + 5, offset: 0 });
+    expect(v.violation).toMatchObject({
+      direction: 'backend',
+      type: 'E',
+      name: 'ErrorResponse',
+      declaredLength: fields.length + 4,
+      actualLength: fields.length + 5,
+      offset: 0,
+    });
     expect(v.violation.hex.startsWith('45 00 00 00 3a 53 46 41 54 41 4c 00')).toBe(true);
-    expect(v.message).toMatch(/ErrorResponse \('E'\), declared length 58, actual 59: the field list's final terminator/);
+    expect(v.message).toMatch(
+      /ErrorResponse \('E'\), declared length 58, actual 59: the field list's final terminator/,
+    );
     // Without the stray byte at all, and at every split point: identical.
     expect(violation('backend', [shortError.subarray(0, -1)]).violation).toEqual(v.violation);
-    for (let cut = 1; cut < shortError.length; cut++) expect(violation('backend', splitAt(shortError, [cut]), 'check').violation).toEqual(v.violation);
+    for (let cut = 1; cut < shortError.length; cut++)
+      expect(violation('backend', splitAt(shortError, [cut]), 'check').violation).toEqual(v.violation);
     expect(violation('backend', bytewise(shortError)).violation).toEqual(v.violation);
   });
 
@@ -181,19 +251,51 @@ describe('violations', () => {
   });
 
   test.each([
-    ['declared length 0', Buffer.concat([Buffer.from('Z'), int32(0), Buffer.from('I')]), /declared length 0: a declared length below 4/],
+    [
+      'declared length 0',
+      Buffer.concat([Buffer.from('Z'), int32(0), Buffer.from('I')]),
+      /declared length 0: a declared length below 4/,
+    ],
     ['negative length', Buffer.concat([Buffer.from('D'), int32(-8)]), /declared length -8/],
-    ['ReadyForQuery of length 6', Buffer.concat([Buffer.from('Z'), int32(6), Buffer.from('II')]), /ReadyForQuery \('Z'\), declared length 6, actual 5: this message always has length 5/],
+    [
+      'ReadyForQuery of length 6',
+      Buffer.concat([Buffer.from('Z'), int32(6), Buffer.from('II')]),
+      /ReadyForQuery \('Z'\), declared length 6, actual 5: this message always has length 5/,
+    ],
     ['ReadyForQuery with status X', msg('Z', Buffer.from('X')), /transaction status 0x58 is none of I, T, E/],
-    ['ErrorResponse field without NUL', msg('E', cstr('SERROR'), Buffer.from('Mno end')), /field 'M' at body offset 7 is not NUL-terminated/],
-    ['bytes after the ErrorResponse terminator', msg('E', cstr('SERROR'), Buffer.from([0, 0x41])), /1 byte\(s\) follow the field list's terminator/],
+    [
+      'ErrorResponse field without NUL',
+      msg('E', cstr('SERROR'), Buffer.from('Mno end')),
+      /field 'M' at body offset 7 is not NUL-terminated/,
+    ],
+    [
+      'bytes after the ErrorResponse terminator',
+      msg('E', cstr('SERROR'), Buffer.from([0, 0x41])),
+      /1 byte\(s\) follow the field list's terminator/,
+    ],
     ['ParameterStatus with one string', msg('S', cstr('only')), /string 2 of 2 is not NUL-terminated/],
-    ['CommandComplete longer than its text', Buffer.concat([Buffer.from('C'), int32(4 + 9 + 6), cstr('SELECT 1'), msg('Z', Buffer.from('I'))]), /6 byte\(s\) follow the message's content/],
-    ['DataRow column past the end', msg('D', int16(1), int32(10), Buffer.from('abc')), /column 1 of 1 \(10 bytes\) runs past the declared length/],
-    ['DataRow with more columns than bytes', msg('D', int16(3), int32(1), Buffer.from('a')), /column 2 of 3 has no length/],
+    [
+      'CommandComplete longer than its text',
+      Buffer.concat([Buffer.from('C'), int32(4 + 9 + 6), cstr('SELECT 1'), msg('Z', Buffer.from('I'))]),
+      /6 byte\(s\) follow the message's content/,
+    ],
+    [
+      'DataRow column past the end',
+      msg('D', int16(1), int32(10), Buffer.from('abc')),
+      /column 1 of 1 \(10 bytes\) runs past the declared length/,
+    ],
+    [
+      'DataRow with more columns than bytes',
+      msg('D', int16(3), int32(1), Buffer.from('a')),
+      /column 2 of 3 has no length/,
+    ],
     ['RowDescription field cut short', msg('T', int16(1), cstr('pid'), int32(0)), /field 1 of 1 runs past/],
     ['unknown authentication request', msg('R', int32(42)), /unknown authentication request code 42/],
-    ['AuthenticationCleartextPassword of the wrong length', msg('R', int32(3), int32(0)), /authentication request 3 must have length 8/],
+    [
+      'AuthenticationCleartextPassword of the wrong length',
+      msg('R', int32(3), int32(0)),
+      /authentication request 3 must have length 8/,
+    ],
   ])('%s', (_name, bytes, message) => {
     const v = violation('backend', [bytes]);
     expect(v.message).toMatch(message);
@@ -230,10 +332,17 @@ describe('violations', () => {
   test('frontend: bad startup packets, and bytes after a CancelRequest', () => {
     expect(violation('frontend', [int32(4)]).message).toMatch(/startup packet's length must be 8 to 10000/);
     expect(violation('frontend', [int32(20_000)]).message).toMatch(/declared length 20000/);
-    expect(violation('frontend', [Buffer.concat([int32(8), int32(1234)])]).message).toMatch(/unknown request code 1234/);
+    expect(violation('frontend', [Buffer.concat([int32(8), int32(1234)])]).message).toMatch(
+      /unknown request code 1234/,
+    );
     const cancel = Buffer.concat([int32(16), int32(80877102), int32(1), int32(2)]);
     expect(violation('frontend', [cancel, serialize.query('x')]).message).toMatch(/bytes followed a CancelRequest/);
-    expect(violation('frontend', [serialize.startup({ user: 'u' }), Buffer.concat([Buffer.from('Q'), int32(6), Buffer.from('ab')])]).message).toMatch(/Query \('Q'\).*not NUL-terminated/);
+    expect(
+      violation('frontend', [
+        serialize.startup({ user: 'u' }),
+        Buffer.concat([Buffer.from('Q'), int32(6), Buffer.from('ab')]),
+      ]).message,
+    ).toMatch(/Query \('Q'\).*not NUL-terminated/);
   });
 
   test("a client's malformed PasswordMessage: the evidence withholds its body", () => {
@@ -267,7 +376,10 @@ describe('violations', () => {
     const rnd = prng(3);
     let violations = 0;
     for (let i = 0; i < 3000; i++) {
-      const bytes = i % 2 === 0 ? Buffer.from(Array.from({ length: 1 + Math.floor(rnd() * 200) }, () => Math.floor(rnd() * 256))) : mutate(backendStream.subarray(0, 400), rnd);
+      const bytes =
+        i % 2 === 0
+          ? Buffer.from(Array.from({ length: 1 + Math.floor(rnd() * 200) }, () => Math.floor(rnd() * 256)))
+          : mutate(backendStream.subarray(0, 400), rnd);
       const reader = new FrameReader({ direction: i % 3 === 0 ? 'frontend' : 'backend' });
       try {
         for (const c of randomSplit(bytes, rnd, 1 + Math.floor(rnd() * 5))) reader.check(c);

@@ -22,14 +22,31 @@ const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), 'client-ch
 const KILL_AFTER_MS = 6_000;
 
 interface ChildEnd {
-  result: { ok: boolean; code?: string | null; message?: string; rows?: unknown[]; encrypted?: boolean; ms: number; violation?: { type: string; declaredLength: number } | null } | null;
+  result: {
+    ok: boolean;
+    code?: string | null;
+    message?: string;
+    rows?: unknown[];
+    encrypted?: boolean;
+    ms: number;
+    violation?: { type: string; declaredLength: number } | null;
+  } | null;
   killed: boolean;
   ms: number;
 }
 
-function runChild(opts: { fault: FaultKind; at?: 'startup' | number; lateMs?: number | null; guard: boolean; tls?: { cert: string; key: string } }): Promise<ChildEnd> {
+function runChild(opts: {
+  fault: FaultKind;
+  at?: 'startup' | number;
+  lateMs?: number | null;
+  guard: boolean;
+  tls?: { cert: string; key: string };
+}): Promise<ChildEnd> {
   const started = performance.now();
-  const child = spawn(process.execPath, [CHILD, JSON.stringify(opts)], { stdio: ['ignore', 'pipe', 'inherit'], cwd: path.dirname(CHILD) });
+  const child = spawn(process.execPath, [CHILD, JSON.stringify(opts)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    cwd: path.dirname(CHILD),
+  });
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   let killed = false;
@@ -41,7 +58,11 @@ function runChild(opts: { fault: FaultKind; at?: 'startup' | number; lateMs?: nu
     child.on('close', () => {
       clearTimeout(timer);
       const line = out.split('\n').find((l) => l.startsWith('{'));
-      resolve({ result: line ? (JSON.parse(line) as ChildEnd['result']) : null, killed, ms: Math.round(performance.now() - started) });
+      resolve({
+        result: line ? (JSON.parse(line) as ChildEnd['result']) : null,
+        killed,
+        ms: Math.round(performance.now() - started),
+      });
     });
   });
 }
@@ -56,8 +77,14 @@ describe('the wire guard on a bare pg.Client', () => {
   test('through the guard: the same message ends the connect at once with PROTOCOL_VIOLATION and the evidence', async () => {
     const end = await runChild({ fault: 'error-terminator-late', lateMs: 200, guard: true });
     expect(end.killed).toBe(false);
-    expect(end.result).toMatchObject({ ok: false, code: 'PROTOCOL_VIOLATION', violation: { type: 'E', declaredLength: 58 } });
-    expect(end.result!.message).toMatch(/ErrorResponse \('E'\), declared length 58, actual 59: .*terminator.*: 45 00 00 00 3a/);
+    expect(end.result).toMatchObject({
+      ok: false,
+      code: 'PROTOCOL_VIOLATION',
+      violation: { type: 'E', declaredLength: 58 },
+    });
+    expect(end.result!.message).toMatch(
+      /ErrorResponse \('E'\), declared length 58, actual 59: .*terminator.*: 45 00 00 00 3a/,
+    );
     expect(end.result!.ms).toBeLessThan(1_000);
   });
 
@@ -68,14 +95,19 @@ describe('the wire guard on a bare pg.Client', () => {
     expect(atQuery.result).toMatchObject({ ok: false, code: 'PROTOCOL_VIOLATION' });
   });
 
-  test.each(FAULT_KINDS.filter((k) => k !== 'split' && k !== 'error-terminator-late'))('%s: PROTOCOL_VIOLATION at startup and at a query, bounded', async (fault) => {
-    for (const at of ['startup', 1] as const) {
-      const end = await runChild({ fault, at, guard: true });
-      expect(end.killed).toBe(false);
-      expect(end.result, `${fault} at ${at}`).toMatchObject({ ok: false, code: 'PROTOCOL_VIOLATION' });
-      expect(end.result!.message).toMatch(/protocol violation by the server: .*bytes at stream offset \d+: [0-9a-f]{2}/);
-    }
-  });
+  test.each(FAULT_KINDS.filter((k) => k !== 'split' && k !== 'error-terminator-late'))(
+    '%s: PROTOCOL_VIOLATION at startup and at a query, bounded',
+    async (fault) => {
+      for (const at of ['startup', 1] as const) {
+        const end = await runChild({ fault, at, guard: true });
+        expect(end.killed).toBe(false);
+        expect(end.result, `${fault} at ${at}`).toMatchObject({ ok: false, code: 'PROTOCOL_VIOLATION' });
+        expect(end.result!.message).toMatch(
+          /protocol violation by the server: .*bytes at stream offset \d+: [0-9a-f]{2}/,
+        );
+      }
+    },
+  );
 
   test('split: a valid startup and answer, one byte per packet, are accepted unchanged', async () => {
     for (const at of ['startup', 1] as const) {
@@ -97,7 +129,11 @@ describe('the wire guard under TLS: it validates the decrypted bytes', () => {
 
   test('the 53300 ErrorResponse inside TLS: PROTOCOL_VIOLATION with the plaintext bytes', async () => {
     const end = await runChild({ fault: 'error-terminator-late', guard: true, tls });
-    expect(end.result).toMatchObject({ ok: false, code: 'PROTOCOL_VIOLATION', violation: { type: 'E', declaredLength: 58 } });
+    expect(end.result).toMatchObject({
+      ok: false,
+      code: 'PROTOCOL_VIOLATION',
+      violation: { type: 'E', declaredLength: 58 },
+    });
     expect(end.result!.message).toMatch(/bytes at stream offset 0: 45 00 00 00 3a/);
   });
 

@@ -10,7 +10,8 @@ import { setLeak } from '../../suites/session/set-leak.check.js';
 import { mutate, recorded, stepsOf } from '../support/recorded.js';
 
 const tx = recorded('pgbouncer-transaction').discovery;
-const VIOLATION = "protocol violation by the server: ErrorResponse ('E'), declared length 58, actual 59: the field list's final terminator (a 0 byte) lies outside the declared length; bytes at stream offset 600: 45 00 00 00 3a";
+const VIOLATION =
+  "protocol violation by the server: ErrorResponse ('E'), declared length 58, actual 59: the field list's final terminator (a 0 byte) lies outside the declared length; bytes at stream offset 600: 45 00 00 00 3a";
 
 describe('a protocol violation in the record', () => {
   test('A.create failing with PROTOCOL_VIOLATION: the judge alone would read a label, the engine does not', () => {
@@ -23,7 +24,9 @@ describe('a protocol violation in the record', () => {
     expect(setLeak.judge(steps, tx).outcome).toBe('rejected');
     const j = judgeRecord(setLeak, steps, tx);
     expect(j.outcome).toBeNull();
-    expect(j.reason).toMatch(/^not conclusive: the target broke the PostgreSQL wire protocol during the check, in step A A\.create: protocol violation by the server: ErrorResponse \('E'\), declared length 58, actual 59: .*45 00 00 00 3a \(without that the record would read "rejected"\)$/);
+    expect(j.reason).toMatch(
+      /^not conclusive: the target broke the PostgreSQL wire protocol during the check, in step A A\.create: protocol violation by the server: ErrorResponse \('E'\), declared length 58, actual 59: .*45 00 00 00 3a \(without that the record would read "rejected"\)$/,
+    );
     expect(j.facts).toMatchObject({ unprovenOutcome: 'rejected' });
   });
 

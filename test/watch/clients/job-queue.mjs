@@ -11,7 +11,9 @@ const connect = async (name) => {
   return c;
 };
 const setup = await connect('queue-setup');
-await setup.query('CREATE TABLE IF NOT EXISTS queue_jobs (id serial PRIMARY KEY, payload text, done boolean DEFAULT false)');
+await setup.query(
+  'CREATE TABLE IF NOT EXISTS queue_jobs (id serial PRIMARY KEY, payload text, done boolean DEFAULT false)',
+);
 await setup.end();
 
 const worker = await connect('queue-worker');
@@ -28,10 +30,13 @@ const finished = new Promise((resolve) => {
 await worker.query('LISTEN queue_jobs');
 const producer = await connect('queue-producer');
 for (let i = 0; i < JOBS; i++) {
-  await producer.query("INSERT INTO queue_jobs (payload) VALUES ($1)", [`job ${i}`]);
+  await producer.query('INSERT INTO queue_jobs (payload) VALUES ($1)', [`job ${i}`]);
   await producer.query("SELECT pg_notify('queue_jobs', $1)", [String(i)]);
 }
-const timer = setTimeout(() => { console.error('timed out waiting for jobs'); process.exit(4); }, 15_000);
+const timer = setTimeout(() => {
+  console.error('timed out waiting for jobs');
+  process.exit(4);
+}, 15_000);
 await finished;
 clearTimeout(timer);
 await producer.end();
