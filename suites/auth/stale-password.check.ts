@@ -60,7 +60,6 @@ export const stalePassword = defineCheck({
     },
   },
   requires: ['fixture'],
-  flags: ['destructive'],
   skipIf: (ctx) =>
     ctx.fixture
       ? null
