@@ -13,7 +13,7 @@ import { numberOf } from './judging/record.js';
 import { OTHER_RUNS_TAG, otherRunsActive } from './steering/other-runs.js';
 import { tidy, type Findings } from './sweep.js';
 import { untilAnswering } from './steering/until-answering.js';
-import { blockingChange, describeChange, recountAfter } from './pool-watch.js';
+import { blockingChange, describeChange, recountAfter, takeRecountFailure } from './pool-watch.js';
 import { verdictFor } from './verdict.js';
 import type { CheckResult, Discovery, Judgement, Profile, Severity, StepRecord } from './types.js';
 
@@ -253,6 +253,8 @@ export async function executeCheck(
       : await tidy(ctx, [def.id], touchedBy(scn.steps), withSpares(new Scenario(ctx)));
   // A check that can damage the pool: count it again; a smaller one is this check's finding.
   const change = def.flags?.includes('destructive') && !scn.interrupted ? await recountAfter(ctx, def.id) : null;
+  const recountFailed = takeRecountFailure(ctx.runId);
+  if (recountFailed) judgement.facts.poolRecount = `failed: ${recountFailed}`;
   if (change) {
     Object.assign(judgement.facts, { poolShrank: true, poolBefore: change.before, poolAfter: change.after });
     judgement.reason = `${judgement.reason}; availability finding: ${describeChange(change)}${change.blocking ? ', too few to steer the checks after it' : ''}`;

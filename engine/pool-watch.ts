@@ -23,6 +23,15 @@ export interface PoolChange {
 }
 
 const changes = new Map<string, PoolChange>();
+/** Why the last recount of a run could not count (reported in the check's facts). */
+const lastFailure = new Map<string, string>();
+
+/** The failure of the last recount of this run, if it failed; cleared by reading it. */
+export function takeRecountFailure(runId: string): string | null {
+  const f = lastFailure.get(runId) ?? null;
+  lastFailure.delete(runId);
+  return f;
+}
 
 /** The blocking pool change of this run, if one was found. */
 export function blockingChange(runId: string): PoolChange | null {
@@ -48,7 +57,8 @@ export async function recountAfter(ctx: RunContext, checkId: string): Promise<Po
       waitMs: ctx.discovery.waitBoundMs,
       failOnLargePool: false,
     });
-  } catch {
+  } catch (err) {
+    lastFailure.set(ctx.runId, err instanceof Error ? err.message : String(err));
     return null;
   }
   // null: no limit met up to the bound - not a smaller pool.

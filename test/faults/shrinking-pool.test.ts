@@ -48,12 +48,14 @@ describe('a pool that shrinks during the run (PgBouncer behind a lossy link)', (
     await pgFixture?.stop();
   });
 
+  const lost: boolean[] = [];
   async function lossyRun(): Promise<CliRun> {
     // A fresh pool of 2 each time, then the loss armed for the run.
     proxy.refuse(false);
     await bouncer.restart();
     proxy.loseSlotOnClose(true);
     const run = await runCli(['--target', bouncer.url(), ...ARGS], { json: true, timeoutMs: 90_000 });
+    lost.push(proxy.lost());
     proxy.loseSlotOnClose(false);
     return run;
   }
@@ -69,7 +71,10 @@ describe('a pool that shrinks during the run (PgBouncer behind a lossy link)', (
       expect([0, 1], run.stderr).toContain(run.code);
       expect(run.report, run.stderr).not.toBeNull();
       const abandoned = run.report!.checks.find((c) => c.id === 'transactions/abandoned')!;
-      expect(abandoned.facts, abandoned.reason).toMatchObject({ poolShrank: true, poolBefore: 2, poolAfter: 1 });
+      expect(
+        abandoned.facts,
+        `${abandoned.reason}; lost ${lost.join(',')}; discovered pool ${run.report!.discovery.poolSize}`,
+      ).toMatchObject({ poolShrank: true, poolBefore: 2, poolAfter: 1 });
       expect(abandoned.reason).toMatch(
         /availability finding: the pool was smaller after transactions\/abandoned: 2 backend\(s\) before, 1 after/,
       );
