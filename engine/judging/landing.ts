@@ -53,10 +53,16 @@ export function readLanding(
   const connects = steps.filter((s) => s.tag === `${prefix}${observe}.connect`);
   const probes = steps.filter((s) => s.tag === `${prefix}observe.probe` && numberOf(s, 'target_pid') === b1);
   const landed = takes.filter((t) => !t.timedOut && t.pid !== null);
-  // A candidate refused at capacity (a pooler that refuses instead of queueing) was queued too.
+  // A candidate refused at capacity (a pooler that refuses instead of queueing) was queued too
+  // where the refusal says the backends are taken: a statement refused after waiting for a
+  // server (query_wait_timeout), or a login refused by a pooler whose client limit is its pool
+  // (each client owns a backend: pgpool-II's children). A login refused by a client limit wider
+  // than the pool (PgBouncer's max_client_conn), or one discovery never met, says nothing of b1.
+  const limitIsPool =
+    discovery.clientLimit != null && discovery.poolSize !== null && discovery.clientLimit.clients <= discovery.poolSize;
   const queued =
     takes.some((t) => t.timedOut || isCapacityRefusal(t.error)) ||
-    connects.some((c) => c.timedOut || isCapacityRefusal(c.error));
+    connects.some((c) => c.timedOut || (limitIsPool && isCapacityRefusal(c.error)));
   const backendsSeen = new Set([b1, ...landed.map((t) => t.pid)]).size;
   const base = { tries: landed.length, queued, backendsSeen };
   if (landed.some((t) => t.pid === b1)) return { ...base, placed: true, reservedBy: null, doubt: '' };

@@ -4,12 +4,13 @@
  * session it opened, whatever happened.
  */
 import { PooltestError } from '../errors.js';
+import { isCapacityRefusal } from '../judging/capacity-refusal.js';
 import { MARKERS_TAG } from '../judging/record.js';
 import { Recorder } from '../session/recorder.js';
 import { applicationNameFor, Session } from '../session/session.js';
 import type { Target } from '../target.js';
 import type { Discovery, ErrorRecord, StepRecord } from '../types.js';
-import { closeSpares, Spares } from './spare-session.js';
+import { closeSpares, noSparesAfterRefusal, Spares } from './spare-session.js';
 import { closeKeptSessions } from './kept-session.js';
 
 /** Everything a check needs to know about the run; handed to Vitest workers via provide/inject. */
@@ -118,10 +119,15 @@ export class Scenario {
       stepMs: this.ctx.bounds.stepMs,
       applicationName,
       ...(this.signal ? { signal: this.signal } : {}),
-    }).catch((err: unknown) => {
+    }).catch(async (err: unknown) => {
       // A malformed startup answer is evidence about the target: recorded, so judges and the engine see it.
       if (err instanceof PooltestError && err.code === 'PROTOCOL_VIOLATION')
         this.note(label, `${label}.connect`, '(connect)', { startMs, error: { code: err.code, message: err.message } });
+      // Refused at capacity: the run's own spares must not keep taking the slots its checks need.
+      if (isCapacityRefusal(connectError(err))) {
+        this.spares = null;
+        await noSparesAfterRefusal(this.ctx.runId);
+      }
       throw err;
     });
   }

@@ -30,7 +30,24 @@ const IDLE_CLOSE_MS = 3_000;
 
 /** Whether spares are safe for this target (see the file comment). */
 export function sparesAllowed(ctx: RunContext): boolean {
+  // A pooler that limits its clients counts every idle spare against that limit: no spares
+  // where discovery met the limit, nor once a run has been refused at capacity.
+  if (ctx.discovery.clientLimit || refusedRuns.has(ctx.runId)) return false;
   return ctx.discovery.mode === 'transaction' || ctx.discovery.mode === 'statement';
+}
+
+/** Runs that met a refusal at capacity in this process: their spares are gone for good. */
+const refusedRuns = new Set<string>();
+
+/**
+ * A client of `runId` was refused at capacity (max_client_conn and the like): this process
+ * keeps no more logins ahead for the run, and closes those it has, so that the run's own idle
+ * spares never take the slots its checks need.
+ */
+export async function noSparesAfterRefusal(runId: string): Promise<void> {
+  if (refusedRuns.has(runId)) return;
+  refusedRuns.add(runId);
+  await Promise.all([...shared.entries()].filter(([key]) => key.startsWith(`${runId}|`)).map(([, s]) => s.close()));
 }
 
 /**
