@@ -13,7 +13,5 @@ const report = await run({
 await writeFile('pooltest.md', renderMarkdown(report));
 await writeFile('pooltest.junit.xml', renderJunit(report));
 // pass counts checks that matched an expectation; observed, those nothing was expected of.
-console.log(
-  `${report.summary.pass} of ${report.summary.total} checks as expected, ${report.summary.observed} observed; exit ${report.summary.exitCode}`,
-);
+console.log(`${report.summary.pass} of ${report.summary.total} checks as expected, ${report.summary.observed} observed; exit ${report.summary.exitCode}`);
 process.exitCode = report.summary.exitCode;
