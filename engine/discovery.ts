@@ -21,6 +21,7 @@ import { releaseAll, take, type Hold } from './steering/holders.js';
 import { findStaleBackends, staleCondition, staleNote } from './steering/stale-backends.js';
 import { openOrRefused, openWhenAdmitted } from './steering/admitted.js';
 import { isCapacityRefusal } from './judging/capacity-refusal.js';
+import { depthFor } from './steering/spare-session.js';
 import { protocolViolationIn, violationError } from './judging/protocol.js';
 import { sleep } from './time.js';
 import { describeTarget, type Target } from './target.js';
@@ -111,6 +112,7 @@ export async function discover(target: Target, opts: DiscoveryOptions): Promise<
     if (stale) d.notes.push(stale);
     await countPool(scn, d, first, opts);
     classify(d);
+    await probeClientRoom(scn, d);
   } catch (err) {
     // A malformed message explains whatever discovery made of it (NOT_POSTGRES, STEERING_FAILED...).
     const v = protocolViolationIn(scn.steps);
@@ -353,4 +355,39 @@ function classify(d: Discovery): void {
 
 function clamp(v: number, lo: number, hi: number): number {
   return Math.min(hi, Math.max(lo, Math.round(v)));
+}
+
+/**
+ * Where a run will keep logins ahead of need (transaction and statement pooling: see
+ * steering/spare-session.ts), checks that the pooler admits that many idle clients beside a
+ * check's own sessions, all at once, before any check relies on it. A pooler with a client
+ * limit (PgBouncer's max_client_conn) refuses some: that is its client limit, and the run then
+ * keeps no spares, so its own idle logins never take the slots its checks need. Logins only, no
+ * query: no backend is involved.
+ */
+async function probeClientRoom(scn: Scenario, d: Discovery): Promise<void> {
+  if ((d.mode !== 'transaction' && d.mode !== 'statement') || d.clientLimit) return;
+  // The spares, plus a check's own sessions (A, an observer, a notifier).
+  const want = depthFor({ discovery: d }) + 3;
+  const connectMs = Math.min(scn.ctx.bounds.connectMs, d.waitBoundMs + 3 * d.connectLatencyMs);
+  const tries = await Promise.all(
+    Array.from({ length: want }, (_, i) =>
+      openOrRefused(scn, `R${i + 1}`, connectMs, 'discovery.room.connect').catch(() => null),
+    ),
+  );
+  const admitted = tries.filter((t): t is Session => t !== null && t !== 'refused');
+  await Promise.all(admitted.map((s) => s.close()));
+  if (!tries.includes('refused')) return;
+  const refusal = scn.steps
+    .filter((s) => s.tag === 'discovery.room.connect' && isCapacityRefusal(s.error))
+    .at(-1)?.error;
+  const text = refusal
+    ? `${refusal.code ? `${refusal.code} ` : ''}${refusal.message.replace(/^[A-Z_]+: (cannot connect to \S+: )?/, '')}`
+    : 'refused at capacity';
+  // Not a clientLimit: how many it admits depends on who else was connected in that instant,
+  // and the landing proofs read clientLimit as the pool's own boundary (judging/landing.ts).
+  d.spareRoomRefused = text;
+  d.notes.push(
+    `the pooler refused ${want - admitted.length} of ${want} idle logins at once (${text}): no logins are kept ahead of need`,
+  );
 }

@@ -117,6 +117,11 @@ export interface Discovery {
    * instead of queueing it: how many clients it had admitted at once, and its words verbatim.
    */
   clientLimit?: { clients: number; refusal: string };
+  /**
+   * Set when the pooler refused the idle logins pooltest would keep ahead of need (a client limit
+   * such as max_client_conn, met before any check): the refusal verbatim. The run keeps none.
+   */
+  spareRoomRefused?: string;
   steps: StepRecord[];
 }
 

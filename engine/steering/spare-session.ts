@@ -32,7 +32,7 @@ const IDLE_CLOSE_MS = 3_000;
 export function sparesAllowed(ctx: RunContext): boolean {
   // A pooler that limits its clients counts every idle spare against that limit: no spares
   // where discovery met the limit, nor once a run has been refused at capacity.
-  if (ctx.discovery.clientLimit || refusedRuns.has(ctx.runId)) return false;
+  if (ctx.discovery.clientLimit || ctx.discovery.spareRoomRefused || refusedRuns.has(ctx.runId)) return false;
   return ctx.discovery.mode === 'transaction' || ctx.discovery.mode === 'statement';
 }
 
@@ -54,7 +54,7 @@ export async function noSparesAfterRefusal(runId: string): Promise<void> {
  * How many logins to keep ahead: two for a check's next sessions, and one per backend for
  * the tidy-up's visitors, who all log in at once.
  */
-function depthFor(ctx: RunContext): number {
+export function depthFor(ctx: Pick<RunContext, 'discovery'>): number {
   return 2 + Math.min(ctx.discovery.poolSize ?? 2, 8);
 }
 
