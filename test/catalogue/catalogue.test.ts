@@ -93,7 +93,9 @@ describe.each(Object.keys(EXPECTED))('catalogue against %s', (name) => {
 });
 
 describe.each(Object.keys(VARIANTS))('fixture variant %s', (name) => {
-  test('produces the labels it exists to show', async () => {
+  // Capacity labels rest on timing against a tiny client limit: on a shared 2-core machine a run
+  // can come out inconclusive (never another label); one more run before failing.
+  test('produces the labels it exists to show', { retry: 1 }, async () => {
     const stack = await startStack(name as StackName);
     try {
       const only = Object.keys(VARIANTS[name]!).join(',');

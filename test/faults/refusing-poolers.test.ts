@@ -77,14 +77,20 @@ describe('poolers that refuse at capacity', () => {
     expect(String(queueing.facts.rejectedWith)).toMatch(/Sorry, too many clients already/);
   });
 
-  test('PgBouncer, max_db_connections = 2, query_wait_timeout = 0.1 s: pool of 2 counted, queueing rejected with "query_wait_timeout"', async () => {
-    const r = await runAgainst(
-      await startPgBouncer(pgFixture, { poolMode: 'transaction', maxDbConnections: 2, queryWaitTimeoutS: 0.1 }),
-    );
-    expect(r.discovery.poolSize).toBe(2);
-    expect(r.discovery.mode).toBe('transaction');
-    const queueing = r.checks.find((c) => c.id === 'capacity/queueing')!;
-    expect(queueing.outcome, queueing.reason).toBe('rejected');
-    expect(String(queueing.facts.rejectedWith)).toMatch(/08P01 query_wait_timeout/);
-  });
+  // PgBouncer enforces query_wait_timeout from its periodic maintenance, not at the exact moment:
+  // under CPU load a 200 ms transaction's waiters can all be served first. One more run.
+  test(
+    'PgBouncer, max_db_connections = 2, query_wait_timeout = 0.1 s: pool of 2 counted, queueing rejected with "query_wait_timeout"',
+    { retry: 1 },
+    async () => {
+      const r = await runAgainst(
+        await startPgBouncer(pgFixture, { poolMode: 'transaction', maxDbConnections: 2, queryWaitTimeoutS: 0.1 }),
+      );
+      expect(r.discovery.poolSize).toBe(2);
+      expect(r.discovery.mode).toBe('transaction');
+      const queueing = r.checks.find((c) => c.id === 'capacity/queueing')!;
+      expect(queueing.outcome, queueing.reason).toBe('rejected');
+      expect(String(queueing.facts.rejectedWith)).toMatch(/08P01 query_wait_timeout/);
+    },
+  );
 });
