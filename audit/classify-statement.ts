@@ -8,6 +8,7 @@
  * not take a lock or set anything when it runs, so it is not a finding; neither is plain
  * EXPLAIN, which plans without executing.
  */
+import { AUDIT_CHECKS } from './audit-checks.js';
 import { asNode, booleanOf, child, constantOf, list, nodeType, text } from './ast-json.js';
 import { checkPriority } from './audit-checks.js';
 import type { AuditCheckId, Hazard, StatementAnalysis } from './audit-types.js';
@@ -152,20 +153,7 @@ function orderHazards(own: Hazard[], expressions: Hazard[]): Hazard[] {
 }
 
 /** Checks whose state `DISCARD ALL` removes: every piece of session state the audit knows. */
-const DISCARD_ALL_UNDOES: readonly AuditCheckId[] = [
-  'session/role-leak',
-  'session/custom-guc-leak',
-  'session/search-path-leak',
-  'locks/advisory-session',
-  'notify/listen',
-  'temp/temp-table',
-  'cursors/with-hold',
-  'prepared/sql-prepare',
-  'prepared/protocol-named',
-  'sequences/lastval',
-  'session/set-leak',
-  'session/tracked-parameter',
-];
+const DISCARD_ALL_UNDOES: readonly AuditCheckId[] = AUDIT_CHECKS.map((c) => c.id);
 
 /** `DISCARD ALL | TEMP | SEQUENCES` as cleanup hazards; `DISCARD PLANS` drops only cached plans. */
 function discardCleanups(target: string | null): Hazard[] {

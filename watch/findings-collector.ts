@@ -3,7 +3,7 @@
  * seen on many connections, as a test suite produces, is one finding with a count. Memory is
  * bounded: past {@link MAX_FINDINGS} distinct pairs, further ones are only counted per check.
  */
-import { auditCheck } from '../audit/audit-checks.js';
+import { AUDIT_CHECKS, auditCheck } from '../audit/audit-checks.js';
 import { joinCheck, type PoolerBehaviour } from '../audit/pooler-behaviour.js';
 import type { AuditCheckId } from '../audit/audit-types.js';
 import { adviceFor } from '../engine/check.js';
@@ -22,21 +22,8 @@ interface Tally {
   connectionIds: Set<number>;
 }
 
-/** Priority order: the audit's, with the protocol-level statement beside SQL PREPARE. */
-const ORDER: WatchCheckId[] = [
-  'session/role-leak',
-  'session/custom-guc-leak',
-  'session/search-path-leak',
-  'locks/advisory-session',
-  'notify/listen',
-  'temp/temp-table',
-  'cursors/with-hold',
-  'prepared/sql-prepare',
-  'prepared/protocol-named',
-  'sequences/lastval',
-  'session/set-leak',
-  'session/tracked-parameter',
-];
+/** Priority order: the audit's (each check's `audit.priority`). */
+const ORDER: readonly WatchCheckId[] = AUDIT_CHECKS.map((c) => c.id);
 
 export class FindingsCollector {
   private readonly tallies = new Map<string, Tally>();

@@ -56,7 +56,7 @@ export const protocolNamed = defineCheck({
   audit: {
     statement: "a driver's named (protocol-level) prepared statement used across transactions",
     consequence: "a later Bind finds no statement (26000), or another client's Parse of the same name collides (42P05)",
-    priority: 75,
+    priority: 85,
   },
   async scenario(scn) {
     const p = markersFor(scn.ctx.runId, this.id).preparedName;
