@@ -5,7 +5,6 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { renderDiffMarkdown } from '../reporters/diff-markdown.js';
 import { renderDiff } from '../reporters/diff-terminal.js';
 import { diffToJson } from '../reporters/json-reporter.js';
@@ -14,6 +13,7 @@ import { diffReports } from '../reporters/report-diff.js';
 import { READABLE_SCHEMA_VERSIONS, upgradeReport } from '../reporters/report-compat.js';
 import { REPORT_SCHEMA_VERSION, type Report } from '../engine/types.js';
 import { writeOutput } from './outputs.js';
+import { parseSubcommandArgs } from './subcommand-args.js';
 import type { CliIo } from './run-command.js';
 
 export const DIFF_USAGE = `Usage: pooltest diff OLD NEW [--markdown FILE] [--json FILE] [--quiet] [--no-color]
@@ -28,27 +28,20 @@ Exit codes: 0 nothing breaks, 1 something breaks, 2 the reports could not be rea
 
 /** Runs `pooltest diff` with the arguments after `diff`; returns the exit code. */
 export function diffCommand(argv: string[], io: Pick<CliIo, 'stdout' | 'stderr' | 'color' | 'width'>): number {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        markdown: { type: 'string' },
-        json: { type: 'string' },
-        quiet: { type: 'boolean', short: 'q' },
-        'no-color': { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-  } catch (err) {
-    throw new PooltestError('BAD_ARGUMENTS', `${err instanceof Error ? err.message : String(err)}\n\n${DIFF_USAGE}`);
-  }
+  const parsed = parseSubcommandArgs(
+    argv,
+    {
+      markdown: { type: 'string' },
+      json: { type: 'string' },
+      quiet: { type: 'boolean', short: 'q' },
+      'no-color': { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    } as const,
+    DIFF_USAGE,
+    io.stdout,
+  );
+  if (parsed === null) return 0;
   const v = parsed.values;
-  if (v.help) {
-    io.stdout(`${DIFF_USAGE}\n`);
-    return 0;
-  }
   if (parsed.positionals.length !== 2)
     throw new PooltestError('BAD_ARGUMENTS', `pooltest diff takes two reports, OLD and NEW\n\n${DIFF_USAGE}`);
   const [oldPath, newPath] = parsed.positionals as [string, string];

@@ -6,9 +6,9 @@
  * This is how a vendor merges the shards of a CI matrix (one job per pooler, version or mode).
  */
 import { existsSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { PooltestError } from '../engine/errors.js';
 import { writeOutput } from './outputs.js';
+import { parseSubcommandArgs } from './subcommand-args.js';
 import { renderMatrixHtml } from '../reporters/matrix-html.js';
 import { renderMatrixMarkdown, renderMatrixTerminal } from '../reporters/matrix-text.js';
 import { buildMatrix, type NamedReport } from '../reporters/matrix.js';
@@ -27,28 +27,21 @@ Exit codes: 0 the matrix was written, 2 a report could not be read or two report
 
 /** Runs `pooltest matrix` with the arguments after `matrix`; returns the exit code. */
 export function matrixCommand(argv: string[], io: Pick<CliIo, 'stdout' | 'color' | 'width'>): number {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        markdown: { type: 'string' },
-        html: { type: 'string' },
-        json: { type: 'string' },
-        title: { type: 'string' },
-        'no-color': { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-  } catch (err) {
-    throw new PooltestError('BAD_ARGUMENTS', `${err instanceof Error ? err.message : String(err)}\n\n${MATRIX_USAGE}`);
-  }
+  const parsed = parseSubcommandArgs(
+    argv,
+    {
+      markdown: { type: 'string' },
+      html: { type: 'string' },
+      json: { type: 'string' },
+      title: { type: 'string' },
+      'no-color': { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    } as const,
+    MATRIX_USAGE,
+    io.stdout,
+  );
+  if (parsed === null) return 0;
   const v = parsed.values;
-  if (v.help) {
-    io.stdout(`${MATRIX_USAGE}\n`);
-    return 0;
-  }
   if (parsed.positionals.length === 0)
     throw new PooltestError('BAD_ARGUMENTS', `pooltest matrix takes one or more reports\n\n${MATRIX_USAGE}`);
   const matrix = buildMatrix(parsed.positionals.map(namedReport));
