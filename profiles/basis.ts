@@ -20,3 +20,10 @@ export function documented(table: Record<string, Expectation>): Record<string, E
     }),
   );
 }
+
+/**
+ * For a `tracked` expectation of `session/tracked-parameter` from documentation: the check also
+ * observes with a client that sends no application_name, which documentation rarely covers.
+ */
+export const NAMELESS_NOTE =
+  "Documented for values the client sent; the check also observes with a client that sent no application_name at startup (node-postgres's default), which may be shown the previous client's value, as on PgBouncer 1.18 (leaked). Not observed by pooltest.";

@@ -1,4 +1,5 @@
 import type { Profile } from '../engine/types.js';
+import { NAMELESS_NOTE } from './basis.js';
 import { PG_DOCS } from './postgres-docs.js';
 
 const POOLING = 'yandex/odyssey@62c5a0cb:docs/features/pooling.md';
@@ -46,6 +47,7 @@ export const odysseyTransaction: Profile = {
     'session/tracked-parameter': {
       outcome: 'tracked',
       ref: `${RULES} (maintain_params: values defined by the client are deployed on server attach)`,
+      note: NAMELESS_NOTE,
       basis: 'documented',
     },
     'session/set-local': {

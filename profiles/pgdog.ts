@@ -1,4 +1,5 @@
 import type { Profile } from '../engine/types.js';
+import { NAMELESS_NOTE } from './basis.js';
 import { PG_DOCS } from './postgres-docs.js';
 
 const DOCS = 'pgdogdev/docs@168c0370:docs/features/connection-pooler/';
@@ -32,7 +33,12 @@ export const pgdogTransaction: Profile = {
       basis: 'documented',
     },
     'session/search-path-leak': { outcome: 'tracked', ref: `${TX}#parsing-set-commands`, basis: 'documented' },
-    'session/tracked-parameter': { outcome: 'tracked', ref: `${TX}#session-state`, basis: 'documented' },
+    'session/tracked-parameter': {
+      outcome: 'tracked',
+      ref: `${TX}#session-state`,
+      note: NAMELESS_NOTE,
+      basis: 'documented',
+    },
     'session/set-local': {
       outcome: 'scoped',
       ref: `${TX}#how-it-works (a transaction runs on one server connection); ${PG_DOCS.setLocal}`,
