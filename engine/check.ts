@@ -3,6 +3,7 @@
  * always clean up, judge the record, compare with the profile. `executeCheck` needs no Vitest;
  * `checkTest` in vitest-check.ts wires it into a test.
  */
+import type { AuditClaims } from './audit-claims.js';
 import { isPooltestError } from './errors.js';
 import { Scenario, type RunContext } from './steering/scenario.js';
 import { unprovenLandings } from './judging/landing.js';
@@ -68,6 +69,12 @@ export interface AuditHint {
   consequence: string;
   /** Lower is shown first when a statement touches several checks (security first). */
   priority: number;
+  /**
+   * The SQL this check is the one to ask about: statement kinds, settings and built-in
+   * functions, each from the vocabulary of audit-claims.ts. The catalogue refuses an item
+   * claimed by two checks or by none.
+   */
+  claims: AuditClaims;
 }
 
 /**
