@@ -128,8 +128,9 @@ export async function audit(options: AuditOptions): Promise<AuditReport> {
   cleanups.sort((a, b) => Number(b.paired) - Number(a.paired) || b.count - a.count);
   if (options.stats !== undefined && logs.length === 0) {
     const named = CLAIMS.checkOfStatement('protocol named statement');
+    const inLogs = "server logs (--log with log_statement = 'all')";
     warnings.push(
-      `pg_stat_statements records no statement names: a driver's named prepared statements (${named}) show only in server logs (--log with log_statement = 'all')`,
+      `pg_stat_statements records no statement names: a driver's named prepared statements (${named}) show only in ${inLogs}`,
     );
   }
   const unparsed = collector.unparsedSummary();
