@@ -5,6 +5,7 @@
  * sources per finding, unparsed samples), so memory does not grow with the input's size.
  */
 import { createHash } from 'node:crypto';
+import { CLAIMS } from '../suites/catalogue.js';
 import type { AuditCheckId, Hazard, UnparsedSample, UnparsedSummary } from './audit-types.js';
 import { normalizeStatement } from './sql-parser.js';
 import { StatementClassifier, type TextClassification } from './statement-classifier.js';
@@ -96,16 +97,17 @@ export class AuditCollector {
    */
   namedStatement(name: string, text: string, count: number, source: string): void {
     // Long texts are keyed by their hash: the map holds at most MAX_FINDINGS keys, not texts.
-    const key = `prepared/protocol-named\u0000${text.length > 256 ? createHash('sha1').update(text).digest('base64') : text}`;
+    const check = CLAIMS.checkOfStatement('protocol named statement');
+    const key = `${check}\u0000${text.length > 256 ? createHash('sha1').update(text).digest('base64') : text}`;
     let tally = this.findings.get(key);
     if (tally === undefined) {
       if (this.findings.size >= MAX_FINDINGS) {
-        this.overflow['prepared/protocol-named'] = (this.overflow['prepared/protocol-named'] ?? 0) + count;
+        this.overflow[check] = (this.overflow[check] ?? 0) + count;
         return;
       }
       // Normalized once per distinct text, when the finding is created: logs repeat the text.
       tally = {
-        check: 'prepared/protocol-named',
+        check,
         what: `named protocol statement "${name}"`,
         certain: true,
         alsoChecks: new Set(),

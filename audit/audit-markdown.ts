@@ -11,9 +11,16 @@ export function renderAuditMarkdown(report: AuditReport): string {
   const s = report.summary;
   const lines: string[] = ['# pooltest audit', ''];
   lines.push(`Pooler: ${report.pooler.name} (${basisText(report.pooler.basis)}).`, '');
-  lines.push(
-    `| statement occurrences | texts parsed (one per SQL file or distinct log/stats text) | findings | breaking | breaking occurrences | cleanup statements (never breaking) | not classified |`,
-  );
+  const columns = [
+    'statement occurrences',
+    'texts parsed (one per SQL file or distinct log/stats text)',
+    'findings',
+    'breaking',
+    'breaking occurrences',
+    'cleanup statements (never breaking)',
+    'not classified',
+  ];
+  lines.push(`| ${columns.join(' | ')} |`);
   lines.push(`|---:|---:|---:|---:|---:|---:|---:|`);
   lines.push(
     `| ${s.statements} | ${s.parsedTexts} | ${s.findings} | ${s.breaking} | ${s.breakingCount} | ${s.cleanups} | ${s.unparsed} |`,
@@ -25,11 +32,10 @@ export function renderAuditMarkdown(report: AuditReport): string {
   for (const { info, findings, overflow } of groupByCheck(report)) {
     const first = findings[0];
     lines.push('', `## \`${info.id}\`: ${info.title}`, '');
-    if (first !== undefined)
-      lines.push(
-        `What the pooler ${first.basis === 'typical' ? 'typically does (no pooler given, not confirmed)' : 'does'}: **${first.outcome ?? 'unknown'}**, ${breaksText(first.breaks)}.`,
-        '',
-      );
+    if (first !== undefined) {
+      const does = first.basis === 'typical' ? 'typically does (no pooler given, not confirmed)' : 'does';
+      lines.push(`What the pooler ${does}: **${first.outcome ?? 'unknown'}**, ${breaksText(first.breaks)}.`, '');
+    }
     lines.push(`Fix: ${info.advice}`, '');
     lines.push('| count | statement | source |', '|---:|---|---|');
     for (const f of findings) {

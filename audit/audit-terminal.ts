@@ -13,10 +13,9 @@ export function renderAuditTerminal(report: AuditReport, c: ChalkInstance, width
   const out: string[] = [];
   const s = report.summary;
   // Each count says what it counts: a file is parsed as one text, logs once per distinct text.
-  out.push(
-    c.bold('pooltest audit') +
-      `  ${s.statements} statement occurrence(s) from ${report.inputs.length} input(s) (pg_stat_statements: calls); ${s.parsedTexts} text(s) parsed (one per SQL file, one per distinct log or stats text)`,
-  );
+  const occurrences = `${s.statements} statement occurrence(s) from ${report.inputs.length} input(s) (pg_stat_statements: calls)`;
+  const parsed = `${s.parsedTexts} text(s) parsed (one per SQL file, one per distinct log or stats text)`;
+  out.push(`${c.bold('pooltest audit')}  ${occurrences}; ${parsed}`);
   out.push(
     c.dim(`pooler: ${report.pooler.name}${report.pooler.basis === 'typical' ? '  (no --report/--target given)' : ''}`),
   );
@@ -33,8 +32,9 @@ export function renderAuditTerminal(report: AuditReport, c: ChalkInstance, width
     for (const f of findings) {
       const marks = f.certain ? '' : ' (?)';
       const also = f.alsoChecks.length > 0 ? c.dim(`  also: ${f.alsoChecks.join(', ')}`) : '';
+      const statement = oneLine(f.statement, statementWidth - marks.length).padEnd(statementWidth - marks.length);
       out.push(
-        `  ${String(f.count).padStart(countWidth)}  ${oneLine(f.statement, statementWidth - marks.length).padEnd(statementWidth - marks.length)}${c.yellow(marks)}  ${c.dim(sourceText(f))}${also}`,
+        `  ${String(f.count).padStart(countWidth)}  ${statement}${c.yellow(marks)}  ${c.dim(sourceText(f))}${also}`,
       );
     }
     if (overflow > 0)
@@ -94,6 +94,11 @@ function summaryLine(report: AuditReport, c: ChalkInstance): string {
   const where = typical
     ? ' under typical transaction pooling (no pooler given: exit 3 unless --fail-on-findings)'
     : ' on this pooler';
-  const text = `${s.findings} finding(s), ${s.breaking} break${where} (${s.breakingCount} occurrence(s)); ${s.cleanups} cleanup statement(s), never breaking; ${s.unparsed} not classified; ${s.durationMs} ms`;
+  const text = [
+    `${s.findings} finding(s), ${s.breaking} break${where} (${s.breakingCount} occurrence(s))`,
+    `${s.cleanups} cleanup statement(s), never breaking`,
+    `${s.unparsed} not classified`,
+    `${s.durationMs} ms`,
+  ].join('; ');
   return s.breaking > 0 ? c.red(text) : c.green(text);
 }

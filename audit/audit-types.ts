@@ -59,8 +59,8 @@ export interface AuditFinding {
   /** Other checks the same statement also depends on. */
   alsoChecks: AuditCheckId[];
   /**
-   * Occurrences: statements in files, entries in logs, `calls` in pg_stat_statements. For
-   * `prepared/protocol-named`: `execute` lines of the named statement (0 when only its `parse`
+   * Occurrences: statements in files, entries in logs, `calls` in pg_stat_statements. For a
+   * driver's named protocol statement: `execute` lines of it (0 when only its `parse`
    * or `bind` lines were logged).
    */
   count: number;

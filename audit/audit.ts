@@ -4,6 +4,7 @@
  */
 import { PooltestError } from '../engine/errors.js';
 import { redactUrl } from '../engine/target.js';
+import { CLAIMS } from '../suites/catalogue.js';
 import { AuditCollector, type FindingTally } from './audit-collector.js';
 import { AUDIT_CHECKS, auditCheck, checkPriority } from './audit-checks.js';
 import {
@@ -126,8 +127,10 @@ export async function audit(options: AuditOptions): Promise<AuditReport> {
     .map((t): AuditCleanup => ({ ...t, source: t.sources[0] ?? '', paired: t.undoes.some((id) => found.has(id)) }));
   cleanups.sort((a, b) => Number(b.paired) - Number(a.paired) || b.count - a.count);
   if (options.stats !== undefined && logs.length === 0) {
+    const named = CLAIMS.checkOfStatement('protocol named statement');
+    const inLogs = "server logs (--log with log_statement = 'all')";
     warnings.push(
-      "pg_stat_statements records no statement names: a driver's named prepared statements (prepared/protocol-named) show only in server logs (--log with log_statement = 'all')",
+      `pg_stat_statements records no statement names: a driver's named prepared statements (${named}) show only in ${inLogs}`,
     );
   }
   const unparsed = collector.unparsedSummary();

@@ -1,7 +1,8 @@
 /**
  * One parsed statement in, its session-state hazards out (primary first). The statement's own
  * kind (SET, LISTEN, PREPARE, DECLARE ... WITH HOLD, CREATE TEMP) decides first; function calls
- * found in the expressions it evaluates follow, most important first.
+ * found in the expressions it evaluates follow, most important first. This module reads the
+ * parser's tree; the check a recognised kind depends on is the one claiming it (statementHazard).
  *
  * Expressions are walked only in statements that evaluate them now. DDL that stores an
  * expression for later (CREATE FUNCTION bodies and SET clauses, views, defaults, rules) does
@@ -15,6 +16,7 @@ import type { AuditCheckId, Hazard, StatementAnalysis } from './audit-types.js';
 import { functionCallHazards } from './function-calls.js';
 import { doBlockHazards } from './plpgsql-body.js';
 import { setStatementHazard } from './set-statement.js';
+import { statementHazard } from './statement-hazard.js';
 import type { AstNode } from './sql-parser.js';
 
 /** DECLARE's options bitmask: CURSOR_OPT_HOLD in PostgreSQL's parsenodes.h. */
@@ -52,30 +54,25 @@ export function analyzeStatement(wrapper: AstNode, sql: string, depth = 0): Stat
       break;
     }
     case 'ListenStmt':
-      own.push({ check: 'notify/listen', what: `LISTEN ${text(stmt, 'conditionname') ?? ''}`.trim(), certain: true });
+      own.push(statementHazard('LISTEN', `LISTEN ${text(stmt, 'conditionname') ?? ''}`.trim()));
       break;
     case 'PrepareStmt':
-      own.push({ check: 'prepared/sql-prepare', what: `PREPARE ${text(stmt, 'name') ?? ''}`.trim(), certain: true });
+      own.push(statementHazard('PREPARE', `PREPARE ${text(stmt, 'name') ?? ''}`.trim()));
       break;
     case 'ExecuteStmt':
-      own.push({ check: 'prepared/sql-prepare', what: `EXECUTE ${text(stmt, 'name') ?? ''}`.trim(), certain: true });
+      own.push(statementHazard('EXECUTE', `EXECUTE ${text(stmt, 'name') ?? ''}`.trim()));
       break;
     case 'DeallocateStmt':
       // The cleanup half of PREPARE: it removes state, so on its own it breaks nothing.
-      own.push({
-        check: 'prepared/sql-prepare',
-        what: stmt['isall'] === true ? 'DEALLOCATE ALL' : `DEALLOCATE ${text(stmt, 'name') ?? ''}`.trim(),
-        certain: true,
-        cleanup: true,
-      });
+      own.push(
+        statementHazard(
+          'DEALLOCATE',
+          stmt['isall'] === true ? 'DEALLOCATE ALL' : `DEALLOCATE ${text(stmt, 'name') ?? ''}`.trim(),
+        ),
+      );
       break;
     case 'UnlistenStmt':
-      own.push({
-        check: 'notify/listen',
-        what: `UNLISTEN ${text(stmt, 'conditionname') ?? '*'}`,
-        certain: true,
-        cleanup: true,
-      });
+      own.push(statementHazard('UNLISTEN', `UNLISTEN ${text(stmt, 'conditionname') ?? '*'}`));
       break;
     case 'DiscardStmt':
       own.push(...discardCleanups(text(stmt, 'target')));
@@ -83,11 +80,7 @@ export function analyzeStatement(wrapper: AstNode, sql: string, depth = 0): Stat
     case 'DeclareCursorStmt': {
       const options = typeof stmt['options'] === 'number' ? stmt['options'] : 0;
       if ((options & CURSOR_OPT_HOLD) !== 0)
-        own.push({
-          check: 'cursors/with-hold',
-          what: `DECLARE ${text(stmt, 'portalname') ?? ''} CURSOR WITH HOLD`,
-          certain: true,
-        });
+        own.push(statementHazard('DECLARE WITH HOLD', `DECLARE ${text(stmt, 'portalname') ?? ''} CURSOR WITH HOLD`));
       break;
     }
     case 'CreateStmt':
@@ -157,10 +150,10 @@ const DISCARD_ALL_UNDOES: readonly AuditCheckId[] = AUDIT_CHECKS.map((c) => c.id
 
 /** `DISCARD ALL | TEMP | SEQUENCES` as cleanup hazards; `DISCARD PLANS` drops only cached plans. */
 function discardCleanups(target: string | null): Hazard[] {
-  const cleanup = (check: AuditCheckId, what: string): Hazard => ({ check, what, certain: true, cleanup: true });
-  if (target === 'DISCARD_ALL') return DISCARD_ALL_UNDOES.map((check) => cleanup(check, 'DISCARD ALL'));
-  if (target === 'DISCARD_TEMP') return [cleanup('temp/temp-table', 'DISCARD TEMP')];
-  if (target === 'DISCARD_SEQUENCES') return [cleanup('sequences/lastval', 'DISCARD SEQUENCES')];
+  if (target === 'DISCARD_ALL')
+    return DISCARD_ALL_UNDOES.map((check) => ({ check, what: 'DISCARD ALL', certain: true, cleanup: true }));
+  if (target === 'DISCARD_TEMP') return [statementHazard('DISCARD TEMP', 'DISCARD TEMP')];
+  if (target === 'DISCARD_SEQUENCES') return [statementHazard('DISCARD SEQUENCES', 'DISCARD SEQUENCES')];
   return [];
 }
 
@@ -173,7 +166,7 @@ function isTemp(rangeVar: AstNode | null): boolean {
 }
 
 function tempHazard(what: string, rangeVar: AstNode | null): Hazard {
-  return { check: 'temp/temp-table', what: `${what} ${text(rangeVar, 'relname') ?? ''}`.trim(), certain: true };
+  return statementHazard('CREATE TEMP', `${what} ${text(rangeVar, 'relname') ?? ''}`.trim());
 }
 
 /** EXPLAIN runs the statement only with ANALYZE (and not `ANALYZE false`). */

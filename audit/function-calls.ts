@@ -2,25 +2,14 @@
  * Function calls that create or read session state, found anywhere in an expression tree:
  * target lists, WHERE clauses, CTEs, subqueries, VALUES, RETURNING. Only built-in functions
  * count: an unqualified name or one qualified with `pg_catalog` (a user's
- * `myschema.pg_advisory_lock` is someone else's function).
+ * `myschema.pg_advisory_lock` is someone else's function). Which functions matter, and to which
+ * check, is the checks' own claim (their `audit.claims.functions`); `set_config` is a SET and
+ * goes by the setting it names.
  */
+import { CLAIMS } from '../suites/catalogue.js';
 import { asNode, booleanOf, child, constantOf, list, nameParts, text } from './ast-json.js';
 import type { Hazard } from './audit-types.js';
 import { checkForSetting } from './set-statement.js';
-
-/** Session-level advisory lock functions; the `_xact_` variants are released at commit. */
-const SESSION_ADVISORY = new Set([
-  'pg_advisory_lock',
-  'pg_advisory_lock_shared',
-  'pg_try_advisory_lock',
-  'pg_try_advisory_lock_shared',
-]);
-
-/** Their unlocks: the cleanup half of a session lock, not a break of their own. */
-const ADVISORY_UNLOCK = new Set(['pg_advisory_unlock', 'pg_advisory_unlock_shared', 'pg_advisory_unlock_all']);
-
-/** Read the value of the backend's last nextval(): meaningless on another backend. */
-const SEQUENCE_STATE = new Set(['currval', 'lastval']);
 
 /** Every session-state hazard among the function calls under `root`. */
 export function functionCallHazards(root: unknown): Hazard[] {
@@ -52,12 +41,14 @@ function funcCallHazard(call: ReturnType<typeof asNode>): Hazard | null {
   if (parts.length === 0 || parts.length > 2) return null;
   if (parts.length === 2 && parts[0] !== 'pg_catalog') return null;
   const name = parts[parts.length - 1]!;
-  if (SESSION_ADVISORY.has(name)) return { check: 'locks/advisory-session', what: `${name}()`, certain: true };
-  if (ADVISORY_UNLOCK.has(name))
-    return { check: 'locks/advisory-session', what: `${name}()`, certain: true, cleanup: true };
-  if (SEQUENCE_STATE.has(name)) return { check: 'sequences/lastval', what: `${name}()`, certain: true };
   if (name === 'set_config') return setConfigHazard(list(call, 'args'));
-  return null;
+  // A call that only sets up state (nextval) is no finding on its own; the checks' claims say
+  // which calls those are.
+  const claim = CLAIMS.functionClaim(name);
+  if (claim === null || claim.half === 'setup') return null;
+  const hazard: Hazard = { check: claim.check, what: `${name}()`, certain: true };
+  if (claim.half === 'cleanup') hazard.cleanup = true;
+  return hazard;
 }
 
 /**
@@ -80,7 +71,7 @@ function setConfigHazard(args: unknown[]): Hazard | null {
   const nameConst = constantOf(nameExpr);
   const setting = nameConst?.kind === 'string' ? nameConst.value : null;
   const certain = isLocal === false && setting !== null;
-  const check = setting === null ? 'session/set-leak' : checkForSetting(setting);
+  const check = checkForSetting(setting);
   const what = `set_config(${setting === null ? '?' : `'${setting}'`}, ..., ${isLocal === false ? 'false' : '?'})`;
   return { check, what, certain };
 }

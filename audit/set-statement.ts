@@ -1,38 +1,24 @@
 /**
- * `SET` / `RESET` at statement level, and the mapping from a setting's name to the check that
- * observes it. `SET LOCAL` and `SET TRANSACTION` end with the transaction, so poolers cannot
- * carry them anywhere: they are not findings.
+ * `SET` / `RESET` at statement level. `SET LOCAL` and `SET TRANSACTION` end with the
+ * transaction, so poolers cannot carry them anywhere: they are not findings. Which check
+ * observes a setting is the checks' own claim (their `audit.claims.settings`).
  */
+import { CLAIMS } from '../suites/catalogue.js';
 import { text } from './ast-json.js';
 import type { AuditCheckId, Hazard } from './audit-types.js';
+import { statementHazard } from './statement-hazard.js';
 import type { AstNode } from './sql-parser.js';
-
-/**
- * Parameters PostgreSQL reports to the client (GUC_REPORT) and that PgBouncer, PgCat and
- * Odyssey replay when a client moves to another backend. Names as the parser gives them
- * (lower case: `SET TIME ZONE` becomes `timezone`).
- */
-const TRACKED = new Set([
-  'application_name',
-  'client_encoding',
-  'datestyle',
-  'timezone',
-  'intervalstyle',
-  'standard_conforming_strings',
-]);
 
 /** Settings that only ever apply to the current transaction, whatever the SET says. */
 const TRANSACTION_ONLY = new Set(['transaction_isolation', 'transaction_read_only', 'transaction_deferrable']);
 
-/** The check a session-level change of setting `name` depends on. */
-export function checkForSetting(name: string): AuditCheckId {
-  const lower = name.toLowerCase();
-  if (lower === 'role' || lower === 'session_authorization') return 'session/role-leak';
-  if (lower === 'search_path') return 'session/search-path-leak';
-  // Only extensions and applications use dotted names: `app.tenant_id`, `myapp.user`.
-  if (lower.includes('.')) return 'session/custom-guc-leak';
-  if (TRACKED.has(lower)) return 'session/tracked-parameter';
-  return 'session/set-leak';
+/**
+ * The check a session-level change of setting `name` depends on: the check that claims the
+ * name, else the one claiming dotted names, else the catch-all (see engine/audit-claims.ts).
+ * Null stands for a setting the statement does not name.
+ */
+export function checkForSetting(name: string | null): AuditCheckId {
+  return CLAIMS.checkOfSetting(name);
 }
 
 /**
@@ -44,19 +30,19 @@ export function setStatementHazard(stmt: AstNode): Hazard | null {
   if (stmt['is_local'] === true) return null;
   const kind = text(stmt, 'kind');
   const name = text(stmt, 'name') ?? '';
-  if (kind === 'VAR_RESET_ALL') return { check: 'session/set-leak', what: 'RESET ALL', certain: true, cleanup: true };
+  if (kind === 'VAR_RESET_ALL') return statementHazard('RESET ALL', 'RESET ALL');
   if (kind === 'VAR_SET_MULTI') {
-    // SET TRANSACTION ... is transaction-scoped; SET SESSION CHARACTERISTICS sets defaults.
+    // SET TRANSACTION ... is transaction-scoped; SET SESSION CHARACTERISTICS sets the
+    // default_transaction_* settings without naming them.
     if (name === 'TRANSACTION') return null;
-    return { check: 'session/set-leak', what: `SET ${name}`, certain: true };
+    return { check: checkForSetting(null), what: `SET ${name}`, certain: true };
   }
   if (TRANSACTION_ONLY.has(name.toLowerCase())) return null;
   if (kind === 'VAR_RESET')
     return { check: checkForSetting(name), what: `RESET ${displayName(name)}`, certain: true, cleanup: true };
   if (kind === 'VAR_SET_DEFAULT')
     return { check: checkForSetting(name), what: `SET ${displayName(name)} TO DEFAULT`, certain: true, cleanup: true };
-  if (name === 'role' && isNone(stmt))
-    return { check: 'session/role-leak', what: 'SET ROLE NONE', certain: true, cleanup: true };
+  if (name === 'role' && isNone(stmt)) return statementHazard('SET ROLE NONE', 'SET ROLE NONE');
   return { check: checkForSetting(name), what: `SET ${displayName(name)}`, certain: true };
 }
 

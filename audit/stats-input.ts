@@ -94,12 +94,14 @@ async function extensionSchema(client: pg.Client, target: Target, timeoutMs: num
     ? `currently '${byName.get('shared_preload_libraries')}'`
     : 'not readable by this role';
   const create = `then run CREATE EXTENSION pg_stat_statements; in database "${target.database}"`;
+  const where = describeTarget(target);
+  const preload = `add it to shared_preload_libraries in postgresql.conf (${libs}) and restart PostgreSQL`;
   throw new PooltestError(
     'AUDIT_STATS_UNAVAILABLE',
     loaded
-      ? `pg_stat_statements is preloaded at ${describeTarget(target)} but the extension is not created in database "${target.database}": run CREATE EXTENSION pg_stat_statements; there`
-      : `pg_stat_statements is not enabled at ${describeTarget(target)}: add it to shared_preload_libraries in postgresql.conf (${libs}) and restart PostgreSQL, ${create}`,
-    { target: describeTarget(target), preloaded: loaded },
+      ? `pg_stat_statements is preloaded at ${where} but the extension is not created in database "${target.database}": run CREATE EXTENSION pg_stat_statements; there`
+      : `pg_stat_statements is not enabled at ${where}: ${preload}, ${create}`,
+    { target: where, preloaded: loaded },
   );
 }
 
@@ -111,19 +113,22 @@ async function readRows(client: pg.Client, schema: string, target: Target, timeo
     return (await bounded(client, sql, target, timeoutMs)).rows as StatsRow[];
   } catch (error) {
     const e = error as { code?: string; message?: string };
+    const where = describeTarget(target);
     if (e.code === '55000') {
+      const fix = 'add pg_stat_statements to shared_preload_libraries and restart PostgreSQL';
       throw new PooltestError(
         'AUDIT_STATS_UNAVAILABLE',
-        `pg_stat_statements exists in database "${target.database}" at ${describeTarget(target)} but its library is not loaded: add pg_stat_statements to shared_preload_libraries and restart PostgreSQL (${e.message})`,
-        { target: describeTarget(target), sqlstate: e.code },
+        `pg_stat_statements exists in database "${target.database}" at ${where} but its library is not loaded: ${fix} (${e.message})`,
+        { target: where, sqlstate: e.code },
       );
     }
     if (e.code === '42501') {
+      const fix = `GRANT pg_read_all_stats TO "${target.user}"; and GRANT USAGE on its schema`;
       throw new PooltestError(
         'AUDIT_STATS_PERMISSION',
-        `role "${target.user}" may not read pg_stat_statements at ${describeTarget(target)}: ${e.message}. GRANT pg_read_all_stats TO "${target.user}"; and GRANT USAGE on its schema`,
+        `role "${target.user}" may not read pg_stat_statements at ${where}: ${e.message}. ${fix}`,
         {
-          target: describeTarget(target),
+          target: where,
           sqlstate: e.code,
         },
       );

@@ -29,7 +29,10 @@ export const SPAWNABLE = ['pgbouncer'] as const;
 const PLANNED = ['pgcat', 'pgdog', 'odyssey', 'supavisor', 'pgpool'];
 
 /** The versions pooltest's container fixtures are tested with (newer ones crash at import on Node 20). */
-export const TESTCONTAINERS_INSTALL = 'npm install testcontainers@12.0.1 @testcontainers/postgresql@12.0.1';
+const TESTCONTAINERS_PACKAGES = ['testcontainers@12.0.1', '@testcontainers/postgresql@12.0.1'];
+export const TESTCONTAINERS_INSTALL = `npm install ${TESTCONTAINERS_PACKAGES.join(' ')}`;
+/** The same packages for one run, without installing them. */
+const TESTCONTAINERS_NPX = `npx -p pooltest ${TESTCONTAINERS_PACKAGES.map((p) => `-p ${p}`).join(' ')} pooltest --spawn ...`;
 
 /** BAD_ARGUMENTS unless `--spawn` can start `name`; called while parsing, before anything starts. */
 export function checkSpawnable(name: string): void {
@@ -78,7 +81,7 @@ async function requireTestcontainers(): Promise<void> {
       throw new PooltestError(
         'FIXTURE_UNAVAILABLE',
         missing
-          ? `--spawn needs testcontainers, which pooltest does not install by default (${message}). Install it next to pooltest: ${TESTCONTAINERS_INSTALL} (or npx -p pooltest -p testcontainers@12.0.1 -p @testcontainers/postgresql@12.0.1 pooltest --spawn ...)`
+          ? `--spawn needs testcontainers, which pooltest does not install by default (${message}). Install it next to pooltest: ${TESTCONTAINERS_INSTALL} (or ${TESTCONTAINERS_NPX})`
           : `testcontainers failed to load (${message}); on Node 20 only 12.0.1 works: ${TESTCONTAINERS_INSTALL}`,
       );
     }

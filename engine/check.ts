@@ -3,6 +3,7 @@
  * always clean up, judge the record, compare with the profile. `executeCheck` needs no Vitest;
  * `checkTest` in vitest-check.ts wires it into a test.
  */
+import type { AuditClaims } from './audit-claims.js';
 import { isPooltestError } from './errors.js';
 import { Scenario, type RunContext } from './steering/scenario.js';
 import { unprovenLandings } from './judging/landing.js';
@@ -68,6 +69,12 @@ export interface AuditHint {
   consequence: string;
   /** Lower is shown first when a statement touches several checks (security first). */
   priority: number;
+  /**
+   * The SQL this check is the one to ask about: statement kinds, settings and built-in
+   * functions, each from the vocabulary of audit-claims.ts. The catalogue refuses an item
+   * claimed by two checks or by none.
+   */
+  claims: AuditClaims;
 }
 
 /**
@@ -313,32 +320,32 @@ export function judgeRecord(
   }
   if (judgement.outcome === null) {
     const refused = capacityRefusalIn(steps);
-    return refused
-      ? limitJudgement(
-          judgement,
-          `${refused.session} ${refused.tag}: ${refused.error?.code ? `${refused.error.code} ` : ''}${refused.error?.message}`,
-          discovery,
-        )
-      : judgement;
+    return refused ? limitJudgement(judgement, failedStep(refused), discovery) : judgement;
   }
   const others =
     numberOf(
       steps.find((s) => s.tag === OTHER_RUNS_TAG),
       'other_runs',
     ) ?? 0;
+  const unproven = `(without that the record would read "${judgement.outcome}")`;
   if (others > 0) {
+    const why =
+      `${others} other pooltest run(s) worked on this target during the check, ` +
+      'and their checks reset whole sessions (DISCARD ALL, RESET ALL) on shared backends';
     return {
       outcome: null,
       facts: { ...judgement.facts, unprovenOutcome: judgement.outcome, otherPooltestRuns: others },
-      reason: `not conclusive: ${others} other pooltest run(s) worked on this target during the check, and their checks reset whole sessions (DISCARD ALL, RESET ALL) on shared backends; run one at a time for a conclusive answer (without that the record would read "${judgement.outcome}")`,
+      reason: `not conclusive: ${why}; run one at a time for a conclusive answer ${unproven}`,
     };
   }
   const outage = outageIn(steps) ?? nothingAnswered(steps);
   if (outage) {
+    const what = failedStep(outage, 'no answer within the bound');
+    const none = nothingAnswered(steps) ? '; no connection of the check was answered' : '';
     return {
       outcome: null,
       facts: { ...judgement.facts, unprovenOutcome: judgement.outcome },
-      reason: `not conclusive: the target was unavailable during the check (${outage.session} ${outage.tag}: ${outage.error?.code ? `${outage.error.code} ` : ''}${outage.error?.message ?? 'no answer within the bound'}${nothingAnswered(steps) ? '; no connection of the check was answered' : ''}) (without that the record would read "${judgement.outcome}")`,
+      reason: `not conclusive: the target was unavailable during the check (${what}${none}) ${unproven}`,
     };
   }
   // A statement refused for want of room (not a landing candidate: a refused candidate is a
@@ -347,10 +354,11 @@ export function judgeRecord(
     ? undefined
     : steps.find((x) => isCapacityRefusal(x.error) && !/(^|\.)connect$/.test(x.tag) && !/observe\.take$/.test(x.tag));
   if (full) {
+    const what = failedStep(full);
     return {
       outcome: null,
       facts: { ...judgement.facts, unprovenOutcome: judgement.outcome },
-      reason: `not conclusive: the pooler had no room for a client of the check (${full.session} ${full.tag}: ${full.error?.code ? `${full.error.code} ` : ''}${full.error?.message}), a refusal at capacity, not an answer to the statement (without that the record would read "${judgement.outcome}")`,
+      reason: `not conclusive: the pooler had no room for a client of the check (${what}), a refusal at capacity, not an answer to the statement ${unproven}`,
     };
   }
   const doubts = unprovenLandings(steps, discovery, def.restsOn ?? []);
@@ -360,6 +368,11 @@ export function judgeRecord(
     facts: { ...judgement.facts, unprovenOutcome: judgement.outcome },
     reason: `not conclusive: ${doubts.join('; ')} (without that doubt the record would read "${judgement.outcome}")`,
   };
+}
+
+/** `A observe.take: 53300 sorry, too many clients already`: the step and its error, verbatim. */
+function failedStep(step: StepRecord, noError?: string): string {
+  return `${step.session} ${step.tag}: ${step.error?.code ? `${step.error.code} ` : ''}${step.error?.message ?? noError}`;
 }
 
 /**

@@ -124,9 +124,10 @@ export async function discover(target: Target, opts: DiscoveryOptions): Promise<
   const violation = protocolViolationIn(d.steps);
   if (violation) throw violationError(violation, 'during discovery, before any check could run');
   if (opts.failOnLargePool !== false && d.sharedAcrossClients && d.poolSize === null) {
+    const fix = 'Point it at a pool of 2 (e.g. default_pool_size = 2), or raise --max-pool.';
     throw new PooltestError(
       'POOL_TOO_LARGE',
-      `${describeTarget(target)} shares backends between clients but gave more than ${opts.poolBound} at once: pooltest cannot steer a pool that large. Point it at a pool of 2 (e.g. default_pool_size = 2), or raise --max-pool.`,
+      `${describeTarget(target)} shares backends between clients but gave more than ${opts.poolBound} at once: pooltest cannot steer a pool that large. ${fix}`,
       { bound: opts.poolBound },
     );
   }

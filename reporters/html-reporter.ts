@@ -50,7 +50,14 @@ function header(r: Report): string {
     ? `profile <code>${esc(r.profile.name)}</code> (${esc(r.profile.ref)})`
     : 'no profile: observations only';
   const direct = r.direct ? ` · behind it <code>${esc(targetText(r.direct))}</code>` : '';
-  return `target <code>${esc(targetText(r.target))}</code>${direct} · PostgreSQL ${esc(r.discovery.serverVersion)} · ${profile} · pooltest ${esc(r.tool.version)} · run <code>${esc(r.runId)}</code> · ${esc(r.startedAt)}`;
+  return [
+    `target <code>${esc(targetText(r.target))}</code>${direct}`,
+    `PostgreSQL ${esc(r.discovery.serverVersion)}`,
+    profile,
+    `pooltest ${esc(r.tool.version)}`,
+    `run <code>${esc(r.runId)}</code>`,
+    esc(r.startedAt),
+  ].join(' · ');
 }
 
 function counts(r: Report): string {
@@ -108,17 +115,19 @@ function filters(): string {
 }
 
 function overview(checks: readonly CheckResult[]): string {
-  const rows = checks.map(
-    (c) =>
-      `<tr ${dataAttrs(c)}><td><a href="#${anchor(c.id)}"><code>${esc(c.id)}</code></a></td><td>${esc(c.severity)}</td><td>${outcomeCell(c)}</td><td>${c.expected !== null ? `<code>${esc(c.expected)}</code>` : '—'}</td><td>${verdict(c.verdict)}</td></tr>`,
-  );
-  return `<section class="panel" id="overview"><h2>Checks</h2><table><thead><tr><th style="width:40%">check</th><th>severity</th><th>outcome</th><th>expected</th><th>verdict</th></tr></thead><tbody>${rows.join('')}</tbody></table></section>`;
+  const rows = checks.map((c) => {
+    const id = `<a href="#${anchor(c.id)}"><code>${esc(c.id)}</code></a>`;
+    const cells = [id, esc(c.severity), outcomeCell(c), expectedCell(c), verdict(c.verdict)];
+    return `<tr ${dataAttrs(c)}>${cells.map((x) => td(x)).join('')}</tr>`;
+  });
+  const head = tableHead([['check', '40%'], ['severity'], ['outcome'], ['expected'], ['verdict']]);
+  return `<section class="panel" id="overview"><h2>Checks</h2><table>${head}<tbody>${rows.join('')}</tbody></table></section>`;
 }
 
 function card(c: CheckResult): string {
   const parts = [
     `<section class="check" id="${anchor(c.id)}" ${dataAttrs(c)}>`,
-    `<div><h3><code>${esc(c.id)}</code> ${esc(c.title)}</h3> · ${esc(c.severity)} · outcome ${outcomeCell(c)} · expected ${c.expected !== null ? `<code>${esc(c.expected)}</code>` : '—'} · ${verdict(c.verdict)}</div>`,
+    `<div><h3><code>${esc(c.id)}</code> ${esc(c.title)}</h3> · ${esc(c.severity)} · outcome ${outcomeCell(c)} · expected ${expectedCell(c)} · ${verdict(c.verdict)}</div>`,
     `<p><b>Evidence:</b> ${esc(c.evidence)}</p>`,
   ];
   if (c.verdict !== 'pass' && c.verdict !== 'observed' && c.reason !== c.evidence)
@@ -139,11 +148,37 @@ function card(c: CheckResult): string {
 }
 
 function stepTable(c: CheckResult): string {
-  const rows = c.steps.map(
-    (s) =>
-      `<tr><td>${s.seq}</td><td>${esc(s.session)}</td><td class="mono">${esc(s.pid ?? '-')}</td><td class="mono">${esc(s.tag)}</td><td class="mono">${esc(s.sql)}</td><td class="mono">${esc(stepOutcome(s))}</td><td>${s.durationMs}</td></tr>`,
+  const rows = c.steps.map((s) => {
+    const mono = [s.pid ?? '-', s.tag, s.sql, stepOutcome(s)].map((x) => td(esc(x), 'mono'));
+    return `<tr>${td(String(s.seq))}${td(esc(s.session))}${mono.join('')}${td(String(s.durationMs))}</tr>`;
+  });
+  const head = tableHead([
+    ['#', '4%'],
+    ['session', '7%'],
+    ['pid', '8%'],
+    ['tag', '14%'],
+    ['SQL'],
+    ['answer', '28%'],
+    ['ms', '6%'],
+  ]);
+  return `<table class="steps">${head}<tbody>${rows.join('')}</tbody></table>`;
+}
+
+/** A table's head from its column names, each with its width where it has one. */
+function tableHead(columns: ReadonlyArray<readonly [string, string?]>): string {
+  const cells = columns.map(([name, width]) =>
+    width ? `<th style="width:${width}">${name}</th>` : `<th>${name}</th>`,
   );
-  return `<table class="steps"><thead><tr><th style="width:4%">#</th><th style="width:7%">session</th><th style="width:8%">pid</th><th style="width:14%">tag</th><th>SQL</th><th style="width:28%">answer</th><th style="width:6%">ms</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
+  return `<thead><tr>${cells.join('')}</tr></thead>`;
+}
+
+/** One cell, already escaped. */
+function td(html: string, className?: string): string {
+  return className ? `<td class="${className}">${html}</td>` : `<td>${html}</td>`;
+}
+
+function expectedCell(c: CheckResult): string {
+  return c.expected !== null ? `<code>${esc(c.expected)}</code>` : '—';
 }
 
 function factList(facts: ReadonlyArray<[string, string]>): string {
@@ -151,7 +186,12 @@ function factList(facts: ReadonlyArray<[string, string]>): string {
 }
 
 function dataAttrs(c: CheckResult): string {
-  return `data-id="${esc(c.id)}" data-severity="${esc(c.severity satisfies Severity)}" data-verdict="${esc(c.verdict)}" data-breaks="${outcomeBreaks(c.outcome) === true}"`;
+  return [
+    `data-id="${esc(c.id)}"`,
+    `data-severity="${esc(c.severity satisfies Severity)}"`,
+    `data-verdict="${esc(c.verdict)}"`,
+    `data-breaks="${outcomeBreaks(c.outcome) === true}"`,
+  ].join(' ');
 }
 
 function outcomeCell(c: CheckResult): string {

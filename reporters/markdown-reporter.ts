@@ -76,7 +76,14 @@ function header(r: Report): string {
     ? `profile ${code(r.profile.name)} (${withLinks(r.profile.ref)})`
     : 'no profile: observations only';
   const direct = r.direct ? ` behind it: ${code(targetText(r.direct))}` : '';
-  return `Target ${code(targetText(r.target))}${direct} · PostgreSQL ${inline(r.discovery.serverVersion)} · ${profile} · pooltest ${inline(r.tool.version)} · run ${code(r.runId)} · ${inline(r.startedAt)}`;
+  return [
+    `Target ${code(targetText(r.target))}${direct}`,
+    `PostgreSQL ${inline(r.discovery.serverVersion)}`,
+    profile,
+    `pooltest ${inline(r.tool.version)}`,
+    `run ${code(r.runId)}`,
+    inline(r.startedAt),
+  ].join(' · ');
 }
 
 function row(c: CheckResult): string[] {

@@ -22,26 +22,37 @@ code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
 
 /** Renders the matrix as an HTML document. */
 export function renderMatrixHtml(m: Matrix, title = 'pooltest compatibility matrix'): string {
-  const head = `<tr><th>check</th><th>severity</th>${m.columns.map((c, i) => `<th title="${esc(c.target)}">${i === 0 ? 'reference: ' : ''}${esc(c.name)}</th>`).join('')}</tr>`;
+  const columnHeads = m.columns.map(
+    (c, i) => `<th title="${esc(c.target)}">${i === 0 ? 'reference: ' : ''}${esc(c.name)}</th>`,
+  );
+  const head = `<tr><th>check</th><th>severity</th>${columnHeads.join('')}</tr>`;
   const body = m.rows
-    .map(
-      (r) =>
-        `<tr data-id="${esc(r.id)}"><th><code>${esc(r.id)}</code><br><span class="sev">${esc(r.title)}</span></th><td class="sev">${esc(r.severity)}</td>${r.cells.map(cell).join('')}</tr>`,
-    )
+    .map((r) => {
+      const check = `<th><code>${esc(r.id)}</code><br><span class="sev">${esc(r.title)}</span></th>`;
+      return `<tr data-id="${esc(r.id)}">${check}<td class="sev">${esc(r.severity)}</td>${r.cells.map(cell).join('')}</tr>`;
+    })
     .join('\n');
   const targets = m.columns
-    .map(
-      (c) =>
-        `<li><b>${esc(c.name)}</b>: ${esc(c.pooler ?? 'no pooler identified')}, ${esc(c.mode)} mode, PostgreSQL ${esc(c.server)}${c.profile ? `, profile <code>${esc(c.profile)}</code>` : ''}; run <code>${esc(c.runId)}</code> at ${esc(c.startedAt)}; sweep ${c.sweepClean === null ? 'not run' : c.sweepClean ? 'clean' : 'dirty'}</li>`,
-    )
+    .map((c) => {
+      const profile = c.profile ? `, profile <code>${esc(c.profile)}</code>` : '';
+      const run = `run <code>${esc(c.runId)}</code> at ${esc(c.startedAt)}`;
+      const sweep = c.sweepClean === null ? 'not run' : c.sweepClean ? 'clean' : 'dirty';
+      const pooler = esc(c.pooler ?? 'no pooler identified');
+      return `<li><b>${esc(c.name)}</b>: ${pooler}, ${esc(c.mode)} mode, PostgreSQL ${esc(c.server)}${profile}; ${run}; sweep ${sweep}</li>`;
+    })
     .join('');
+  const legend = [
+    'Highlighted: the outcome differs from the reference column',
+    'red: the outcome breaks an application written for a direct connection',
+    "outlined: failed the column's profile",
+  ].join('; ');
   const page = [
     '<!DOCTYPE html>',
     '<html lang="en"><head><meta charset="utf-8">',
     `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">`,
     `<meta name="viewport" content="width=device-width, initial-scale=1"><title>${esc(title)}</title><style>${STYLE}</style></head>`,
     `<body><main><h1>${esc(title)}</h1>`,
-    `<p>${m.rows.length} checks against ${m.columns.length} targets. Highlighted: the outcome differs from the reference column; red: the outcome breaks an application written for a direct connection; outlined: failed the column's profile.</p>`,
+    `<p>${m.rows.length} checks against ${m.columns.length} targets. ${legend}.</p>`,
     `<div class="wrap"><table><thead>${head}</thead><tbody>\n${body}\n</tbody></table></div>`,
     `<h2>Targets</h2><ul>${targets}</ul></main></body></html>`,
   ].join('\n');

@@ -50,14 +50,24 @@ export function renderMatrixMarkdown(m: Matrix, title = 'pooltest compatibility 
   const header = ['Check', ...m.columns.map((c) => inline(c.name))];
   const rows = m.rows.map((r) => [`${code(r.id)}`, ...r.cells.map(cellMarkdown)]);
   const differ = m.rows.filter((r) => r.cells.some((x) => x.differs)).length;
-  const columns = m.columns.map(
-    (c) =>
-      `- **${inline(c.name)}**: ${c.pooler ? inline(c.pooler) : 'no pooler identified'}, ${inline(c.mode)} mode, PostgreSQL ${inline(c.server)}${c.profile ? `, profile ${code(c.profile)}` : ''}; run ${code(c.runId)} at ${inline(c.startedAt)}; sweep ${c.sweepClean === null ? 'not run' : c.sweepClean ? 'clean' : '**dirty**'}`,
-  );
+  const columns = m.columns.map((c) => {
+    const pooler = c.pooler ? inline(c.pooler) : 'no pooler identified';
+    const profile = c.profile ? `, profile ${code(c.profile)}` : '';
+    const sweep = c.sweepClean === null ? 'not run' : c.sweepClean ? 'clean' : '**dirty**';
+    const run = `run ${code(c.runId)} at ${inline(c.startedAt)}`;
+    return `- **${inline(c.name)}**: ${pooler}, ${inline(c.mode)} mode, PostgreSQL ${inline(c.server)}${profile}; ${run}; sweep ${sweep}`;
+  });
+  const legend = [
+    `**Bold**: the outcome differs from the first column (${inline(m.columns[0]?.name ?? '')})`,
+    '⚠ after an outcome: it breaks an application written for a direct connection',
+    "❌ failed the column's profile",
+    '⚠️ inconclusive',
+    '— no outcome (skipped or not run)',
+  ].join('; ');
   return [
     `### ${inline(title)}`,
     '',
-    `${m.rows.length} checks against ${m.columns.length} targets. **Bold**: the outcome differs from the first column (${inline(m.columns[0]?.name ?? '')}); ⚠ after an outcome: it breaks an application written for a direct connection; ❌ failed the column's profile; ⚠️ inconclusive; — no outcome (skipped or not run). ${differ} check(s) differ somewhere.`,
+    `${m.rows.length} checks against ${m.columns.length} targets. ${legend}. ${differ} check(s) differ somewhere.`,
     '',
     table(header, rows),
     '',

@@ -33,11 +33,16 @@ export function colorWanted(flag: boolean | undefined, env: NodeJS.ProcessEnv, i
 export function renderDiscovery(d: Omit<Discovery, 'steps'>, c: ChalkInstance): string {
   const pooler = poolerName(d.pooler) ?? 'not identified';
   const pool = d.poolSize !== null ? String(d.poolSize) : `no limit up to ${d.poolBound}`;
+  const facts = [
+    `shared between connected clients: ${yes(d.sharedAcrossClients)}`,
+    `client keeps its backend: ${yes(d.clientKeepsBackend)}`,
+    `backends reused after disconnect: ${yes(d.reuseAfterDisconnect)}`,
+    `transaction blocks: ${d.transactionBlocks}`,
+    `round trip ${d.rttMs} ms, wait bound ${d.waitBoundMs} ms`,
+  ];
   return [
     `${c.bold('Discovery')}  mode ${c.bold(d.mode)}  pool ${pool}  server ${d.serverVersion}  pooler ${pooler}`,
-    c.dim(
-      `  shared between connected clients: ${yes(d.sharedAcrossClients)}; client keeps its backend: ${yes(d.clientKeepsBackend)}; backends reused after disconnect: ${yes(d.reuseAfterDisconnect)}; transaction blocks: ${d.transactionBlocks}; round trip ${d.rttMs} ms, wait bound ${d.waitBoundMs} ms`,
-    ),
+    c.dim(`  ${facts.join('; ')}`),
   ].join('\n');
 }
 
@@ -110,21 +115,29 @@ function closingLines(report: Report, c: ChalkInstance, full: boolean): string[]
   const interrupted = s.interrupted ? `, ${c.yellow.bold('interrupted')}` : '';
   // Reports of schema 1 have no `observed` count (their `pass` included observations).
   const observed = s.observed ?? 0;
-  lines.push(
-    `${c.bold('Summary')}  ${plural(s.total, 'check')}: ${c.green(`${s.pass} pass`)}, ${c.red(`${s.fail} fail`)}, ${observed} observed, ${c.yellow(`${s.inconclusive} inconclusive`)}, ${s.skipped} skipped${s.strict === true ? ' (strict)' : ''}${interrupted}  (${(report.durationMs / 1000).toFixed(1)} s)  exit ${s.exitCode}`,
-  );
+  const counts = [
+    c.green(`${s.pass} pass`),
+    c.red(`${s.fail} fail`),
+    `${observed} observed`,
+    c.yellow(`${s.inconclusive} inconclusive`),
+    `${s.skipped} skipped${s.strict === true ? ' (strict)' : ''}${interrupted}`,
+  ].join(', ');
+  const seconds = (report.durationMs / 1000).toFixed(1);
+  lines.push(`${c.bold('Summary')}  ${plural(s.total, 'check')}: ${counts}  (${seconds} s)  exit ${s.exitCode}`);
   if (s.inconclusive > 0 && s.strict !== true)
     lines.push(
       c.yellow(
         `  ${s.inconclusive} inconclusive check(s) proved nothing and do not change the exit code; --strict makes them fail the run`,
       ),
     );
-  if (full && observed > 0 && report.profile === null)
+  if (full && observed > 0 && report.profile === null) {
+    const breaking = report.checks.filter((r) => r.verdict === 'observed' && observedReading(r) === 'breaks').length;
     lines.push(
       c.dim(
-        `  observed: nothing was asserted (no --profile or --expect); ${report.checks.filter((r) => r.verdict === 'observed' && observedReading(r) === 'breaks').length} observed outcome(s) break an application written for a direct connection`,
+        `  observed: nothing was asserted (no --profile or --expect); ${breaking} observed outcome(s) break an application written for a direct connection`,
       ),
     );
+  }
   return lines;
 }
 

@@ -2,6 +2,7 @@
  * The catalogue in report order, area by area. Each area's `index.ts` lists its checks; each
  * check's definition is `<area>/<behaviour>.check.ts` with its Vitest file beside it.
  */
+import { claimIndex } from '../engine/audit-claims.js';
 import { AUTH_CHECKS } from './auth/index.js';
 import { CANCEL_CHECKS } from './cancel/index.js';
 import { CAPACITY_CHECKS } from './capacity/index.js';
@@ -32,3 +33,10 @@ export const CATALOGUE = [
 
 /** A check of this catalogue, with its literal id and labels. */
 export type CatalogueCheck = (typeof CATALOGUE)[number];
+
+/**
+ * Which check the audit and watch ask about each statement kind, setting and built-in function
+ * they recognise, from the checks' own `audit.claims`. Built with the catalogue, so a kind
+ * claimed twice or by nobody stops pooltest from loading, with the list of what is wrong.
+ */
+export const CLAIMS = claimIndex<CatalogueCheck['id']>(CATALOGUE);

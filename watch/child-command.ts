@@ -40,7 +40,15 @@ export function childEnvironment(
   env.DATABASE_URL = url(auth);
   if (upstream.password !== undefined) env.PGPASSWORD = upstream.password;
   const shownAuth = `${encodeURIComponent(upstream.user)}${upstream.password !== undefined ? ':***' : ''}`;
-  const shown = `PGHOST=${proxy.host} PGPORT=${proxy.port} PGUSER=${upstream.user} PGDATABASE=${upstream.database} PGSSLMODE=disable${upstream.password !== undefined ? ' PGPASSWORD=***' : ''} DATABASE_URL=${url(shownAuth)}`;
+  const shown = [
+    `PGHOST=${proxy.host}`,
+    `PGPORT=${proxy.port}`,
+    `PGUSER=${upstream.user}`,
+    `PGDATABASE=${upstream.database}`,
+    'PGSSLMODE=disable',
+    ...(upstream.password !== undefined ? ['PGPASSWORD=***'] : []),
+    `DATABASE_URL=${url(shownAuth)}`,
+  ].join(' ');
   return { env, shown };
 }
 

@@ -7,6 +7,7 @@
  * 'I', the transaction. A transaction is rolled back when its last tag is ROLLBACK (also what
  * COMMIT of a failed block answers) or an error hit an implicit transaction.
  */
+import { CLAIMS } from '../suites/catalogue.js';
 import { isStartupMessage, type Frame } from './message-stream.js';
 import { PayloadReader } from './payload-reader.js';
 import { SessionState, type Dependency } from './session-state.js';
@@ -155,7 +156,7 @@ export class ConnectionTracker {
               op: 'create',
               kind: 'prepared',
               key: item.name,
-              check: 'prepared/protocol-named',
+              check: CLAIMS.checkOfStatement('protocol named statement'),
               what: `Parse of named statement "${item.name}"`,
               certain: true,
             },

@@ -3,10 +3,13 @@
  * PREPARE, LISTEN, pg_advisory_lock, CREATE TEMP, DECLARE ... WITH HOLD, nextval), undoes it
  * (RESET, DEALLOCATE, UNLISTEN, unlock, DROP, CLOSE, DISCARD) or uses it (EXECUTE, FETCH, a
  * temp table's name, currval, current_setting, SHOW). The audit decides which settings matter
- * and which check each maps to (audit/set-statement.ts); this module adds the names, so a use in
- * one transaction can be matched with the creation in an earlier one. Everything comes from
- * PostgreSQL's own parser, never from patterns over the text.
+ * (audit/set-statement.ts); this module adds the names, so a use in one transaction can be
+ * matched with the creation in an earlier one. The check a creation depends on is the one that
+ * claims its statement kind, setting or function (the checks' `audit.claims`). Everything comes
+ * from PostgreSQL's own parser, never from patterns over the text.
  */
+import type { CleanupFunction, StateFunction } from '../engine/audit-claims.js';
+import { CLAIMS } from '../suites/catalogue.js';
 import { asNode, booleanOf, child, constantOf, list, nameParts, nodeType, text } from '../audit/ast-json.js';
 import { BoundedCache } from '../audit/bounded-cache.js';
 import { checkForSetting, setStatementHazard } from '../audit/set-statement.js';
@@ -40,13 +43,20 @@ const NOT_RELYING = new Set([
   'UnlistenStmt',
   'ListenStmt',
 ]);
-const LOCKS = new Set([
+/** Calls that take a session advisory lock, keyed by their arguments. */
+const LOCKS: ReadonlySet<StateFunction> = new Set([
   'pg_advisory_lock',
   'pg_try_advisory_lock',
   'pg_advisory_lock_shared',
   'pg_try_advisory_lock_shared',
 ]);
-const UNLOCKS = new Set(['pg_advisory_unlock', 'pg_advisory_unlock_shared']);
+/** Calls that release one lock (`pg_advisory_unlock_all` releases every lock, without a key). */
+const UNLOCKS: ReadonlySet<CleanupFunction> = new Set(['pg_advisory_unlock', 'pg_advisory_unlock_shared']);
+
+/** Whether `name` is one of `set` (narrowing it to the set's names). */
+function isOneOf<T extends string>(set: ReadonlySet<T>, name: string): name is T {
+  return (set as ReadonlySet<string>).has(name);
+}
 
 /** Parses and analyses texts once per distinct text while it stays cached (bounded). */
 export class EffectsCache {
@@ -98,7 +108,7 @@ export function statementEffects(wrapper: AstNode): StatementEffects {
         op: 'create',
         kind: 'prepared',
         key: name,
-        check: 'prepared/sql-prepare',
+        check: CLAIMS.checkOfStatement('PREPARE'),
         what: `PREPARE ${name}`,
         certain: true,
       });
@@ -121,7 +131,7 @@ export function statementEffects(wrapper: AstNode): StatementEffects {
           op: 'create',
           kind: 'cursor',
           key: name,
-          check: 'cursors/with-hold',
+          check: CLAIMS.checkOfStatement('DECLARE WITH HOLD'),
           what: `DECLARE ${name} CURSOR WITH HOLD`,
           certain: true,
         });
@@ -149,7 +159,7 @@ export function statementEffects(wrapper: AstNode): StatementEffects {
         op: 'create',
         kind: 'listen',
         key: name,
-        check: 'notify/listen',
+        check: CLAIMS.checkOfStatement('LISTEN'),
         what: `LISTEN ${name}`,
         certain: true,
       });
@@ -194,7 +204,7 @@ export function statementEffects(wrapper: AstNode): StatementEffects {
       op: 'create',
       kind: 'sequence',
       key: '?',
-      check: 'sequences/lastval',
+      check: CLAIMS.checkOfFunction('nextval'),
       what: 'INSERT (a serial default may call nextval())',
       certain: false,
     });
@@ -251,7 +261,7 @@ function tempCreate(rangeVar: AstNode | null, onCommit: string | null, what: str
     op: 'create',
     kind: 'temp',
     key: name,
-    check: 'temp/temp-table',
+    check: CLAIMS.checkOfStatement('CREATE TEMP'),
     what: `${what} ${name}`,
     certain: true,
   });
@@ -295,17 +305,17 @@ function callEffects(call: AstNode | null, effects: Effect[]): void {
   if (parts.length === 0 || parts.length > 2 || (parts.length === 2 && parts[0] !== 'pg_catalog')) return;
   const name = parts[parts.length - 1]!;
   const args = list(call, 'args');
-  if (LOCKS.has(name)) {
+  if (isOneOf(LOCKS, name)) {
     const key = lockKey(name, args);
     effects.push({
       op: 'create',
       kind: 'lock',
       key,
-      check: 'locks/advisory-session',
+      check: CLAIMS.checkOfFunction(name),
       what: `${name}(${key})`,
       certain: true,
     });
-  } else if (UNLOCKS.has(name)) {
+  } else if (isOneOf(UNLOCKS, name)) {
     const key = lockKey(name, args);
     effects.push({ op: 'use', kind: 'lock', key, what: `${name}(${key})` }, { op: 'undo', kind: 'lock', key });
   } else if (name === 'pg_advisory_unlock_all') {
@@ -316,7 +326,7 @@ function callEffects(call: AstNode | null, effects: Effect[]): void {
       op: 'create',
       kind: 'sequence',
       key: seq ?? '?',
-      check: 'sequences/lastval',
+      check: CLAIMS.checkOfFunction(name),
       what: `${name}(${seq === null ? '?' : `'${seq}'`})`,
       certain: seq !== null,
     });

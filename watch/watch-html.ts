@@ -19,16 +19,24 @@ export function renderWatchHtml(report: WatchReport): string {
   parts.push(
     `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>pooltest watch</title><style>${STYLE}</style></head><body>`,
   );
+  const basis = `<span class="dim">(${esc(basisText(report.pooler.basis))})</span>`;
   parts.push(
-    `<h1>pooltest watch</h1><p>Upstream <code>${esc(report.upstream)}</code>; pooler: ${esc(report.pooler.name)} <span class="dim">(${esc(basisText(report.pooler.basis))})</span>.</p>`,
+    `<h1>pooltest watch</h1><p>Upstream <code>${esc(report.upstream)}</code>; pooler: ${esc(report.pooler.name)} ${basis}.</p>`,
   );
   if (report.command !== null)
     parts.push(
       `<p>Command <code>${esc(report.command.argv.join(' '))}</code>: ${esc(report.command.signal ?? `exit ${report.command.exitCode}`)}.</p>`,
     );
-  parts.push(
-    `<table><tr><th>connections</th><th>transactions</th><th>statements</th><th>findings</th><th>breaking</th></tr><tr><td>${s.connections}</td><td>${s.transactions}</td><td>${s.statements}</td><td>${s.findings}</td><td>${s.breaking}</td></tr></table>`,
-  );
+  const counts: [string, number][] = [
+    ['connections', s.connections],
+    ['transactions', s.transactions],
+    ['statements', s.statements],
+    ['findings', s.findings],
+    ['breaking', s.breaking],
+  ];
+  const names = counts.map(([name]) => `<th>${name}</th>`).join('');
+  const values = counts.map(([, n]) => `<td>${n}</td>`).join('');
+  parts.push(`<table><tr>${names}</tr><tr>${values}</tr></table>`);
   if (report.findings.length === 0)
     parts.push(
       '<p class="fine">No statement relied on session state left by an earlier transaction of its connection.</p>',

@@ -12,9 +12,8 @@ import type { WatchFinding, WatchReport } from './watch-types.js';
 export function renderWatchTerminal(report: WatchReport, c: ChalkInstance, width: number): string {
   const s = report.summary;
   const out: string[] = [];
-  out.push(
-    `${c.bold('pooltest watch')}  ${s.connections} connection(s), ${s.transactions} transaction(s), ${s.statements} statement(s) through ${report.listen} -> ${report.upstream}`,
-  );
+  const traffic = `${s.connections} connection(s), ${s.transactions} transaction(s), ${s.statements} statement(s)`;
+  out.push(`${c.bold('pooltest watch')}  ${traffic} through ${report.listen} -> ${report.upstream}`);
   out.push(
     c.dim(`pooler: ${report.pooler.name}${report.pooler.basis === 'typical' ? '  (no --report/--target given)' : ''}`),
   );
@@ -32,15 +31,17 @@ export function renderWatchTerminal(report: WatchReport, c: ChalkInstance, width
     out.push(`  ${behaviourLine(f, c)}`);
     out.push(`  state: ${f.state}${f.certain ? '' : c.yellow(' (inferred)')}; ${connectionText(f)}`);
     out.push(`  ${c.cyan(`T${f.created.transaction}`.padEnd(5))} created  ${oneLine(f.created.sql, sql)}`);
+    const use = f.use === 'explicit' ? 'used    ' : 'ran under';
     out.push(
-      `  ${c.cyan(`T${f.used.transaction}`.padEnd(5))} ${f.use === 'explicit' ? 'used    ' : 'ran under'} ${oneLine(f.used.sql, sql)}${c.dim(`  (${f.used.what})`)}`,
+      `  ${c.cyan(`T${f.used.transaction}`.padEnd(5))} ${use} ${oneLine(f.used.sql, sql)}${c.dim(`  (${f.used.what})`)}`,
     );
     out.push(c.dim(`  fix: ${f.advice}`));
   }
   for (const [check, n] of Object.entries(report.overflow))
     out.push(c.dim(`... and ${n} more dependency(ies) of ${check} beyond the kept findings`));
   for (const w of report.warnings) out.push(c.yellow(`warning: ${w}`));
-  const line = `${s.findings} finding(s), ${s.breaking} break${report.pooler.basis === 'typical' ? ' under typical transaction pooling' : ' on this pooler'}; ${s.parsedTexts} distinct texts parsed; ${s.durationMs} ms`;
+  const where = report.pooler.basis === 'typical' ? ' under typical transaction pooling' : ' on this pooler';
+  const line = `${s.findings} finding(s), ${s.breaking} break${where}; ${s.parsedTexts} distinct texts parsed; ${s.durationMs} ms`;
   out.push('', s.breaking > 0 ? c.red(line) : c.green(line));
   return `${out.join('\n')}\n`;
 }
@@ -64,8 +65,9 @@ export function renderWatchMarkdown(report: WatchReport): string {
     lines.push('No statement relied on session state left by an earlier transaction of its connection.');
   for (const f of report.findings) {
     lines.push('', `## \`${f.check}\`: ${cell(f.state)}`, '');
+    const seen = `Seen ${f.count} time(s) on ${f.connections} connection(s); first on ${cell(connectionText(f))}.`;
     lines.push(
-      `${cell(f.title)}. What the pooler does: **${f.outcome ?? 'unknown'}**, ${breaksText(f.breaks)}. Seen ${f.count} time(s) on ${f.connections} connection(s); first on ${cell(connectionText(f))}.`,
+      `${cell(f.title)}. What the pooler does: **${f.outcome ?? 'unknown'}**, ${breaksText(f.breaks)}. ${seen}`,
       '',
     );
     lines.push('| transaction | role | statement |', '|---:|---|---|');

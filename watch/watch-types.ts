@@ -8,8 +8,11 @@ import type { AuditCheckId, BehaviourBasis, Breaks, PoolerSummary } from '../aud
 /** Bumped whenever a field of {@link WatchReport} changes meaning or disappears. */
 export const WATCH_SCHEMA_VERSION = 1;
 
-/** The audit's check ids plus the protocol-level named statement, which only traffic shows. */
-export type WatchCheckId = AuditCheckId | 'prepared/protocol-named';
+/**
+ * The checks a watch finding can name: the audit's, which are every check of the catalogue (at
+ * run time, those whose claims the watch recognises, the protocol's named statement among them).
+ */
+export type WatchCheckId = AuditCheckId;
 
 /** Session state the watch follows, each with its own namespace of keys. */
 export type StateKind = 'guc' | 'prepared' | 'cursor' | 'temp' | 'listen' | 'lock' | 'sequence';

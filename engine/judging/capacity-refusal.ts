@@ -10,8 +10,20 @@
 import type { ErrorRecord, StepRecord } from '../types.js';
 
 /** Poolers' own words for "no room for you now". */
-const FULL_MESSAGES =
-  /too many clients|too many connections|no more connections allowed|max_client_conn|query_wait_timeout|pool(er)? is full|no (free|available) (connection|slot|server)|max_db_connections|max_user_connections/i;
+const FULL_MESSAGES = new RegExp(
+  [
+    'too many clients',
+    'too many connections',
+    'no more connections allowed',
+    'max_client_conn',
+    'query_wait_timeout',
+    'pool(er)? is full',
+    'no (free|available) (connection|slot|server)',
+    'max_db_connections',
+    'max_user_connections',
+  ].join('|'),
+  'i',
+);
 
 /** Whether an error (as recorded) is a refusal at capacity: SQLSTATE 53300, or a pooler's words for it. */
 export function isCapacityRefusal(e: Pick<ErrorRecord, 'code' | 'message'> | null | undefined): boolean {

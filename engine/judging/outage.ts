@@ -15,8 +15,20 @@ import type { StepRecord } from '../types.js';
 const OUTAGE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '57P04', '08000', '08001', '08003', '08004', '08006']);
 
 /** The same, worded by poolers (PgBouncer uses 08P01 for these and for genuine refusals alike). */
-const OUTAGE_MESSAGES =
-  /server login has been failing|cannot connect to server|server conn crashed|database system is (starting up|shutting down|not yet accepting|in recovery)|terminating connection due to administrator command|pgbouncer is shutting down|server shutting down|database shutdown|server connection closed/i;
+const OUTAGE_MESSAGES = new RegExp(
+  [
+    'server login has been failing',
+    'cannot connect to server',
+    'server conn crashed',
+    'database system is (starting up|shutting down|not yet accepting|in recovery)',
+    'terminating connection due to administrator command',
+    'pgbouncer is shutting down',
+    'server shutting down',
+    'database shutdown',
+    'server connection closed',
+  ].join('|'),
+  'i',
+);
 
 /** A connection refused before any byte (nothing listens: the pooler is down), as Scenario records it. */
 const REFUSED_BEFORE_LOGIN = /^TARGET_REFUSED: /;

@@ -56,5 +56,8 @@ export async function findStaleBackends(session: Session, ownRunId: string, step
 export function staleNote(stale: readonly StaleBackend[]): string | null {
   if (stale.length === 0) return null;
   const list = stale.map((b) => `pid ${b.pid} (${b.applicationName}, ${b.state} for ${b.ageS} s)`).join(', ');
-  return `server finding: ${stale.length} stale backend(s) left by pooltest run(s) that are gone: ${list}. They are not counted in the pool and do not count as other runs; a pooler that lost its client mid-transaction leaves these behind: end them with pg_terminate_backend(pid) and set idle_in_transaction_session_timeout`;
+  const meaning =
+    'They are not counted in the pool and do not count as other runs; a pooler that lost its client mid-transaction leaves these behind';
+  const fix = 'end them with pg_terminate_backend(pid) and set idle_in_transaction_session_timeout';
+  return `server finding: ${stale.length} stale backend(s) left by pooltest run(s) that are gone: ${list}. ${meaning}: ${fix}`;
 }

@@ -32,7 +32,12 @@ export const withHold = defineCheck({
     rejected: 'The pooler refuses WITH HOLD cursors: fetch within one transaction.',
   }),
   restsOn: [{ create: 'A.create', observe: 'observe.take' }],
-  audit: { statement: 'cursor WITH HOLD', consequence: 'FETCH in a later transaction finds no cursor', priority: 70 },
+  audit: {
+    statement: 'cursor WITH HOLD',
+    consequence: 'FETCH in a later transaction finds no cursor',
+    priority: 70,
+    claims: { statements: { state: ['DECLARE WITH HOLD'] } },
+  },
   async scenario(scn) {
     const c = markersFor(scn.ctx.runId, this.id).cursorName;
     await runStateScenario(scn, {

@@ -50,6 +50,13 @@ export const advisorySession = defineCheck({
     statement: 'session-level advisory lock',
     consequence: 'another client on that backend also "holds" it; the unlock may land elsewhere',
     priority: 40,
+    claims: {
+      // The _xact_ variants end with the transaction: they leave nothing for a later one.
+      functions: {
+        state: ['pg_advisory_lock', 'pg_advisory_lock_shared', 'pg_try_advisory_lock', 'pg_try_advisory_lock_shared'],
+        cleanup: ['pg_advisory_unlock', 'pg_advisory_unlock_shared', 'pg_advisory_unlock_all'],
+      },
+    },
   },
   async scenario(scn) {
     const k = markersFor(scn.ctx.runId, this.id).lockKey;

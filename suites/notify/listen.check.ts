@@ -53,6 +53,7 @@ export const listen = defineCheck({
     statement: 'LISTEN',
     consequence: 'notifications go to whoever holds that backend, or to nobody (dropped)',
     priority: 50,
+    claims: { statements: { state: ['LISTEN'], cleanup: ['UNLISTEN'] } },
   },
   async scenario(scn) {
     const m = markersFor(scn.ctx.runId, this.id);

@@ -57,6 +57,7 @@ export const protocolNamed = defineCheck({
     statement: "a driver's named (protocol-level) prepared statement used across transactions",
     consequence: "a later Bind finds no statement (26000), or another client's Parse of the same name collides (42P05)",
     priority: 85,
+    claims: { statements: { state: ['protocol named statement'] } },
   },
   async scenario(scn) {
     const p = markersFor(scn.ctx.runId, this.id).preparedName;

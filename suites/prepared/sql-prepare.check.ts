@@ -34,6 +34,7 @@ export const sqlPrepare = defineCheck({
     statement: 'SQL-level PREPARE / EXECUTE / DEALLOCATE',
     consequence: 'EXECUTE fails with "prepared statement does not exist" (26000)',
     priority: 80,
+    claims: { statements: { state: ['PREPARE', 'EXECUTE'], cleanup: ['DEALLOCATE'] } },
   },
   async scenario(scn) {
     const p = markersFor(scn.ctx.runId, this.id).preparedName;

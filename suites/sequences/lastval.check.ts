@@ -47,6 +47,12 @@ export const lastval = defineCheck({
     statement: 'currval() / lastval() after the transaction that called nextval()',
     consequence: "another backend has no value, or another client's value",
     priority: 90,
+    claims: {
+      // currval() and lastval() read what this backend's last nextval() returned; nextval()
+      // alone is harmless, so only the watch (which pairs it with a later read) follows it.
+      functions: { state: ['currval', 'lastval'], setup: ['nextval', 'setval'] },
+      statements: { cleanup: ['DISCARD SEQUENCES'] },
+    },
   },
   async scenario(scn) {
     const m = markersFor(scn.ctx.runId, this.id);

@@ -54,6 +54,7 @@ export const customGucLeak = defineCheck({
     statement: 'custom setting (app.x) set for the session',
     consequence: 'row-level security keyed on it sees another tenant',
     priority: 20,
+    claims: { settings: { dotted: true } },
   },
   async scenario(scn) {
     const tag = markersFor(scn.ctx.runId, this.id).tag;

@@ -48,6 +48,7 @@ export const roleLeak = defineCheck({
     statement: 'SET ROLE / SET SESSION AUTHORIZATION outlives the transaction',
     consequence: 'the next client on that backend runs as this role',
     priority: 10,
+    claims: { settings: { names: ['role', 'session_authorization'] }, statements: { cleanup: ['SET ROLE NONE'] } },
   },
   async scenario(scn) {
     const tag = markersFor(scn.ctx.runId, this.id).tag;

@@ -52,6 +52,7 @@ export const searchPathLeak = defineCheck({
     statement: 'search_path set for the session',
     consequence: 'another client resolves names in this schema',
     priority: 30,
+    claims: { settings: { names: ['search_path'] } },
   },
   async scenario(scn) {
     const s = markersFor(scn.ctx.runId, this.id).schemaName;

@@ -35,6 +35,7 @@ export const setLeak = defineCheck({
     statement: 'SET / RESET of a setting for the session',
     consequence: 'the next client on that backend inherits it',
     priority: 100,
+    claims: { settings: { anyOther: true }, statements: { cleanup: ['RESET ALL'] } },
   },
   async scenario(scn) {
     const m = markersFor(scn.ctx.runId, this.id);

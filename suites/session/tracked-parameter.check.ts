@@ -54,6 +54,20 @@ export const trackedParameter = defineCheck({
     consequence:
       'PgBouncer replays client_encoding, DateStyle, TimeZone, IntervalStyle, standard_conforming_strings, application_name',
     priority: 110,
+    claims: {
+      // The parameters the server reports to the client (GUC_REPORT) that PgBouncer, PgCat and
+      // Odyssey replay when a client moves to another backend.
+      settings: {
+        names: [
+          'application_name',
+          'client_encoding',
+          'datestyle',
+          'timezone',
+          'intervalstyle',
+          'standard_conforming_strings',
+        ],
+      },
+    },
   },
   async scenario(scn) {
     const tag = markersFor(scn.ctx.runId, this.id).tag;

@@ -34,6 +34,7 @@ export const tempTable = defineCheck({
     statement: 'temporary table kept after the transaction',
     consequence: 'the next transaction may not find it, or another client may',
     priority: 60,
+    claims: { statements: { state: ['CREATE TEMP'], cleanup: ['DISCARD TEMP'] } },
   },
   async scenario(scn) {
     const t = markersFor(scn.ctx.runId, this.id).tempTable;
