@@ -18,6 +18,7 @@ import { STACK_NAMES, startStack, type StackName } from '../fixtures/stack.js';
 import type { PostgresOptions } from '../fixtures/postgres-fixture.js';
 import type { PostgresVersionChoice } from '../fixtures/postgres-binaries.js';
 import type { CheckResult, Report } from '../engine/types.js';
+import { burst as burstCheck } from '../suites/capacity/burst.check.js';
 
 const AREAS = TRAFFIC_AREAS;
 /** The server limit capacity/burst is meant for (see its doc comment). */
@@ -72,10 +73,10 @@ async function main(): Promise<void> {
     const burst = await runOn(
       name,
       { version: args.version, maxConnections: BURST_MAX_CONNECTIONS },
-      ['capacity/burst'],
+      [burstCheck.id],
       true,
     );
-    const checks = [...traffic.checks.filter((c) => c.id !== 'capacity/burst'), ...burst.checks];
+    const checks = [...traffic.checks.filter((c) => c.id !== burstCheck.id), ...burst.checks];
     process.stdout.write(line(name, checks, traffic));
     if (!burst.sweep?.clean) process.stdout.write(`  burst run: SWEEP DIRTY: ${burst.sweep?.leftovers.join('; ')}\n`);
     if (!args.out) continue;
