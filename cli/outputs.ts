@@ -6,7 +6,8 @@
  * cannot be stored is only a warning, since the run itself is fine.
  */
 import { renderDiffMarkdown } from '../reporters/diff-markdown.js';
-import { diffToJson, reportToJson, writeAtomically } from '../reporters/json-reporter.js';
+import { diffToJson, reportToJson } from '../reporters/json-reporter.js';
+import { writeAtomically } from '../reporters/output-file.js';
 import { renderJunit } from '../reporters/junit-reporter.js';
 import { renderMarkdown } from '../reporters/markdown-reporter.js';
 import { renderHtml } from '../reporters/html-reporter.js';
@@ -30,7 +31,7 @@ export interface Comparison {
   diff: ReportDiff;
 }
 
-/** Writes a file the user asked for, atomically; OUTPUT_FAILED when it cannot be written. */
+/** Writes a file the user asked for (output-file.ts); OUTPUT_FAILED when it cannot be written. */
 export function writeOutput(file: string, text: string): void {
   try {
     writeAtomically(file, text);

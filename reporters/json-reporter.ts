@@ -1,10 +1,9 @@
 /**
- * The JSON report: the machine contract. Written atomically (temp file, then rename) so a CI
- * job never reads half a report. The report type itself never holds a password; as a second
+ * The JSON report: the machine contract. Written atomically (temp file, then rename; see
+ * output-file.ts) so a CI job never reads half a report. The report type itself never holds a password; as a second
  * line of defence, anything that looks like a URL with credentials is redacted on the way out.
  */
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
+import { writeAtomically } from './output-file.js';
 import { redactUrl } from '../engine/target.js';
 import type { ReportDiff } from './report-diff.js';
 import type { Report } from '../engine/types.js';
@@ -24,10 +23,5 @@ export function writeJsonReport(report: Report, file: string): void {
   writeAtomically(file, reportToJson(report));
 }
 
-/** Writes `text` to `file` through a temp file in the same folder. */
-export function writeAtomically(file: string, text: string): void {
-  mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-  const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, text);
-  renameSync(tmp, file);
-}
+/** Writes `text` to `file` (output-file.ts: atomically, or directly to a device or pipe). */
+export { writeAtomically };
