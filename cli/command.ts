@@ -18,6 +18,7 @@ import { terminalWidth } from '../reporters/terminal-text.js';
 import { parseCli, USAGE } from './args.js';
 import { startEndpoints } from './endpoints.js';
 import { wasInterrupted, watchInterrupts } from './interrupt.js';
+import { checkOutputs } from './outputs.js';
 import { runCommand, type CliIo } from './run-command.js';
 
 type Stop = () => Promise<void>;
@@ -68,6 +69,8 @@ async function main(argv: string[]): Promise<number> {
     // Expectations and the selection are validated before anything starts or connects.
     const expectations = opts.expect !== undefined ? loadExpectations(opts.expect) : null;
     selectChecks(opts.only, opts.skip);
+    // So are the output files: a path that cannot be written costs no run.
+    checkOutputs(opts);
     // A signal while the command loaded: start no fixture only to stop it again.
     if (interrupt.signal.aborted)
       throw new PooltestError('INTERRUPTED', 'interrupted before anything started; nothing to clean up');

@@ -7,7 +7,7 @@
  */
 import { renderDiffMarkdown } from '../reporters/diff-markdown.js';
 import { diffToJson, reportToJson } from '../reporters/json-reporter.js';
-import { writeAtomically } from '../reporters/output-file.js';
+import { checkOutputPath, writeAtomically } from '../reporters/output-file.js';
 import { renderJunit } from '../reporters/junit-reporter.js';
 import { renderMarkdown } from '../reporters/markdown-reporter.js';
 import { renderHtml } from '../reporters/html-reporter.js';
@@ -31,19 +31,48 @@ export interface Comparison {
   diff: ReportDiff;
 }
 
+const OUTPUT_KINDS = ['json', 'junit', 'markdown', 'html'] as const;
+
+/** OUTPUT_FAILED naming the file and the reason. */
+function outputFailed(file: string, err: unknown): PooltestError {
+  return new PooltestError(
+    'OUTPUT_FAILED',
+    `cannot write ${file}: ${err instanceof Error ? err.message : String(err)}`,
+    {
+      file,
+    },
+  );
+}
+
+/**
+ * Before the run: every file asked for must be writable (not a directory, in a folder that is
+ * one and may be written), so a typo ends the command at once instead of after every check.
+ */
+export function checkOutputs(req: Omit<OutputRequest, 'store'>): void {
+  for (const kind of OUTPUT_KINDS) {
+    const file = req[kind];
+    if (file === undefined) continue;
+    try {
+      checkOutputPath(file);
+    } catch (err) {
+      throw outputFailed(file, err);
+    }
+  }
+}
+
 /** Writes a file the user asked for (output-file.ts); OUTPUT_FAILED when it cannot be written. */
 export function writeOutput(file: string, text: string): void {
   try {
     writeAtomically(file, text);
   } catch (err) {
-    throw new PooltestError(
-      'OUTPUT_FAILED',
-      `cannot write ${file}: ${err instanceof Error ? err.message : String(err)}`,
-    );
+    throw outputFailed(file, err);
   }
 }
 
-/** Writes the requested files and stores the run; returns the stored run, or null. */
+/**
+ * Writes the requested files and stores the run; returns the stored run, or null. Every file is
+ * tried; the first that failed is then thrown (OUTPUT_FAILED), after the history was stored.
+ */
 export function writeOutputs(
   report: Report,
   req: OutputRequest,
@@ -57,11 +86,27 @@ export function writeOutputs(
     markdown: comparison ? `${renderDiffMarkdown(comparison.diff)}\n${renderMarkdown(report)}` : renderMarkdown(report),
     html: renderHtml(report),
   };
-  for (const kind of ['json', 'junit', 'markdown', 'html'] as const) {
+  let failure: unknown = null;
+  for (const kind of OUTPUT_KINDS) {
     const file = req[kind];
-    if (file !== undefined) writeOutput(file, texts[kind]);
+    if (file === undefined) continue;
+    try {
+      writeOutput(file, texts[kind]);
+    } catch (err) {
+      failure ??= err;
+    }
   }
-  if (!req.store) return null;
+  const stored = req.store ? store(texts, report, comparison, warn) : null;
+  if (failure !== null) throw failure;
+  return stored;
+}
+
+function store(
+  texts: Record<(typeof OUTPUT_KINDS)[number], string>,
+  report: Report,
+  comparison: Comparison | null,
+  warn: (text: string) => void,
+): StoredRun | null {
   const files: Record<string, string> = {
     'report.json': texts.json,
     'junit.xml': texts.junit,

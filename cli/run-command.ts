@@ -1,8 +1,8 @@
 /**
  * The run command once its endpoints are known: run the catalogue (and, with `--compare`, run
  * it against the baseline too: at the same time when the two share neither a pool nor a
- * server, else one after the other; see compare-plan.ts), write the outputs, print the
- * report, and choose the exit code.
+ * server, else one after the other; see compare-plan.ts), print the report, write the
+ * outputs, and choose the exit code.
  */
 import { Chalk } from 'chalk';
 import { renderDiff } from '../reporters/diff-terminal.js';
@@ -106,15 +106,18 @@ export async function runCommand(opts: CliOptions, ends: Endpoints, io: CliIo): 
   return finish(report, baseline ? { baseline, diff: diffReports(baseline, report) } : null, opts, io);
 }
 
-/** Writes the outputs, prints the report, and returns the exit code. */
+/**
+ * Prints the report, writes the outputs, and returns the exit code. The terminal comes first:
+ * a file that cannot be written after all (OUTPUT_FAILED) must not lose the run's results.
+ */
 function finish(report: Report, comparison: Comparison | null, opts: CliOptions, io: CliIo): number {
+  printReport(report, comparison, opts, io);
   const stored = writeOutputs(
     report,
     { json: opts.json, junit: opts.junit, markdown: opts.markdown, html: opts.html, store: opts.store },
     comparison,
     (t) => io.stderr(`${t}\n`),
   );
-  printReport(report, comparison, opts, io);
   if (stored && !opts.quiet) io.stderr(`Stored in ${stored.dir} (.pooltest/latest points at it)\n`);
   return Math.max(report.summary.exitCode, comparison?.diff.summary.exitCode ?? 0);
 }

@@ -19,10 +19,11 @@ import {
 } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { PooltestError } from '../../engine/errors.js';
 import { writeOutput } from '../../cli/outputs.js';
-import { REPO } from '../support/cli.js';
+import { startStack, type Stack } from '../../fixtures/stack.js';
+import { REPO, runCli } from '../support/cli.js';
 
 const isRoot = process.getuid?.() === 0;
 
@@ -116,4 +117,60 @@ describe('output files', () => {
     expect(lstatSync(full).isCharacterDevice()).toBe(true);
     expect(readdirSync(dir)).toEqual(['full']);
   });
+});
+
+describe('output paths are checked before the run, and a late failure keeps the results', () => {
+  let dir: string;
+  let stack: Stack | undefined;
+  beforeAll(() => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'pooltest-output-paths-'));
+  });
+  afterAll(async () => {
+    await stack?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('--html <a directory> or a file under a regular file is OUTPUT_FAILED before connecting (it ran every check first)', async () => {
+    const sub = path.join(dir, 'somedir');
+    mkdirSync(sub, { recursive: true });
+    const plain = path.join(dir, 'plain');
+    writeFileSync(plain, '');
+    // Port 1 refuses: had the target been tried first, this would say TARGET_REFUSED.
+    for (const args of [
+      ['--html', sub],
+      ['--json', path.join(plain, 'report.json')],
+    ]) {
+      const r = await runCli(['--target', 'postgres://u@127.0.0.1:1/db', '--no-store', ...args], { timeoutMs: 20_000 });
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toMatch(/OUTPUT_FAILED: cannot write .*(is a directory|is not a directory|ENOTDIR)/);
+      expect(r.stderr).not.toMatch(/TARGET_REFUSED/);
+      expect(r.ms).toBeLessThan(10_000);
+    }
+    expect(readdirSync(sub)).toEqual([]);
+  });
+
+  // A device node in the temp folder that refuses every write (as /dev/full): the path passes
+  // the check before the run, the write at the end fails. mknod needs root.
+  test.skipIf(!isRoot)(
+    'a write that fails after the run is OUTPUT_FAILED, exit 2, after the report was printed',
+    async () => {
+      stack = await startStack('pgbouncer-transaction');
+      const full = path.join(dir, 'full');
+      execFileSync('mknod', [full, 'c', '1', '7']);
+      const r = await runCli([
+        '--target',
+        stack.target.url(),
+        '--only',
+        'session/set-local',
+        '--no-store',
+        '--markdown',
+        full,
+      ]);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toMatch(/OUTPUT_FAILED: cannot write .*full: .*ENOSPC/);
+      expect(r.stdout).toMatch(/session\/set-local\s+scoped/);
+      expect(r.stdout).toMatch(/Summary\s+1 check/);
+      expect(lstatSync(full).isCharacterDevice()).toBe(true);
+    },
+  );
 });
