@@ -4,7 +4,11 @@
  * `run()` directly; the runner is loaded only when `--target` is given, which keeps the audit of
  * files and logs from loading Vitest.
  */
-import { redactUrl } from '../engine/target.js';
+import { PooltestError } from '../engine/errors.js';
+import { connectClient } from '../engine/session/connect.js';
+import { APPLICATION_NAME } from '../engine/session/session.js';
+import { redactUrl, resolveTarget } from '../engine/target.js';
+import { within } from '../engine/time.js';
 import { behaviourFromReport, checkedReport, type PoolerBehaviour } from './pooler-behaviour.js';
 
 /**
@@ -21,6 +25,32 @@ export async function behaviourFromTarget(
   if (runnable.length === 0) return { basis: 'target', name: redactUrl(target), outcomes: new Map() };
   const report = await run({ target, only: runnable, ...(password !== undefined ? { password } : {}) });
   return behaviourFromReport(checkedReport(report, `--target ${redactUrl(target)}`), 'target', target);
+}
+
+/**
+ * Throws the coded error (TARGET_REFUSED, AUTH_FAILED..., named `--target`) when `target`
+ * cannot be connected to. Asked before a workload runs or a log is read: a dead pooler found
+ * only at the end would cost the whole watch and leave no report.
+ */
+export async function checkTargetReachable(
+  target: string,
+  timeoutMs: number,
+  password?: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<void> {
+  const t = resolveTarget({ target, ...(password !== undefined ? { password } : {}) }, env);
+  let client;
+  try {
+    client = await connectClient(t, timeoutMs, APPLICATION_NAME);
+  } catch (err) {
+    if (err instanceof PooltestError) throw new PooltestError(err.code, `--target: ${err.message}`, err.detail);
+    throw err;
+  }
+  await within(
+    client.end().catch(() => undefined),
+    1_000,
+    undefined,
+  );
 }
 
 /** The runner refuses unknown ids as a whole; ask it about each one so one gap costs only itself. */

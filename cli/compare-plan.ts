@@ -16,6 +16,7 @@
  * about where its server is): each endpoint answers with its server's start time and port,
  * which two servers do not share. When either cannot answer, the runs go one after the other.
  */
+import { PooltestError } from '../engine/errors.js';
 import { connectClient } from '../engine/session/connect.js';
 import { describeTarget, type Target } from '../engine/target.js';
 import { within } from '../engine/time.js';
@@ -33,41 +34,56 @@ function endpointKey(t: Target): string {
   return `${LOOPBACK.has(host) ? 'loopback' : host}:${t.port}`;
 }
 
-/** Which server an endpoint leads to; null when it cannot tell within the bound. */
-async function serverIdentity(t: Target, boundMs: number): Promise<string | null> {
+/**
+ * Which server an endpoint leads to; null when it cannot tell within the bound. With `flag`,
+ * an endpoint that cannot be connected to is that flag's coded error (TARGET_REFUSED,
+ * AUTH_FAILED...), not a shrug: the baseline is found unreachable before the checks run.
+ */
+async function serverIdentity(t: Target, boundMs: number, flag?: string): Promise<string | null> {
+  let client;
   try {
-    const client = await connectClient(t, boundMs, 'pooltest');
-    try {
-      const r = await within(
-        client.query(
-          "SELECT pg_postmaster_start_time()::text AS started, inet_server_port() AS port, current_setting('server_version_num') AS version",
-        ),
-        boundMs,
-        null,
-      );
-      const row = r?.rows[0] as { started?: string; port?: number | null; version?: string } | undefined;
-      return row?.started ? `${row.started}|${row.port ?? 'socket'}|${row.version ?? ''}` : null;
-    } finally {
-      await within(
-        client.end().catch(() => undefined),
-        boundMs,
-        undefined,
-      );
-    }
+    client = await connectClient(t, boundMs, 'pooltest');
+  } catch (err) {
+    if (flag !== undefined && err instanceof PooltestError)
+      throw new PooltestError(err.code, `${flag}: ${err.message}`, err.detail);
+    return null;
+  }
+  try {
+    const r = await within(
+      client.query(
+        "SELECT pg_postmaster_start_time()::text AS started, inet_server_port() AS port, current_setting('server_version_num') AS version",
+      ),
+      boundMs,
+      null,
+    );
+    const row = r?.rows[0] as { started?: string; port?: number | null; version?: string } | undefined;
+    return row?.started ? `${row.started}|${row.port ?? 'socket'}|${row.version ?? ''}` : null;
   } catch {
     return null;
+  } finally {
+    await within(
+      client.end().catch(() => undefined),
+      boundMs,
+      undefined,
+    );
   }
 }
 
-/** Decides whether the target and the baseline may be tested at the same time (see the file comment). */
+/**
+ * Decides whether the target and the baseline may be tested at the same time (see the file
+ * comment). A baseline that cannot be connected to throws its coded error (named `--compare`),
+ * as a wrong `--direct` does: found now, it costs no run of the target.
+ */
 export async function planCompare(target: Target, baseline: Target, boundMs: number): Promise<ComparePlan> {
   if (endpointKey(target) === endpointKey(baseline)) {
+    // One pool, but the baseline's login (user, password, database) may still be refused.
+    await serverIdentity(baseline, boundMs, '--compare');
     return {
       concurrent: false,
       reason: `${describeTarget(target)} and ${describeTarget(baseline)} are one endpoint, so one pool: one after the other`,
     };
   }
-  const [a, b] = await Promise.all([serverIdentity(target, boundMs), serverIdentity(baseline, boundMs)]);
+  const [a, b] = await Promise.all([serverIdentity(target, boundMs), serverIdentity(baseline, boundMs, '--compare')]);
   if (a === null || b === null)
     return {
       concurrent: false,

@@ -14,7 +14,7 @@ import {
   type PoolerBehaviour,
 } from '../audit/pooler-behaviour.js';
 import { loadParser } from '../audit/sql-parser.js';
-import { behaviourFromTarget } from '../audit/target-run.js';
+import { behaviourFromTarget, checkTargetReachable } from '../audit/target-run.js';
 import { ConnectionTracker } from './connection-tracker.js';
 import { FindingsCollector } from './findings-collector.js';
 import { startProxy, type RunningProxy } from './proxy.js';
@@ -64,6 +64,9 @@ export async function startWatch(options: WatchOptions): Promise<Watching> {
   const upstream = resolveTarget({ target: options.upstream }, options.env ?? process.env);
   // Read the report first: a typo in its path should not cost a whole test run.
   const fromReport = options.report !== undefined ? await behaviourFromReportFile(options.report) : null;
+  // And a pooler that cannot be reached should not cost one either.
+  if (options.target !== undefined)
+    await checkTargetReachable(options.target, options.connectTimeoutMs ?? 10_000, options.password, options.env);
   await loadParser();
   const cache = new EffectsCache();
   const collector = new FindingsCollector();

@@ -1,8 +1,8 @@
 /**
  * `--compare` runs its two targets at the same time only when they share neither a pool nor a
  * PostgreSQL server (cli/compare-plan.ts), and then both runs stay as conclusive as alone.
- * Controls: one endpoint spelled two ways, a pooler and its own server, and an endpoint that
- * cannot answer all go one after the other.
+ * Controls: one endpoint spelled two ways and a pooler and its own server go one after the
+ * other; a baseline that cannot be reached fails before any check runs.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startPostgres, type PostgresFixture } from '../../fixtures/postgres-fixture.js';
@@ -43,7 +43,7 @@ describe('--compare: concurrent only without a shared pool or server', () => {
     expect(plan).toEqual({ concurrent: false, reason: expect.stringContaining('same PostgreSQL server') });
   });
 
-  test('one endpoint spelled two ways is one pool; an endpoint that cannot answer means one after the other', async () => {
+  test('one endpoint spelled two ways is one pool; a baseline that cannot be reached is its coded error, named --compare', async () => {
     const url = new URL(stack.target.url());
     const viaName = new URL(stack.target.url());
     viaName.hostname = 'localhost';
@@ -55,11 +55,26 @@ describe('--compare: concurrent only without a shared pool or server', () => {
     expect(same).toEqual({ concurrent: false, reason: expect.stringContaining('one endpoint, so one pool') });
     const dead = new URL(other.url());
     dead.port = String(await freePort());
-    const unknown = await planCompare(
-      resolveTarget({ target: stack.target.url() }, {}),
-      resolveTarget({ target: dead.toString() }, {}),
-      2_000,
+    await expect(
+      planCompare(
+        resolveTarget({ target: stack.target.url() }, {}),
+        resolveTarget({ target: dead.toString() }, {}),
+        2_000,
+      ),
+    ).rejects.toMatchObject({ code: 'TARGET_REFUSED', message: expect.stringMatching(/^--compare: /) });
+  });
+
+  test('an unreachable --compare baseline fails before the checks (it ran every check of the target first)', async () => {
+    const dead = `postgres://u:pw@127.0.0.1:${await freePort()}/db`;
+    const run = await runCli(
+      ['--target', stack.target.url(), '--compare', dead, '--only', 'session/set-leak', '--no-store'],
+      {
+        json: true,
+      },
     );
-    expect(unknown).toEqual({ concurrent: false, reason: expect.stringContaining('could not tell') });
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.stderr).toMatch(/TARGET_REFUSED: --compare: /);
+    expect(run.stderr).not.toMatch(/\[1\/1\]|Discovery/);
+    expect(run.stderr).not.toContain(':pw@');
   });
 });

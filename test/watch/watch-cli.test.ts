@@ -5,7 +5,7 @@
  * Both statements of each dependency are printed; the JSON matches the published schema; the
  * password is never printed; exit codes follow the documented precedence.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -166,5 +166,23 @@ describe('pooltest watch -- <real command>', () => {
     const both = await runCli(['watch', '--upstream', server.url(), '--report', 'a.json', '--target', 'b:1']);
     expect(both.code).toBe(2);
     expect(both.stderr).not.toContain(server.password);
+  });
+
+  test('a --target that cannot be reached is TARGET_REFUSED before the workload runs (it ran it, then exited with no report)', async () => {
+    const marker = path.join(dir, 'workload-ran');
+    const dead = await runCli([
+      'watch',
+      '--upstream',
+      server.url(),
+      '--target',
+      'postgres://u:pw@127.0.0.1:1/db',
+      '--',
+      'node',
+      '-e',
+      `require('fs').writeFileSync(${JSON.stringify(marker)}, 'ran')`,
+    ]);
+    expect(dead.code, dead.stderr).toBe(2);
+    expect(dead.stderr).toMatch(/TARGET_REFUSED: --target: /);
+    expect(existsSync(marker)).toBe(false);
   });
 });
