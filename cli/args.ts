@@ -96,7 +96,8 @@ Exit codes:
   1    a check failed its expectation, the run left state behind, (with --compare) something
        breaks, or (with --strict) a check was inconclusive or the sweep could not finish
   2    pooltest could not run (bad arguments, target unreachable, authentication, ...)
-  130  interrupted (after cleanup)`;
+  130  interrupted by SIGINT or SIGTERM (after cleanup: the check stops, the sweep runs)
+  129  the same after SIGHUP (a dropped SSH session), 131 after SIGQUIT`;
 
 /** The run command's options, for parseArgs and for suggestions. */
 const OPTIONS = {

@@ -3,7 +3,7 @@
  * `pooltest matrix` / `pooltest audit` / `pooltest watch`. Exit codes: 0 as expected (or nothing asserted and nothing broke), 1 a check failed
  * its expectation, the run left state behind, something breaks (`diff`, `--compare`), or with
  * `--strict` a check was inconclusive or the sweep could not finish, 2 pooltest could not run,
- * 130 interrupted (SIGINT/SIGTERM), after cleanup. `pooltest audit` adds 3 (findings that
+ * 130 interrupted (SIGINT/SIGTERM; 129 SIGHUP, 131 SIGQUIT), after cleanup. `pooltest audit` adds 3 (findings that
  * typically break, no pooler to confirm them).
  */
 import { isPooltestError, PooltestError } from '../engine/errors.js';
@@ -17,7 +17,7 @@ import { colorWanted } from '../reporters/terminal-reporter.js';
 import { terminalWidth } from '../reporters/terminal-text.js';
 import { parseCli, USAGE } from './args.js';
 import { startEndpoints } from './endpoints.js';
-import { wasInterrupted, watchInterrupts } from './interrupt.js';
+import { interruptedCode, interruptedExitCode, watchInterrupts } from './interrupt.js';
 import { checkOutputs } from './outputs.js';
 import { runCommand, type CliIo } from './run-command.js';
 
@@ -30,7 +30,10 @@ async function main(argv: string[]): Promise<number> {
   // The entry point notes early signals for the run command (early-signals.ts); the other
   // commands must not inherit a listener that would swallow Ctrl-C. A signal already noted ends
   // them as it would have before anything started.
-  if (OWN_SIGNALS.has(argv[0] ?? '') && takeEarlySignal() !== null) return 130;
+  if (OWN_SIGNALS.has(argv[0] ?? '')) {
+    const early = takeEarlySignal();
+    if (early !== null) return interruptedExitCode(early);
+  }
   if (argv[0] === 'audit') {
     const { auditCommand } = await import('../audit/audit-command.js');
     return auditCommand(argv.slice(1));
@@ -62,7 +65,8 @@ async function main(argv: string[]): Promise<number> {
   if (opts.listProfiles) return print(listProfiles());
   io.color = colorWanted(opts.color, process.env, process.stdout.isTTY === true);
   let stopEmbedded: Stop | null = null;
-  // SIGINT/SIGTERM: the run stops, sweeps and reports, then we exit 130 (see interrupt.ts).
+  // SIGINT/SIGTERM/SIGHUP/SIGQUIT: the run stops, sweeps and reports, then we exit 130 (129
+  // after SIGHUP, 131 after SIGQUIT; see interrupt.ts).
   const interrupt = watchInterrupts({ stopEmbedded: () => stopEmbedded });
   io.signal = interrupt.signal;
   try {
@@ -131,6 +135,6 @@ main(process.argv.slice(2)).then(
       ? err
       : new PooltestError('INTERNAL', err instanceof Error ? (err.stack ?? err.message) : String(err));
     process.stderr.write(`pooltest: ${e.code}: ${redactUrl(e.message)}\n`);
-    process.exitCode = wasInterrupted() ? 130 : 2;
+    process.exitCode = interruptedCode() ?? 2;
   },
 );

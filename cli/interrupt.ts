@@ -1,13 +1,13 @@
 /**
- * SIGINT and SIGTERM in the CLI. The first signal does not kill pooltest: it aborts the run's
+ * SIGINT, SIGTERM, SIGHUP (a dropped SSH session) and SIGQUIT in the CLI. The first signal does not kill pooltest: it aborts the run's
  * signal, so the check in flight stops at once (its sessions dropped), checks not started are
  * reported as not run, and the sweep still visits every backend the run touched and removes
  * what the stopped check left behind. The CLI then writes what report it has, stops any
- * fixture it started, and exits 130.
+ * fixture it started, and exits 130 (SIGINT, SIGTERM), 129 (SIGHUP) or 131 (SIGQUIT).
  *
  * The cleanup is bounded: if it has not finished within the grace period, or a second signal
  * comes (an impatient Ctrl-C), fixtures are stopped and the process exits 130 at once, without
- * the sweep. Fixture processes run in their own process group, so a terminal's Ctrl-C reaches
+ * the sweep, with the same exit code. Fixture processes run in their own process group, so a terminal's Ctrl-C reaches
  * only pooltest and the shutdown order stays ours.
  */
 import { INTERRUPTED_EXIT_CODE, PooltestError } from '../engine/errors.js';
@@ -17,11 +17,11 @@ import { takeEarlySignal } from './early-signals.js';
 type Stop = () => Promise<void>;
 
 export interface Interrupt {
-  /** Aborted on the first SIGINT/SIGTERM; hand it to `run()`. */
+  /** Aborted on the first signal; hand it to `run()`. */
   readonly signal: AbortSignal;
   /** The signal received, or null. */
   readonly received: NodeJS.Signals | null;
-  /** 130 once interrupted, otherwise the run's own exit code. */
+  /** The signal's exit code once interrupted (see interruptedExitCode), otherwise the run's own. */
   exitCode(code: number): number;
   /** Removes the handlers and the grace timer (the run is over). */
   dispose(): void;
@@ -40,14 +40,27 @@ const DEFAULT_GRACE_MS = 60_000;
 /** Bound on stopping fixtures when forced; the fixtures' own stop is bounded too. */
 const FORCED_STOP_MS = 15_000;
 
-const SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM'];
+/** The signals that interrupt a run in order (early-signals.ts notes the same ones). */
+export const INTERRUPT_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT'];
+const SIGNALS = INTERRUPT_SIGNALS;
 
-/** Set by the first signal: whatever error the run then ends with, the exit code is 130. */
+/**
+ * The exit code after an orderly interrupt: 128 + the signal's number, as shells report a
+ * death by it (129 SIGHUP, 130 SIGINT, 131 SIGQUIT), except SIGTERM, whose 130 is documented
+ * (and relied on) since before the others were handled.
+ */
+export function interruptedExitCode(sig: NodeJS.Signals): number {
+  if (sig === 'SIGHUP') return 129;
+  if (sig === 'SIGQUIT') return 131;
+  return INTERRUPTED_EXIT_CODE;
+}
+
+/** Set by the first signal: whatever error the run then ends with, the exit code is the signal's. */
 let interruptedBy: NodeJS.Signals | null = null;
 
-/** Whether a SIGINT/SIGTERM interrupted this process's run. */
-export function wasInterrupted(): boolean {
-  return interruptedBy !== null;
+/** The exit code of the signal that interrupted this process's run, or null. */
+export function interruptedCode(): number | null {
+  return interruptedBy === null ? null : interruptedExitCode(interruptedBy);
 }
 
 export function watchInterrupts(opts: InterruptOptions): Interrupt {
@@ -69,7 +82,7 @@ export function watchInterrupts(opts: InterruptOptions): Interrupt {
           undefined,
         );
       } finally {
-        process.exit(INTERRUPTED_EXIT_CODE);
+        process.exit(interruptedExitCode(received ?? 'SIGINT'));
       }
     })();
   };
@@ -98,22 +111,26 @@ export function watchInterrupts(opts: InterruptOptions): Interrupt {
     get received() {
       return received;
     },
-    exitCode: (code) => (received !== null ? INTERRUPTED_EXIT_CODE : code),
+    exitCode: (code) => (received !== null ? interruptedExitCode(received) : code),
     dispose() {
       clearTimeout(grace);
       for (const sig of SIGNALS) process.off(sig, onSignal);
       // The report is out and the process about to end: a signal now must not kill it (Node's
       // default), or output still buffered is lost. The first one lets the exit come (the
-      // report's own code, set last), a second one, or a process that does not end, exits 130.
+      // report's own code, set last), a second one, or a process that does not end, exits with
+      // that signal's code.
       let late = false;
-      const onLateSignal = (): void => {
-        if (late) process.exit(INTERRUPTED_EXIT_CODE);
+      const onLateSignal = (sig: NodeJS.Signals): void => {
+        if (late) process.exit(interruptedExitCode(sig));
         late = true;
-        setTimeout(() => process.exit(INTERRUPTED_EXIT_CODE), 2_000).unref();
+        setTimeout(() => process.exit(interruptedExitCode(sig)), 2_000).unref();
       };
       for (const sig of SIGNALS) process.on(sig, onLateSignal);
       // Interrupted and done: nothing may keep the process from ending with its exit code.
-      if (received !== null) setTimeout(() => process.exit(INTERRUPTED_EXIT_CODE), 2_000).unref();
+      if (received !== null) {
+        const code = interruptedExitCode(received);
+        setTimeout(() => process.exit(code), 2_000).unref();
+      }
     },
   };
 }

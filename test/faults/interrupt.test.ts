@@ -1,7 +1,7 @@
 /**
- * SIGINT and SIGTERM in the middle of a run: the check in flight stops, the sweep still runs,
- * the report is written with what there is, the fixtures pooltest started are stopped, and
- * the exit code is 130. A second signal quits at once, still stopping the fixtures.
+ * SIGINT, SIGTERM, SIGHUP and SIGQUIT in the middle of a run: the check in flight stops, the
+ * sweep still runs, the report is written with what there is, the fixtures pooltest started
+ * are stopped, and the exit code is 130 (129 after SIGHUP, 131 after SIGQUIT). A second signal quits at once, still stopping the fixtures.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import type { ChildProcess } from 'node:child_process';
@@ -76,6 +76,19 @@ describe('interrupted mid-run', () => {
     expect(servers.filter(stillRunning).map((p) => p.pid)).toEqual([]);
   });
 
+  // kill -QUIT exited 131 at once and orphaned PostgreSQL, PgBouncer and their folders.
+  test('SIGQUIT on the embedded default: the same orderly stop, exit 131, the fixtures are gone', async () => {
+    const { run, servers, folders } = await interrupted([], 3, ['SIGQUIT']);
+    expect(run.code, run.stderr).toBe(131);
+    expect(run.signal).toBeNull();
+    expect(run.stderr).toMatch(/pooltest: SIGQUIT: stopping the check in flight, then sweeping/);
+    expect(run.report?.summary.interrupted).toBe(true);
+    expect(run.report?.sweep?.clean, run.report?.sweep?.leftovers.join('; ')).toBe(true);
+    expect(servers.length).toBeGreaterThanOrEqual(2);
+    expect(servers.filter(stillRunning).map((p) => p.pid)).toEqual([]);
+    expect(folders.filter((f) => existsSync(f))).toEqual([]);
+  });
+
   describe('against a target pooltest did not start', () => {
     let stack: Stack;
     beforeAll(async () => {
@@ -99,6 +112,35 @@ describe('interrupted mid-run', () => {
       console.log(`interrupt (external, SIGTERM): exit ${run.code} in ${run.ms} ms`);
       expect(run.code, run.stderr).toBe(130);
       expect(run.stderr).toMatch(/pooltest: SIGTERM:/);
+      expect(run.report?.sweep?.clean, run.report?.sweep?.leftovers.join('; ')).toBe(true);
+      expect(await superuserView(stack.postgres)).toMatchObject({
+        advisoryLocks: 0,
+        tempTables: [],
+        idleInTransaction: 0,
+      });
+      const views = await visitPool(
+        stack.target.url(),
+        stack.pooler!.poolSize,
+        await freshSettings(stack.target.url()),
+      );
+      for (const v of views) expect(v).toEqual(cleanBackend(v.pid));
+    });
+
+    // An SSH drop sends SIGHUP: it exited 129 at once, no message, no sweep, and the pooled
+    // server connections kept application_name pooltest-<run> and the check's state.
+    test('SIGHUP mid-check: exit 129, sweep clean, and nothing is left on the server', async () => {
+      const only = [
+        '--only',
+        'session/set-leak,temp,locks/advisory-session,prepared/sql-prepare,session/custom-guc-leak',
+      ];
+      const { run } = await interrupted(
+        ['--target', stack.target.url(), '--direct', stack.postgres.url(), ...only],
+        2,
+        ['SIGHUP'],
+      );
+      expect(run.code, run.stderr).toBe(129);
+      expect(run.stderr).toMatch(/pooltest: SIGHUP: stopping the check in flight/);
+      expect(run.report?.summary.interrupted).toBe(true);
       expect(run.report?.sweep?.clean, run.report?.sweep?.leftovers.join('; ')).toBe(true);
       expect(await superuserView(stack.postgres)).toMatchObject({
         advisoryLocks: 0,
