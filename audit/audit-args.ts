@@ -3,6 +3,7 @@
  * argument up to the next option, so a shell glob works: `--sql migrations/*.sql`.
  */
 import { PooltestError } from '../engine/errors.js';
+import { parseDuration } from '../engine/time.js';
 import { DEFAULT_MAX_STATEMENT_BYTES, DEFAULT_TIMEOUT_MS, type AuditOptions } from './audit.js';
 import { LOG_FORMATS, type LogFormat } from './log-format.js';
 
@@ -39,7 +40,7 @@ Output:
   --no-color                plain terminal output (NO_COLOR is honoured too)
 
 Limits:
-  --timeout MS              bound for each network step (default ${DEFAULT_TIMEOUT_MS})
+  --timeout T               bound for each network step: 10s, 2500ms, or a bare number of ms (default ${DEFAULT_TIMEOUT_MS})
   --max-statement-bytes N   longer statements are reported as unparsed (default ${DEFAULT_MAX_STATEMENT_BYTES})
 
 Statements that undo session state (RESET, DEALLOCATE, UNLISTEN, pg_advisory_unlock*,
@@ -116,7 +117,8 @@ export function parseAuditArgs(argv: string[]): AuditArgs {
         args.color = true;
         break;
       case '--timeout':
-        args.timeoutMs = positiveInt(flag, value());
+        // As the main command's --timeout (10s, 2500ms); a bare number stays milliseconds here.
+        args.timeoutMs = durationMs(flag, value());
         break;
       case '--max-statement-bytes':
         args.maxStatementBytes = positiveInt(flag, value());
@@ -160,4 +162,9 @@ function positiveInt(flag: string, value: string): number {
   if (!Number.isInteger(n) || n <= 0)
     throw new PooltestError('BAD_ARGUMENTS', `${flag} must be a positive whole number, not "${value}"`);
   return n;
+}
+
+/** `10s`, `2500ms` (parseDuration, as the main command); a bare number is milliseconds, as it always was here. */
+function durationMs(flag: string, value: string): number {
+  return /^\d+$/.test(value.trim()) ? positiveInt(flag, value.trim()) : parseDuration(value);
 }

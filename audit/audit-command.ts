@@ -5,6 +5,7 @@
 import { writeFile } from 'node:fs/promises';
 import { Chalk } from 'chalk';
 import { isPooltestError, PooltestError } from '../engine/errors.js';
+import { interruptedExitCode } from '../engine/signals.js';
 import { redactUrl } from '../engine/target.js';
 import { colorWanted } from '../reporters/terminal-reporter.js';
 import { terminalWidth } from '../reporters/terminal-text.js';
@@ -96,5 +97,7 @@ function failed(error: unknown, io: AuditIo): number {
     : new PooltestError('INTERNAL', error instanceof Error ? (error.stack ?? error.message) : String(error));
   // Messages never carry a password by construction; the redaction is a second net.
   io.stderr.write(`pooltest audit: ${e.code}: ${redactUrl(e.message)}\n`);
-  return 2;
+  // Interrupted while the --target checks ran (target-run.ts): the signal's exit code, as the main command.
+  const signal = e.code === 'INTERRUPTED' ? e.detail.signal : null;
+  return typeof signal === 'string' ? interruptedExitCode(signal as NodeJS.Signals) : 2;
 }

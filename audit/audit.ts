@@ -193,5 +193,5 @@ async function resolveBehaviour(
   if (options.target === undefined) return typicalBehaviour();
   // Nothing to look up when nothing was found: no reason to touch the pooler.
   if (checks.length === 0) return { basis: 'target', name: redactUrl(options.target), outcomes: new Map() };
-  return behaviourFromTarget(options.target, checks, options.password);
+  return behaviourFromTarget(options.target, checks, options.password, options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
 }

@@ -7,24 +7,74 @@
 import { PooltestError } from '../engine/errors.js';
 import { connectClient } from '../engine/session/connect.js';
 import { APPLICATION_NAME } from '../engine/session/session.js';
+import { INTERRUPT_SIGNALS, interruptedExitCode } from '../engine/signals.js';
 import { redactUrl, resolveTarget } from '../engine/target.js';
 import { within } from '../engine/time.js';
 import { behaviourFromReport, checkedReport, type PoolerBehaviour } from './pooler-behaviour.js';
 
 /**
  * Runs the checks among `checkIds` that this build has against `target` and returns the
- * outcomes. Ids without a check stay unknown (the audit warns about them).
+ * outcomes. Ids without a check stay unknown (the audit warns about them). Every step is
+ * bounded by `timeoutMs`; while the checks run, SIGINT, SIGTERM, SIGHUP and SIGQUIT stop them
+ * in order (the check in flight ends, the sweep removes what it left) and the audit ends with
+ * INTERRUPTED (exit 128 + the signal, see interruptedExitCode); a second signal quits at once.
  */
 export async function behaviourFromTarget(
   target: string,
   checkIds: string[],
   password?: string,
+  timeoutMs?: number,
 ): Promise<PoolerBehaviour> {
   const { run, selectChecks } = await import('../runner/run.js');
   const runnable = checkIds.filter((id) => isRunnable(selectChecks, id));
   if (runnable.length === 0) return { basis: 'target', name: redactUrl(target), outcomes: new Map() };
-  const report = await run({ target, only: runnable, ...(password !== undefined ? { password } : {}) });
+  process.stderr.write(`pooltest audit: running ${runnable.length} check(s) against --target ${redactUrl(target)}\n`);
+  const report = await interruptible((signal) =>
+    run({
+      target,
+      only: runnable,
+      signal,
+      // One line per check, so a long run shows it is alive (and where a signal found it).
+      onCheckResult: (r) => void process.stderr.write(`pooltest audit: ${r.id}: ${r.outcome ?? r.verdict}\n`),
+      ...(password !== undefined ? { password } : {}),
+      ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+    }),
+  );
   return behaviourFromReport(checkedReport(report, `--target ${redactUrl(target)}`), 'target', target);
+}
+
+/**
+ * Runs `work` with the interrupt signals turned into an abort of its signal. Interrupted, it
+ * throws INTERRUPTED (detail.signal names the signal) once `work` has ended, whatever it
+ * returned: a report of stopped checks must not be joined as if it were an answer.
+ */
+async function interruptible<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const controller = new AbortController();
+  let received: NodeJS.Signals | null = null;
+  const onSignal = (sig: NodeJS.Signals): void => {
+    if (received !== null) process.exit(interruptedExitCode(received));
+    received = sig;
+    process.stderr.write(
+      `\npooltest audit: ${sig}: stopping the checks against --target, then sweeping it (send it again to quit at once)\n`,
+    );
+    controller.abort(new PooltestError('INTERRUPTED', `interrupted by ${sig}`));
+  };
+  for (const sig of INTERRUPT_SIGNALS) process.on(sig, onSignal);
+  const stopped = (): PooltestError =>
+    new PooltestError('INTERRUPTED', `interrupted by ${received}: the checks against --target stopped and were swept`, {
+      signal: received,
+    });
+  try {
+    const value = await work(controller.signal);
+    if (received !== null) throw stopped();
+    return value;
+  } catch (err) {
+    if (received !== null && !(err instanceof PooltestError && err.code === 'INTERRUPTED' && 'signal' in err.detail))
+      throw stopped();
+    throw err;
+  } finally {
+    for (const sig of INTERRUPT_SIGNALS) process.off(sig, onSignal);
+  }
 }
 
 /**

@@ -4,7 +4,7 @@
  * command's modules have loaded, a few hundred milliseconds in. Loaded first by the entry
  * point, this module only notes a signal that comes before them, and `watchInterrupts` acts
  * on it as soon as it starts, so even an early Ctrl-C ends in an orderly exit 130. (The list is
- * interrupt.ts's INTERRUPT_SIGNALS, spelled here because this file may import nothing.)
+ * engine/signals.ts's INTERRUPT_SIGNALS, spelled here because this file may import nothing.)
  */
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT'] as const;
 let early: NodeJS.Signals | null = null;

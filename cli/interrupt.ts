@@ -11,6 +11,7 @@
  * only pooltest and the shutdown order stays ours.
  */
 import { INTERRUPTED_EXIT_CODE, PooltestError } from '../engine/errors.js';
+import { INTERRUPT_SIGNALS, interruptedExitCode } from '../engine/signals.js';
 import { within } from '../engine/time.js';
 import { takeEarlySignal } from './early-signals.js';
 
@@ -40,20 +41,8 @@ const DEFAULT_GRACE_MS = 60_000;
 /** Bound on stopping fixtures when forced; the fixtures' own stop is bounded too. */
 const FORCED_STOP_MS = 15_000;
 
-/** The signals that interrupt a run in order (early-signals.ts notes the same ones). */
-export const INTERRUPT_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT'];
+export { INTERRUPT_SIGNALS, interruptedExitCode };
 const SIGNALS = INTERRUPT_SIGNALS;
-
-/**
- * The exit code after an orderly interrupt: 128 + the signal's number, as shells report a
- * death by it (129 SIGHUP, 130 SIGINT, 131 SIGQUIT), except SIGTERM, whose 130 is documented
- * (and relied on) since before the others were handled.
- */
-export function interruptedExitCode(sig: NodeJS.Signals): number {
-  if (sig === 'SIGHUP') return 129;
-  if (sig === 'SIGQUIT') return 131;
-  return INTERRUPTED_EXIT_CODE;
-}
 
 /** Set by the first signal: whatever error the run then ends with, the exit code is the signal's. */
 let interruptedBy: NodeJS.Signals | null = null;
