@@ -8,7 +8,6 @@ import { Chalk } from 'chalk';
 import { renderDiff } from '../reporters/diff-terminal.js';
 import { createProgress } from '../reporters/progress-reporter.js';
 import { renderDiscovery, renderQuiet, renderReport } from '../reporters/terminal-reporter.js';
-import { CATALOGUE } from '../suites/catalogue.js';
 import { diffReports } from '../reporters/report-diff.js';
 import { DEFAULT_TIMEOUT_MS, run, selectChecks, type RunOptions } from '../runner/run.js';
 import { planCompare } from './compare-plan.js';
@@ -43,7 +42,6 @@ export interface Endpoints {
 export async function runCommand(opts: CliOptions, ends: Endpoints, io: CliIo): Promise<number> {
   // The selection is known before the run: the progress display's total.
   const total = selectChecks(opts.only, opts.skip).length;
-  if (typeof ends.profile === 'object' && opts.expect) warnUnknownChecks(ends.profile, io);
   const common: RunOptions = {
     user: opts.user,
     password: opts.password,
@@ -145,11 +143,4 @@ function printReport(report: Report, comparison: Comparison | null, opts: CliOpt
   io.stdout(opts.quiet ? renderQuiet(report, view) : renderReport(report, view));
   if (comparison)
     io.stdout(`\n${renderDiff(comparison.diff, { color: io.color, width: io.width, quiet: opts.quiet })}`);
-}
-
-/** Expectations for checks this version does not run are legal (the file may be newer) but never asserted: say so. */
-function warnUnknownChecks(profile: Profile, io: CliIo): void {
-  const missing = Object.keys(profile.expect).filter((id) => !CATALOGUE.some((c) => c.id === id));
-  if (missing.length > 0)
-    io.stderr(`pooltest: note: this version has no check ${missing.join(', ')}; those expectations are not asserted\n`);
 }

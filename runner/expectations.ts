@@ -3,7 +3,9 @@
  * should show on their pooler, each with a reference, optionally on top of a built-in profile.
  * The file becomes an ordinary {@link Profile}, so verdicts, reports and exit codes work as with
  * `--profile`. Every problem in the file is reported at once, with where it is, before anything
- * connects: a typo in a check id or label must not quietly turn an assertion into nothing.
+ * connects: a typo in a label must not quietly turn an assertion into nothing. A check id this
+ * version does not know is the exception: the file may be newer than this pooltest (written for
+ * a check added since), so its entry is ignored, and a warning names it (never silently).
  *
  * ```json
  * { "extends": "pgbouncer-transaction", "name": "acme-pooler-2",
@@ -23,8 +25,12 @@ import type { Expectation, Profile } from '../engine/types.js';
 const TOP_LEVEL = new Set(['$schema', 'extends', 'name', 'title', 'ref', 'expect']);
 const ENTRY = new Set(['outcome', 'ref', 'note']);
 
+/** Where warnings go (the ids this version has no check for): stderr unless told otherwise. */
+export type ExpectationsWarn = (text: string) => void;
+const toStderr: ExpectationsWarn = (text) => void process.stderr.write(`${text}\n`);
+
 /** Reads and validates an expectations file; throws EXPECTATIONS_INVALID listing every problem. */
-export function loadExpectations(file: string): Profile {
+export function loadExpectations(file: string, warn: ExpectationsWarn = toStderr): Profile {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -43,12 +49,13 @@ export function loadExpectations(file: string): Profile {
       `${file} is not valid JSON: ${err instanceof Error ? err.message : String(err)}`,
     );
   }
-  return parseExpectations(value, file);
+  return parseExpectations(value, file, warn);
 }
 
 /** Validates parsed expectations (`source` names them in messages) and builds the profile. */
-export function parseExpectations(value: unknown, source: string): Profile {
+export function parseExpectations(value: unknown, source: string, warn: ExpectationsWarn = toStderr): Profile {
   const problems: string[] = [];
+  const unknownIds: string[] = [];
   if (!isObject(value)) throw invalid(source, ['the file must hold a JSON object with an "expect" object']);
   for (const key of Object.keys(value)) {
     if (!TOP_LEVEL.has(key)) problems.push(`unknown key "${key}" (allowed: ${[...TOP_LEVEL].join(', ')})`);
@@ -70,6 +77,10 @@ export function parseExpectations(value: unknown, source: string): Profile {
     problems.push('"expect" must be an object mapping check ids to { "outcome", "ref" }');
   } else {
     for (const [id, entry] of Object.entries(value.expect)) {
+      if (labelsOf(id) === null) {
+        unknownIds.push(id);
+        continue;
+      }
       const problem = entryProblem(id, entry);
       if (problem) problems.push(`expect["${id}"]: ${problem}`);
       else if (entry === null) delete expect[id];
@@ -77,14 +88,16 @@ export function parseExpectations(value: unknown, source: string): Profile {
     }
   }
   if (problems.length > 0) throw invalid(source, problems);
+  if (unknownIds.length > 0)
+    warn(
+      `pooltest: note: ${source}: this version has no check ${unknownIds.join(', ')} (see pooltest --list); those expectations are ignored`,
+    );
   return buildProfile(value, base, expect, source);
 }
 
 /** What is wrong with one entry of `expect`, or null. */
 function entryProblem(id: string, entry: unknown): string | null {
-  const labels = labelsOf(id);
-  if (labels === null)
-    return `unknown check id; see pooltest --list (known ids are area/behaviour, e.g. session/set-leak)`;
+  const labels = labelsOf(id) ?? [];
   if (entry === null) return null;
   if (!isObject(entry)) return 'must be { "outcome": "<label>", "ref": "<reference>" } or null';
   const extra = Object.keys(entry).filter((k) => !ENTRY.has(k));

@@ -1,6 +1,7 @@
 /**
  * A vendor's expectations file: validated in full before anything connects, with every problem
- * named and located, and turned into a profile that may extend a built-in one.
+ * named and located, and turned into a profile that may extend a built-in one. Check ids this
+ * version lacks are warned about and ignored (the file may be newer).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -9,12 +10,13 @@ import { afterAll, describe, expect, test } from 'vitest';
 import { isPooltestError, type PooltestError } from '../../engine/errors.js';
 import { loadExpectations, parseExpectations } from '../../runner/expectations.js';
 import { findProfile } from '../../profiles/index.js';
+import { runCli } from '../support/cli.js';
 
 const REF = 'https://acme.example/pooler/docs#session-state';
 
 function problemOf(value: unknown): PooltestError {
   try {
-    parseExpectations(value, 'acme.json');
+    parseExpectations(value, 'acme.json', () => undefined);
   } catch (err) {
     if (isPooltestError(err)) return err;
     throw err;
@@ -63,11 +65,6 @@ describe('expectations files', () => {
 
   const invalid: Array<[string, unknown, string]> = [
     [
-      'an unknown check id',
-      { expect: { 'session/nope': { outcome: 'leaked', ref: REF } } },
-      'expect["session/nope"]: unknown check id',
-    ],
-    [
       'a label the check does not have',
       { expect: { 'session/set-local': { outcome: 'tracked', ref: REF } } },
       'expect["session/set-local"]: "tracked" is not a label of this check; its labels: scoped, leaked, rejected',
@@ -105,9 +102,63 @@ describe('expectations files', () => {
   test('lists every problem at once', () => {
     const err = problemOf({
       extends: 'nope',
-      expect: { 'a/b': null, 'session/set-leak': { outcome: 'gone', ref: REF } },
+      expect: { 'a/b': null, 'session/set-leak': { outcome: 'gone', ref: REF }, 'session/set-local': { outcome: 'x' } },
     });
     expect(err.message).toMatch(/^acme\.json: 3 problem\(s\):/);
+  });
+
+  // warnUnknownChecks said such files were legal ("the file may be newer"), but the file was
+  // refused before it could warn: forward compatibility wins, and the warning names the ids.
+  test('a check id this version does not have is warned about, by name, and ignored; the known ones still count', () => {
+    const warnings: string[] = [];
+    const p = parseExpectations(
+      {
+        expect: {
+          'session/from-the-future': { outcome: 'whatever', ref: REF, since: '9.0' },
+          'notify/later': null,
+          'session/set-local': { outcome: 'scoped', ref: REF },
+        },
+      },
+      'acme.json',
+      (t) => warnings.push(t),
+    );
+    expect(p.expect).toEqual({ 'session/set-local': { outcome: 'scoped', ref: REF } });
+    expect(warnings).toEqual([
+      'pooltest: note: acme.json: this version has no check session/from-the-future, notify/later (see pooltest --list); those expectations are ignored',
+    ]);
+  });
+
+  test('a known check id with a label it does not have stays EXPECTATIONS_INVALID, beside an unknown id', () => {
+    const warnings: string[] = [];
+    let err: unknown = null;
+    try {
+      parseExpectations(
+        {
+          expect: { 'session/nope': { outcome: 'x', ref: REF }, 'session/set-local': { outcome: 'tracked', ref: REF } },
+        },
+        'acme.json',
+        (t) => warnings.push(t),
+      );
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toMatchObject({
+      code: 'EXPECTATIONS_INVALID',
+      message: expect.stringContaining('"tracked" is not a label'),
+    });
+    expect((err as Error).message).not.toContain('session/nope');
+  });
+
+  test('through the CLI: the unknown id is a note on stderr, and the run goes on (here to the unreachable target)', async () => {
+    const file = path.join(dir, 'newer.json');
+    writeFileSync(file, JSON.stringify({ expect: { 'session/from-the-future': { outcome: 'x', ref: REF } } }));
+    const r = await runCli(['--target', 'postgres://u@127.0.0.1:1/db', '--expect', file, '--no-store'], {
+      timeoutMs: 30_000,
+    });
+    expect(r.stderr).toMatch(/pooltest: note: .*newer\.json: this version has no check session\/from-the-future/);
+    expect(r.stderr).not.toContain('EXPECTATIONS_INVALID');
+    expect(r.stderr).toMatch(/TARGET_REFUSED/);
+    expect(r.code).toBe(2);
   });
 
   test('a file that is missing or not JSON is EXPECTATIONS_INVALID too', () => {
