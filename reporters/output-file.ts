@@ -40,9 +40,9 @@ export function outputPlace(file: string): OutputPlace {
   for (let hop = 0; hop < MAX_HOPS; hop++) {
     const dir = realOrNull(path.dirname(p));
     // /proc/<pid>/fd/N and friends (/dev/stdout, /dev/fd/N lead there) are magic links to an
-    // open descriptor: open the name itself, never rename beside it.
-    // Our own descriptors are written as they are open: opening the name again would truncate
-    // a redirected stdout (losing what was printed) and fails for a socket (ENXIO).
+    // open descriptor, never to be renamed beside. Our own descriptors are written as they
+    // are open: opening the name again would truncate a redirected stdout (losing what was
+    // printed) and fails for a socket (ENXIO). Anything else under /proc: open the name.
     if (dir === `/proc/${process.pid}/fd` && /^\d+$/.test(path.basename(p)))
       return { kind: 'fd', fd: Number(path.basename(p)), path: file };
     if (dir !== null && (dir === '/proc' || dir.startsWith('/proc/'))) return { kind: 'direct', path: file };

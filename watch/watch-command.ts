@@ -10,6 +10,7 @@ import { writeFile } from 'node:fs/promises';
 import { Chalk } from 'chalk';
 import { isPooltestError, PooltestError } from '../engine/errors.js';
 import { redactUrl } from '../engine/target.js';
+import { checkOutputPath } from '../reporters/output-file.js';
 import { colorWanted } from '../reporters/terminal-reporter.js';
 import { childEnvironment, exitStatus, runChild, type ChildExit } from './child-command.js';
 import { parseWatchArgs, WATCH_USAGE, type WatchArgs } from './watch-args.js';
@@ -41,6 +42,8 @@ export async function watchCommand(
   }
   const env = io.env ?? process.env;
   try {
+    // A report path that cannot be written must not cost the whole workload.
+    checkOutputs(args);
     const watching = await startWatch({
       upstream: args.upstream!,
       listenHost: args.listenHost,
@@ -117,6 +120,24 @@ async function writeOutputs(report: WatchReport, args: WatchArgs): Promise<void>
     if (path === undefined) continue;
     try {
       await writeFile(path, render());
+    } catch (error) {
+      throw new PooltestError('OUTPUT_FAILED', `${flag} ${path}: cannot write it (${(error as Error).message})`, {
+        file: path,
+      });
+    }
+  }
+}
+
+/** Throws OUTPUT_FAILED for the first report path that cannot be written (see output-file.ts). */
+function checkOutputs(args: WatchArgs): void {
+  for (const [path, flag] of [
+    [args.json, '--json'],
+    [args.markdown, '--markdown'],
+    [args.html, '--html'],
+  ] as const) {
+    if (path === undefined) continue;
+    try {
+      checkOutputPath(path);
     } catch (error) {
       throw new PooltestError('OUTPUT_FAILED', `${flag} ${path}: cannot write it (${(error as Error).message})`, {
         file: path,

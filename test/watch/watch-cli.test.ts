@@ -185,4 +185,22 @@ describe('pooltest watch -- <real command>', () => {
     expect(dead.stderr).toMatch(/TARGET_REFUSED: --target: /);
     expect(existsSync(marker)).toBe(false);
   });
+
+  test('a report path that is a directory is OUTPUT_FAILED before the workload runs', async () => {
+    const marker = path.join(dir, 'workload-ran-2');
+    const bad = await runCli([
+      'watch',
+      '--upstream',
+      server.url(),
+      '--json',
+      dir,
+      '--',
+      'node',
+      '-e',
+      `require('fs').writeFileSync(${JSON.stringify(marker)}, 'ran')`,
+    ]);
+    expect(bad.code, bad.stderr).toBe(2);
+    expect(bad.stderr).toMatch(/OUTPUT_FAILED: --json .*is a directory/);
+    expect(existsSync(marker)).toBe(false);
+  });
 });
