@@ -1,8 +1,9 @@
 /**
- * Ctrl-C at any moment: SIGINT and SIGTERM sent at many offsets across a whole short run, so
+ * Ctrl-C at any moment: SIGINT and SIGTERM (and, on the embedded default, SIGHUP and SIGQUIT)
+ * sent at many offsets across a whole short run, so
  * that some land in every phase (process start, fixture start-up, discovery, Vitest's start,
  * a check, the sweep, the report). Each run must end by itself within a few seconds of the
- * signal with exit 130, never die from the signal, and either write a report whose summary
+ * signal with exit 130 (129 after SIGHUP, 131 after SIGQUIT), never die from the signal, and either write a report whose summary
  * says interrupted (exit 130, the sweep run and clean, no label the interruption produced)
  * or, before discovery finished, say INTERRUPTED. Nothing may be left: no process, no fixture
  * folder, no state on the pooler's backends.
@@ -22,6 +23,9 @@ import { wrongAnswers } from './fault-run.js';
 
 /** How long after the signal a run may take to end: the check in flight stops, the sweep runs. */
 const END_WITHIN_MS = 8_000;
+
+/** The exit code each signal leaves after an orderly interrupt (the report's summary says 130). */
+const EXIT: Partial<Record<NodeJS.Signals, number>> = { SIGINT: 130, SIGTERM: 130, SIGHUP: 129, SIGQUIT: 131 };
 
 interface SignalledRun {
   run: CliRun;
@@ -96,13 +100,13 @@ function problems(r: SignalledRun, baseline: Record<string, string | null>): str
     // Node tears the process down (its work done, the summary printed, the fixtures stopped)
     // no handler runs any more, and the signal's default action ends it: nothing is lost then.
     if (run.signal === r.sig && /Summary {2}\d+ checks?: /.test(run.stdout)) return [];
-    if (run.code !== report.summary.exitCode && run.code !== 130)
+    if (run.code !== report.summary.exitCode && run.code !== EXIT[r.sig])
       bad.push(`${at}: report says exit ${report.summary.exitCode}, process ${run.code}`);
     return bad;
   }
-  if (run.code !== 130) bad.push(`${at}: exit ${run.code}, not 130: ${run.stderr.slice(-300)}`);
+  if (run.code !== EXIT[r.sig]) bad.push(`${at}: exit ${run.code}, not ${EXIT[r.sig]}: ${run.stderr.slice(-300)}`);
   if (!report) {
-    if (!/INTERRUPTED|SIGINT|SIGTERM/.test(run.stderr))
+    if (!/INTERRUPTED|SIGINT|SIGTERM|SIGHUP|SIGQUIT/.test(run.stderr))
       bad.push(`${at}: no report and no word of the interruption: ${run.stderr.slice(-300)}`);
     return bad;
   }
@@ -150,19 +154,21 @@ async function leftOnPool(stack: Stack): Promise<string[]> {
 }
 
 /**
- * Runs `args` again and again with the signal `stepMs` later each time, SIGINT and SIGTERM in
- * turn (so both reach every phase), until two runs in a row ended before their signal: the
- * whole length of the run is covered however fast or slow the machine is today.
+ * Runs `args` again and again with the signal `stepMs` later each time, the `signals` in turn
+ * (SIGINT and SIGTERM unless told, so both reach every phase), until two runs in a row ended
+ * before their signal: the whole length of the run is covered however fast or slow the
+ * machine is today.
  */
 async function acrossTheRun(
   args: string[],
   stepMs: number,
   maxRuns: number,
   after: (r: SignalledRun) => Promise<void> = async () => undefined,
+  signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM'],
 ): Promise<SignalledRun[]> {
   const runs: SignalledRun[] = [];
   for (let i = 0, late = 0; late < 2 && i < maxRuns; i++) {
-    const r = await signalAt(args, i * stepMs, i % 2 === 0 ? 'SIGINT' : 'SIGTERM');
+    const r = await signalAt(args, i * stepMs, signals[i % signals.length]!);
     runs.push(r);
     late = r.delivered ? 0 : late + 1;
     await after(r);
@@ -218,12 +224,19 @@ describe('a signal at any moment of a run', () => {
     expect(left).toEqual([]);
   });
 
-  test('the embedded default: fixtures it started are stopped and their folders removed, whenever the signal comes', async () => {
+  // SIGHUP (a dropped SSH session) and SIGQUIT in the turn too: kill -QUIT exited 131 at once
+  // and orphaned PostgreSQL, PgBouncer and their folders.
+  test('the embedded default: fixtures it started are stopped and their folders removed, whenever the signal comes (SIGINT, SIGTERM, SIGHUP, SIGQUIT)', async () => {
     const args = ['--only', 'session/set-leak'];
     // About ten offsets across a quiet run's length (fixture start-up included).
     const quiet = await runCli(args);
     expect(quiet.code, quiet.stderr).toBe(0);
-    const runs = await acrossTheRun(args, Math.max(200, Math.ceil(quiet.ms / 10 / 50) * 50), 14);
+    const runs = await acrossTheRun(args, Math.max(200, Math.ceil(quiet.ms / 10 / 50) * 50), 14, undefined, [
+      'SIGINT',
+      'SIGTERM',
+      'SIGHUP',
+      'SIGQUIT',
+    ]);
     console.log(
       `interrupt offsets (embedded): ${runs.filter((r) => r.delivered).length} signalled, by phase ${JSON.stringify(phases(runs))}, fixtures seen at ${runs
         .filter((r) => r.servers.length > 0)
