@@ -39,6 +39,12 @@ export interface DiscoveryOptions {
   runId?: string;
   /** Stops discovery at once (its sessions fail, and discovery throws). */
   signal?: AbortSignal;
+  /**
+   * An earlier discovery of the same target, for a recount (engine/pool-watch.ts): its round
+   * trips, identity and transaction-block answer are taken as they were, and only the pool is
+   * counted and classified again. At a distance that saves most of discovery's round trips.
+   */
+  known?: Discovery;
 }
 
 export async function discover(target: Target, opts: DiscoveryOptions): Promise<Discovery> {
@@ -92,27 +98,30 @@ export async function discover(target: Target, opts: DiscoveryOptions): Promise<
       );
     d.serverVersion = String(info.results[0]?.[0]?.version ?? '');
     d.serverVersionNum = Number(info.results[0]?.[0]?.num ?? 0);
-    d.rttMs = await measureRtt(first);
-    // PgBouncer's admin console is a database of its own that uses none of the pool's
-    // backends: asking it while the transaction-block probe runs saves a login's round trips.
-    const pgpool = await askPgpool(first);
-    const [bouncer, warmConnectMs] = await Promise.all([
-      pgpool ? null : askPgBouncer(scn, target),
-      probeTransactionBlocks(scn, d, first),
-    ]);
-    d.pooler = pgpool ?? bouncer;
-    // The first login of a fresh process also pays for loading pg and warming its crypto (SCRAM):
-    // T's login, the second, is what later logins cost. The faster of the two sets the bounds.
-    if (warmConnectMs !== null) {
-      d.connectLatencyMs = Math.min(d.connectLatencyMs, warmConnectMs);
-      d.waitBoundMs = opts.waitMs ?? clamp(Math.max(250, 10 * d.rttMs, 4 * d.connectLatencyMs), 250, 3000);
+    if (opts.known) await recount(scn, d, first, opts, opts.known);
+    else {
+      d.rttMs = await measureRtt(first);
+      // PgBouncer's admin console is a database of its own that uses none of the pool's
+      // backends: asking it while the transaction-block probe runs saves a login's round trips.
+      const pgpool = await askPgpool(first);
+      const [bouncer, warmConnectMs] = await Promise.all([
+        pgpool ? null : askPgBouncer(scn, target),
+        probeTransactionBlocks(scn, d, first),
+      ]);
+      d.pooler = pgpool ?? bouncer;
+      // The first login of a fresh process also pays for loading pg and warming its crypto (SCRAM):
+      // T's login, the second, is what later logins cost. The faster of the two sets the bounds.
+      if (warmConnectMs !== null) {
+        d.connectLatencyMs = Math.min(d.connectLatencyMs, warmConnectMs);
+        d.waitBoundMs = opts.waitMs ?? clamp(Math.max(250, 10 * d.rttMs, 4 * d.connectLatencyMs), 250, 3000);
+      }
+      // Dead runs' leftovers: reported once here, and never counted as the pool's (busyElsewhere).
+      const stale = staleNote(await findStaleBackends(first, scn.ctx.runId, opts.bounds.stepMs));
+      if (stale) d.notes.push(stale);
+      await countPool(scn, d, first, opts);
+      classify(d);
+      await probeClientRoom(scn, d);
     }
-    // Dead runs' leftovers: reported once here, and never counted as the pool's (busyElsewhere).
-    const stale = staleNote(await findStaleBackends(first, scn.ctx.runId, opts.bounds.stepMs));
-    if (stale) d.notes.push(stale);
-    await countPool(scn, d, first, opts);
-    classify(d);
-    await probeClientRoom(scn, d);
   } catch (err) {
     // A malformed message explains whatever discovery made of it (NOT_POSTGRES, STEERING_FAILED...).
     const v = protocolViolationIn(scn.steps);
@@ -131,6 +140,31 @@ export async function discover(target: Target, opts: DiscoveryOptions): Promise<
     );
   }
   return d;
+}
+
+/**
+ * The pool counted again with what `known` already says of the target: what a destructive
+ * check can change is the number of backends and how they are shared, not the round trip, the
+ * pooler's name, or whether it accepts BEGIN. A pooler that changed its mind about BEGIN makes
+ * holders fail, which the count reports as a failure like any other.
+ */
+async function recount(
+  scn: Scenario,
+  d: Discovery,
+  first: Session,
+  opts: DiscoveryOptions,
+  known: Discovery,
+): Promise<void> {
+  Object.assign(d, {
+    rttMs: known.rttMs,
+    connectLatencyMs: Math.min(d.connectLatencyMs, known.connectLatencyMs),
+    waitBoundMs: opts.waitMs ?? known.waitBoundMs,
+    pooler: known.pooler,
+    transactionBlocks: known.transactionBlocks,
+    holderStrategy: known.holderStrategy,
+  });
+  await countPool(scn, d, first, opts);
+  classify(d);
 }
 
 async function openFirst(scn: Scenario, target: Target, opts: DiscoveryOptions): Promise<Session> {
