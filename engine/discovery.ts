@@ -163,7 +163,11 @@ async function recount(
     transactionBlocks: known.transactionBlocks,
     holderStrategy: known.holderStrategy,
   });
-  await countPool(scn, d, first, opts);
+  // Where the pooler is known to share backends and to admit idle clients freely, a holder's
+  // login holds nothing: the next holder logs in while this one takes (see countPool).
+  const knownShared =
+    (known.mode === 'transaction' || known.mode === 'statement') && !known.clientLimit && !known.spareRoomRefused;
+  await countPool(scn, d, first, { ...opts, knownShared });
   classify(d);
 }
 
@@ -255,7 +259,13 @@ async function probeOn(s: Session, d: Discovery): Promise<void> {
   }
 }
 
-async function countPool(scn: Scenario, d: Discovery, first: Session, opts: DiscoveryOptions): Promise<void> {
+async function countPool(
+  scn: Scenario,
+  d: Discovery,
+  first: Session,
+  /** knownShared: a recount of a pooler known to share backends, where an idle login holds nothing. */
+  opts: DiscoveryOptions & { knownShared?: boolean },
+): Promise<void> {
   // Read D's backend afresh: the transaction-block probe may have cost the pool a server
   // (PgBouncer closes it when it refuses BEGIN in statement mode).
   const idle = await first.run('discovery.idle', 'SELECT pg_backend_pid() AS pid');
@@ -270,53 +280,67 @@ async function countPool(scn: Scenario, d: Discovery, first: Session, opts: Disc
   let retries = 0;
   let busyAtQueue = 0;
   const connectMs = Math.min(opts.bounds.connectMs, d.waitBoundMs + 3 * d.connectLatencyMs);
-  for (let label = 1; holders.length <= opts.poolBound; label++) {
-    const started = performance.now();
-    const s = await openOrRefused(scn, `H${label}`, connectMs, 'discovery.hold.connect');
-    const h = s && s !== 'refused' ? await take(scn, s, 'discovery.hold') : null;
-    // Refused at capacity, at login or while queued for a backend: the pooler's boundary,
-    // found by refusal instead of a queue (it counted the pool).
-    const refusal =
-      s === 'refused'
-        ? scn.steps[scn.steps.length - 1]?.error
-        : h && !h.waited && h.pid === null && isCapacityRefusal(h.step?.error)
-          ? h.step?.error
-          : null;
-    if (refusal) {
-      d.clientLimit = {
-        clients: 1 + holders.length,
-        refusal: `${refusal.code ? `${refusal.code} ` : ''}${refusal.message.replace(/^[A-Z_]+: (cannot connect to \S+: )?/, '')}`,
-      };
-      d.notes.push(
-        `the pooler refused client ${2 + holders.length} instead of queueing it (${d.clientLimit.refusal}): ${d.clientLimit.clients} client(s) admitted at once`,
-      );
+  const login = (label: number): Promise<Session | null | 'refused'> =>
+    openOrRefused(scn, `H${label}`, connectMs, 'discovery.hold.connect');
+  let ahead: Promise<Session | null | 'refused'> | null = null;
+  // A login ahead that the count did not need is closed (an idle client: it holds nothing).
+  const dropAhead = async (): Promise<void> => {
+    const extra = await ahead?.catch(() => null);
+    ahead = null;
+    if (extra && extra !== 'refused') await extra.close();
+  };
+  try {
+    for (let label = 1; holders.length <= opts.poolBound; label++) {
+      const started = performance.now();
+      const s: Session | null | 'refused' = await (ahead ?? login(label));
+      ahead = opts.knownShared && s && s !== 'refused' && holders.length < opts.poolBound ? login(label + 1) : null;
+      const h = s && s !== 'refused' ? await take(scn, s, 'discovery.hold') : null;
+      // Refused at capacity, at login or while queued for a backend: the pooler's boundary,
+      // found by refusal instead of a queue (it counted the pool).
+      const refusal =
+        s === 'refused'
+          ? [...scn.steps].reverse().find((x) => x.session === `H${label}` && x.tag === 'discovery.hold.connect')?.error
+          : h && !h.waited && h.pid === null && isCapacityRefusal(h.step?.error)
+            ? h.step?.error
+            : null;
+      if (refusal) {
+        d.clientLimit = {
+          clients: 1 + holders.length,
+          refusal: `${refusal.code ? `${refusal.code} ` : ''}${refusal.message.replace(/^[A-Z_]+: (cannot connect to \S+: )?/, '')}`,
+        };
+        d.notes.push(
+          `the pooler refused client ${2 + holders.length} instead of queueing it (${d.clientLimit.refusal}): ${d.clientLimit.clients} client(s) admitted at once`,
+        );
+        waited = true;
+        break;
+      }
+      if (h && !h.waited) {
+        if (h.pid === null)
+          throw new PooltestError(
+            'STEERING_FAILED',
+            `a holder could not take a backend: ${h.step?.error?.message ?? 'no pid'}`,
+          );
+        holders.push(h);
+        continue;
+      }
+      // Queued: a full pool, or one whose other backends were busy with other clients' traffic
+      // for a moment? Only the first means the pool is this size; other traffic gets a retry.
+      const busy = await busyElsewhere(scn, holders, performance.now() - started);
+      if (busy > 0 && retries < QUEUE_RETRIES) {
+        retries++;
+        continue;
+      }
+      if (busy > 0) {
+        busyAtQueue = busy;
+        d.notes.push(
+          `${busy} other backend(s) of this database and user stayed busy while the pool looked full: they are counted in, so the pool size is an upper bound`,
+        );
+      }
       waited = true;
       break;
     }
-    if (h && !h.waited) {
-      if (h.pid === null)
-        throw new PooltestError(
-          'STEERING_FAILED',
-          `a holder could not take a backend: ${h.step?.error?.message ?? 'no pid'}`,
-        );
-      holders.push(h);
-      continue;
-    }
-    // Queued: a full pool, or one whose other backends were busy with other clients' traffic
-    // for a moment? Only the first means the pool is this size; other traffic gets a retry.
-    const busy = await busyElsewhere(scn, holders, performance.now() - started);
-    if (busy > 0 && retries < QUEUE_RETRIES) {
-      retries++;
-      continue;
-    }
-    if (busy > 0) {
-      busyAtQueue = busy;
-      d.notes.push(
-        `${busy} other backend(s) of this database and user stayed busy while the pool looked full: they are counted in, so the pool size is an upper bound`,
-      );
-    }
-    waited = true;
-    break;
+  } finally {
+    await dropAhead();
   }
   const pids = new Set(holders.map((h) => h.pid));
   d.sharedAcrossClients = pids.has(firstPid);
@@ -335,9 +359,14 @@ async function countPool(scn: Scenario, d: Discovery, first: Session, opts: Disc
   }
   await releaseAll(holders);
   await first.close();
-  const e = await openWhenAdmitted(scn, 'E', opts.bounds.connectMs);
-  const next = await e.run('discovery.reuse', 'SELECT pg_backend_pid() AS pid');
-  d.reuseAfterDisconnect = next.pid !== null && (next.pid === firstPid || pids.has(next.pid));
+  // Reuse after a disconnect only tells session pooling from direct Postgres (classify): a
+  // recount that already saw backends shared between connected clients needs no new client.
+  const decided = d.transactionBlocks === 'refused' || d.sharedAcrossClients || !d.clientKeepsBackend;
+  if (!(opts.knownShared && decided)) {
+    const e = await openWhenAdmitted(scn, 'E', opts.bounds.connectMs);
+    const next = await e.run('discovery.reuse', 'SELECT pg_backend_pid() AS pid');
+    d.reuseAfterDisconnect = next.pid !== null && (next.pid === firstPid || pids.has(next.pid));
+  }
   d.notes.push(
     waited
       ? `pool full at ${d.poolSize} backend(s): the next client was ${d.clientLimit ? 'refused' : 'queued'}`
