@@ -100,13 +100,15 @@ export async function discover(target: Target, opts: DiscoveryOptions): Promise<
     d.serverVersionNum = Number(info.results[0]?.[0]?.num ?? 0);
     if (opts.known) await recount(scn, d, first, opts, opts.known);
     else {
+      // T, the second client, logs in while D times its round trips: a login is several.
+      const second = secondLogin(scn);
       d.rttMs = await measureRtt(first);
       // PgBouncer's admin console is a database of its own that uses none of the pool's
       // backends: asking it while the transaction-block probe runs saves a login's round trips.
       const pgpool = await askPgpool(first);
       const [bouncer, warmConnectMs] = await Promise.all([
         pgpool ? null : askPgBouncer(scn, target),
-        probeTransactionBlocks(scn, d, first),
+        probeTransactionBlocks(d, first, second),
       ]);
       d.pooler = pgpool ?? bouncer;
       // The first login of a fresh process also pays for loading pg and warming its crypto (SCRAM):
@@ -232,17 +234,35 @@ async function askPgBouncer(scn: Scenario, target: Target): Promise<Discovery['p
   return null;
 }
 
-/** Returns how long T's login took, or null when the pooler admitted no second client. */
-async function probeTransactionBlocks(scn: Scenario, d: Discovery, first: Session): Promise<number | null> {
+interface SecondLogin {
+  session: Promise<Session | null | 'refused'>;
+  /** How long the login took, once it ended. */
+  ms: Promise<number>;
+}
+
+/** T's login through the target, timed (a failure rejects `session`, as openOrRefused does). */
+function secondLogin(scn: Scenario): SecondLogin {
   const t0 = performance.now();
-  const s = await openOrRefused(scn, 'T', scn.ctx.bounds.connectMs, 'discovery.transaction-block.connect');
+  const session = openOrRefused(scn, 'T', scn.ctx.bounds.connectMs, 'discovery.transaction-block.connect');
+  // Awaited by the transaction-block probe; a failure before that is discovery's own.
+  session.catch(() => undefined);
+  const ms = session.then(
+    () => Math.round(performance.now() - t0),
+    () => 0,
+  );
+  return { session, ms };
+}
+
+/** Returns how long T's login took, or null when the pooler admitted no second client. */
+async function probeTransactionBlocks(d: Discovery, first: Session, second: SecondLogin): Promise<number | null> {
+  const s = await second.session;
   // A pooler that admits one client at a time refuses T while D is connected: probe on D.
   if (s === 'refused' || s === null) {
     d.notes.push('transaction blocks probed on the first client: the pooler admitted no second one');
     await probeOn(first, d);
     return null;
   }
-  const connectMs = Math.round(performance.now() - t0);
+  const connectMs = await second.ms;
   await probeOn(s, d);
   await s.close();
   return connectMs;
