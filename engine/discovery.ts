@@ -169,7 +169,9 @@ async function recount(
   // login holds nothing: the next holder logs in while this one takes (see countPool).
   const knownShared =
     (known.mode === 'transaction' || known.mode === 'statement') && !known.clientLimit && !known.spareRoomRefused;
-  await countPool(scn, d, first, { ...opts, knownShared });
+  // Only a smaller pool matters to a recount (engine/pool-watch.ts): holding as many backends as
+  // before proves it is not, with no wait for a holder the pooler queues.
+  await countPool(scn, d, first, { ...opts, knownShared, ...(known.poolSize ? { stopAt: known.poolSize } : {}) });
   classify(d);
 }
 
@@ -283,8 +285,11 @@ async function countPool(
   scn: Scenario,
   d: Discovery,
   first: Session,
-  /** knownShared: a recount of a pooler known to share backends, where an idle login holds nothing. */
-  opts: DiscoveryOptions & { knownShared?: boolean },
+  /**
+   * knownShared: a recount of a pooler known to share backends, where an idle login holds
+   * nothing; stopAt: the count ends once it holds this many backends.
+   */
+  opts: DiscoveryOptions & { knownShared?: boolean; stopAt?: number },
 ): Promise<void> {
   // Read D's backend afresh: the transaction-block probe may have cost the pool a server
   // (PgBouncer closes it when it refuses BEGIN in statement mode).
@@ -303,6 +308,9 @@ async function countPool(
   const login = (label: number): Promise<Session | null | 'refused'> =>
     openOrRefused(scn, `H${label}`, connectMs, 'discovery.hold.connect');
   let ahead: Promise<Session | null | 'refused'> | null = null;
+  let reachedStop = false;
+  // The most holders the count can need: one past the bound, or the stopping point.
+  const most = Math.min(opts.poolBound + 1, opts.stopAt ?? Infinity);
   // A login ahead that the count did not need is closed (an idle client: it holds nothing).
   const dropAhead = async (): Promise<void> => {
     const extra = await ahead?.catch(() => null);
@@ -313,7 +321,7 @@ async function countPool(
     for (let label = 1; holders.length <= opts.poolBound; label++) {
       const started = performance.now();
       const s: Session | null | 'refused' = await (ahead ?? login(label));
-      ahead = opts.knownShared && s && s !== 'refused' && holders.length < opts.poolBound ? login(label + 1) : null;
+      ahead = opts.knownShared && s && s !== 'refused' && holders.length + 1 < most ? login(label + 1) : null;
       const h = s && s !== 'refused' ? await take(scn, s, 'discovery.hold') : null;
       // Refused at capacity, at login or while queued for a backend: the pooler's boundary,
       // found by refusal instead of a queue (it counted the pool).
@@ -341,6 +349,10 @@ async function countPool(
             `a holder could not take a backend: ${h.step?.error?.message ?? 'no pid'}`,
           );
         holders.push(h);
+        if (holders.length >= most && opts.stopAt !== undefined) {
+          reachedStop = true;
+          break;
+        }
         continue;
       }
       // Queued: a full pool, or one whose other backends were busy with other clients' traffic
@@ -367,6 +379,7 @@ async function countPool(
   // Under traffic that never let go, the busy backends may be the pool's: count them, since
   // steering and the sweep only lose by undercounting (a backend never visited or tried).
   if (waited) d.poolSize = new Set([...pids, firstPid]).size + busyAtQueue;
+  else if (reachedStop) d.poolSize = new Set([...pids, firstPid]).size;
   // With D's old backend held, D's next transaction shows whether a client keeps its backend.
   const onFirst = holders.find((h) => h.pid === firstPid);
   const spare = holders.find((h) => h.pid !== firstPid);
@@ -390,7 +403,9 @@ async function countPool(
   d.notes.push(
     waited
       ? `pool full at ${d.poolSize} backend(s): the next client was ${d.clientLimit ? 'refused' : 'queued'}`
-      : `no queueing up to ${opts.poolBound} concurrent backends`,
+      : reachedStop
+        ? `at least ${d.poolSize} backend(s), as many as before: counted no further`
+        : `no queueing up to ${opts.poolBound} concurrent backends`,
   );
 }
 
