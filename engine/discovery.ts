@@ -120,9 +120,17 @@ export async function discover(target: Target, opts: DiscoveryOptions): Promise<
       // Dead runs' leftovers: reported once here, and never counted as the pool's (busyElsewhere).
       const stale = staleNote(await findStaleBackends(first, scn.ctx.runId, opts.bounds.stepMs));
       if (stale) d.notes.push(stale);
-      await countPool(scn, d, first, opts);
-      classify(d);
-      await probeClientRoom(scn, d);
+      const seen = await countPool(scn, d, first, opts);
+      if (modeDecided(d)) {
+        // Connected clients already share backends: the reuse probe cannot change the mode,
+        // so the burst of idle logins goes alongside it.
+        classify(d);
+        await Promise.all([readReuse(scn, d, seen, opts), probeClientRoom(scn, d)]);
+      } else {
+        await readReuse(scn, d, seen, opts);
+        classify(d);
+        await probeClientRoom(scn, d);
+      }
     }
   } catch (err) {
     // A malformed message explains whatever discovery made of it (NOT_POSTGRES, STEERING_FAILED...).
@@ -171,7 +179,13 @@ async function recount(
     (known.mode === 'transaction' || known.mode === 'statement') && !known.clientLimit && !known.spareRoomRefused;
   // Only a smaller pool matters to a recount (engine/pool-watch.ts): holding as many backends as
   // before proves it is not, with no wait for a holder the pooler queues.
-  await countPool(scn, d, first, { ...opts, knownShared, ...(known.poolSize ? { stopAt: known.poolSize } : {}) });
+  const seen = await countPool(scn, d, first, {
+    ...opts,
+    knownShared,
+    ...(known.poolSize ? { stopAt: known.poolSize } : {}),
+  });
+  // A recount that saw backends shared between connected clients needs no new client.
+  if (!modeDecided(d)) await readReuse(scn, d, seen, opts);
   classify(d);
 }
 
@@ -290,7 +304,7 @@ async function countPool(
    * nothing; stopAt: the count ends once it holds this many backends.
    */
   opts: DiscoveryOptions & { knownShared?: boolean; stopAt?: number },
-): Promise<void> {
+): Promise<Seen> {
   // Read D's backend afresh: the transaction-block probe may have cost the pool a server
   // (PgBouncer closes it when it refuses BEGIN in statement mode).
   const idle = await first.run('discovery.idle', 'SELECT pg_backend_pid() AS pid');
@@ -392,14 +406,6 @@ async function countPool(
   }
   await releaseAll(holders);
   await first.close();
-  // Reuse after a disconnect only tells session pooling from direct Postgres (classify): a
-  // recount that already saw backends shared between connected clients needs no new client.
-  const decided = d.transactionBlocks === 'refused' || d.sharedAcrossClients || !d.clientKeepsBackend;
-  if (!(opts.knownShared && decided)) {
-    const e = await openWhenAdmitted(scn, 'E', opts.bounds.connectMs);
-    const next = await e.run('discovery.reuse', 'SELECT pg_backend_pid() AS pid');
-    d.reuseAfterDisconnect = next.pid !== null && (next.pid === firstPid || pids.has(next.pid));
-  }
   d.notes.push(
     waited
       ? `pool full at ${d.poolSize} backend(s): the next client was ${d.clientLimit ? 'refused' : 'queued'}`
@@ -407,6 +413,28 @@ async function countPool(
         ? `at least ${d.poolSize} backend(s), as many as before: counted no further`
         : `no queueing up to ${opts.poolBound} concurrent backends`,
   );
+  return { firstPid, pids };
+}
+
+/** The backends the count saw: D's, and those its holders took. */
+interface Seen {
+  firstPid: number;
+  pids: Set<number | null>;
+}
+
+/**
+ * Whether the mode is known without the reuse probe: reuse after a disconnect only tells
+ * session pooling from Postgres itself (classify).
+ */
+function modeDecided(d: Discovery): boolean {
+  return d.transactionBlocks === 'refused' || d.sharedAcrossClients || !d.clientKeepsBackend;
+}
+
+/** A new client after D left: on a backend seen before means backends are reused at all. */
+async function readReuse(scn: Scenario, d: Discovery, seen: Seen, opts: DiscoveryOptions): Promise<void> {
+  const e = await openWhenAdmitted(scn, 'E', opts.bounds.connectMs);
+  const next = await e.run('discovery.reuse', 'SELECT pg_backend_pid() AS pid');
+  d.reuseAfterDisconnect = next.pid !== null && (next.pid === seen.firstPid || seen.pids.has(next.pid));
 }
 
 /** D's next transaction: on another backend means a connected client does not keep its backend. No answer tells nothing. */
