@@ -9,7 +9,7 @@
  * process each time, while a pooler hands out a server connection it already has. Each cycle is
  * timed from connect to disconnect. Each side runs its cycles one after another, and the two
  * sides run at the same time, so that load from elsewhere on the machine slows both alike (and
- * the measurement takes half as long). A side that has 20 cycles once 600 ms have passed has
+ * the measurement takes half as long). A side that has 15 cycles once 600 ms have passed has
  * enough: on loopback a side does 40 or more in that time, while at a distance, where a cycle
  * is several round trips, 60 would cost seconds without changing the p50. Only each side's first cycle is recorded step by step (a few hundred
  * identical steps would drown the report): then each side is one recorded step whose row carries
@@ -28,7 +28,7 @@ export const CHURN_CYCLES = 60;
 /** The whole measurement stops after this long, whatever the count (a slow remote target). */
 const BUDGET_MS = 5000;
 /** Cycles per side that suffice once the measurement has lasted {@link ENOUGH_MS}. */
-const ENOUGH_CYCLES = 20;
+const ENOUGH_CYCLES = 15;
 const ENOUGH_MS = 600;
 /** Fewer completed cycles than this per side prove nothing. */
 const MIN_CYCLES = 10;
