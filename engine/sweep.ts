@@ -149,6 +149,7 @@ export async function sweep(
       holdMs: 200,
       waitMs,
       deadlineMs: 3 * ctx.bounds.stepMs,
+      asker: early.target,
     });
     visited = visits.visited;
     const found = findings(visits);
