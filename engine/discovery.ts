@@ -321,21 +321,31 @@ async function countPool(
   const connectMs = Math.min(opts.bounds.connectMs, d.waitBoundMs + 3 * d.connectLatencyMs);
   const login = (label: number): Promise<Session | null | 'refused'> =>
     openOrRefused(scn, `H${label}`, connectMs, 'discovery.hold.connect');
-  let ahead: Promise<Session | null | 'refused'> | null = null;
+  // Logins started ahead of their holder's turn, by label.
+  const ahead = new Map<number, Promise<Session | null | 'refused'>>();
+  const loginAhead = (label: number): void => {
+    if (ahead.has(label)) return;
+    const pending = login(label);
+    pending.catch(() => undefined); // awaited in its turn, or dropped below
+    ahead.set(label, pending);
+  };
   let reachedStop = false;
   // The most holders the count can need: one past the bound, or the stopping point.
   const most = Math.min(opts.poolBound + 1, opts.stopAt ?? Infinity);
+  // As many holders as the count stops at log in together; a holder logs in one ahead else.
+  if (opts.knownShared) for (let label = 1; label <= Math.min(most, opts.stopAt ?? 1); label++) loginAhead(label);
   // A login ahead that the count did not need is closed (an idle client: it holds nothing).
   const dropAhead = async (): Promise<void> => {
-    const extra = await ahead?.catch(() => null);
-    ahead = null;
-    if (extra && extra !== 'refused') await extra.close();
+    const extras = await Promise.all([...ahead.values()].map((p) => p.catch(() => null)));
+    ahead.clear();
+    await Promise.all(extras.map((x) => (x && x !== 'refused' ? x.close() : undefined)));
   };
   try {
     for (let label = 1; holders.length <= opts.poolBound; label++) {
       const started = performance.now();
-      const s: Session | null | 'refused' = await (ahead ?? login(label));
-      ahead = opts.knownShared && s && s !== 'refused' && holders.length + 1 < most ? login(label + 1) : null;
+      const s: Session | null | 'refused' = await (ahead.get(label) ?? login(label));
+      ahead.delete(label);
+      if (opts.knownShared && s && s !== 'refused' && holders.length + 1 < most) loginAhead(label + 1);
       const h = s && s !== 'refused' ? await take(scn, s, 'discovery.hold') : null;
       // Refused at capacity, at login or while queued for a backend: the pooler's boundary,
       // found by refusal instead of a queue (it counted the pool).
