@@ -216,11 +216,9 @@ export async function executeCheck(
     !scn.interrupted && (outageIn(scn.steps) !== undefined || nothingAnswered(scn.steps) !== undefined);
   // Asking about other runs touches none of the check's sessions: it goes while they close.
   // Over --direct it touches no pooled backend either, so the tidy-up's visits of the pool go
-  // alongside it (after an outage they wait for the target to answer again, below). Nor do the
-  // visits wait for the check's sessions to be closed: those sent their last statement, and a
-  // backend one of them still holds comes free when its goodbye arrives, within a visit's wait.
+  // alongside it (after an outage they wait for the target to answer again, below).
   const closed = scn.closeAll();
-  const tidied = ctx.direct && !scn.interrupted && !unavailable ? tidyAfter(def, ctx, scn) : null;
+  const tidied = ctx.direct && !scn.interrupted && !unavailable ? closed.then(() => tidyAfter(def, ctx, scn)) : null;
   const [, othersDuring] = await Promise.all([
     closed,
     scn.interrupted ? null : otherRunsActive(ctx, performance.now() - started),
