@@ -15,6 +15,7 @@ import { tidy, type Findings } from './sweep.js';
 import { untilAnswering } from './steering/until-answering.js';
 import { blockingChange, describeChange, recountAfter, takeRecountFailure } from './pool-watch.js';
 import { verdictFor } from './verdict.js';
+import { sparesAllowed } from './steering/spare-session.js';
 import type { CheckResult, Discovery, Judgement, Profile, Severity, StepRecord } from './types.js';
 
 /** What one outcome label means for its check, whether it breaks an application, and the fix. */
@@ -218,7 +219,12 @@ export async function executeCheck(
   // Over --direct it touches no pooled backend either, so the tidy-up's visits of the pool go
   // alongside it (after an outage they wait for the target to answer again, below).
   const closed = scn.closeAll();
-  const tidied = ctx.direct && !scn.interrupted && !unavailable ? closed.then(() => tidyAfter(def, ctx, scn)) : null;
+  // Only where a closing client holds nothing a visitor needs (as for spares): a pooler with a
+  // client limit may not yet have freed the check's slots for the visitors.
+  const tidied =
+    ctx.direct && sparesAllowed(ctx) && !scn.interrupted && !unavailable
+      ? closed.then(() => tidyAfter(def, ctx, scn))
+      : null;
   const [, othersDuring] = await Promise.all([
     closed,
     scn.interrupted ? null : otherRunsActive(ctx, performance.now() - started),
