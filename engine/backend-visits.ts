@@ -34,6 +34,11 @@ export interface VisitOptions {
   waitMs: number;
   /** No new round after this many ms. */
   deadlineMs: number;
+  /**
+   * A session through the target, already logging in, to ask which backends are still alive
+   * (the sweep's catalog-wide session); without one, each question opens its own.
+   */
+  asker?: Promise<Session> | null;
 }
 
 export async function visitBackends(
@@ -55,6 +60,7 @@ export async function visitBackends(
     unvisited = await stillAlive(
       scn,
       touched.filter((p) => !visited.has(p)),
+      opts.asker ?? null,
     );
     if (unvisited.length === 0 && (complete || visited.size > 0)) break;
     if (Date.now() >= deadline) break;
@@ -112,14 +118,16 @@ async function openVisitor(scn: Scenario, label: string, tag: string, connectMs:
 }
 
 /** Which of `pids` still exist (pg_stat_activity shows every backend's pid to every login). */
-async function stillAlive(scn: Scenario, pids: number[]): Promise<number[]> {
+async function stillAlive(scn: Scenario, pids: number[], asker: Promise<Session> | null): Promise<number[]> {
   if (pids.length === 0) return [];
-  const s = await scn.open(`alive${scn.steps.length}`);
+  // A given session that failed to log in is no reason not to ask: a session of its own asks.
+  const given = asker ? await asker.catch(() => null) : null;
+  const s = given ?? (await scn.open(`alive${scn.steps.length}`));
   const step = await s.run(
     'visit.alive',
     `SELECT coalesce(array_agg(pid), '{}') AS alive FROM pg_stat_activity WHERE pid = ANY(ARRAY[${pids.join(', ')}]::int[])`,
   );
-  await s.close();
+  if (!given) await s.close();
   const alive = valueOf(step, 'alive');
   // Unreadable: count them all as alive, so they are reported rather than silently skipped.
   return Array.isArray(alive) ? alive.map(Number) : pids;

@@ -16,6 +16,7 @@ import { tidy, type Findings } from './sweep.js';
 import { untilAnswering } from './steering/until-answering.js';
 import { blockingChange, describeChange, recountAfter, takeRecountFailure } from './pool-watch.js';
 import { verdictFor } from './verdict.js';
+import { sparesAllowed } from './steering/spare-session.js';
 import type { CheckResult, Discovery, Judgement, Profile, Severity, StepRecord } from './types.js';
 
 /** What one outcome label means for its check, whether it breaks an application, and the fix. */
@@ -219,9 +220,20 @@ export async function executeCheck(
     runError = isPooltestError(err) ? `${err.code}: ${err.message}` : err instanceof Error ? err.message : String(err);
   }
   const othersBefore = await askedBefore;
+  const unavailable =
+    !scn.interrupted && (outageIn(scn.steps) !== undefined || nothingAnswered(scn.steps) !== undefined);
   // Asking about other runs touches none of the check's sessions: it goes while they close.
+  // Over --direct it touches no pooled backend either, so the tidy-up's visits of the pool go
+  // alongside it (after an outage they wait for the target to answer again, below).
+  const closed = scn.closeAll();
+  // Only where a closing client holds nothing a visitor needs (as for spares): a pooler with a
+  // client limit may not yet have freed the check's slots for the visitors.
+  const tidied =
+    ctx.direct && sparesAllowed(ctx) && !scn.interrupted && !unavailable
+      ? closed.then(() => tidyAfter(def, ctx, scn))
+      : null;
   const [, othersDuring] = await Promise.all([
-    scn.closeAll(),
+    closed,
     scn.interrupted ? null : otherRunsActive(ctx, performance.now() - started),
   ]);
   const others = Math.max(othersBefore ?? 0, othersDuring ?? 0);
@@ -247,17 +259,14 @@ export async function executeCheck(
   // After an outage (a restarting pooler or server), the next check starts once the target
   // answers again (bounded), rather than failing fast while it is still down. The wait is
   // announced (progress line) and counted in this check's duration: it is this check's time.
-  if (!scn.interrupted && (outageIn(scn.steps) || nothingAnswered(scn.steps))) {
+  if (unavailable) {
     const boundMs = ctx.bounds.connectMs + ctx.bounds.stepMs;
     events.onWait?.(`the target to answer again (${def.id} found it unavailable)`, boundMs);
     await untilAnswering(ctx, boundMs);
   }
   const durationMs = Math.round(performance.now() - started);
   // Never interrupted: an interrupted check is exactly the one most likely to leave state.
-  const missed =
-    scn.steps.length === 0
-      ? { left: [], unreached: [] }
-      : await tidy(ctx, [def.id], touchedBy(scn.steps), withSpares(new Scenario(ctx)));
+  const missed = await (tidied ?? tidyAfter(def, ctx, scn));
   // A check that can damage the pool: count it again; a smaller one is this check's finding.
   const change = def.flags?.includes('destructive') && !scn.interrupted ? await recountAfter(ctx, def.id) : null;
   const recountFailed = takeRecountFailure(ctx.runId);
@@ -279,6 +288,12 @@ export async function executeCheck(
     statements: scn.recorder.statements,
     cleanup: cleanupStatus(scn.steps, missed),
   };
+}
+
+/** The visits right after a check, to every backend its steps reported (engine/sweep.ts, tidy). */
+function tidyAfter(def: CheckDefinition, ctx: RunContext, scn: Scenario): Promise<Findings> {
+  if (scn.steps.length === 0) return Promise.resolve({ left: [], unreached: [] });
+  return tidy(ctx, [def.id], touchedBy(scn.steps), withSpares(new Scenario(ctx)));
 }
 
 /** The tidy-up's visitors log in ahead of need too (never interrupted: no signal). */

@@ -12,13 +12,15 @@
  *  5. With d held, D's next transaction shows whether a client keeps its backend.
  *  6. A new client after D leaves shows whether backends are reused at all (direct Postgres
  *     starts a new process for every connection).
+ * Steps 4 to 6 are the pool count (pool-count.ts), which the recount after a destructive check
+ * repeats with what this discovery learned (engine/pool-watch.ts).
  */
 import { PooltestError } from './errors.js';
 import { probeTcp } from './session/connect.js';
 import { Session } from './session/session.js';
 import { Scenario, type RunContext } from './steering/scenario.js';
-import { releaseAll, take, type Hold } from './steering/holders.js';
-import { findStaleBackends, staleCondition, staleNote } from './steering/stale-backends.js';
+import { classify, countPool, modeDecided, readReuse } from './pool-count.js';
+import { findStaleBackends, staleNote } from './steering/stale-backends.js';
 import { openOrRefused, openWhenAdmitted } from './steering/admitted.js';
 import { isCapacityRefusal } from './judging/capacity-refusal.js';
 import { depthFor } from './steering/spare-session.js';
@@ -39,6 +41,12 @@ export interface DiscoveryOptions {
   runId?: string;
   /** Stops discovery at once (its sessions fail, and discovery throws). */
   signal?: AbortSignal;
+  /**
+   * An earlier discovery of the same target, for a recount (engine/pool-watch.ts): its round
+   * trips, identity and transaction-block answer are taken as they were, and only the pool is
+   * counted and classified again. At a distance that saves most of discovery's round trips.
+   */
+  known?: Discovery;
 }
 
 export async function discover(target: Target, opts: DiscoveryOptions): Promise<Discovery> {
@@ -92,27 +100,40 @@ export async function discover(target: Target, opts: DiscoveryOptions): Promise<
       );
     d.serverVersion = String(info.results[0]?.[0]?.version ?? '');
     d.serverVersionNum = Number(info.results[0]?.[0]?.num ?? 0);
-    d.rttMs = await measureRtt(first);
-    // PgBouncer's admin console is a database of its own that uses none of the pool's
-    // backends: asking it while the transaction-block probe runs saves a login's round trips.
-    const pgpool = await askPgpool(first);
-    const [bouncer, warmConnectMs] = await Promise.all([
-      pgpool ? null : askPgBouncer(scn, target),
-      probeTransactionBlocks(scn, d, first),
-    ]);
-    d.pooler = pgpool ?? bouncer;
-    // The first login of a fresh process also pays for loading pg and warming its crypto (SCRAM):
-    // T's login, the second, is what later logins cost. The faster of the two sets the bounds.
-    if (warmConnectMs !== null) {
-      d.connectLatencyMs = Math.min(d.connectLatencyMs, warmConnectMs);
-      d.waitBoundMs = opts.waitMs ?? clamp(Math.max(250, 10 * d.rttMs, 4 * d.connectLatencyMs), 250, 3000);
+    if (opts.known) await recount(scn, d, first, opts, opts.known);
+    else {
+      // T, the second client, logs in while D times its round trips: a login is several.
+      const second = secondLogin(scn);
+      d.rttMs = await measureRtt(first);
+      // PgBouncer's admin console is a database of its own that uses none of the pool's
+      // backends: asking it while the transaction-block probe runs saves a login's round trips.
+      const pgpool = await askPgpool(first);
+      const [bouncer, warmConnectMs] = await Promise.all([
+        pgpool ? null : askPgBouncer(scn, target),
+        probeTransactionBlocks(d, first, second),
+      ]);
+      d.pooler = pgpool ?? bouncer;
+      // The first login of a fresh process also pays for loading pg and warming its crypto (SCRAM):
+      // T's login, the second, is what later logins cost. The faster of the two sets the bounds.
+      if (warmConnectMs !== null) {
+        d.connectLatencyMs = Math.min(d.connectLatencyMs, warmConnectMs);
+        d.waitBoundMs = opts.waitMs ?? clamp(Math.max(250, 10 * d.rttMs, 4 * d.connectLatencyMs), 250, 3000);
+      }
+      // Dead runs' leftovers: reported once here, and never counted as the pool's (busyElsewhere).
+      const stale = staleNote(await findStaleBackends(first, scn.ctx.runId, opts.bounds.stepMs));
+      if (stale) d.notes.push(stale);
+      const seen = await countPool(scn, d, first, opts);
+      if (modeDecided(d)) {
+        // Connected clients already share backends: the reuse probe cannot change the mode,
+        // so the burst of idle logins goes alongside it.
+        classify(d);
+        await Promise.all([readReuse(scn, d, seen, opts), probeClientRoom(scn, d)]);
+      } else {
+        await readReuse(scn, d, seen, opts);
+        classify(d);
+        await probeClientRoom(scn, d);
+      }
     }
-    // Dead runs' leftovers: reported once here, and never counted as the pool's (busyElsewhere).
-    const stale = staleNote(await findStaleBackends(first, scn.ctx.runId, opts.bounds.stepMs));
-    if (stale) d.notes.push(stale);
-    await countPool(scn, d, first, opts);
-    classify(d);
-    await probeClientRoom(scn, d);
   } catch (err) {
     // A malformed message explains whatever discovery made of it (NOT_POSTGRES, STEERING_FAILED...).
     const v = protocolViolationIn(scn.steps);
@@ -132,6 +153,43 @@ export async function discover(target: Target, opts: DiscoveryOptions): Promise<
     );
   }
   return d;
+}
+
+/**
+ * The pool counted again with what `known` already says of the target: what a destructive
+ * check can change is the number of backends and how they are shared, not the round trip, the
+ * pooler's name, or whether it accepts BEGIN. A pooler that changed its mind about BEGIN makes
+ * holders fail, which the count reports as a failure like any other.
+ */
+async function recount(
+  scn: Scenario,
+  d: Discovery,
+  first: Session,
+  opts: DiscoveryOptions,
+  known: Discovery,
+): Promise<void> {
+  Object.assign(d, {
+    rttMs: known.rttMs,
+    connectLatencyMs: Math.min(d.connectLatencyMs, known.connectLatencyMs),
+    waitBoundMs: opts.waitMs ?? known.waitBoundMs,
+    pooler: known.pooler,
+    transactionBlocks: known.transactionBlocks,
+    holderStrategy: known.holderStrategy,
+  });
+  // Where the pooler is known to share backends and to admit idle clients freely, a holder's
+  // login holds nothing: holders log in ahead of their turn (see countPool).
+  const knownShared =
+    (known.mode === 'transaction' || known.mode === 'statement') && !known.clientLimit && !known.spareRoomRefused;
+  // Only a smaller pool matters to a recount (engine/pool-watch.ts): holding as many backends as
+  // before proves it is not, with no wait for a holder the pooler queues.
+  const seen = await countPool(scn, d, first, {
+    ...opts,
+    knownShared,
+    ...(known.poolSize ? { stopAt: known.poolSize } : {}),
+  });
+  // A recount that saw backends shared between connected clients needs no new client.
+  if (!modeDecided(d)) await readReuse(scn, d, seen, opts);
+  classify(d);
 }
 
 async function openFirst(scn: Scenario, target: Target, opts: DiscoveryOptions): Promise<Session> {
@@ -195,17 +253,35 @@ async function askPgBouncer(scn: Scenario, target: Target): Promise<Discovery['p
   return null;
 }
 
-/** Returns how long T's login took, or null when the pooler admitted no second client. */
-async function probeTransactionBlocks(scn: Scenario, d: Discovery, first: Session): Promise<number | null> {
+interface SecondLogin {
+  session: Promise<Session | null | 'refused'>;
+  /** How long the login took, once it ended. */
+  ms: Promise<number>;
+}
+
+/** T's login through the target, timed (a failure rejects `session`, as openOrRefused does). */
+function secondLogin(scn: Scenario): SecondLogin {
   const t0 = performance.now();
-  const s = await openOrRefused(scn, 'T', scn.ctx.bounds.connectMs, 'discovery.transaction-block.connect');
+  const session = openOrRefused(scn, 'T', scn.ctx.bounds.connectMs, 'discovery.transaction-block.connect');
+  // Awaited by the transaction-block probe; a failure before that is discovery's own.
+  session.catch(() => undefined);
+  const ms = session.then(
+    () => Math.round(performance.now() - t0),
+    () => 0,
+  );
+  return { session, ms };
+}
+
+/** Returns how long T's login took, or null when the pooler admitted no second client. */
+async function probeTransactionBlocks(d: Discovery, first: Session, second: SecondLogin): Promise<number | null> {
+  const s = await second.session;
   // A pooler that admits one client at a time refuses T while D is connected: probe on D.
   if (s === 'refused' || s === null) {
     d.notes.push('transaction blocks probed on the first client: the pooler admitted no second one');
     await probeOn(first, d);
     return null;
   }
-  const connectMs = Math.round(performance.now() - t0);
+  const connectMs = await second.ms;
   await probeOn(s, d);
   await s.close();
   return connectMs;
@@ -220,138 +296,6 @@ async function probeOn(s: Session, d: Discovery): Promise<void> {
     d.holderStrategy = 'statement';
     d.notes.push(`transaction blocks refused: ${step.error?.message ?? 'the connection was closed'}`);
   }
-}
-
-async function countPool(scn: Scenario, d: Discovery, first: Session, opts: DiscoveryOptions): Promise<void> {
-  // Read D's backend afresh: the transaction-block probe may have cost the pool a server
-  // (PgBouncer closes it when it refuses BEGIN in statement mode).
-  const idle = await first.run('discovery.idle', 'SELECT pg_backend_pid() AS pid');
-  if (idle.pid === null)
-    throw new PooltestError(
-      'STEERING_FAILED',
-      `the first client lost its connection during discovery: ${idle.error?.message ?? 'no pid'}`,
-    );
-  const firstPid = idle.pid;
-  const holders: Hold[] = [];
-  let waited = false;
-  let retries = 0;
-  let busyAtQueue = 0;
-  const connectMs = Math.min(opts.bounds.connectMs, d.waitBoundMs + 3 * d.connectLatencyMs);
-  for (let label = 1; holders.length <= opts.poolBound; label++) {
-    const started = performance.now();
-    const s = await openOrRefused(scn, `H${label}`, connectMs, 'discovery.hold.connect');
-    const h = s && s !== 'refused' ? await take(scn, s, 'discovery.hold') : null;
-    // Refused at capacity, at login or while queued for a backend: the pooler's boundary,
-    // found by refusal instead of a queue (it counted the pool).
-    const refusal =
-      s === 'refused'
-        ? scn.steps[scn.steps.length - 1]?.error
-        : h && !h.waited && h.pid === null && isCapacityRefusal(h.step?.error)
-          ? h.step?.error
-          : null;
-    if (refusal) {
-      d.clientLimit = {
-        clients: 1 + holders.length,
-        refusal: `${refusal.code ? `${refusal.code} ` : ''}${refusal.message.replace(/^[A-Z_]+: (cannot connect to \S+: )?/, '')}`,
-      };
-      d.notes.push(
-        `the pooler refused client ${2 + holders.length} instead of queueing it (${d.clientLimit.refusal}): ${d.clientLimit.clients} client(s) admitted at once`,
-      );
-      waited = true;
-      break;
-    }
-    if (h && !h.waited) {
-      if (h.pid === null)
-        throw new PooltestError(
-          'STEERING_FAILED',
-          `a holder could not take a backend: ${h.step?.error?.message ?? 'no pid'}`,
-        );
-      holders.push(h);
-      continue;
-    }
-    // Queued: a full pool, or one whose other backends were busy with other clients' traffic
-    // for a moment? Only the first means the pool is this size; other traffic gets a retry.
-    const busy = await busyElsewhere(scn, holders, performance.now() - started);
-    if (busy > 0 && retries < QUEUE_RETRIES) {
-      retries++;
-      continue;
-    }
-    if (busy > 0) {
-      busyAtQueue = busy;
-      d.notes.push(
-        `${busy} other backend(s) of this database and user stayed busy while the pool looked full: they are counted in, so the pool size is an upper bound`,
-      );
-    }
-    waited = true;
-    break;
-  }
-  const pids = new Set(holders.map((h) => h.pid));
-  d.sharedAcrossClients = pids.has(firstPid);
-  // Under traffic that never let go, the busy backends may be the pool's: count them, since
-  // steering and the sweep only lose by undercounting (a backend never visited or tried).
-  if (waited) d.poolSize = new Set([...pids, firstPid]).size + busyAtQueue;
-  // With D's old backend held, D's next transaction shows whether a client keeps its backend.
-  const onFirst = holders.find((h) => h.pid === firstPid);
-  const spare = holders.find((h) => h.pid !== firstPid);
-  if (onFirst && spare) {
-    await spare.release();
-    holders.splice(holders.indexOf(spare), 1);
-    await readKeep(first, firstPid, d);
-  } else if (!onFirst) {
-    await readKeep(first, firstPid, d);
-  }
-  await releaseAll(holders);
-  await first.close();
-  const e = await openWhenAdmitted(scn, 'E', opts.bounds.connectMs);
-  const next = await e.run('discovery.reuse', 'SELECT pg_backend_pid() AS pid');
-  d.reuseAfterDisconnect = next.pid !== null && (next.pid === firstPid || pids.has(next.pid));
-  d.notes.push(
-    waited
-      ? `pool full at ${d.poolSize} backend(s): the next client was ${d.clientLimit ? 'refused' : 'queued'}`
-      : `no queueing up to ${opts.poolBound} concurrent backends`,
-  );
-}
-
-/** D's next transaction: on another backend means a connected client does not keep its backend. No answer tells nothing. */
-async function readKeep(first: Session, firstPid: number, d: Discovery): Promise<void> {
-  const again = await first.run('discovery.keep', 'SELECT pg_backend_pid() AS pid');
-  if (again.pid !== null) d.clientKeepsBackend = again.pid === firstPid;
-  else d.notes.push(`whether a client keeps its backend is unknown: ${again.error?.message ?? 'no pid'}`);
-}
-
-/** Fresh holders after a queue that other traffic explains (see countPool). */
-const QUEUE_RETRIES = 3;
-
-/**
- * Backends of this database and user, other than the ones we hold, that were not idle during
- * the last `sinceMs` (read from a holder inside its transaction: it has a backend to ask
- * from). -1 when no holder can ask (statement-strategy holders are busy sleeping).
- */
-async function busyElsewhere(scn: Scenario, holders: Hold[], sinceMs: number): Promise<number> {
-  const asker = [...holders].reverse().find((h) => h.session.alive && h.step?.txStatus === 'T');
-  if (!asker) return -1;
-  const held = holders.map((h) => h.pid).filter((p): p is number => p !== null);
-  // Since this holder started: D's last query and the earlier holders' takes came before.
-  const windowMs = Math.floor(sinceMs);
-  const step = await asker.session.run(
-    'discovery.probe',
-    `SELECT pg_stat_clear_snapshot(); SELECT count(*)::int AS busy_others FROM pg_stat_activity
-    WHERE datname = current_database() AND usename = session_user AND backend_type = 'client backend' AND pid <> ALL(ARRAY[${held.join(', ')}]::int[])
-      AND NOT ${staleCondition(scn.ctx.runId, scn.ctx.bounds.stepMs)}
-      AND (state IS DISTINCT FROM 'idle' OR state_change > clock_timestamp() - make_interval(secs => ${(windowMs / 1000).toFixed(3)}))`,
-  );
-  const n = step.results[1]?.[0]?.busy_others;
-  return typeof n === 'number' ? n : -1;
-}
-
-function classify(d: Discovery): void {
-  if (d.transactionBlocks === 'refused') d.mode = 'statement';
-  // A connected client moved to another backend: backends are not bound to clients. Under
-  // other traffic this can be the only sign, when no holder could reach the idle client's
-  // backend before the traffic took it.
-  else if (d.sharedAcrossClients || !d.clientKeepsBackend) d.mode = 'transaction';
-  else if (d.reuseAfterDisconnect || d.poolSize !== null) d.mode = 'session';
-  else d.mode = 'direct';
 }
 
 function clamp(v: number, lo: number, hi: number): number {

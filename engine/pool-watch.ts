@@ -56,6 +56,7 @@ export async function recountAfter(ctx: RunContext, checkId: string): Promise<Po
       runId: ctx.runId,
       waitMs: ctx.discovery.waitBoundMs,
       failOnLargePool: false,
+      known: ctx.discovery,
     });
   } catch (err) {
     lastFailure.set(ctx.runId, err instanceof Error ? err.message : String(err));

@@ -22,6 +22,7 @@ import { numberOf, valueOf } from './judging/record.js';
 import { sleep } from './time.js';
 import { restoreNames } from './sweep-names.js';
 import type { Session } from './session/session.js';
+import { sparesAllowed } from './steering/spare-session.js';
 import type { SweepResult } from './types.js';
 
 /**
@@ -134,6 +135,13 @@ export async function sweep(
   const doubts: string[] = [];
   let visited: number[] = [];
   const via: string[] = ['target'];
+  // The catalog-wide look's sessions log in while the visits run: over --direct always (it uses
+  // no pooled backend), through the target where an idle login holds nothing (as for spares).
+  const early: Logins = {
+    target: sparesAllowed(ctx) ? scn.open('G') : null,
+    direct: ctx.direct ? scn.open('GD', { to: 'direct' }) : null,
+  };
+  for (const login of [early.target, early.direct]) login?.catch(() => undefined);
   try {
     // Patient: once per run, and other clients may be keeping every backend busy for a while.
     const waitMs = Math.min(ctx.bounds.stepMs, 4 * ctx.discovery.waitBoundMs);
@@ -141,6 +149,7 @@ export async function sweep(
       holdMs: 200,
       waitMs,
       deadlineMs: 3 * ctx.bounds.stepMs,
+      asker: early.target,
     });
     visited = visits.visited;
     const found = findings(visits);
@@ -153,10 +162,12 @@ export async function sweep(
       ),
     );
     if (visited.length === 0) doubts.push(`the sweep could not reach any backend${firstConnectError(scn)}`);
-    await sweepGlobal(scn, ctx, checkIds, leftovers, doubts, via);
+    await sweepGlobal(scn, ctx, checkIds, leftovers, doubts, via, early);
   } catch (err) {
     doubts.push(`the sweep could not finish: ${err instanceof Error ? err.message : String(err)}`);
   } finally {
+    // A login still under way would be left open after closeAll.
+    await Promise.allSettled([early.target, early.direct]);
     await scn.closeAll();
   }
   // A malformed message from the target: what it said cannot be trusted, so nothing is proven.
@@ -246,6 +257,12 @@ function findings(visits: Visits): Findings & { doubts: string[] } {
   return { left, doubts, unreached: visits.unvisited };
 }
 
+/** Sessions for the catalog-wide look, logging in ahead (null: log in when needed). */
+interface Logins {
+  target: Promise<Session> | null;
+  direct: Promise<Session> | null;
+}
+
 /** Catalog-wide views: locks and temp tables of any session, and (direct) idle transactions. */
 async function sweepGlobal(
   scn: Scenario,
@@ -254,6 +271,7 @@ async function sweepGlobal(
   leftovers: string[],
   doubts: string[],
   via: string[],
+  early: Logins,
 ): Promise<void> {
   const keys = lockKeys(ctx.runId, checkIds).join(', ');
   const globalSql = `SELECT pg_backend_pid() AS pid,
@@ -261,7 +279,7 @@ async function sweepGlobal(
     (SELECT count(*)::int FROM pg_class WHERE relpersistence = 't' AND relname LIKE 'pooltest\\_${ctx.runId}%') AS any_temp_tables,
     (SELECT count(*)::int FROM pg_namespace WHERE nspname LIKE 'pooltest\\_${ctx.runId}%') AS any_schemas,
     (${countRunTablesSql(runTablePattern(ctx.runId))}) AS run_tables`;
-  const g = await scn.open('G');
+  const g = await (early.target ?? scn.open('G'));
   const step = await g.run('sweep.global', globalSql);
   if (step.error) doubts.push(`could not look catalog-wide: ${step.error.message}`);
   for (const col of ['any_locks', 'any_temp_tables', 'any_schemas', 'run_tables']) {
@@ -287,7 +305,7 @@ async function sweepGlobal(
   await idleInTransaction(scn, g, 'target', ctx.runId, leftovers, doubts);
   if (!ctx.direct) return;
   via.push('direct');
-  const d = await scn.open('GD', { to: 'direct' });
+  const d = await (early.direct ?? scn.open('GD', { to: 'direct' }));
   await idleInTransaction(scn, d, 'direct', ctx.runId, leftovers, doubts);
 }
 

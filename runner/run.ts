@@ -93,24 +93,44 @@ export async function run(opts: RunOptions = {}): Promise<Report> {
   const runId = opts.runId ?? newRunId();
   if (selected.length > 0) preloadVitest();
   // A wrong --direct found now is a clear error; found by the sweep it would cost the whole run.
-  if (direct) await checkDirect(direct, bounds, opts.signal);
+  // It is checked while discovery runs (another server, no pooled backend), and its failure
+  // stops discovery at once and is the error the run ends with.
+  const directFailed = new AbortController();
+  const directChecked = direct
+    ? checkDirect(direct, bounds, opts.signal).catch((err: unknown) => {
+        directFailed.abort();
+        throw err;
+      })
+    : Promise.resolve();
+  // Over --direct, other runs see this one from before discovery (steering/other-runs.ts).
+  const announced = direct ? announceRun({ target, direct, runId, bounds }) : null;
   let phaseStart = performance.now();
   const phaseEnd = (phase: 'discovery' | 'checks' | 'sweep'): void => {
     const now = performance.now();
     opts.onPhase?.(phase, now - phaseStart);
     phaseStart = now;
   };
-  const discovery = await discoverUnlessInterrupted(target, {
-    bounds,
-    poolBound: opts.maxPool ?? DEFAULT_MAX_POOL,
-    runId,
-    ...(opts.signal ? { signal: opts.signal } : {}),
-  });
+  const [checked, found] = await Promise.allSettled([
+    directChecked,
+    discoverUnlessInterrupted(target, {
+      bounds,
+      poolBound: opts.maxPool ?? DEFAULT_MAX_POOL,
+      runId,
+      signal: opts.signal ? AbortSignal.any([opts.signal, directFailed.signal]) : directFailed.signal,
+    }),
+  ]);
+  if (checked.status === 'rejected' || found.status === 'rejected') {
+    await (
+      await announced
+    )?.();
+    throw checked.status === 'rejected' ? checked.reason : (found as PromiseRejectedResult).reason;
+  }
+  const discovery = found.value;
   phaseEnd('discovery');
   opts.onDiscovery?.(discovery);
   const ctx: RunContext = { target, direct, discovery, runId, bounds, fixture: opts.fixture === true };
   // Other runs on this target see this one for as long as it lasts (steering/other-runs.ts).
-  const withdraw = await announceRun(ctx);
+  const withdraw = await (announced ?? announceRun(ctx));
   let results: CheckResult[];
   let sweepResult: Report['sweep'];
   try {

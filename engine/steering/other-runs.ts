@@ -18,9 +18,10 @@
  *   last client's name hides the one before it; runs without --direct rely on it.
  */
 import { LOCK_NAMESPACE } from '../markers.js';
-import type { Session } from '../session/session.js';
+import { Recorder } from '../session/recorder.js';
+import { applicationNameFor, Session } from '../session/session.js';
+import type { Discovery } from '../types.js';
 import type { RunContext } from './scenario.js';
-import { Scenario } from './scenario.js';
 import { withKeptSession } from './kept-session.js';
 
 /** Second key of the presence lock: "runs" in ASCII. Never a check's key (those are per run). */
@@ -28,20 +29,29 @@ const PRESENCE_KEY = 0x72756e73;
 
 /**
  * Holds the run's presence lock until the returned function is called. Best effort: without a
- * connection that pools nothing, or when it fails, the run is simply not announced.
+ * connection that pools nothing, or when it fails, the run is simply not announced. Over
+ * --direct no discovery is needed (the run announces itself while discovering); through the
+ * target only where discovery found Postgres itself.
  */
-export async function announceRun(ctx: RunContext): Promise<() => Promise<void>> {
-  const to = ctx.direct ? 'direct' : ctx.discovery.mode === 'direct' ? 'target' : null;
-  if (!to) return async () => undefined;
-  const scn = new Scenario(ctx);
+export async function announceRun(
+  ctx: Omit<RunContext, 'discovery'> & { discovery?: Discovery },
+): Promise<() => Promise<void>> {
+  const where = ctx.direct ?? (ctx.discovery?.mode === 'direct' ? ctx.target : null);
+  if (!where) return async () => undefined;
   let session: Session | null = null;
   try {
-    session = await scn.open('presence', { to });
+    session = await Session.open('presence', where, new Recorder(), {
+      connectMs: ctx.bounds.connectMs,
+      stepMs: ctx.bounds.stepMs,
+      applicationName: applicationNameFor(ctx.runId),
+    });
     await session.run('engine.presence', `SELECT pg_advisory_lock_shared(${LOCK_NAMESPACE}, ${PRESENCE_KEY})`);
   } catch {
     // Not announced; the application_name sign still works.
   }
-  return () => scn.closeAll();
+  return async () => {
+    await session?.close();
+  };
 }
 
 /** Tag of the note a check's record gets when another run was active during it. */

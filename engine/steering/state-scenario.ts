@@ -7,8 +7,8 @@
  *        -- tag observe.take; candidates until one lands on b1 (it holds b1) or one is queued
  *   (the candidates that missed b1 commit, so A has somewhere else to go)
  *   A:   SELECT pg_backend_pid() AS pid; <readback>                     -- tag A.readback, must not be b1
- *   O:   COMMIT                                                          -- the observer lets b1 go
- *   A:   DO $$ <cleanup> $$                                              -- tag A.cleanup
+ *   O:   COMMIT                                                          -- the observer lets b1 go,
+ *   A:   DO $$ <cleanup> $$                                              -- tag A.cleanup, meanwhile
  *
  * Cleanup runs inside the observer's own take, guarded by `pg_backend_pid() = b1`, so it
  * commits with the observer in both holder strategies and only ever touches A's old backend.
@@ -80,6 +80,10 @@ async function observeAndReadBack(
   });
   await dismiss(landing.others);
   await a.run(t('A.readback'), `SELECT pg_backend_pid() AS pid; ${probe.readback}`);
-  await landing.observer?.release(t('observe.release'));
-  await a.run(t('A.cleanup'), cleanupBlock(probe.cleanup));
+  // The observer lets b1 go while A cleans up wherever it lands: the observer's take already
+  // cleaned b1, so neither waits for the other (the tidy-up after the check visits b1 anyway).
+  await Promise.all([
+    landing.observer?.release(t('observe.release')),
+    a.run(t('A.cleanup'), cleanupBlock(probe.cleanup)),
+  ]);
 }
