@@ -57,7 +57,7 @@ async function interruptible<T>(work: (signal: AbortSignal) => Promise<T>): Prom
     process.stderr.write(
       `\npooltest audit: ${sig}: stopping the checks against --target, then sweeping it (send it again to quit at once)\n`,
     );
-    controller.abort(new PooltestError('INTERRUPTED', `interrupted by ${sig}`));
+    controller.abort(new PooltestError('INTERRUPTED', `interrupted by ${sig}`, { signal: sig }));
   };
   for (const sig of INTERRUPT_SIGNALS) process.on(sig, onSignal);
   const stopped = (): PooltestError =>

@@ -86,7 +86,7 @@ export function watchInterrupts(opts: InterruptOptions): Interrupt {
     write(
       `\npooltest: ${sig}: stopping the check in flight, then sweeping the target and cleaning up (send it again to quit at once)\n`,
     );
-    controller.abort(new PooltestError('INTERRUPTED', `interrupted by ${sig}`));
+    controller.abort(new PooltestError('INTERRUPTED', `interrupted by ${sig}`, { signal: sig }));
     const graceMs = opts.graceMs ?? DEFAULT_GRACE_MS;
     grace = setTimeout(() => force(`cleanup took longer than ${Math.round(graceMs / 1000)} s`), graceMs);
   };

@@ -17,3 +17,16 @@ export function interruptedExitCode(sig: NodeJS.Signals): number {
   if (sig === 'SIGQUIT') return 131;
   return INTERRUPTED_EXIT_CODE;
 }
+
+/**
+ * The exit code of a run stopped through `signal`: the signal's own code when the abort reason
+ * names one (the CLI's handlers do, in the reason's detail), 130 otherwise.
+ */
+export function exitCodeOfAbort(signal: AbortSignal | undefined): number {
+  const reason: unknown = signal?.reason;
+  const named =
+    reason !== null && typeof reason === 'object' ? (reason as { detail?: { signal?: unknown } }).detail?.signal : null;
+  return typeof named === 'string' && (INTERRUPT_SIGNALS as readonly string[]).includes(named)
+    ? interruptedExitCode(named as NodeJS.Signals)
+    : INTERRUPTED_EXIT_CODE;
+}

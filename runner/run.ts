@@ -5,7 +5,8 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { INTERRUPTED_EXIT_CODE, PooltestError } from '../engine/errors.js';
+import { PooltestError } from '../engine/errors.js';
+import { exitCodeOfAbort } from '../engine/signals.js';
 import { discover } from '../engine/discovery.js';
 import { newRunId } from '../engine/markers.js';
 import { findProfile } from '../profiles/index.js';
@@ -163,7 +164,7 @@ export async function run(opts: RunOptions = {}): Promise<Report> {
     checks: ordered,
     sweep: sweepResult,
     runId: ctx.runId,
-    interrupted: opts.signal?.aborted === true,
+    interruptedExit: opts.signal?.aborted === true ? exitCodeOfAbort(opts.signal) : null,
     strict: opts.strict === true,
   });
 }
@@ -273,7 +274,8 @@ interface ReportParts {
   checks: CheckResult[];
   sweep: Report['sweep'];
   runId: string;
-  interrupted: boolean;
+  /** The exit code of an interrupted run (129, 130, 131 by signal); null when it was not. */
+  interruptedExit: number | null;
   strict: boolean;
 }
 
@@ -303,8 +305,8 @@ function buildReport(p: ReportParts): Report {
       strict: p.strict,
       // Interrupted: what ran is reported as it is, and the exit code says the run was cut short.
       // Under --strict, a run that proved nothing does not exit 0 (engine/verdict.ts).
-      exitCode: p.interrupted ? INTERRUPTED_EXIT_CODE : runExitCode(p.checks, p.sweep, p.strict),
-      ...(p.interrupted ? { interrupted: true } : {}),
+      exitCode: p.interruptedExit ?? runExitCode(p.checks, p.sweep, p.strict),
+      ...(p.interruptedExit !== null ? { interrupted: true } : {}),
     },
   };
 }

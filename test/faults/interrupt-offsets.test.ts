@@ -110,7 +110,8 @@ function problems(r: SignalledRun, baseline: Record<string, string | null>): str
       bad.push(`${at}: no report and no word of the interruption: ${run.stderr.slice(-300)}`);
     return bad;
   }
-  if (report.summary.exitCode !== 130) bad.push(`${at}: summary exit ${report.summary.exitCode}`);
+  if (report.summary.exitCode !== EXIT[r.sig])
+    bad.push(`${at}: summary exit ${report.summary.exitCode}, not ${EXIT[r.sig]}`);
   // The check in flight is stopped before its own cleanup: when even the tidy-up after it
   // misses (under load), the sweep is what finds and removes it, and says so (dirty). The
   // pool is looked at independently after every run: nothing may remain there.
