@@ -1,0 +1,85 @@
+/**
+ * An absence read from a step that went unanswered: a stalled pooler answers none of the steps
+ * after the NOTIFY, so nothing arrives anywhere, and the old judge read that silence as
+ * "dropped" (a conclusive fail on pgbouncer-transaction). Recorded logs with the step that
+ * would have carried the notification timed out, each with its control: the same log with that
+ * step answered still reads the absence.
+ */
+import { describe, expect, test } from 'vitest';
+import { judgeRecord } from '../../engine/check.js';
+import { judgeListen } from '../../suites/notify/listen.check.js';
+import { recorded, stepsOf } from '../support/recorded.js';
+import type { StepRecord } from '../../engine/types.js';
+
+const tx = recorded('pgbouncer-transaction').discovery;
+
+/** A step left without an answer, as Session records a step past its bound. */
+function stall(s: StepRecord): void {
+  s.timedOut = true;
+  s.error = { message: 'no answer within 3000 ms' };
+  s.results = [];
+  s.pid = null;
+  s.notifications = [];
+}
+
+/** The recorded log with no notification anywhere: what "nobody received it" looks like. */
+function silent(fixture: string): StepRecord[] {
+  return stepsOf(fixture, 'notify/listen').map((s) => ({ ...s, notifications: [] }));
+}
+
+function stalledAt(steps: StepRecord[], ...tags: string[]): StepRecord[] {
+  for (const s of steps) if (tags.includes(s.tag)) stall(s);
+  return steps;
+}
+
+describe('notify/listen: "dropped" needs every step that could have carried the notification answered', () => {
+  test("the reviewer's record: O1's COMMIT and A's next SELECT unanswered after the NOTIFY - inconclusive, not dropped", () => {
+    const steps = stalledAt(silent('pgbouncer-transaction'), 'observe.release', 'A.readback');
+    for (const j of [judgeListen(steps), judgeRecord({ judge: judgeListen }, steps, tx)]) {
+      expect(j.outcome).toBeNull();
+      expect(j.reason).toMatch(
+        /would read "dropped".*A A\.readback: no answer within 3000 ms; O1 observe\.release: no answer within 3000 ms/,
+      );
+    }
+  });
+  test('control: the same record with those steps answered reads "dropped"', () => {
+    expect(judgeRecord({ judge: judgeListen }, silent('pgbouncer-transaction'), tx).outcome).toBe('dropped');
+  });
+
+  test.each([
+    ['A.readback', 'pgbouncer-transaction', /A A\.readback: no answer within 3000 ms/],
+    ['observe.release', 'pgbouncer-transaction', /O1 observe\.release: no answer/],
+    ['A.wait', 'pgbouncer-transaction', /A A\.wait: no answer/],
+    ['O1.wait', 'pgbouncer-transaction', /O1 O1\.wait: no answer/],
+    ['A.readback', 'direct', /A A\.readback: no answer/],
+  ])('%s timed out (%s): inconclusive, naming the step', (tag, fixture, reason) => {
+    const j = judgeListen(stalledAt(silent(fixture), tag));
+    expect(j.outcome).toBeNull();
+    expect(j.reason).toMatch(reason);
+  });
+
+  test('a step after the NOTIFY that failed with an error is no answer either', () => {
+    const steps = silent('direct');
+    for (const s of steps) if (s.tag === 'A.readback') s.error = { message: 'Connection terminated unexpectedly' };
+    expect(judgeListen(steps).outcome).toBeNull();
+  });
+
+  test("A's wait missing from the record (cut short): inconclusive", () => {
+    const j = judgeListen(silent('direct').filter((s) => s.tag !== 'A.wait'));
+    expect(j.outcome).toBeNull();
+    expect(j.reason).toMatch(/A\.wait never ran/);
+  });
+
+  test('presence is proof: a notification that arrived stands whatever went unanswered afterwards', () => {
+    const misrouted = stepsOf('pgbouncer-transaction', 'notify/listen');
+    expect(judgeListen(stalledAt(misrouted, 'A.readback', 'A.wait')).outcome).toBe('misrouted');
+    const delivered = stepsOf('direct', 'notify/listen');
+    expect(judgeListen(stalledAt(delivered, 'A.wait', 'N.wait')).outcome).toBe('delivered');
+  });
+
+  test('cleanup steps after the wait carry nothing the judge needs: their failure leaves "dropped"', () => {
+    const steps = silent('pgbouncer-transaction');
+    for (const s of steps) if (s.tag === 'A.cleanup' || s.tag.startsWith('clean.')) stall(s);
+    expect(judgeListen(steps).outcome).toBe('dropped');
+  });
+});
