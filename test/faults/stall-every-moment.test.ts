@@ -1,0 +1,143 @@
+/**
+ * A stall at every moment of a check: a conclusion that rests on an absence (nobody received
+ * the notification, the state was gone) must never be read from steps a stalled pooler left
+ * unanswered. Each check runs once through a fault proxy in front of a transaction-mode
+ * PgBouncer, counting the chunks its clients send during the check; then again, once per
+ * moment, with the proxy stalling every connection right after the k-th of those chunks (the
+ * chunk reaches the pooler, then nothing moves for longer than the step bound). Every faulted
+ * run must end by itself within its bound, and read either the unfaulted run's outcome or no
+ * outcome at all (inconclusive, with a reason): never another label.
+ *
+ * Moments sampled (to keep the test near a minute): for notify/listen, the four chunks from
+ * the NOTIFY on (the NOTIFY itself, the observer's COMMIT, A's next SELECT, A's wait: the
+ * moments a stalled pooler turned into "dropped") plus evenly spaced ones across the rest of
+ * the check; for the state checks, evenly spaced moments across the check.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { startFaultProxy, type FaultProxy } from '../../fixtures/fault-proxy.js';
+import { startStack, type Stack } from '../../fixtures/stack.js';
+import { run } from '../../runner/run.js';
+
+/** Step bound of every run: a stalled step costs this long. */
+const TIMEOUT_MS = 1_500;
+/** Longer than the step bound, so the steps in flight when it starts go unanswered. */
+const STALL_MS = 2_500;
+/** A faulted run still going after this is a hang. */
+const RUN_BOUND_MS = 25_000;
+
+interface Case {
+  id: string;
+  /** Evenly spaced moments across the check. */
+  spread: number;
+  /** A chunk whose moment matters most (the NOTIFY): it and the next three are tried too. */
+  key?: (chunk: Buffer) => boolean;
+}
+
+const CASES: Case[] = [
+  { id: 'notify/listen', spread: 5, key: (c) => /NOTIFY pooltest_/.test(c.toString('latin1')) },
+  { id: 'session/set-leak', spread: 4 },
+  { id: 'temp/temp-table', spread: 4 },
+];
+
+interface Faulted {
+  k: number;
+  outcome: string | null;
+  reason: string;
+  fired: boolean;
+  ms: number;
+}
+
+describe('a stall at every moment of a check reads the unfaulted outcome or none', () => {
+  let stack: Stack;
+  let proxy: FaultProxy;
+  let url: string;
+
+  beforeAll(async () => {
+    stack = await startStack('pgbouncer-transaction');
+    proxy = await startFaultProxy({ upstreamPort: stack.target.port });
+    const t = stack.target;
+    url = `postgres://${t.user}:${encodeURIComponent(t.password)}@127.0.0.1:${proxy.port}/${t.database}`;
+  });
+  afterAll(async () => {
+    await proxy?.close();
+    await stack?.stop();
+  });
+
+  /**
+   * One run of `id`; `arm` is called when discovery ends (the check is about to start) and
+   * the chunk count from then to the end of the checks is returned with the result.
+   */
+  async function once(id: string, arm: () => void = () => undefined) {
+    let from = 0;
+    let to = 0;
+    const started = performance.now();
+    let timer: NodeJS.Timeout | undefined;
+    const report = await Promise.race([
+      run({
+        target: url,
+        direct: stack.postgres.url(),
+        only: [id],
+        timeoutMs: TIMEOUT_MS,
+        profile: 'pgbouncer-transaction',
+        onPhase(phase) {
+          if (phase === 'discovery') {
+            from = proxy.chunks('toServer');
+            arm();
+          }
+          if (phase === 'checks') to = proxy.chunks('toServer');
+        },
+      }),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`${id}: run still going after ${RUN_BOUND_MS} ms`)), RUN_BOUND_MS);
+      }),
+    ]).finally(() => clearTimeout(timer));
+    proxy.resume();
+    const check = report.checks.find((c) => c.id === id)!;
+    return { check, from, chunks: to - from, ms: Math.round(performance.now() - started) };
+  }
+
+  test.each(CASES)(
+    '$id',
+    async ({ id, spread, key }) => {
+      let keyAt = 0;
+      const base = await once(id, () => {
+        if (key) proxy.afterChunk('toServer', key, () => (keyAt = proxy.chunks('toServer')));
+      });
+      expect(base.check.outcome, base.check.reason).not.toBeNull();
+      const moments = new Set<number>();
+      if (key) {
+        expect(keyAt, 'the key chunk was seen').toBeGreaterThan(0);
+        // keyAt counts from the proxy's start; moments count from the check's start.
+        const first = keyAt - base.from;
+        for (let d = 0; d < 4; d++) moments.add(first + d);
+      }
+      for (let i = 1; i <= spread; i++) moments.add(Math.max(1, Math.round((i * base.chunks) / (spread + 1))));
+      const runs: Faulted[] = [];
+      for (const k of [...moments].sort((a, b) => a - b)) {
+        let fired = false;
+        const r = await once(id, () =>
+          proxy.afterChunk('toServer', k, () => {
+            fired = true;
+            proxy.stall(STALL_MS);
+          }),
+        );
+        runs.push({ k, outcome: r.check.outcome, reason: r.check.reason, fired, ms: r.ms });
+      }
+      console.log(
+        `${id}: unfaulted "${base.check.outcome}" (${base.chunks} chunks, ${base.ms} ms); stalled after chunk\n` +
+          runs
+            .map(
+              (r) =>
+                `  ${r.k}: ${r.outcome ?? 'inconclusive'} (${r.ms} ms${r.fired ? '' : ', never fired'}) ${r.reason}`,
+            )
+            .join('\n'),
+      );
+      const wrong = runs.filter((r) => r.outcome !== null && r.outcome !== base.check.outcome);
+      expect(wrong.map((r) => `after chunk ${r.k}: "${r.outcome}": ${r.reason}`)).toEqual([]);
+      expect(runs.filter((r) => r.outcome === null && !r.reason)).toEqual([]);
+      // The moments were inside the check: most stalls fired (the last chunks may belong to the sweep's order).
+      expect(runs.filter((r) => r.fired).length).toBeGreaterThanOrEqual(runs.length - 1);
+    },
+    120_000,
+  );
+});
