@@ -2,12 +2,14 @@
  * An absence read from a step that went unanswered: a stalled pooler answers none of the steps
  * after the NOTIFY, so nothing arrives anywhere, and the old judge read that silence as
  * "dropped" (a conclusive fail on pgbouncer-transaction). Recorded logs with the step that
- * would have carried the notification timed out, each with its control: the same log with that
- * step answered still reads the absence.
+ * would have carried the notification (or shown the state, or another client's backend)
+ * timed out, each with its control: the same log with that step answered still reads the
+ * absence.
  */
 import { describe, expect, test } from 'vitest';
 import { judgeRecord } from '../../engine/check.js';
 import { judgeListen } from '../../suites/notify/listen.check.js';
+import { judgeSetLocal } from '../../suites/session/set-local.check.js';
 import { recorded, stepsOf } from '../support/recorded.js';
 import type { StepRecord } from '../../engine/types.js';
 
@@ -81,5 +83,31 @@ describe('notify/listen: "dropped" needs every step that could have carried the 
     const steps = silent('pgbouncer-transaction');
     for (const s of steps) if (s.tag === 'A.cleanup' || s.tag.startsWith('clean.')) stall(s);
     expect(judgeListen(steps).outcome).toBe('dropped');
+  });
+});
+
+describe('session/set-local: "scoped" needs a value read where the leak would show', () => {
+  const fresh = () => stepsOf('pgbouncer-transaction', 'session/set-local');
+  test("the observer on A's old backend was cut short before it read the setting: inconclusive", () => {
+    const b1 = fresh().find((s) => s.tag === 'A.create')!.pid;
+    const steps = fresh();
+    for (const s of steps)
+      if (s.tag === 'observe.take' && s.pid === b1) {
+        s.results = [s.results[0]!];
+        s.error = { message: 'no answer within 3000 ms' };
+      }
+    const j = judgeSetLocal(steps);
+    expect(j.outcome).toBeNull();
+    expect(j.reason).toMatch(/would read "scoped".*O\d+ observe\.take: no answer within 3000 ms on backend/);
+  });
+  test("A's next transaction failed with an SQLSTATE (no value read): inconclusive", () => {
+    const steps = fresh();
+    for (const s of steps)
+      if (s.tag === 'A.readback')
+        ((s.results = []), (s.error = { code: '25P02', message: 'current transaction is aborted' }));
+    expect(judgeSetLocal(steps).outcome).toBeNull();
+  });
+  test('control: the recorded log, every reading present, is "scoped"', () => {
+    expect(judgeSetLocal(fresh()).outcome).toBe('scoped');
   });
 });
