@@ -8,9 +8,11 @@
  */
 import { describe, expect, test } from 'vitest';
 import { judgeRecord } from '../../engine/check.js';
+import { judgeMultiplexing } from '../../suites/capacity/multiplexing.check.js';
 import { judgeListen } from '../../suites/notify/listen.check.js';
 import { judgeSetLocal } from '../../suites/session/set-local.check.js';
 import { recorded, stepsOf } from '../support/recorded.js';
+import { traffic, trafficSteps } from '../support/traffic.js';
 import type { StepRecord } from '../../engine/types.js';
 
 const tx = recorded('pgbouncer-transaction').discovery;
@@ -109,5 +111,25 @@ describe('session/set-local: "scoped" needs a value read where the leak would sh
   });
   test('control: the recorded log, every reading present, is "scoped"', () => {
     expect(judgeSetLocal(fresh()).outcome).toBe('scoped');
+  });
+});
+
+describe('capacity/multiplexing: "one-per-client" needs the served clients answered throughout', () => {
+  const direct = () => trafficSteps('direct', 'capacity/multiplexing');
+  const d = traffic('direct').discovery;
+  test('a client served once, then unanswered (a stall mid-crowd): inconclusive, naming it', () => {
+    const steps = direct();
+    const last = steps.filter((s) => s.session === 'C1' && s.tag === 'mux.tx').at(-1)!;
+    stall(last);
+    const j = judgeMultiplexing(steps, d);
+    expect(j.outcome).toBeNull();
+    expect(j.reason).toMatch(
+      /would read "one-per-client".*C1 mux\.tx: no answer within 3000 ms, after it had been served/,
+    );
+  });
+  test('control: the recorded direct log is "one-per-client", and session pooling\'s clients that never got a backend still are', () => {
+    expect(judgeMultiplexing(direct(), d).outcome).toBe('one-per-client');
+    const session = trafficSteps('pgbouncer-session', 'capacity/multiplexing');
+    expect(judgeMultiplexing(session, traffic('pgbouncer-session').discovery).outcome).toBe('one-per-client');
   });
 });
