@@ -8,11 +8,13 @@
  */
 import { describe, expect, test } from 'vitest';
 import { judgeRecord } from '../../engine/check.js';
+import { numberOf } from '../../engine/judging/record.js';
 import { judgeMultiplexing } from '../../suites/capacity/multiplexing.check.js';
+import { judgeQueueing } from '../../suites/capacity/queueing.check.js';
 import { judgeListen } from '../../suites/notify/listen.check.js';
 import { judgeSetLocal } from '../../suites/session/set-local.check.js';
 import { recorded, stepsOf } from '../support/recorded.js';
-import { traffic, trafficSteps } from '../support/traffic.js';
+import { setColumn, traffic, trafficSteps } from '../support/traffic.js';
 import type { StepRecord } from '../../engine/types.js';
 
 const tx = recorded('pgbouncer-transaction').discovery;
@@ -131,5 +133,26 @@ describe('capacity/multiplexing: "one-per-client" needs the served clients answe
     expect(judgeMultiplexing(direct(), d).outcome).toBe('one-per-client');
     const session = trafficSteps('pgbouncer-session', 'capacity/multiplexing');
     expect(judgeMultiplexing(session, traffic('pgbouncer-session').discovery).outcome).toBe('one-per-client');
+  });
+});
+
+describe('capacity/queueing: "queued" needs the late transactions to have waited for a backend', () => {
+  test('direct Postgres with one transaction started late on its own backend (a stall, not a queue): inconclusive', () => {
+    const steps = trafficSteps('direct', 'capacity/queueing');
+    const late = steps.find((s) => s.tag === 'queue.tx')!;
+    const began = numberOf(late, 'began')!;
+    const ended = numberOf(late, 'ended')!;
+    setColumn(late, 'began', began + 400);
+    setColumn(late, 'ended', ended + 400);
+    const j = judgeQueueing(steps, traffic('direct').discovery);
+    expect(j.outcome).toBeNull();
+    expect(j.reason).toMatch(/which no earlier transaction had used/);
+  });
+  test('control: PgBouncer transaction mode, late transactions on backends used before, is "queued"', () => {
+    const j = judgeQueueing(
+      trafficSteps('pgbouncer-transaction', 'capacity/queueing'),
+      traffic('pgbouncer-transaction').discovery,
+    );
+    expect(j.outcome).toBe('queued');
   });
 });
