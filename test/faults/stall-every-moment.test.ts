@@ -8,15 +8,16 @@
  * run must end by itself within its bound, and read either the unfaulted run's outcome or no
  * outcome at all (inconclusive, with a reason): never another label.
  *
- * Moments sampled (to keep the test near 80 s): for notify/listen, the four chunks from the
- * NOTIFY on (the NOTIFY itself, the observer's COMMIT, A's next SELECT, A's wait: the moments
- * a stalled pooler turned into "dropped") plus four evenly spaced across the check; for
+ * Moments sampled (to keep the test near 80 s): for notify/listen, right after the NOTIFY
+ * reaches the pooler, right after its answer reaches N, and one to three client chunks after
+ * that (the observer's COMMIT, A's next SELECT: the moments a stalled pooler turned into
+ * "dropped"), plus three evenly spaced across the check; for
  * session/set-leak, temp/temp-table and session/set-local ("scoped" is an absence here),
  * three evenly spaced. Every other evenly spaced moment drops every connection instead of
  * stalling (a lost connection is an outage, section 5c of INTERPRETING.md).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { startFaultProxy, type FaultProxy } from '../../fixtures/fault-proxy.js';
+import { startFaultProxy, type Direction, type FaultProxy } from '../../fixtures/fault-proxy.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { run } from '../../runner/run.js';
 
@@ -31,12 +32,29 @@ interface Case {
   id: string;
   /** Evenly spaced moments across the check. */
   spread: number;
-  /** A chunk whose moment matters most (the NOTIFY): it and the next three are tried too. */
-  key?: (chunk: Buffer) => boolean;
+  /**
+   * Chunks whose moments matter most, each with how many client chunks after it to try too:
+   * for notify/listen the NOTIFY on its way in, and its answer on its way back to N.
+   */
+  keys?: Array<{ name: string; dir: Direction; match: (chunk: Buffer) => boolean; after: number }>;
 }
 
+/** A simple-protocol query or a CommandComplete carrying `text` (latin1 is byte for byte). */
+const carries = (text: string) => (chunk: Buffer) => chunk.toString('latin1').includes(text);
+
 const CASES: Case[] = [
-  { id: 'notify/listen', spread: 4, key: (c) => /NOTIFY pooltest_/.test(c.toString('latin1')) },
+  {
+    id: 'notify/listen',
+    spread: 3,
+    keys: [
+      // The NOTIFY reached the pooler; its answer and everything after it are held.
+      { name: 'NOTIFY', dir: 'toServer', match: carries('NOTIFY pooltest_'), after: 0 },
+      // N got its answer (CommandComplete "NOTIFY"): the observer's COMMIT, A's SELECT and
+      // the notifications they would carry go into the stall, or (a chunk or more later)
+      // some of them pass first. The reviewer's "stall 1-3 ms after the NOTIFY passes".
+      { name: 'NOTIFY answered', dir: 'toClient', match: carries('NOTIFY\0'), after: 3 },
+    ],
+  },
   { id: 'session/set-leak', spread: 3 },
   { id: 'temp/temp-table', spread: 3 },
   // "scoped" is an absence on this pooler: nobody saw the value after COMMIT.
@@ -45,8 +63,17 @@ const CASES: Case[] = [
 
 type Fault = 'stall' | 'drop';
 
-interface Faulted {
+interface Moment {
+  /** For the table: `12` (the 12th client chunk of the check) or `NOTIFY+1` (the one after the key). */
+  at: string;
+  key?: { dir: Direction; match: (chunk: Buffer) => boolean };
+  /** Client chunks after the key (0: right after the key itself), or from the check's start. */
   k: number;
+  fault: Fault;
+}
+
+interface Faulted {
+  at: string;
   fault: Fault;
   outcome: string | null;
   reason: string;
@@ -100,52 +127,51 @@ describe('a stall or a drop at sampled moments of a check reads the unfaulted ou
     ]).finally(() => clearTimeout(timer));
     proxy.resume();
     const check = report.checks.find((c) => c.id === id)!;
-    return { check, from, chunks: to - from, ms: Math.round(performance.now() - started) };
+    return { check, chunks: to - from, ms: Math.round(performance.now() - started) };
   }
 
   test.each(CASES)(
     '$id',
-    async ({ id, spread, key }) => {
-      let keyAt = 0;
-      const base = await once(id, () => {
-        if (key) proxy.afterChunk('toServer', key, () => (keyAt = proxy.chunks('toServer')));
-      });
+    async ({ id, spread, keys }) => {
+      const base = await once(id);
       expect(base.check.outcome, base.check.reason).not.toBeNull();
-      // Each moment's fault: a stall, or (every other spread moment) every connection dropped.
-      const moments = new Map<number, Fault>();
-      if (key) {
-        expect(keyAt, 'the key chunk was seen').toBeGreaterThan(0);
-        // keyAt counts from the proxy's start; moments count from the check's start.
-        const first = keyAt - base.from;
-        for (let d = 0; d < 4; d++) moments.set(first + d, 'stall');
-      }
-      for (let i = 1; i <= spread; i++) {
-        const k = Math.max(1, Math.round((i * base.chunks) / (spread + 1)));
-        if (!moments.has(k)) moments.set(k, i % 2 === 0 ? 'drop' : 'stall');
-      }
+      // Each moment: where (the k-th client chunk of the check, or the d-th after a key chunk
+      // of the same run: the other clients' chunks interleave differently each run) and the
+      // fault, a stall or (every other spread moment) every connection dropped.
+      const moments: Moment[] = [];
+      for (const key of keys ?? [])
+        for (let d = 0; d <= key.after; d++) moments.push({ at: `${key.name}+${d}`, key, k: d, fault: 'stall' });
+      const spreadAt = new Set<number>();
+      for (let i = 1; i <= spread; i++) spreadAt.add(Math.max(1, Math.round((i * base.chunks) / (spread + 1))));
+      [...spreadAt].forEach((k, i) => moments.push({ at: String(k), k, fault: i % 2 === 1 ? 'drop' : 'stall' }));
       const runs: Faulted[] = [];
-      for (const [k, fault] of [...moments].sort((a, b) => a[0] - b[0])) {
+      for (const m of moments) {
         let fired = false;
-        const r = await once(id, () =>
-          proxy.afterChunk('toServer', k, () => {
-            fired = true;
-            if (fault === 'stall') proxy.stall(STALL_MS);
-            else proxy.drop('all');
-          }),
-        );
-        runs.push({ k, fault, outcome: r.check.outcome, reason: r.check.reason, fired, ms: r.ms });
+        const inject = (): void => {
+          fired = true;
+          if (m.fault === 'stall') proxy.stall(STALL_MS);
+          else proxy.drop('all');
+        };
+        const r = await once(id, () => {
+          if (!m.key) return proxy.afterChunk('toServer', m.k, inject);
+          // The key chunk itself (k = 0), or the k-th client chunk after it.
+          proxy.afterChunk(m.key.dir, m.key.match, () =>
+            m.k === 0 ? inject() : proxy.afterChunk('toServer', m.k, inject),
+          );
+        });
+        runs.push({ at: m.at, fault: m.fault, outcome: r.check.outcome, reason: r.check.reason, fired, ms: r.ms });
       }
       console.log(
         `${id}: unfaulted "${base.check.outcome}" (${base.chunks} chunks, ${base.ms} ms); faulted right after chunk\n` +
           runs
             .map(
               (r) =>
-                `  ${r.k} (${r.fault}): ${r.outcome ?? 'inconclusive'} (${r.ms} ms${r.fired ? '' : ', never fired'}) ${r.reason}`,
+                `  ${r.at} (${r.fault}): ${r.outcome ?? 'inconclusive'} (${r.ms} ms${r.fired ? '' : ', never fired'}) ${r.reason}`,
             )
             .join('\n'),
       );
       const wrong = runs.filter((r) => r.outcome !== null && r.outcome !== base.check.outcome);
-      expect(wrong.map((r) => `${r.fault} after chunk ${r.k}: "${r.outcome}": ${r.reason}`)).toEqual([]);
+      expect(wrong.map((r) => `${r.fault} after chunk ${r.at}: "${r.outcome}": ${r.reason}`)).toEqual([]);
       expect(runs.filter((r) => r.outcome === null && !r.reason)).toEqual([]);
       // The moments were inside the check: most stalls fired (the last chunks may belong to the sweep's order).
       expect(runs.filter((r) => r.fired).length).toBeGreaterThanOrEqual(runs.length - 1);
