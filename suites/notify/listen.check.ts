@@ -161,7 +161,8 @@ function carriers(
     ['A.readback', later('A.readback')],
     ['A.wait', later('A.wait')],
   ];
-  const observer = steps.find((s) => s.tag === 'observe.take' && s.pid === b1 && !s.timedOut && s.seq < after);
+  // Timed out or not: a candidate that reached b1 holds it, and b1 delivers only once it lets go.
+  const observer = steps.find((s) => s.tag === 'observe.take' && s.pid === b1 && s.seq < after);
   if (observer) {
     const mine = (tag: string): StepRecord | undefined =>
       steps.find((s) => s.session === observer.session && s.tag === tag && s.seq > after);

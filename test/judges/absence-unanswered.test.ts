@@ -64,6 +64,15 @@ describe('notify/listen: "dropped" needs every step that could have carried the 
     expect(j.reason).toMatch(reason);
   });
 
+  test("an observer that reached A's old backend and then timed out (so never committed): inconclusive", () => {
+    const steps = silent('pgbouncer-transaction').filter((s) => s.tag !== 'observe.release' && s.tag !== 'O1.wait');
+    for (const s of steps)
+      if (s.tag === 'observe.take') ((s.timedOut = true), (s.error = { message: 'no answer within 3000 ms' }));
+    const j = judgeListen(steps);
+    expect(j.outcome).toBeNull();
+    expect(j.reason).toMatch(/O1 observe\.release never ran/);
+  });
+
   test('a step after the NOTIFY that failed with an error is no answer either', () => {
     const steps = silent('direct');
     for (const s of steps) if (s.tag === 'A.readback') s.error = { message: 'Connection terminated unexpectedly' };
