@@ -7,6 +7,7 @@ import type { AuditClaims } from './audit-claims.js';
 import { isPooltestError } from './errors.js';
 import { Scenario, type RunContext } from './steering/scenario.js';
 import { unprovenLandings } from './judging/landing.js';
+import { failedStep } from './judging/absence.js';
 import { nothingAnswered, outageIn } from './judging/outage.js';
 import { capacityRefusalIn, isCapacityRefusal } from './judging/capacity-refusal.js';
 import { describeViolationStep, protocolViolationIn } from './judging/protocol.js';
@@ -355,7 +356,7 @@ export function judgeRecord(
   }
   const outage = outageIn(steps) ?? nothingAnswered(steps);
   if (outage) {
-    const what = failedStep(outage, 'no answer within the bound');
+    const what = failedStep(outage);
     const none = nothingAnswered(steps) ? '; no connection of the check was answered' : '';
     return {
       outcome: null,
@@ -383,11 +384,6 @@ export function judgeRecord(
     facts: { ...judgement.facts, unprovenOutcome: judgement.outcome },
     reason: `not conclusive: ${doubts.join('; ')} (without that doubt the record would read "${judgement.outcome}")`,
   };
-}
-
-/** `A observe.take: 53300 sorry, too many clients already`: the step and its error, verbatim. */
-function failedStep(step: StepRecord, noError?: string): string {
-  return `${step.session} ${step.tag}: ${step.error?.code ? `${step.error.code} ` : ''}${step.error?.message ?? noError}`;
 }
 
 /**

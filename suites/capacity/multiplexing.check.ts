@@ -12,6 +12,7 @@
  * itself the answer: one backend per client.
  */
 import { defineCheck } from '../../engine/check.js';
+import { failedStep, unseenReason } from '../../engine/judging/absence.js';
 import { errorSummary, readCrowd } from '../../engine/judging/crowd-record.js';
 import { numberOf, stepOf } from '../../engine/judging/record.js';
 import { applicationNameFor } from '../../engine/session/session.js';
@@ -67,7 +68,8 @@ export const multiplexing = defineCheck({
  * - Fewer than two clients served (every transaction answered with a pid): inconclusive.
  * - A backend answered two or more connected clients: `multiplexed`.
  * - Every backend answered one client only: `one-per-client` (clients left waiting or refused
- *   are counted in the facts).
+ *   are counted in the facts), unless a client that had been served went unanswered later:
+ *   inconclusive, since its missing transactions could have shown a shared backend.
  */
 export function judgeMultiplexing(steps: readonly StepRecord[], discovery: Discovery): Judgement {
   const clients = readCrowd(steps, 'mux.connect', 'mux.tx');
@@ -94,6 +96,16 @@ export function judgeMultiplexing(steps: readonly StepRecord[], discovery: Disco
       outcome: 'multiplexed',
       facts,
       reason: `${served.length} connected clients ran on ${owners.size} backends`,
+    };
+  // Waiting for a first backend is this check's answer (every backend belongs to a client);
+  // a client that had one and then went unanswered is not: a pooler that stalls mid-crowd
+  // leaves its clients fewer transactions in which to show a shared backend.
+  const cut = clients.find((c) => c.state !== 'served' && c.pids.length > 0);
+  if (cut?.failure)
+    return {
+      outcome: null,
+      facts,
+      reason: unseenReason('one-per-client', `${failedStep(cut.failure)}, after it had been served`),
     };
   const left = facts.waiting > 0 ? `; ${facts.waiting} waited in vain for one` : '';
   return {

@@ -15,6 +15,7 @@
  * a pool of 2 the six run in three rounds: offsets of about 0, 0, 200, 200, 400, 400 ms.
  */
 import { defineCheck } from '../../engine/check.js';
+import { failedStep } from '../../engine/judging/absence.js';
 import { errorSummary, readCrowd } from '../../engine/judging/crowd-record.js';
 import { numberOf } from '../../engine/judging/record.js';
 import { crowd } from '../../engine/steering/crowd.js';
@@ -73,10 +74,14 @@ export const queueing = defineCheck({
 
 /**
  * - No client recorded: inconclusive.
- * - Any client refused (an error at login or in its transaction) or left without an answer
- *   within the step bound: `rejected`, with the errors verbatim.
+ * - Any client refused (an error at login or in its transaction): `rejected`, with the errors
+ *   verbatim. Clients only left without an answer within the step bound: inconclusive - no
+ *   answer is no refusal (a pooler that stalls leaves them so too).
  * - Every transaction's start and end read from the server clock, else inconclusive.
- * - Some transaction started half a transaction or more after the first: `queued`.
+ * - Some transaction started half a transaction or more after the first: `queued`, provided
+ *   each late one ran on a backend an earlier transaction of the crowd had used (it waited for
+ *   that backend); a late start on a backend nobody else used is a delay, not a queue
+ *   (a stalled network before direct Postgres): inconclusive.
  * - All started together: `unlimited` (no pool limit met: direct Postgres, or a pool larger
  *   than the crowd).
  */
@@ -85,6 +90,13 @@ export function judgeQueueing(steps: readonly StepRecord[], discovery: Discovery
   if (clients.length === 0) return { outcome: null, facts: {}, reason: 'no transaction was recorded' };
   const failed = clients.filter((c) => c.state !== 'served');
   const base = { transactions: clients.length, poolSize: discovery.poolSize, noPool: discovery.poolSize === null };
+  const unanswered = failed.find((c) => c.state === 'waited');
+  if (unanswered?.failure && failed.every((c) => c.state === 'waited'))
+    return {
+      outcome: null,
+      facts: { ...base, failed: failed.length, waitedPastBound: failed.length },
+      reason: `${failed.length} of ${clients.length} transactions got no answer within the bound, and none was refused: no answer is neither a refusal nor a turn in a queue (${failedStep(unanswered.failure)})`,
+    };
   if (failed.length > 0) {
     return {
       outcome: 'rejected',
@@ -117,6 +129,14 @@ export function judgeQueueing(steps: readonly StepRecord[], discovery: Discovery
     expectedRounds: discovery.poolSize ? Math.ceil(clients.length / discovery.poolSize) : 1,
     startOffsetsMs: offsets.join(','),
   };
+  const late = runs.filter((r) => r.began! - first >= sleepMs / 2);
+  const strayed = late.find((r) => !runs.some((o) => o !== r && o.pid === r.pid && o.began! < r.began!));
+  if (strayed)
+    return {
+      outcome: null,
+      facts,
+      reason: `a transaction started ${Math.round(strayed.began! - first)} ms late on backend ${String(strayed.pid)}, which no earlier transaction had used: it waited for something other than a backend (a stalled network?), not in a queue`,
+    };
   if (waited === 0)
     return {
       outcome: 'unlimited',

@@ -12,6 +12,7 @@
  * misrouting), so A's old backend is cleaned afterwards by landing on it once more.
  */
 import { defineCheck } from '../../engine/check.js';
+import { unseen, unseenReason } from '../../engine/judging/absence.js';
 import { errorText, markerOf, sqlError, stepOf } from '../../engine/judging/record.js';
 import { markersFor } from '../../engine/markers.js';
 import { dismiss } from '../../engine/steering/holders.js';
@@ -102,7 +103,9 @@ function listenerWaitMs(scn: Scenario, channel: string): number {
  * - LISTEN failed with an SQLSTATE: `rejected`.
  * - The NOTIFY failed, or never ran: inconclusive.
  * - Any session other than A received the payload: `misrouted`.
- * - A received it: `delivered`. Nobody did: `dropped`.
+ * - A received it: `delivered`.
+ * - Nobody did: `dropped`, provided every step after the NOTIFY that would have carried it was
+ *   answered (see `carriers`); one that timed out or failed leaves it inconclusive.
  */
 export function judgeListen(steps: readonly StepRecord[]): Judgement {
   const listen = stepOf(steps, 'A.create');
@@ -137,5 +140,34 @@ export function judgeListen(steps: readonly StepRecord[]): Judgement {
     };
   if (receivers.has('A'))
     return { outcome: 'delivered', facts, reason: `A received the notification sent from backend ${notify.pid}` };
+  const missed = unseen(carriers(steps, listen.pid, notify.seq));
+  if (missed) return { outcome: null, facts, reason: unseenReason('dropped', missed) };
   return { outcome: 'dropped', facts, reason: 'nobody received the notification within the wait bound' };
+}
+
+/**
+ * The steps after the NOTIFY that would have carried the notification to a client: A's next
+ * transaction and its wait, and, when an observer held A's old backend, that observer's COMMIT
+ * (b1 delivers when it goes idle) and its wait. "Nobody received it" stands only when each of
+ * them was answered: a stalled pooler leaves them unanswered, and then nothing arrives either.
+ */
+function carriers(
+  steps: readonly StepRecord[],
+  b1: number,
+  after: number,
+): Array<readonly [string, StepRecord | undefined]> {
+  const later = (tag: string): StepRecord | undefined => steps.find((s) => s.tag === tag && s.seq > after);
+  const looks: Array<readonly [string, StepRecord | undefined]> = [
+    ['A.readback', later('A.readback')],
+    ['A.wait', later('A.wait')],
+  ];
+  // Timed out or not: a candidate that reached b1 holds it, and b1 delivers only once it lets go.
+  const observer = steps.find((s) => s.tag === 'observe.take' && s.pid === b1 && s.seq < after);
+  if (observer) {
+    const mine = (tag: string): StepRecord | undefined =>
+      steps.find((s) => s.session === observer.session && s.tag === tag && s.seq > after);
+    looks.push([`${observer.session} observe.release`, mine('observe.release')]);
+    looks.push([`${observer.session}.wait`, mine(`${observer.session}.wait`)]);
+  }
+  return looks;
 }

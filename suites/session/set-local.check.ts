@@ -11,6 +11,7 @@
  *   A:  SELECT pg_backend_pid() AS pid, current_setting('statement_timeout') AS after
  */
 import { defineCheck } from '../../engine/check.js';
+import { failedStep, unseenReason } from '../../engine/judging/absence.js';
 import { answered, errorText, markerOf, refused, stepOf, stepsOf, valueOf } from '../../engine/judging/record.js';
 import { markersFor } from '../../engine/markers.js';
 import { dismiss } from '../../engine/steering/holders.js';
@@ -73,7 +74,8 @@ export const setLocal = defineCheck({
  *   `rejected`.
  * - The value was not visible inside the transaction: inconclusive.
  * - A's next transaction, or another client on b1, still sees it: `leaked`.
- * - Otherwise `scoped`, provided A's next transaction answered.
+ * - Otherwise `scoped`, provided A's next transaction and the observer on b1 (if any) each
+ *   read a value: a step without one (an error, a stall) proves no absence.
  */
 export function judgeSetLocal(steps: readonly StepRecord[]): Judgement {
   const begin = stepOf(steps, 'A.begin');
@@ -92,12 +94,16 @@ export function judgeSetLocal(steps: readonly StepRecord[]): Judgement {
   const inside = valueOf(stepOf(steps, 'A.inside'), 'inside');
   const readback = stepOf(steps, 'A.readback');
   const observer = stepsOf(steps, 'observe.take').find((t) => t.pid === set.pid && !t.timedOut);
+  // A value not seen counts only where a value was read: an errored readback or an observer
+  // cut short (a stalled pooler) shows nothing either way.
+  const after = valueOf(readback, 'after');
+  const seen = valueOf(observer, 'seen');
   const facts = {
     aBackend: set.pid,
     visibleInside: inside === marker,
-    visibleAfterInA: answered(readback) ? valueOf(readback, 'after') === marker : null,
+    visibleAfterInA: answered(readback) && typeof after === 'string' ? after === marker : null,
     otherOnSameBackend: observer !== undefined,
-    otherSaw: observer ? valueOf(observer, 'seen') === marker : null,
+    otherSaw: observer && typeof seen === 'string' ? seen === marker : null,
   };
   if (!facts.visibleInside)
     return {
@@ -115,6 +121,12 @@ export function judgeSetLocal(steps: readonly StepRecord[]): Judgement {
     };
   if (facts.visibleAfterInA === null)
     return { outcome: null, facts, reason: `A's next transaction did not answer: ${errorText(readback) ?? 'missing'}` };
+  if (observer && facts.otherSaw === null)
+    return {
+      outcome: null,
+      facts,
+      reason: unseenReason('scoped', `${failedStep(observer, 'no reading')} on backend ${set.pid}`),
+    };
   return {
     outcome: 'scoped',
     facts,

@@ -69,10 +69,12 @@ describe('load: the pool is not what discovery counted', () => {
 
 describe('load: an interrupted scenario proves nothing', () => {
   test('a record cut short by an interruption is inconclusive, whatever the judge would read', async () => {
-    const steps = stepsOf('pgbouncer-transaction', 'notify/listen').filter(
-      (s) => s.tag === 'A.create' || s.tag === 'N.notify',
-    );
-    // The partial record alone reads "dropped": nobody received the notification yet.
+    // The record up to A's wait, before any notification arrived, alone reads "dropped".
+    const steps = stepsOf('pgbouncer-transaction', 'notify/listen')
+      .filter((s) =>
+        ['A.create', 'observe.take', 'N.notify', 'observe.release', 'A.readback', 'A.wait', 'O1.wait'].includes(s.tag),
+      )
+      .map((s) => ({ ...s, notifications: [] }));
     expect(judgeRecord({ judge: judgeListen }, steps, tx).outcome).toBe('dropped');
     const port = await freePort();
     const ctx = {
