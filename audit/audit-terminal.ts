@@ -6,10 +6,13 @@
 import type { ChalkInstance } from 'chalk';
 import type { AuditCleanup, AuditFinding, AuditReport, Breaks } from './audit-types.js';
 import { groupByCheck } from './check-groups.js';
+import { terminalSafe } from '../reporters/terminal-text.js';
 import { oneLine } from './display-text.js';
 
 /** Renders `report` for a terminal `width` columns wide. */
-export function renderAuditTerminal(report: AuditReport, c: ChalkInstance, width: number): string {
+export function renderAuditTerminal(unsafe: AuditReport, c: ChalkInstance, width: number): string {
+  // Statements, sources and errors are the application's text: printable before they are laid out.
+  const report = terminalSafe(unsafe);
   const out: string[] = [];
   const s = report.summary;
   // Each count says what it counts: a file is parsed as one text, logs once per distinct text.

@@ -7,7 +7,7 @@ import { Chalk, type ChalkInstance } from 'chalk';
 import type { ChangeKind, DiffSide, ReportDiff } from './report-diff.js';
 import { sideWhat, targetText } from './report-text.js';
 import { groupBySeverity } from './severity.js';
-import { cut, oneLine } from './terminal-text.js';
+import { cut, oneLine, terminalSafe } from './terminal-text.js';
 
 export interface DiffTerminalOptions {
   color: boolean;
@@ -18,7 +18,9 @@ export interface DiffTerminalOptions {
 }
 
 /** Renders a diff for the terminal. */
-export function renderDiff(diff: ReportDiff, opts: DiffTerminalOptions): string {
+export function renderDiff(unsafe: ReportDiff, opts: DiffTerminalOptions): string {
+  // Both sides were read from files: every string is made printable before any line uses it.
+  const diff = terminalSafe(unsafe);
   const c = new Chalk({ level: opts.color ? 1 : 0 });
   const width = opts.width ?? 100;
   const lines: string[] = [];

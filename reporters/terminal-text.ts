@@ -10,6 +10,25 @@ export function oneLine(text: string): string {
 }
 
 /**
+ * A copy of `value` (a report, a diff, a matrix: plain JSON-like data) in which every string,
+ * however deep, is {@link oneLine}. Each terminal renderer passes its input through this once,
+ * at its entry, so no field read from a report file or sent by a target (an outcome, a pooler
+ * name, a host, an application_name, even a key) reaches the terminal with an escape sequence or a line
+ * break in it, whichever line of the renderer prints it. Objects that are not plain (none
+ * occur in reports) are kept as they are.
+ */
+export function terminalSafe<T>(value: T): T {
+  if (typeof value === 'string') return oneLine(value) as T;
+  if (Array.isArray(value)) return value.map((v: unknown) => terminalSafe(v)) as T;
+  if (value !== null && typeof value === 'object') {
+    const proto = Object.getPrototypeOf(value) as unknown;
+    if (proto !== Object.prototype && proto !== null) return value;
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [oneLine(k), terminalSafe(v)])) as T;
+  }
+  return value;
+}
+
+/**
  * The width to lay out for, from what the terminal reports. A pipe reports nothing, and some
  * terminals (a container's console, an IDE's) report 0 columns: folding to that printed one
  * word per line. Below 40 columns nothing folds readably either.
