@@ -22,7 +22,7 @@ Finds the statements of an application that rely on session state, and says what
 does to each of them.
 
 Inputs (any combination, at least one):
-  --sql FILE...             SQL files or migrations (several statements per file)
+  --sql FILE...             SQL files or migrations (several statements per file; '-' = stdin)
   --log FILE...             PostgreSQL server logs with log_statement = 'all' ('-' = stdin)
   --log-format FORMAT       stderr | csvlog | jsonlog (default: detected from the first line)
   --stats URL               read pg_stat_statements over a direct connection (with call counts)
@@ -134,14 +134,20 @@ export function parseAuditArgs(argv: string[]): AuditArgs {
         );
     }
   }
+  // Stdin can be read once: `--sql - --log -` would leave the second reading nothing.
+  if ([...sql, ...logs].filter((f) => f === '-').length > 1)
+    throw new PooltestError('BAD_ARGUMENTS', 'stdin (-) can be read only once: give it to one --sql or --log');
   if (sql.length > 0) args.sql = sql;
   if (logs.length > 0) args.logs = logs;
   return args;
 }
 
-/** `-` alone is a value (stdin), not an option. */
+/**
+ * `-` alone is a value (stdin), not an option, and so is a negative number: `--max-statement-
+ * bytes -1` is a bad value, which the flag's own check names, not a missing one.
+ */
 function isOption(arg: string): boolean {
-  return arg.startsWith('-') && arg !== '-';
+  return arg.startsWith('-') && arg !== '-' && !/^-\d/.test(arg);
 }
 
 function logFormat(value: string): LogFormat | 'auto' {

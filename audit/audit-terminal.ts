@@ -16,7 +16,7 @@ export function renderAuditTerminal(unsafe: AuditReport, c: ChalkInstance, width
   const out: string[] = [];
   const s = report.summary;
   // Each count says what it counts: a file is parsed as one text, logs once per distinct text.
-  const occurrences = `${s.statements} statement occurrence(s) from ${report.inputs.length} input(s) (pg_stat_statements: calls)`;
+  const occurrences = `${s.statements} statement occurrence(s) from ${report.inputs.length} input(s) (${countedAs(report)})`;
   const parsed = `${s.parsedTexts} text(s) parsed (one per SQL file, one per distinct log or stats text)`;
   out.push(`${c.bold('pooltest audit')}  ${occurrences}; ${parsed}`);
   out.push(
@@ -66,6 +66,21 @@ export function renderAuditTerminal(unsafe: AuditReport, c: ChalkInstance, width
   for (const w of report.warnings) out.push(c.yellow(`warning: ${w}`));
   out.push('', summaryLine(report, c));
   return `${out.join('\n')}\n`;
+}
+
+/** What one occurrence is, for each kind of input given, in the order the usage lists them. */
+const OCCURRENCE: Readonly<Record<AuditReport['inputs'][number]['kind'], string>> = {
+  sql: 'SQL files: each statement as written',
+  log: 'logs: each logged execution',
+  stats: 'pg_stat_statements: calls',
+};
+
+function countedAs(report: AuditReport): string {
+  const kinds = new Set(report.inputs.map((i) => i.kind));
+  return (Object.keys(OCCURRENCE) as Array<keyof typeof OCCURRENCE>)
+    .filter((k) => kinds.has(k))
+    .map((k) => OCCURRENCE[k])
+    .join('; ');
 }
 
 function behaviourLine(f: AuditFinding, c: ChalkInstance): string {

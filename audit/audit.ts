@@ -84,7 +84,7 @@ export async function audit(options: AuditOptions): Promise<AuditReport> {
   const collector = new AuditCollector();
   const inputs: InputSummary[] = [];
   const warnings: string[] = [];
-  for (const file of sql) inputs.push(await auditSqlFile(file, collector, maxStatementBytes));
+  for (const file of sql) inputs.push(await auditSqlFile(file, collector, maxStatementBytes, options.stdin));
   for (const file of logs) {
     const result = await auditLogFile(file, collector, {
       format: options.logFormat ?? 'auto',
