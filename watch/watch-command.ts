@@ -9,7 +9,7 @@
 import { writeFile } from 'node:fs/promises';
 import { Chalk } from 'chalk';
 import { isPooltestError, PooltestError } from '../engine/errors.js';
-import { redactUrl } from '../engine/target.js';
+import { hostPort, redactUrl } from '../engine/target.js';
 import { colorWanted } from '../reporters/terminal-reporter.js';
 import { childEnvironment, exitStatus, runChild, type ChildExit } from './child-command.js';
 import { parseWatchArgs, WATCH_USAGE, type WatchArgs } from './watch-args.js';
@@ -52,7 +52,7 @@ export async function watchCommand(
       onWarning: (text) => io.stderr.write(`pooltest watch: warning: ${text}\n`),
     });
     const child = childEnvironment(env, watching, watching.upstream);
-    io.stderr.write(`pooltest watch: proxy on ${watching.host}:${watching.port} -> ${watching.upstreamText}\n`);
+    io.stderr.write(`pooltest watch: proxy on ${hostPort(watching.host, watching.port)} -> ${watching.upstreamText}\n`);
     let exit: ChildExit | null = null;
     if (args.command.length > 0) {
       io.stderr.write(`pooltest watch: running ${args.command.join(' ')} with ${child.shown}\n`);

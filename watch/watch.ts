@@ -5,7 +5,7 @@
  * `pooltest watch` is a thin shell around {@link startWatch}.
  */
 import { PooltestError } from '../engine/errors.js';
-import { redactUrl, resolveTarget, type Target } from '../engine/target.js';
+import { hostPort, redactUrl, resolveTarget, type Target } from '../engine/target.js';
 import type { AuditCheckId } from '../audit/audit-types.js';
 import {
   behaviourFromReportFile,
@@ -147,7 +147,7 @@ export async function startWatch(options: WatchOptions): Promise<Watching> {
         tool: { name: 'pooltest', command: 'watch' },
         generatedAt: new Date(started).toISOString(),
         upstream: upstreamText,
-        listen: `${proxy.host}:${proxy.port}`,
+        listen: hostPort(proxy.host, proxy.port),
         command: null,
         // The protocol-level check is not an audit id, but poolerSummary only uses ids as keys.
         pooler: poolerSummary(behaviour, checks as AuditCheckId[]),

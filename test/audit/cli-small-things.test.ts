@@ -8,6 +8,7 @@ import { writeFile } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { describe, expect, test } from 'vitest';
 import type { AuditReport } from '../../audit/audit-types.js';
+import { pgbouncerReport } from '../reporters/samples.js';
 import { runAudit, useScratchDir } from './audit-helpers.js';
 
 const dir = useScratchDir('small');
@@ -73,5 +74,19 @@ describe('stdin', () => {
   ])('an empty stdin for --log - is warned about as an empty file is (%s)', async (_what, chunks) => {
     const run = await runAudit(['--log', '-'], { NO_COLOR: '1' }, Readable.from(chunks));
     expect(run.stdout).toContain('warning: --log stdin is empty');
+  });
+});
+
+describe('targets', () => {
+  test("an IPv6 pooler is shown as [host]:port in the audit's pooler line", async () => {
+    const report = pgbouncerReport();
+    report.target.host = '::1';
+    report.target.port = 1;
+    const file = dir.file('ipv6.report.json');
+    const sql = dir.file('ipv6.sql');
+    await writeFile(file, JSON.stringify(report));
+    await writeFile(sql, 'SELECT 1;\n');
+    const run = await runAudit(['--sql', sql, '--report', file]);
+    expect(run.stdout).toContain(`(${report.target.user}@[::1]:1/${report.target.database})`);
   });
 });
