@@ -7,7 +7,7 @@ import { Chalk, type ChalkInstance } from 'chalk';
 import type { ChangeKind, DiffSide, ReportDiff } from './report-diff.js';
 import { sideWhat, targetText } from './report-text.js';
 import { groupBySeverity } from './severity.js';
-import { cut, oneLine, terminalSafe } from './terminal-text.js';
+import { cut, oneLine, outcomeWidth, terminalSafe } from './terminal-text.js';
 
 export interface DiffTerminalOptions {
   color: boolean;
@@ -27,12 +27,16 @@ export function renderDiff(unsafe: ReportDiff, opts: DiffTerminalOptions): strin
   if (!opts.quiet) {
     lines.push(c.bold('pooltest diff'), sideLine('OLD', diff.old), sideLine('NEW', diff.new), '');
     const w = Math.max(5, ...diff.entries.map((e) => e.id.length));
-    lines.push(c.bold(`${'CHECK'.padEnd(w)}  ${'OLD'.padEnd(13)}  ${'NEW'.padEnd(13)}  CHANGE`));
+    const ow = outcomeWidth(
+      'OLD',
+      diff.entries.flatMap((e) => [e.old, e.new]),
+    );
+    lines.push(c.bold(`${'CHECK'.padEnd(w)}  ${'OLD'.padEnd(ow)}  ${'NEW'.padEnd(ow)}  CHANGE`));
     for (const group of groupBySeverity(diff.entries)) {
       lines.push(c.bold.underline(`${group.severity} (${group.checks.length})`));
       for (const e of group.checks) {
         lines.push(
-          `${e.id.padEnd(w)}  ${(e.old ?? '-').padEnd(13)}  ${(e.new ?? '-').padEnd(13)}  ${changeText(e.change, c)}`,
+          `${e.id.padEnd(w)}  ${(e.old ?? '-').padEnd(ow)}  ${(e.new ?? '-').padEnd(ow)}  ${changeText(e.change, c)}`,
         );
         if (e.change !== 'same') lines.push(c.dim(cut(`    ${e.why}`, width)));
         if (e.change === 'breaks')

@@ -10,7 +10,7 @@ import type { CheckResult, Discovery, Report, Verdict } from '../engine/types.js
 import { poolerName, targetText } from './report-text.js';
 import { groupBySeverity } from './severity.js';
 import { stepLine } from './step-text.js';
-import { cut, oneLine, pad, terminalSafe, wrap } from './terminal-text.js';
+import { cut, oneLine, outcomeWidth, pad, terminalSafe, wrap } from './terminal-text.js';
 import { observedReading } from './verdict-text.js';
 
 export interface TerminalOptions {
@@ -69,12 +69,16 @@ export function renderReport(unsafe: Report, opts: TerminalOptions): string {
   );
   lines.push('');
   const idWidth = Math.max(5, ...report.checks.map((r) => r.id.length));
-  lines.push(c.bold(`${pad('CHECK', idWidth)}  ${pad('OUTCOME', 12)}  ${pad('EXPECTED', 12)}  VERDICT`));
+  const w = outcomeWidth(
+    'EXPECTED',
+    report.checks.flatMap((r) => [r.outcome, r.expected]),
+  );
+  lines.push(c.bold(`${pad('CHECK', idWidth)}  ${pad('OUTCOME', w)}  ${pad('EXPECTED', w)}  VERDICT`));
   for (const group of groupBySeverity(report.checks)) {
     lines.push(c.bold.underline(`${group.severity} (${group.checks.length})`));
     for (const r of group.checks) {
       lines.push(
-        `${pad(r.id, idWidth)}  ${pad(r.outcome ?? '-', 12)}  ${pad(r.expected ?? '-', 12)}  ${verdictText(r.verdict, c, r)}`,
+        `${pad(r.id, idWidth)}  ${pad(r.outcome ?? '-', w)}  ${pad(r.expected ?? '-', w)}  ${verdictText(r.verdict, c, r)}`,
       );
       lines.push(c.dim(wrap(`    evidence: ${r.evidence}`, width, 14)));
       if (r.verdict !== 'pass' && r.verdict !== 'observed' && r.reason !== r.evidence)

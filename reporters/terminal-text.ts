@@ -3,6 +3,7 @@
  * characters (an escape sequence would even restyle the user's terminal), so everything that
  * came from outside is flattened to one printable line before it is padded or cut.
  */
+import { CHECK_LABELS } from '../suites/labels.js';
 
 /** One printable line: line breaks and tabs become spaces, other control characters `?`. */
 export function oneLine(text: string): string {
@@ -42,6 +43,18 @@ export function terminalWidth(columns: number | undefined, fallback = 120): numb
 export function cut(text: string, width: number): string {
   const s = oneLine(text);
   return s.length <= width ? s : `${s.slice(0, width - 1)}…`;
+}
+
+/** The longest label of the contract (`one-per-client`, 14 characters). */
+const LONGEST_LABEL = Math.max(...Object.values(CHECK_LABELS).flatMap((labels) => labels.map((l) => l.length)));
+
+/**
+ * The width of an outcome column headed `header`: the longest label of the vocabulary, so
+ * every table of every report lines up the same way, or the widest of `shown` when a value is
+ * wider still (a label of a newer pooltest, read from its report).
+ */
+export function outcomeWidth(header: string, shown: ReadonlyArray<string | null>): number {
+  return Math.max(header.length, LONGEST_LABEL, ...shown.map((s) => s?.length ?? 0));
 }
 
 /** `text` padded with spaces to at least `width` characters. */
