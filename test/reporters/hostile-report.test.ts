@@ -16,6 +16,7 @@ import { renderDiff } from '../../reporters/diff-terminal.js';
 import { renderMatrixMarkdown, renderMatrixTerminal } from '../../reporters/matrix-text.js';
 import { buildMatrix } from '../../reporters/matrix.js';
 import { diffReports } from '../../reporters/report-diff.js';
+import { createProgress } from '../../reporters/progress-reporter.js';
 import { renderQuiet, renderReport } from '../../reporters/terminal-reporter.js';
 import { renderWatchMarkdown, renderWatchTerminal } from '../../watch/watch-render.js';
 import type { WatchReport } from '../../watch/watch-types.js';
@@ -68,6 +69,14 @@ describe('hostile report text in the terminal', () => {
   test('the run report, full, verbose and quiet, prints hostile fields as plain text', () => {
     for (const verbose of [false, true]) expectTerminalSafe(renderReport(hostileReport(), { color: false, verbose }));
     expectTerminalSafe(renderQuiet(hostileReport(), { color: false }));
+  });
+
+  test('progress lines print a hostile outcome and wait reason as plain text', () => {
+    let out = '';
+    const p = createProgress({ total: 1, color: false, tty: false, write: (t) => (out += t) });
+    p.onWait(ESCAPES, 1000);
+    p.onCheckResult(hostileReport().checks[0]!);
+    expectTerminalSafe(out);
   });
 
   test("the colour a renderer adds is kept; only the report's own escapes go", () => {
