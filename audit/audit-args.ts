@@ -5,6 +5,7 @@
 import { PooltestError } from '../engine/errors.js';
 import { DEFAULT_MAX_STATEMENT_BYTES, DEFAULT_TIMEOUT_MS, type AuditOptions } from './audit.js';
 import { LOG_FORMATS, type LogFormat } from './log-format.js';
+import { positiveInt, splitFlag } from './flag-args.js';
 
 /** Everything `pooltest audit` was asked to do. */
 export interface AuditArgs extends AuditOptions {
@@ -63,9 +64,7 @@ export function parseAuditArgs(argv: string[]): AuditArgs {
   const logs: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const raw = argv[i]!;
-    const eq = raw.startsWith('--') ? raw.indexOf('=') : -1;
-    const flag = eq === -1 ? raw : raw.slice(0, eq);
-    const inline = eq === -1 ? undefined : raw.slice(eq + 1);
+    const { flag, inline } = splitFlag(raw);
     const value = (): string => {
       if (inline !== undefined) return inline;
       const next = argv[i + 1];
@@ -159,11 +158,4 @@ function logFormat(value: string): LogFormat | 'auto' {
       `--log-format must be one of auto, ${LOG_FORMATS.join(', ')}, not "${value}"`,
     );
   return format;
-}
-
-function positiveInt(flag: string, value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n <= 0)
-    throw new PooltestError('BAD_ARGUMENTS', `${flag} must be a positive whole number, not "${value}"`);
-  return n;
 }
