@@ -4,8 +4,8 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { Chalk } from 'chalk';
-import { isPooltestError, PooltestError } from '../engine/errors.js';
-import { redactUrl } from '../engine/target.js';
+import { commandFailed } from './command-failure.js';
+import { PooltestError } from '../engine/errors.js';
 import { colorWanted } from '../reporters/terminal-reporter.js';
 import { terminalWidth } from '../reporters/terminal-text.js';
 import { audit } from './audit.js';
@@ -36,7 +36,7 @@ export async function auditCommand(
   try {
     args = parseAuditArgs(argv);
   } catch (error) {
-    return failed(error, io);
+    return commandFailed('audit', error, io.stderr);
   }
   if (args.help) {
     io.stdout.write(AUDIT_USAGE);
@@ -59,7 +59,7 @@ export async function auditCommand(
     io.stdout.write(renderAuditTerminal(report, new Chalk({ level: color ? 1 : 0 }), width));
     return exitCode(report, args.failOnFindings);
   } catch (error) {
-    return failed(error, io);
+    return commandFailed('audit', error, io.stderr);
   }
 }
 
@@ -88,13 +88,4 @@ async function writeOutput(path: string, text: string, flag: string): Promise<vo
       file: path,
     });
   }
-}
-
-function failed(error: unknown, io: AuditIo): number {
-  const e = isPooltestError(error)
-    ? error
-    : new PooltestError('INTERNAL', error instanceof Error ? (error.stack ?? error.message) : String(error));
-  // Messages never carry a password by construction; the redaction is a second net.
-  io.stderr.write(`pooltest audit: ${e.code}: ${redactUrl(e.message)}\n`);
-  return 2;
 }

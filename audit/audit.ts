@@ -3,7 +3,6 @@
  * join them with what the pooler does. `pooltest audit` is a thin shell around {@link audit}.
  */
 import { PooltestError } from '../engine/errors.js';
-import { redactUrl } from '../engine/target.js';
 import { CLAIMS } from '../suites/catalogue.js';
 import { AuditCollector, type FindingTally } from './audit-collector.js';
 import { AUDIT_CHECKS, auditCheck, checkPriority } from './audit-checks.js';
@@ -18,17 +17,11 @@ import {
 import { auditLogFile } from './log-input.js';
 import type { ProgressSink } from './read-progress.js';
 import type { LogFormat } from './log-format.js';
-import {
-  behaviourFromReportFile,
-  joinCheck,
-  poolerSummary,
-  typicalBehaviour,
-  type PoolerBehaviour,
-} from './pooler-behaviour.js';
+import { behaviourFromReportFile, joinCheck, poolerSummary, type PoolerBehaviour } from './pooler-behaviour.js';
+import { resolveBehaviour } from './pooler-source.js';
 import { auditSqlFile } from './sql-file-input.js';
 import { loadParser } from './sql-parser.js';
 import { auditStats } from './stats-input.js';
-import { behaviourFromTarget } from './target-run.js';
 
 /** What to audit and against which pooler behaviour. */
 export interface AuditOptions {
@@ -182,16 +175,4 @@ function toFinding(t: FindingTally, behaviour: PoolerBehaviour): AuditFinding {
     breaks: joined.breaks,
     advice: info.advice,
   };
-}
-
-async function resolveBehaviour(
-  fromReport: PoolerBehaviour | null,
-  options: AuditOptions,
-  checks: AuditCheckId[],
-): Promise<PoolerBehaviour> {
-  if (fromReport !== null) return fromReport;
-  if (options.target === undefined) return typicalBehaviour();
-  // Nothing to look up when nothing was found: no reason to touch the pooler.
-  if (checks.length === 0) return { basis: 'target', name: redactUrl(options.target), outcomes: new Map() };
-  return behaviourFromTarget(options.target, checks, options.password);
 }

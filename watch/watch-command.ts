@@ -8,8 +8,9 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { Chalk } from 'chalk';
-import { isPooltestError, PooltestError } from '../engine/errors.js';
-import { hostPort, redactUrl } from '../engine/target.js';
+import { commandFailed } from '../audit/command-failure.js';
+import { PooltestError } from '../engine/errors.js';
+import { hostPort } from '../engine/target.js';
 import { colorWanted } from '../reporters/terminal-reporter.js';
 import { childEnvironment, exitStatus, runChild, type ChildExit } from './child-command.js';
 import { parseWatchArgs, WATCH_USAGE, type WatchArgs } from './watch-args.js';
@@ -33,7 +34,7 @@ export async function watchCommand(
   try {
     args = parseWatchArgs(argv);
   } catch (error) {
-    return failed(error, io);
+    return commandFailed('watch', error, io.stderr);
   }
   if (args.help) {
     io.stdout.write(WATCH_USAGE);
@@ -82,7 +83,7 @@ export async function watchCommand(
     );
     return watchExitCode(report, exit);
   } catch (error) {
-    return failed(error, io);
+    return commandFailed('watch', error, io.stderr);
   }
 }
 
@@ -123,13 +124,4 @@ async function writeOutputs(report: WatchReport, args: WatchArgs): Promise<void>
       });
     }
   }
-}
-
-function failed(error: unknown, io: WatchIo): number {
-  const e = isPooltestError(error)
-    ? error
-    : new PooltestError('INTERNAL', error instanceof Error ? (error.stack ?? error.message) : String(error));
-  // Messages never carry a password by construction; the redaction is a second net.
-  io.stderr.write(`pooltest watch: ${e.code}: ${redactUrl(e.message)}\n`);
-  return 2;
 }

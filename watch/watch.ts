@@ -7,14 +7,9 @@
 import { PooltestError } from '../engine/errors.js';
 import { hostPort, redactUrl, resolveTarget, type Target } from '../engine/target.js';
 import type { AuditCheckId } from '../audit/audit-types.js';
-import {
-  behaviourFromReportFile,
-  poolerSummary,
-  typicalBehaviour,
-  type PoolerBehaviour,
-} from '../audit/pooler-behaviour.js';
+import { behaviourFromReportFile, poolerSummary } from '../audit/pooler-behaviour.js';
+import { resolveBehaviour } from '../audit/pooler-source.js';
 import { loadParser } from '../audit/sql-parser.js';
-import { behaviourFromTarget } from '../audit/target-run.js';
 import { ConnectionTracker } from './connection-tracker.js';
 import { FindingsCollector } from './findings-collector.js';
 import { startProxy, type RunningProxy } from './proxy.js';
@@ -166,16 +161,4 @@ export async function startWatch(options: WatchOptions): Promise<Watching> {
       };
     },
   };
-}
-
-async function resolveBehaviour(
-  fromReport: PoolerBehaviour | null,
-  options: WatchOptions,
-  checks: string[],
-): Promise<PoolerBehaviour> {
-  if (fromReport !== null) return fromReport;
-  if (options.target === undefined) return typicalBehaviour();
-  // Nothing found: no reason to touch the pooler.
-  if (checks.length === 0) return { basis: 'target', name: redactUrl(options.target), outcomes: new Map() };
-  return behaviourFromTarget(options.target, checks, options.password);
 }
