@@ -12,11 +12,11 @@ export function oneLine(text: string): string {
 
 /**
  * A copy of `value` (a report, a diff, a matrix: plain JSON-like data) in which every string,
- * however deep, is {@link oneLine}. Each terminal renderer passes its input through this once,
- * at its entry, so no field read from a report file or sent by a target (an outcome, a pooler
- * name, a host, an application_name, even a key) reaches the terminal with an escape sequence or a line
- * break in it, whichever line of the renderer prints it. Objects that are not plain (none
- * occur in reports) are kept as they are.
+ * however deep, keys too, is {@link oneLine}. Each terminal renderer passes its input through
+ * this once, at its entry, so no field read from a report file or sent by a target (an
+ * outcome, a pooler name, a host, an application_name) reaches the terminal with an escape
+ * sequence or a line break in it, whichever line of the renderer prints it. Objects that are
+ * not plain (none occur in reports) are kept as they are.
  */
 export function terminalSafe<T>(value: T): T {
   if (typeof value === 'string') return oneLine(value) as T;
