@@ -75,3 +75,37 @@ export function nameParts(items: unknown[]): string[] {
   }
   return parts;
 }
+
+/**
+ * Calls `visit` on every node under `root` (the root included), depth first. Iterative: deeply
+ * nested expressions must not overflow the JS stack. Used by the audit's and watch's walks over
+ * target lists, WHERE clauses, CTEs, subqueries, VALUES and RETURNING alike.
+ */
+export function forEachNode(root: unknown, visit: (node: AstNode) => void): void {
+  const stack: unknown[] = [root];
+  while (stack.length > 0) {
+    const value = stack.pop();
+    if (Array.isArray(value)) {
+      for (const item of value) if (item !== null && typeof item === 'object') stack.push(item);
+      continue;
+    }
+    const node = asNode(value);
+    if (node === null) continue;
+    visit(node);
+    for (const key in node) {
+      const item = node[key];
+      if (item !== null && typeof item === 'object') stack.push(item);
+    }
+  }
+}
+
+/**
+ * The name of a `FuncCall` when it calls a built-in function: unqualified, or qualified with
+ * `pg_catalog` (a user's `myschema.pg_advisory_lock` is someone else's function); else null.
+ */
+export function builtinName(call: AstNode | null): string | null {
+  const parts = nameParts(list(call, 'funcname'));
+  if (parts.length === 0 || parts.length > 2) return null;
+  if (parts.length === 2 && parts[0] !== 'pg_catalog') return null;
+  return parts[parts.length - 1]!;
+}

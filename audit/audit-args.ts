@@ -6,6 +6,7 @@ import { PooltestError } from '../engine/errors.js';
 import { parseDuration } from '../engine/time.js';
 import { DEFAULT_MAX_STATEMENT_BYTES, DEFAULT_TIMEOUT_MS, type AuditOptions } from './audit.js';
 import { LOG_FORMATS, type LogFormat } from './log-format.js';
+import { positiveInt, splitFlag } from './flag-args.js';
 
 /** Everything `pooltest audit` was asked to do. */
 export interface AuditArgs extends AuditOptions {
@@ -23,7 +24,7 @@ Finds the statements of an application that rely on session state, and says what
 does to each of them.
 
 Inputs (any combination, at least one):
-  --sql FILE...             SQL files or migrations (several statements per file)
+  --sql FILE...             SQL files or migrations (several statements per file; '-' = stdin)
   --log FILE...             PostgreSQL server logs with log_statement = 'all' ('-' = stdin)
   --log-format FORMAT       stderr | csvlog | jsonlog (default: detected from the first line)
   --stats URL               read pg_stat_statements over a direct connection (with call counts)
@@ -64,9 +65,7 @@ export function parseAuditArgs(argv: string[]): AuditArgs {
   const logs: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const raw = argv[i]!;
-    const eq = raw.startsWith('--') ? raw.indexOf('=') : -1;
-    const flag = eq === -1 ? raw : raw.slice(0, eq);
-    const inline = eq === -1 ? undefined : raw.slice(eq + 1);
+    const { flag, inline } = splitFlag(raw);
     const value = (): string => {
       if (inline !== undefined) return inline;
       const next = argv[i + 1];
@@ -136,14 +135,20 @@ export function parseAuditArgs(argv: string[]): AuditArgs {
         );
     }
   }
+  // Stdin can be read once: `--sql - --log -` would leave the second reading nothing.
+  if ([...sql, ...logs].filter((f) => f === '-').length > 1)
+    throw new PooltestError('BAD_ARGUMENTS', 'stdin (-) can be read only once: give it to one --sql or --log');
   if (sql.length > 0) args.sql = sql;
   if (logs.length > 0) args.logs = logs;
   return args;
 }
 
-/** `-` alone is a value (stdin), not an option. */
+/**
+ * `-` alone is a value (stdin), not an option, and so is a negative number: `--max-statement-
+ * bytes -1` is a bad value, which the flag's own check names, not a missing one.
+ */
 function isOption(arg: string): boolean {
-  return arg.startsWith('-') && arg !== '-';
+  return arg.startsWith('-') && arg !== '-' && !/^-\d/.test(arg);
 }
 
 function logFormat(value: string): LogFormat | 'auto' {
@@ -155,13 +160,6 @@ function logFormat(value: string): LogFormat | 'auto' {
       `--log-format must be one of auto, ${LOG_FORMATS.join(', ')}, not "${value}"`,
     );
   return format;
-}
-
-function positiveInt(flag: string, value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n <= 0)
-    throw new PooltestError('BAD_ARGUMENTS', `${flag} must be a positive whole number, not "${value}"`);
-  return n;
 }
 
 /** `10s`, `2500ms` (parseDuration, as the main command); a bare number is milliseconds, as it always was here. */

@@ -4,9 +4,9 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { Chalk } from 'chalk';
-import { isPooltestError, PooltestError } from '../engine/errors.js';
+import { commandFailed } from './command-failure.js';
+import { PooltestError } from '../engine/errors.js';
 import { interruptedExitCode } from '../engine/signals.js';
-import { redactUrl } from '../engine/target.js';
 import { colorWanted } from '../reporters/terminal-reporter.js';
 import { terminalWidth } from '../reporters/terminal-text.js';
 import { audit } from './audit.js';
@@ -37,7 +37,7 @@ export async function auditCommand(
   try {
     args = parseAuditArgs(argv);
   } catch (error) {
-    return failed(error, io);
+    return commandFailed('audit', error, io.stderr);
   }
   if (args.help) {
     io.stdout.write(AUDIT_USAGE);
@@ -92,12 +92,8 @@ async function writeOutput(path: string, text: string, flag: string): Promise<vo
 }
 
 function failed(error: unknown, io: AuditIo): number {
-  const e = isPooltestError(error)
-    ? error
-    : new PooltestError('INTERNAL', error instanceof Error ? (error.stack ?? error.message) : String(error));
-  // Messages never carry a password by construction; the redaction is a second net.
-  io.stderr.write(`pooltest audit: ${e.code}: ${redactUrl(e.message)}\n`);
+  const code = commandFailed('audit', error, io.stderr);
   // Interrupted while the --target checks ran (target-run.ts): the signal's exit code, as the main command.
-  const signal = e.code === 'INTERRUPTED' ? e.detail.signal : null;
-  return typeof signal === 'string' ? interruptedExitCode(signal as NodeJS.Signals) : 2;
+  const signal = error instanceof PooltestError && error.code === 'INTERRUPTED' ? error.detail.signal : null;
+  return typeof signal === 'string' ? interruptedExitCode(signal as NodeJS.Signals) : code;
 }

@@ -4,6 +4,7 @@
  */
 import type { AuditReport, Breaks } from './audit-types.js';
 import { groupByCheck } from './check-groups.js';
+import { htmlCell as cell } from '../reporters/markdown.js';
 import { oneLine } from './display-text.js';
 
 /** Renders `report` as a Markdown document. */
@@ -92,14 +93,4 @@ function breaksText(breaks: Breaks): string {
   if (breaks === true) return 'the statement **breaks**';
   if (breaks === false) return 'the statement keeps working';
   return 'whether it breaks is unknown';
-}
-
-/** Safe inside a table cell and inside `<code>`: HTML-escaped, pipes and newlines neutralised. */
-function cell(text: string): string {
-  return text
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/\|/g, '&#124;')
-    .replace(/\r?\n/g, ' ');
 }

@@ -6,14 +6,17 @@
 import type { ChalkInstance } from 'chalk';
 import type { AuditCleanup, AuditFinding, AuditReport, Breaks } from './audit-types.js';
 import { groupByCheck } from './check-groups.js';
+import { terminalSafe } from '../reporters/terminal-text.js';
 import { oneLine } from './display-text.js';
 
 /** Renders `report` for a terminal `width` columns wide. */
-export function renderAuditTerminal(report: AuditReport, c: ChalkInstance, width: number): string {
+export function renderAuditTerminal(unsafe: AuditReport, c: ChalkInstance, width: number): string {
+  // Statements, sources and errors are the application's text: printable before they are laid out.
+  const report = terminalSafe(unsafe);
   const out: string[] = [];
   const s = report.summary;
   // Each count says what it counts: a file is parsed as one text, logs once per distinct text.
-  const occurrences = `${s.statements} statement occurrence(s) from ${report.inputs.length} input(s) (pg_stat_statements: calls)`;
+  const occurrences = `${s.statements} statement occurrence(s) from ${report.inputs.length} input(s) (${countedAs(report)})`;
   const parsed = `${s.parsedTexts} text(s) parsed (one per SQL file, one per distinct log or stats text)`;
   out.push(`${c.bold('pooltest audit')}  ${occurrences}; ${parsed}`);
   out.push(
@@ -63,6 +66,21 @@ export function renderAuditTerminal(report: AuditReport, c: ChalkInstance, width
   for (const w of report.warnings) out.push(c.yellow(`warning: ${w}`));
   out.push('', summaryLine(report, c));
   return `${out.join('\n')}\n`;
+}
+
+/** What one occurrence is, for each kind of input given, in the order the usage lists them. */
+const OCCURRENCE: Readonly<Record<AuditReport['inputs'][number]['kind'], string>> = {
+  sql: 'SQL files: each statement as written',
+  log: 'logs: each logged execution',
+  stats: 'pg_stat_statements: calls',
+};
+
+function countedAs(report: AuditReport): string {
+  const kinds = new Set(report.inputs.map((i) => i.kind));
+  return (Object.keys(OCCURRENCE) as Array<keyof typeof OCCURRENCE>)
+    .filter((k) => kinds.has(k))
+    .map((k) => OCCURRENCE[k])
+    .join('; ');
 }
 
 function behaviourLine(f: AuditFinding, c: ChalkInstance): string {

@@ -3,7 +3,6 @@
  * join them with what the pooler does. `pooltest audit` is a thin shell around {@link audit}.
  */
 import { PooltestError } from '../engine/errors.js';
-import { redactUrl } from '../engine/target.js';
 import { CLAIMS } from '../suites/catalogue.js';
 import { AuditCollector, type FindingTally } from './audit-collector.js';
 import { AUDIT_CHECKS, auditCheck, checkPriority } from './audit-checks.js';
@@ -18,17 +17,11 @@ import {
 import { auditLogFile } from './log-input.js';
 import type { ProgressSink } from './read-progress.js';
 import type { LogFormat } from './log-format.js';
-import {
-  behaviourFromReportFile,
-  joinCheck,
-  poolerSummary,
-  typicalBehaviour,
-  type PoolerBehaviour,
-} from './pooler-behaviour.js';
+import { behaviourFromReportFile, joinCheck, poolerSummary, type PoolerBehaviour } from './pooler-behaviour.js';
+import { resolveBehaviour } from './pooler-source.js';
 import { auditSqlFile } from './sql-file-input.js';
 import { loadParser } from './sql-parser.js';
 import { auditStats } from './stats-input.js';
-import { behaviourFromTarget } from './target-run.js';
 
 /** What to audit and against which pooler behaviour. */
 export interface AuditOptions {
@@ -84,7 +77,7 @@ export async function audit(options: AuditOptions): Promise<AuditReport> {
   const collector = new AuditCollector();
   const inputs: InputSummary[] = [];
   const warnings: string[] = [];
-  for (const file of sql) inputs.push(await auditSqlFile(file, collector, maxStatementBytes));
+  for (const file of sql) inputs.push(await auditSqlFile(file, collector, maxStatementBytes, options.stdin));
   for (const file of logs) {
     const result = await auditLogFile(file, collector, {
       format: options.logFormat ?? 'auto',
@@ -109,7 +102,7 @@ export async function audit(options: AuditOptions): Promise<AuditReport> {
   const checks = [...new Set([...tallies.map((t) => t.check), ...overflowChecks])].sort(
     (a, b) => checkPriority(a) - checkPriority(b),
   );
-  const behaviour = await resolveBehaviour(fromReport, options, checks);
+  const behaviour = await resolveBehaviour(fromReport, { ...options, timeoutMs }, checks);
   for (const id of checks) {
     if (behaviour.basis !== 'typical' && !behaviour.outcomes.has(id))
       warnings.push(`${id} is not in the pooler's results: what it does there is unknown`);
@@ -182,16 +175,4 @@ function toFinding(t: FindingTally, behaviour: PoolerBehaviour): AuditFinding {
     breaks: joined.breaks,
     advice: info.advice,
   };
-}
-
-async function resolveBehaviour(
-  fromReport: PoolerBehaviour | null,
-  options: AuditOptions,
-  checks: AuditCheckId[],
-): Promise<PoolerBehaviour> {
-  if (fromReport !== null) return fromReport;
-  if (options.target === undefined) return typicalBehaviour();
-  // Nothing to look up when nothing was found: no reason to touch the pooler.
-  if (checks.length === 0) return { basis: 'target', name: redactUrl(options.target), outcomes: new Map() };
-  return behaviourFromTarget(options.target, checks, options.password, options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
 }

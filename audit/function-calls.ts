@@ -7,40 +7,24 @@
  * goes by the setting it names.
  */
 import { CLAIMS } from '../suites/catalogue.js';
-import { asNode, booleanOf, child, constantOf, list, nameParts, text } from './ast-json.js';
+import { asNode, booleanOf, builtinName, child, constantOf, forEachNode, list, text } from './ast-json.js';
 import type { Hazard } from './audit-types.js';
 import { checkForSetting } from './set-statement.js';
 
 /** Every session-state hazard among the function calls under `root`. */
 export function functionCallHazards(root: unknown): Hazard[] {
   const hazards: Hazard[] = [];
-  // Iterative walk: deeply nested expressions must not overflow the JS stack.
-  const stack: unknown[] = [root];
-  while (stack.length > 0) {
-    const value = stack.pop();
-    if (Array.isArray(value)) {
-      for (const item of value) if (item !== null && typeof item === 'object') stack.push(item);
-      continue;
-    }
-    const node = asNode(value);
-    if (node === null) continue;
-    for (const key in node) {
-      const item = node[key];
-      if (key === 'FuncCall') {
-        const hazard = funcCallHazard(asNode(item));
-        if (hazard !== null) hazards.push(hazard);
-      }
-      if (item !== null && typeof item === 'object') stack.push(item);
-    }
-  }
+  forEachNode(root, (node) => {
+    if (!Object.hasOwn(node, 'FuncCall')) return;
+    const hazard = funcCallHazard(asNode(node['FuncCall']));
+    if (hazard !== null) hazards.push(hazard);
+  });
   return hazards;
 }
 
 function funcCallHazard(call: ReturnType<typeof asNode>): Hazard | null {
-  const parts = nameParts(list(call, 'funcname'));
-  if (parts.length === 0 || parts.length > 2) return null;
-  if (parts.length === 2 && parts[0] !== 'pg_catalog') return null;
-  const name = parts[parts.length - 1]!;
+  const name = builtinName(call);
+  if (name === null) return null;
   if (name === 'set_config') return setConfigHazard(list(call, 'args'));
   // A call that only sets up state (nextval) is no finding on its own; the checks' claims say
   // which calls those are.

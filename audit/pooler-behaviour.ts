@@ -5,7 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { PooltestError } from '../engine/errors.js';
-import { redactUrl } from '../engine/target.js';
+import { describeTarget, redactUrl } from '../engine/target.js';
 import type { Report } from '../engine/types.js';
 import { AUDIT_CHECKS } from './audit-checks.js';
 import type { AuditCheckId, BehaviourBasis, Breaks, PoolerSummary } from './audit-types.js';
@@ -65,7 +65,7 @@ export function behaviourFromReport(
   const outcomes = new Map<string, string | null>();
   for (const check of report.checks) outcomes.set(check.id, check.verdict === 'skipped' ? null : check.outcome);
   const t = report.target;
-  const where = t ? `${t.user}@${t.host}:${t.port}/${t.database}` : 'unknown target';
+  const where = t ? describeTarget(t) : 'unknown target';
   return { basis, name: `${redactUrl(label)} (${where})`, outcomes };
 }
 

@@ -19,13 +19,19 @@ import { splitSql } from './sql-splitter.js';
  */
 const MAX_SQL_FILE_BYTES = 16 * 1024 * 1024;
 
-/** Reads one SQL file into the collector and says what it contributed. */
+/**
+ * Reads one SQL file into the collector and says what it contributed. `-` is stdin (read
+ * whole, as a file is, and named `stdin` in sources), so a migration tool's output can be
+ * piped in.
+ */
 export async function auditSqlFile(
-  path: string,
+  file: string,
   collector: AuditCollector,
   maxStatementBytes: number,
+  stdin: NodeJS.ReadableStream = process.stdin,
 ): Promise<InputSummary> {
-  const raw = await readSqlBytes(path);
+  const path = file === '-' ? 'stdin' : file;
+  const raw = file === '-' ? await readStdin(stdin) : await readSqlBytes(path);
   // A UTF-8 byte order mark is not part of the first statement.
   const bytes = raw[0] === 0xef && raw[1] === 0xbb && raw[2] === 0xbf ? raw.subarray(3) : raw;
   const text = bytes.toString('utf8');
@@ -82,6 +88,29 @@ export async function auditSqlFile(
   };
 }
 
+/** All of stdin, refused past the size an SQL file may have (a pipe has no size to stat). */
+async function readStdin(stdin: NodeJS.ReadableStream): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of stdin) {
+      const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+      size += bytes.length;
+      if (size > MAX_SQL_FILE_BYTES)
+        throw new PooltestError(
+          'AUDIT_INPUT',
+          `--sql stdin: more than the ${MAX_SQL_FILE_BYTES} bytes an SQL file may have; split it`,
+          { file: 'stdin' },
+        );
+      chunks.push(bytes);
+    }
+  } catch (error) {
+    if (error instanceof PooltestError) throw error;
+    throw fileError('stdin', error, '--sql');
+  }
+  return checkedText(Buffer.concat(chunks), 'stdin');
+}
+
 async function readSqlBytes(path: string): Promise<Buffer> {
   let bytes: Buffer;
   try {
@@ -106,6 +135,11 @@ async function readSqlBytes(path: string): Promise<Buffer> {
     if (error instanceof PooltestError) throw error;
     throw fileError(path, error, '--sql');
   }
+  return checkedText(bytes, path);
+}
+
+/** `bytes` if they are UTF-8 text; refused with the line and column of the first bad byte. */
+function checkedText(bytes: Buffer, path: string): Buffer {
   const nul = bytes.indexOf(0);
   if (nul !== -1) {
     const { line, column } = lineAndColumn(bytes, nul);

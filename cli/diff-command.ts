@@ -12,6 +12,8 @@ import { PooltestError } from '../engine/errors.js';
 import { diffReports } from '../reporters/report-diff.js';
 import { READABLE_SCHEMA_VERSIONS, upgradeReport } from '../reporters/report-compat.js';
 import { REPORT_SCHEMA_VERSION, type Report } from '../engine/types.js';
+import { oneLine } from '../reporters/terminal-text.js';
+import { labelsOf } from '../suites/labels.js';
 import { writeOutput } from './outputs.js';
 import { parseSubcommandArgs } from './subcommand-args.js';
 import type { CliIo } from './run-command.js';
@@ -62,7 +64,8 @@ export function readReport(file: string): Report {
   } catch (err) {
     throw new PooltestError(
       'REPORT_INVALID',
-      `cannot read a pooltest report from ${resolved}: ${err instanceof Error ? err.message : String(err)}`,
+      // JSON.parse quotes the file's text: printable, as everything read from a report is.
+      `cannot read a pooltest report from ${resolved}: ${oneLine(err instanceof Error ? err.message : String(err))}`,
     );
   }
   const problem = reportProblem(value);
@@ -89,8 +92,22 @@ function reportProblem(v: unknown): string | null {
     (c: unknown) =>
       typeof c !== 'object' || c === null || typeof (c as { id?: unknown }).id !== 'string' || !('outcome' in c),
   );
-  if (bad !== undefined) return `a check without "id" and "outcome": ${JSON.stringify(bad).slice(0, 120)}`;
+  if (bad !== undefined) return `a check without "id" and "outcome": ${quoted(bad)}`;
+  for (const c of r.checks as Array<{ id: string; outcome: unknown }>) {
+    if (c.outcome !== null && typeof c.outcome !== 'string')
+      return `check ${quoted(c.id)} has outcome ${quoted(c.outcome)}, expected a label or null`;
+    // A check this version knows reports only its declared labels; a newer pooltest's check
+    // (an id not in the catalogue) may report anything, and diff calls it unknown.
+    const labels = labelsOf(c.id);
+    if (typeof c.outcome === 'string' && labels !== null && !labels.includes(c.outcome))
+      return `check ${c.id} has outcome ${quoted(c.outcome)}, which is not one of its outcomes (${labels.join(', ')})`;
+  }
   for (const key of ['target', 'discovery', 'tool'] as const)
     if (typeof r[key] !== 'object' || r[key] === null) return `no "${key}" object`;
   return null;
+}
+
+/** `value` as JSON, cut to 120 characters and printable: it goes into an error message. */
+function quoted(value: unknown): string {
+  return oneLine(JSON.stringify(value) ?? String(value)).slice(0, 120);
 }

@@ -4,6 +4,7 @@
  * {@link Target} object handed to `pg`; {@link publicTarget} is what reports and messages use.
  */
 import { existsSync } from 'node:fs';
+import { isIPv6 } from 'node:net';
 import type { ClientConfig } from 'pg';
 import { PooltestError } from './errors.js';
 import { tlsOptions } from './tls-files.js';
@@ -30,7 +31,7 @@ export interface Target {
 }
 
 export interface TargetInput {
-  /** `host:port`, `host`, or a `postgres://` / `postgresql://` URL. */
+  /** `host:port`, `host`, `[ipv6]:port`, a bare IPv6 literal, or a `postgres://` / `postgresql://` URL. */
   target?: string;
   user?: string;
   password?: string;
@@ -79,7 +80,7 @@ function withTlsFiles(t: Target, given: ParsedText, env: NodeJS.ProcessEnv): Tar
   if ((t.sslmode === 'verify-ca' || t.sslmode === 'verify-full') && rootcert === undefined) {
     throw new PooltestError(
       'TLS_FAILED',
-      `sslmode=${t.sslmode} needs a root certificate to verify ${t.host}:${t.port} against, and none was given: ~/.postgresql/root.crt does not exist. ` +
+      `sslmode=${t.sslmode} needs a root certificate to verify ${hostPort(t.host, t.port)} against, and none was given: ~/.postgresql/root.crt does not exist. ` +
         "Pass sslrootcert=FILE in the URL (or PGSSLROOTCERT), use sslrootcert=system for the system's trusted roots, or choose sslmode=require (no verification).",
       { host: t.host, port: t.port, sslmode: t.sslmode },
     );
@@ -112,6 +113,9 @@ export function parseTargetText(text: string): ParsedText {
   if (text.includes('://')) {
     throw new PooltestError('BAD_TARGET_URL', `target "${redactUrl(text)}" is not a postgres:// URL or host:port`);
   }
+  // A bare IPv6 literal is a host, as a bare name is; its last group cannot be told from a
+  // port, so a port needs the brackets (`[::1]:6432`), as in a URL.
+  if (isIPv6(text)) return { host: text };
   const match = /^(\[[^\]]+\]|[^:/\s]+)(?::(\d+))?$/.exec(text);
   if (!match)
     throw new PooltestError('BAD_TARGET_URL', `target "${redactUrl(text)}" is not host:port or a postgres:// URL`);
@@ -186,9 +190,14 @@ export function publicTarget(t: Target): PublicTarget {
   return { host: t.host, port: t.port, user: t.user, database: t.database, ssl: t.sslmode };
 }
 
-/** `user@host:port/database`, never with the password. */
-export function describeTarget(t: Target): string {
-  return `${t.user}@${t.host}:${t.port}/${t.database}`;
+/** `user@host:port/database` (`user@[::1]:port/database` for IPv6), never with the password. */
+export function describeTarget(t: Pick<Target, 'user' | 'host' | 'port' | 'database'>): string {
+  return `${t.user}@${hostPort(t.host, t.port)}/${t.database}`;
+}
+
+/** `host:port`, with an IPv6 host in brackets so that its port reads apart from it. */
+export function hostPort(host: string, port: number): string {
+  return `${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
 
 /** Replaces the password of anything that looks like a connection URL. */

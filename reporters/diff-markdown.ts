@@ -21,7 +21,7 @@ export function renderDiffMarkdown(diff: ReportDiff): string {
   const entries = bySeverity(diff.entries);
   const rows = entries.map((e) => [
     `${code(e.id)} ${inline(e.title)}`,
-    e.severity,
+    inline(e.severity),
     e.old !== null ? code(e.old) : '—',
     e.new !== null ? code(e.new) : '—',
     CHANGE_BADGE[e.change],

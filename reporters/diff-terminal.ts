@@ -7,7 +7,7 @@ import { Chalk, type ChalkInstance } from 'chalk';
 import type { ChangeKind, DiffSide, ReportDiff } from './report-diff.js';
 import { sideWhat, targetText } from './report-text.js';
 import { groupBySeverity } from './severity.js';
-import { cut, oneLine } from './terminal-text.js';
+import { cut, oneLine, outcomeWidth, terminalSafe } from './terminal-text.js';
 
 export interface DiffTerminalOptions {
   color: boolean;
@@ -18,19 +18,25 @@ export interface DiffTerminalOptions {
 }
 
 /** Renders a diff for the terminal. */
-export function renderDiff(diff: ReportDiff, opts: DiffTerminalOptions): string {
+export function renderDiff(unsafe: ReportDiff, opts: DiffTerminalOptions): string {
+  // Both sides were read from files: every string is made printable before any line uses it.
+  const diff = terminalSafe(unsafe);
   const c = new Chalk({ level: opts.color ? 1 : 0 });
   const width = opts.width ?? 100;
   const lines: string[] = [];
   if (!opts.quiet) {
     lines.push(c.bold('pooltest diff'), sideLine('OLD', diff.old), sideLine('NEW', diff.new), '');
     const w = Math.max(5, ...diff.entries.map((e) => e.id.length));
-    lines.push(c.bold(`${'CHECK'.padEnd(w)}  ${'OLD'.padEnd(13)}  ${'NEW'.padEnd(13)}  CHANGE`));
+    const ow = outcomeWidth(
+      'OLD',
+      diff.entries.flatMap((e) => [e.old, e.new]),
+    );
+    lines.push(c.bold(`${'CHECK'.padEnd(w)}  ${'OLD'.padEnd(ow)}  ${'NEW'.padEnd(ow)}  CHANGE`));
     for (const group of groupBySeverity(diff.entries)) {
       lines.push(c.bold.underline(`${group.severity} (${group.checks.length})`));
       for (const e of group.checks) {
         lines.push(
-          `${e.id.padEnd(w)}  ${(e.old ?? '-').padEnd(13)}  ${(e.new ?? '-').padEnd(13)}  ${changeText(e.change, c)}`,
+          `${e.id.padEnd(w)}  ${(e.old ?? '-').padEnd(ow)}  ${(e.new ?? '-').padEnd(ow)}  ${changeText(e.change, c)}`,
         );
         if (e.change !== 'same') lines.push(c.dim(cut(`    ${e.why}`, width)));
         if (e.change === 'breaks')

@@ -1,20 +1,27 @@
 /**
  * Markdown helpers. Report text comes from servers and poolers, so it is escaped before it
  * lands in a table cell or a footnote: a stray `|` would split a cell, a `<tag>` would vanish
- * in GitHub's renderer, and a line break would end the table or the footnote.
+ * in GitHub's renderer, and a line break would end the table or the footnote. Control
+ * characters go too (as `?`, by the terminal's rule): a Markdown file is also read with `cat`.
  */
+import { oneLine } from './terminal-text.js';
 
 /** Escapes inline text: one line, no markup of its own. */
 export function inline(text: string): string {
-  return text.replace(/\r?\n|\r/g, ' ').replace(/([\\`*_[\]<>|#~])/g, '\\$1');
+  return oneLine(text).replace(/([\\`*_[\]<>|#~])/g, '\\$1');
 }
 
 /** A code span for short identifiers (check ids, labels); backticks inside are dropped, line breaks flattened. */
 export function code(text: string): string {
-  return `\`${text
-    .replace(/\r?\n|\r/g, ' ')
-    .replace(/`/g, '')
-    .replace(/\|/g, '\\|')}\``;
+  return `\`${oneLine(text).replace(/`/g, '').replace(/\|/g, '\\|')}\``;
+}
+
+/**
+ * Safe inside a table cell and inside `<code>` (where Markdown escapes do not apply):
+ * HTML-escaped, pipes and line breaks neutralised, control characters `?`.
+ */
+export function htmlCell(text: string): string {
+  return oneLine(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\|/g, '&#124;');
 }
 
 /** A Markdown table from a header row and body rows (cells already escaped). */

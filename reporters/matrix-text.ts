@@ -7,13 +7,15 @@
 import { Chalk } from 'chalk';
 import type { Matrix, MatrixCell } from './matrix.js';
 import { code, inline, table } from './markdown.js';
-import { cut, oneLine, pad } from './terminal-text.js';
+import { cut, oneLine, pad, terminalSafe } from './terminal-text.js';
 
 const MARK: Readonly<Record<string, string>> = { pass: '', fail: ' ✗', inconclusive: ' ?', skipped: '' };
 const BADGE: Readonly<Record<string, string>> = { pass: '', fail: ' ❌', inconclusive: ' ⚠️', skipped: '' };
 
 /** Terminal text: one line per check, a column per target (numbered, named below the table). */
-export function renderMatrixTerminal(m: Matrix, opts: { color: boolean; width?: number }): string {
+export function renderMatrixTerminal(unsafe: Matrix, opts: { color: boolean; width?: number }): string {
+  // Cells and column names come from report files: printable before any of them is measured.
+  const m = terminalSafe(unsafe);
   const c = new Chalk({ level: opts.color ? 1 : 0 });
   const idWidth = Math.max(5, ...m.rows.map((r) => r.id.length));
   const cellText = (x: MatrixCell): string =>

@@ -8,6 +8,7 @@
 import { Chalk } from 'chalk';
 import type { CheckResult } from '../engine/types.js';
 import { verdictText } from './terminal-reporter.js';
+import { oneLine, terminalSafe } from './terminal-text.js';
 
 export interface ProgressOptions {
   /** Checks selected for this run. */
@@ -41,7 +42,9 @@ export function createProgress(opts: ProgressOptions): Progress {
       opts.write(`\r\x1b[2K${c.dim(`  ${prefix}${counter(done + 1)} ${checkIdOf(file)} ...`)}`);
       pending = true;
     },
-    onCheckResult(r) {
+    onCheckResult(result) {
+      // Printed like any report's fields: through the one sanitiser the other renderers use.
+      const r = terminalSafe(result);
       done += 1;
       const left = Math.max(0, opts.total - done);
       const line = `  ${prefix}${counter(done)} ${r.id}: ${r.outcome ?? 'no outcome'} ${verdictText(r.verdict, c, r)} (${r.durationMs} ms), ${left === 0 ? 'done' : `${left} left`}`;
@@ -51,7 +54,7 @@ export function createProgress(opts: ProgressOptions): Progress {
     onWait(what, boundMs) {
       // A line of its own, also without a TTY: a run that seems stuck says why.
       opts.write(
-        `${pending ? '\r\x1b[2K' : ''}${c.dim(`  ${prefix}${counter(done + 1)} waiting up to ${Math.round(boundMs / 1000)} s for ${what}`)}\n`,
+        `${pending ? '\r\x1b[2K' : ''}${c.dim(`  ${prefix}${counter(done + 1)} waiting up to ${Math.round(boundMs / 1000)} s for ${oneLine(what)}`)}\n`,
       );
       pending = false;
     },

@@ -3,11 +3,12 @@
  * Markdown and diff views describe a target and a pooler in the same words.
  */
 import type { DiffSide } from './report-diff.js';
+import { describeTarget } from '../engine/target.js';
 import type { PublicTarget, Report } from '../engine/types.js';
 
-/** `user@host:port/database` (a public target never holds a password). */
+/** `user@host:port/database`, IPv6 hosts in brackets (a public target never holds a password). */
 export function targetText(t: PublicTarget): string {
-  return `${t.user}@${t.host}:${t.port}/${t.database}`;
+  return describeTarget(t);
 }
 
 /** `PgBouncer 1.18.0`, or null when discovery could not tell. */

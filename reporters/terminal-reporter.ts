@@ -10,7 +10,7 @@ import type { CheckResult, Discovery, Report, Verdict } from '../engine/types.js
 import { poolerName, targetText } from './report-text.js';
 import { groupBySeverity } from './severity.js';
 import { stepLine } from './step-text.js';
-import { cut, oneLine, pad, wrap } from './terminal-text.js';
+import { cut, oneLine, outcomeWidth, pad, terminalSafe, wrap } from './terminal-text.js';
 import { observedReading } from './verdict-text.js';
 
 export interface TerminalOptions {
@@ -30,7 +30,8 @@ export function colorWanted(flag: boolean | undefined, env: NodeJS.ProcessEnv, i
 }
 
 /** Two lines: what discovery found (mode, pool, server, pooler), then the facts behind the mode. */
-export function renderDiscovery(d: Omit<Discovery, 'steps'>, c: ChalkInstance): string {
+export function renderDiscovery(unsafe: Omit<Discovery, 'steps'>, c: ChalkInstance): string {
+  const d = terminalSafe(unsafe);
   const pooler = poolerName(d.pooler) ?? 'not identified';
   const pool = d.poolSize !== null ? String(d.poolSize) : `no limit up to ${d.poolBound}`;
   const facts = [
@@ -47,7 +48,9 @@ export function renderDiscovery(d: Omit<Discovery, 'steps'>, c: ChalkInstance): 
 }
 
 /** The full report: header, discovery, profile, checks grouped by severity, sweep and summary. */
-export function renderReport(report: Report, opts: TerminalOptions): string {
+export function renderReport(unsafe: Report, opts: TerminalOptions): string {
+  // Evidence, notes, names and outcomes came from the target or a report file.
+  const report = terminalSafe(unsafe);
   const c = new Chalk({ level: opts.color ? 1 : 0 });
   const width = opts.width ?? 100;
   const lines: string[] = [];
@@ -66,12 +69,16 @@ export function renderReport(report: Report, opts: TerminalOptions): string {
   );
   lines.push('');
   const idWidth = Math.max(5, ...report.checks.map((r) => r.id.length));
-  lines.push(c.bold(`${pad('CHECK', idWidth)}  ${pad('OUTCOME', 12)}  ${pad('EXPECTED', 12)}  VERDICT`));
+  const w = outcomeWidth(
+    'EXPECTED',
+    report.checks.flatMap((r) => [r.outcome, r.expected]),
+  );
+  lines.push(c.bold(`${pad('CHECK', idWidth)}  ${pad('OUTCOME', w)}  ${pad('EXPECTED', w)}  VERDICT`));
   for (const group of groupBySeverity(report.checks)) {
     lines.push(c.bold.underline(`${group.severity} (${group.checks.length})`));
     for (const r of group.checks) {
       lines.push(
-        `${pad(r.id, idWidth)}  ${pad(r.outcome ?? '-', 12)}  ${pad(r.expected ?? '-', 12)}  ${verdictText(r.verdict, c, r)}`,
+        `${pad(r.id, idWidth)}  ${pad(r.outcome ?? '-', w)}  ${pad(r.expected ?? '-', w)}  ${verdictText(r.verdict, c, r)}`,
       );
       lines.push(c.dim(wrap(`    evidence: ${r.evidence}`, width, 14)));
       if (r.verdict !== 'pass' && r.verdict !== 'observed' && r.reason !== r.evidence)
@@ -90,7 +97,8 @@ export function renderReport(report: Report, opts: TerminalOptions): string {
  * `--quiet`: only what a CI log needs when something is wrong (one line per failed check,
  * the sweep if it was dirty) and the summary line, which is always printed.
  */
-export function renderQuiet(report: Report, opts: TerminalOptions): string {
+export function renderQuiet(unsafe: Report, opts: TerminalOptions): string {
+  const report = terminalSafe(unsafe);
   const c = new Chalk({ level: opts.color ? 1 : 0 });
   const strict = report.summary.strict === true;
   const failed = report.checks.filter((r) => r.verdict === 'fail' || (strict && r.verdict === 'inconclusive'));

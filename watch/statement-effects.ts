@@ -10,7 +10,18 @@
  */
 import type { CleanupFunction, StateFunction } from '../engine/audit-claims.js';
 import { CLAIMS } from '../suites/catalogue.js';
-import { asNode, booleanOf, child, constantOf, list, nameParts, nodeType, text } from '../audit/ast-json.js';
+import {
+  asNode,
+  booleanOf,
+  builtinName,
+  child,
+  constantOf,
+  forEachNode,
+  list,
+  nameParts,
+  nodeType,
+  text,
+} from '../audit/ast-json.js';
 import { BoundedCache } from '../audit/bounded-cache.js';
 import { checkForSetting, setStatementHazard } from '../audit/set-statement.js';
 import { parseStatements, SqlParseFailure, type AstNode } from '../audit/sql-parser.js';
@@ -273,24 +284,12 @@ function tempCreate(rangeVar: AstNode | null, onCommit: string | null, what: str
  * temp tables. Iterative, so deep expressions cannot overflow the stack.
  */
 function walkExpressions(root: unknown, effects: Effect[]): void {
-  const stack: unknown[] = [root];
-  while (stack.length > 0) {
-    const value = stack.pop();
-    if (Array.isArray(value)) {
-      for (const item of value) if (item !== null && typeof item === 'object') stack.push(item);
-      continue;
-    }
-    const node = asNode(value);
-    if (node === null) continue;
+  forEachNode(root, (node) => {
     // A RangeVar appears wrapped in FROM lists but bare in fields such as InsertStmt.relation:
     // recognise it by its own fields.
     if (typeof node['relname'] === 'string' && typeof node['relpersistence'] === 'string') relationUse(node, effects);
-    for (const key in node) {
-      const item = node[key];
-      if (key === 'FuncCall') callEffects(asNode(item), effects);
-      if (item !== null && typeof item === 'object') stack.push(item);
-    }
-  }
+    if (Object.hasOwn(node, 'FuncCall')) callEffects(asNode(node['FuncCall']), effects);
+  });
 }
 
 function relationUse(rangeVar: AstNode | null, effects: Effect[]): void {
@@ -301,9 +300,8 @@ function relationUse(rangeVar: AstNode | null, effects: Effect[]): void {
 }
 
 function callEffects(call: AstNode | null, effects: Effect[]): void {
-  const parts = nameParts(list(call, 'funcname'));
-  if (parts.length === 0 || parts.length > 2 || (parts.length === 2 && parts[0] !== 'pg_catalog')) return;
-  const name = parts[parts.length - 1]!;
+  const name = builtinName(call);
+  if (name === null) return;
   const args = list(call, 'args');
   if (isOneOf(LOCKS, name)) {
     const key = lockKey(name, args);

@@ -6,7 +6,7 @@
 import net from 'node:net';
 import tls from 'node:tls';
 import { PooltestError } from '../engine/errors.js';
-import type { Target } from '../engine/target.js';
+import { hostPort, type Target } from '../engine/target.js';
 import { tlsOptions } from '../engine/tls-files.js';
 import { SSL_REQUEST } from './message-stream.js';
 
@@ -26,7 +26,7 @@ export async function connectUpstream(target: Target, timeoutMs: number): Promis
       if (target.sslmode === 'prefer') return socket;
       throw new PooltestError(
         'TLS_FAILED',
-        `${target.host}:${target.port} refused TLS (answered 'N' to SSLRequest) but sslmode=${target.sslmode} requires it`,
+        `${hostPort(target.host, target.port)} refused TLS (answered 'N' to SSLRequest) but sslmode=${target.sslmode} requires it`,
       );
     }
     return await handshake(socket, target, timeoutMs);
@@ -44,7 +44,7 @@ function connectTcp(target: Target, timeoutMs: number): Promise<net.Socket> {
       reject(
         new PooltestError(
           'TARGET_UNREACHABLE',
-          `upstream ${target.host}:${target.port}: no TCP connection within ${timeoutMs} ms`,
+          `upstream ${hostPort(target.host, target.port)}: no TCP connection within ${timeoutMs} ms`,
         ),
       );
     }, timeoutMs);
@@ -55,7 +55,9 @@ function connectTcp(target: Target, timeoutMs: number): Promise<net.Socket> {
     });
     socket.once('error', (error) => {
       clearTimeout(timer);
-      reject(new PooltestError('TARGET_UNREACHABLE', `upstream ${target.host}:${target.port}: ${error.message}`));
+      reject(
+        new PooltestError('TARGET_UNREACHABLE', `upstream ${hostPort(target.host, target.port)}: ${error.message}`),
+      );
     });
   });
 }
@@ -79,7 +81,7 @@ function sslAnswer(socket: net.Socket, timeoutMs: number, target: Target): Promi
           reject(
             new PooltestError(
               'NOT_POSTGRES',
-              `upstream ${target.host}:${target.port} answered SSLRequest with ${chunk.length} unexpected byte(s)`,
+              `upstream ${hostPort(target.host, target.port)} answered SSLRequest with ${chunk.length} unexpected byte(s)`,
             ),
           ),
         );
@@ -92,13 +94,18 @@ function sslAnswer(socket: net.Socket, timeoutMs: number, target: Target): Promi
         reject(
           new PooltestError(
             'CONNECTION_LOST',
-            `upstream ${target.host}:${target.port} during SSLRequest: ${error.message}`,
+            `upstream ${hostPort(target.host, target.port)} during SSLRequest: ${error.message}`,
           ),
         ),
       );
     const onClose = (): void =>
       done(() =>
-        reject(new PooltestError('CONNECTION_LOST', `upstream ${target.host}:${target.port} closed during SSLRequest`)),
+        reject(
+          new PooltestError(
+            'CONNECTION_LOST',
+            `upstream ${hostPort(target.host, target.port)} closed during SSLRequest`,
+          ),
+        ),
       );
     const timer = setTimeout(
       () =>
@@ -106,7 +113,7 @@ function sslAnswer(socket: net.Socket, timeoutMs: number, target: Target): Promi
           reject(
             new PooltestError(
               'STEP_TIMEOUT',
-              `upstream ${target.host}:${target.port}: no answer to SSLRequest within ${timeoutMs} ms`,
+              `upstream ${hostPort(target.host, target.port)}: no answer to SSLRequest within ${timeoutMs} ms`,
             ),
           ),
         ),
@@ -134,7 +141,7 @@ function handshake(socket: net.Socket, target: Target, timeoutMs: number): Promi
       reject(
         new PooltestError(
           'TLS_FAILED',
-          `upstream ${target.host}:${target.port}: no TLS handshake within ${timeoutMs} ms`,
+          `upstream ${hostPort(target.host, target.port)}: no TLS handshake within ${timeoutMs} ms`,
         ),
       );
     }, timeoutMs);
@@ -146,7 +153,7 @@ function handshake(socket: net.Socket, target: Target, timeoutMs: number): Promi
     secure.once('error', (error) => {
       clearTimeout(timer);
       secure.destroy();
-      reject(new PooltestError('TLS_FAILED', `upstream ${target.host}:${target.port}: ${error.message}`));
+      reject(new PooltestError('TLS_FAILED', `upstream ${hostPort(target.host, target.port)}: ${error.message}`));
     });
   });
 }

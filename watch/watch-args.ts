@@ -3,6 +3,7 @@
  * the watch, untouched (its own flags are never read as ours).
  */
 import { PooltestError } from '../engine/errors.js';
+import { positiveInt, splitFlag } from '../audit/flag-args.js';
 
 /** Everything `pooltest watch` was asked to do. */
 export interface WatchArgs {
@@ -67,9 +68,7 @@ export function parseWatchArgs(argv: string[]): WatchArgs {
         throw new PooltestError('BAD_ARGUMENTS', '-- must be followed by a command to run');
       break;
     }
-    const eq = raw.startsWith('--') ? raw.indexOf('=') : -1;
-    const flag = eq === -1 ? raw : raw.slice(0, eq);
-    const inline = eq === -1 ? undefined : raw.slice(eq + 1);
+    const { flag, inline } = splitFlag(raw);
     const value = (): string => {
       if (inline !== undefined) return inline;
       const next = argv[i + 1];
@@ -138,11 +137,4 @@ function listenAddress(text: string): { listenHost: string; listenPort: number }
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new PooltestError('BAD_ARGUMENTS', `--listen must be HOST:PORT or PORT, not "${text}"`);
   return { listenHost: host === '' ? '127.0.0.1' : host, listenPort: port };
-}
-
-function positiveInt(flag: string, value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n <= 0)
-    throw new PooltestError('BAD_ARGUMENTS', `${flag} must be a positive whole number, not "${value}"`);
-  return n;
 }

@@ -8,8 +8,9 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { Chalk } from 'chalk';
-import { isPooltestError, PooltestError } from '../engine/errors.js';
-import { redactUrl } from '../engine/target.js';
+import { commandFailed } from '../audit/command-failure.js';
+import { PooltestError } from '../engine/errors.js';
+import { hostPort } from '../engine/target.js';
 import { checkOutputPath } from '../reporters/output-file.js';
 import { colorWanted } from '../reporters/terminal-reporter.js';
 import { childEnvironment, exitStatus, runChild, type ChildExit } from './child-command.js';
@@ -34,7 +35,7 @@ export async function watchCommand(
   try {
     args = parseWatchArgs(argv);
   } catch (error) {
-    return failed(error, io);
+    return commandFailed('watch', error, io.stderr);
   }
   if (args.help) {
     io.stdout.write(WATCH_USAGE);
@@ -55,7 +56,7 @@ export async function watchCommand(
       onWarning: (text) => io.stderr.write(`pooltest watch: warning: ${text}\n`),
     });
     const child = childEnvironment(env, watching, watching.upstream);
-    io.stderr.write(`pooltest watch: proxy on ${watching.host}:${watching.port} -> ${watching.upstreamText}\n`);
+    io.stderr.write(`pooltest watch: proxy on ${hostPort(watching.host, watching.port)} -> ${watching.upstreamText}\n`);
     let exit: ChildExit | null = null;
     if (args.command.length > 0) {
       io.stderr.write(`pooltest watch: running ${args.command.join(' ')} with ${child.shown}\n`);
@@ -85,7 +86,7 @@ export async function watchCommand(
     );
     return watchExitCode(report, exit);
   } catch (error) {
-    return failed(error, io);
+    return commandFailed('watch', error, io.stderr);
   }
 }
 
@@ -144,13 +145,4 @@ function checkOutputs(args: WatchArgs): void {
       });
     }
   }
-}
-
-function failed(error: unknown, io: WatchIo): number {
-  const e = isPooltestError(error)
-    ? error
-    : new PooltestError('INTERNAL', error instanceof Error ? (error.stack ?? error.message) : String(error));
-  // Messages never carry a password by construction; the redaction is a second net.
-  io.stderr.write(`pooltest watch: ${e.code}: ${redactUrl(e.message)}\n`);
-  return 2;
 }

@@ -6,10 +6,14 @@
 import type { ChalkInstance } from 'chalk';
 import type { Breaks } from '../audit/audit-types.js';
 import { oneLine } from '../audit/display-text.js';
+import { htmlCell as cell } from '../reporters/markdown.js';
+import { terminalSafe } from '../reporters/terminal-text.js';
 import type { WatchFinding, WatchReport } from './watch-types.js';
 
 /** Renders `report` for a terminal `width` columns wide. */
-export function renderWatchTerminal(report: WatchReport, c: ChalkInstance, width: number): string {
+export function renderWatchTerminal(unsafe: WatchReport, c: ChalkInstance, width: number): string {
+  // SQL, application_name and the upstream's text came off the wire: printable first.
+  const report = terminalSafe(unsafe);
   const s = report.summary;
   const out: string[] = [];
   const traffic = `${s.connections} connection(s), ${s.transactions} transaction(s), ${s.statements} statement(s)`;
@@ -67,7 +71,7 @@ export function renderWatchMarkdown(report: WatchReport): string {
     lines.push('', `## \`${f.check}\`: ${cell(f.state)}`, '');
     const seen = `Seen ${f.count} time(s) on ${f.connections} connection(s); first on ${cell(connectionText(f))}.`;
     lines.push(
-      `${cell(f.title)}. What the pooler does: **${f.outcome ?? 'unknown'}**, ${breaksText(f.breaks)}. ${seen}`,
+      `${cell(f.title)}. What the pooler does: **${cell(f.outcome ?? 'unknown')}**, ${breaksText(f.breaks)}. ${seen}`,
       '',
     );
     lines.push('| transaction | role | statement |', '|---:|---|---|');
@@ -113,14 +117,4 @@ function breaksText(breaks: Breaks): string {
   if (breaks === true) return 'the dependency **breaks**';
   if (breaks === false) return 'it keeps working';
   return 'whether it breaks is unknown';
-}
-
-/** Safe inside a table cell and `<code>`: HTML-escaped, pipes and newlines neutralised. */
-function cell(text: string): string {
-  return text
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/\|/g, '&#124;')
-    .replace(/\r?\n/g, ' ');
 }

@@ -5,16 +5,12 @@
  * `pooltest watch` is a thin shell around {@link startWatch}.
  */
 import { PooltestError } from '../engine/errors.js';
-import { redactUrl, resolveTarget, type Target } from '../engine/target.js';
+import { hostPort, redactUrl, resolveTarget, type Target } from '../engine/target.js';
 import type { AuditCheckId } from '../audit/audit-types.js';
-import {
-  behaviourFromReportFile,
-  poolerSummary,
-  typicalBehaviour,
-  type PoolerBehaviour,
-} from '../audit/pooler-behaviour.js';
+import { behaviourFromReportFile, poolerSummary } from '../audit/pooler-behaviour.js';
+import { resolveBehaviour } from '../audit/pooler-source.js';
 import { loadParser } from '../audit/sql-parser.js';
-import { behaviourFromTarget, checkTargetReachable } from '../audit/target-run.js';
+import { checkTargetReachable } from '../audit/target-run.js';
 import { ConnectionTracker } from './connection-tracker.js';
 import { FindingsCollector } from './findings-collector.js';
 import { startProxy, type RunningProxy } from './proxy.js';
@@ -150,7 +146,7 @@ export async function startWatch(options: WatchOptions): Promise<Watching> {
         tool: { name: 'pooltest', command: 'watch' },
         generatedAt: new Date(started).toISOString(),
         upstream: upstreamText,
-        listen: `${proxy.host}:${proxy.port}`,
+        listen: hostPort(proxy.host, proxy.port),
         command: null,
         // The protocol-level check is not an audit id, but poolerSummary only uses ids as keys.
         pooler: poolerSummary(behaviour, checks as AuditCheckId[]),
@@ -169,16 +165,4 @@ export async function startWatch(options: WatchOptions): Promise<Watching> {
       };
     },
   };
-}
-
-async function resolveBehaviour(
-  fromReport: PoolerBehaviour | null,
-  options: WatchOptions,
-  checks: string[],
-): Promise<PoolerBehaviour> {
-  if (fromReport !== null) return fromReport;
-  if (options.target === undefined) return typicalBehaviour();
-  // Nothing found: no reason to touch the pooler.
-  if (checks.length === 0) return { basis: 'target', name: redactUrl(options.target), outcomes: new Map() };
-  return behaviourFromTarget(options.target, checks, options.password);
 }

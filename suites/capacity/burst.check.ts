@@ -11,11 +11,12 @@
  * (read directly when --direct is given, else through the target). A burst that never got
  * past the limit proves nothing about it: inconclusive.
  *
- * Meant for a Postgres started with max_connections = 25: direct, the connections beyond the
- * limit are refused with SQLSTATE 53300 ("sorry, too many clients already"); a pooler with a
- * small pool queues them and serves every one. It runs only against a throwaway fixture
- * (`fixture` in the run context): a hundred connections at once would starve the other users
- * of a shared server.
+ * Meant for a Postgres started with max_connections below 100: 50 in the embedded default
+ * (`npx pooltest` without --target, the fixture's default), 25 in the recordings
+ * (bench/record-traffic.ts). Direct, the connections beyond the limit are refused with
+ * SQLSTATE 53300 ("sorry, too many clients already"); a pooler with a small pool queues them
+ * and serves every one. It runs only against a throwaway fixture (`fixture` in the run
+ * context): a hundred connections at once would starve the other users of a shared server.
  */
 import { defineCheck } from '../../engine/check.js';
 import { errorSummary, readCrowd } from '../../engine/judging/crowd-record.js';
@@ -35,7 +36,8 @@ export const burst = defineCheck({
     'https://www.postgresql.org/docs/current/runtime-config-connection.html#GUC-MAX-CONNECTIONS (53300 beyond the limit)',
     'https://www.pgbouncer.org/config.html#max_client_conn (clients are queued for a server, up to max_client_conn)',
   ],
-  summary: 'fixture only: 100 clients at once against `max_connections = 25`',
+  summary:
+    'fixture only: 100 clients at once against `max_connections = 50` (the embedded default; 25 in the recordings)',
   outcomes: {
     absorbed: { means: 'every client of a burst beyond max_connections was served', breaks: false },
     overflowed: {

@@ -5,6 +5,7 @@
 import { describe, expect, test } from 'vitest';
 import { PooltestError } from '../../engine/errors.js';
 import { parseDuration } from '../../cli/args.js';
+import { targetText } from '../../reporters/report-text.js';
 import { describeTarget, publicTarget, redactUrl, resolveRelated, resolveTarget } from '../../engine/target.js';
 
 describe('resolveTarget', () => {
@@ -47,6 +48,17 @@ describe('resolveTarget', () => {
   });
   test('IPv6 in brackets', () => {
     expect(resolveTarget({ target: '[::1]:6432' }, {})).toMatchObject({ host: '::1', port: 6432 });
+  });
+  test('a bare IPv6 literal is a host, as a bare host name is; a port needs the brackets', () => {
+    expect(resolveTarget({ target: '::1' }, {})).toMatchObject({ host: '::1', port: 5432 });
+    expect(resolveTarget({ target: 'fe80::1:2' }, {})).toMatchObject({ host: 'fe80::1:2', port: 5432 });
+    expect(resolveTarget({ target: '[::1]' }, {})).toMatchObject({ host: '::1', port: 5432 });
+    expect(() => resolveTarget({ target: '::g' }, {})).toThrowError(/not host:port/);
+  });
+  test('an IPv6 host is shown in brackets, so its port reads apart from it', () => {
+    expect(describeTarget(resolveTarget({ target: 'postgres://u@[::1]:1/d' }, {}))).toBe('u@[::1]:1/d');
+    expect(describeTarget(resolveTarget({ target: 'h:1' }, { PGUSER: 'u', PGDATABASE: 'd' }))).toBe('u@h:1/d');
+    expect(targetText({ user: 'u', host: '::1', port: 1, database: 'd', ssl: 'disable' })).toBe('u@[::1]:1/d');
   });
   test.each([
     'postgress://h:1/db',

@@ -34,6 +34,12 @@ export function directReport(): Report {
 /** Text a server or pooler could send that breaks naive XML or Markdown. */
 export const HOSTILE = 'a <b> & "c" \'d\' | e ]]> f\u0001g\nh\ti postgres://app:S3cret@db:5432/x';
 
+/** Retitles the window, rings the bell, clears the screen, turns the text red, then a new line. */
+export const ESCAPES = '\u001b]0;PWNED\u0007\u001b[2J\u001b[31mRED\nFORGED LINE';
+
+/** Any C0 or C1 control character except the line feed that ends each line. */
+export const CONTROL = /[\u0000-\u0009\u000B-\u001F\u007F-\u009F]/;
+
 /**
  * The PgBouncer report with one check failed, one inconclusive, one skipped, a security check,
  * hostile text in a failed check, and a dirty sweep; the summary follows.

@@ -5,6 +5,8 @@
  */
 import { describe, expect, test } from 'vitest';
 import { checkIdOf, createProgress } from '../../reporters/progress-reporter.js';
+import { renderDiff } from '../../reporters/diff-terminal.js';
+import { diffReports } from '../../reporters/report-diff.js';
 import { renderQuiet, renderReport } from '../../reporters/terminal-reporter.js';
 import { pgbouncerReport, troubledReport } from './samples.js';
 
@@ -75,5 +77,34 @@ describe('progress', () => {
       'locks/advisory-xact',
     );
     expect(checkIdOf('C:\\p\\suites\\temp\\temp-table.test.ts')).toBe('temp/temp-table');
+  });
+});
+
+describe('column widths', () => {
+  /** Where each column starts on a line: after a run of two or more spaces. */
+  const starts = (line: string): number[] => [
+    0,
+    ...[...line.matchAll(/ {2,}(?=\S)/g)].map((m) => m.index + m[0].length),
+  ];
+
+  test("the outcome and expected columns fit the widest label of the vocabulary (pgpool's one-per-client)", () => {
+    const r = pgbouncerReport();
+    const c = r.checks[0]!;
+    Object.assign(c, { outcome: 'one-per-client', expected: 'one-per-client', verdict: 'pass' });
+    const lines = renderReport(r, { color: false, width: 200 }).split('\n');
+    const header = lines.find((l) => l.startsWith('CHECK'))!;
+    const row = lines.find((l) => l.startsWith(`${c.id} `))!;
+    expect(starts(row)).toEqual(starts(header));
+  });
+
+  test('the diff table stays aligned for it too', () => {
+    const oldR = pgbouncerReport();
+    const newR = pgbouncerReport();
+    newR.runId = 'other';
+    newR.checks[0]!.outcome = 'one-per-client';
+    const lines = renderDiff(diffReports(oldR, newR), { color: false, width: 200 }).split('\n');
+    const header = lines.find((l) => l.startsWith('CHECK'))!;
+    const row = lines.find((l) => l.startsWith(`${newR.checks[0]!.id} `))!;
+    expect(starts(row)).toEqual(starts(header));
   });
 });
