@@ -8,13 +8,14 @@ import { isPooltestError } from './errors.js';
 import { Scenario, type RunContext } from './steering/scenario.js';
 import { unprovenLandings } from './judging/landing.js';
 import { failedStep } from './judging/absence.js';
-import { nothingAnswered, outageIn } from './judging/outage.js';
+import { anyAnswer, nothingAnswered, outageIn } from './judging/outage.js';
 import { capacityRefusalIn, isCapacityRefusal } from './judging/capacity-refusal.js';
 import { describeViolationStep, protocolViolationIn } from './judging/protocol.js';
 import { numberOf } from './judging/record.js';
 import { OTHER_RUNS_TAG, otherRunsActive } from './steering/other-runs.js';
 import { tidy, type Findings } from './sweep.js';
 import { untilAnswering } from './steering/until-answering.js';
+import { describeGone, markTargetGone, targetGone } from './target-gone.js';
 import { blockingChange, describeChange, recountAfter, takeRecountFailure } from './pool-watch.js';
 import { verdictFor } from './verdict.js';
 import { sparesAllowed } from './steering/spare-session.js';
@@ -172,39 +173,19 @@ export async function executeCheck(
     expectedBasis: expectation?.basis ?? null,
   };
   const skip = def.skipIf?.(ctx) ?? unmetRequirement(def, ctx);
-  if (skip) {
-    return {
-      ...base,
-      outcome: null,
-      verdict: 'skipped',
-      reason: skip,
-      facts: {},
-      evidence: skip,
-      advice: null,
-      steps: [],
-      durationMs: 0,
-      statements: 0,
-      cleanup: { ok: true, detail: 'nothing to clean' },
-    };
-  }
+  if (skip) return notRun(base, 'skipped', skip);
   // A pool that shrank below what steering needs, earlier in this run: nothing to steer with.
   const shrunk = blockingChange(ctx.runId);
-  if (shrunk) {
-    const reason = `not run: ${describeChange(shrunk)}, too few to steer this check; re-run once the pooler has its servers back`;
-    return {
-      ...base,
-      outcome: null,
-      verdict: 'inconclusive',
-      reason,
-      facts: { poolBefore: shrunk.before, poolAfter: shrunk.after },
-      evidence: reason,
-      advice: null,
-      steps: [],
-      durationMs: 0,
-      statements: 0,
-      cleanup: { ok: true, detail: 'nothing to clean' },
-    };
-  }
+  if (shrunk)
+    return notRun(
+      base,
+      'inconclusive',
+      `not run: ${describeChange(shrunk)}, too few to steer this check; re-run once the pooler has its servers back`,
+      { poolBefore: shrunk.before, poolAfter: shrunk.after },
+    );
+  // A target that stopped answering after an earlier check: no bounds paid against silence.
+  const silent = targetGone(ctx.runId);
+  if (silent) return notRun(base, 'inconclusive', describeGone(silent), { targetGoneAfter: silent.check });
   const scn = new Scenario(ctx, signal);
   // Logins ahead of need (steering/spare-session.ts): made while the previous check ended.
   scn.useSpares();
@@ -221,8 +202,13 @@ export async function executeCheck(
     runError = isPooltestError(err) ? `${err.code}: ${err.message}` : err instanceof Error ? err.message : String(err);
   }
   const othersBefore = await askedBefore;
+  // A scenario that failed before any statement was answered (its first login timed out or was
+  // refused: no step records it) found the target unavailable as surely as a record of errors.
   const unavailable =
-    !scn.interrupted && (outageIn(scn.steps) !== undefined || nothingAnswered(scn.steps) !== undefined);
+    !scn.interrupted &&
+    (outageIn(scn.steps) !== undefined ||
+      nothingAnswered(scn.steps) !== undefined ||
+      (runError !== null && !anyAnswer(scn.steps)));
   // Asking about other runs touches none of the check's sessions: it goes while they close.
   // Over --direct it touches no pooled backend either, so the tidy-up's visits of the pool go
   // alongside it (after an outage they wait for the target to answer again, below).
@@ -260,16 +246,25 @@ export async function executeCheck(
   // After an outage (a restarting pooler or server), the next check starts once the target
   // answers again (bounded), rather than failing fast while it is still down. The wait is
   // announced (progress line) and counted in this check's duration: it is this check's time.
+  let answersAgain = true;
   if (unavailable) {
     const boundMs = ctx.bounds.connectMs + ctx.bounds.stepMs;
     events.onWait?.(`the target to answer again (${def.id} found it unavailable)`, boundMs);
-    await untilAnswering(ctx, boundMs);
+    answersAgain = await untilAnswering(ctx, boundMs);
+    if (!answersAgain) {
+      markTargetGone(ctx.runId, def.id, boundMs);
+      judgement.facts.targetGone = true;
+    }
   }
   const durationMs = Math.round(performance.now() - started);
   // Never interrupted: an interrupted check is exactly the one most likely to leave state.
-  const missed = await (tidied ?? tidyAfter(def, ctx, scn));
+  // Against a target that no longer answers, what the check touched is left to the sweep.
+  const missed = answersAgain
+    ? await (tidied ?? tidyAfter(def, ctx, scn))
+    : { left: [], unreached: touchedBy(scn.steps) };
   // A check that can damage the pool: count it again; a smaller one is this check's finding.
-  const change = def.flags?.includes('destructive') && !scn.interrupted ? await recountAfter(ctx, def.id) : null;
+  const change =
+    def.flags?.includes('destructive') && !scn.interrupted && answersAgain ? await recountAfter(ctx, def.id) : null;
   const recountFailed = takeRecountFailure(ctx.runId);
   if (recountFailed) judgement.facts.poolRecount = `failed: ${recountFailed}`;
   if (change) {
@@ -292,6 +287,28 @@ export async function executeCheck(
 }
 
 /** The visits right after a check, to every backend its steps reported (engine/sweep.ts, tidy). */
+/** The result of a check that did not run: skipped (a requirement), or inconclusive with why. */
+function notRun(
+  base: Pick<CheckResult, 'id' | 'title' | 'severity' | 'expected' | 'expectedRef' | 'expectedBasis'>,
+  verdict: 'skipped' | 'inconclusive',
+  reason: string,
+  facts: Judgement['facts'] = {},
+): CheckResult {
+  return {
+    ...base,
+    outcome: null,
+    verdict,
+    reason,
+    facts,
+    evidence: reason,
+    advice: null,
+    steps: [],
+    durationMs: 0,
+    statements: 0,
+    cleanup: { ok: true, detail: 'nothing to clean' },
+  };
+}
+
 function tidyAfter(def: CheckDefinition, ctx: RunContext, scn: Scenario): Promise<Findings> {
   if (scn.steps.length === 0) return Promise.resolve({ left: [], unreached: [] });
   return tidy(ctx, [def.id], touchedBy(scn.steps), withSpares(new Scenario(ctx)));

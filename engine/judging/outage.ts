@@ -60,10 +60,17 @@ export function outageIn(steps: readonly StepRecord[]): StepRecord | undefined {
  * unavailable, never how it behaves: a label read from it would be the outage's.
  */
 export function nothingAnswered(steps: readonly StepRecord[]): StepRecord | undefined {
-  const answer = (s: StepRecord): boolean =>
-    (!s.error && !s.timedOut && s.pid !== null) || (s.error?.code !== undefined && s.sql !== CONNECT_NOTE);
-  if (steps.some(answer)) return undefined;
+  if (steps.some(isAnswer)) return undefined;
   return steps.find((s) => s.error !== null || s.timedOut);
+}
+
+/** Whether any statement of the record got an answer from the target (see nothingAnswered). */
+export function anyAnswer(steps: readonly StepRecord[]): boolean {
+  return steps.some(isAnswer);
+}
+
+function isAnswer(s: StepRecord): boolean {
+  return (!s.error && !s.timedOut && s.pid !== null) || (s.error?.code !== undefined && s.sql !== CONNECT_NOTE);
 }
 
 /** The `sql` of a failed connection's step (Scenario.tryOpen). */

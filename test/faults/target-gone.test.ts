@@ -1,0 +1,95 @@
+/**
+ * A target that stops answering for good (a frozen pooler, a network that hangs) costs one
+ * check and one bounded wait, not the bounds of every later check: once the engine's wait for
+ * an answer after a check fails, the checks after it are inconclusive at once with the reason,
+ * and the sweep says it could not look. Control: the same run without the fault concludes
+ * everything, and nothing says the target went away.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { startFaultProxy, type FaultProxy } from '../../fixtures/fault-proxy.js';
+import { startPgBouncer } from '../../fixtures/pgbouncer-fixture.js';
+import type { PoolerFixture } from '../../fixtures/pooler-fixture.js';
+import { startPostgres, type PostgresFixture } from '../../fixtures/postgres-fixture.js';
+import { run } from '../../runner/run.js';
+import { superuserView } from '../safety/trace-inspection.js';
+
+const CHECKS = [
+  'session/set-leak',
+  'session/search-path-leak',
+  'temp/temp-table',
+  'locks/advisory-session',
+  'prepared/sql-prepare',
+  'sequences/lastval',
+];
+const GONE = /^not run: the target stopped answering during (\S+) and did not answer again within \d+ ms/;
+
+describe('a target that stops answering for good', () => {
+  let pgFixture: PostgresFixture;
+  let bouncer: PoolerFixture;
+  let proxy: FaultProxy;
+  const proxied = (): string =>
+    `postgres://${bouncer.user}:${encodeURIComponent(bouncer.password)}@127.0.0.1:${proxy.port}/${bouncer.database}`;
+
+  beforeAll(async () => {
+    pgFixture = await startPostgres();
+    bouncer = await startPgBouncer(pgFixture, { poolMode: 'transaction' });
+    proxy = await startFaultProxy({ upstreamPort: bouncer.port });
+  });
+  afterAll(async () => {
+    await proxy?.close();
+    await bouncer?.stop();
+    await pgFixture?.stop();
+  });
+
+  test('control: without the fault every check concludes and none says the target went away', async () => {
+    const report = await run({ target: proxied(), direct: pgFixture.url(), only: CHECKS, timeoutMs: 1_000 });
+    expect(report.checks.map((c) => `${c.id}: ${c.outcome ?? c.reason}`).filter((l) => GONE.test(l))).toEqual([]);
+    expect(report.checks.filter((c) => c.outcome === null).map((c) => `${c.id}: ${c.reason}`)).toEqual([]);
+    expect(report.sweep?.state).toBe('clean');
+  }, 60_000);
+
+  test('frozen from the first check on: that check is inconclusive, the later ones are not run, the sweep is unknown', async () => {
+    let first: string | null = null;
+    const report = await run({
+      target: proxied(),
+      direct: pgFixture.url(),
+      only: CHECKS,
+      timeoutMs: 1_000,
+      onCheckStart(file) {
+        if (first !== null) return;
+        first = file;
+        // Longer than the whole run: nothing through the target moves until resume().
+        proxy.stall(120_000);
+      },
+    });
+    proxy.resume();
+    expect(first).not.toBeNull();
+    const ran = report.checks.filter((c) => c.steps.length > 0);
+    const skipped = report.checks.filter((c) => GONE.test(c.reason ?? ''));
+    // One check met the silence and waited for it to end; every later one says why it did not run.
+    expect(ran.map((c) => c.id)).toHaveLength(1);
+    expect(ran[0]!.outcome, ran[0]!.reason ?? '').toBeNull();
+    expect(ran[0]!.facts['targetGone']).toBe(true);
+    expect(skipped.map((c) => c.id).sort()).toEqual(CHECKS.filter((id) => id !== ran[0]!.id).sort());
+    for (const c of skipped) {
+      expect(c.verdict).toBe('inconclusive');
+      expect(GONE.exec(c.reason ?? '')?.[1]).toBe(ran[0]!.id);
+      expect(c.durationMs).toBe(0);
+    }
+    // The sweep could not look through the target: unknown, never clean.
+    expect(report.sweep?.state).toBe('unknown');
+    // Nothing of the run stays on the server once the network moves again (the pooler closes
+    // what its clients left: polled, bounded).
+    let view = await superuserView(pgFixture);
+    for (const until = Date.now() + 5_000; Date.now() < until;) {
+      if (view.idleInTransaction === 0 && view.advisoryLocks === 0 && view.tempTables.length === 0) break;
+      await new Promise((r) => setTimeout(r, 200));
+      view = await superuserView(pgFixture);
+    }
+    expect({ idle: view.idleInTransaction, locks: view.advisoryLocks, temp: view.tempTables }).toEqual({
+      idle: 0,
+      locks: 0,
+      temp: [],
+    });
+  }, 90_000);
+});
