@@ -49,12 +49,12 @@ export interface DiscoveryOptions {
   known?: Discovery;
 }
 
-export async function discover(target: Target, opts: DiscoveryOptions): Promise<Discovery> {
-  await probeTcp(target, opts.bounds.connectMs);
-  const d: Discovery = {
+/** What discovery knows before its first login: nothing but the bounds it was given. */
+export function blankDiscovery(poolBound: number, waitBoundMs: number): Discovery {
+  return {
     mode: 'direct',
     poolSize: null,
-    poolBound: opts.poolBound,
+    poolBound,
     sharedAcrossClients: false,
     clientKeepsBackend: true,
     reuseAfterDisconnect: false,
@@ -65,10 +65,15 @@ export async function discover(target: Target, opts: DiscoveryOptions): Promise<
     pooler: null,
     rttMs: 1,
     connectLatencyMs: 0,
-    waitBoundMs: opts.waitMs ?? 250,
+    waitBoundMs,
     notes: [],
     steps: [],
   };
+}
+
+export async function discover(target: Target, opts: DiscoveryOptions): Promise<Discovery> {
+  await probeTcp(target, opts.bounds.connectMs);
+  const d = blankDiscovery(opts.poolBound, opts.waitMs ?? 250);
   const scn = new Scenario(
     { target, direct: null, discovery: d, runId: opts.runId ?? 'discovery', bounds: opts.bounds },
     opts.signal,

@@ -2,7 +2,9 @@
  * The sweep's last look, as a client that sends no application_name: what such a client is
  * shown of this run's name on each server connection, and resetting it (see restoreNames).
  */
+import { blankDiscovery } from './discovery.js';
 import { Scenario, type RunContext } from './steering/scenario.js';
+import type { Target } from './target.js';
 import { visitBackends } from './backend-visits.js';
 import { cleanupBlock } from './steering/state-scenario.js';
 import { valueOf } from './judging/record.js';
@@ -69,4 +71,28 @@ export async function restoreNames(ctx: RunContext, leftovers: string[], doubts:
     await scn.closeAll();
   }
   return restored;
+}
+
+/**
+ * After a discovery that ended early (interrupted, or refused the run): its sessions logged in
+ * with the run's name, so the pooler may show it to nameless clients, as after any run. Not
+ * knowing the pool yet, the visit is as wide as the pool bound and treats the target as a
+ * pooler (a direct server's backends ended with their sessions: nothing is found there).
+ * Returns a sentence for the error message: what was reset, or why it could not look.
+ */
+export async function restoreNamesAfterDiscovery(
+  target: Target,
+  opts: { runId: string; bounds: RunContext['bounds']; poolBound: number },
+): Promise<string> {
+  const discovery = { ...blankDiscovery(opts.poolBound, 250), mode: 'transaction' as const };
+  const ctx: RunContext = { target, direct: null, discovery, runId: opts.runId, bounds: opts.bounds };
+  const leftovers: string[] = [];
+  const doubts: string[] = [];
+  const restored = await restoreNames(ctx, leftovers, doubts);
+  const said = [
+    ...(restored.length > 0 ? [`this run's application_name reset on ${restored.length} server connection(s)`] : []),
+    ...leftovers,
+    ...doubts,
+  ];
+  return said.length > 0 ? said.join('; ') : "no server connection kept this run's application_name";
 }

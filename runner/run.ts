@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { PooltestError } from '../engine/errors.js';
 import { exitCodeOfAbort } from '../engine/signals.js';
+import { restoreNamesAfterDiscovery } from '../engine/sweep-names.js';
 import { discover } from '../engine/discovery.js';
 import { newRunId } from '../engine/markers.js';
 import { findProfile } from '../profiles/index.js';
@@ -198,18 +199,26 @@ async function discoverUnlessInterrupted(
   target: Target,
   opts: Parameters<typeof discover>[1] & { signal?: AbortSignal },
 ): Promise<Discovery> {
-  if (opts.signal?.aborted) throw interruptedError('before discovery');
+  if (opts.signal?.aborted) throw interruptedError('before discovery', 'nothing to clean up on the target');
   try {
     return await discover(target, opts);
   } catch (err) {
-    // Discovery only holds backends inside transactions it rolls back: nothing to sweep.
-    if (opts.signal?.aborted) throw interruptedError('during discovery, before any check created state');
+    // Discovery only holds backends inside transactions it rolls back, but its logins carry the
+    // run's name, which a pooler can leave on its server connections: reset, as the sweep does.
+    if (opts.signal?.aborted) {
+      const names = await restoreNamesAfterDiscovery(target, {
+        runId: opts.runId ?? 'discovery',
+        bounds: opts.bounds,
+        poolBound: opts.poolBound,
+      });
+      throw interruptedError('during discovery, before any check created state', names);
+    }
     throw err;
   }
 }
 
-function interruptedError(when: string): PooltestError {
-  return new PooltestError('INTERRUPTED', `interrupted ${when}; nothing to clean up on the target`);
+function interruptedError(when: string, cleanup: string): PooltestError {
+  return new PooltestError('INTERRUPTED', `interrupted ${when}; ${cleanup}`);
 }
 
 /** Every backend a step of the run reported: the sweep must visit each one still alive. */

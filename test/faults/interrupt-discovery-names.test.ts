@@ -1,0 +1,101 @@
+/**
+ * Interrupted during discovery, a run has created no state, but its logins carried the run's
+ * application_name, which PgBouncer leaves on its server connections for clients that send no
+ * name (see engine/sweep-names.ts). The interrupted run resets it as the sweep would have:
+ * nameless clients on every backend of the pool then see none of this run's name. The abort
+ * comes after each of several numbers of client chunks through a proxy, so it lands at
+ * several moments of discovery, not one.
+ */
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { isPooltestError } from '../../engine/errors.js';
+import { startFaultProxy, type FaultProxy } from '../../fixtures/fault-proxy.js';
+import { startPgBouncer } from '../../fixtures/pgbouncer-fixture.js';
+import type { PoolerFixture } from '../../fixtures/pooler-fixture.js';
+import { startPostgres, type PostgresFixture } from '../../fixtures/postgres-fixture.js';
+import { run } from '../../runner/run.js';
+
+/** application_name on each backend of the pool, as seen by nameless clients holding all of them at once. */
+async function namesShownToNameless(url: string, width: number): Promise<string[]> {
+  const clients: pg.Client[] = [];
+  try {
+    const seen: string[] = [];
+    for (let i = 0; i < width; i++) {
+      const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000, query_timeout: 5_000 });
+      c.on('error', () => undefined);
+      await c.connect();
+      clients.push(c);
+      await c.query('BEGIN');
+      const r = await c.query<{ name: string }>(`SELECT current_setting('application_name') AS name`);
+      seen.push(r.rows[0]!.name);
+    }
+    return seen;
+  } finally {
+    for (const c of clients) await c.query('ROLLBACK').catch(() => undefined);
+    await Promise.all(clients.map((c) => c.end().catch(() => undefined)));
+  }
+}
+
+describe('interrupted during discovery', () => {
+  let pgFixture: PostgresFixture;
+  let bouncer: PoolerFixture;
+  let proxy: FaultProxy;
+  let discoveryChunks = 0;
+  const proxied = (): string =>
+    `postgres://${bouncer.user}:${encodeURIComponent(bouncer.password)}@127.0.0.1:${proxy.port}/${bouncer.database}`;
+
+  beforeAll(async () => {
+    pgFixture = await startPostgres();
+    bouncer = await startPgBouncer(pgFixture, { poolMode: 'transaction' });
+    proxy = await startFaultProxy({ upstreamPort: bouncer.port });
+    // How many client chunks a whole discovery sends (no check selected: discovery, then the sweep).
+    let atDiscoveryEnd = 0;
+    await run({
+      target: proxied(),
+      only: ['session/set-leak'],
+      onDiscovery: () => {
+        atDiscoveryEnd = proxy.chunks('toServer');
+      },
+    });
+    discoveryChunks = atDiscoveryEnd;
+  }, 60_000);
+  afterAll(async () => {
+    await proxy?.close();
+    await bouncer?.stop();
+    await pgFixture?.stop();
+  });
+
+  test('control: a named client that leaves does leave its name on the pool for nameless clients', async () => {
+    // What the interrupted run must undo is real, and this way of looking sees it.
+    const named = new pg.Client({ connectionString: bouncer.url(), application_name: 'pooltest-ctrl0001' });
+    named.on('error', () => undefined);
+    await named.connect();
+    await named.query('SELECT 1');
+    await named.end();
+    const names = await namesShownToNameless(bouncer.url(), bouncer.poolSize);
+    expect(names).toContain('pooltest-ctrl0001');
+    expect(discoveryChunks).toBeGreaterThan(10);
+  }, 60_000);
+
+  test('aborted after each sampled number of client chunks: INTERRUPTED, and no backend shows the run name to a nameless client', async () => {
+    const samples = [0.25, 0.5, 0.75, 0.9].map((f) => Math.max(1, Math.round(discoveryChunks * f)));
+    const wrong: string[] = [];
+    for (const [i, n] of samples.entries()) {
+      const runId = `intr000${i}`;
+      const controller = new AbortController();
+      proxy.afterChunk('toServer', n, () => controller.abort());
+      const outcome = await run({ target: proxied(), only: ['session/set-leak'], runId, signal: controller.signal })
+        .then(() => 'completed')
+        .catch((e: unknown) => (isPooltestError(e) ? `${e.code}: ${e.message}` : String(e)));
+      if (!outcome.startsWith('INTERRUPTED')) {
+        // The abort came after discovery: a reported run, whose sweep resets the names.
+        if (outcome !== 'completed') wrong.push(`after ${n} chunks: ${outcome}`);
+      }
+      const names = await namesShownToNameless(bouncer.url(), bouncer.poolSize);
+      const mine = names.filter((name) => name.startsWith(`pooltest-${runId}`));
+      if (mine.length > 0)
+        wrong.push(`after ${n} chunks (${outcome.slice(0, 80)}): nameless clients see ${mine.join(', ')}`);
+    }
+    expect(wrong).toEqual([]);
+  }, 120_000);
+});
