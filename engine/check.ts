@@ -163,15 +163,7 @@ export async function executeCheck(
   events: CheckEvents = {},
 ): Promise<CheckResult> {
   const started = performance.now();
-  const expectation = profile?.expect[def.id] ?? null;
-  const base = {
-    id: def.id,
-    title: def.title,
-    severity: def.severity,
-    expected: expectation?.outcome ?? null,
-    expectedRef: expectation?.ref ?? null,
-    expectedBasis: expectation?.basis ?? null,
-  };
+  const base = resultBase(def, profile);
   const skip = def.skipIf?.(ctx) ?? unmetRequirement(def, ctx);
   if (skip) return notRun(base, 'skipped', skip);
   // A pool that shrank below what steering needs, earlier in this run: nothing to steer with.
@@ -287,9 +279,27 @@ export async function executeCheck(
 }
 
 /** The visits right after a check, to every backend its steps reported (engine/sweep.ts, tidy). */
+type ResultBase = Pick<CheckResult, 'id' | 'title' | 'severity' | 'expected' | 'expectedRef' | 'expectedBasis'>;
+
+/** What every result of `def` says whatever happened: the check, and what the profile expects. */
+export function resultBase(
+  def: Pick<CheckDefinition, 'id' | 'title' | 'severity'>,
+  profile: Profile | null,
+): ResultBase {
+  const expectation = profile?.expect[def.id] ?? null;
+  return {
+    id: def.id,
+    title: def.title,
+    severity: def.severity,
+    expected: expectation?.outcome ?? null,
+    expectedRef: expectation?.ref ?? null,
+    expectedBasis: expectation?.basis ?? null,
+  };
+}
+
 /** The result of a check that did not run: skipped (a requirement), or inconclusive with why. */
-function notRun(
-  base: Pick<CheckResult, 'id' | 'title' | 'severity' | 'expected' | 'expectedRef' | 'expectedBasis'>,
+export function notRun(
+  base: ResultBase,
   verdict: 'skipped' | 'inconclusive',
   reason: string,
   facts: Judgement['facts'] = {},

@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { PooltestError } from '../engine/errors.js';
+import { notRun, resultBase } from '../engine/check.js';
 import { exitCodeOfAbort } from '../engine/signals.js';
 import { restoreNamesAfterDiscovery } from '../engine/sweep-names.js';
 import { discover } from '../engine/discovery.js';
@@ -240,27 +241,9 @@ function withNotRun(
   profile: Profile | null,
 ): CheckResult[] {
   const done = new Set(results.map((r) => r.id));
-  const missing = CATALOGUE.filter((c) => selected.includes(c.id) && !done.has(c.id)).map((c): CheckResult => {
-    const e = profile?.expect[c.id] ?? null;
-    return {
-      id: c.id,
-      title: c.title,
-      severity: c.severity,
-      outcome: null,
-      expected: e?.outcome ?? null,
-      expectedRef: e?.ref ?? null,
-      expectedBasis: e?.basis ?? null,
-      verdict: 'inconclusive',
-      reason,
-      facts: {},
-      evidence: reason,
-      advice: null,
-      steps: [],
-      durationMs: 0,
-      statements: 0,
-      cleanup: { ok: true, detail: 'nothing to clean' },
-    };
-  });
+  const missing = CATALOGUE.filter((c) => selected.includes(c.id) && !done.has(c.id)).map((c) =>
+    notRun(resultBase(c, profile), 'inconclusive', reason),
+  );
   return [...results, ...missing];
 }
 
