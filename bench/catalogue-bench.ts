@@ -30,8 +30,19 @@ const { values: flags } = parseArgs({
     delay: { type: 'string' },
     json: { type: 'string' },
     'no-start': { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
   },
 });
+if (flags.help) {
+  process.stdout.write(
+    'Usage: node dist/bench/catalogue-bench.js [--runs N] [--delay MS] [--json FILE] [--no-start]\n' +
+      '  --runs N     rounds per network condition (default 5, or BENCH_RUNS)\n' +
+      '  --delay MS   added each way behind the delaying proxies (default 10; 0 skips that condition)\n' +
+      '  --json FILE  every sample (default .pooltest/bench/catalogue-<time>.json)\n' +
+      '  --no-start   skip timing the fixture start\n',
+  );
+  process.exit(0);
+}
 const RUNS = Number(flags.runs ?? process.env.BENCH_RUNS ?? 5);
 const DELAY_MS = Number(flags.delay ?? 10);
 const JSON_PATH =
