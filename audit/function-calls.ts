@@ -13,13 +13,34 @@ import { checkForSetting } from './set-statement.js';
 
 /** Every session-state hazard among the function calls under `root`. */
 export function functionCallHazards(root: unknown): Hazard[] {
-  const hazards: Hazard[] = [];
+  const found: Array<{ hazard: Hazard; arg: string | null }> = [];
+  const setups: Array<{ check: string; arg: string | null }> = [];
   forEachNode(root, (node) => {
     if (!Object.hasOwn(node, 'FuncCall')) return;
-    const hazard = funcCallHazard(asNode(node['FuncCall']));
-    if (hazard !== null) hazards.push(hazard);
+    const call = asNode(node['FuncCall']);
+    const name = builtinName(call);
+    const claim = name === null || name === 'set_config' ? null : CLAIMS.functionClaim(name);
+    if (claim?.half === 'setup') setups.push({ check: claim.check, arg: firstArg(call) });
+    const hazard = funcCallHazard(call);
+    if (hazard !== null) found.push({ hazard, arg: firstArg(call) });
   });
-  return hazards;
+  // One statement runs on one backend: a read of state the same statement sets up
+  // (`SELECT nextval('s'), currval('s')`, or lastval() after any nextval) depends on nothing
+  // an earlier transaction left, which is what the check's advice asks for.
+  return found
+    .filter(
+      ({ hazard, arg }) =>
+        hazard.cleanup === true ||
+        !setups.some((s) => s.check === hazard.check && (arg === null || (s.arg !== null && s.arg === arg))),
+    )
+    .map(({ hazard }) => hazard);
+}
+
+/** The first argument of a call as comparable text (its parse tree without positions), or null. */
+function firstArg(call: ReturnType<typeof asNode>): string | null {
+  const first = list(call, 'args')[0];
+  if (first === undefined) return null;
+  return JSON.stringify(first, (key, value: unknown) => (key === 'location' ? undefined : value));
 }
 
 function funcCallHazard(call: ReturnType<typeof asNode>): Hazard | null {

@@ -93,7 +93,13 @@ function reportProblem(v: unknown): string | null {
       typeof c !== 'object' || c === null || typeof (c as { id?: unknown }).id !== 'string' || !('outcome' in c),
   );
   if (bad !== undefined) return `a check without "id" and "outcome": ${quoted(bad)}`;
-  for (const c of r.checks as Array<{ id: string; outcome: unknown }>) {
+  const ids = new Set<string>();
+  for (const c of r.checks as Array<{ id: string; outcome: unknown; severity?: unknown }>) {
+    // One result per check: with two, which one a comparison used would be an accident.
+    if (ids.has(c.id)) return `check ${quoted(c.id)} appears twice`;
+    ids.add(c.id);
+    if (c.severity !== undefined && typeof c.severity !== 'string')
+      return `check ${quoted(c.id)} has severity ${quoted(c.severity)}, expected a string`;
     if (c.outcome !== null && typeof c.outcome !== 'string')
       return `check ${quoted(c.id)} has outcome ${quoted(c.outcome)}, expected a label or null`;
     // A check this version knows reports only its declared labels; a newer pooltest's check
@@ -104,6 +110,13 @@ function reportProblem(v: unknown): string | null {
   }
   for (const key of ['target', 'discovery', 'tool'] as const)
     if (typeof r[key] !== 'object' || r[key] === null) return `no "${key}" object`;
+  const pooler = (r.discovery as { pooler?: unknown }).pooler;
+  if (
+    pooler !== undefined &&
+    pooler !== null &&
+    (typeof pooler !== 'object' || typeof (pooler as { name?: unknown }).name !== 'string')
+  )
+    return `discovery.pooler is ${quoted(pooler)}, expected null or an object with a "name" string`;
   return null;
 }
 

@@ -7,7 +7,7 @@
  */
 import { renderDiffMarkdown } from '../reporters/diff-markdown.js';
 import { diffToJson, reportToJson } from '../reporters/json-reporter.js';
-import { checkOutputPath, writeAtomically } from '../reporters/output-file.js';
+import { checkOutputPath, outputPlace, writeAtomically } from '../reporters/output-file.js';
 import { renderJunit } from '../reporters/junit-reporter.js';
 import { renderMarkdown } from '../reporters/markdown-reporter.js';
 import { renderHtml } from '../reporters/html-reporter.js';
@@ -49,6 +49,7 @@ function outputFailed(file: string, err: unknown): PooltestError {
  * one and may be written), so a typo ends the command at once instead of after every check.
  */
 export function checkOutputs(req: Omit<OutputRequest, 'store'>): void {
+  const places = new Map<string, string>();
   for (const kind of OUTPUT_KINDS) {
     const file = req[kind];
     if (file === undefined) continue;
@@ -57,6 +58,20 @@ export function checkOutputs(req: Omit<OutputRequest, 'store'>): void {
     } catch (err) {
       throw outputFailed(file, err);
     }
+    // Two reports written to one file: the second would silently replace the first. (A
+    // device or a pipe, /dev/null say, may take both.)
+    const place = outputPlace(file);
+    if (place.kind !== 'atomic') continue;
+    const earlier = places.get(place.path);
+    if (earlier !== undefined)
+      throw new PooltestError(
+        'BAD_ARGUMENTS',
+        `--${earlier} and --${kind} both write ${file}: give each its own file`,
+        {
+          file,
+        },
+      );
+    places.set(place.path, kind);
   }
 }
 

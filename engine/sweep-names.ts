@@ -89,10 +89,14 @@ export async function restoreNamesAfterDiscovery(
   const leftovers: string[] = [];
   const doubts: string[] = [];
   const restored = await restoreNames(ctx, leftovers, doubts);
+  // Visitors beyond the pool's real width wait for a backend until their bound: that is the
+  // pool being narrower than the bound, not a backend that could not be looked at.
+  const queued = doubts.filter((d) => /^backend \?: could not look at application_name: no answer within/.test(d));
   const said = [
     ...(restored.length > 0 ? [`this run's application_name reset on ${restored.length} server connection(s)`] : []),
     ...leftovers,
-    ...doubts,
+    ...doubts.filter((d) => !queued.includes(d)),
+    ...(queued.length >= opts.poolBound ? ["no visitor got a backend to look for this run's application_name"] : []),
   ];
   return said.length > 0 ? said.join('; ') : "no server connection kept this run's application_name";
 }

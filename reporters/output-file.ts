@@ -7,9 +7,12 @@
  * over it would replace the device or the pipe with a regular file; a directory is refused.
  * The temp file is removed on every failure.
  */
+import { randomBytes } from 'node:crypto';
 import {
   accessSync,
+  closeSync,
   constants,
+  openSync,
   lstatSync,
   mkdirSync,
   readlinkSync,
@@ -67,8 +70,8 @@ export function checkOutputPath(file: string): void {
   const place = outputPlace(file);
   if (place.kind === 'directory') throw new Error(`${file} is a directory`);
   if (place.kind === 'direct' || place.kind === 'fd') {
-    // Opening a FIFO here would block until a reader comes: ask for the right only.
     accessSync(place.path, constants.W_OK);
+    if (place.kind === 'direct') assertFifoHasReader(place.path);
     return;
   }
   // The rename needs the folder (or the nearest one that exists, as missing ones are made).
@@ -83,9 +86,16 @@ export function writeAtomically(file: string, text: string): void {
   const place = outputPlace(file);
   if (place.kind === 'directory') throw new Error(`${file} is a directory`);
   if (place.kind === 'fd') return writeToFd(place.fd, text);
-  if (place.kind === 'direct') return writeFileSync(place.path, text);
+  if (place.kind === 'direct') {
+    // A synchronous open of a FIFO without a reader would block the event loop, and with it
+    // the signal handlers, for good: refused instead (a reader that is there is written to).
+    assertFifoHasReader(place.path);
+    return writeFileSync(place.path, text);
+  }
   mkdirSync(path.dirname(place.path), { recursive: true });
-  const tmp = `${place.path}.${process.pid}.tmp`;
+  // Short and hidden, beside the file: `<name>.<pid>.tmp` could pass the 255-byte name limit
+  // for a long name that is itself valid.
+  const tmp = path.join(path.dirname(place.path), `.pooltest-${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
   try {
     writeFileSync(tmp, text);
     renameSync(tmp, place.path);
@@ -93,6 +103,22 @@ export function writeAtomically(file: string, text: string): void {
     rmSync(tmp, { force: true });
     throw err;
   }
+}
+
+/**
+ * A FIFO can be opened for writing without blocking only when a reader has it open (else
+ * ENXIO): checked so that neither the check before the run nor the write hangs on one.
+ */
+function assertFifoHasReader(file: string): void {
+  if (!statSync(file).isFIFO()) return;
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_WRONLY | constants.O_NONBLOCK);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENXIO') throw new Error(`${file} is a FIFO that no process reads`);
+    throw err;
+  }
+  closeSync(fd);
 }
 
 /** Writes all of `text` to an open descriptor, waiting out EAGAIN (stdout may be non-blocking). */

@@ -11,9 +11,13 @@ export const SEVERITY_ORDER: readonly Severity[] = ['security', 'correctness', '
 export function groupBySeverity<T extends { severity: Severity }>(
   items: readonly T[],
 ): Array<{ severity: Severity; checks: T[] }> {
-  return SEVERITY_ORDER.map((severity) => ({ severity, checks: items.filter((c) => c.severity === severity) })).filter(
-    (g) => g.checks.length > 0,
-  );
+  const known = SEVERITY_ORDER.map((severity) => ({ severity, checks: items.filter((c) => c.severity === severity) }));
+  // A severity this version does not know (a newer pooltest's, or a hand-edited report) gets a
+  // group of its own after the known ones: a row is never dropped from a table that counts it.
+  const others = [...new Set(items.map((c) => String(c.severity)))]
+    .filter((s) => !(SEVERITY_ORDER as readonly string[]).includes(s))
+    .map((s) => ({ severity: s as Severity, checks: items.filter((c) => String(c.severity) === s) }));
+  return [...known, ...others].filter((g) => g.checks.length > 0);
 }
 
 /** `items` sorted by severity group, stable within a group. */

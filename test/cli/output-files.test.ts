@@ -21,7 +21,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { PooltestError } from '../../engine/errors.js';
-import { writeOutput } from '../../cli/outputs.js';
+import { checkOutputs, writeOutput } from '../../cli/outputs.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { REPO, runCli } from '../support/cli.js';
 
@@ -42,6 +42,28 @@ describe('output files', () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'pooltest-output-files-'));
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  test('a FIFO no process reads is refused before the run and at the write, never waited on', () => {
+    const fifo = path.join(dir, 'nobody-reads');
+    execFileSync('mkfifo', [fifo]);
+    expect(codeOf(() => checkOutputs({ json: fifo }))).toMatch(/^OUTPUT_FAILED: .*a FIFO that no process reads/);
+    expect(codeOf(() => writeOutput(fifo, 'x\n'))).toMatch(/^OUTPUT_FAILED: .*a FIFO that no process reads/);
+  });
+
+  test('a long file name that is valid is written (the temp file beside it is short)', () => {
+    const long = path.join(dir, `${'c'.repeat(245)}.json`);
+    writeOutput(long, 'long\n');
+    expect(readFileSync(long, 'utf8')).toBe('long\n');
+    expect(readdirSync(dir)).toEqual([path.basename(long)]);
+  });
+
+  test('two reports asked into one file are refused before the run; a device may take both', () => {
+    const same = path.join(dir, 'same.json');
+    expect(codeOf(() => checkOutputs({ json: same, markdown: same }))).toMatch(
+      /^BAD_ARGUMENTS: --json and --markdown both write/,
+    );
+    expect(codeOf(() => checkOutputs({ json: '/dev/null', markdown: '/dev/null' }))).toBeNull();
+  });
 
   test('a symlink is written through: the link stays a link and its target gets the text', () => {
     const real = path.join(dir, 'real.json');

@@ -8,6 +8,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { readReport } from '../../cli/diff-command.js';
+import type { Report } from '../../engine/types.js';
+import { renderDiff } from '../../reporters/diff-terminal.js';
+import { diffReports } from '../../reporters/report-diff.js';
 import { isPooltestError } from '../../engine/errors.js';
 import { CONTROL, ESCAPES, pgbouncerReport } from '../reporters/samples.js';
 
@@ -60,5 +63,27 @@ describe('reading a hostile report', () => {
     const message = readError(write('not-json.json', `{"a": ${ESCAPES}}`));
     expect(message).toMatch(/^REPORT_INVALID: cannot read a pooltest report/);
     expect(message).not.toMatch(CONTROL);
+  });
+
+  test('a check listed twice, or a pooler that is not an object with a name, is refused', () => {
+    const twice = pgbouncerReport();
+    twice.checks.push({ ...twice.checks[0]!, outcome: twice.checks[0]!.outcome });
+    expect(readError(write('twice.json', JSON.stringify(twice)))).toMatch(/^REPORT_INVALID: .*appears twice/);
+    const pooler = pgbouncerReport() as unknown as { discovery: { pooler: unknown } };
+    pooler.discovery.pooler = { name: { x: 1 } };
+    expect(readError(write('pooler.json', JSON.stringify(pooler)))).toMatch(/^REPORT_INVALID: .*discovery\.pooler is/);
+    const severity = pgbouncerReport() as unknown as { checks: Array<{ severity: unknown }> };
+    severity.checks[0]!.severity = { x: 1 };
+    expect(readError(write('severity.json', JSON.stringify(severity)))).toMatch(/^REPORT_INVALID: .*severity/);
+  });
+
+  test("a severity this version does not know keeps its rows in the diff's table, in a group of its own", () => {
+    const old = pgbouncerReport();
+    const next = pgbouncerReport() as unknown as Report;
+    const changed = next.checks.find((c) => c.outcome !== null)!;
+    (changed as { severity: string }).severity = 'performance';
+    const text = renderDiff(diffReports(old, next), { color: false, width: 120, quiet: false });
+    expect(text).toContain('performance (1)');
+    expect(text).toContain(changed.id);
   });
 });
