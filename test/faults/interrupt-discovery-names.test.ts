@@ -9,10 +9,10 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { isPooltestError } from '../../engine/errors.js';
-import { startFaultProxy, type FaultProxy } from '../../fixtures/fault-proxy.js';
-import { startPgBouncer } from '../../fixtures/pgbouncer-fixture.js';
+import type { FaultProxy } from '../../fixtures/fault-proxy.js';
 import type { PoolerFixture } from '../../fixtures/pooler-fixture.js';
-import { startPostgres, type PostgresFixture } from '../../fixtures/postgres-fixture.js';
+import type { PostgresFixture } from '../../fixtures/postgres-fixture.js';
+import { startProxiedBouncer, type ProxiedBouncer } from './proxied-bouncer.js';
 import { run } from '../../runner/run.js';
 
 /** application_name on each backend of the pool, as seen by nameless clients holding all of them at once. */
@@ -37,17 +37,16 @@ async function namesShownToNameless(url: string, width: number): Promise<string[
 }
 
 describe('interrupted during discovery', () => {
+  let stack: ProxiedBouncer;
   let pgFixture: PostgresFixture;
   let bouncer: PoolerFixture;
   let proxy: FaultProxy;
   let discoveryChunks = 0;
-  const proxied = (): string =>
-    `postgres://${bouncer.user}:${encodeURIComponent(bouncer.password)}@127.0.0.1:${proxy.port}/${bouncer.database}`;
+  const proxied = (): string => stack.url();
 
   beforeAll(async () => {
-    pgFixture = await startPostgres();
-    bouncer = await startPgBouncer(pgFixture, { poolMode: 'transaction' });
-    proxy = await startFaultProxy({ upstreamPort: bouncer.port });
+    stack = await startProxiedBouncer();
+    ({ pg: pgFixture, bouncer, proxy } = stack);
     // How many client chunks a whole discovery sends (no check selected: discovery, then the sweep).
     let atDiscoveryEnd = 0;
     await run({
@@ -60,9 +59,7 @@ describe('interrupted during discovery', () => {
     discoveryChunks = atDiscoveryEnd;
   }, 60_000);
   afterAll(async () => {
-    await proxy?.close();
-    await bouncer?.stop();
-    await pgFixture?.stop();
+    await stack?.stop();
   });
 
   test('control: a named client that leaves does leave its name on the pool for nameless clients', async () => {

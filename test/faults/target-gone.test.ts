@@ -6,10 +6,10 @@
  * everything, and nothing says the target went away.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { startFaultProxy, type FaultProxy } from '../../fixtures/fault-proxy.js';
-import { startPgBouncer } from '../../fixtures/pgbouncer-fixture.js';
+import type { FaultProxy } from '../../fixtures/fault-proxy.js';
 import type { PoolerFixture } from '../../fixtures/pooler-fixture.js';
-import { startPostgres, type PostgresFixture } from '../../fixtures/postgres-fixture.js';
+import type { PostgresFixture } from '../../fixtures/postgres-fixture.js';
+import { startProxiedBouncer, type ProxiedBouncer } from './proxied-bouncer.js';
 import { run } from '../../runner/run.js';
 import { superuserView } from '../safety/trace-inspection.js';
 
@@ -24,21 +24,18 @@ const CHECKS = [
 const GONE = /^not run: the target stopped answering during (\S+) and did not answer again within \d+ ms/;
 
 describe('a target that stops answering for good', () => {
+  let stack: ProxiedBouncer;
   let pgFixture: PostgresFixture;
   let bouncer: PoolerFixture;
   let proxy: FaultProxy;
-  const proxied = (): string =>
-    `postgres://${bouncer.user}:${encodeURIComponent(bouncer.password)}@127.0.0.1:${proxy.port}/${bouncer.database}`;
+  const proxied = (): string => stack.url();
 
   beforeAll(async () => {
-    pgFixture = await startPostgres();
-    bouncer = await startPgBouncer(pgFixture, { poolMode: 'transaction' });
-    proxy = await startFaultProxy({ upstreamPort: bouncer.port });
+    stack = await startProxiedBouncer();
+    ({ pg: pgFixture, bouncer, proxy } = stack);
   });
   afterAll(async () => {
-    await proxy?.close();
-    await bouncer?.stop();
-    await pgFixture?.stop();
+    await stack?.stop();
   });
 
   test('control: without the fault every check concludes and none says the target went away', async () => {
