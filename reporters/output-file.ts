@@ -70,8 +70,8 @@ export function checkOutputPath(file: string): void {
   const place = outputPlace(file);
   if (place.kind === 'directory') throw new Error(`${file} is a directory`);
   if (place.kind === 'direct' || place.kind === 'fd') {
+    // Not opened here: opening a FIFO (and closing it) would end a reader waiting on it.
     accessSync(place.path, constants.W_OK);
-    if (place.kind === 'direct') assertFifoHasReader(place.path);
     return;
   }
   // The rename needs the folder (or the nearest one that exists, as missing ones are made).
@@ -87,10 +87,15 @@ export function writeAtomically(file: string, text: string): void {
   if (place.kind === 'directory') throw new Error(`${file} is a directory`);
   if (place.kind === 'fd') return writeToFd(place.fd, text);
   if (place.kind === 'direct') {
+    if (!statSync(place.path).isFIFO()) return writeFileSync(place.path, text);
     // A synchronous open of a FIFO without a reader would block the event loop, and with it
-    // the signal handlers, for good: refused instead (a reader that is there is written to).
-    assertFifoHasReader(place.path);
-    return writeFileSync(place.path, text);
+    // the signal handlers, for good: opened without blocking, waited for a reader (bounded).
+    const fd = openFifoForWriting(place.path);
+    try {
+      return writeToFd(fd, text);
+    } finally {
+      closeSync(fd);
+    }
   }
   mkdirSync(path.dirname(place.path), { recursive: true });
   // Short and hidden, beside the file: `<name>.<pid>.tmp` could pass the 255-byte name limit
@@ -105,20 +110,26 @@ export function writeAtomically(file: string, text: string): void {
   }
 }
 
+/** How long a write waits for a process to open a FIFO for reading. */
+const FIFO_READER_WAIT_MS = 2_000;
+
 /**
- * A FIFO can be opened for writing without blocking only when a reader has it open (else
- * ENXIO): checked so that neither the check before the run nor the write hangs on one.
+ * A FIFO opens for writing without blocking only once a reader has it open (else ENXIO):
+ * retried for a bounded while, then refused. The descriptor stays non-blocking; writeToFd
+ * waits out a full pipe.
  */
-function assertFifoHasReader(file: string): void {
-  if (!statSync(file).isFIFO()) return;
-  let fd: number;
-  try {
-    fd = openSync(file, constants.O_WRONLY | constants.O_NONBLOCK);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENXIO') throw new Error(`${file} is a FIFO that no process reads`);
-    throw err;
+function openFifoForWriting(file: string): number {
+  const until = Date.now() + FIFO_READER_WAIT_MS;
+  for (;;) {
+    try {
+      return openSync(file, constants.O_WRONLY | constants.O_NONBLOCK);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENXIO') throw err;
+      if (Date.now() >= until)
+        throw new Error(`${file} is a FIFO that no process opened for reading within ${FIFO_READER_WAIT_MS} ms`);
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
+    }
   }
-  closeSync(fd);
 }
 
 /** Writes all of `text` to an open descriptor, waiting out EAGAIN (stdout may be non-blocking). */
