@@ -7,6 +7,7 @@
  * several moments of discovery, not one.
  */
 import pg from 'pg';
+import { namesSeenByNamelessClients } from '../safety/trace-inspection.js';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { isPooltestError } from '../../engine/errors.js';
 import type { FaultProxy } from '../../fixtures/fault-proxy.js';
@@ -14,27 +15,6 @@ import type { PoolerFixture } from '../../fixtures/pooler-fixture.js';
 import type { PostgresFixture } from '../../fixtures/postgres-fixture.js';
 import { startProxiedBouncer, type ProxiedBouncer } from './proxied-bouncer.js';
 import { run } from '../../runner/run.js';
-
-/** application_name on each backend of the pool, as seen by nameless clients holding all of them at once. */
-async function namesShownToNameless(url: string, width: number): Promise<string[]> {
-  const clients: pg.Client[] = [];
-  try {
-    const seen: string[] = [];
-    for (let i = 0; i < width; i++) {
-      const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000, query_timeout: 5_000 });
-      c.on('error', () => undefined);
-      await c.connect();
-      clients.push(c);
-      await c.query('BEGIN');
-      const r = await c.query<{ name: string }>(`SELECT current_setting('application_name') AS name`);
-      seen.push(r.rows[0]!.name);
-    }
-    return seen;
-  } finally {
-    for (const c of clients) await c.query('ROLLBACK').catch(() => undefined);
-    await Promise.all(clients.map((c) => c.end().catch(() => undefined)));
-  }
-}
 
 describe('interrupted during discovery', () => {
   let stack: ProxiedBouncer;
@@ -69,7 +49,7 @@ describe('interrupted during discovery', () => {
     await named.connect();
     await named.query('SELECT 1');
     await named.end();
-    const names = await namesShownToNameless(bouncer.url(), bouncer.poolSize);
+    const names = (await namesSeenByNamelessClients(bouncer.url(), bouncer.poolSize)).map((v) => v.app);
     expect(names).toContain('pooltest-ctrl0001');
     expect(discoveryChunks).toBeGreaterThan(10);
   }, 60_000);
@@ -88,7 +68,7 @@ describe('interrupted during discovery', () => {
         // The abort came after discovery: a reported run, whose sweep resets the names.
         if (outcome !== 'completed') wrong.push(`after ${n} chunks: ${outcome}`);
       }
-      const names = await namesShownToNameless(bouncer.url(), bouncer.poolSize);
+      const names = (await namesSeenByNamelessClients(bouncer.url(), bouncer.poolSize)).map((v) => v.app);
       const mine = names.filter((name) => name.startsWith(`pooltest-${runId}`));
       if (mine.length > 0)
         wrong.push(`after ${n} chunks (${outcome.slice(0, 80)}): nameless clients see ${mine.join(', ')}`);

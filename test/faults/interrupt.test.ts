@@ -49,6 +49,14 @@ function fixtureFolder(pid: number): string[] {
   }
 }
 
+/** The interrupted run's sweep was clean, and neither the superuser nor the pool's backends see anything of it. */
+async function expectSweptClean(run: CliRun, stack: Stack): Promise<void> {
+  expect(run.report?.sweep?.clean, run.report?.sweep?.leftovers.join('; ')).toBe(true);
+  expect(await superuserView(stack.postgres)).toMatchObject({ advisoryLocks: 0, tempTables: [], idleInTransaction: 0 });
+  const views = await visitPool(stack.target.url(), stack.pooler!.poolSize, await freshSettings(stack.target.url()));
+  for (const v of views) expect(v).toEqual(cleanBackend(v.pid));
+}
+
 describe('interrupted mid-run', () => {
   test('SIGINT on the embedded default: exit 130, the sweep ran and is in the JSON, the fixtures are gone', async () => {
     const { run, servers, folders } = await interrupted([], 3, ['SIGINT']);
@@ -112,18 +120,7 @@ describe('interrupted mid-run', () => {
       console.log(`interrupt (external, SIGTERM): exit ${run.code} in ${run.ms} ms`);
       expect(run.code, run.stderr).toBe(130);
       expect(run.stderr).toMatch(/pooltest: SIGTERM:/);
-      expect(run.report?.sweep?.clean, run.report?.sweep?.leftovers.join('; ')).toBe(true);
-      expect(await superuserView(stack.postgres)).toMatchObject({
-        advisoryLocks: 0,
-        tempTables: [],
-        idleInTransaction: 0,
-      });
-      const views = await visitPool(
-        stack.target.url(),
-        stack.pooler!.poolSize,
-        await freshSettings(stack.target.url()),
-      );
-      for (const v of views) expect(v).toEqual(cleanBackend(v.pid));
+      await expectSweptClean(run, stack);
     });
 
     // An SSH drop sends SIGHUP: it exited 129 at once, no message, no sweep, and the pooled
@@ -141,18 +138,7 @@ describe('interrupted mid-run', () => {
       expect(run.code, run.stderr).toBe(129);
       expect(run.stderr).toMatch(/pooltest: SIGHUP: stopping the check in flight/);
       expect(run.report?.summary.interrupted).toBe(true);
-      expect(run.report?.sweep?.clean, run.report?.sweep?.leftovers.join('; ')).toBe(true);
-      expect(await superuserView(stack.postgres)).toMatchObject({
-        advisoryLocks: 0,
-        tempTables: [],
-        idleInTransaction: 0,
-      });
-      const views = await visitPool(
-        stack.target.url(),
-        stack.pooler!.poolSize,
-        await freshSettings(stack.target.url()),
-      );
-      for (const v of views) expect(v).toEqual(cleanBackend(v.pid));
+      await expectSweptClean(run, stack);
     });
   });
 });

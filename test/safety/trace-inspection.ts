@@ -204,3 +204,33 @@ export function cleanBackend(pid: number): BackendView {
     roleSwitched: false,
   };
 }
+
+/** As many nameless clients at once as the pool is wide, each inside BEGIN: every server connection's name. */
+export async function namesSeenByNamelessClients(
+  url: string,
+  width: number,
+): Promise<Array<{ pid: number; app: string }>> {
+  const clients: pg.Client[] = [];
+  try {
+    const seen: Array<{ pid: number; app: string }> = [];
+    for (let i = 0; i < width; i++) {
+      // No application_name at all in the startup packet (PGAPPNAME is not set in tests).
+      const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000, query_timeout: 10_000 });
+      c.on('error', () => undefined);
+      await c.connect();
+      clients.push(c);
+      await c.query('BEGIN');
+      seen.push(
+        (
+          await c.query<{ pid: number; app: string }>(
+            `SELECT pg_backend_pid() AS pid, current_setting('application_name') AS app`,
+          )
+        ).rows[0]!,
+      );
+    }
+    return seen;
+  } finally {
+    for (const c of clients) await c.query('ROLLBACK').catch(() => undefined);
+    await Promise.all(clients.map((c) => c.end().catch(() => undefined)));
+  }
+}
