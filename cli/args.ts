@@ -5,10 +5,16 @@
 import { parseArgs } from 'node:util';
 import { parseDuration } from '../engine/time.js';
 import { PooltestError } from '../engine/errors.js';
+import { isKeywordValue } from '../engine/conninfo.js';
 import { checkSpawnable } from './spawn.js';
 
 export interface CliOptions {
+  /** `--target`, or a connection string given to `-d` (psql: a URL or keyword=value pairs). */
   target?: string;
+  /** psql's `-h`: a host name or a Unix socket directory. */
+  host?: string;
+  /** psql's `-p`. */
+  port?: number;
   user?: string;
   password?: string;
   database?: string;
@@ -38,6 +44,8 @@ export interface CliOptions {
   quiet: boolean;
   list: boolean;
   listProfiles: boolean;
+  /** `--list-profiles NAME`: show that profile only. */
+  profileName?: string;
   help: boolean;
   version: boolean;
 }
@@ -51,9 +59,15 @@ export const USAGE = `Usage: pooltest [--target HOST:PORT | postgres://...] [opt
 Tells what a PostgreSQL connection pooler does to session state. Without --target, starts a
 throwaway PostgreSQL and PgBouncer (transaction mode, pool of 2) and tests that.
 
-Target (PG* environment variables are the defaults, as for psql):
-  --target T          host:port or postgres://user@host:port/db?sslmode=...
-  --user U  --password P  --database D
+Target (psql's options and PG* environment variables, as for psql; the options win):
+  --target T          host:port, postgres://user@host:port/db?sslmode=..., libpq pairs
+                      ('host=db port=6432 user=app'), or a Unix socket directory (/tmp)
+  -h, --host HOST     host name or Unix socket directory (PGHOST; host=%2Ftmp in a URL)
+  -p, --port PORT     port (PGPORT; default 5432)
+  -U, --user U        user name, also --username (PGUSER; default: the operating-system user)
+  -d, --database D    database name, also --dbname (PGDATABASE; default: the user name); a
+                      URL or keyword=value string here is the whole connection string
+  --password P        (or PGPASSWORD, or in the URL)
   --direct T          the PostgreSQL behind the pooler (baseline and leftover sweep)
   --spawn NAME        EXPERIMENTAL: start NAME in containers and test it (needs Docker and
                       testcontainers; NAME: pgbouncer). What it lacks: only PgBouncer; the
@@ -70,8 +84,9 @@ What to run and assert:
                       finish; JUnit then reports inconclusive checks as failures
   --only IDS          check ids or areas, comma separated (e.g. session/set-leak,locks)
   --skip IDS          the same, to leave out
-  --list              print the catalogue of checks
-  --list-profiles     print the built-in profiles
+  --list              print the catalogue of checks with the outcome labels of each
+                      (with --json FILE: the same as JSON)
+  --list-profiles [NAME]  print the built-in profiles, or the one named
 
 Bounds:
   --timeout T         bound for every connection and step: 10s (default), 2500ms, or seconds
@@ -85,6 +100,7 @@ Output:
   --no-store          keep no copy under .pooltest/runs/<time>/ (kept by default)
   --verbose           print every recorded step    --quiet   print failures and the summary
   --no-color          no colours (NO_COLOR is honoured too)
+  -?, --help          this help          -V, --version   the version
 
 Verdicts: pass / fail against an expectation (--profile, --expect); observed when nothing
 was expected (the outcome is shown with whether it breaks an application); inconclusive when
@@ -102,9 +118,14 @@ Exit codes:
 /** The run command's options, for parseArgs and for suggestions. */
 const OPTIONS = {
   target: { type: 'string' },
+  // psql's short options: -h is the host there (help is -? and --help), -p the port.
+  host: { type: 'string', short: 'h' },
+  port: { type: 'string', short: 'p' },
   user: { type: 'string', short: 'U' },
+  username: { type: 'string' },
   password: { type: 'string' },
   database: { type: 'string', short: 'd' },
+  dbname: { type: 'string' },
   direct: { type: 'string' },
   profile: { type: 'string' },
   only: { type: 'string', multiple: true },
@@ -126,8 +147,8 @@ const OPTIONS = {
   quiet: { type: 'boolean', short: 'q' },
   list: { type: 'boolean' },
   'list-profiles': { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
-  version: { type: 'boolean' },
+  help: { type: 'boolean', short: '?' },
+  version: { type: 'boolean', short: 'V' },
 } as const;
 
 /** Parses the run command's arguments (not `diff`, `matrix` or `audit`); BAD_ARGUMENTS on anything wrong. */
@@ -136,7 +157,8 @@ export function parseCli(argv: string[]): CliOptions {
   try {
     parsed = parseArgs({
       args: argv,
-      allowPositionals: false,
+      // Only `--list-profiles NAME` takes one; refused below otherwise.
+      allowPositionals: true,
       options: OPTIONS,
     });
   } catch (err) {
@@ -160,10 +182,32 @@ export function parseCli(argv: string[]): CliOptions {
     help: v.help ?? false,
     version: v.version ?? false,
   };
+  if (parsed.positionals.length > 0) {
+    if (!opts.listProfiles || parsed.positionals.length > 1)
+      throw new PooltestError(
+        'BAD_ARGUMENTS',
+        `unexpected argument '${parsed.positionals[opts.listProfiles ? 1 : 0]}': only --list-profiles takes a name (give the target with --target or -h/-p)\n\n${USAGE}`,
+      );
+    opts.profileName = parsed.positionals[0]!;
+  }
   if (v.target !== undefined) opts.target = v.target;
-  if (v.user !== undefined) opts.user = v.user;
+  if (v.host !== undefined) opts.host = v.host;
+  if (v.port !== undefined) opts.port = parsePort(v.port);
+  const user = v.user ?? v.username;
+  if (user !== undefined) opts.user = user;
   if (v.password !== undefined) opts.password = v.password;
-  if (v.database !== undefined) opts.database = v.database;
+  const database = v.database ?? v.dbname;
+  if (database !== undefined) {
+    // psql: a dbname with an `=` or a postgres:// prefix is a whole connection string.
+    if (/^postgres(ql)?:\/\//i.test(database) || isKeywordValue(database)) {
+      if (opts.target !== undefined)
+        throw new PooltestError(
+          'BAD_ARGUMENTS',
+          '-d holds a connection string and --target gives another: give one of them',
+        );
+      opts.target = database;
+    } else opts.database = database;
+  }
   if (v.direct !== undefined) opts.direct = v.direct;
   if (v.profile !== undefined) opts.profile = v.profile;
   if (v.json !== undefined) opts.json = v.json;
@@ -188,6 +232,9 @@ function explainParseError(err: unknown): string {
     (err as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION'
       ? /Unknown option '([^']+)'/.exec(message)?.[1]
       : undefined;
+  // psql's habit: -h names the host; help is --help or -?.
+  if (/'-h, --host <value>' argument missing/.test(message))
+    return `${message} (as in psql, -h is the host: help is --help or -?)`;
   if (!unknown) return message;
   const guess = didYouMean(unknown.replace(/^-+/, ''), OPTION_NAMES);
   return `unknown option ${unknown}${guess ? `; did you mean --${guess}?` : ''}`;
@@ -255,6 +302,13 @@ function checkCombinations(o: CliOptions): void {
 }
 
 /** `10s`, `2500ms`, `1.5s`, or a bare number of seconds. */
+
+function parsePort(text: string): number {
+  const n = Number(text);
+  if (!/^\d+$/.test(text) || n < 1 || n > 65535)
+    throw new PooltestError('BAD_ARGUMENTS', `-p/--port "${text}" is not a TCP port (1 to 65535)`);
+  return n;
+}
 
 function parsePositiveInt(text: string, flag: string): number {
   const n = Number(text);

@@ -31,7 +31,9 @@ export async function startEndpoints(
     // assumed: observations only unless --profile or --expect says otherwise.
     return { target: spawned.target, direct: spawned.direct, profile: null, fixture: true, stop: spawned.stop };
   }
-  if (opts.target !== undefined || env.PGHOST || env.PGPORT) return null;
+  // Any part of a target, as psql would take it (flags or PG* variables), means the user's own.
+  if (opts.target !== undefined || opts.host !== undefined || opts.port !== undefined || env.PGHOST || env.PGPORT)
+    return null;
   log('No --target: starting a throwaway PostgreSQL and PgBouncer (transaction mode, pool of 2)...');
   const { startStack } = await import('../fixtures/stack.js');
   const stack = await startStack('pgbouncer-transaction');

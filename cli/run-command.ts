@@ -55,10 +55,22 @@ export async function runCommand(opts: CliOptions, ends: Endpoints, io: CliIo): 
     ...(io.signal ? { signal: io.signal } : {}),
   };
   const label = opts.compare ? 'target' : undefined;
+  // Resolved here, not in run(): psql's -h and -p have no place in the library's options.
+  const main = resolveTarget(
+    {
+      target: ends.target,
+      host: opts.host,
+      port: opts.port,
+      user: opts.user,
+      password: opts.password,
+      database: opts.database,
+    },
+    io.env,
+  );
   if (!opts.compare) {
     const report = await run({
       ...common,
-      target: ends.target,
+      target: main,
       direct: ends.direct,
       profile: ends.profile,
       fixture: ends.fixture === true,
@@ -66,10 +78,6 @@ export async function runCommand(opts: CliOptions, ends: Endpoints, io: CliIo): 
     });
     return finish(report, null, opts, io);
   }
-  const main = resolveTarget(
-    { target: ends.target, user: opts.user, password: opts.password, database: opts.database },
-    io.env,
-  );
   // What the baseline does not spell out (user, password, database) comes from the target.
   // No --direct and no profile for it: it is observed, and its sweep goes through itself.
   const base = resolveRelated(opts.compare, main);

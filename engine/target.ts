@@ -5,7 +5,9 @@
  */
 import { existsSync } from 'node:fs';
 import { isIPv6 } from 'node:net';
+import os from 'node:os';
 import type { ClientConfig } from 'pg';
+import { isKeywordValue, parseKeywordValue } from './conninfo.js';
 import { PooltestError } from './errors.js';
 import { tlsOptions } from './tls-files.js';
 import type { PublicTarget } from './types.js';
@@ -31,8 +33,15 @@ export interface Target {
 }
 
 export interface TargetInput {
-  /** `host:port`, `host`, `[ipv6]:port`, a bare IPv6 literal, or a `postgres://` / `postgresql://` URL. */
+  /**
+   * `host:port`, `host`, `[ipv6]:port`, a bare IPv6 literal, a Unix socket directory (`/tmp`), a
+   * `postgres://` / `postgresql://` URL, or libpq keyword/value pairs (`host=db port=6432`).
+   */
   target?: string;
+  /** psql's `-h`: a host name or a Unix socket directory; wins over what `target` says. */
+  host?: string;
+  /** psql's `-p`; wins over what `target` says. */
+  port?: number;
   user?: string;
   password?: string;
   database?: string;
@@ -46,11 +55,11 @@ const SSL_MODES: readonly SslMode[] = ['disable', 'allow', 'prefer', 'require', 
  */
 export function resolveTarget(input: TargetInput, env: NodeJS.ProcessEnv = process.env): Target {
   const fromText = input.target !== undefined ? parseTargetText(input.target) : {};
-  const port = fromText.port ?? numberFromEnv(env.PGPORT) ?? 5432;
-  const user = input.user ?? fromText.user ?? env.PGUSER ?? env.USER ?? 'postgres';
+  const port = input.port ?? fromText.port ?? numberFromEnv(env.PGPORT) ?? 5432;
+  const user = input.user ?? fromText.user ?? env.PGUSER ?? osUser();
   const sslmode = fromText.sslmode ?? parseSslMode(env.PGSSLMODE) ?? 'prefer';
   const target: Target = {
-    host: fromText.host ?? env.PGHOST ?? '127.0.0.1',
+    host: input.host ?? fromText.host ?? env.PGHOST ?? '127.0.0.1',
     port,
     user,
     password: input.password ?? fromText.password ?? env.PGPASSWORD,
@@ -58,6 +67,31 @@ export function resolveTarget(input: TargetInput, env: NodeJS.ProcessEnv = proce
     sslmode,
   };
   return withTlsFiles(target, fromText, env);
+}
+
+/**
+ * libpq's default user: the operating system's name for the effective user (not $USER, which
+ * libpq ignores). `postgres` only where the OS cannot say (a uid with no passwd entry).
+ */
+function osUser(): string {
+  try {
+    return os.userInfo().username;
+  } catch {
+    return 'postgres';
+  }
+}
+
+/**
+ * libpq treats a host that starts with a slash as the directory of a Unix socket
+ * (`<dir>/.s.PGSQL.<port>`): never a name to look up.
+ */
+export function isSocketHost(host: string): boolean {
+  return host.startsWith('/');
+}
+
+/** What `net.connect` needs for the endpoint: the socket file, or host and port. */
+export function netAddress(t: Pick<Target, 'host' | 'port'>): { path: string } | { host: string; port: number } {
+  return isSocketHost(t.host) ? { path: `${t.host.replace(/\/+$/, '')}/.s.PGSQL.${t.port}` } : { host: t.host, port: t.port };
 }
 
 /**
@@ -110,6 +144,17 @@ export function parseTargetText(text: string): ParsedText {
       'the target is empty: give host:port or a postgres:// URL (or leave it out to use the PG* variables and defaults)',
     );
   if (/^postgres(ql)?:\/\//i.test(text)) return parseUrl(text);
+  if (isKeywordValue(text)) {
+    const pairs = parseKeywordValue(text);
+    for (const key of pairs.keys())
+      if (!KEYWORDS.has(key))
+        throw new PooltestError(
+          'BAD_TARGET_URL',
+          `connection keyword "${key}" is not one pooltest uses (it takes ${[...KEYWORDS].join(', ')})`,
+        );
+    return fromParameters((k) => pairs.get(k), 'the connection string');
+  }
+  if (isSocketHost(text)) return { host: text };
   if (text.includes('://')) {
     throw new PooltestError('BAD_TARGET_URL', `target "${redactUrl(text)}" is not a postgres:// URL or host:port`);
   }
@@ -121,6 +166,35 @@ export function parseTargetText(text: string): ParsedText {
     throw new PooltestError('BAD_TARGET_URL', `target "${redactUrl(text)}" is not host:port or a postgres:// URL`);
   const host = match[1]!.replace(/^\[|\]$/g, '');
   return { host, ...(match[2] ? { port: checkedPort(match[2], text) } : {}) };
+}
+
+/** The libpq keywords pooltest honours, in a keyword/value string and a URL's query alike. */
+const KEYWORDS = new Set(['host', 'port', 'user', 'password', 'dbname', 'sslmode', 'sslrootcert', 'sslcert', 'sslkey']);
+
+/** What libpq keywords say (from keyword/value pairs or a URL's query); `shown` names the source in errors. */
+function fromParameters(get: (key: string) => string | undefined, shown: string): ParsedText {
+  const out: ParsedText = {};
+  const host = get('host');
+  if (host) out.host = host;
+  const port = get('port');
+  if (port) out.port = checkedPort(port, shown);
+  const user = get('user');
+  if (user) out.user = user;
+  const password = get('password');
+  if (password) out.password = password;
+  const dbname = get('dbname');
+  if (dbname) out.database = dbname;
+  const sslmode = get('sslmode');
+  if (sslmode !== undefined) {
+    const mode = parseSslMode(sslmode);
+    if (!mode) throw new PooltestError('BAD_TARGET_URL', `sslmode "${sslmode}" is not one of ${SSL_MODES.join(', ')}`);
+    out.sslmode = mode;
+  }
+  for (const name of ['sslrootcert', 'sslcert', 'sslkey'] as const) {
+    const value = get(name);
+    if (value) out[name] = value;
+  }
+  return out;
 }
 
 /**
@@ -136,9 +210,6 @@ function parseUrl(text: string): ParsedText {
   } catch {
     throw new PooltestError('BAD_TARGET_URL', `target "${redactUrl(text)}" is not a valid URL`);
   }
-  const out: ParsedText = {};
-  if (url.hostname) out.host = url.hostname.replace(/^\[|\]$/g, '');
-  if (url.port) out.port = checkedPort(url.port, redactUrl(text));
   const decode = (part: string, what: string): string => {
     try {
       return decodeURIComponent(part);
@@ -150,20 +221,17 @@ function parseUrl(text: string): ParsedText {
       );
     }
   };
+  const out: ParsedText = {};
+  // A socket directory spelled in the host part (`postgres://%2Ftmp/db`): libpq decodes it.
+  if (url.hostname) out.host = decode(url.hostname, 'host').replace(/^\[|\]$/g, '');
+  if (url.port) out.port = checkedPort(url.port, redactUrl(text));
   if (url.username) out.user = decode(url.username, 'user name');
   if (url.password) out.password = decode(url.password, 'password');
   const db = url.pathname.replace(/^\//, '');
   if (db) out.database = decode(db, 'database name');
-  const sslmode = url.searchParams.get('sslmode');
-  if (sslmode !== null) {
-    const mode = parseSslMode(sslmode);
-    if (!mode) throw new PooltestError('BAD_TARGET_URL', `sslmode "${sslmode}" is not one of ${SSL_MODES.join(', ')}`);
-    out.sslmode = mode;
-  }
-  for (const name of ['sslrootcert', 'sslcert', 'sslkey'] as const) {
-    const value = url.searchParams.get(name);
-    if (value !== null && value !== '') out[name] = value;
-  }
+  // libpq keywords in the query (`postgresql:///db?host=/tmp`) are read after the URL's parts
+  // and so win over them, as in libpq.
+  Object.assign(out, fromParameters((key) => url.searchParams.get(key) ?? undefined, redactUrl(text)));
   return out;
 }
 
@@ -207,6 +275,8 @@ export function redactUrl(text: string): string {
       .replace(/(\w+:\/+[^:/@\s]*:)([^@\s]*)(@)/g, '$1***$3')
       // Mistyped forms too: `user:secret@host`, `postgres:/user:secret@host`.
       .replace(/(^|[\s"'=/])([^\s"'=/:@]+:)([^\s@"'/][^\s@"']*)(@)/g, '$1$2***$4')
+      // A keyword/value string's or a URL query's password (`password='s e'`, `?password=s`).
+      .replace(/(\bpassword\s*=\s*)('(?:[^'\\]|\\.)*'?|[^\s&]+)/gi, '$1***')
   );
 }
 
@@ -222,7 +292,8 @@ export function pgConfig(
   applicationName = 'pooltest',
   tls = t.sslmode !== 'disable' && t.sslmode !== 'allow',
 ): ClientConfig {
-  const ssl: ClientConfig['ssl'] = tls ? tlsOptions(t) : false;
+  // libpq never negotiates TLS over a Unix socket, whatever sslmode says.
+  const ssl: ClientConfig['ssl'] = tls && !isSocketHost(t.host) ? tlsOptions(t) : false;
   return {
     host: t.host,
     port: t.port,

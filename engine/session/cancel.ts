@@ -4,7 +4,7 @@
  * check, and statement-mode holders that release their backend by being cancelled).
  */
 import net from 'node:net';
-import type { Target } from '../target.js';
+import { netAddress, type Target } from '../target.js';
 
 /** 1234 in the high 16 bits, 5678 in the low: the protocol's CancelRequest code. */
 const CANCEL_REQUEST_CODE = 80877102;
@@ -36,7 +36,7 @@ export function sendCancelRequest(
 ): Promise<CancelDelivery> {
   const started = performance.now();
   return new Promise((resolve) => {
-    const socket = net.connect({ host: target.host, port: target.port });
+    const socket = net.connect(netAddress(target));
     let written = false;
     let settled = false;
     const done = (closedByPeer: boolean): void => {

@@ -5,7 +5,7 @@
 import net from 'node:net';
 import pg from 'pg';
 import { PooltestError } from '../errors.js';
-import { describeTarget, pgConfig, type Target } from '../target.js';
+import { describeTarget, isSocketHost, netAddress, pgConfig, type Target } from '../target.js';
 import { assertGuarded, guardClient } from '../wire/pg-guard.js';
 
 /**
@@ -80,7 +80,14 @@ export function classifyConnectError(err: unknown, target: Target, timeoutMs: nu
   const msg = e?.message ?? String(err);
   const detail = { target: where, sqlstate: e?.code ?? null };
   switch (e?.code) {
+    case 'ENOENT':
     case 'ECONNREFUSED':
+      // A Unix socket: no file (ENOENT) or nobody behind it (ECONNREFUSED), as psql says it.
+      if (isSocketHost(target.host)) {
+        const { path } = netAddress(target) as { path: string };
+        return new PooltestError('TARGET_REFUSED', `no server listens on socket "${path}" (${where})`, detail);
+      }
+      if (e.code === 'ENOENT') break;
       return new PooltestError(
         'TARGET_REFUSED',
         `connection to ${where} refused: nothing listens on port ${target.port}`,
@@ -108,7 +115,8 @@ export function classifyConnectError(err: unknown, target: Target, timeoutMs: nu
     case '28000':
       // pg_hba refusals name the encryption state since PostgreSQL 12 ("..., no encryption" for
       // a hostssl-only entry, "..., SSL encryption" for hostnossl): an encryption mismatch.
-      if (/ssl|tls|no encryption/i.test(msg))
+      // (No TLS exists on a Unix socket, so there the refusal is about the login.)
+      if (/ssl|tls|no encryption/i.test(msg) && !isSocketHost(target.host))
         return new PooltestError('TLS_FAILED', `${where} refused this connection's encryption: ${msg}`, detail);
       return new PooltestError('AUTH_FAILED', `${where} refused user "${target.user}": ${msg}`, detail);
     default:
@@ -151,7 +159,7 @@ export function classifyConnectError(err: unknown, target: Target, timeoutMs: nu
  */
 export function probeTcp(target: Target, timeoutMs: number): Promise<void> {
   return new Promise((resolve, reject) => {
-    const socket = net.connect({ host: target.host, port: target.port });
+    const socket = net.connect(netAddress(target));
     const timer = setTimeout(() => {
       socket.destroy();
       reject(

@@ -2,6 +2,7 @@
  * Target resolution as psql does it (flags, then the URL, then PG* variables), and redaction:
  * what a user typed must never come back with its password.
  */
+import os from 'node:os';
 import { describe, expect, test } from 'vitest';
 import { PooltestError } from '../../engine/errors.js';
 import { parseDuration } from '../../cli/args.js';
@@ -38,12 +39,14 @@ describe('resolveTarget', () => {
       sslmode: 'require',
     });
   });
-  test('no target at all: PGHOST/PGPORT, then libpq defaults; the database defaults to the user', () => {
-    expect(resolveTarget({}, { PGHOST: 'h', PGPORT: '6432', USER: 'me' })).toMatchObject({
+  test('no target at all: PGHOST/PGPORT, then libpq defaults; the user defaults to the OS user, as in libpq', () => {
+    // libpq takes the effective user's name from the OS and ignores $USER (issue 20: was $USER, else `postgres`).
+    const me = os.userInfo().username;
+    expect(resolveTarget({}, { PGHOST: 'h', PGPORT: '6432', USER: 'someone-else' })).toMatchObject({
       host: 'h',
       port: 6432,
-      user: 'me',
-      database: 'me',
+      user: me,
+      database: me,
     });
   });
   test('IPv6 in brackets', () => {
