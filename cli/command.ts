@@ -16,6 +16,7 @@ import { CATALOGUE } from '../suites/catalogue.js';
 import { colorWanted } from '../reporters/terminal-reporter.js';
 import { terminalWidth } from '../reporters/terminal-text.js';
 import { parseCli, USAGE } from './args.js';
+import { writeTo } from './closed-pipes.js';
 import { startEndpoints } from './endpoints.js';
 import { interruptedCode, interruptedExitCode, watchInterrupts } from './interrupt.js';
 import { checkOutputs } from './outputs.js';
@@ -43,8 +44,8 @@ async function main(argv: string[]): Promise<number> {
     return watchCommand(argv.slice(1));
   }
   const io: CliIo = {
-    stdout: (t) => process.stdout.write(t),
-    stderr: (t) => process.stderr.write(t),
+    stdout: (t) => writeTo(process.stdout, t),
+    stderr: (t) => writeTo(process.stderr, t),
     color: colorWanted(undefined, process.env, process.stdout.isTTY === true),
     tty: process.stderr.isTTY === true,
     width: terminalWidth(process.stdout.columns),
@@ -122,7 +123,7 @@ function listProfiles(): string {
 }
 
 function print(text: string): number {
-  process.stdout.write(text);
+  writeTo(process.stdout, text);
   return 0;
 }
 
@@ -134,7 +135,7 @@ main(process.argv.slice(2)).then(
     const e = isPooltestError(err)
       ? err
       : new PooltestError('INTERNAL', err instanceof Error ? (err.stack ?? err.message) : String(err));
-    process.stderr.write(`pooltest: ${e.code}: ${redactUrl(e.message)}\n`);
+    writeTo(process.stderr, `pooltest: ${e.code}: ${redactUrl(e.message)}\n`);
     process.exitCode = interruptedCode() ?? 2;
   },
 );

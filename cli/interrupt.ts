@@ -14,6 +14,7 @@ import { INTERRUPTED_EXIT_CODE, PooltestError } from '../engine/errors.js';
 import { INTERRUPT_SIGNALS, interruptedExitCode } from '../engine/signals.js';
 import { within } from '../engine/time.js';
 import { takeEarlySignal } from './early-signals.js';
+import { writeTo } from './closed-pipes.js';
 
 type Stop = () => Promise<void>;
 
@@ -54,7 +55,7 @@ export function interruptedCode(): number | null {
 
 export function watchInterrupts(opts: InterruptOptions): Interrupt {
   const controller = new AbortController();
-  const write = opts.write ?? ((text: string) => void process.stderr.write(text));
+  const write = opts.write ?? ((text: string) => writeTo(process.stderr, text));
   let received: NodeJS.Signals | null = null;
   let grace: NodeJS.Timeout | undefined;
   let forcing = false;

@@ -7,5 +7,7 @@
  * soon as it can, like on any other.
  */
 import './early-signals.js';
+// A closed stdout or stderr (`| head`) ends no run (closed-pipes.ts).
+import './closed-pipes.js';
 
 await import('./command.js');
