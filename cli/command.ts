@@ -6,13 +6,12 @@
  * 130 interrupted (SIGINT/SIGTERM; 129 SIGHUP, 131 SIGQUIT), after cleanup. `pooltest audit` adds 3 (findings that
  * typically break, no pooler to confirm them).
  */
+import { fstatSync } from 'node:fs';
 import { isPooltestError, PooltestError } from '../engine/errors.js';
 import { takeEarlySignal } from './early-signals.js';
 import { loadExpectations } from '../runner/expectations.js';
-import { PROFILES } from '../profiles/index.js';
 import { selectChecks, toolVersion } from '../runner/run.js';
 import { redactUrl } from '../engine/target.js';
-import { CATALOGUE } from '../suites/catalogue.js';
 import { colorWanted } from '../reporters/terminal-reporter.js';
 import { terminalWidth } from '../reporters/terminal-text.js';
 import { parseCli, USAGE } from './args.js';
@@ -50,6 +49,7 @@ async function main(argv: string[]): Promise<number> {
     tty: process.stderr.isTTY === true,
     width: terminalWidth(process.stdout.columns),
     env: process.env,
+    sameStream: sameDestination(1, 2),
   };
   if (argv[0] === 'matrix') {
     const { matrixCommand } = await import('./matrix-command.js');
@@ -62,8 +62,10 @@ async function main(argv: string[]): Promise<number> {
   const opts = parseCli(argv);
   if (opts.help) return print(`${USAGE}\n`);
   if (opts.version) return print(`${toolVersion()}\n`);
-  if (opts.list) return print(listCatalogue());
-  if (opts.listProfiles) return print(listProfiles());
+  if (opts.list || opts.listProfiles) {
+    const { listCommand } = await import('./list-command.js');
+    return listCommand(opts, (t) => writeTo(process.stdout, t));
+  }
   io.color = colorWanted(opts.color, process.env, process.stdout.isTTY === true);
   let stopEmbedded: Stop | null = null;
   // SIGINT/SIGTERM/SIGHUP/SIGQUIT: the run stops, sweeps and reports, then we exit 130 (129
@@ -101,25 +103,14 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-function listCatalogue(): string {
-  const w = Math.max(...CATALOGUE.map((c) => c.id.length));
-  return CATALOGUE.map((c) => `${c.id.padEnd(w)}  ${c.severity.padEnd(12)}  ${c.title}`).join('\n') + '\n';
-}
-
-function listProfiles(): string {
-  return (
-    PROFILES.map((p) => {
-      // The note carries caveats (source-only, configuration-dependent): never drop it.
-      const rows = Object.entries(p.expect).map(([id, e]) => {
-        const basis = e.basis === 'observed' ? `observed on ${e.observedOn ?? '?'}` : (e.basis ?? 'basis not stated');
-        const more = [`basis: ${basis}`, ...(e.note ? [`note: ${e.note}`] : [])]
-          .map((t) => `\n    ${''.padEnd(30)} ${''.padEnd(14)} ${t}`)
-          .join('');
-        return `    ${id.padEnd(30)} ${e.outcome.padEnd(14)} ${e.ref}${more}`;
-      });
-      return [`${p.name}: ${p.title} (${p.versions})`, `  ref: ${p.ref}`, ...rows].join('\n');
-    }).join('\n\n') + '\n'
-  );
+/** Whether two file descriptors lead to one file, pipe or terminal (fstat's device and inode). */
+function sameDestination(a: number, b: number): boolean {
+  try {
+    const [x, y] = [fstatSync(a), fstatSync(b)];
+    return x.dev === y.dev && x.ino === y.ino && x.rdev === y.rdev;
+  } catch {
+    return false;
+  }
 }
 
 function print(text: string): number {

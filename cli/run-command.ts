@@ -25,6 +25,11 @@ export interface CliIo {
   tty: boolean;
   width: number;
   env: NodeJS.ProcessEnv;
+  /**
+   * Whether stdout and stderr are one destination (a terminal, or `2>&1`): the report then
+   * carries the discovery block, and progress does not print it a second time.
+   */
+  sameStream?: boolean;
   /** Aborted on SIGINT/SIGTERM: the run stops, sweeps, and reports what it has (interrupt.ts). */
   signal?: AbortSignal;
 }
@@ -139,7 +144,10 @@ function events(
   const c = new Chalk({ level: io.color ? 1 : 0 });
   const progress = createProgress({ total, color: io.color, tty: io.tty, label, write: io.stderr });
   return {
-    onDiscovery: (d) => io.stderr(`${label ? `${c.bold(label)}: ` : ''}${renderDiscovery(d, c)}\n`),
+    // The report (stdout) shows the target's discovery; on the same screen, once is enough.
+    ...(io.sameStream && label !== 'baseline'
+      ? {}
+      : { onDiscovery: (d) => io.stderr(`${label ? `${c.bold(label)}: ` : ''}${renderDiscovery(d, c)}\n`) }),
     onCheckStart: progress.onCheckStart,
     onCheckResult: progress.onCheckResult,
     onWait: progress.onWait,

@@ -42,7 +42,8 @@ export function parseKeywordValue(text: string): Map<string, string> {
       }
       i++;
     } else {
-      for (; i < text.length && !/\s/.test(text[i]!); i++) value += text[i] === '\\' && i + 1 < text.length ? text[++i] : text[i];
+      for (; i < text.length && !/\s/.test(text[i]!); i++)
+        value += text[i] === '\\' && i + 1 < text.length ? text[++i] : text[i];
     }
     out.set(key, value);
   }

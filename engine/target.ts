@@ -91,7 +91,9 @@ export function isSocketHost(host: string): boolean {
 
 /** What `net.connect` needs for the endpoint: the socket file, or host and port. */
 export function netAddress(t: Pick<Target, 'host' | 'port'>): { path: string } | { host: string; port: number } {
-  return isSocketHost(t.host) ? { path: `${t.host.replace(/\/+$/, '')}/.s.PGSQL.${t.port}` } : { host: t.host, port: t.port };
+  return isSocketHost(t.host)
+    ? { path: `${t.host.replace(/\/+$/, '')}/.s.PGSQL.${t.port}` }
+    : { host: t.host, port: t.port };
 }
 
 /**
@@ -231,7 +233,10 @@ function parseUrl(text: string): ParsedText {
   if (db) out.database = decode(db, 'database name');
   // libpq keywords in the query (`postgresql:///db?host=/tmp`) are read after the URL's parts
   // and so win over them, as in libpq.
-  Object.assign(out, fromParameters((key) => url.searchParams.get(key) ?? undefined, redactUrl(text)));
+  Object.assign(
+    out,
+    fromParameters((key) => url.searchParams.get(key) ?? undefined, redactUrl(text)),
+  );
   return out;
 }
 

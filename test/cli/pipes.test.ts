@@ -7,7 +7,9 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { runCli } from '../support/cli.js';
-import type { spawn } from 'node:child_process';
+import { execFile, type spawn } from 'node:child_process';
+import { promisify } from 'node:util';
+import { CLI } from '../support/cli.js';
 
 type Child = ReturnType<typeof spawn>;
 const closeStdout = (child: Child): void => void child.stdout?.destroy();
@@ -35,10 +37,13 @@ describe('a closed pipe', () => {
   });
 
   test('a run whose stdout is closed carries on: its exit code, its --json report, its sweep', async () => {
-    const run = await runCli(['--target', stack.target.url(), '--only', 'session/set-leak', '--profile', 'pgbouncer-transaction'], {
-      json: true,
-      onSpawn: closeStdout,
-    });
+    const run = await runCli(
+      ['--target', stack.target.url(), '--only', 'session/set-leak', '--profile', 'pgbouncer-transaction'],
+      {
+        json: true,
+        onSpawn: closeStdout,
+      },
+    );
     expect(run.stderr).not.toMatch(/EPIPE|Unhandled|at .*\.js:\d+/);
     // Progress still reaches stderr, which is open.
     expect(run.stderr).toMatch(/session\/set-leak/);
@@ -49,12 +54,32 @@ describe('a closed pipe', () => {
 
   test('a run with stdout and stderr closed (2>&1 | head) exits with its own code and writes its report', async () => {
     // Exit 0 as the run deserves: a crash on EPIPE exits 1.
-    const run = await runCli(['--target', stack.target.url(), '--only', 'session/set-leak', '--profile', 'pgbouncer-transaction'], {
-      json: true,
-      onSpawn: closeBoth,
-    });
+    const run = await runCli(
+      ['--target', stack.target.url(), '--only', 'session/set-leak', '--profile', 'pgbouncer-transaction'],
+      {
+        json: true,
+        onSpawn: closeBoth,
+      },
+    );
     expect(run.code).toBe(0);
     expect(run.report?.checks.map((c) => [c.id, c.verdict])).toEqual([['session/set-leak', 'pass']]);
     expect(run.report?.sweep?.clean).toBe(true);
+  });
+
+  test('stdout and stderr on one pipe (2>&1): the discovery block is printed once', async () => {
+    // Progress (stderr) and the report (stdout) each printed it: twice on one screen.
+    const { stdout } = await promisify(execFile)(
+      'sh',
+      [
+        '-c',
+        'exec "$0" "$1" --target "$2" --only session/set-local --no-store 2>&1',
+        process.execPath,
+        CLI,
+        stack.target.url(),
+      ],
+      { env: { ...process.env, NO_COLOR: '1' }, timeout: 120_000 },
+    );
+    expect(stdout.match(/^Discovery /gm)?.length, stdout).toBe(1);
+    expect(stdout).toMatch(/^Summary /m);
   });
 });

@@ -38,7 +38,10 @@ describe('psql habits on the command line', () => {
   // The fixture's PostgreSQL trusts its superuser on its own Unix socket (fixtures/README.md).
   test('a Unix socket directory in PGHOST is connected to, not looked up', async () => {
     const pg = stack.postgres;
-    const run = await runCli(ONE, { json: true, env: { PGHOST: pg.socketDir, PGPORT: String(pg.port), PGUSER: 'postgres' } });
+    const run = await runCli(ONE, {
+      json: true,
+      env: { PGHOST: pg.socketDir, PGPORT: String(pg.port), PGUSER: 'postgres' },
+    });
     expect(run.code, run.stderr).toBe(0);
     expect(run.report?.target).toMatchObject({ host: pg.socketDir, port: pg.port, user: 'postgres' });
     expect(run.report?.discovery.mode).toBe('direct');

@@ -24,7 +24,11 @@ describe('psql options', () => {
       user: 'app',
       database: 'appdb',
     });
-    expect(parseCli(['--host', 'db', '--username', 'app', '--dbname', 'x'])).toMatchObject({ host: 'db', user: 'app', database: 'x' });
+    expect(parseCli(['--host', 'db', '--username', 'app', '--dbname', 'x'])).toMatchObject({
+      host: 'db',
+      user: 'app',
+      database: 'x',
+    });
     expect(parseCli(['-?']).help).toBe(true);
     expect(parseCli(['--help']).help).toBe(true);
     expect(parseCli(['-V']).version).toBe(true);
@@ -56,14 +60,21 @@ describe('libpq keyword/value strings', () => {
       { target: "host=db port = 6432 user=app dbname='my db' password='it\\'s' sslmode=require" },
       {},
     );
-    expect(t).toMatchObject({ host: 'db', port: 6432, user: 'app', database: 'my db', password: "it's", sslmode: 'require' });
+    expect(t).toMatchObject({
+      host: 'db',
+      port: 6432,
+      user: 'app',
+      database: 'my db',
+      password: "it's",
+      sslmode: 'require',
+    });
   });
   test.each(['host=db port', "host='db", 'host=db port=x', 'host=db frobnicate=1', 'host=db sslmode=sometimes'])(
     '%s is a BAD_TARGET_URL',
     (text) => expect(codeOf(() => resolveTarget({ target: text }, {}))).toBe('BAD_TARGET_URL'),
   );
   test('a keyword/value password is never repeated', () => {
-    expect(redactUrl("host=db password=hunter2 user=u")).toBe('host=db password=*** user=u');
+    expect(redactUrl('host=db password=hunter2 user=u')).toBe('host=db password=*** user=u');
     expect(redactUrl("host=db password='a b' user=u")).not.toContain('a b');
     let message = '';
     try {
@@ -81,7 +92,10 @@ describe('Unix socket directories', () => {
     ['PGHOST', resolveTarget({}, { PGHOST: '/var/run/postgresql', PGPORT: '5433' })],
     ['%2F in the URL host', resolveTarget({ target: 'postgres://app@%2Fvar%2Frun%2Fpostgresql:5433/db' }, {})],
     ['host= in the URL query', resolveTarget({ target: 'postgresql:///db?host=/var/run/postgresql&port=5433' }, {})],
-    ['host=%2F in the URL query', resolveTarget({ target: 'postgresql:///db?host=%2Fvar%2Frun%2Fpostgresql&port=5433' }, {})],
+    [
+      'host=%2F in the URL query',
+      resolveTarget({ target: 'postgresql:///db?host=%2Fvar%2Frun%2Fpostgresql&port=5433' }, {}),
+    ],
     ['a keyword/value string', resolveTarget({ target: 'host=/var/run/postgresql port=5433' }, {})],
     ['a bare directory', resolveTarget({ target: '/var/run/postgresql', port: 5433 }, {})],
   ])('%s: the socket file is connected to, never a name looked up', (_, t) => {
