@@ -14,6 +14,11 @@ export interface CompatTarget {
   postgres: 15 | 18;
   /** The built-in profile asserted on this target, when one documents it. */
   profile: string | null;
+  /**
+   * Why a cell of this column reads as it does, where the fixture rather than the pooler
+   * explains it: check id to one or two sentences, shown as a footnote on that cell.
+   */
+  notes?: Readonly<Record<string, string>>;
 }
 
 export const COMPAT_TARGETS: readonly CompatTarget[] = [
@@ -51,7 +56,16 @@ export const COMPAT_TARGETS: readonly CompatTarget[] = [
     postgres: 15,
     profile: null,
   },
-  { name: 'pgpool-II 4.3', stack: 'pgpool', postgres: 15, profile: 'pgpool' },
+  {
+    name: 'pgpool-II 4.3',
+    stack: 'pgpool',
+    postgres: 15,
+    profile: 'pgpool',
+    notes: {
+      'cancel/routing':
+        "pgpool-II serves each client connection with a child process of its own, and the fixture starts two (`num_init_children = 2`). The check's clients A and B keep both busy with their slow queries, so the cancel request, which needs a child to accept it, waits unserved until the queries are over: `ignored` here says the fixture had no child free, not how pgpool-II routes a cancel when one is.",
+    },
+  },
 ];
 
 /** Where the generated matrix lives, relative to the repository. */

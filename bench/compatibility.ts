@@ -73,13 +73,70 @@ export function writeCompatibility(matrix: Matrix, repo = REPO): void {
     '',
     '`capacity/connect-churn` is a measurement (the ratio of connect-per-request latencies through the target and directly, on',
     'a shared loopback machine where SCRAM authentication costs both sides alike), so its label may differ between runs;',
-    '`capacity/burst` and `auth/stale-password` run only against a fixture pooltest starts itself (`npx pooltest` without',
+    '`capacity/burst` and `auth/stale-password` run only against a fixture pooltest starts itself (`pooltest` without',
     '`--target`) and are skipped here, where every target is given with `--target`.',
     '',
   ].join('\n');
+  const notes = targetNotes(matrix);
   writeAtomically(path.join(repo, COMPAT_FILES.json), `${JSON.stringify(matrix, null, 2)}\n`);
-  writeAtomically(path.join(repo, COMPAT_FILES.markdown), `${intro}\n${renderMatrixMarkdown(matrix, COMPAT_TITLE)}`);
-  writeAtomically(path.join(repo, COMPAT_FILES.html), renderMatrixHtml(matrix, COMPAT_TITLE));
+  writeAtomically(
+    path.join(repo, COMPAT_FILES.markdown),
+    `${intro}\n${withMarkdownNotes(renderMatrixMarkdown(matrix, COMPAT_TITLE), notes)}`,
+  );
+  writeAtomically(path.join(repo, COMPAT_FILES.html), withHtmlNotes(renderMatrixHtml(matrix, COMPAT_TITLE), notes));
+}
+
+/** One footnote: a target's note on one check, where the matrix has that column and row. */
+export interface CellNote {
+  column: number;
+  check: string;
+  columnName: string;
+  text: string;
+}
+
+/** The notes of COMPAT_TARGETS (compatibility-targets.ts) that fall on a cell of `m`, in table order. */
+export function targetNotes(m: Matrix): CellNote[] {
+  return m.rows.flatMap((row) =>
+    m.columns.flatMap((col, column) => {
+      const text = COMPAT_TARGETS.find((t) => t.name === col.name)?.notes?.[row.id];
+      return text ? [{ column, check: row.id, columnName: col.name, text }] : [];
+    }),
+  );
+}
+
+/**
+ * Adds the notes to the rendered Markdown: a footnote mark in the cell, the footnote after the
+ * page. Done here rather than in the matrix renderer (reporters/matrix-text.ts), which serves
+ * `pooltest matrix` too, where no such notes exist; a row the table does not have is an error.
+ */
+function withMarkdownNotes(markdown: string, notes: readonly CellNote[]): string {
+  if (notes.length === 0) return markdown;
+  const lines = markdown.split('\n');
+  notes.forEach((n, i) => {
+    const at = lines.findIndex((l) => l.startsWith(`| \`${n.check}\` |`));
+    const cells = at >= 0 ? lines[at]!.split(' | ') : [];
+    if (cells.length <= n.column + 1) throw new Error(`no cell for the note on ${n.columnName}, ${n.check}`);
+    cells[n.column + 1] =
+      `${cells[n.column + 1]!.replace(/ \|$/, '')}[^${i + 1}]${cells[n.column + 1]!.endsWith(' |') ? ' |' : ''}`;
+    lines[at] = cells.join(' | ');
+  });
+  const footnotes = notes.map((n, i) => `[^${i + 1}]: ${n.columnName}, \`${n.check}\`: ${n.text}`);
+  return `${lines.join('\n').trimEnd()}\n\n${footnotes.join('\n')}\n`;
+}
+
+/** The same notes as a list at the end of the HTML page. */
+function withHtmlNotes(html: string, notes: readonly CellNote[]): string {
+  if (notes.length === 0) return html;
+  const escape = (t: string): string => t.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  const items = notes
+    .map(
+      (n) =>
+        `<li><b>${escape(n.columnName)}</b>, <code>${escape(n.check)}</code>: ${escape(n.text).replace(/`([^`]+)`/g, '<code>$1</code>')}</li>`,
+    )
+    .join('');
+  const section = `<section id="notes"><h3>Notes</h3><ol>${items}</ol></section>`;
+  if (!html.includes('</main>')) throw new Error('the matrix page has no </main> to put its notes before');
+  return html.replace('</main>', `${section}</main>`);
 }
 
 function withoutPg(): NodeJS.ProcessEnv {

@@ -13,6 +13,7 @@
  * reproducible image pin their own with the POOLTEST_SPAWN_*_IMAGE variables.
  */
 import { PooltestError } from '../engine/errors.js';
+import { toolVersion } from '../runner/run.js';
 
 /** What `--spawn` starts: the endpoint to test, the Postgres behind it, and how to stop both. */
 export interface Spawned {
@@ -31,8 +32,9 @@ const PLANNED = ['pgcat', 'pgdog', 'odyssey', 'supavisor', 'pgpool'];
 /** The versions pooltest's container fixtures are tested with (newer ones crash at import on Node 20). */
 const TESTCONTAINERS_PACKAGES = ['testcontainers@12.0.1', '@testcontainers/postgresql@12.0.1'];
 export const TESTCONTAINERS_INSTALL = `npm install ${TESTCONTAINERS_PACKAGES.join(' ')}`;
-/** The same packages for one run, without installing them. */
-const TESTCONTAINERS_NPX = `npx -p pooltest ${TESTCONTAINERS_PACKAGES.map((p) => `-p ${p}`).join(' ')} pooltest --spawn ...`;
+/** The same packages for one run, without installing them; pooltest pinned to this version too. */
+const testcontainersNpx = (): string =>
+  `npx -p pooltest@${toolVersion()} ${TESTCONTAINERS_PACKAGES.map((p) => `-p ${p}`).join(' ')} pooltest --spawn ...`;
 
 /** BAD_ARGUMENTS unless `--spawn` can start `name`; called while parsing, before anything starts. */
 export function checkSpawnable(name: string): void {
@@ -81,7 +83,7 @@ async function requireTestcontainers(): Promise<void> {
       throw new PooltestError(
         'FIXTURE_UNAVAILABLE',
         missing
-          ? `--spawn needs testcontainers, which pooltest does not install by default (${message}). Install it next to pooltest: ${TESTCONTAINERS_INSTALL} (or ${TESTCONTAINERS_NPX})`
+          ? `--spawn needs testcontainers, which pooltest does not install by default (${message}). Install it next to pooltest: ${TESTCONTAINERS_INSTALL} (or ${testcontainersNpx()})`
           : `testcontainers failed to load (${message}); on Node 20 only 12.0.1 works: ${TESTCONTAINERS_INSTALL}`,
       );
     }

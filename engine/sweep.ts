@@ -16,6 +16,7 @@ import { LOCK_NAMESPACE, ROLE_MARKER_SETTING, markersFor } from './markers.js';
 import { Scenario, type RunContext } from './steering/scenario.js';
 import { visitBackends, type Visits } from './backend-visits.js';
 import { cleanupBlock } from './steering/state-scenario.js';
+import { releaseHeldLocksSql } from './steering/release-locks.js';
 import { describeViolationStep, protocolViolationIn } from './judging/protocol.js';
 import { countRunTablesSql, dropTablesSql, runTablePattern } from './steering/run-table.js';
 import { numberOf, valueOf } from './judging/record.js';
@@ -71,13 +72,8 @@ export function cleanupSql(runId: string, checkIds: readonly string[]): string {
   const parts: string[] = [
     `IF coalesce(current_setting('${ROLE_MARKER_SETTING}', true), '') LIKE 'pooltest-${runId}%' THEN RESET ROLE; RESET ${ROLE_MARKER_SETTING}; END IF;`,
   ];
-  for (const id of checkIds) {
-    const m = markersFor(runId, id);
-    parts.push(
-      `WHILE pg_advisory_unlock(${LOCK_NAMESPACE}, ${m.lockKey}) LOOP END LOOP;`,
-      `WHILE pg_advisory_unlock(${LOCK_NAMESPACE}, ${m.lockKey2}) LOOP END LOOP;`,
-    );
-  }
+  // Only locks the backend holds: an unlock of one it does not hold is a WARNING in the server log.
+  parts.push(releaseHeldLocksSql(LOCK_NAMESPACE, lockKeys(runId, checkIds)));
   const timeouts = checkIds.map((id) => `'${markersFor(runId, id).statementTimeout}'`).join(', ');
   if (checkIds.length > 0)
     for (const name of MARKED_TIMEOUTS)

@@ -16,6 +16,7 @@
 import { defineCheck } from '../../engine/check.js';
 import { answered, boolOf, errorText, numberOf, sqlError, stepOf, stepsOf } from '../../engine/judging/record.js';
 import { LOCK_NAMESPACE, markersFor } from '../../engine/markers.js';
+import { releaseHeldLocksSql } from '../../engine/steering/release-locks.js';
 import { runStateScenario } from '../../engine/steering/state-scenario.js';
 import type { Judgement, StepRecord } from '../../engine/types.js';
 
@@ -70,7 +71,8 @@ export const advisorySession = defineCheck({
         `SELECT count(*)::int AS held_after FROM pg_locks WHERE locktype = 'advisory' AND classid = ${LOCK_NAMESPACE} AND objid = ${k} AND objsubid = 2 AND pid = pg_backend_pid() AND granted`,
       ],
       readback: `SELECT pg_advisory_unlock(${lock}) AS unlocked`,
-      cleanup: `PERFORM pg_catalog.set_config('client_min_messages', 'error', true); WHILE pg_advisory_unlock(${lock}) LOOP END LOOP;`,
+      // Only where the lock is held: an unlock that misses is a WARNING in the server's log.
+      cleanup: releaseHeldLocksSql(LOCK_NAMESPACE, [k]),
     });
   },
   judge: judgeAdvisory,

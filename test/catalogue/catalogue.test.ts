@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { findProfile } from '../../profiles/index.js';
 import { unprovenLandings } from '../../engine/judging/landing.js';
 import { CATALOGUE } from '../../suites/catalogue.js';
+import { logText } from '../../fixtures/log-tail.js';
 import { startStack, type Stack, type StackName } from '../../fixtures/stack.js';
 import { outcomes, runCli, type CliRun } from '../support/cli.js';
 import { comparable, EXPECTED, MEASURED, VARIANTS } from './expected-outcomes.js';
@@ -23,15 +24,44 @@ const MODE: Record<string, string> = {
 describe.each(Object.keys(EXPECTED))('catalogue against %s', (name) => {
   let stack: Stack;
   let run: CliRun;
+  /** What the run added to the PostgreSQL server's log. */
+  let serverLog: string;
 
   beforeAll(async () => {
     stack = await startStack(name as StackName);
+    const logStart = (await logText(stack.postgres.logFile)).length;
     run = await runCli(['--target', stack.target.url(), '--direct', stack.postgres.url(), '--profile', name], {
       json: true,
     });
+    serverLog = (await logText(stack.postgres.logFile)).slice(logStart);
   });
   afterAll(async () => {
     await stack?.stop();
+  });
+
+  test("the server's log holds only what the run provoked on purpose: no cleanup warnings", () => {
+    // Issue 20: the cleanup's unlock loops wrote 205 "you don't own a lock" WARNINGs per run.
+    // What is left must be evidence: each WARNING or ERROR is one that a recorded step (a
+    // check's or discovery's) shows, as often as the steps show it, such as A's unlock on the
+    // wrong backend in locks/advisory-session, which is that check's finding.
+    const recorded = new Map<string, number>();
+    for (const s of [...run.report!.discovery.steps, ...run.report!.checks.flatMap((c) => c.steps)])
+      for (const m of [...(s.error ? [s.error.message] : []), ...s.notices.map((n) => n.message)])
+        recorded.set(m, (recorded.get(m) ?? 0) + 1);
+    const unrecorded: string[] = [];
+    for (const [, level, text] of serverLog.matchAll(/\b(WARNING|ERROR|FATAL|PANIC):\s+(.*)$/gm)) {
+      const message = text!.replace(/ at character \d+$/, '');
+      // Discovery asks for PgBouncer's admin console by logging in to database "pgbouncer":
+      // a server that is no PgBouncer refuses that login (FATAL), and the answer is the point.
+      if (level === 'FATAL' && message === 'database "pgbouncer" does not exist') continue;
+      const left = recorded.get(message) ?? 0;
+      if (left === 0) unrecorded.push(`${level}: ${message}`);
+      else recorded.set(message, left - 1);
+    }
+    expect(unrecorded).toEqual([]);
+    // PL/pgSQL context lines come only from pooltest's own DO blocks (the cleanups).
+    expect(serverLog).not.toMatch(/CONTEXT:\s+PL\/pgSQL function inline_code_block/);
+    expect(serverLog).not.toMatch(/you don't own a lock[^\n]*\n[^\n]*CONTEXT/);
   });
 
   test('every check reports the outcome documentation and a hand experiment give, and the run exits 0', () => {

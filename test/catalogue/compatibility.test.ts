@@ -58,6 +58,29 @@ describe('docs/compatibility.md', () => {
     }
   });
 
+  test("a cell the fixture explains carries its note: pgpool-II's ignored cancel, both children busy", () => {
+    const md = readFileSync(path.join(REPO, COMPAT_FILES.markdown), 'utf8');
+    const cancel = md.split('\n').find((l) => l.startsWith('| `cancel/routing` |'));
+    const mark = /`ignored`\*\* ⚠\[\^(\d+)\] \|$/.exec(cancel ?? '')?.[1];
+    expect(mark, cancel).toBeDefined();
+    expect(md).toMatch(
+      new RegExp(
+        `^\\[\\^${mark}\\]: pgpool-II 4\\.3, \`cancel/routing\`: .*two \\(\`num_init_children = 2\`\\).*both busy`,
+        'm',
+      ),
+    );
+    const html = readFileSync(path.join(REPO, COMPAT_FILES.html), 'utf8');
+    expect(html).toMatch(/<section id="notes">.*<code>cancel\/routing<\/code>: .*num_init_children = 2/);
+    // The README says what pgpool-II is, and why that cell says `ignored`.
+    const readme = readFileSync(path.join(REPO, 'README.md'), 'utf8');
+    expect(readme).toMatch(/\| pgpool-II \| \*\*not a transaction pooler\*\*/);
+    expect(readme).toMatch(/pgpool-II's `cancel\/routing` is `ignored`[\s\S]{0,200}both of the fixture's two children are busy/);
+    // Every note names a check that exists, so a renamed check cannot drop its note unseen.
+    const ids = new Set(committed.rows.map((r) => r.id));
+    for (const t of COMPAT_TARGETS)
+      for (const id of Object.keys(t.notes ?? {})) expect(ids.has(id), `${t.name}: ${id}`).toBe(true);
+  });
+
   describe.each(COMPAT_TARGETS.filter((t) => Object.hasOwn(VARIANTS, t.stack)))('variant $name', (t) => {
     test(
       'a fresh run of the whole catalogue gives the committed column',

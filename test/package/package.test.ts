@@ -79,7 +79,7 @@ describe('the packed pooltest, installed in an empty project', () => {
     expect(
       files.filter(
         (f) =>
-          /^(test|engine|suites|scratch|bench|examples|dist\/bench)\//.test(f) ||
+          /^(test|engine|suites|scratch|bench|dist\/bench)\//.test(f) ||
           f.endsWith('.map') ||
           (f.endsWith('.ts') && !f.endsWith('.d.ts')),
       ),
