@@ -62,7 +62,9 @@ describe('the packed file list', () => {
       // npx [--yes] [-p X]... pooltest[@version]: the package npx fetches must be pinned.
       for (const m of text.matchAll(/npx\s+(?:--yes\s+)?(?:(?:-p|--package)\s+\S+\s+)*pooltest(@[\w.-]+)?/g)) {
         const viaPackage = /(?:-p|--package)\s+(\S+)/.exec(m[0]);
-        const pinned = viaPackage ? /^(pooltest@|\.\/pooltest-)/.test(viaPackage[1]!) && viaPackage[1]!.includes(pkg.version) : m[1] === `@${pkg.version}`;
+        const pinned = viaPackage
+          ? /^(pooltest@|\.\/pooltest-)/.test(viaPackage[1]!) && viaPackage[1]!.includes(pkg.version)
+          : m[1] === `@${pkg.version}`;
         if (!pinned) unpinned.push(`${file}: ${m[0]}`);
       }
     }
