@@ -74,7 +74,9 @@ describe('docs/compatibility.md', () => {
     // The README says what pgpool-II is, and why that cell says `ignored`.
     const readme = readFileSync(path.join(REPO, 'README.md'), 'utf8');
     expect(readme).toMatch(/\| pgpool-II \| \*\*not a transaction pooler\*\*/);
-    expect(readme).toMatch(/pgpool-II's `cancel\/routing` is `ignored`[\s\S]{0,200}both of the fixture's two children are busy/);
+    expect(readme).toMatch(
+      /pgpool-II's `cancel\/routing` is `ignored`[\s\S]{0,200}both of the fixture's two children are busy/,
+    );
     // Every note names a check that exists, so a renamed check cannot drop its note unseen.
     const ids = new Set(committed.rows.map((r) => r.id));
     for (const t of COMPAT_TARGETS)
