@@ -25,7 +25,9 @@ export function releaseHeldLocksSql(namespace: number, keys: readonly number[]):
     `FOR i IN 1..${MAX_LEVELS} LOOP`,
     `${held.replace(/^SELECT (.*?) FROM/, 'SELECT $1 INTO held FROM')};`,
     `EXIT WHEN NOT FOUND;`,
-    `IF held.mode = 'ShareLock' THEN PERFORM pg_catalog.pg_advisory_unlock_shared(${namespace}, held.k::int); ELSE PERFORM pg_catalog.pg_advisory_unlock(${namespace}, held.k::int); END IF;`,
+    // A lock pg_locks shows but an unlock cannot release (a transaction-level lock of the
+    // session's own open transaction) would be shown again: stop at the first refusal.
+    `IF NOT (CASE WHEN held.mode = 'ShareLock' THEN pg_catalog.pg_advisory_unlock_shared(${namespace}, held.k::int) ELSE pg_catalog.pg_advisory_unlock(${namespace}, held.k::int) END) THEN EXIT; END IF;`,
     `END LOOP;`,
     `END;`,
   ].join(' ');
