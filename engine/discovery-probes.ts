@@ -48,7 +48,12 @@ export class OptionalProbes {
    * says what it can.
    */
   record(site: ProbeSite, consequence: string, violation: ProtocolViolation | null): void {
-    const steps = this.scn.steps.filter((s) => s.session === site.session && s.error?.code === PROTOCOL_VIOLATION);
+    // Only the probe's own steps: its session may have run others (D's count) that still stop discovery.
+    const own = (tag: string): boolean =>
+      tag === site.probe || tag.startsWith(`${site.probe}.`) || tag === `${site.session}.connect`;
+    const steps = this.scn.steps.filter(
+      (s) => s.session === site.session && own(s.tag) && s.error?.code === PROTOCOL_VIOLATION,
+    );
     for (const s of steps) this.absorbed.add(s);
     (this.d.wireFindings ??= []).push(findingOf(site, consequence, violation, steps[0]));
   }

@@ -24,7 +24,7 @@ import { findStaleBackends, staleNote } from './steering/stale-backends.js';
 import { openOrRefused, openWhenAdmitted } from './steering/admitted.js';
 import { isCapacityRefusal } from './judging/capacity-refusal.js';
 import { depthFor } from './steering/spare-session.js';
-import { violationError } from './judging/protocol.js';
+import { PROTOCOL_VIOLATION, violationError } from './judging/protocol.js';
 import { askPgBouncer, askPgpool, OptionalProbes } from './discovery-probes.js';
 import { violationIn } from './wire/violation.js';
 import { sleep } from './time.js';
@@ -133,7 +133,8 @@ export async function discover(target: Target, opts: DiscoveryOptions): Promise<
       // Dead runs' leftovers: reported once here, and never counted as the pool's (busyElsewhere).
       const stale = staleNote(await findStaleBackends(first, scn.ctx.runId, opts.bounds.stepMs));
       if (stale) d.notes.push(stale);
-      if (!first.alive && first.violation) {
+      // Only a violation in the stale probe's own step: one earlier on D is discovery's to stop on.
+      if (scn.steps.filter((s) => s.tag === 'discovery.stale').at(-1)?.error?.code === PROTOCOL_VIOLATION) {
         probes.record(
           {
             probe: 'discovery.stale',

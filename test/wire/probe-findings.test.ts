@@ -29,7 +29,7 @@ describe('a protocol violation on an optional discovery probe (proxy in front of
     const server = await startMisbehavingServer({ ...fault, upstream: { port: bouncer.port } });
     try {
       const url = `postgres://${bouncer.user}:${encodeURIComponent(bouncer.password)}@127.0.0.1:${server.port}/${bouncer.database}`;
-      const run = await runCli(['--target', url, '--timeout', '3s', '--only', CHECK], {
+      const run = await runCli(['--target', url, '--only', CHECK], {
         json: true,
         timeoutMs: 90_000,
       });
@@ -50,7 +50,7 @@ describe('a protocol violation on an optional discovery probe (proxy in front of
 
   test("pgagroal's stray NUL after refusing the admin-console login: the run completes, the check is conclusive, the finding is in the report", async () => {
     const run = await viaProxy({ fault: 'trailing-nul', at: 'startup', database: /^pgbouncer$/ });
-    expect(run.fired).toBe(true);
+    expect(run.fired, run.stderr).toBe(true);
     expect(run.code, run.stderr).toBe(0);
     const report = run.report!;
     // PgBouncer in transaction mode leaks a plain SET: the checks' own clients were unharmed.
@@ -81,7 +81,7 @@ describe('a protocol violation on an optional discovery probe (proxy in front of
 
   test("a malformed answer to the admin console's SHOW VERSION: the same, with the declared and actual length", async () => {
     const run = await viaProxy({ fault: 'length-long', at: 1, match: /^SHOW VERSION$/ });
-    expect(run.fired).toBe(true);
+    expect(run.fired, run.stderr).toBe(true);
     expect(run.code, run.stderr).toBe(0);
     expect(run.report!.checks[0]?.outcome).toBe('leaked');
     expect(run.report!.discovery.wireFindings).toEqual([
@@ -92,7 +92,7 @@ describe('a protocol violation on an optional discovery probe (proxy in front of
 
   test('a malformed answer to SHOW pool_version on the first client: a finding; discovery logs that client in again and goes on', async () => {
     const run = await viaProxy({ fault: 'missing-terminator', at: 1, match: /SHOW pool_version/ });
-    expect(run.fired).toBe(true);
+    expect(run.fired, run.stderr).toBe(true);
     expect(run.code, run.stderr).toBe(0);
     expect(run.report!.checks[0]?.outcome).toBe('leaked');
     // The admin console still named PgBouncer: only the broken probe's answer is missing.
@@ -102,9 +102,20 @@ describe('a protocol violation on an optional discovery probe (proxy in front of
     ]);
   });
 
+  test('a malformed answer to the stale-backend query on the first client: a finding; D logs in again; the check is conclusive', async () => {
+    const run = await viaProxy({ fault: 'length-short', at: 1, match: /stale_pid/ });
+    expect(run.fired, run.stderr).toBe(true);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.report!.checks[0]?.outcome).toBe('leaked');
+    expect(run.report!.discovery.pooler?.name).toBe('PgBouncer');
+    expect(run.report!.discovery.wireFindings).toEqual([
+      expect.objectContaining({ probe: 'discovery.stale', session: 'D', type: 'S', name: 'ParameterStatus' }),
+    ]);
+  });
+
   test("control: the same fault on the first query of discovery's own client still stops the run (exit 2)", async () => {
     const run = await viaProxy({ fault: 'trailing-nul', at: 1, match: /server_version/ });
-    expect(run.fired).toBe(true);
+    expect(run.fired, run.stderr).toBe(true);
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(
       /PROTOCOL_VIOLATION: the target broke the PostgreSQL wire protocol during discovery, before any check could run \(step D discovery\.server: protocol violation by the server/,
@@ -113,7 +124,7 @@ describe('a protocol violation on an optional discovery probe (proxy in front of
 
   test("control: the same fault on a check's own client makes that check inconclusive, and is no discovery finding", async () => {
     const run = await viaProxy({ fault: 'trailing-nul', at: 1, match: /AS seen/ });
-    expect(run.fired).toBe(true);
+    expect(run.fired, run.stderr).toBe(true);
     expect([0, 1]).toContain(run.code);
     const result = run.report!.checks.find((c) => c.id === CHECK)!;
     expect(result.outcome).toBeNull();
