@@ -24,7 +24,9 @@ import { findStaleBackends, staleNote } from './steering/stale-backends.js';
 import { openOrRefused, openWhenAdmitted } from './steering/admitted.js';
 import { isCapacityRefusal } from './judging/capacity-refusal.js';
 import { depthFor } from './steering/spare-session.js';
-import { protocolViolationIn, violationError } from './judging/protocol.js';
+import { PROTOCOL_VIOLATION, violationError } from './judging/protocol.js';
+import { askPgBouncer, askPgpool, OptionalProbes } from './discovery-probes.js';
+import { violationIn } from './wire/violation.js';
 import { sleep } from './time.js';
 import { describeTarget, type Target } from './target.js';
 import type { Discovery } from './types.js';
@@ -78,6 +80,8 @@ export async function discover(target: Target, opts: DiscoveryOptions): Promise<
     { target, direct: null, discovery: d, runId: opts.runId ?? 'discovery', bounds: opts.bounds },
     opts.signal,
   );
+  // Violations on the optional probes' connections become findings; any other one stops discovery.
+  const probes = new OptionalProbes(scn, d);
   try {
     const t0 = performance.now();
     let first = await openFirst(scn, target, opts);
@@ -112,12 +116,14 @@ export async function discover(target: Target, opts: DiscoveryOptions): Promise<
       d.rttMs = await measureRtt(first);
       // PgBouncer's admin console is a database of its own that uses none of the pool's
       // backends: asking it while the transaction-block probe runs saves a login's round trips.
-      const pgpool = await askPgpool(first);
+      const pgpool = await askPgpool(first, probes);
+      // D's connection died with the malformed answer: the count needs an idle client D.
+      if (pgpool.dead) first = await openFirst(scn, target, opts);
       const [bouncer, warmConnectMs] = await Promise.all([
-        pgpool ? null : askPgBouncer(scn, target),
+        pgpool.pooler ? null : askPgBouncer(scn, target, probes),
         probeTransactionBlocks(d, first, second),
       ]);
-      d.pooler = pgpool ?? bouncer;
+      d.pooler = pgpool.pooler ?? bouncer;
       // The first login of a fresh process also pays for loading pg and warming its crypto (SCRAM):
       // T's login, the second, is what later logins cost. The faster of the two sets the bounds.
       if (warmConnectMs !== null) {
@@ -127,27 +133,40 @@ export async function discover(target: Target, opts: DiscoveryOptions): Promise<
       // Dead runs' leftovers: reported once here, and never counted as the pool's (busyElsewhere).
       const stale = staleNote(await findStaleBackends(first, scn.ctx.runId, opts.bounds.stepMs));
       if (stale) d.notes.push(stale);
+      // Only a violation in the stale probe's own step: one earlier on D is discovery's to stop on.
+      if (scn.steps.filter((s) => s.tag === 'discovery.stale').at(-1)?.error?.code === PROTOCOL_VIOLATION) {
+        probes.record(
+          {
+            probe: 'discovery.stale',
+            session: first.label,
+            connection: "discovery's first client, asking pg_stat_activity for a dead run's leftovers",
+          },
+          'no stale backends were looked for; discovery logged D in again',
+          first.violation,
+        );
+        first = await openFirst(scn, target, opts);
+      }
       const seen = await countPool(scn, d, first, opts);
       if (modeDecided(d)) {
         // Connected clients already share backends: the reuse probe cannot change the mode,
         // so the burst of idle logins goes alongside it.
         classify(d);
-        await Promise.all([readReuse(scn, d, seen, opts), probeClientRoom(scn, d)]);
+        await Promise.all([readReuse(scn, d, seen, opts), probeClientRoom(scn, d, probes)]);
       } else {
         await readReuse(scn, d, seen, opts);
         classify(d);
-        await probeClientRoom(scn, d);
+        await probeClientRoom(scn, d, probes);
       }
     }
   } catch (err) {
     // A malformed message explains whatever discovery made of it (NOT_POSTGRES, STEERING_FAILED...).
-    const v = protocolViolationIn(scn.steps);
+    const v = probes.unaccounted(scn.steps);
     throw v ? violationError(v, 'during discovery, before any check could run') : err;
   } finally {
     await scn.closeAll();
     d.steps = scn.steps;
   }
-  const violation = protocolViolationIn(d.steps);
+  const violation = probes.unaccounted(d.steps);
   if (violation) throw violationError(violation, 'during discovery, before any check could run');
   if (opts.failOnLargePool !== false && d.sharedAcrossClients && d.poolSize === null) {
     const fix = 'Point it at a pool of 2 (e.g. default_pool_size = 2), or raise --max-pool.';
@@ -222,42 +241,6 @@ async function measureRtt(s: Session): Promise<number> {
   return Math.max(0.1, times[2] ?? 1);
 }
 
-/** Names the pooler when it says who it is; null means "no pooler identified", not "none". */
-async function askPgpool(first: Session): Promise<Discovery['pooler']> {
-  const pgpool = await first.run('discovery.identify', 'SHOW pool_version');
-  const pgpoolVersion = pgpool.results[0]?.[0]?.pool_version;
-  if (!pgpool.error && typeof pgpoolVersion === 'string')
-    return { name: 'pgpool-II', version: pgpoolVersion, how: 'SHOW pool_version' };
-  return null;
-}
-
-async function askPgBouncer(scn: Scenario, target: Target): Promise<Discovery['pooler']> {
-  try {
-    const admin = await Session.open('admin', { ...target, database: 'pgbouncer' }, scn.recorder, {
-      connectMs: scn.ctx.bounds.connectMs,
-      stepMs: scn.ctx.bounds.stepMs,
-    });
-    try {
-      const v = await admin.run('discovery.identify', 'SHOW VERSION');
-      const text = v.results[0]?.[0]?.version;
-      if (!v.error && typeof text === 'string' && /pgbouncer/i.test(text)) {
-        return {
-          name: 'PgBouncer',
-          version: text.replace(/^pgbouncer\s*/i, ''),
-          how: 'SHOW VERSION on the admin console',
-        };
-      }
-    } finally {
-      await admin.close();
-    }
-  } catch (err) {
-    // A malformed answer is a finding even here; anything else (not an admin user, not
-    // PgBouncer) leaves the identity unknown, which is fine.
-    if (err instanceof PooltestError && err.code === 'PROTOCOL_VIOLATION') throw err;
-  }
-  return null;
-}
-
 interface SecondLogin {
   session: Promise<Session | null | 'refused'>;
   /** How long the login took, once it ended. */
@@ -315,14 +298,29 @@ function clamp(v: number, lo: number, hi: number): number {
  * keeps no spares, so its own idle logins never take the slots its checks need. Logins only, no
  * query: no backend is involved.
  */
-async function probeClientRoom(scn: Scenario, d: Discovery): Promise<void> {
+async function probeClientRoom(scn: Scenario, d: Discovery, probes: OptionalProbes): Promise<void> {
   if ((d.mode !== 'transaction' && d.mode !== 'statement') || d.clientLimit) return;
   // The spares, plus a check's own sessions (A, an observer, a notifier).
   const want = depthFor({ discovery: d }) + 3;
   const connectMs = Math.min(scn.ctx.bounds.connectMs, d.waitBoundMs + 3 * d.connectLatencyMs);
   const tries = await Promise.all(
     Array.from({ length: want }, (_, i) =>
-      openOrRefused(scn, `R${i + 1}`, connectMs, 'discovery.room.connect').catch(() => null),
+      openOrRefused(scn, `R${i + 1}`, connectMs, 'discovery.room.connect').catch((err: unknown) => {
+        const violation = violationIn(err);
+        if (!violation) return null;
+        // A login answered with a malformed message (pgagroal's "connection pool is full" lacks
+        // its final terminator) is a finding; it is counted as refused, so no spares are kept.
+        probes.record(
+          {
+            probe: 'discovery.room.connect',
+            session: `R${i + 1}`,
+            connection: 'an idle login counting the room for logins kept ahead of need',
+          },
+          'counted as a refused login: no logins are kept ahead of need',
+          violation,
+        );
+        return 'refused' as const;
+      }),
     ),
   );
   const admitted = tries.filter((t): t is Session => t !== null && t !== 'refused');
@@ -333,7 +331,9 @@ async function probeClientRoom(scn: Scenario, d: Discovery): Promise<void> {
     .at(-1)?.error;
   const text = refusal
     ? `${refusal.code ? `${refusal.code} ` : ''}${refusal.message.replace(/^[A-Z_]+: (cannot connect to \S+: )?/, '')}`
-    : 'refused at capacity';
+    : d.wireFindings?.some((f) => f.probe === 'discovery.room.connect')
+      ? 'answered with a malformed message (see the wire findings)'
+      : 'refused at capacity';
   // Not a clientLimit: how many it admits depends on who else was connected in that instant,
   // and the landing proofs read clientLimit as the pool's own boundary (judging/landing.ts).
   d.spareRoomRefused = text;

@@ -122,7 +122,42 @@ export interface Discovery {
    * such as max_client_conn, met before any check): the refusal verbatim. The run keeps none.
    */
   spareRoomRefused?: string;
+  /**
+   * Present when the target broke the wire protocol on a connection that served only an
+   * optional probe (identifying the pooler, looking for a dead run's leftovers, counting idle
+   * logins): a finding about the pooler, and discovery went on without that probe. A violation
+   * on the clients the pool count rests on still stops discovery (PROTOCOL_VIOLATION).
+   */
+  wireFindings?: WireFinding[];
   steps: StepRecord[];
+}
+
+/** A malformed message on an optional probe's connection, with the evidence (engine/discovery-probes.ts). */
+export interface WireFinding {
+  /** The probe: the tag of its steps (`discovery.identify`). */
+  probe: string;
+  /** The session label of the connection that received it (`admin`, `D`, `R3`). */
+  session: string;
+  /** What that connection was for, in words. */
+  connection: string;
+  /** `backend`: the target sent it. */
+  direction: 'backend' | 'frontend';
+  /** The type byte as a character (`E`), or an escape such as `\x00`; `startup` for an untyped packet. */
+  type: string;
+  /** The message's name (`ErrorResponse`), or `unknown message`. */
+  name: string;
+  /** The length the message declares, when it got that far. */
+  declaredLength: number | null;
+  /** The length its bytes call for or deliver, when it differs and is known. */
+  actualLength: number | null;
+  /** Byte offset of the message in that connection's stream; null when not known. */
+  offset: number | null;
+  /** Up to 64 bytes from the message's start, as spaced hex. */
+  hex: string;
+  /** What is wrong, in one sentence. */
+  reason: string;
+  /** What discovery did without the probe (`the pooler is not identified`). */
+  consequence: string;
 }
 
 /**

@@ -8,6 +8,7 @@
  * Every piece of report text goes through `esc` (reporters/html.ts); the page loads nothing
  * from the network, and its Content Security Policy admits only its own inline script.
  */
+import { describeWireFinding } from '../engine/discovery-probes.js';
 import { redactUrl } from '../engine/target.js';
 import { sweepState } from '../engine/types.js';
 import type { CheckResult, Report, Severity, Verdict } from '../engine/types.js';
@@ -90,6 +91,7 @@ function discovery(r: Report): string {
     ['holders', d.holderStrategy],
     ['round trip / wait bound', `${d.rttMs} ms / ${d.waitBoundMs} ms`],
     ...d.notes.map((n): [string, string] => ['note', n]),
+    ...(d.wireFindings ?? []).map((f): [string, string] => ['wire finding', describeWireFinding(f)]),
   ];
   const state = r.sweep ? sweepState(r.sweep) : null;
   const sweep = !r.sweep

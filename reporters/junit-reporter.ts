@@ -12,6 +12,7 @@
  */
 import { sweepState, type CheckResult, type Report } from '../engine/types.js';
 import { sweepText } from './sweep-text.js';
+import { describeWireFinding } from '../engine/discovery-probes.js';
 import { redactUrl } from '../engine/target.js';
 import { poolerName, targetText } from './report-text.js';
 import { stepLine } from './step-text.js';
@@ -64,6 +65,7 @@ function suiteProperties(r: Report): Array<[string, string | number | null]> {
     ['discovery.poolSize', d.poolSize],
     ['discovery.pooler', poolerName(d.pooler)],
     ['discovery.serverVersion', d.serverVersion],
+    ['discovery.wireFindings', d.wireFindings ? d.wireFindings.map(describeWireFinding).join(' | ') : null],
     ['sweep', r.sweep ? sweepText(r.sweep).text.replace(/^Sweep: /, '') : null],
     ['interrupted', r.summary.interrupted ? 'true' : null],
   ];

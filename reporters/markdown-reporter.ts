@@ -6,6 +6,7 @@
  * and a Mermaid sequence diagram of the recorded steps. The evidence of the other checks sits
  * in one more collapsed block, so the comment stays short until someone opens it.
  */
+import { describeWireFinding } from '../engine/discovery-probes.js';
 import { redactUrl } from '../engine/target.js';
 import type { CheckResult, Report } from '../engine/types.js';
 import { outcomeBreaks } from '../suites/outcome-breaks.js';
@@ -29,6 +30,8 @@ export function renderMarkdown(report: Report): string {
     '',
     header(report),
     '',
+    // A malformed reply to an optional discovery probe: a finding about the pooler.
+    ...(report.discovery.wireFindings ?? []).flatMap((f) => [`> Wire finding: ${inline(describeWireFinding(f))}`, '']),
     checks.length > 0
       ? table(['Check', 'Severity', 'Outcome', 'Expected', 'Verdict'], checks.map(row))
       : '_No checks were selected._',

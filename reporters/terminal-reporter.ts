@@ -6,6 +6,7 @@
  */
 import { plural, sweepText } from './sweep-text.js';
 import { Chalk, type ChalkInstance } from 'chalk';
+import { describeWireFinding } from '../engine/discovery-probes.js';
 import type { CheckResult, Discovery, Report, Verdict } from '../engine/types.js';
 import { poolerName, targetText } from './report-text.js';
 import { groupBySeverity } from './severity.js';
@@ -62,6 +63,10 @@ export function renderReport(unsafe: Report, opts: TerminalOptions): string {
     lines.push(
       ...report.discovery.notes.filter((n) => n.startsWith('server finding:')).map((n) => wrap(`  ${n}`, width, 4)),
     );
+  // A malformed reply to an optional probe is a finding about the pooler: always shown.
+  lines.push(
+    ...(report.discovery.wireFindings ?? []).map((f) => wrap(`  wire finding: ${describeWireFinding(f)}`, width, 4)),
+  );
   lines.push(
     report.profile
       ? `${c.bold('Profile')}    ${report.profile.name}: ${report.profile.title}`

@@ -8,6 +8,8 @@ import pg from 'pg';
 import { connectClient } from './connect.js';
 import { PooltestError } from '../errors.js';
 import { onAbort, sleep, within } from '../time.js';
+import { violationOf } from '../wire/pg-guard.js';
+import type { ProtocolViolation } from '../wire/violation.js';
 import type { Recorder } from './recorder.js';
 import type { Target } from '../target.js';
 import type { ErrorRecord, NoticeRecord, NotificationRecord, StepRecord } from '../types.js';
@@ -62,9 +64,13 @@ export class Session {
   /** Set by abandonWait: the step in flight is to be recorded as unanswered. */
   private waitAbandoned: string | null = null;
 
+  /** The client as connected, kept after close() for {@link violation}. */
+  private readonly guarded: pg.Client;
+
   private constructor(label: string, client: pg.Client, recorder: Recorder, bounds: SessionBounds) {
     this.labelText = label;
     this.client = client;
+    this.guarded = client;
     this.recorder = recorder;
     this.bounds = bounds;
     client.on('error', (err: Error) => {
@@ -114,6 +120,11 @@ export class Session {
     this.recorder = recorder;
     const { signal: _previous, ...rest } = this.bounds;
     this.bounds = signal ? { ...rest, signal } : rest;
+  }
+
+  /** The malformed message that closed this session's connection (the wire guard's evidence), if one did. */
+  get violation(): ProtocolViolation | null {
+    return violationOf(this.guarded)?.violation ?? null;
   }
 
   get alive(): boolean {

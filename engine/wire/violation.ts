@@ -75,3 +75,25 @@ export function hexOf(bytes: Uint8Array): string {
 export function typeChar(code: number): string {
   return code >= 0x21 && code <= 0x7e ? String.fromCharCode(code) : `\\x${code.toString(16).padStart(2, '0')}`;
 }
+
+/**
+ * The structured violation an error carries: a {@link ProtocolViolationError}'s own, or one
+ * rebuilt from a `PROTOCOL_VIOLATION` error's detail (connect errors are re-coded on the way
+ * out, engine/session/connect.ts). Null for any other error.
+ */
+export function violationIn(err: unknown): ProtocolViolation | null {
+  if (err instanceof ProtocolViolationError) return err.violation;
+  if (!(err instanceof PooltestError) || err.code !== 'PROTOCOL_VIOLATION') return null;
+  const d = err.detail;
+  const num = (v: unknown): number | null => (typeof v === 'number' ? v : null);
+  return {
+    direction: d.direction === 'frontend' ? 'frontend' : 'backend',
+    type: typeof d.type === 'string' ? d.type : 'unknown',
+    name: typeof d.name === 'string' ? d.name : 'unknown message',
+    declaredLength: num(d.declaredLength),
+    actualLength: num(d.actualLength),
+    offset: num(d.offset) ?? 0,
+    hex: typeof d.hex === 'string' ? d.hex : '',
+    reason: err.message,
+  };
+}
