@@ -18,7 +18,7 @@ export function adviceFor(
   const fix = driver.configs.find((c) => c.advised && c.transaction === config.transaction && c !== config);
   if (outcome === 'retried')
     return fix
-      ? `${driver.title} re-prepared after the server's error and retried (it cannot inside a transaction): use ${fix.how}, or ${POOLER_FIX}.`
+      ? `${driver.title} got the server's error, re-prepared and sent the query again (a failed statement on the server each time, and no retry once a transaction has done work): use ${fix.how}, or ${POOLER_FIX}.`
       : `${driver.title} retried after a server error: ${POOLER_FIX}.`;
   if (fix && !config.advised) return `Use ${fix.how}, or ${POOLER_FIX}.`;
   const what =

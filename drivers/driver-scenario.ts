@@ -56,10 +56,19 @@ export async function runDriverScenario(
   const query = (times: number) => ({ op: 'query', sql, param: 42, times, tx });
   const what = (times: number) => `${tx ? 'BEGIN; ' : ''}${sql}${times > 1 ? ` ×${times}` : ''}${tx ? '; COMMIT' : ''}`;
   const t0 = performance.now();
-  const started = await AgentProcess.start(driver.command(), 'A', scn.recorder, opts.startMs);
-  if ('skipped' in started) return started;
+  const agents: AgentProcess[] = [];
+  // B starts with A (it connects only in the collision phase): one start-up wait, not two.
+  const [started, second] = await Promise.all([
+    AgentProcess.start(driver.command(), 'A', scn.recorder, opts.startMs),
+    AgentProcess.start(driver.command(), 'B', scn.recorder, opts.startMs),
+  ]);
+  if ('skipped' in started) {
+    if (!('skipped' in second)) second.kill();
+    return started;
+  }
+  agents.push(started);
+  if (!('skipped' in second)) agents.push(second);
   const a = started;
-  const agents: AgentProcess[] = [a];
   const touched = new Set<number>();
   const seen = (pids: Array<number | null>) => pids.forEach((p) => p !== null && touched.add(p));
   try {
@@ -78,9 +87,8 @@ export async function runDriverScenario(
       // collision
       const b1 = warm.pid;
       const held = await leaveOnlyFree(scn, b1);
-      const b = await AgentProcess.start(driver.command(), 'B', scn.recorder, opts.startMs);
+      const b = second;
       if (!('skipped' in b)) {
-        agents.push(b);
         const bConn = await b.step('collision:B.connect', connect, opts.stepMs, `(connect ${config.how})`);
         if (!bConn.error) {
           const bWarm = await b.step('collision:B.create', query(WARM_RUNS), opts.stepMs, what(WARM_RUNS));

@@ -82,6 +82,7 @@ export async function runDrivers(target: Target, opts: DriversRunOptions = {}): 
     records: [],
   };
   for (const driver of opts.drivers ?? DRIVERS) {
+    await driver.prepare?.();
     for (const config of driver.configs) {
       const scn = new Scenario(ctx);
       const c0 = performance.now();
