@@ -36,6 +36,7 @@ export class AgentProcess {
   private readonly lines: string[] = [];
   private waiter: (() => void) | null = null;
   private exited = false;
+  private spawnError: string | null = null;
   /** Driver name and version from the agent's first line. */
   hello: AgentAnswer | null = null;
 
@@ -56,7 +57,8 @@ export class AgentProcess {
       live.delete(child);
       this.waiter?.();
     });
-    child.on('error', () => {
+    child.on('error', (err) => {
+      this.spawnError = err.message;
       this.exited = true;
       this.waiter?.();
     });
@@ -80,10 +82,16 @@ export class AgentProcess {
       return agent;
     }
     agent.kill();
+    if (agent.spawnError !== null) return { skipped: `${command.cmd} cannot run: ${agent.spawnError}` };
     if (hello === null) return { skipped: `${command.cmd} did not start within ${startMs} ms` };
     return {
       skipped: `${hello.error?.type ?? 'error'}: ${hello.error?.message ?? 'the agent could not load its driver'}`,
     };
+  }
+
+  /** The agent's OS process id (tests check that a killed agent is gone). */
+  get pid(): number | undefined {
+    return this.child.pid;
   }
 
   get alive(): boolean {

@@ -22,6 +22,16 @@ public class Agent {
   static List<Map<String, Object>> partial = new ArrayList<>();
 
   public static void main(String[] args) throws Exception {
+    // A driver call blocked on the network reads no stdin: exit as soon as pooltest's process is gone.
+    ProcessHandle parent = ProcessHandle.current().parent().orElse(null);
+    Thread watch = new Thread(() -> {
+      while (true) {
+        try { Thread.sleep(500); } catch (InterruptedException e) { return; }
+        if (parent == null || !parent.isAlive()) Runtime.getRuntime().halt(1);
+      }
+    });
+    watch.setDaemon(true);
+    watch.start();
     Logger pg = Logger.getLogger("org.postgresql");
     pg.setLevel(Level.FINEST);
     pg.setUseParentHandlers(false);

@@ -158,6 +158,12 @@ try {
 }
 say({ ok: true, driver: which, version });
 
+// A driver call blocked on the network reads no stdin: exit as soon as pooltest's process is gone.
+const parent = process.ppid;
+setInterval(() => {
+  if (process.ppid !== parent) process.exit(1);
+}, 500).unref();
+
 // One step at a time, in order: the next line waits for the answer to this one.
 const lines = createInterface({ input: process.stdin });
 let chain = Promise.resolve();

@@ -19,7 +19,10 @@ Usage: agent.py asyncpg|psycopg|psycopg2
 """
 import asyncio
 import json
+import os
 import sys
+import threading
+import time
 import traceback
 
 
@@ -238,7 +241,22 @@ def version_of(name):
     return str(getattr(module, "__version__", "?")).split(" ")[0]
 
 
+def exit_with_parent():
+    """A driver call blocked on the network reads no stdin, so end of input alone cannot stop us:
+    when pooltest's process is gone (we were re-parented), exit at once."""
+    parent = os.getppid()
+
+    def watch():
+        while True:
+            time.sleep(0.5)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
 def main():
+    exit_with_parent()
     name = sys.argv[1] if len(sys.argv) > 1 else ""
     if name not in DRIVERS:
         print(json.dumps({"ok": False, "error": {"type": "usage", "message": f"unknown driver {name!r}"}}), flush=True)

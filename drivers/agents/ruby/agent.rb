@@ -65,6 +65,14 @@ def error_of(e)
 end
 
 $stdout.sync = true
+# A driver call blocked on the network reads no stdin: exit as soon as pooltest's process is gone.
+PARENT = Process.ppid
+Thread.new do
+  loop do
+    sleep 0.5
+    exit!(1) if Process.ppid != PARENT
+  end
+end
 agent = Agent.new
 puts JSON.generate({ ok: true, driver: 'ruby-pg', version: PG::VERSION })
 $stdin.each_line do |line|
