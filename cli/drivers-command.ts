@@ -10,6 +10,7 @@ import { PooltestError } from '../engine/errors.js';
 import { resolveTarget } from '../engine/target.js';
 import { DRIVERS, selectDrivers } from '../drivers/catalogue.js';
 import { runDrivers } from '../drivers/run-drivers.js';
+import { DRIVER_PROFILES } from '../drivers/profiles.js';
 import { renderDriversJunit } from '../reporters/drivers-junit.js';
 import { renderDriversMarkdown, renderDriversTerminal } from '../reporters/drivers-text.js';
 import { checkOutputPath } from '../reporters/output-file.js';
@@ -18,7 +19,7 @@ import { parseSubcommandArgs } from './subcommand-args.js';
 import type { CliIo } from './run-command.js';
 
 export const DRIVERS_USAGE = `Usage: pooltest drivers [--target HOST:PORT|URL | --stack NAME] [--driver a,b] [--list]
-                        [--user U --password P --database D] [--expect FILE] [--strict]
+                        [--user U --password P --database D] [--profile NAME] [--expect FILE] [--strict]
                         [--json FILE] [--junit FILE] [--markdown FILE] [--timeout MS]
 
 Runs real drivers through the target, each in its default configuration and in the one its
@@ -31,7 +32,9 @@ retried after a server error), failed, or inconclusive when the landing was not 
   --driver a,b    only these drivers (default: all; --list shows them)
   --stack NAME    start a throwaway fixture stack instead of --target (direct,
                   pgbouncer-transaction, pgbouncer-session, ...)
-  --expect FILE   JSON {"asyncpg/moved@default": "failed", ...}: missed expectations exit 1
+  --profile NAME  expected outcomes: direct, pgbouncer-transaction (PgBouncer 1.18, observed)
+  --expect FILE   JSON {"asyncpg/moved@default": "failed", ...} (over the profile's):
+                  missed expectations exit 1
 
 A driver whose runtime or package is missing is skipped with the reason.`;
 
@@ -47,6 +50,7 @@ export async function driversCommand(argv: string[], io: Pick<CliIo, 'stdout' | 
       driver: { type: 'string' },
       list: { type: 'boolean' },
       expect: { type: 'string' },
+      profile: { type: 'string' },
       strict: { type: 'boolean' },
       json: { type: 'string' },
       junit: { type: 'string' },
@@ -74,7 +78,18 @@ export async function driversCommand(argv: string[], io: Pick<CliIo, 'stdout' | 
       'BAD_ARGUMENTS',
       `unknown driver ${selected.unknown.join(', ')}; known: ${DRIVERS.map((d) => d.id).join(', ')}`,
     );
-  const expect = v.expect !== undefined ? readExpectations(v.expect) : undefined;
+  let expect: Record<string, string> | undefined;
+  if (v.profile !== undefined) {
+    const profile = DRIVER_PROFILES[v.profile];
+    if (!profile)
+      throw new PooltestError(
+        'BAD_ARGUMENTS',
+        `unknown drivers profile "${v.profile}"; known: ${Object.keys(DRIVER_PROFILES).join(', ')}`,
+      );
+    expect = profile();
+  }
+  // An --expect file overrides the profile's entries it names.
+  if (v.expect !== undefined) expect = { ...expect, ...readExpectations(v.expect) };
   for (const file of [v.json, v.junit, v.markdown]) if (file !== undefined) checkOutputPath(file);
   const stepMs = v.timeout !== undefined ? Number(v.timeout) : 10_000;
   if (!Number.isInteger(stepMs) || stepMs < 100)

@@ -19,6 +19,7 @@
 import { landOn } from '../engine/steering/land-on.js';
 import { dismiss, take, type Hold } from '../engine/steering/holders.js';
 import { cleanOn } from '../engine/steering/clean-on.js';
+import { sharesBackends } from '../engine/judging/landing.js';
 import type { Scenario } from '../engine/steering/scenario.js';
 import { AgentProcess } from './agent-process.js';
 import type { DriverConfig, DriverSpec } from './catalogue.js';
@@ -137,7 +138,9 @@ export async function runDriverScenario(
  */
 async function leaveOnlyFree(scn: Scenario, pid: number): Promise<Hold[]> {
   const d = scn.discovery;
-  if (d.mode === 'direct' || d.poolSize === null) return [];
+  // Without sharing (direct, session pooling) B gets a backend of its own, and holders would
+  // only take the one it needs while A keeps b1.
+  if (!sharesBackends(d) || d.poolSize === null) return [];
   const held: Hold[] = [];
   let onPid: Hold | null = null;
   for (let i = 1; i <= d.poolSize + 1 && held.length < d.poolSize - 1; i++) {

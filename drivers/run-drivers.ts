@@ -12,6 +12,7 @@ import { DRIVERS, type DriverSpec } from './catalogue.js';
 import { runDriverScenario } from './driver-scenario.js';
 import { judgeDriverRun, type DriverScenarioId } from './judge.js';
 import { adviceFor } from './advice.js';
+import { resultId } from './ids.js';
 
 /** One scenario of one driver configuration: the unit of a drivers report. */
 export interface DriverResult {
@@ -59,9 +60,7 @@ export interface DriversRunOptions {
   onResult?: (r: DriverResult) => void;
 }
 
-export function resultId(driver: string, scenario: string, config: string): string {
-  return `${driver}/${scenario}@${config}`;
-}
+export { resultId };
 
 export async function runDrivers(target: Target, opts: DriversRunOptions = {}): Promise<DriversReport> {
   const t0 = performance.now();

@@ -32,7 +32,7 @@ for (const name of names) {
     const d = report.discovery;
     const pooler = d.pooler
       ? `${d.pooler.name} ${d.pooler.version ?? ''} ${d.mode}`.trim()
-      : `PostgreSQL ${d.serverVersionNum}`;
+      : `PostgreSQL ${d.serverVersion.split(' ')[0] ?? ''}`;
     runs.push({ stack: name, report, pooler });
     process.stderr.write(`${name}: ${report.results.length} results in ${(report.durationMs / 1000).toFixed(1)} s\n`);
     if (recordDir) writeFileSync(join(recordDir, `drivers-${name}.json`), `${JSON.stringify(report)}\n`);

@@ -9,6 +9,8 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { judgeCollision, judgeDriverRun, judgeMovedUse } from '../../drivers/judge.js';
 import { driverLogNotice } from '../../drivers/agent-process.js';
+import { driverOfStatement } from '../../drivers/catalogue.js';
+import { DRIVER_PROFILES } from '../../drivers/profiles.js';
 import { readExpectations } from '../../cli/drivers-command.js';
 import type { DriversReport } from '../../drivers/run-drivers.js';
 import type { StepRecord } from '../../engine/types.js';
@@ -141,4 +143,24 @@ test('the recorded drivers reports match the drivers section of the published sc
   ajv.addSchema(schema);
   const validate = ajv.getSchema(`${schema.$id}#/$defs/driversReport`);
   for (const report of [tx, direct]) expect(validate?.(report), JSON.stringify(validate?.errors)).toBe(true);
+});
+
+test("a statement's name tells its driver (for the audit), and an ordinary name tells none", () => {
+  expect(driverOfStatement('__asyncpg_stmt_1a__')?.id).toBe('asyncpg');
+  expect(driverOfStatement('_pg3_0')?.id).toBe('psycopg');
+  expect(driverOfStatement('S_12')?.id).toBe('pgjdbc');
+  expect(driverOfStatement('orders_by_day')).toBeNull();
+});
+
+test('the built-in drivers profiles are what the recorded runs observed, id for id', () => {
+  for (const [name, report] of [
+    ['pgbouncer-transaction', tx],
+    ['direct', direct],
+  ] as const) {
+    const expected = DRIVER_PROFILES[name]!();
+    const observed = Object.fromEntries(report.results.map((r) => [r.id, r.outcome]));
+    expect(observed, name).toEqual(expected);
+  }
+  // Control: the profiles differ, so the comparison can fail.
+  expect(DRIVER_PROFILES.direct!()).not.toEqual(DRIVER_PROFILES['pgbouncer-transaction']!());
 });
