@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { PooltestError } from '../engine/errors.js';
-import { resolveTarget } from '../engine/target.js';
+import { redactUrl, resolveTarget } from '../engine/target.js';
 import { DRIVERS, selectDrivers } from '../drivers/catalogue.js';
 import { runDrivers } from '../drivers/run-drivers.js';
 import { DRIVER_PROFILES } from '../drivers/profiles.js';
@@ -120,7 +120,8 @@ export async function driversCommand(argv: string[], io: Pick<CliIo, 'stdout' | 
       ...(expect ? { expect } : {}),
       onResult: (r) => io.stderr(`  ${r.id}: ${r.outcome ?? 'inconclusive'}\n`),
     });
-    if (v.json !== undefined) writeOutput(v.json, `${JSON.stringify(report, null, 2)}\n`);
+    // Redacted like every report: a driver's message could quote a connection string.
+    if (v.json !== undefined) writeOutput(v.json, `${redactUrl(JSON.stringify(report, null, 2))}\n`);
     if (v.junit !== undefined) writeOutput(v.junit, renderDriversJunit(report));
     if (v.markdown !== undefined) writeOutput(v.markdown, renderDriversMarkdown(report));
     io.stdout(renderDriversTerminal(report));
