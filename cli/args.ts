@@ -46,6 +46,8 @@ export interface CliOptions {
   listProfiles: boolean;
   /** `--list-profiles NAME`: show that profile only. */
   profileName?: string;
+  /** `--drivers`: after the checks, every installed driver through the target (`pooltest drivers`). */
+  drivers: boolean;
   help: boolean;
   version: boolean;
 }
@@ -97,6 +99,8 @@ Output:
   --junit FILE        write JUnit XML for CI
   --markdown FILE     write a Markdown table for a pull request or a docs page
   --html FILE         write a self-contained HTML report with sequence diagrams
+  --drivers           also run the real drivers through the target (see pooltest drivers
+                      --help); the JSON report gains a "drivers" section
   --no-store          keep no copy under .pooltest/runs/<time>/ (kept by default)
   --verbose           print every recorded step    --quiet   print failures and the summary
   --no-color          no colours (NO_COLOR is honoured too)
@@ -147,6 +151,7 @@ const OPTIONS = {
   quiet: { type: 'boolean', short: 'q' },
   list: { type: 'boolean' },
   'list-profiles': { type: 'boolean' },
+  drivers: { type: 'boolean' },
   help: { type: 'boolean', short: '?' },
   version: { type: 'boolean', short: 'V' },
 } as const;
@@ -179,6 +184,7 @@ export function parseCli(argv: string[]): CliOptions {
     quiet: v.quiet ?? false,
     list: v.list ?? false,
     listProfiles: v['list-profiles'] ?? false,
+    drivers: v.drivers ?? false,
     help: v.help ?? false,
     version: v.version ?? false,
   };

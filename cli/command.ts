@@ -24,7 +24,7 @@ import { runCommand, type CliIo } from './run-command.js';
 type Stop = () => Promise<void>;
 
 /** Subcommands with signal handling of their own (or none: Node's default ends them). */
-const OWN_SIGNALS = new Set(['audit', 'diff', 'watch', 'matrix']);
+const OWN_SIGNALS = new Set(['audit', 'diff', 'watch', 'matrix', 'drivers']);
 
 async function main(argv: string[]): Promise<number> {
   // The entry point notes early signals for the run command (early-signals.ts); the other
@@ -54,6 +54,10 @@ async function main(argv: string[]): Promise<number> {
   if (argv[0] === 'matrix') {
     const { matrixCommand } = await import('./matrix-command.js');
     return matrixCommand(argv.slice(1), io);
+  }
+  if (argv[0] === 'drivers') {
+    const { driversCommand } = await import('./drivers-command.js');
+    return driversCommand(argv.slice(1), io);
   }
   if (argv[0] === 'diff') {
     const { diffCommand } = await import('./diff-command.js');

@@ -15,6 +15,7 @@ import { resolveRelated, resolveTarget } from '../engine/target.js';
 import type { Profile, Report } from '../engine/types.js';
 import type { CliOptions } from './args.js';
 import { writeOutputs, type Comparison } from './outputs.js';
+import { PooltestError } from '../engine/errors.js';
 
 /** Where the command writes, and how its terminal looks. */
 export interface CliIo {
@@ -81,8 +82,10 @@ export async function runCommand(opts: CliOptions, ends: Endpoints, io: CliIo): 
       fixture: ends.fixture === true,
       ...events(opts, io, total, label),
     });
+    if (opts.drivers && !io.signal?.aborted) await addDrivers(report, ends, opts, io);
     return finish(report, null, opts, io);
   }
+  if (opts.drivers) throw new PooltestError('BAD_ARGUMENTS', '--drivers does not combine with --compare');
   // What the baseline does not spell out (user, password, database) comes from the target.
   // No --direct and no profile for it: it is observed, and its sweep goes through itself.
   const base = resolveRelated(opts.compare, main);
@@ -123,6 +126,8 @@ export async function runCommand(opts: CliOptions, ends: Endpoints, io: CliIo): 
  */
 function finish(report: Report, comparison: Comparison | null, opts: CliOptions, io: CliIo): number {
   printReport(report, comparison, opts, io);
+  // After the checks' report, as they ran (--drivers).
+  if (driversText) io.stdout(driversText);
   const stored = writeOutputs(
     report,
     { json: opts.json, junit: opts.junit, markdown: opts.markdown, html: opts.html, store: opts.store },
@@ -131,6 +136,32 @@ function finish(report: Report, comparison: Comparison | null, opts: CliOptions,
   );
   if (stored && !opts.quiet) io.stderr(`Stored in ${stored.dir} (.pooltest/latest points at it)\n`);
   return Math.max(report.summary.exitCode, comparison?.diff.summary.exitCode ?? 0);
+}
+
+/**
+ * `--drivers`: the drivers run after the checks (and their sweep), as `pooltest drivers` would,
+ * its report added as the `drivers` section of the run's report (schema: $defs/driversReport).
+ * A driver result that misses a --profile expectation of the drivers' own fails the run.
+ */
+let driversText: string | null = null;
+
+async function addDrivers(report: Report, ends: Endpoints, opts: CliOptions, io: CliIo): Promise<void> {
+  const { runDrivers } = await import('../drivers/run-drivers.js');
+  const { DRIVER_PROFILES } = await import('../drivers/profiles.js');
+  const { renderDriversTerminal } = await import('../reporters/drivers-text.js');
+  const target = resolveTarget(
+    { target: ends.target, user: opts.user, password: opts.password, database: opts.database },
+    io.env,
+  );
+  const profile = typeof ends.profile === 'string' ? DRIVER_PROFILES[ends.profile] : undefined;
+  if (!opts.quiet) io.stderr('--drivers: running the installed drivers through the target...\n');
+  const drivers = await runDrivers(target, {
+    ...(opts.timeoutMs !== undefined ? { stepMs: opts.timeoutMs } : {}),
+    ...(profile ? { expect: profile() } : {}),
+  });
+  Object.assign(report, { drivers });
+  driversText = `\n${renderDriversTerminal(drivers)}`;
+  if (drivers.results.some((r) => r.verdict === 'fail')) report.summary.exitCode = Math.max(report.summary.exitCode, 1);
 }
 
 /** Discovery and progress on stderr, unless --quiet. */

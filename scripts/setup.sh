@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets up a fresh Debian/Ubuntu machine for pooltest: the PostgreSQL, PgBouncer and pgpool-II
-# packages the fixtures start and the Chromium the HTML report's browser test drives (only
+# packages the fixtures start, the Chromium the HTML report's browser test drives, the drivers
+# `pooltest drivers` runs (only
 # those missing are installed), the npm dependencies, and the build. Safe to run again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,6 +12,13 @@ command -v pgbouncer >/dev/null 2>&1 || [ -x /usr/sbin/pgbouncer ] || missing+=(
 command -v pgpool >/dev/null 2>&1 || [ -x /usr/sbin/pgpool ] || missing+=(pgpool2)
 command -v openssl >/dev/null 2>&1 || missing+=(openssl)
 [ -x /usr/bin/chromium ] || missing+=(chromium)
+# The drivers `pooltest drivers` runs through the pooler (drivers/agents/), with Debian's python3.
+/usr/bin/python3 -c 'import asyncpg' >/dev/null 2>&1 || missing+=(python3-asyncpg)
+/usr/bin/python3 -c 'import psycopg' >/dev/null 2>&1 || missing+=(python3-psycopg)
+/usr/bin/python3 -c 'import psycopg2' >/dev/null 2>&1 || missing+=(python3-psycopg2)
+[ -f /usr/share/java/postgresql.jar ] || missing+=(libpostgresql-jdbc-java)
+command -v javac >/dev/null 2>&1 || missing+=(openjdk-17-jdk-headless)
+ruby -e 'require "pg"' >/dev/null 2>&1 || missing+=(ruby-pg)
 
 if [ "${#missing[@]}" -gt 0 ]; then
   echo "setup: installing ${missing[*]}"

@@ -5,6 +5,7 @@
  *
  *   cli ─┬─> audit, watch ─> runner ─> reporters ─> profiles ─> suites ─> engine
  *        └─> fixtures ────────────────────────────────────────────────> engine
+ *   reporters, runner and above may also use drivers (real drivers' agents), which uses engine.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -15,16 +16,17 @@ const REPO = path.resolve(import.meta.dirname, '../..');
 /** What each top-level folder may import from, besides itself. */
 const ALLOWED: Record<string, readonly string[]> = {
   engine: [],
+  drivers: ['engine'],
   suites: ['engine'],
   profiles: ['engine', 'suites'],
-  reporters: ['engine', 'suites', 'profiles'],
+  reporters: ['engine', 'suites', 'profiles', 'drivers'],
   fixtures: ['engine'],
-  runner: ['engine', 'suites', 'profiles', 'reporters'],
-  audit: ['engine', 'suites', 'profiles', 'reporters', 'runner'],
-  watch: ['engine', 'suites', 'profiles', 'reporters', 'runner', 'audit'],
-  cli: ['engine', 'suites', 'profiles', 'reporters', 'runner', 'audit', 'watch', 'fixtures'],
-  bench: ['engine', 'suites', 'profiles', 'reporters', 'runner', 'audit', 'watch', 'cli', 'fixtures'],
-  scripts: ['engine', 'suites', 'profiles', 'reporters', 'runner', 'audit', 'watch', 'cli', 'fixtures'],
+  runner: ['engine', 'suites', 'profiles', 'reporters', 'drivers'],
+  audit: ['engine', 'suites', 'profiles', 'reporters', 'runner', 'drivers'],
+  watch: ['engine', 'suites', 'profiles', 'reporters', 'runner', 'audit', 'drivers'],
+  cli: ['engine', 'suites', 'profiles', 'reporters', 'runner', 'audit', 'watch', 'fixtures', 'drivers'],
+  bench: ['engine', 'suites', 'profiles', 'reporters', 'runner', 'audit', 'watch', 'cli', 'fixtures', 'drivers'],
+  scripts: ['engine', 'suites', 'profiles', 'reporters', 'runner', 'audit', 'watch', 'cli', 'fixtures', 'drivers'],
 };
 
 function sourceFiles(dir: string): string[] {

@@ -1,0 +1,224 @@
+/**
+ * The drivers pooltest runs through a pooler, each with the configurations that matter for
+ * transaction pooling: its defaults, and what its documentation (or PgBouncer's) advises. Facts
+ * per driver: /work/shared/reference/drivers.md, summarised in docs/drivers.md.
+ */
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { compileJavaAgent, compiledAgentDir } from './java-agent.js';
+
+/** How to start an agent process. */
+export interface AgentCommand {
+  cmd: string;
+  args: string[];
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface DriverConfig {
+  /** Stable within the driver: `default`, `statement_cache_size=0`... */
+  name: string;
+  /** Passed to the driver as it is (connect keywords, JDBC properties, client options). */
+  options: Record<string, string | number | boolean | null>;
+  /** Autocommit off: every unit of work in its own transaction (Spring, Hibernate). */
+  transaction?: boolean;
+  /** The configuration the driver's or PgBouncer's documentation advises for transaction pooling. */
+  advised: boolean;
+  /** The option as a developer would write it. */
+  how: string;
+}
+
+export interface DriverSpec {
+  id: string;
+  title: string;
+  language: string;
+  /** How the driver names its statements, for the audit and the report. */
+  statementNames: string;
+  /** A pattern that recognises those names in a server log or pg_prepared_statements. */
+  namePattern: RegExp | null;
+  /** The driver has a server-side cursor with a fetch size (named portals, or DECLARE). */
+  cursor: string | null;
+  /**
+   * Statements the driver prepares on its own, beyond the application's (an SQL condition over
+   * pg_prepared_statements' name and statement): the cleanup deallocates them too, but only
+   * those prepared since the configuration started, on backends it touched.
+   */
+  ownStatements?: string;
+  configs: DriverConfig[];
+  command(): AgentCommand;
+  /** Work done once per run before the first agent starts (compiling the Java agent). */
+  prepare?(): Promise<void>;
+}
+
+/** The agents' folder, from engine sources (drivers/) or the build (dist/drivers/). */
+const AGENTS = (() => {
+  const here = dirname(fileURLToPath(import.meta.url));
+  for (const up of ['agents', '../../drivers/agents']) if (existsSync(join(here, up))) return join(here, up);
+  return join(here, 'agents');
+})();
+
+/** Debian's interpreter: another python3 first on PATH may lack the Debian driver modules. */
+export const PYTHON = '/usr/bin/python3';
+/** Debian's pgjdbc (libpostgresql-jdbc-java). */
+export const PGJDBC_JAR = '/usr/share/java/postgresql.jar';
+
+const python = (driver: string) => (): AgentCommand => ({
+  cmd: PYTHON,
+  args: [join(AGENTS, 'python', 'agent.py'), driver],
+});
+const node = (driver: string) => (): AgentCommand => ({
+  cmd: process.execPath,
+  args: [join(AGENTS, 'node', 'agent.mjs'), driver],
+});
+
+export const DRIVERS: readonly DriverSpec[] = [
+  {
+    id: 'asyncpg',
+    title: 'asyncpg (Python)',
+    language: 'python',
+    statementNames: '__asyncpg_stmt_<n>__, from a counter shared by the whole process',
+    namePattern: /^__asyncpg_stmt_[0-9a-f]+__$/,
+    cursor: 'conn.cursor(prefetch=N) in a transaction',
+    configs: [
+      { name: 'default', options: {}, advised: false, how: 'asyncpg.connect(...)' },
+      {
+        name: 'statement_cache_size=0',
+        options: { statement_cache_size: 0 },
+        advised: true,
+        how: 'asyncpg.connect(..., statement_cache_size=0)',
+      },
+    ],
+    command: python('asyncpg'),
+  },
+  {
+    id: 'psycopg',
+    title: 'psycopg 3 (Python)',
+    language: 'python',
+    statementNames: '_pg3_<n>, per connection, after prepare_threshold (5) executions',
+    namePattern: /^_pg3_\d+$/,
+    cursor: 'a named (server-side) cursor with itersize=N',
+    configs: [
+      { name: 'default', options: {}, advised: false, how: 'psycopg.connect(...)' },
+      {
+        name: 'prepare_threshold=None',
+        options: { prepare_threshold: null },
+        advised: true,
+        how: 'psycopg.connect(..., prepare_threshold=None)',
+      },
+    ],
+    command: python('psycopg'),
+  },
+  {
+    id: 'psycopg2',
+    title: 'psycopg2 (Python)',
+    language: 'python',
+    statementNames: 'none: parameters are interpolated on the client, simple protocol',
+    namePattern: null,
+    cursor: 'a named (server-side) cursor with itersize=N',
+    configs: [{ name: 'default', options: {}, advised: true, how: 'psycopg2.connect(...)' }],
+    command: python('psycopg2'),
+  },
+  {
+    id: 'pgjdbc',
+    title: 'pgjdbc (Java)',
+    language: 'java',
+    statementNames: 'S_<n> per connection after prepareThreshold (5) executions; portals C_<n>',
+    namePattern: /^S_\d+$/,
+    cursor: 'setFetchSize(N) with autocommit off (a named portal)',
+    // pgjdbc names its COMMIT too after 5 uses.
+    ownStatements: "name ~ '^S_[0-9]+$' AND upper(statement) IN ('BEGIN', 'COMMIT', 'ROLLBACK')",
+    configs: [
+      { name: 'default', options: {}, advised: false, how: 'jdbc:postgresql://... (autocommit on)' },
+      {
+        name: 'default, autocommit off',
+        options: {},
+        transaction: true,
+        advised: false,
+        how: 'connection.setAutoCommit(false), as Spring and Hibernate do',
+      },
+      { name: 'prepareThreshold=0', options: { prepareThreshold: 0 }, advised: true, how: '?prepareThreshold=0' },
+      {
+        name: 'prepareThreshold=0, autocommit off',
+        options: { prepareThreshold: 0 },
+        transaction: true,
+        advised: true,
+        how: '?prepareThreshold=0 with setAutoCommit(false)',
+      },
+    ],
+    command: () => {
+      const source = join(AGENTS, 'java', 'Agent.java');
+      const compiled = compiledAgentDir(source);
+      // Quick start over peak speed: the agent runs a few dozen statements.
+      const flags = ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC', '-Xshare:auto'];
+      return compiled
+        ? { cmd: 'java', args: [...flags, '-cp', `${PGJDBC_JAR}:${compiled}`, 'Agent'] }
+        : { cmd: 'java', args: [...flags, '-cp', PGJDBC_JAR, source] };
+    },
+    prepare: () => compileJavaAgent(join(AGENTS, 'java', 'Agent.java'), PGJDBC_JAR),
+  },
+  {
+    id: 'ruby-pg',
+    title: 'ruby-pg (Ruby)',
+    language: 'ruby',
+    statementNames: 'only what the application names with prepare(); pooltest uses pooltest_a1 as Rails uses a1',
+    namePattern: /^a\d+$/,
+    cursor: null,
+    configs: [
+      { name: 'exec_params', options: {}, advised: true, how: 'conn.exec_params(sql, params)' },
+      {
+        name: 'prepare',
+        options: { prepare: true },
+        advised: false,
+        how: "conn.prepare(name, sql) + exec_prepared (Rails' prepared_statements: true)",
+      },
+    ],
+    command: () => ({ cmd: 'ruby', args: [join(AGENTS, 'ruby', 'agent.rb')] }),
+  },
+  {
+    id: 'node-postgres',
+    title: 'node-postgres (pg)',
+    language: 'node',
+    statementNames: 'only when the query config has a name',
+    namePattern: null,
+    cursor: null,
+    configs: [
+      { name: 'unnamed', options: {}, advised: true, how: 'client.query(text, values)' },
+      {
+        name: 'named',
+        options: { name: 'pooltest_pg_q' },
+        advised: false,
+        how: "client.query({ name: 'q', text, values })",
+      },
+    ],
+    command: node('pg'),
+  },
+  {
+    id: 'postgres.js',
+    title: 'postgres.js (postgres)',
+    language: 'node',
+    statementNames: 'generated per connection (prepare: true is the default)',
+    namePattern: null,
+    cursor: 'sql`...`.cursor(N) in a transaction',
+    // Its array-type lookup at connect, and begin/commit/rollback, are prepared too.
+    ownStatements:
+      "name ~ '^[a-z0-9]+$' AND (lower(statement) IN ('begin', 'commit', 'rollback') OR statement LIKE '%pg_catalog.pg_type a%a.typelem%')",
+    configs: [
+      { name: 'default', options: {}, advised: false, how: 'postgres(url)' },
+      { name: 'prepare=false', options: { prepare: false }, advised: true, how: 'postgres(url, { prepare: false })' },
+    ],
+    command: node('postgres'),
+  },
+];
+
+/** The drivers named in `--driver a,b` (all when empty); unknown names are refused. */
+export function selectDrivers(names: readonly string[]): DriverSpec[] | { unknown: string[] } {
+  if (names.length === 0) return [...DRIVERS];
+  const unknown = names.filter((n) => !DRIVERS.some((d) => d.id === n));
+  if (unknown.length > 0) return { unknown };
+  return DRIVERS.filter((d) => names.includes(d.id));
+}
+
+/** The driver whose statement names match `name` (the audit's attribution), or null. */
+export function driverOfStatement(name: string): DriverSpec | null {
+  return DRIVERS.find((d) => d.namePattern?.test(name)) ?? null;
+}

@@ -1,0 +1,169 @@
+/**
+ * One driver in one configuration through the target, steered by pooltest's own holders.
+ * Three phases over one record (each phase's tags carry its prefix, as the engine's phases do):
+ *
+ *   moved:     A (agent process 1) runs Q ×N                      -- every run on backend b1
+ *              O takes b1 (BEGIN; SELECT pg_backend_pid()), other candidates dismissed
+ *              A runs Q once                                      -- must run elsewhere
+ *   collision: b1 made the only free backend (holders on all the others)
+ *              B (agent process 2, same driver and options) runs Q ×N  -- every run on b1,
+ *              where A's statement (same driver-generated name) may still be prepared
+ *   cursor:    A reads a cursor with a fetch size in a transaction -- on backend c1
+ *              O takes c1; A reads the cursor again                -- must run elsewhere
+ *
+ * Q is `SELECT pg_backend_pid() AS pid, $1::int AS answer /* pooltest-drivers <run> *\/`: every
+ * run proves where it ran, and the comment marks the statement text, so the cleanup can
+ * deallocate the drivers' statements (whatever they named them) on every backend they touched.
+ * The judges (judge.ts) decide; this file only drives and records.
+ */
+import { landOn } from '../engine/steering/land-on.js';
+import { dismiss, take, type Hold } from '../engine/steering/holders.js';
+import { cleanOn } from '../engine/steering/clean-on.js';
+import { sharesBackends } from '../engine/judging/landing.js';
+import type { Scenario } from '../engine/steering/scenario.js';
+import { AgentProcess } from './agent-process.js';
+import type { DriverConfig, DriverSpec } from './catalogue.js';
+
+/** Executions before the move: past psycopg's and pgjdbc's prepare threshold (5). */
+export const WARM_RUNS = 7;
+/** Rows and fetch size of the cursor phase: several fetches, so a named portal is used. */
+const CURSOR_ROWS = 10;
+const CURSOR_FETCH = 3;
+
+export function markerComment(runId: string): string {
+  return `pooltest-drivers ${runId}`;
+}
+
+export interface DriverRunOptions {
+  /** Bound of each agent step (ms). */
+  stepMs: number;
+  /** Bound of an agent's start (a JVM compiles the agent first: about a second, more under load). */
+  startMs: number;
+}
+
+/** Drives one driver configuration; returns the reason when the agent cannot run (skip). */
+export async function runDriverScenario(
+  scn: Scenario,
+  driver: DriverSpec,
+  config: DriverConfig,
+  opts: DriverRunOptions,
+): Promise<{ skipped: string } | { version: string }> {
+  const marker = markerComment(scn.ctx.runId);
+  const sql = `SELECT pg_backend_pid() AS pid, $1::int AS answer /* ${marker} */`;
+  const cursorSql = `SELECT pg_backend_pid() AS pid, g AS n FROM generate_series(1, $1::int) AS g /* ${marker} */`;
+  const url = urlOf(scn);
+  const tx = config.transaction === true;
+  const connect = { op: 'connect', url, options: config.options, autocommit: !tx };
+  const query = (times: number) => ({ op: 'query', sql, param: 42, times, tx });
+  const what = (times: number) => `${tx ? 'BEGIN; ' : ''}${sql}${times > 1 ? ` ×${times}` : ''}${tx ? '; COMMIT' : ''}`;
+  const t0 = performance.now();
+  const agents: AgentProcess[] = [];
+  // B starts with A (it connects only in the collision phase): one start-up wait, not two.
+  const [started, second] = await Promise.all([
+    AgentProcess.start(driver.command(), 'A', scn.recorder, opts.startMs),
+    AgentProcess.start(driver.command(), 'B', scn.recorder, opts.startMs),
+  ]);
+  if ('skipped' in started) {
+    if (!('skipped' in second)) second.kill();
+    return started;
+  }
+  agents.push(started);
+  if (!('skipped' in second)) agents.push(second);
+  const a = started;
+  const touched = new Set<number>();
+  const seen = (pids: Array<number | null>) => pids.forEach((p) => p !== null && touched.add(p));
+  try {
+    scn.recordMarkers({ marker, driver: driver.id, config: config.name, warmRuns: WARM_RUNS });
+    const conn = await a.step('A.connect', connect, opts.stepMs, `(connect ${config.how})`);
+    if (conn.error) return { version: a.hello?.version ?? '?' };
+    // moved
+    const warm = await a.step('moved:A.create', query(WARM_RUNS), opts.stepMs, what(WARM_RUNS));
+    seen(runPids(warm.results[0]));
+    if (warm.pid !== null && !warm.error) {
+      const landing = await landOn(scn, warm.pid, { tag: 'moved:observe.take', prefix: 'O' });
+      await dismiss(landing.others);
+      const next = await a.step('moved:A.readback', query(1), opts.stepMs, what(1));
+      seen(runPids(next.results[0]));
+      await dismiss([landing.observer]);
+      // collision
+      const b1 = warm.pid;
+      const held = await leaveOnlyFree(scn, b1);
+      const b = second;
+      if (!('skipped' in b)) {
+        const bConn = await b.step('collision:B.connect', connect, opts.stepMs, `(connect ${config.how})`);
+        if (!bConn.error) {
+          const bWarm = await b.step('collision:B.create', query(WARM_RUNS), opts.stepMs, what(WARM_RUNS));
+          seen(runPids(bWarm.results[0]));
+        }
+        await b.step('collision:B.close', { op: 'close' }, opts.stepMs, '(close)');
+      }
+      await dismiss(held);
+    }
+    // cursor
+    if (driver.cursor !== null) {
+      const cursor = { op: 'cursor', sql: cursorSql, param: CURSOR_ROWS, fetch: CURSOR_FETCH };
+      const cwhat = `BEGIN; ${cursorSql} (fetch ${CURSOR_FETCH} at a time); COMMIT`;
+      const c1 = await a.step('cursor:A.create', cursor, opts.stepMs, cwhat);
+      seen(runPids(c1.results[0]));
+      if (c1.pid !== null && !c1.error) {
+        const landing = await landOn(scn, c1.pid, { tag: 'cursor:observe.take', prefix: 'Q' });
+        await dismiss(landing.others);
+        const c2 = await a.step('cursor:A.readback', cursor, opts.stepMs, cwhat);
+        seen(runPids(c2.results[0]));
+        await dismiss([landing.observer]);
+      }
+    }
+    await a.step('A.close', { op: 'close' }, opts.stepMs, '(close)');
+    return { version: a.hello?.version ?? '?' };
+  } finally {
+    await Promise.all(agents.map((x) => x.close()));
+    // The drivers' statements stay prepared on the server connections (a transaction pooler
+    // resets nothing between clients): deallocate ours, recognised by the marker, everywhere.
+    // (An integer FOR loop: a DO block without DECLARE has no record variable to loop with.)
+    // Drivers also prepare statements of their own (pgjdbc its COMMIT, postgres.js its type
+    // lookup): those the driver spec recognises, prepared since this configuration started.
+    const since = Math.ceil((performance.now() - t0) / 1000) + 5;
+    const control = driver.ownStatements
+      ? ` OR ((${driver.ownStatements}) AND prepare_time >= now() - make_interval(secs => ${since}))`
+      : '';
+    const ours = `FROM pg_prepared_statements WHERE statement LIKE '%${marker}%'${control}`;
+    const dealloc = `FOR i IN 1..(SELECT count(*) ${ours}) LOOP EXECUTE (SELECT format('DEALLOCATE %I', name) ${ours} LIMIT 1); END LOOP;`;
+    for (const pid of touched) await cleanOn(scn, pid, dealloc);
+  }
+}
+
+/**
+ * Holds every backend but `pid`, so the next client's statements run on `pid`. Candidates take
+ * backends one by one; one that lands on `pid` is let go once the others are held.
+ */
+async function leaveOnlyFree(scn: Scenario, pid: number): Promise<Hold[]> {
+  const d = scn.discovery;
+  // Without sharing (direct, session pooling) B gets a backend of its own, and holders would
+  // only take the one it needs while A keeps b1.
+  if (!sharesBackends(d) || d.poolSize === null) return [];
+  const held: Hold[] = [];
+  let onPid: Hold | null = null;
+  for (let i = 1; i <= d.poolSize + 1 && held.length < d.poolSize - 1; i++) {
+    const session = await scn.open(`K${i}`);
+    const hold = await take(scn, session, 'collision:hold.take');
+    if (hold.pid === pid) onPid = hold;
+    else if (hold.pid !== null) held.push(hold);
+    else {
+      await dismiss([hold]);
+      break;
+    }
+  }
+  await dismiss([onPid]);
+  return held;
+}
+
+function runPids(runs: Array<Record<string, unknown>> | undefined): Array<number | null> {
+  return (runs ?? []).map((r) => (typeof r.pid === 'number' ? r.pid : null));
+}
+
+function urlOf(scn: Scenario): string {
+  const t = scn.ctx.target;
+  const auth = `${encodeURIComponent(t.user)}${t.password !== undefined ? `:${encodeURIComponent(t.password)}` : ''}`;
+  const host = t.host.includes(':') ? `[${t.host}]` : t.host;
+  return `postgresql://${auth}@${host}:${t.port}/${encodeURIComponent(t.database)}?sslmode=disable`;
+}

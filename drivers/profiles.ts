@@ -1,0 +1,41 @@
+/**
+ * Expected driver outcomes per pooler (`pooltest drivers --profile NAME`), as `--expect` takes
+ * them. `direct`: without a pooler every configuration works (a connection keeps its backend).
+ * `pgbouncer-transaction`: observed on the fixtures (PgBouncer 1.18.0, Debian 12 package,
+ * transaction mode, pool of 2; docs/drivers.md), where PgBouncer tracks no protocol-level
+ * prepared statements (max_prepared_statements exists only since 1.21).
+ */
+import { DRIVERS } from './catalogue.js';
+import { DRIVER_SCENARIOS } from './judge.js';
+import { resultId } from './ids.js';
+
+type Outcomes = Partial<Record<(typeof DRIVER_SCENARIOS)[number], 'works' | 'retried' | 'failed'>>;
+
+/** Outcomes other than `works` through PgBouncer 1.18 transaction mode, per driver and configuration. */
+const PGBOUNCER_118_TRANSACTION: Record<string, Record<string, Outcomes>> = {
+  asyncpg: { default: { moved: 'failed', collision: 'failed', cursor: 'failed' } },
+  psycopg: { default: { moved: 'failed', collision: 'failed' } },
+  pgjdbc: {
+    default: { moved: 'retried', collision: 'failed', cursor: 'failed' },
+    'default, autocommit off': { moved: 'retried', collision: 'failed', cursor: 'retried' },
+  },
+  'ruby-pg': { prepare: { moved: 'failed', collision: 'failed' } },
+  'node-postgres': { named: { moved: 'failed', collision: 'failed' } },
+  'postgres.js': { default: { moved: 'retried', cursor: 'failed' } },
+};
+
+function expectations(exceptions: Record<string, Record<string, Outcomes>>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const d of DRIVERS)
+    for (const c of d.configs)
+      for (const s of DRIVER_SCENARIOS) {
+        if (s === 'cursor' && d.cursor === null) continue;
+        out[resultId(d.id, s, c.name)] = exceptions[d.id]?.[c.name]?.[s] ?? 'works';
+      }
+  return out;
+}
+
+export const DRIVER_PROFILES: Record<string, () => Record<string, string>> = {
+  direct: () => expectations({}),
+  'pgbouncer-transaction': () => expectations(PGBOUNCER_118_TRANSACTION),
+};

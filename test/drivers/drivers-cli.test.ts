@@ -1,0 +1,30 @@
+/**
+ * `pooltest drivers` arguments, without a server: the list, and bad input refused with a coded
+ * error before anything starts (exit 2). The runs themselves are in agents.test.ts.
+ */
+import { expect, test } from 'vitest';
+import { DRIVERS } from '../../drivers/catalogue.js';
+import { runCli } from '../support/cli.js';
+
+test('--list shows every driver with its configurations', async () => {
+  const r = await runCli(['drivers', '--list']);
+  expect(r.code).toBe(0);
+  for (const d of DRIVERS) expect(r.stdout).toContain(d.id);
+  expect(r.stdout).toContain('statement_cache_size=0 (advised)');
+});
+
+test.each([
+  [['drivers', '--driver', 'nope', '--target', '127.0.0.1:1'], /BAD_ARGUMENTS: unknown driver nope/],
+  [['drivers', '--stack', 'nope'], /BAD_ARGUMENTS: unknown stack "nope"/],
+  [['drivers', '--stack', 'direct', '--target', '127.0.0.1:1'], /BAD_ARGUMENTS: --stack and --target/],
+])('%j is refused with BAD_ARGUMENTS', async (args, message) => {
+  const r = await runCli(args, { env: { ...process.env, PGHOST: '', PGPORT: '' } });
+  expect(r.code).toBe(2);
+  expect(r.stderr).toMatch(message);
+});
+
+test('an unreachable target is a coded error, not a hang', async () => {
+  const r = await runCli(['drivers', '--target', '127.0.0.1:1', '--driver', 'psycopg2', '--timeout', '2000']);
+  expect(r.code).toBe(2);
+  expect(r.stderr).toMatch(/pooltest: [A-Z_]+: /);
+});
