@@ -12,6 +12,8 @@ import { positiveInt, splitFlag } from './flag-args.js';
 export interface AuditArgs extends AuditOptions {
   json?: string;
   markdown?: string;
+  /** Audit reports to merge into one (`--merge`), instead of auditing inputs. */
+  merge?: string[];
   failOnFindings: boolean;
   /** false for --no-color; undefined lets NO_COLOR / FORCE_COLOR / the terminal decide. */
   color?: boolean;
@@ -29,6 +31,10 @@ Inputs (any combination, at least one):
   --log-format FORMAT       stderr | csvlog | jsonlog (default: detected from the first line)
   --stats URL               read pg_stat_statements over a direct connection (with call counts)
   --stats-partial           audit the visible rows when other roles' texts are hidden
+
+Merging (instead of inputs and pooler):
+  --merge FILE...           audit reports (--json) of several logs or servers merged into one:
+                            counts added, first sources kept, ordered as one audit of all
 
 Pooler (at most one; without either, what transaction pooling typically does is shown):
   --report FILE             a pooltest JSON report of the pooler (pooltest --json FILE)
@@ -63,6 +69,7 @@ export function parseAuditArgs(argv: string[]): AuditArgs {
   const args: AuditArgs = { failOnFindings: false, help: false };
   const sql: string[] = [];
   const logs: string[] = [];
+  const merge: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const raw = argv[i]!;
     const { flag, inline } = splitFlag(raw);
@@ -84,6 +91,9 @@ export function parseAuditArgs(argv: string[]): AuditArgs {
         break;
       case '--log':
         values(logs);
+        break;
+      case '--merge':
+        values(merge);
         break;
       case '--log-format':
         args.logFormat = logFormat(value());
@@ -140,6 +150,20 @@ export function parseAuditArgs(argv: string[]): AuditArgs {
     throw new PooltestError('BAD_ARGUMENTS', 'stdin (-) can be read only once: give it to one --sql or --log');
   if (sql.length > 0) args.sql = sql;
   if (logs.length > 0) args.logs = logs;
+  if (merge.length > 0) {
+    if (
+      sql.length > 0 ||
+      logs.length > 0 ||
+      args.stats !== undefined ||
+      args.report !== undefined ||
+      args.target !== undefined
+    )
+      throw new PooltestError(
+        'BAD_ARGUMENTS',
+        '--merge combines finished audit reports: give it no --sql, --log, --stats, --report or --target',
+      );
+    args.merge = merge;
+  }
   return args;
 }
 

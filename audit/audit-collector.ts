@@ -35,10 +35,10 @@ export interface CleanupTally {
   sources: string[];
 }
 
-const MAX_FINDINGS = 10_000;
-const MAX_SOURCES = 5;
-const MAX_UNPARSED_SAMPLES = 50;
-const MAX_UNPARSED_DISTINCT = 100_000;
+export const MAX_FINDINGS = 10_000;
+export const MAX_SOURCES = 5;
+export const MAX_UNPARSED_SAMPLES = 50;
+export const MAX_UNPARSED_DISTINCT = 100_000;
 /** Statements are shown up to this many characters (the length is said when cut). */
 const MAX_SHOWN_CHARS = 2_000;
 
