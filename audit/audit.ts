@@ -49,6 +49,8 @@ export interface AuditOptions {
   stdin?: NodeJS.ReadableStream;
   /** Progress while logs are read (a terminal line; see audit/read-progress.ts). */
   progress?: ProgressSink;
+  /** Worker threads per large log file; default by size and cores, 1 reads on the main thread. */
+  jobs?: number;
 }
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
@@ -84,6 +86,7 @@ export async function audit(options: AuditOptions): Promise<AuditReport> {
       maxStatementBytes,
       ...(options.stdin ? { stdin: options.stdin } : {}),
       ...(options.progress ? { progress: options.progress } : {}),
+      ...(options.jobs !== undefined ? { jobs: options.jobs } : {}),
     });
     inputs.push(result.summary);
     warnings.push(...result.warnings);
