@@ -49,7 +49,7 @@ export interface AuditOptions {
   stdin?: NodeJS.ReadableStream;
   /** Progress while logs are read (a terminal line; see audit/read-progress.ts). */
   progress?: ProgressSink;
-  /** Worker threads per large log file; default by size and cores, 1 reads on the main thread. */
+  /** Worker threads per log file (audit/log-parallel.ts); default 1, the main thread. */
   jobs?: number;
 }
 

@@ -21,7 +21,7 @@ export interface LogInputOptions extends LogStateOptions {
   stdin?: NodeJS.ReadableStream;
   /** Told how far the read has got (audit/read-progress.ts). */
   progress?: ProgressSink;
-  /** Worker threads for a large log file: undefined decides by size and cores, 1 reads it here. */
+  /** Worker threads for a log file (log-parallel.ts); default 1, read on this thread. */
   jobs?: number;
 }
 
@@ -46,7 +46,7 @@ export async function auditLogFile(
     }
   }
   const name = path === '-' ? 'stdin' : path;
-  const jobs = totalBytes === null ? 1 : workersFor(totalBytes, opts.jobs);
+  const jobs = totalBytes === null ? 1 : workersFor(opts.jobs);
   if (jobs > 1) {
     const result = await auditLogParallel(path, collector, opts, jobs, totalBytes!);
     if (result !== null) return result;
