@@ -12,6 +12,8 @@ import { positiveInt, splitFlag } from './flag-args.js';
 export interface AuditArgs extends AuditOptions {
   json?: string;
   markdown?: string;
+  /** Audit reports to merge into one (`--merge`), instead of auditing inputs. */
+  merge?: string[];
   failOnFindings: boolean;
   /** false for --no-color; undefined lets NO_COLOR / FORCE_COLOR / the terminal decide. */
   color?: boolean;
@@ -30,6 +32,10 @@ Inputs (any combination, at least one):
   --stats URL               read pg_stat_statements over a direct connection (with call counts)
   --stats-partial           audit the visible rows when other roles' texts are hidden
 
+Merging (instead of inputs and pooler):
+  --merge FILE...           audit reports (--json) of several logs or servers merged into one:
+                            counts added, first sources kept, ordered as one audit of all
+
 Pooler (at most one; without either, what transaction pooling typically does is shown):
   --report FILE             a pooltest JSON report of the pooler (pooltest --json FILE)
   --target URL              run the relevant checks against the pooler now
@@ -43,6 +49,8 @@ Output:
 Limits:
   --timeout T               bound for each network step: 10s, 2500ms, or a bare number of ms (default ${DEFAULT_TIMEOUT_MS})
   --max-statement-bytes N   longer statements are reported as unparsed (default ${DEFAULT_MAX_STATEMENT_BYTES})
+  --jobs N                  worker threads per log file, for idle cores (default 1; stdin and
+                            csvlog are always read on one thread)
 
 Statements that undo session state (RESET, DEALLOCATE, UNLISTEN, pg_advisory_unlock*,
 DISCARD) are shown as the cleanup half of a finding, never as breaks of their own. A driver's
@@ -63,6 +71,7 @@ export function parseAuditArgs(argv: string[]): AuditArgs {
   const args: AuditArgs = { failOnFindings: false, help: false };
   const sql: string[] = [];
   const logs: string[] = [];
+  const merge: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const raw = argv[i]!;
     const { flag, inline } = splitFlag(raw);
@@ -84,6 +93,9 @@ export function parseAuditArgs(argv: string[]): AuditArgs {
         break;
       case '--log':
         values(logs);
+        break;
+      case '--merge':
+        values(merge);
         break;
       case '--log-format':
         args.logFormat = logFormat(value());
@@ -119,6 +131,9 @@ export function parseAuditArgs(argv: string[]): AuditArgs {
         // As the main command's --timeout (10s, 2500ms); a bare number stays milliseconds here.
         args.timeoutMs = durationMs(flag, value());
         break;
+      case '--jobs':
+        args.jobs = positiveInt(flag, value());
+        break;
       case '--max-statement-bytes':
         args.maxStatementBytes = positiveInt(flag, value());
         break;
@@ -140,6 +155,20 @@ export function parseAuditArgs(argv: string[]): AuditArgs {
     throw new PooltestError('BAD_ARGUMENTS', 'stdin (-) can be read only once: give it to one --sql or --log');
   if (sql.length > 0) args.sql = sql;
   if (logs.length > 0) args.logs = logs;
+  if (merge.length > 0) {
+    if (
+      sql.length > 0 ||
+      logs.length > 0 ||
+      args.stats !== undefined ||
+      args.report !== undefined ||
+      args.target !== undefined
+    )
+      throw new PooltestError(
+        'BAD_ARGUMENTS',
+        '--merge combines finished audit reports: give it no --sql, --log, --stats, --report or --target',
+      );
+    args.merge = merge;
+  }
   return args;
 }
 

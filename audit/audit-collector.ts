@@ -35,16 +35,46 @@ export interface CleanupTally {
   sources: string[];
 }
 
-const MAX_FINDINGS = 10_000;
-const MAX_SOURCES = 5;
-const MAX_UNPARSED_SAMPLES = 50;
-const MAX_UNPARSED_DISTINCT = 100_000;
+export const MAX_FINDINGS = 10_000;
+export const MAX_SOURCES = 5;
+export const MAX_UNPARSED_SAMPLES = 50;
+export const MAX_UNPARSED_DISTINCT = 100_000;
 /** Statements are shown up to this many characters (the length is said when cut). */
 const MAX_SHOWN_CHARS = 2_000;
+
+/**
+ * A collector's contents as plain data: what a worker that read a chunk of a log sends back,
+ * to be added to the main collector in the chunks' order (see {@link AuditCollector.absorb}).
+ */
+export interface CollectorState {
+  statements: number;
+  parsedTexts: number;
+  screenedTexts: number;
+  overflow: Partial<Record<AuditCheckId, number>>;
+  findings: [string, FindingTally][];
+  cleanups: [string, CleanupTally][];
+  samples: [string, UnparsedSample][];
+  /** Occurrences per distinct unparsed text (by hash), as far as the bound allows. */
+  unparsedHashes: [string, number][];
+  unparsedCount: number;
+}
 
 /** Collects the statements of all inputs into findings and unparsed samples. */
 export class AuditCollector {
   readonly classifier = new StatementClassifier();
+  private readonly maxFindings: number;
+  private readonly maxSamples: number;
+
+  /**
+   * @param chunk a worker's collector for a chunk of a log keeps twice the bounds: up to one
+   *   bound's worth of what it finds may already be known from earlier chunks, and the rest
+   *   must still fill the merged bound exactly as one collector would have.
+   */
+  constructor(chunk = false) {
+    this.maxFindings = chunk ? 2 * MAX_FINDINGS : MAX_FINDINGS;
+    this.maxSamples = chunk ? 2 * MAX_UNPARSED_SAMPLES : MAX_UNPARSED_SAMPLES;
+  }
+
   /** Statement occurrences examined (calls for pg_stat_statements rows). */
   statements = 0;
   /** Findings per check that did not fit in the kept set: counted, not listed. */
@@ -52,7 +82,7 @@ export class AuditCollector {
   private readonly findings = new Map<string, FindingTally>();
   private readonly cleanups = new Map<string, CleanupTally>();
   private readonly samples = new Map<string, UnparsedSample>();
-  private readonly unparsedHashes = new Set<string>();
+  private readonly unparsedHashes = new Map<string, number>();
   private unparsedCount = 0;
 
   /** Classifies `sql` (one or more statements) seen `count` times. */
@@ -101,7 +131,7 @@ export class AuditCollector {
     const key = `${check}\u0000${text.length > 256 ? createHash('sha1').update(text).digest('base64') : text}`;
     let tally = this.findings.get(key);
     if (tally === undefined) {
-      if (this.findings.size >= MAX_FINDINGS) {
+      if (this.findings.size >= this.maxFindings) {
         this.overflow[check] = (this.overflow[check] ?? 0) + count;
         return;
       }
@@ -126,16 +156,74 @@ export class AuditCollector {
   unparsed(sql: string, source: string, error: string, count: number): void {
     this.unparsedCount += count;
     const hash = createHash('sha1').update(sql).digest('base64');
-    if (this.unparsedHashes.size < MAX_UNPARSED_DISTINCT) this.unparsedHashes.add(hash);
+    const seen = this.unparsedHashes.get(hash);
+    if (seen !== undefined) this.unparsedHashes.set(hash, seen + count);
+    else if (this.unparsedHashes.size < MAX_UNPARSED_DISTINCT) this.unparsedHashes.set(hash, count);
     const sample = this.samples.get(hash);
     if (sample !== undefined) sample.count += count;
-    else if (this.samples.size < MAX_UNPARSED_SAMPLES)
+    else if (this.samples.size < this.maxSamples)
       this.samples.set(hash, { statement: shown(sql), source, error, count });
   }
 
   /** Counts occurrences that were never classified at all (only counted). */
   countStatements(count: number): void {
     this.statements += count;
+  }
+
+  /** Everything collected, as plain data (see {@link CollectorState}). */
+  snapshot(): CollectorState {
+    return {
+      statements: this.statements,
+      parsedTexts: this.classifier.parsedTexts,
+      screenedTexts: this.classifier.screenedTexts,
+      overflow: this.overflow,
+      findings: [...this.findings],
+      cleanups: [...this.cleanups],
+      samples: [...this.samples],
+      unparsedHashes: [...this.unparsedHashes],
+      unparsedCount: this.unparsedCount,
+    };
+  }
+
+  /**
+   * Adds what a later part of the input collected, as if this collector had read it next:
+   * counts add up, new findings and samples come after the known ones, sources and samples
+   * stay within the same bounds.
+   */
+  absorb(part: CollectorState): void {
+    this.statements += part.statements;
+    this.classifier.parsedTexts += part.parsedTexts;
+    this.classifier.screenedTexts += part.screenedTexts;
+    for (const [id, n] of Object.entries(part.overflow) as [AuditCheckId, number][])
+      this.overflow[id] = (this.overflow[id] ?? 0) + n;
+    for (const [key, t] of part.findings) {
+      const known = this.findings.get(key);
+      if (known !== undefined) {
+        known.count += t.count;
+        for (const id of t.alsoChecks) known.alsoChecks.add(id);
+        known.sources.push(...t.sources.slice(0, MAX_SOURCES - known.sources.length));
+      } else if (this.findings.size >= this.maxFindings)
+        this.overflow[t.check] = (this.overflow[t.check] ?? 0) + t.count;
+      else this.findings.set(key, { ...t, alsoChecks: new Set(t.alsoChecks), sources: [...t.sources] });
+    }
+    for (const [key, t] of part.cleanups) {
+      const known = this.cleanups.get(key);
+      if (known !== undefined) {
+        known.count += t.count;
+        known.sources.push(...t.sources.slice(0, MAX_SOURCES - known.sources.length));
+      } else if (this.cleanups.size < this.maxFindings) this.cleanups.set(key, { ...t, sources: [...t.sources] });
+    }
+    this.unparsedCount += part.unparsedCount;
+    // Samples known here count the part's occurrences too; the part's own new ones follow.
+    for (const [hash, n] of part.unparsedHashes) {
+      const sample = this.samples.get(hash);
+      if (sample !== undefined) sample.count += n;
+      const seen = this.unparsedHashes.get(hash);
+      if (seen !== undefined) this.unparsedHashes.set(hash, seen + n);
+      else if (this.unparsedHashes.size < MAX_UNPARSED_DISTINCT) this.unparsedHashes.set(hash, n);
+    }
+    for (const [hash, sample] of part.samples)
+      if (!this.samples.has(hash) && this.samples.size < this.maxSamples) this.samples.set(hash, { ...sample });
   }
 
   tallies(): FindingTally[] {
@@ -152,7 +240,7 @@ export class AuditCollector {
     let tally = this.cleanups.get(key);
     if (tally === undefined) {
       // Bounded like findings; past the bound a cleanup is only not listed (it never breaks).
-      if (this.cleanups.size >= MAX_FINDINGS) return;
+      if (this.cleanups.size >= this.maxFindings) return;
       tally = {
         undoes: [...new Set(hazards.map((h) => h.check))],
         what,
@@ -186,7 +274,7 @@ export class AuditCollector {
     const key = `${check}\u0000${what}\u0000${normalized}`;
     let tally = this.findings.get(key);
     if (tally === undefined) {
-      if (this.findings.size >= MAX_FINDINGS) {
+      if (this.findings.size >= this.maxFindings) {
         this.overflow[check] = (this.overflow[check] ?? 0) + count;
         return;
       }

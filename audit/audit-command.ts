@@ -12,6 +12,7 @@ import { terminalWidth } from '../reporters/terminal-text.js';
 import { audit } from './audit.js';
 import { AUDIT_USAGE, parseAuditArgs, type AuditArgs } from './audit-args.js';
 import { renderAuditMarkdown } from './audit-markdown.js';
+import { mergeAuditFiles } from './audit-merge.js';
 import { renderAuditTerminal } from './audit-terminal.js';
 import { readProgress } from './read-progress.js';
 import type { AuditReport } from './audit-types.js';
@@ -51,7 +52,10 @@ export async function auditCommand(
       isTTY: stderr.isTTY === true,
       ...(stderr.columns ? { columns: stderr.columns } : {}),
     });
-    const report = await audit({ ...args, progress, ...(io.stdin ? { stdin: io.stdin } : {}) });
+    const report =
+      args.merge !== undefined
+        ? await mergeAuditFiles(args.merge)
+        : await audit({ ...args, progress, ...(io.stdin ? { stdin: io.stdin } : {}) });
     if (args.json !== undefined) await writeOutput(args.json, `${JSON.stringify(report, null, 2)}\n`, '--json');
     if (args.markdown !== undefined) await writeOutput(args.markdown, renderAuditMarkdown(report), '--markdown');
     const isTty = (io.stdout as { isTTY?: boolean }).isTTY === true;

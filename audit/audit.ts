@@ -49,6 +49,8 @@ export interface AuditOptions {
   stdin?: NodeJS.ReadableStream;
   /** Progress while logs are read (a terminal line; see audit/read-progress.ts). */
   progress?: ProgressSink;
+  /** Worker threads per log file (audit/log-parallel.ts); default 1, the main thread. */
+  jobs?: number;
 }
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
@@ -84,6 +86,7 @@ export async function audit(options: AuditOptions): Promise<AuditReport> {
       maxStatementBytes,
       ...(options.stdin ? { stdin: options.stdin } : {}),
       ...(options.progress ? { progress: options.progress } : {}),
+      ...(options.jobs !== undefined ? { jobs: options.jobs } : {}),
     });
     inputs.push(result.summary);
     warnings.push(...result.warnings);
@@ -104,8 +107,7 @@ export async function audit(options: AuditOptions): Promise<AuditReport> {
   );
   const behaviour = await resolveBehaviour(fromReport, { ...options, timeoutMs }, checks);
   for (const id of checks) {
-    if (behaviour.basis !== 'typical' && !behaviour.outcomes.has(id))
-      warnings.push(`${id} is not in the pooler's results: what it does there is unknown`);
+    if (behaviour.basis !== 'typical' && !behaviour.outcomes.has(id)) warnings.push(missingCheckWarning(id));
   }
   const findings = tallies.map((t) => toFinding(t, behaviour));
   findings.sort((a, b) => checkPriority(a.check) - checkPriority(b.check) || b.count - a.count);
@@ -119,18 +121,9 @@ export async function audit(options: AuditOptions): Promise<AuditReport> {
     .cleanupTallies()
     .map((t): AuditCleanup => ({ ...t, source: t.sources[0] ?? '', paired: t.undoes.some((id) => found.has(id)) }));
   cleanups.sort((a, b) => Number(b.paired) - Number(a.paired) || b.count - a.count);
-  if (options.stats !== undefined && logs.length === 0) {
-    const named = CLAIMS.checkOfStatement('protocol named statement');
-    const inLogs = "server logs (--log with log_statement = 'all')";
-    warnings.push(
-      `pg_stat_statements records no statement names: a driver's named prepared statements (${named}) show only in ${inLogs}`,
-    );
-  }
+  if (options.stats !== undefined && logs.length === 0) warnings.push(statsNamesWarning());
   const unparsed = collector.unparsedSummary();
-  if (unparsed.count > 0)
-    warnings.push(
-      `${unparsed.count} statement(s) could not be classified (${unparsed.distinct} distinct): see "unparsed"`,
-    );
+  if (unparsed.count > 0) warnings.push(unparsedWarning(unparsed));
   return {
     schemaVersion: AUDIT_SCHEMA_VERSION,
     tool: { name: 'pooltest', command: 'audit' },
@@ -153,6 +146,28 @@ export async function audit(options: AuditOptions): Promise<AuditReport> {
     unparsed,
     warnings,
   };
+}
+
+/*
+ * The warnings the audit derives from its results rather than from one input: `audit --merge`
+ * (audit-merge.ts) derives them again for the merged report, so they are written once here.
+ */
+
+/** A check with findings that the pooler's report or run does not cover. */
+export function missingCheckWarning(id: AuditCheckId): string {
+  return `${id} is not in the pooler's results: what it does there is unknown`;
+}
+
+/** pg_stat_statements audited without any log: named protocol statements cannot show. */
+export function statsNamesWarning(): string {
+  const named = CLAIMS.checkOfStatement('protocol named statement');
+  const inLogs = "server logs (--log with log_statement = 'all')";
+  return `pg_stat_statements records no statement names: a driver's named prepared statements (${named}) show only in ${inLogs}`;
+}
+
+/** Statements that could not be classified (the report's `unparsed`). */
+export function unparsedWarning(unparsed: { count: number; distinct: number }): string {
+  return `${unparsed.count} statement(s) could not be classified (${unparsed.distinct} distinct): see "unparsed"`;
 }
 
 /** A counted finding joined with what the pooler does in its check. */

@@ -26,10 +26,14 @@ export class LineSplitter {
   private droppedQuotes = 0;
   private lineNo = 0;
 
+  /** @param linesBefore lines of the file before the part this splitter reads (numbering goes on from there) */
   constructor(
     private readonly maxLineBytes: number,
     private readonly onLine: (line: RawLine) => void,
-  ) {}
+    linesBefore = 0,
+  ) {
+    this.lineNo = linesBefore;
+  }
 
   push(chunk: Buffer): void {
     // Checking the whole chunk once is far cheaper than per line; lines are re-checked only

@@ -1,13 +1,15 @@
 /**
  * Classifies statement texts with a cache keyed by the exact text. Workloads repeat themselves
- * (drivers log `$1` placeholders, ORMs send the same shapes), so most texts of a large log are
- * answered from the cache and only distinct ones reach the parser: that is what keeps the audit
- * far above 50,000 statements per second.
+ * (drivers log `$1` placeholders), so most texts of a large log are answered from the cache.
+ * Texts that do not repeat (an ORM's statements with their values inline) go through the hazard
+ * screen (hazard-screen.ts): a text that cannot hold a finding is answered from the first text
+ * of its shape, and only that first one reaches the parser.
  */
 import { nodeType } from './ast-json.js';
 import { BoundedCache } from './bounded-cache.js';
 import { analyzeStatement } from './classify-statement.js';
 import type { Hazard } from './audit-types.js';
+import { screenStatement } from './hazard-screen.js';
 import { charOffset, normalizeStatement, parseStatements, scanTokens, SqlParseFailure } from './sql-parser.js';
 
 /** A statement of a text that needs reporting: it has hazards, or could not be analysed. */
@@ -33,19 +35,58 @@ export type TextClassification =
 const CACHE_ENTRIES = 20_000;
 const CACHE_KEY_CHARS = 16 * 1024 * 1024;
 const CACHE_KEY_LENGTH = 64 * 1024;
+/** Shapes are fewer than texts (one per statement template): a smaller cache holds them. */
+const SHAPE_ENTRIES = 5_000;
+const SHAPE_KEY_CHARS = 4 * 1024 * 1024;
+
+/** A shape whose first text parsed with a finding or an error: every text of it is parsed. */
+const PARSE_EACH = -1;
+
+/** How the classifier works: the screen is on unless a test compares with it off or replaces it. */
+export interface ClassifierOptions {
+  screen?: false | ((sql: string) => string | null);
+}
 
 /** Parses and classifies statement texts, once per distinct text while it stays cached. */
 export class StatementClassifier {
   private readonly cache = new BoundedCache<TextClassification>(CACHE_ENTRIES, CACHE_KEY_CHARS, CACHE_KEY_LENGTH);
-  /** Texts that went to the parser (cache misses). */
+  /** Statement count of a shape whose first text parsed clean, or PARSE_EACH. */
+  private readonly shapes = new BoundedCache<number>(SHAPE_ENTRIES, SHAPE_KEY_CHARS, CACHE_KEY_LENGTH);
+  private readonly screen: ((sql: string) => string | null) | null;
+  /**
+   * Texts classified afresh (misses of the text cache), whether the parser or the screen
+   * answered: the report's `parsedTexts`, unchanged in meaning by the screen.
+   */
   parsedTexts = 0;
+  /** Of those, texts the screen answered without the parser (for the bench). */
+  screenedTexts = 0;
+
+  constructor(options: ClassifierOptions = {}) {
+    this.screen = options.screen === false ? null : (options.screen ?? screenStatement);
+  }
 
   classify(sql: string): TextClassification {
     const cached = this.cache.get(sql);
     if (cached !== undefined) return cached;
-    const result = this.classifyUncached(sql);
+    const result = this.classifyFresh(sql);
     this.parsedTexts++;
     this.cache.set(sql, result);
+    return result;
+  }
+
+  private classifyFresh(sql: string): TextClassification {
+    const shape = this.screen !== null && sql !== '' ? this.screen(sql) : null;
+    if (shape === null) return this.classifyUncached(sql);
+    const known = this.shapes.get(shape);
+    if (known !== undefined && known !== PARSE_EACH) {
+      this.screenedTexts++;
+      return { ok: true, statements: known, notable: [] };
+    }
+    const result = this.classifyUncached(sql);
+    // Only a clean parse vouches for its shape. A finding here would mean the screen let
+    // through a text that holds one; the shape then never skips the parser.
+    if (known === undefined)
+      this.shapes.set(shape, result.ok && result.notable.length === 0 ? result.statements : PARSE_EACH);
     return result;
   }
 

@@ -1,0 +1,47 @@
+/**
+ * A worker thread reading one part of a large log (see log-parallel.ts): the same line
+ * splitter, log reader and classifier as the main thread, into a collector of its own whose
+ * contents go back as plain data when the part is read.
+ */
+import { createReadStream } from 'node:fs';
+import { parentPort, workerData } from 'node:worker_threads';
+import { PooltestError } from '../engine/errors.js';
+import { AuditCollector } from './audit-collector.js';
+import { CHUNK_BYTES, readLogStream } from './log-input.js';
+import type { WorkerMessage, WorkerTask } from './log-parallel.js';
+import { LogState } from './log-state.js';
+import { loadParser } from './sql-parser.js';
+
+async function run(task: WorkerTask): Promise<WorkerMessage> {
+  await loadParser();
+  const collector = new AuditCollector(true);
+  const state = new LogState(task.name, collector, { format: task.format, maxStatementBytes: task.maxStatementBytes });
+  // `end` is inclusive for createReadStream.
+  const stream = createReadStream(task.path, { start: task.start, end: task.end - 1, highWaterMark: CHUNK_BYTES });
+  let last = 0;
+  await readLogStream(
+    stream,
+    state,
+    task.name,
+    task.maxStatementBytes,
+    { sniff: false, linesBefore: task.lineOffset },
+    (bytes, lines) => {
+      // A few updates a second is all a progress line needs.
+      if (bytes - last < 8 * CHUNK_BYTES) return;
+      last = bytes;
+      parentPort!.postMessage({ kind: 'progress', bytes, lines } satisfies WorkerMessage);
+    },
+  );
+  return { kind: 'done', counts: state.counts, collector: collector.snapshot() };
+}
+
+run(workerData as WorkerTask).then(
+  (message) => parentPort!.postMessage(message),
+  (error: unknown) => {
+    const message: WorkerMessage =
+      error instanceof PooltestError
+        ? { kind: 'error', code: error.code, message: error.message, detail: error.detail }
+        : { kind: 'error', code: null, message: error instanceof Error ? error.message : String(error), detail: {} };
+    parentPort!.postMessage(message);
+  },
+);
