@@ -78,7 +78,7 @@ describe('Markdown report', () => {
     const md = renderMarkdown(troubledReport());
     const ids = rows(md).map((r) => /`([^`]+)`/.exec(r)?.[1]);
     expect(ids[0]).toBe('locks/advisory-session');
-    expect(md).toContain('❌ **fail**');
+    expect(md).toContain('❌ **FAIL**');
     expect(md).toContain('⚠️ inconclusive');
     expect(blocks(md).get('temp/temp-table')).toMatch(/\*\*Why inconclusive:\*\* steering failed/);
     expect(md).toContain('Sweep: **dirty**');
