@@ -136,7 +136,7 @@ function card(c: CheckResult): string {
   if (c.advice) parts.push(`<p><b>Advice:</b> ${esc(c.advice)}</p>`);
   if (!c.cleanup.ok) parts.push(`<p class="v-fail"><b>Cleanup failed:</b> ${esc(c.cleanup.detail)}</p>`);
   const diagram = renderSequenceSvg(c);
-  if (diagram) parts.push(`<div class="diagram">${diagram}</div>`);
+  if (diagram) parts.push(diagram);
   const facts = Object.entries(c.facts).map(([k, v]): [string, string] => [k, v === null ? 'null' : String(v)]);
   if (facts.length > 0) parts.push(`<details><summary>facts (${facts.length})</summary>${factList(facts)}</details>`);
   if (c.steps.length > 0)

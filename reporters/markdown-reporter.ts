@@ -11,7 +11,7 @@ import type { CheckResult, Report } from '../engine/types.js';
 import { outcomeBreaks } from '../suites/outcome-breaks.js';
 import { esc } from './html.js';
 import { code, inline, table, VERDICT_SIGN, withLinks } from './markdown.js';
-import { renderMermaid } from './mermaid.js';
+import { mermaidLegend, renderMermaid } from './mermaid.js';
 import { poolerText, targetText } from './report-text.js';
 import { bySeverity } from './severity.js';
 import { plural, sweepText } from './sweep-text.js';
@@ -132,7 +132,7 @@ function details(c: CheckResult, withDiagram: boolean): string {
   if (c.expectedRef) lines.push('', expectedPer(c));
   if (c.advice) lines.push('', `**Advice:** ${sentence(inline(c.advice))}`);
   const diagram = withDiagram ? renderMermaid(c) : '';
-  if (diagram) lines.push('', '```mermaid', diagram, '```');
+  if (diagram) lines.push('', '```mermaid', diagram, '```', '', `_Lifelines:_ ${inline(mermaidLegend(c))}.`);
   lines.push('', '</details>');
   return lines.join('\n');
 }

@@ -19,9 +19,13 @@ describe('Mermaid sequence diagrams', () => {
     expect(lines).toContain('  participant c0 as A');
     expect(lines).toContain('  participant c1 as O1');
     const create = c.steps.find((s) => s.tag === 'A.create')!;
-    expect(lines).toContain(`  participant b0 as backend ${create.pid}`);
-    expect(text).toMatch(/ {2}c0->>b0: 1 A\.create#58; SELECT pg_backend_pid\(\) AS pid#59; SET statement_timeout = /);
-    expect(text).toContain('Note right of b0: state created here');
+    expect(lines).toContain(`  participant b0 as pid ${create.pid}`);
+    expect(text).toMatch(/ {2}c0->>b0: 1 A\.create\n/);
+    // The SQL that created the state is in a note, folded, in full.
+    expect(text).toMatch(
+      /Note over b0: state created here: SELECT<br>pg_backend_pid\(\) AS pid#59; SET<br>statement_timeout =/,
+    );
+    expect(text).toContain('Note over b0: state created here');
   });
 
   test('the crossing is where another client ran on the create backend; a landing without state is told apart', () => {
