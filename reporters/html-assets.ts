@@ -24,7 +24,7 @@ pre{white-space:pre-wrap;overflow-wrap:anywhere;margin:4px 0}
 table{border-collapse:collapse;width:100%;table-layout:fixed}
 th,td{border-bottom:1px solid var(--line);padding:3px 6px;text-align:left;vertical-align:top;overflow-wrap:anywhere}
 th{color:var(--muted);font-weight:600}
-.verdict{font-weight:600;border-radius:10px;padding:0 8px;white-space:nowrap}
+.verdict{font-weight:600;border-radius:10px;padding:0 8px;display:inline-block}
 .v-pass{color:var(--pass)}.v-fail{color:var(--fail)}.v-inconclusive{color:var(--inc)}.v-skipped{color:var(--skip)}.v-observed{color:var(--skip)}
 .breaks{color:var(--fail);font-weight:600}
 .filters label{margin-right:12px;white-space:nowrap}
