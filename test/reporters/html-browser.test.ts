@@ -134,9 +134,7 @@ describe.skipIf(SKIP !== null)('HTML report in Chromium', () => {
         return {
           page: doc.scrollWidth > doc.clientWidth + 1 || wide(document.body),
           // A diagram scrolls inside its own box (it keeps its text at its size); the box it sits in may not grow.
-          boxes: [...document.querySelectorAll('.panel, .check')]
-            .filter(wide)
-            .map((el) => el.id || el.className),
+          boxes: [...document.querySelectorAll('.panel, .check')].filter(wide).map((el) => el.id || el.className),
         };
       });
       expect(overflow, `at ${width}px`).toEqual({ page: false, boxes: [] });
