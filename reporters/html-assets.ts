@@ -42,7 +42,8 @@ svg.seq marker path{fill:#57606a}
 svg.seq .step.error line{stroke:var(--fail)}svg.seq .step.error .answer{fill:var(--fail)}
 svg.seq .step.waited line{stroke-dasharray:3 3}svg.seq .step.waited .answer{fill:var(--inc)}
 svg.seq .step .answer{fill:var(--muted)}
-svg.seq .step.crossing.reached line,svg.seq .step.decisive line{stroke:var(--fail);stroke-width:2.4}
+svg.seq .step.crossing.reached line,svg.seq[data-reached="true"] .step.decisive line{stroke:var(--fail);stroke-width:2.4}
+svg.seq[data-reached="false"] .step.decisive line{stroke:#2f6fde;stroke-width:2.4}
 svg.seq .step.inferred line{stroke-dasharray:6 3}
 svg.seq .step.decisive .answer{fill:var(--fg);font-weight:600}
 svg.seq .band.decisive.reached{fill:var(--reach)}svg.seq .band.decisive.landed{fill:var(--land)}

@@ -85,7 +85,7 @@ export function renderSequenceSvg(check: Pick<CheckResult, 'id' | 'steps' | 'out
   );
   const caption = omitted(model);
   return [
-    `<div class="diagram" tabindex="0"><svg class="seq" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img" aria-label="${esc(`sequence of ${check.id}`)}" data-check="${esc(check.id)}"${model.decisive ? ` data-decisive="${model.decisive.seq}"` : ''}>`,
+    `<div class="diagram" tabindex="0"><svg class="seq" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img" aria-label="${esc(`sequence of ${check.id}`)}" data-check="${esc(check.id)}"${model.decisive ? ` data-decisive="${model.decisive.seq}" data-reached="${model.decisive.reached}"` : ''}>`,
     `<defs><marker id="${ah}" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z"/></marker></defs>`,
     ...parts,
     '</svg></div>',

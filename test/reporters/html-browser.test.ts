@@ -153,8 +153,12 @@ describe.skipIf(SKIP !== null)('HTML report in Chromium', () => {
       if (width === 1280) {
         mkdirSync(ARTIFACTS, { recursive: true });
         const shot = path.join(ARTIFACTS, 'html-report.png');
-        await page.screenshot({ path: shot, fullPage: true });
-        console.log(`HTML report screenshot: ${shot}`);
+        // For a person to look at, not an assertion: a busy machine that cannot paint the whole
+        // page within the bound says so instead of failing the test.
+        await page
+          .screenshot({ path: shot, fullPage: true })
+          .then(() => console.log(`HTML report screenshot: ${shot}`))
+          .catch((err: Error) => console.warn(`no screenshot of the HTML report: ${err.message.split('\n')[0]}`));
       }
       await page.close();
     }
