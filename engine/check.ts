@@ -64,6 +64,17 @@ export interface LandingNeed {
   observe: string;
 }
 
+/**
+ * The recorded step a check's outcome turns on, as the sequence diagrams highlight it
+ * (reporters/sequence-model.ts): the first step with this tag (any phase prefix, `set:A.create`
+ * matches `A.create`; no tag: any step) that had an error (`has: 'error'`) or received a
+ * notification (`has: 'notification'`).
+ */
+export interface DecisiveStep {
+  tag?: string;
+  has: 'error' | 'notification';
+}
+
 /** How the audit and watch describe an application statement that depends on this check. */
 export interface AuditHint {
   /** The kind of statement, as a finding's heading shows it. */
@@ -101,6 +112,11 @@ export interface CheckDefinition<Id extends string = string, Label extends strin
   flags?: readonly CheckFlag[];
   /** The landings the conclusion rests on; the engine vetoes an unproven one. */
   restsOn?: readonly LandingNeed[];
+  /**
+   * The step the outcome turns on, when it is not the crossing (another client landing on the
+   * backend A created state on, which the diagrams find by themselves): the first match wins.
+   */
+  decisive?: readonly DecisiveStep[];
   /** Present when application statements can depend on this behaviour (audit, watch). */
   audit?: AuditHint;
   /**

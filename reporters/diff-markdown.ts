@@ -7,6 +7,7 @@ import type { ChangeKind, DiffSide, ReportDiff } from './report-diff.js';
 import { code, inline, table } from './markdown.js';
 import { sideWhat, targetText } from './report-text.js';
 import { bySeverity } from './severity.js';
+import { newCounts, newVerdict } from './diff-terminal.js';
 
 const CHANGE_BADGE: Readonly<Record<ChangeKind, string>> = {
   breaks: '❌ **breaks**',
@@ -25,6 +26,7 @@ export function renderDiffMarkdown(diff: ReportDiff): string {
     e.old !== null ? code(e.old) : '—',
     e.new !== null ? code(e.new) : '—',
     CHANGE_BADGE[e.change],
+    newVerdict(e),
   ]);
   const breaks = entries.filter((e) => e.change === 'breaks');
   const s = diff.summary;
@@ -34,9 +36,9 @@ export function renderDiffMarkdown(diff: ReportDiff): string {
     `- **OLD**: ${sideText(diff.old)}`,
     `- **NEW**: ${sideText(diff.new)}`,
     '',
-    table(['Check', 'Severity', 'OLD', 'NEW', 'Change'], rows),
+    table(['Check', 'Severity', 'OLD', 'NEW', 'Change', 'NEW verdict'], rows),
     '',
-    `**${s.breaks} break(s)**, ${s.fixed} fixed, ${s.same} same, ${s.changed} changed, ${s.unknown} unknown.`,
+    `**${s.breaks} break(s)**, ${s.fixed} fixed, ${s.same} same, ${s.changed} changed, ${s.unknown} unknown. NEW: ${newCounts(diff)}.`,
   ];
   if (breaks.length > 0) {
     parts.push(

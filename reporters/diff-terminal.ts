@@ -4,7 +4,8 @@
  * for each break right under it.
  */
 import { Chalk, type ChalkInstance } from 'chalk';
-import type { ChangeKind, DiffSide, ReportDiff } from './report-diff.js';
+import type { ChangeKind, DiffEntry, DiffSide, ReportDiff } from './report-diff.js';
+import { verdictCounts, verdictPhrase } from './verdict-text.js';
 import { sideWhat, targetText } from './report-text.js';
 import { groupBySeverity } from './severity.js';
 import { cut, oneLine, outcomeWidth, terminalSafe } from './terminal-text.js';
@@ -31,12 +32,14 @@ export function renderDiff(unsafe: ReportDiff, opts: DiffTerminalOptions): strin
       'OLD',
       diff.entries.flatMap((e) => [e.old, e.new]),
     );
-    lines.push(c.bold(`${'CHECK'.padEnd(w)}  ${'OLD'.padEnd(ow)}  ${'NEW'.padEnd(ow)}  CHANGE`));
+    lines.push(
+      c.bold(`${'CHECK'.padEnd(w)}  ${'OLD'.padEnd(ow)}  ${'NEW'.padEnd(ow)}  ${'CHANGE'.padEnd(7)}  NEW VERDICT`),
+    );
     for (const group of groupBySeverity(diff.entries)) {
       lines.push(c.bold.underline(`${group.severity} (${group.checks.length})`));
       for (const e of group.checks) {
         lines.push(
-          `${e.id.padEnd(w)}  ${(e.old ?? '-').padEnd(ow)}  ${(e.new ?? '-').padEnd(ow)}  ${changeText(e.change, c)}`,
+          `${e.id.padEnd(w)}  ${(e.old ?? '-').padEnd(ow)}  ${(e.new ?? '-').padEnd(ow)}  ${changeText(e.change, c)}${' '.repeat(Math.max(0, 7 - e.change.length))}  ${newVerdict(e)}`.trimEnd(),
         );
         if (e.change !== 'same') lines.push(c.dim(cut(`    ${e.why}`, width)));
         if (e.change === 'breaks')
@@ -52,6 +55,7 @@ export function renderDiff(unsafe: ReportDiff, opts: DiffTerminalOptions): strin
     }
   }
   const s = diff.summary;
+  if (!opts.quiet) lines.push(`${c.bold('NEW')}      ${newCounts(diff)}`);
   lines.push(
     `${c.bold('Changes')}  ${c.red(`${s.breaks} break(s)`)}, ${c.green(`${s.fixed} fixed`)}, ${s.same} same, ${s.changed} changed, ${c.yellow(`${s.unknown} unknown`)}  exit ${s.exitCode}`,
   );
@@ -61,6 +65,17 @@ export function renderDiff(unsafe: ReportDiff, opts: DiffTerminalOptions): strin
 function sideLine(label: string, s: DiffSide): string {
   const what = sideWhat(s);
   return `  ${label}  ${targetText(s.target)}  ${what}  PostgreSQL ${s.serverVersion}  run ${s.runId}  ${s.startedAt}`;
+}
+
+/** NEW's verdict in the words of every renderer (verdict-text.ts); a check NEW did not run has none. */
+export function newVerdict(e: DiffEntry): string {
+  return e.newVerdict === null ? '' : verdictPhrase({ verdict: e.newVerdict, outcome: e.new, severity: e.severity });
+}
+
+/** Every verdict of NEW counted, as the reports count them. */
+export function newCounts(diff: ReportDiff): string {
+  const ran = diff.entries.filter((e) => e.newVerdict !== null);
+  return verdictCounts(ran.map((e) => ({ verdict: e.newVerdict!, outcome: e.new })));
 }
 
 function changeText(k: ChangeKind, c: ChalkInstance): string {

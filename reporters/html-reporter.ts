@@ -19,6 +19,7 @@ import { poolerText, targetText } from './report-text.js';
 import { renderSequenceSvg } from './sequence-svg.js';
 import { SEVERITY_ORDER, bySeverity } from './severity.js';
 import { stepOutcome } from './step-text.js';
+import { observedReading, reportCounts, verdictPhrase } from './verdict-text.js';
 
 const VERDICTS: readonly Verdict[] = ['fail', 'inconclusive', 'pass', 'observed', 'skipped'];
 
@@ -63,13 +64,12 @@ function header(r: Report): string {
 
 function counts(r: Report): string {
   const s = r.summary;
+  // The words of every renderer (verdict-text.ts), each count coloured as its verdict is.
   const cells = [
-    `${s.total} checks`,
-    `<span class="v-pass">${s.pass} pass</span>`,
-    `<span class="v-fail">${s.fail} fail</span>`,
-    `<span class="v-observed">${s.observed ?? 0} observed</span>`,
-    `<span class="v-inconclusive">${s.inconclusive} inconclusive</span>`,
-    `<span class="v-skipped">${s.skipped} skipped</span>`,
+    `${r.checks.length} checks`,
+    ...reportCounts(r)
+      .split(', ')
+      .map((part) => `<span class="v-${token(part.split(' ')[1] ?? '')}">${esc(part)}</span>`),
     `exit code ${s.exitCode}`,
     `${(r.durationMs / 1000).toFixed(1)} s`,
   ];
@@ -119,7 +119,7 @@ function filters(): string {
 function overview(checks: readonly CheckResult[]): string {
   const rows = checks.map((c) => {
     const id = `<a href="#${anchor(c.id)}"><code>${esc(c.id)}</code></a>`;
-    const cells = [id, esc(c.severity), outcomeCell(c), expectedCell(c), verdict(c.verdict)];
+    const cells = [id, esc(c.severity), outcomeCell(c), expectedCell(c), verdict(c)];
     return `<tr ${dataAttrs(c)}>${cells.map((x) => td(x)).join('')}</tr>`;
   });
   const head = tableHead([['check', '40%'], ['severity'], ['outcome'], ['expected'], ['verdict']]);
@@ -129,7 +129,7 @@ function overview(checks: readonly CheckResult[]): string {
 function card(c: CheckResult): string {
   const parts = [
     `<section class="check" id="${anchor(c.id)}" ${dataAttrs(c)}>`,
-    `<div><h3><code>${esc(c.id)}</code> ${esc(c.title)}</h3> · ${esc(c.severity)} · outcome ${outcomeCell(c)} · expected ${expectedCell(c)} · ${verdict(c.verdict)}</div>`,
+    `<div><h3><code>${esc(c.id)}</code> ${esc(c.title)}</h3> · ${esc(c.severity)} · outcome ${outcomeCell(c)} · expected ${expectedCell(c)} · ${verdict(c)}</div>`,
     `<p><b>Evidence:</b> ${esc(c.evidence)}</p>`,
   ];
   if (c.verdict !== 'pass' && c.verdict !== 'observed' && c.reason !== c.evidence)
@@ -138,7 +138,7 @@ function card(c: CheckResult): string {
   if (c.advice) parts.push(`<p><b>Advice:</b> ${esc(c.advice)}</p>`);
   if (!c.cleanup.ok) parts.push(`<p class="v-fail"><b>Cleanup failed:</b> ${esc(c.cleanup.detail)}</p>`);
   const diagram = renderSequenceSvg(c);
-  if (diagram) parts.push(`<div class="diagram">${diagram}</div>`);
+  if (diagram) parts.push(diagram);
   const facts = Object.entries(c.facts).map(([k, v]): [string, string] => [k, v === null ? 'null' : String(v)]);
   if (facts.length > 0) parts.push(`<details><summary>facts (${facts.length})</summary>${factList(facts)}</details>`);
   if (c.steps.length > 0)
@@ -201,8 +201,10 @@ function outcomeCell(c: CheckResult): string {
   return `<code class="${outcomeBreaks(c.outcome) === true ? 'breaks' : ''}">${esc(c.outcome)}</code>`;
 }
 
-function verdict(v: string): string {
-  return `<span class="verdict v-${token(v)}">${esc(v)}</span>`;
+/** The verdict in the words of every renderer; an observation that breaks is red, like a failure. */
+function verdict(c: CheckResult): string {
+  const breaks = c.verdict === 'observed' && observedReading(c) === 'breaks' ? ' breaks' : '';
+  return `<span class="verdict v-${token(c.verdict)}${breaks}">${esc(verdictPhrase(c))}</span>`;
 }
 
 function anchor(id: string): string {

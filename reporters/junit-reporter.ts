@@ -17,7 +17,7 @@ import { redactUrl } from '../engine/target.js';
 import { poolerName, targetText } from './report-text.js';
 import { stepLine } from './step-text.js';
 import { attributes, escapeXml } from './xml.js';
-import { observedPhrase } from './verdict-text.js';
+import { reportCounts, verdictPhrase } from './verdict-text.js';
 import { sweepUnfinished } from '../engine/verdict.js';
 
 /** Renders `report` as a JUnit XML document. */
@@ -68,6 +68,8 @@ function suiteProperties(r: Report): Array<[string, string | number | null]> {
     ['discovery.wireFindings', d.wireFindings ? d.wireFindings.map(describeWireFinding).join(' | ') : null],
     ['sweep', r.sweep ? sweepText(r.sweep).text.replace(/^Sweep: /, '') : null],
     ['interrupted', r.summary.interrupted ? 'true' : null],
+    // Every verdict counted, observations too: JUnit's own counts fold them into `skipped`.
+    ['summary', reportCounts(r)],
   ];
 }
 
@@ -88,6 +90,8 @@ function checkProperties(c: CheckResult): Array<[string, string | number | null]
     ['expected', c.expected],
     ['expectedRef', c.expectedRef],
     ['verdict', c.verdict],
+    // The verdict in the words of the other renderers: `observed: BREAKS (security)`.
+    ['verdictText', verdictPhrase(c)],
     ['reason', c.reason],
     ['evidence', c.evidence],
     ['advice', c.advice],
@@ -120,7 +124,7 @@ function verdictElement(c: CheckResult, strict: boolean): string {
       }
       return `      <skipped${attributes({ message: `inconclusive: ${c.reason}` })}/>`;
     case 'observed':
-      return `      <skipped${attributes({ message: `observed, nothing asserted: ${observedPhrase(c)}` })}/>`;
+      return `      <skipped${attributes({ message: `${verdictPhrase(c)}: ${c.outcome ?? 'no outcome'}, nothing asserted` })}/>`;
     case 'skipped':
       return `      <skipped${attributes({ message: `skipped: ${c.reason}` })}/>`;
     default:

@@ -11,12 +11,12 @@ import { redactUrl } from '../engine/target.js';
 import type { CheckResult, Report } from '../engine/types.js';
 import { outcomeBreaks } from '../suites/outcome-breaks.js';
 import { esc } from './html.js';
-import { code, inline, table, VERDICT_BADGE, withLinks } from './markdown.js';
-import { renderMermaid } from './mermaid.js';
+import { code, inline, table, VERDICT_SIGN, withLinks } from './markdown.js';
+import { mermaidLegend, renderMermaid } from './mermaid.js';
 import { poolerText, targetText } from './report-text.js';
 import { bySeverity } from './severity.js';
-import { countsText, sweepText } from './sweep-text.js';
-import { observedReading } from './verdict-text.js';
+import { plural, sweepText } from './sweep-text.js';
+import { observedReading, reportCounts, verdictPhrase } from './verdict-text.js';
 
 /** Renders `report` as GitHub-flavoured Markdown. */
 export function renderMarkdown(report: Report): string {
@@ -101,13 +101,17 @@ function row(c: CheckResult): string[] {
   ];
 }
 
-/** The verdict cell: an observation says whether it breaks (the severity is the next column over), never a tick. */
+/**
+ * The verdict cell: the words of every renderer (verdict-text.ts) behind a sign that reads at a
+ * glance; an observation says whether it breaks and how badly, never with a tick.
+ */
 function verdictBadge(c: CheckResult): string {
-  if (c.verdict !== 'observed') return VERDICT_BADGE[c.verdict] ?? c.verdict;
+  const phrase = verdictPhrase(c);
+  if (c.verdict !== 'observed')
+    return `${VERDICT_SIGN[c.verdict] ?? ''} ${c.verdict === 'fail' ? `**${phrase}**` : phrase}`.trim();
   const reading = observedReading(c);
-  if (reading === 'breaks') return `❗ observed: **breaks** (${c.severity})`;
-  if (reading === 'fine') return 'observed: no break';
-  return '❔ observed: effect unknown';
+  if (reading === 'breaks') return `❗ **${phrase}**`;
+  return reading === 'fine' ? phrase : `❔ ${phrase}`;
 }
 
 /** Where an expectation came from, and whether pooltest ever saw it hold. */
@@ -122,7 +126,7 @@ function expectedPer(c: CheckResult): string {
 function details(c: CheckResult, withDiagram: boolean): string {
   const lines = [
     '<details>',
-    `<summary><code>${esc(c.id)}</code>: ${esc(c.outcome ?? 'no outcome')} (${esc(c.verdict)}) · ${esc(c.severity)}</summary>`,
+    `<summary><code>${esc(c.id)}</code>: ${esc(c.outcome ?? 'no outcome')} · ${esc(verdictPhrase(c))} · ${esc(c.severity)}</summary>`,
     '',
     `**Evidence:** ${sentence(inline(c.evidence))}`,
   ];
@@ -131,7 +135,7 @@ function details(c: CheckResult, withDiagram: boolean): string {
   if (c.expectedRef) lines.push('', expectedPer(c));
   if (c.advice) lines.push('', `**Advice:** ${sentence(inline(c.advice))}`);
   const diagram = withDiagram ? renderMermaid(c) : '';
-  if (diagram) lines.push('', '```mermaid', diagram, '```');
+  if (diagram) lines.push('', '```mermaid', diagram, '```', '', `_Lifelines:_ ${inline(mermaidLegend(c))}.`);
   lines.push('', '</details>');
   return lines.join('\n');
 }
@@ -158,9 +162,8 @@ function sentence(text: string): string {
 function summary(r: Report, attention: number): string {
   const s = r.summary;
   const sweep = r.sweep ? sweepSentence(r.sweep) : 'Sweep: not run.';
-  const [counted, rest] = countsText(s).split(/: (.*)/s);
   const open = attention > 0 ? ` ${attention} check(s) to look at below.` : '';
-  return `**${counted}:** ${rest}. ${sweep} Exit code ${s.exitCode}.${open}`;
+  return `**${plural(r.checks.length, 'check')}:** ${reportCounts(r)}. ${sweep} Exit code ${s.exitCode}.${open}`;
 }
 
 function sweepSentence(sweep: NonNullable<Report['sweep']>): string {

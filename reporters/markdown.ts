@@ -31,15 +31,14 @@ export function table(header: readonly string[], rows: ReadonlyArray<readonly st
 }
 
 /**
- * Verdicts with a sign that reads at a glance in a pull-request comment. `observed` has no
- * badge of its own: see {@link verdictBadge}, which says whether the observation breaks.
+ * The sign before a verdict in a pull-request comment. `observed` has none of its own: the
+ * Markdown report's verdict cell says whether the observation breaks.
  */
-export const VERDICT_BADGE: Readonly<Record<string, string>> = {
-  pass: '✅ pass',
-  observed: '👁️ observed',
-  fail: '❌ **fail**',
-  inconclusive: '⚠️ inconclusive',
-  skipped: '⏭️ skipped',
+export const VERDICT_SIGN: Readonly<Record<string, string>> = {
+  pass: '✅',
+  fail: '❌',
+  inconclusive: '⚠️',
+  skipped: '⏭️',
 };
 
 /** Inline text in which bare http(s) URLs stay clickable (as autolinks) and the rest is escaped. */

@@ -6,6 +6,8 @@
 import { redactUrl } from '../engine/target.js';
 import { esc, token } from './html.js';
 import type { Matrix, MatrixCell } from './matrix.js';
+import type { Severity } from '../engine/types.js';
+import { verdictPhrase } from './verdict-text.js';
 
 const STYLE = `
 *{box-sizing:border-box}body{margin:0;font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:#1d232a}
@@ -29,7 +31,7 @@ export function renderMatrixHtml(m: Matrix, title = 'pooltest compatibility matr
   const body = m.rows
     .map((r) => {
       const check = `<th><code>${esc(r.id)}</code><br><span class="sev">${esc(r.title)}</span></th>`;
-      return `<tr data-id="${esc(r.id)}">${check}<td class="sev">${esc(r.severity)}</td>${r.cells.map(cell).join('')}</tr>`;
+      return `<tr data-id="${esc(r.id)}">${check}<td class="sev">${esc(r.severity)}</td>${r.cells.map((x) => cell(x, r.severity)).join('')}</tr>`;
     })
     .join('\n');
   const targets = m.columns
@@ -59,13 +61,18 @@ export function renderMatrixHtml(m: Matrix, title = 'pooltest compatibility matr
   return redactUrl(page) + '\n';
 }
 
-function cell(x: MatrixCell): string {
+function cell(x: MatrixCell, severity: Severity): string {
   const classes = [x.differs ? 'differs' : '', x.verdict ? `v-${token(x.verdict)}` : ''].filter(Boolean).join(' ');
   const text =
     x.outcome !== null
       ? `<code class="${x.breaks ? 'breaks' : ''}">${esc(x.outcome)}</code>`
       : `<span class="none">${x.verdict === null ? 'absent' : esc(x.verdict)}</span>`;
+  const measure = x.measure ? ` <span class="measure">${esc(x.measure)}</span>` : '';
+  // The verdict in the words of every renderer (verdict-text.ts); an observation that breaks is red.
+  const phrase = x.verdict ? verdictPhrase({ verdict: x.verdict, outcome: x.outcome, severity }) : '';
   const verdict =
-    x.verdict && x.verdict !== 'pass' && x.outcome !== null ? ` <span class="none">${esc(x.verdict)}</span>` : '';
-  return `<td class="${classes}">${text}${verdict}</td>`;
+    x.verdict && x.verdict !== 'pass' && x.outcome !== null
+      ? ` <span class="${x.verdict === 'observed' && x.breaks ? 'breaks' : 'none'}">${esc(phrase)}</span>`
+      : '';
+  return `<td class="${classes}">${text}${measure}${verdict}</td>`;
 }

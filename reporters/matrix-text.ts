@@ -8,9 +8,45 @@ import { Chalk } from 'chalk';
 import type { Matrix, MatrixCell } from './matrix.js';
 import { code, inline, table } from './markdown.js';
 import { cut, oneLine, pad, terminalSafe } from './terminal-text.js';
+import type { Severity, Verdict } from '../engine/types.js';
+import { groupBySeverity } from './severity.js';
+import { verdictCounts, verdictPhrase } from './verdict-text.js';
 
-const MARK: Readonly<Record<string, string>> = { pass: '', fail: ' ✗', inconclusive: ' ?', skipped: '' };
+/**
+ * Terminal cells are narrow (ten targets side by side), so a verdict is a mark after the
+ * outcome; the legend spells each mark in the words of the other renderers (verdict-text.ts),
+ * and the group heading above the rows gives the severity of a break.
+ */
+const MARK: Readonly<Record<string, string>> = {
+  pass: '',
+  FAIL: ' ✗',
+  inconclusive: ' ?',
+  skipped: '',
+  'observed: BREAKS': ' !',
+  'observed: no break': ' ~',
+  'observed: effect unknown': ' ~?',
+};
 const BADGE: Readonly<Record<string, string>> = { pass: '', fail: ' ❌', inconclusive: ' ⚠️', skipped: '' };
+
+/** The phrase of a cell's verdict (verdict-text.ts), with its row's severity. */
+function phrase(x: MatrixCell, severity: Severity): string | null {
+  return x.verdict === null ? null : verdictPhrase({ verdict: x.verdict, outcome: x.outcome, severity });
+}
+
+/** The mark for a cell: the phrase without the severity, which the row's group heading gives. */
+function mark(x: MatrixCell, severity: Severity): string {
+  return MARK[(phrase(x, severity) ?? '').replace(/ \(.*\)$/, '')] ?? '';
+}
+
+/** How many of each verdict column `i` gave, in the words of the other renderers. */
+function columnCounts(m: Matrix, i: number): string {
+  return verdictCounts(
+    m.rows.map((r) => r.cells[i]!).filter((x) => x.verdict !== null) as Array<{
+      verdict: Verdict;
+      outcome: string | null;
+    }>,
+  );
+}
 
 /** Terminal text: one line per check, a column per target (numbered, named below the table). */
 export function renderMatrixTerminal(unsafe: Matrix, opts: { color: boolean; width?: number }): string {
@@ -18,30 +54,40 @@ export function renderMatrixTerminal(unsafe: Matrix, opts: { color: boolean; wid
   const m = terminalSafe(unsafe);
   const c = new Chalk({ level: opts.color ? 1 : 0 });
   const idWidth = Math.max(5, ...m.rows.map((r) => r.id.length));
-  const cellText = (x: MatrixCell): string =>
-    `${x.outcome ?? (x.verdict === null ? 'absent' : x.verdict === 'skipped' ? 'skipped' : '-')}${MARK[x.verdict ?? ''] ?? ''}${x.differs ? '*' : ''}`;
-  const widths = m.columns.map((_, i) => Math.max(4, ...m.rows.map((r) => cellText(r.cells[i]!).length)));
+  const cellText = (x: MatrixCell, severity: Severity): string =>
+    `${x.outcome ?? (x.verdict === null ? 'absent' : x.verdict === 'skipped' ? 'skipped' : '-')}${x.measure ? ` ${x.measure}` : ''}${mark(x, severity)}${x.differs ? '*' : ''}`;
+  const widths = m.columns.map((_, i) => Math.max(4, ...m.rows.map((r) => cellText(r.cells[i]!, r.severity).length)));
   const lines = [
     'pooltest matrix',
     ...m.columns.map((col, i) =>
-      oneLine(`  [${i + 1}] ${col.name}: ${col.target}${col.profile ? `, profile ${col.profile}` : ''}`),
+      oneLine(
+        `  [${i + 1}] ${col.name}: ${col.target}${col.profile ? `, profile ${col.profile}` : ''}; ${columnCounts(m, i)}`,
+      ),
     ),
     '',
   ];
   lines.push(c.bold(`${pad('CHECK', idWidth)}  ${m.columns.map((_, i) => pad(`[${i + 1}]`, widths[i]!)).join('  ')}`));
-  for (const row of m.rows) {
-    const cells = row.cells.map((x, i) => {
-      const text = pad(cellText(x), widths[i]!);
-      return x.differs ? c.yellow.bold(text) : x.breaks ? c.red(text) : text;
-    });
-    lines.push(`${pad(row.id, idWidth)}  ${cells.join('  ')}`.trimEnd());
+  for (const group of groupBySeverity(m.rows)) {
+    lines.push(c.bold.underline(`${group.severity} (${group.checks.length})`));
+    for (const row of group.checks) {
+      const cells = row.cells.map((x, i) => {
+        const text = pad(cellText(x, row.severity), widths[i]!);
+        return x.differs ? c.yellow.bold(text) : x.breaks ? c.red(text) : text;
+      });
+      lines.push(`${pad(row.id, idWidth)}  ${cells.join('  ')}`.trimEnd());
+    }
   }
   const differ = m.rows.filter((r) => r.cells.some((x) => x.differs)).length;
+  const width = opts.width ?? 120;
   lines.push(
     '',
     cut(
-      `${m.rows.length} checks, ${m.columns.length} targets; ${differ} check(s) differ from [1] (marked *); ✗ failed its expectation, ? inconclusive`,
-      opts.width ?? 120,
+      `${m.rows.length} checks, ${m.columns.length} targets; ${differ} check(s) differ from [1] (marked *); ✗ FAIL (failed its expectation), ? inconclusive`,
+      width,
+    ),
+    cut(
+      '! observed: BREAKS (the severity of its group; nothing was asserted), ~ observed: no break, ~? observed: effect unknown',
+      width,
     ),
   );
   return lines.join('\n') + '\n';
@@ -49,15 +95,15 @@ export function renderMatrixTerminal(unsafe: Matrix, opts: { color: boolean; wid
 
 /** GitHub-flavoured Markdown: the table, a legend, and what each column is. */
 export function renderMatrixMarkdown(m: Matrix, title = 'pooltest compatibility matrix'): string {
-  const header = ['Check', ...m.columns.map((c) => inline(c.name))];
-  const rows = m.rows.map((r) => [`${code(r.id)}`, ...r.cells.map(cellMarkdown)]);
+  const header = ['Check', 'Severity', ...m.columns.map((c) => inline(c.name))];
+  const rows = m.rows.map((r) => [`${code(r.id)}`, r.severity, ...r.cells.map((x) => cellMarkdown(x, r.severity))]);
   const differ = m.rows.filter((r) => r.cells.some((x) => x.differs)).length;
-  const columns = m.columns.map((c) => {
+  const columns = m.columns.map((c, i) => {
     const pooler = c.pooler ? inline(c.pooler) : 'no pooler identified';
     const profile = c.profile ? `, profile ${code(c.profile)}` : '';
     const sweep = c.sweepClean === null ? 'not run' : c.sweepClean ? 'clean' : '**dirty**';
     const run = `run ${code(c.runId)} at ${inline(c.startedAt)}`;
-    return `- **${inline(c.name)}**: ${pooler}, ${inline(c.mode)} mode, PostgreSQL ${inline(c.server)}${profile}; ${run}; sweep ${sweep}`;
+    return `- **${inline(c.name)}**: ${pooler}, ${inline(c.mode)} mode, PostgreSQL ${inline(c.server)}${profile}; ${run}; sweep ${sweep}; ${columnCounts(m, i)}`;
   });
   const legend = [
     `**Bold**: the outcome differs from the first column (${inline(m.columns[0]?.name ?? '')})`,
@@ -65,6 +111,7 @@ export function renderMatrixMarkdown(m: Matrix, title = 'pooltest compatibility 
     "❌ failed the column's profile",
     '⚠️ inconclusive',
     '— no outcome (skipped or not run)',
+    'an observation (nothing asserted) is spelled out: `observed: BREAKS (severity)` or `observed: no break`',
   ].join('; ');
   return [
     `### ${inline(title)}`,
@@ -78,9 +125,12 @@ export function renderMatrixMarkdown(m: Matrix, title = 'pooltest compatibility 
   ].join('\n');
 }
 
-function cellMarkdown(x: MatrixCell): string {
+function cellMarkdown(x: MatrixCell, severity: Severity): string {
   if (x.outcome === null)
     return `${x.verdict === null ? 'absent' : x.verdict === 'skipped' ? '— skipped' : '—'}${BADGE[x.verdict ?? ''] ?? ''}`;
   const label = x.differs ? `**${code(x.outcome)}**` : code(x.outcome);
-  return `${label}${x.breaks ? ' ⚠' : ''}${BADGE[x.verdict ?? ''] ?? ''}`;
+  const measure = x.measure ? ` ${inline(x.measure)}` : '';
+  // An observation is spelled out (nothing was asserted, so there is no badge to read).
+  const observed = x.verdict === 'observed' ? ` ${x.breaks ? '❗ ' : ''}${inline(phrase(x, severity)!)}` : '';
+  return `${label}${measure}${x.breaks ? ' ⚠' : ''}${BADGE[x.verdict ?? ''] ?? ''}${observed}`;
 }

@@ -11,6 +11,7 @@ import type { Report, Severity, Verdict } from '../engine/types.js';
 import { outcomeBreaks } from '../suites/outcome-breaks.js';
 import { poolerName, targetText } from './report-text.js';
 import { bySeverity } from './severity.js';
+import { measureText } from './measure-text.js';
 
 /** Bumped when a field of {@link Matrix} changes meaning or disappears. */
 export const MATRIX_VERSION = 1;
@@ -36,6 +37,11 @@ export interface MatrixCell {
   differs: boolean;
   /** The outcome breaks an application written for a direct connection. */
   breaks: boolean;
+  /**
+   * A measured check's figure behind its label (`1.12x [0.95-1.31]` for capacity/connect-churn),
+   * from the report's facts (reporters/measure-text.ts); absent in matrices written before it.
+   */
+  measure?: string | null;
 }
 
 export interface MatrixRow {
@@ -93,13 +99,18 @@ export function buildMatrix(reports: readonly NamedReport[]): Matrix {
     const first = found[0] ?? null;
     return {
       ...row,
-      cells: found.map((c) => ({
-        outcome: c?.outcome ?? null,
-        verdict: c?.verdict ?? null,
-        // A check one of the two reports does not have is absent, not different.
-        differs: c !== null && first !== null && c.outcome !== first.outcome,
-        breaks: outcomeBreaks(c?.outcome ?? null) === true,
-      })),
+      cells: found.map((c) => {
+        const measure = c ? measureText(c) : null;
+        return {
+          outcome: c?.outcome ?? null,
+          verdict: c?.verdict ?? null,
+          // A check one of the two reports does not have is absent, not different.
+          differs: c !== null && first !== null && c.outcome !== first.outcome,
+          breaks: outcomeBreaks(c?.outcome ?? null) === true,
+          // Only a measured check has one: the other cells stay as they were.
+          ...(measure ? { measure } : {}),
+        };
+      }),
     };
   });
   return { kind: 'pooltest-matrix', version: MATRIX_VERSION, columns, rows };

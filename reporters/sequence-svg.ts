@@ -2,26 +2,32 @@
  * A check's recorded steps as an inline SVG sequence diagram: one lifeline per client session
  * on the left, one per backend pid on the right, and per step an arrow from the client to the
  * backend that ran it, labelled with the tag and SQL and, below, what came back (rows, error
- * with SQLSTATE, notices, a wait). The crossing (another client on the backend where A created
- * state) is a highlighted row, joined to the creating step along the backend's lifeline.
+ * with SQLSTATE, notices, a wait). The decisive step (reporters/sequence-model.ts) is a band
+ * with its sentence written out; the crossing is joined to the creating step along the
+ * backend's lifeline. A legend beside the drawing names each lifeline and mark.
+ *
+ * Text keeps its size: the SVG is drawn at its natural width, and a narrow page scrolls it
+ * (`.diagram` scrolls sideways) rather than shrinking 11 px text to 5. Nothing is cut: long
+ * SQL and answers are folded onto more lines, so the leaked value and the error read in full
+ * on a screen, on touch and in print, not only in a tooltip.
  *
  * Hand-written rather than a diagram library: the report must open offline from one file, and
- * the drawing is a few rectangles, lines and text elements. The SVG has a viewBox and scales
- * down to its container, so a wide diagram never overflows the page; full texts are in
- * `<title>` tooltips and in the step table next to the diagram.
+ * the drawing is a few rectangles, lines and text elements.
  */
 import type { CheckResult } from '../engine/types.js';
-import { clip, esc, token } from './html.js';
+import { esc, token } from './html.js';
+import { MARKS, sessionRole } from './diagram-legend.js';
 import { sequenceModel, type Arrow, type SequenceModel } from './sequence-model.js';
 
 const LANE = 76;
 const BACKEND = 96;
 const TOP = 40;
-const ROW = 34;
+const LINE = 14;
 const TEXT = 600;
+/** Characters per text line: 11 px monospace is about 6.6 px a character. */
 const CHARS = 88;
 
-/** The SVG for `check`, or an empty string when it recorded no steps. */
+/** The SVG (and its legend) for `check`, or an empty string when it recorded no steps. */
 export function renderSequenceSvg(check: Pick<CheckResult, 'id' | 'steps' | 'outcome' | 'facts'>): string {
   const model = sequenceModel(check);
   if (model.arrows.length === 0) return '';
@@ -32,14 +38,26 @@ export function renderSequenceSvg(check: Pick<CheckResult, 'id' | 'steps' | 'out
     10 + model.lanes.length * LANE + 24 + BACKEND / 2 + (j === -1 ? model.backends.length : j) * BACKEND;
   const textX = 10 + model.lanes.length * LANE + 24 + backendCount * BACKEND + 16;
   const width = textX + TEXT;
-  const rowY = (i: number): number => TOP + 12 + i * ROW;
-  const height = rowY(model.arrows.length) + 8;
+  // Rows grow with their folded text.
+  const texts = model.arrows.map((a) => rowText(a, model));
+  const tops: number[] = [];
+  let y = TOP + 12;
+  for (const t of texts) {
+    tops.push(y);
+    y += (t.sql.length + t.answer.length) * LINE + 8;
+  }
+  const height = y + 8;
   const parts: string[] = [];
-  // Crossing rows first, so lines and text draw on top of the band.
+  // Bands first, so lines and text draw on top of them.
   model.arrows.forEach((a, i) => {
-    if (a.crossing)
+    const h = (texts[i]!.sql.length + texts[i]!.answer.length) * LINE + 6;
+    if (a.decisive)
       parts.push(
-        `<rect class="band ${a.crossing.reached ? 'reached' : 'landed'}" x="2" y="${rowY(i) - 4}" width="${width - 4}" height="${ROW - 2}" rx="4"/>`,
+        `<rect class="band decisive ${model.decisive!.reached ? 'reached' : 'landed'}" x="2" y="${tops[i]! - 4}" width="${width - 4}" height="${h}" rx="4"/>`,
+      );
+    else if (a.crossing)
+      parts.push(
+        `<rect class="band crossing ${a.crossing.reached ? 'reached' : 'landed'}" x="2" y="${tops[i]! - 4}" width="${width - 4}" height="${h}" rx="4"/>`,
       );
   });
   const bottom = height - 6;
@@ -54,46 +72,82 @@ export function renderSequenceSvg(check: Pick<CheckResult, 'id' | 'steps' | 'out
     // The state's path: down the backend lifeline from the creating step to the other client.
     const from = model.arrows.findIndex((a) => a.step.seq === c.fromSeq);
     const to = model.arrows.findIndex((a) => a.step.seq === c.toSeq);
+    if (from < 0 || to < 0) continue;
     const x = backendX(model.backends.indexOf(c.backend));
     parts.push(
-      `<line class="path ${c.reached ? 'reached' : 'landed'}" x1="${x}" y1="${rowY(from) + 8}" x2="${x}" y2="${rowY(to) + 8}"/>`,
+      `<line class="path ${c.reached ? 'reached' : 'landed'}" x1="${x}" y1="${tops[from]! + 8}" x2="${x}" y2="${tops[to]! + 8}"/>`,
     );
   }
   // Marker ids are per diagram: one page holds a diagram per check, and ids must be unique.
   const ah = `ah-${token(check.id)}`;
-  model.arrows.forEach((a, i) => parts.push(arrow(a, rowY(i), laneX(a.lane), backendX(a.backend), textX, ah)));
+  model.arrows.forEach((a, i) =>
+    parts.push(arrow(a, texts[i]!, tops[i]!, laneX(a.lane), backendX(a.backend), textX, ah)),
+  );
   const caption = omitted(model);
   return [
-    `<svg class="seq" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${width} ${height}" width="${width}" role="img" aria-label="${esc(`sequence of ${check.id}`)}" data-check="${esc(check.id)}">`,
+    `<div class="diagram" tabindex="0"><svg class="seq" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img" aria-label="${esc(`sequence of ${check.id}`)}" data-check="${esc(check.id)}"${model.decisive ? ` data-decisive="${model.decisive.seq}" data-reached="${model.decisive.reached}"` : ''}>`,
     `<defs><marker id="${ah}" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z"/></marker></defs>`,
     ...parts,
-    '</svg>',
+    '</svg></div>',
+    model.decisive
+      ? `<p class="decisive-text" data-check="${esc(check.id)}"><b>Decisive step ${model.decisive.seq} (${esc(model.decisive.kind)}):</b> ${esc(model.decisive.text)}</p>`
+      : '',
     caption ? `<p class="caption">${esc(caption)}</p>` : '',
+    legend(model),
   ].join('');
 }
 
-function lifeline(x: number, bottom: number, label: string, kind: string, data: string): string {
-  const w = kind === 'client' ? LANE - 12 : BACKEND - 12;
-  return `<g class="lifeline ${kind}" ${data}><line x1="${x}" y1="${TOP - 8}" x2="${x}" y2="${bottom}"/><rect x="${x - w / 2}" y="6" width="${w}" height="24" rx="4"/><text x="${x}" y="22" text-anchor="middle">${esc(clip(label, 12))}</text></g>`;
+interface RowText {
+  sql: string[];
+  answer: string[];
 }
 
-function arrow(a: Arrow, y: number, x1: number, x2: number, textX: number, ah: string): string {
+/** The label and answer of one row, folded to {@link CHARS}, never cut. */
+function rowText(a: Arrow, model: SequenceModel): RowText {
+  const s = a.step;
+  const prefix = a.decisive
+    ? `DECISIVE: ${model.decisive!.text} · `
+    : a.crossing
+      ? `${a.crossing.reached ? 'crossing' : 'landed'}: ${a.crossing.toSession} on ${a.crossing.fromSession}'s backend ${a.crossing.backend} (step ${a.crossing.fromSeq}) · `
+      : a.creates
+        ? 'creates state · '
+        : '';
+  const inferred = a.inferred ? ' (pid not read: ran inside its open transaction)' : '';
+  return { sql: fold(`${s.seq} ${s.session} ${s.tag}: ${s.sql}`), answer: fold(`${prefix}→ ${a.answer}${inferred}`) };
+}
+
+/** `text` on one line per {@link CHARS} characters, broken at spaces where it can be. */
+export function fold(text: string, width = CHARS): string[] {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  const lines: string[] = [];
+  let rest = flat;
+  while (rest.length > width) {
+    const cut = rest.lastIndexOf(' ', width);
+    const at = cut > width / 2 ? cut : width;
+    lines.push(rest.slice(0, at));
+    rest = rest.slice(at).trimStart();
+  }
+  lines.push(rest);
+  return lines;
+}
+
+function lifeline(x: number, bottom: number, label: string, kind: string, data: string): string {
+  const w = Math.max(kind === 'client' ? LANE - 12 : BACKEND - 12, label.length * 7 + 8);
+  return `<g class="lifeline ${kind}" ${data}><line x1="${x}" y1="${TOP - 8}" x2="${x}" y2="${bottom}"/><rect x="${x - w / 2}" y="6" width="${w}" height="24" rx="4"/><text x="${x}" y="22" text-anchor="middle">${esc(label)}</text></g>`;
+}
+
+function arrow(a: Arrow, t: RowText, y: number, x1: number, x2: number, textX: number, ah: string): string {
   const s = a.step;
   const classes = [
     'step',
     a.kind,
     a.creates ? 'creates' : '',
     a.crossing ? (a.crossing.reached ? 'crossing reached' : 'crossing landed') : '',
+    a.decisive ? 'decisive' : '',
+    a.inferred ? 'inferred' : '',
   ]
     .filter(Boolean)
     .join(' ');
-  const label = `${s.seq} ${s.session} ${s.tag}: ${s.sql}`;
-  const prefix = a.crossing
-    ? `${a.crossing.reached ? 'CROSSING' : 'landed'}: ${a.crossing.toSession} on ${a.crossing.fromSession}'s backend ${a.crossing.backend} (step ${a.crossing.fromSeq}) · `
-    : a.creates
-      ? 'creates state · '
-      : '';
-  const answer = `${prefix}→ ${a.answer}`;
   const marker = a.creates ? `<circle class="state" cx="${x2}" cy="${y + 8}" r="5"/>` : '';
   // A step that did not read its pid ends on the "pid not read" lane: a cross only when it failed.
   const cross =
@@ -102,16 +156,32 @@ function arrow(a: Arrow, y: number, x1: number, x2: number, textX: number, ah: s
       : a.kind === 'ok'
         ? `<circle class="unread" cx="${x2}" cy="${y + 8}" r="3"/>`
         : `<path class="x" d="M${x2 - 5},${y + 3} l10,10 m0,-10 l-10,10"/>`;
+  const lines = (cls: string, rows: string[], first: number): string =>
+    rows.map((r, k) => `<text class="${cls}" x="${textX}" y="${first + k * LINE}">${esc(r)}</text>`).join('');
   return [
     `<g class="${classes}" data-seq="${s.seq}" data-pid="${s.pid ?? ''}" data-session="${esc(s.session)}">`,
-    `<title>${esc(`${label}\n${answer}`)}</title>`,
     `<line x1="${x1}" y1="${y + 8}" x2="${x2 - 6}" y2="${y + 8}" marker-end="url(#${ah})"/>`,
     marker,
     cross,
-    `<text class="sql" x="${textX}" y="${y + 6}">${esc(clip(label, CHARS))}</text>`,
-    `<text class="answer" x="${textX}" y="${y + 20}">${esc(clip(answer, CHARS))}</text>`,
+    lines('sql', t.sql, y + 6),
+    lines('answer', t.answer, y + 6 + t.sql.length * LINE),
     '</g>',
   ].join('');
+}
+
+/** The lifelines this diagram draws and the marks it uses, each explained. */
+function legend(m: SequenceModel): string {
+  const lanes = m.lanes.map((l) => [l, sessionRole(l)] as const);
+  const used = MARKS.filter(([mark]) => {
+    if (mark === 'pid not read') return m.arrows.some((a) => a.backend === -1);
+    if (mark === 'dashed arrow') return m.arrows.some((a) => a.inferred);
+    if (mark === 'red dot' || mark === 'thick line') return m.crossings.length > 0;
+    if (mark === 'pink band') return m.decisive?.reached === true;
+    if (mark === 'blue band') return m.decisive?.reached === false;
+    return true;
+  });
+  const items = [...lanes, ...used].map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>`).join('');
+  return `<details class="legend" open><summary>How to read this diagram</summary><dl class="facts">${items}</dl></details>`;
 }
 
 function omitted(m: SequenceModel): string {

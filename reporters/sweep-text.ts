@@ -4,7 +4,7 @@
  * (a pooler that is down proves neither a mess nor its absence), and counts that read right
  * in the singular ("1 check", "1 backend").
  */
-import { sweepState, type Report, type SweepResult, type SweepState } from '../engine/types.js';
+import { sweepState, type SweepResult, type SweepState } from '../engine/types.js';
 
 /** `1 check`, `2 checks`. */
 export function plural(n: number, word: string, many = `${word}s`): string {
@@ -34,9 +34,4 @@ export function sweepText(s: SweepResult): SweepText {
         text: `Sweep: DIRTY - pooltest left state behind: ${s.leftovers.join('; ')}${s.reason ? ` (and: ${s.reason})` : ''}`,
       };
   }
-}
-
-/** `1 check: 1 pass, 0 fail, 0 inconclusive, 0 skipped`, plus `, interrupted` when it was. */
-export function countsText(s: Report['summary']): string {
-  return `${plural(s.total, 'check')}: ${s.pass} pass, ${s.fail} fail, ${s.inconclusive} inconclusive, ${s.skipped} skipped${s.interrupted ? ', interrupted' : ''}`;
 }

@@ -12,7 +12,7 @@ import { poolerName, targetText } from './report-text.js';
 import { groupBySeverity } from './severity.js';
 import { stepLine } from './step-text.js';
 import { cut, oneLine, outcomeWidth, pad, terminalSafe, wrap } from './terminal-text.js';
-import { observedReading } from './verdict-text.js';
+import { observedReading, verdictCounts, verdictPhrase } from './verdict-text.js';
 
 export interface TerminalOptions {
   color: boolean;
@@ -107,12 +107,18 @@ export function renderQuiet(unsafe: Report, opts: TerminalOptions): string {
   const c = new Chalk({ level: opts.color ? 1 : 0 });
   const strict = report.summary.strict === true;
   const failed = report.checks.filter((r) => r.verdict === 'fail' || (strict && r.verdict === 'inconclusive'));
+  // An observed outcome that breaks an application is no failure (nothing was asserted), but
+  // --quiet must not hide it either: one line each, in the words of the full report.
+  const breaking = report.checks.filter((r) => r.verdict === 'observed' && observedReading(r) === 'breaks');
   const lines = failed.map((r) =>
     r.verdict === 'fail'
       ? `${c.red.bold('FAIL')} ${r.id}: observed ${r.outcome ?? '-'}, expected ${r.expected ?? '-'}: ${oneLine(r.reason)}`
       : `${c.red.bold('FAIL')} ${r.id}: inconclusive under --strict: ${oneLine(r.reason)}`,
   );
-  return [...lines, ...closingLines(report, c, false)].join('\n') + '\n';
+  const observed = breaking.map(
+    (r) => `${c.red(verdictPhrase(r))} ${r.id}: ${r.outcome ?? '-'}, nothing asserted: ${oneLine(r.evidence)}`,
+  );
+  return [...lines, ...observed, ...closingLines(report, c, false)].join('\n') + '\n';
 }
 
 /** Sweep, summary, and what the exit code leaves out; `full` adds the note on observations. */
@@ -126,15 +132,14 @@ function closingLines(report: Report, c: ChalkInstance, full: boolean): string[]
   }
   const s = report.summary;
   const interrupted = s.interrupted ? `, ${c.yellow.bold('interrupted')}` : '';
-  // Reports of schema 1 have no `observed` count (their `pass` included observations).
-  const observed = s.observed ?? 0;
-  const counts = [
-    c.green(`${s.pass} pass`),
-    c.red(`${s.fail} fail`),
-    `${observed} observed`,
-    c.yellow(`${s.inconclusive} inconclusive`),
-    `${s.skipped} skipped${s.strict === true ? ' (strict)' : ''}${interrupted}`,
-  ].join(', ');
+  // The words of every renderer (verdict-text.ts), counted from the rows above; coloured here.
+  const paint: Record<string, (t: string) => string> = { pass: c.green, fail: c.red, inconclusive: c.yellow };
+  const counts =
+    verdictCounts(report.checks)
+      .split(', ')
+      .map((part) => (paint[part.split(' ')[1] ?? ''] ?? String)(part))
+      .join(', ') + `${s.strict === true ? ' (strict)' : ''}${interrupted}`;
+  const observed = report.checks.filter((r) => r.verdict === 'observed').length;
   const seconds = (report.durationMs / 1000).toFixed(1);
   lines.push(`${c.bold('Summary')}  ${plural(s.total, 'check')}: ${counts}  (${seconds} s)  exit ${s.exitCode}`);
   if (s.inconclusive > 0 && s.strict !== true)
@@ -164,10 +169,13 @@ export function verdictText(v: Verdict, c: ChalkInstance, check?: Pick<CheckResu
     case 'pass':
       return c.green('pass');
     case 'observed': {
+      const phrase = verdictPhrase({
+        verdict: v,
+        outcome: check?.outcome ?? null,
+        severity: check?.severity ?? 'correctness',
+      });
       const reading = check ? observedReading(check) : 'unknown';
-      if (reading === 'breaks') return c.red(`observed: BREAKS (${check?.severity})`);
-      if (reading === 'fine') return c.dim('observed: no break');
-      return c.yellow('observed');
+      return reading === 'breaks' ? c.red(phrase) : reading === 'fine' ? c.dim(phrase) : c.yellow(phrase);
     }
     case 'fail':
       return c.red.bold('FAIL');

@@ -16,6 +16,7 @@
  * every latency, the backends seen and the failures, and the judge reads only that.
  */
 import { defineCheck } from '../../engine/check.js';
+import { medianRatioInterval } from '../../engine/judging/ratio-interval.js';
 import { stepOf, valueOf } from '../../engine/judging/record.js';
 import { Recorder } from '../../engine/session/recorder.js';
 import { applicationNameFor, Session } from '../../engine/session/session.js';
@@ -32,8 +33,6 @@ const ENOUGH_CYCLES = 15;
 const ENOUGH_MS = 600;
 /** Fewer completed cycles than this per side prove nothing. */
 const MIN_CYCLES = 10;
-/** A ratio of p50 latencies beyond this (either way) is a difference, not noise. */
-export const CHURN_THRESHOLD = 1.25;
 
 export const connectChurn = defineCheck({
   id: 'capacity/connect-churn',
@@ -48,17 +47,18 @@ export const connectChurn = defineCheck({
   outcomes: {
     faster: {
       means:
-        'the median connect, query and disconnect cycle is at least 1.25 times shorter through the target than directly',
+        'the median connect, query and disconnect cycle is shorter through the target than directly: the 95% interval of the ratio lies above 1',
       breaks: false,
     },
     slower: {
-      means: 'the median cycle is at least 1.25 times longer through the target than directly',
+      means: 'the median cycle is longer through the target than directly: the 95% interval of the ratio lies below 1',
       breaks: false,
       advice:
         'Connecting through the pooler costs more than connecting directly here: check its TLS and authentication settings (auth_type, client_tls_*), or use a client-side pool.',
     },
     same: {
-      means: 'the median cycles through the target and directly are within 1.25 times of each other',
+      means:
+        'no clear difference: the 95% interval of the ratio of the median cycles (directly / through the target) includes 1',
       breaks: false,
       advice:
         'The pooler does not make new connections cheaper here: an application that connects per request gains little from it; keep connections open in the application, or check that the pooler reuses server connections.',
@@ -142,6 +142,7 @@ function side(scn: Scenario, label: string, tag: string, target: Target): Side {
 }
 
 interface Measured {
+  latencies: number[];
   connections: number;
   failures: number;
   perSecond: number;
@@ -153,13 +154,17 @@ interface Measured {
 /**
  * - Either side missing, or fewer than 10 cycles completed on a side, or more than a tenth of
  *   a side's cycles failed: inconclusive (a failing side is not a speed).
- * - speedup = direct p50 / target p50: at least 1.25 `faster`, at most 1/1.25 `slower`,
- *   else `same`. Throughput (sequential connections per second) and p99 are facts.
+ * - speedup = median direct cycle / median target cycle, with its 95% bootstrap interval
+ *   (engine/judging/ratio-interval.ts): `faster` when the whole interval lies above 1, `slower`
+ *   when below, else `same` (no clear difference). One run's point ratio may be 1.4 or 0.8 on a
+ *   busy machine; only an interval that excludes 1 is a label. Throughput (sequential
+ *   connections per second) and p99 are facts, and so are the ratio and its interval.
  */
 export function judgeChurn(steps: readonly StepRecord[]): Judgement {
   const t = measured(stepOf(steps, 'churn.target'));
   const d = measured(stepOf(steps, 'churn.direct'));
   if (!t || !d) return { outcome: null, facts: {}, reason: `no measurement ${t ? 'directly' : 'through the target'}` };
+  const interval = medianRatioInterval(d.latencies, t.latencies);
   const facts = {
     targetConnections: t.connections,
     targetFailures: t.failures,
@@ -173,7 +178,9 @@ export function judgeChurn(steps: readonly StepRecord[]): Judgement {
     directP50Ms: d.p50,
     directP99Ms: d.p99,
     directBackends: d.backends,
-    speedup: t.p50 > 0 ? Math.round((d.p50 / t.p50) * 100) / 100 : null,
+    speedup: interval ? round2(interval.ratio) : null,
+    speedupLow: interval ? round2(interval.low) : null,
+    speedupHigh: interval ? round2(interval.high) : null,
   };
   for (const [name, m] of [
     ['through the target', t],
@@ -193,12 +200,11 @@ export function judgeChurn(steps: readonly StepRecord[]): Judgement {
       };
   }
   const text = `p50 ${t.p50} ms / p99 ${t.p99} ms per connect cycle through the target (${t.perSecond}/s, ${t.backends} backend(s)), p50 ${d.p50} ms / p99 ${d.p99} ms directly (${d.perSecond}/s, ${d.backends} backend(s))`;
-  const speedup = facts.speedup ?? 0;
-  if (speedup >= CHURN_THRESHOLD)
-    return { outcome: 'faster', facts, reason: `${speedup}x faster through the target: ${text}` };
-  if (speedup <= 1 / CHURN_THRESHOLD)
-    return { outcome: 'slower', facts, reason: `${speedup}x: slower through the target: ${text}` };
-  return { outcome: 'same', facts, reason: `about the same (${speedup}x): ${text}` };
+  if (!interval) return { outcome: null, facts, reason: `no ratio: a median cycle of 0 ms (${text})` };
+  const ratio = `${facts.speedup}x (95% interval ${facts.speedupLow}-${facts.speedupHigh})`;
+  if (interval.low > 1) return { outcome: 'faster', facts, reason: `${ratio} faster through the target: ${text}` };
+  if (interval.high < 1) return { outcome: 'slower', facts, reason: `${ratio}: slower through the target: ${text}` };
+  return { outcome: 'same', facts, reason: `no clear difference, ${ratio} includes 1: ${text}` };
 }
 
 function measured(step: StepRecord | undefined): Measured | null {
@@ -215,6 +221,7 @@ function measured(step: StepRecord | undefined): Measured | null {
   const backends = Number(valueOf(step, 'backends') ?? 0);
   const total = ms.reduce((a, b) => a + b, 0);
   return {
+    latencies: ms,
     connections: ms.length,
     failures,
     perSecond: total > 0 ? Math.round((ms.length / total) * 1000) : 0,
@@ -222,6 +229,10 @@ function measured(step: StepRecord | undefined): Measured | null {
     p99: quantile(ms, 0.99),
     backends,
   };
+}
+
+function round2(x: number): number {
+  return Math.round(x * 100) / 100;
 }
 
 /** Nearest-rank quantile, to a hundredth of a millisecond (0 for no samples). */

@@ -50,6 +50,7 @@ export const listen = defineCheck({
   },
   flags: ['timing-dependent'],
   restsOn: [{ create: 'A.create', observe: 'observe.take' }],
+  decisive: [{ has: 'notification' }], // whoever got the NOTIFY: O1 (misrouted) or A (delivered)
   audit: {
     statement: 'LISTEN',
     consequence: 'notifications go to whoever holds that backend, or to nobody (dropped)',

@@ -53,6 +53,10 @@ export const protocolNamed = defineCheck({
     },
   },
   restsOn: [{ create: 'A.create', observe: 'observe.take' }],
+  decisive: [
+    { tag: 'observe.prepare', has: 'error' },
+    { tag: 'A.readback', has: 'error' },
+  ], // 42P05, else 26000
   audit: {
     statement: "a driver's named (protocol-level) prepared statement used across transactions",
     consequence: "a later Bind finds no statement (26000), or another client's Parse of the same name collides (42P05)",

@@ -6,7 +6,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { CHURN_THRESHOLD, judgeChurn, quantile } from '../../suites/capacity/connect-churn.check.js';
+import { judgeChurn, quantile } from '../../suites/capacity/connect-churn.check.js';
+import { median, medianRatioInterval } from '../../engine/judging/ratio-interval.js';
 import type { StepRecord } from '../../engine/types.js';
 import { REPO } from '../support/cli.js';
 
@@ -29,13 +30,35 @@ function setSide(all: StepRecord[], tag: string, latencies: number[], failures =
 
 const many = (ms: number, n = 60): number[] => Array<number>(n).fill(ms);
 
+/** `n` latencies around `ms`, spread as loopback connects are (a long tail), repeatable per `seed`. */
+function noisy(ms: number, seed: number, n = 60): number[] {
+  let x = seed;
+  return Array.from({ length: n }, () => {
+    x = (x * 1103515245 + 12345) % 2 ** 31;
+    const u = x / 2 ** 31;
+    return Math.round(ms * (0.7 + 0.6 * u + (u > 0.9 ? 3 * (u - 0.9) * 10 : 0)) * 100) / 100;
+  });
+}
+
+/** The label from a run's own recorded figures. */
+const label = (t: number[], d: number[]): string | null =>
+  judgeChurn(setSide(setSide(steps(), 'churn.target', t), 'churn.direct', d)).outcome;
+
 describe('capacity/connect-churn judge', () => {
+  // Written by hand: every recording gives a ratio whose interval includes 1, the PgBouncer
+  // one included (its point ratio, 1.28, was labelled `faster` by the old rule; see below).
+  const RECORDED_OUTCOMES: Record<string, string> = {
+    direct: 'same',
+    'pgbouncer-transaction': 'same',
+    'pgbouncer-session': 'same',
+    pgpool: 'same',
+  };
+
   test.each(Object.keys(RECORDED))(
-    "the recorded run against %s judges as it did, with both sides' figures as facts",
+    "the recorded run against %s judges as written, with both sides' figures and the ratio's interval as facts",
     (fixture) => {
       const j = judgeChurn(steps(fixture));
-      expect(j.outcome).toBe(RECORDED[fixture]!.outcome);
-      expect(j.outcome).not.toBeNull();
+      expect(j.outcome).toBe(RECORDED_OUTCOMES[fixture]);
       for (const key of [
         'targetPerSecond',
         'targetP50Ms',
@@ -44,8 +67,14 @@ describe('capacity/connect-churn judge', () => {
         'directP50Ms',
         'directP99Ms',
         'speedup',
+        'speedupLow',
+        'speedupHigh',
       ])
         expect(j.facts[key], key).toEqual(expect.any(Number));
+      const { speedup, speedupLow, speedupHigh } = j.facts as Record<string, number>;
+      expect(speedupLow).toBeLessThanOrEqual(speedup!);
+      expect(speedupHigh).toBeGreaterThanOrEqual(speedup!);
+      expect(j.reason).toContain(`${speedup}x (95% interval ${speedupLow}-${speedupHigh})`);
       expect(j.facts.targetConnections).toBe(60);
       // Direct: every connection is a new backend; through a pooler, a few serve them all.
       expect(j.facts.directBackends).toBe(60);
@@ -53,27 +82,47 @@ describe('capacity/connect-churn judge', () => {
     },
   );
 
-  test('a shorter cycle through the target is faster, a longer one slower, a small difference the same', () => {
-    expect(judgeChurn(setSide(setSide(steps(), 'churn.target', many(1)), 'churn.direct', many(19))).outcome).toBe(
-      'faster',
+  test('a label that flipped between runs: a point ratio of 1.28 whose interval includes 1 is `same`, not `faster`', () => {
+    const j = judgeChurn(steps('pgbouncer-transaction'));
+    // The old rule (point ratio of the p50s at 1.25 or more) called this run faster.
+    expect((j.facts.directP50Ms as number) / (j.facts.targetP50Ms as number)).toBeGreaterThanOrEqual(1.25);
+    expect(j.facts.speedupLow as number).toBeLessThan(1);
+    expect(j.outcome).toBe('same');
+    expect(j.reason).toMatch(/^no clear difference/);
+  });
+
+  test('a clear difference either way is labelled; samples of one spread are the same, whatever their point ratio', () => {
+    expect(label(noisy(2, 1), noisy(10, 2))).toBe('faster');
+    expect(label(noisy(10, 3), noisy(2, 4))).toBe('slower');
+    // One distribution, two seeds: the point ratio is off 1, the interval is not.
+    for (const [a, b] of [
+      [5, 6],
+      [7, 8],
+      [9, 10],
+    ] as const) {
+      const t = noisy(6, a);
+      const d = noisy(6, b);
+      expect(median(d) / median(t)).not.toBe(1);
+      expect(label(t, d), `seeds ${a}, ${b}`).toBe('same');
+    }
+    // Identical cycles each side: the interval is the ratio itself, so any difference is clear.
+    expect(label(many(1), many(19))).toBe('faster');
+    expect(judgeChurn(setSide(setSide(steps(), 'churn.target', many(1)), 'churn.direct', many(19))).facts.speedup).toBe(
+      19,
     );
-    expect(
-      judgeChurn(setSide(setSide(steps(), 'churn.target', many(1)), 'churn.direct', many(19))).facts.speedup,
-    ).toBeCloseTo(19, 0);
-    expect(judgeChurn(setSide(setSide(steps(), 'churn.target', many(10)), 'churn.direct', many(5))).outcome).toBe(
-      'slower',
-    );
-    expect(judgeChurn(setSide(setSide(steps(), 'churn.target', many(10)), 'churn.direct', many(11))).outcome).toBe(
-      'same',
-    );
-    // Right at the threshold it counts as faster; just under, not.
-    expect(
-      judgeChurn(setSide(setSide(steps(), 'churn.target', many(4, 30)), 'churn.direct', many(4 * CHURN_THRESHOLD, 30)))
-        .outcome,
-    ).toBe('faster');
-    expect(
-      judgeChurn(setSide(setSide(steps(), 'churn.target', many(4, 30)), 'churn.direct', many(4.9, 30))).outcome,
-    ).toBe('same');
+    expect(label(many(10), many(5))).toBe('slower');
+    expect(label(many(5), many(5))).toBe('same');
+  });
+
+  test('the interval is repeatable: the same record gives the same interval, a different one its own', () => {
+    const t = noisy(6, 11);
+    const d = noisy(7, 12);
+    expect(medianRatioInterval(d, t)).toEqual(medianRatioInterval([...d], [...t]));
+    const wider = medianRatioInterval(noisy(7, 12, 15), noisy(6, 11, 15))!;
+    const narrower = medianRatioInterval(d, t)!;
+    // Fewer samples, less certainty: a quarter of the cycles gives a wider interval.
+    expect(wider.high - wider.low).toBeGreaterThan(narrower.high - narrower.low);
+    expect(medianRatioInterval([], t)).toBeNull();
   });
 
   test('too few cycles, a side that keeps failing, or a missing side prove nothing', () => {

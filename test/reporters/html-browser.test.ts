@@ -133,9 +133,8 @@ describe.skipIf(SKIP !== null)('HTML report in Chromium', () => {
         const doc = document.documentElement;
         return {
           page: doc.scrollWidth > doc.clientWidth + 1 || wide(document.body),
-          boxes: [...document.querySelectorAll('.panel, .check, .diagram')]
-            .filter(wide)
-            .map((el) => el.id || el.className),
+          // A diagram scrolls inside its own box (it keeps its text at its size); the box it sits in may not grow.
+          boxes: [...document.querySelectorAll('.panel, .check')].filter(wide).map((el) => el.id || el.className),
         };
       });
       expect(overflow, `at ${width}px`).toEqual({ page: false, boxes: [] });
@@ -154,8 +153,12 @@ describe.skipIf(SKIP !== null)('HTML report in Chromium', () => {
       if (width === 1280) {
         mkdirSync(ARTIFACTS, { recursive: true });
         const shot = path.join(ARTIFACTS, 'html-report.png');
-        await page.screenshot({ path: shot, fullPage: true });
-        console.log(`HTML report screenshot: ${shot}`);
+        // For a person to look at, not an assertion: a busy machine that cannot paint the whole
+        // page within the bound says so instead of failing the test.
+        await page
+          .screenshot({ path: shot, fullPage: true })
+          .then(() => console.log(`HTML report screenshot: ${shot}`))
+          .catch((err: Error) => console.warn(`no screenshot of the HTML report: ${err.message.split('\n')[0]}`));
       }
       await page.close();
     }

@@ -12,7 +12,7 @@ import { hostileReport } from './html-samples.js';
 
 /** The `<svg class="seq">` of one check. */
 function svgOf(html: string, id: string): string {
-  const m = new RegExp(`<svg class="seq"[^>]*data-check="${id.replace('/', '\\/')}">[\\s\\S]*?</svg>`).exec(html);
+  const m = new RegExp(`<svg class="seq"[^>]*data-check="${id.replace('/', '\\/')}"[^>]*>[\\s\\S]*?</svg>`).exec(html);
   return m?.[0] ?? '';
 }
 
@@ -36,7 +36,7 @@ describe('HTML report', () => {
     const leak = report.checks.find((c) => c.id === 'session/set-leak')!;
     const take = leak.steps.find((s) => s.tag === 'observe.take')!;
     expect(svgOf(html, leak.id)).toContain(
-      `<g class="step ok crossing reached" data-seq="${take.seq}" data-pid="${take.pid}" data-session="O1">`,
+      `<g class="step ok crossing reached decisive" data-seq="${take.seq}" data-pid="${take.pid}" data-session="O1">`,
     );
     expect(svgOf(html, 'session/tracked-parameter')).toContain('crossing landed');
     expect(svgOf(html, 'session/tracked-parameter')).not.toContain('crossing reached');

@@ -62,13 +62,13 @@ describe('Markdown report', () => {
       if (c.advice) expect(block).toContain('**Advice:**');
       expect(block).toMatch(/```mermaid\nsequenceDiagram\n[\s\S]*\n```/);
       for (const pid of new Set(c.steps.map((s) => s.pid).filter((p) => p !== null)))
-        expect(block, id).toContain(`backend ${pid}`);
+        expect(block, id).toContain(`pid ${pid}`);
     }
     expect(found.get('session/set-leak')).toContain(
       'Expected per: <https://www.pgbouncer.org/features.html> (SET/RESET: Never)',
     );
     expect(found.get('session/set-leak')).toMatch(
-      /rect rgb\(255, 215, 213\)[\s\S]*Note over c1,b0: crossing#58; O1 got A's backend/,
+      /rect rgb\(255, 215, 213\)[\s\S]*Note over c1,b0: decisive: O1 got A's backend/,
     );
     // The other checks' evidence is one collapsed list, not lost.
     expect(md).toMatch(/<summary>Evidence for the other \d+ check\(s\)<\/summary>[\s\S]*`session\/set-local` `scoped`/);
@@ -78,7 +78,7 @@ describe('Markdown report', () => {
     const md = renderMarkdown(troubledReport());
     const ids = rows(md).map((r) => /`([^`]+)`/.exec(r)?.[1]);
     expect(ids[0]).toBe('locks/advisory-session');
-    expect(md).toContain('❌ **fail**');
+    expect(md).toContain('❌ **FAIL**');
     expect(md).toContain('⚠️ inconclusive');
     expect(blocks(md).get('temp/temp-table')).toMatch(/\*\*Why inconclusive:\*\* steering failed/);
     expect(md).toContain('Sweep: **dirty**');

@@ -38,8 +38,8 @@ describe('compatibility matrix', () => {
     expect(row('session/set-local').cells.map((c) => c.differs)).toEqual([false, false]);
     expect(differingRows(m).map((r) => r.id)).not.toContain('session/set-local');
     const md = renderMatrixMarkdown(m);
-    expect(md).toContain('| `session/set-leak` | `session` | **`leaked`** ⚠ |');
-    expect(md).toContain('| `session/set-local` | `scoped` | `scoped` |');
+    expect(md).toContain('| `session/set-leak` | correctness | `session` | **`leaked`** ⚠ |');
+    expect(md).toContain('| `session/set-local` | correctness | `scoped` | `scoped` |');
     const term = renderMatrixTerminal(m, { color: false });
     expect(term).toMatch(/session\/set-leak\s+session\s+leaked\*/);
     expect(renderMatrixHtml(m)).toMatch(/<td class="differs v-pass"><code class="breaks">leaked<\/code><\/td>/);
@@ -53,7 +53,7 @@ describe('compatibility matrix', () => {
     expect(renderMatrixHtml(m)).not.toContain('S3cret');
     const md = renderMatrixMarkdown(m);
     for (const line of md.split('\n').filter((l) => l.startsWith('| `')))
-      expect(line.split(/(?<!\\)\|/).length).toBe(4);
+      expect(line.split(/(?<!\\)\|/).length).toBe(5);
   });
 
   test('the same run twice, or two reports that would share a column, are refused with REPORT_DUPLICATE', () => {
@@ -108,7 +108,7 @@ describe('compatibility matrix', () => {
       'PgBouncer 1.18.0 transaction on PG 15',
     ]);
     expect(readFileSync(path.join(dir, 'm.md'), 'utf8')).toContain(
-      '| Check | postgres | PgBouncer 1.18.0 transaction on PG 15 |',
+      '| Check | Severity | postgres | PgBouncer 1.18.0 transaction on PG 15 |',
     );
     expect(readFileSync(path.join(dir, 'm.html'), 'utf8')).toMatch(/^<!DOCTYPE html>/);
     writeFileSync(path.join(dir, 'bad.json'), '{ not json');
