@@ -55,8 +55,20 @@ export const COMPAT_TARGETS: readonly CompatTarget[] = [
     postgres: 18,
     profile: 'pgbouncer-transaction',
   },
-  { name: 'PgBouncer 1.18 session', group: 'debian', stack: 'pgbouncer-session', postgres: 15, profile: 'pgbouncer-session' },
-  { name: 'PgBouncer 1.18 statement', group: 'debian', stack: 'pgbouncer-statement', postgres: 15, profile: 'pgbouncer-statement' },
+  {
+    name: 'PgBouncer 1.18 session',
+    group: 'debian',
+    stack: 'pgbouncer-session',
+    postgres: 15,
+    profile: 'pgbouncer-session',
+  },
+  {
+    name: 'PgBouncer 1.18 statement',
+    group: 'debian',
+    stack: 'pgbouncer-statement',
+    postgres: 15,
+    profile: 'pgbouncer-statement',
+  },
   {
     name: 'PgBouncer transaction, server_reset_query_always',
     group: 'debian',
@@ -136,7 +148,13 @@ export const COMPAT_TARGETS: readonly CompatTarget[] = [
     postgres: 15,
     profile: null,
   },
-  { name: 'Odyssey 1.5.1 session', group: 'odyssey-1.5', stack: 'odyssey-session', postgres: 15, profile: 'odyssey-session' },
+  {
+    name: 'Odyssey 1.5.1 session',
+    group: 'odyssey-1.5',
+    stack: 'odyssey-session',
+    postgres: 15,
+    profile: 'odyssey-session',
+  },
   {
     name: 'pgagroal 1.6.0 transaction pipeline',
     group: 'pgagroal-1.6',

@@ -20,7 +20,13 @@ import { buildMatrix, type Matrix } from '../reporters/matrix.js';
 import { startStack } from '../fixtures/stack.js';
 import type { Report } from '../engine/types.js';
 import { renderGroups } from './compatibility-groups.js';
-import { COMPAT_FILES, COMPAT_RUNNABLE, COMPAT_TARGETS, COMPAT_TITLE, type CompatTarget } from './compatibility-targets.js';
+import {
+  COMPAT_FILES,
+  COMPAT_RUNNABLE,
+  COMPAT_TARGETS,
+  COMPAT_TITLE,
+  type CompatTarget,
+} from './compatibility-targets.js';
 
 // Compiled under dist/bench/, or imported from source by a test under bench/.
 const HERE = path.dirname(fileURLToPath(import.meta.url));

@@ -9,7 +9,9 @@ import { poolerSourcesDir, type SourcePooler } from '../fixtures/pooler-sources.
 
 async function main(): Promise<void> {
   if (process.argv.includes('--help')) {
-    process.stdout.write('usage: node dist/bench/pooler-builds.js\nBuilds (or finds in the cache) each pooler and prints the time.\n');
+    process.stdout.write(
+      'usage: node dist/bench/pooler-builds.js\nBuilds (or finds in the cache) each pooler and prints the time.\n',
+    );
     return;
   }
   process.stdout.write(`sources ${poolerSourcesDir()}, cache ${buildCacheDir()}\n`);
