@@ -133,6 +133,10 @@ export const COMPAT_TARGETS: readonly CompatTarget[] = [
     stack: 'odyssey-transaction',
     postgres: 15,
     profile: 'odyssey-transaction',
+    footnotes: {
+      'prepared/sql-prepare':
+        'pool_reserve_prepared_statement yes (the default) turns pool_discard into a smart discard that keeps prepared statements on the server.',
+    },
   },
   {
     name: 'Odyssey 1.5.1 transaction, pool_discard no',
@@ -140,6 +144,10 @@ export const COMPAT_TARGETS: readonly CompatTarget[] = [
     stack: 'odyssey-transaction-no-discard',
     postgres: 15,
     profile: null,
+    footnotes: {
+      'session/set-leak':
+        'pool_discard no: nothing resets the server connection between clients, so every session-state check leaks as on PgBouncer (the default is yes).',
+    },
   },
   {
     name: 'Odyssey 1.5.1 transaction, pool_reserve_prepared_statement no',
@@ -147,6 +155,12 @@ export const COMPAT_TARGETS: readonly CompatTarget[] = [
     stack: 'odyssey-transaction-no-reserve-prepared',
     postgres: 15,
     profile: null,
+    footnotes: {
+      'prepared/protocol-named':
+        'pool_reserve_prepared_statement no (the default is yes): named protocol statements stay on the server connection they were parsed on.',
+      'session/reset-on-disconnect':
+        'With prepared statements not reserved, pool_discard stays the full DISCARD ALL instead of the smart discard, so the state a client left is reset.',
+    },
   },
   {
     name: 'Odyssey 1.5.1 session',
