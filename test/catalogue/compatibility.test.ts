@@ -13,7 +13,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { COMPAT_FILES, COMPAT_RUNNABLE, type CompatTarget } from '../../bench/compatibility-targets.js';
+import { COMPAT_FILES, COMPAT_RUNNABLE, COMPAT_TARGETS, type CompatTarget } from '../../bench/compatibility-targets.js';
 import { poolerBuildUnavailable } from '../../fixtures/pooler-build.js';
 import { sourcePoolerOf } from '../../fixtures/stack.js';
 import type { Report } from '../../engine/types.js';
@@ -94,6 +94,14 @@ describe('docs/compatibility.md', () => {
       },
       400_000,
     );
+  });
+
+  // Columns that cannot run yet (pgagroal: until the wire-finding change lands), shown as skipped
+  // with the reason. Deleting `pending` in compatibility-targets.ts moves them into the rotation above.
+  describe.each(COMPAT_TARGETS.filter((t) => t.pending !== undefined))('pending column $name', (t) => {
+    test.skip(`a fresh run of the whole catalogue gives the committed column (skipped: ${t.pending})`, async () => {
+      await expectFreshColumn(t);
+    });
   });
 });
 
