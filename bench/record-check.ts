@@ -13,7 +13,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { run } from '../runner/run.js';
-import { STACK_NAMES, startStack, type StackName } from '../fixtures/stack.js';
+import { SOURCE_STACK_NAMES, STACK_NAMES, startStack, type StackName } from '../fixtures/stack.js';
 
 async function main(): Promise<void> {
   const [id, out, ...rest] = process.argv.slice(2);
@@ -21,8 +21,8 @@ async function main(): Promise<void> {
   const fixture = rest.includes('--fixture');
   const write = !rest.includes('--no-write');
   const names = rest.filter((a) => !a.startsWith('--')) as StackName[];
-  for (const n of names)
-    if (!STACK_NAMES.includes(n)) throw new Error(`unknown fixture ${n}; fixtures: ${STACK_NAMES.join(', ')}`);
+  const known: StackName[] = [...STACK_NAMES, ...SOURCE_STACK_NAMES];
+  for (const n of names) if (!known.includes(n)) throw new Error(`unknown fixture ${n}; fixtures: ${known.join(', ')}`);
   const record: Record<string, unknown> = {};
   for (const name of names) {
     const stack = await startStack(name);

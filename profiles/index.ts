@@ -7,9 +7,18 @@
 import { PooltestError } from '../engine/errors.js';
 import type { Profile } from '../engine/types.js';
 import { direct } from './direct.js';
-import { odysseyTransaction } from './odyssey.js';
+import { odysseySession, odysseyTransaction } from './odyssey.js';
+import { pgagroalSession, pgagroalTransaction } from './pgagroal.js';
 import { pgbouncerSession, pgbouncerStatement, pgbouncerTransaction } from './pgbouncer.js';
-import { pgbouncer121Transaction, pgbouncer124Transaction, pgbouncer126Transaction } from './pgbouncer-versions.js';
+import {
+  pgbouncer121Transaction,
+  pgbouncer122Transaction,
+  pgbouncer124Transaction,
+  pgbouncer125Session,
+  pgbouncer125Transaction,
+  pgbouncer125TransactionNoPrepared,
+  pgbouncer126Transaction,
+} from './pgbouncer-versions.js';
 import { pgcatTransaction } from './pgcat.js';
 import { pgdogTransaction } from './pgdog.js';
 import { pgpool } from './pgpool.js';
@@ -25,12 +34,19 @@ export const PROFILES: readonly Profile[] = [
   pgbouncerSession,
   pgbouncerStatement,
   pgpool,
+  pgbouncer125Transaction,
+  pgbouncer125TransactionNoPrepared,
+  pgbouncer125Session,
+  odysseyTransaction,
+  odysseySession,
+  pgagroalTransaction,
+  pgagroalSession,
   pgbouncer121Transaction,
+  pgbouncer122Transaction,
   pgbouncer124Transaction,
   pgbouncer126Transaction,
   pgcatTransaction,
   pgdogTransaction,
-  odysseyTransaction,
   supavisorTransaction,
   rdsProxy,
 ];

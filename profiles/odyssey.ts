@@ -1,5 +1,6 @@
 import type { Profile } from '../engine/types.js';
-import { NAMELESS_NOTE } from './basis.js';
+import { observed } from './basis.js';
+import { pgbouncerSession } from './pgbouncer.js';
 import { PG_DOCS } from './postgres-docs.js';
 
 const POOLING = 'yandex/odyssey@62c5a0cb:docs/features/pooling.md';
@@ -13,6 +14,14 @@ const RULES = 'yandex/odyssey@9e896a98:docs/configuration/rules.md';
 const DISCARD = `${RULES} (pool_discard); yandex/odyssey@8ba1e233:sources/pool.c (od_rule_pool_alloc: discard = 1); yandex/odyssey@24c4863e:sources/reset.c (od_reset: ROLLBACK if needed, then DISCARD ALL)`;
 const DISCARD_NOTE =
   'pool_discard defaults to yes in the code, not in the docs; with pool_discard no (as in the sample config) the state stays on the server and the outcome becomes leaked.';
+
+/** Where the fixtures run these profiles (test/catalogue/compatibility.test.ts runs the columns). */
+const ON_151 = (fixture: string): string =>
+  `Odyssey 1.5.1 built from the release tarball (tag v1.5.1), fixture ${fixture} with pool_size 2, PostgreSQL 15`;
+
+/** With pool_reserve_prepared_statement on (the default), pool_discard is replaced by smart discard. */
+const SMART =
+  'yandex/odyssey@v1.5.1:sources/rules.c (replace pool_discard with pool_smart_discard due to prepared statements reserving)';
 
 /**
  * Odyssey in transaction pooling with the rule defaults of its code. Every detach resets the
@@ -28,9 +37,9 @@ export const odysseyTransaction: Profile = {
   pooler: 'Odyssey',
   mode: 'transaction',
   versions:
-    '1.4 to 1.5; prepared/protocol-named needs pool_reserve_prepared_statement, on by default since yandex/odyssey#1174',
+    '1.5.1 observed (rule defaults); 1.4 documented; prepared/protocol-named needs pool_reserve_prepared_statement, on by default since yandex/odyssey#1174',
   ref: POOLING,
-  expect: {
+  expect: observed(ON_151('odyssey-transaction'), {
     'session/set-leak': {
       outcome: 'lost',
       ref: `${POOLING} (session variables are not supported); ${DISCARD}`,
@@ -47,15 +56,36 @@ export const odysseyTransaction: Profile = {
     'session/tracked-parameter': {
       outcome: 'tracked',
       ref: `${RULES} (maintain_params: values defined by the client are deployed on server attach)`,
-      note: NAMELESS_NOTE,
-      basis: 'documented',
+      note: 'Observed with both observers, the named one and the one that sends no application_name: the reset at detach clears what the previous client set.',
     },
     'session/set-local': {
       outcome: 'scoped',
       ref: `${POOLING} (a server connection is assigned for a transaction); ${PG_DOCS.setLocal}`,
       basis: 'documented',
     },
-    'session/reset-on-disconnect': { outcome: 'reset', ref: DISCARD, basis: 'source' },
+    'session/reset-on-disconnect': {
+      outcome: 'leaked',
+      ref: `${DISCARD}; ${SMART}`,
+      note: 'Overturned by observation: the source reading said reset, but with pool_reserve_prepared_statement on (the default) the discard is a smart discard, and state a client left behind when it disconnected reached the next client on 1.5.1. With pool_reserve_prepared_statement no the outcome is reset.',
+    },
+    'session/discard-all': {
+      outcome: 'reset',
+      ref: `${DISCARD}; ${SMART}`,
+      note: "Observed: unlike PgBouncer (missed), the client's DISCARD ALL finds its state, which the reset at every detach already cleared.",
+    },
+    'session/lock-timeout-leak': { outcome: 'lost', ref: DISCARD, note: DISCARD_NOTE },
+    'session/search-path-leak': {
+      outcome: 'lost',
+      ref: DISCARD,
+      note: 'Observed on PostgreSQL 15, which does not report search_path; on 18+ maintain_params may re-deploy it.',
+    },
+    'prepared/sql-prepare': {
+      outcome: 'leaked',
+      ref: SMART,
+      note: 'Observed: the smart discard keeps prepared statements on the server (it skips DEALLOCATE ALL), so an SQL PREPARE reaches the next client; with pool_reserve_prepared_statement no it is lost.',
+    },
+    'temp/on-commit-drop': { outcome: 'works', ref: POOLING },
+    'cancel/routing': { outcome: 'routed', ref: `${RULES} (pool_cancel: yes by default)` },
     'temp/temp-table': {
       outcome: 'lost',
       ref: `${POOLING} (temporary tables are not supported); ${DISCARD}`,
@@ -113,5 +143,30 @@ export const odysseyTransaction: Profile = {
       basis: 'documented',
     },
     'statement/transaction-block': { outcome: 'allowed', ref: RULES, basis: 'documented' },
-  },
+  }),
+};
+
+/**
+ * Odyssey in session pooling: each client keeps its server connection; the reset runs when it
+ * leaves. Observed: the same outcomes as PgBouncer 1.18 and 1.25 in session pooling, check by check.
+ */
+export const odysseySession: Profile = {
+  name: 'odyssey-session',
+  title: 'Odyssey, pool "session" (rule defaults; prepared statement reserving is off in session pooling)',
+  pooler: 'Odyssey',
+  mode: 'session',
+  versions: '1.5.1 observed',
+  ref: POOLING,
+  expect: observed(
+    ON_151('odyssey-session'),
+    Object.fromEntries(
+      Object.entries(pgbouncerSession.expect).map(([id, e]) => [
+        id,
+        {
+          outcome: e.outcome,
+          ref: `${POOLING} (session pooling: a server connection is assigned for the whole client session); ${DISCARD}`,
+        },
+      ]),
+    ),
+  ),
 };

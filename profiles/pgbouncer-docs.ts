@@ -31,5 +31,7 @@ export function pgbouncerDocs(tag: string, features: string) {
 /** PgBouncer 1.18, as Debian 12 ships it and the fixtures run it. */
 export const PGB = pgbouncerDocs('pgbouncer_1_18_0', FEATURES_BEFORE_121);
 export const PGB_121 = pgbouncerDocs('pgbouncer_1_21_0', FEATURES_FROM_121);
+export const PGB_122 = pgbouncerDocs('pgbouncer_1_22_0', FEATURES_FROM_121);
 export const PGB_124 = pgbouncerDocs('pgbouncer_1_24_0', FEATURES_FROM_121);
+export const PGB_125 = pgbouncerDocs('pgbouncer_1_25_2', FEATURES_FROM_121);
 export const PGB_126 = pgbouncerDocs('pgbouncer_1_26_0', FEATURES_FROM_121);

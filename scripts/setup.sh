@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Sets up a fresh Debian/Ubuntu machine for pooltest: the PostgreSQL, PgBouncer and pgpool-II
 # packages the fixtures start, the Chromium the HTML report's browser test drives, the drivers
-# `pooltest drivers` runs (only
-# those missing are installed), the npm dependencies, and the build. Safe to run again.
+# `pooltest drivers` runs, and what building PgBouncer 1.25, Odyssey and pgagroal from their
+# release tarballs needs (only those missing are installed), the npm dependencies, and the
+# build. Safe to run again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,6 +20,12 @@ command -v openssl >/dev/null 2>&1 || missing+=(openssl)
 [ -f /usr/share/java/postgresql.jar ] || missing+=(libpostgresql-jdbc-java)
 command -v javac >/dev/null 2>&1 || missing+=(openjdk-17-jdk-headless)
 ruby -e 'require "pg"' >/dev/null 2>&1 || missing+=(ruby-pg)
+# Build dependencies of the poolers built from source (fixtures/pooler-build.ts); see
+# ../shared/poolers/README.md. dpkg-query is cheap and exact for libraries without a command.
+for pkg in build-essential autoconf automake libtool pkg-config cmake libevent-dev libssl-dev libc-ares-dev \
+  libsystemd-dev libev-dev libcjson-dev python3-docutils; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
+done
 
 if [ "${#missing[@]}" -gt 0 ]; then
   echo "setup: installing ${missing[*]}"

@@ -48,13 +48,24 @@ describe('newer PgBouncer releases differ from 1.18 only where a default changed
     Object.fromEntries(Object.entries(findProfile(name).expect).map(([id, e]) => [id, e.outcome]));
   const baseOutcomes = outcomes('pgbouncer-transaction');
 
-  test('1.21 to 1.23: max_prepared_statements exists but is 0, so named statements still fail', () => {
+  test('1.21: max_prepared_statements exists but is 0, so named statements still fail; empty application_name not yet fixed', () => {
     expect(outcomes('pgbouncer-1.21-transaction')).toEqual(baseOutcomes);
     expect(base['prepared/protocol-named']?.outcome).toBe('failed');
   });
 
-  test('1.24: max_prepared_statements defaults to 200, so named statements work', () => {
-    expect(outcomes('pgbouncer-1.24-transaction')).toEqual({ ...baseOutcomes, 'prepared/protocol-named': 'works' });
+  test('1.22 and 1.23: the empty application_name fix (#999) makes session/tracked-parameter tracked', () => {
+    expect(outcomes('pgbouncer-1.22-transaction')).toEqual({ ...baseOutcomes, 'session/tracked-parameter': 'tracked' });
+  });
+
+  test('1.24 and 1.25: max_prepared_statements defaults to 200, so named statements work', () => {
+    const want = { ...baseOutcomes, 'session/tracked-parameter': 'tracked', 'prepared/protocol-named': 'works' };
+    expect(outcomes('pgbouncer-1.24-transaction')).toEqual(want);
+    // The observed 1.25.2 profile and the documented 1.24 one agree check by check.
+    expect(outcomes('pgbouncer-1.25-transaction')).toEqual(want);
+    expect(outcomes('pgbouncer-1.25-transaction-no-prepared')).toEqual({
+      ...want,
+      'prepared/protocol-named': 'failed',
+    });
   });
 
   test('1.26: search_path is tracked by default, which depends on the server, so it is not asserted', () => {
