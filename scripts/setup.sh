@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sets up a fresh Debian/Ubuntu machine for pooltest: the PostgreSQL, PgBouncer and pgpool-II
-# packages the fixtures start and the Chromium the HTML report's browser test drives (only
-# those missing are installed), the npm dependencies, and the build. Safe to run again.
+# packages the fixtures start, the Chromium the HTML report's browser test drives and the
+# stress-ng of the loaded test run (only those missing are installed), the npm dependencies,
+# and the build. Safe to run again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -11,6 +12,8 @@ command -v pgbouncer >/dev/null 2>&1 || [ -x /usr/sbin/pgbouncer ] || missing+=(
 command -v pgpool >/dev/null 2>&1 || [ -x /usr/sbin/pgpool ] || missing+=(pgpool2)
 command -v openssl >/dev/null 2>&1 || missing+=(openssl)
 [ -x /usr/bin/chromium ] || missing+=(chromium)
+# The CPU load of `npm run test:loaded` (scripts/load-test.ts; busy Node processes without it).
+command -v stress-ng >/dev/null 2>&1 || missing+=(stress-ng)
 
 if [ "${#missing[@]}" -gt 0 ]; then
   echo "setup: installing ${missing[*]}"
