@@ -35,7 +35,10 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'unit', include: groups.unit, maxWorkers: 2, sequence: { groupOrder: 0 } },
+        // Not isolated: the unit files share one module graph per worker instead of importing
+        // the engine afresh each (measured on the busy 2-core machine: 64 s against 516 s for
+        // the 64 files). They keep no global state; a file that starts something is not here.
+        test: { name: 'unit', include: groups.unit, maxWorkers: 2, isolate: false, sequence: { groupOrder: 0 } },
       },
       {
         extends: true,

@@ -21,6 +21,7 @@ import { accessSync, constants, mkdtempSync, readFileSync, rmSync } from 'node:f
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import type { FileTime } from './file-times-reporter.js';
 import { TIMING_DEPENDENT } from './test-groups.js';
 
 const REPO = path.resolve(import.meta.dirname, '../..');
@@ -74,25 +75,19 @@ function startLoad(cpus: number): { how: string; stop(): void } {
   return { how, stop };
 }
 
-interface FileTime {
-  file: string;
-  ms: number;
-  failed: boolean;
-}
-
-/** Per-file wall times from Vitest's JSON report, slowest first. */
+/** Per-file times written by scripts/file-times-reporter.ts, slowest first. */
 function fileTimes(jsonFile: string): FileTime[] {
-  const report = JSON.parse(readFileSync(jsonFile, 'utf8')) as {
-    testResults: Array<{ name: string; startTime: number; endTime: number; status: string }>;
-  };
-  return report.testResults
-    .map((r) => ({ file: path.relative(REPO, r.name), ms: r.endTime - r.startTime, failed: r.status !== 'passed' }))
-    .sort((a, b) => b.ms - a.ms);
+  return JSON.parse(readFileSync(jsonFile, 'utf8')) as FileTime[];
 }
 
-function runVitest(files: string[], jsonFile: string): Promise<number> {
-  const args = ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${jsonFile}`, ...files];
-  const child = spawn('npx', args, { cwd: REPO, stdio: 'inherit' });
+function runVitest(files: string[], timesFile: string): Promise<number> {
+  const reporter = path.join(REPO, 'scripts', 'file-times-reporter.ts');
+  const args = ['vitest', 'run', '--reporter=default', `--reporter=${reporter}`, ...files];
+  const child = spawn('npx', args, {
+    cwd: REPO,
+    stdio: 'inherit',
+    env: { ...process.env, POOLTEST_FILE_TIMES: timesFile },
+  });
   return new Promise((resolve) => child.on('close', (code) => resolve(code ?? 1)));
 }
 
@@ -129,7 +124,7 @@ async function main(): Promise<number> {
   try {
     console.log(`load-test: ${files.length > 0 ? `${files.length} files` : 'the whole suite'}, ${load.how}`);
     for (let i = 1; i <= runs; i++) {
-      const jsonFile = path.join(dir, `run-${i}.json`);
+      const jsonFile = path.join(dir, `times-${i}.json`);
       const t0 = performance.now();
       const code = await runVitest(files, jsonFile);
       const s = Math.round((performance.now() - t0) / 1000);
@@ -137,9 +132,11 @@ async function main(): Promise<number> {
       try {
         console.log('slowest files:');
         for (const f of fileTimes(jsonFile).slice(0, 10))
-          console.log(`  ${(f.ms / 1000).toFixed(1).padStart(6)} s  ${f.file}${f.failed ? '  (failed)' : ''}`);
+          console.log(
+            `  ${(f.ms / 1000).toFixed(1).padStart(6)} s  ${f.file} [${f.project}]${f.failed ? '  (failed)' : ''}`,
+          );
       } catch {
-        console.log('  (no JSON report)');
+        console.log('  (no file times written)');
       }
       if (code !== 0) return code;
     }
