@@ -19,8 +19,8 @@ function fastTmp(): Record<string, string> {
  * The project's own tests (test/**). The check suites in suites/ are not run from here: they
  * need a target, and the CLI runs them (the catalogue tests drive the CLI against real
  * fixtures). `npm test` runs three projects one after another (scripts/test-groups.ts says
- * which file goes where): `unit` files side by side, `fixtures` two at a time, and `timing` one
- * at a time - catalogue, faults and load tests steer small real pools with wait bounds, and a
+ * which file goes where): `unit` files side by side, then `fixtures` and `timing` one at a
+ * time - catalogue, faults and load tests steer small real pools with wait bounds, and a
  * second file beside them would only be load. A file in a folder the grouping does not know
  * runs in `timing`. `npx vitest run <file>` still runs just that file, in its project.
  */
@@ -42,7 +42,15 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: 'fixtures', include: groups.fixtures, maxWorkers: 2, sequence: { groupOrder: 1 } },
+        // One at a time for now: two at once beside stress-ng (npm run test:loaded) failed twice
+        // (audit/target's set-leak inconclusive, prettier past its 120 s), 751 s for the 17 files.
+        test: {
+          name: 'fixtures',
+          include: groups.fixtures,
+          fileParallelism: false,
+          maxWorkers: 1,
+          sequence: { groupOrder: 1 },
+        },
       },
       {
         extends: true,
