@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Sets up a fresh Debian/Ubuntu machine for pooltest: the PostgreSQL, PgBouncer and pgpool-II
 # packages the fixtures start, the Chromium the HTML report's browser test drives, the drivers
-# `pooltest drivers` runs, and what building PgBouncer 1.25, Odyssey and pgagroal from their
-# release tarballs needs (only those missing are installed), the npm dependencies, and the
-# build. Safe to run again.
+# `pooltest drivers` runs, what building PgBouncer 1.25, Odyssey and pgagroal from their
+# release tarballs needs and the stress-ng of the loaded test run (only those missing are
+# installed), the npm dependencies, and the build. Safe to run again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -26,6 +26,8 @@ for pkg in build-essential autoconf automake libtool pkg-config cmake libevent-d
   libsystemd-dev libev-dev libcjson-dev python3-docutils; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
 done
+# The CPU load of `npm run test:loaded` (scripts/load-test.ts; busy Node processes without it).
+command -v stress-ng >/dev/null 2>&1 || missing+=(stress-ng)
 
 if [ "${#missing[@]}" -gt 0 ]; then
   echo "setup: installing ${missing[*]}"

@@ -21,6 +21,8 @@ export interface CancelDelivery {
   closedByPeer: boolean;
   /** Milliseconds from connecting to the close (or to the bound). */
   ms: number;
+  /** Milliseconds from connecting until the request was handed to the socket (null: never). */
+  writtenMs: number | null;
 }
 
 /**
@@ -38,13 +40,14 @@ export function sendCancelRequest(
   return new Promise((resolve) => {
     const socket = net.connect(netAddress(target));
     let written = false;
+    let writtenMs: number | null = null;
     let settled = false;
     const done = (closedByPeer: boolean): void => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       socket.destroy();
-      resolve({ written, closedByPeer, ms: Math.round(performance.now() - started) });
+      resolve({ written, closedByPeer, ms: Math.round(performance.now() - started), writtenMs });
     };
     const timer = setTimeout(() => done(false), timeoutMs);
     socket.once('connect', () => {
@@ -55,6 +58,7 @@ export function sendCancelRequest(
       msg.writeInt32BE(secretKey, 12);
       socket.write(msg, () => {
         written = true;
+        writtenMs = Math.round(performance.now() - started);
       });
     });
     socket.once('close', () => done(true));

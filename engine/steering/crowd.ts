@@ -8,7 +8,6 @@
  * SQLSTATE when it sent one (53300 "too many clients") - and is not retried: a refusal is
  * what the capacity checks are looking for.
  */
-import { within } from '../time.js';
 import type { Session } from '../session/session.js';
 import type { Scenario } from './scenario.js';
 
@@ -26,9 +25,13 @@ export interface CrowdOptions {
   /** Keep clients connected after their work; `Scenario.closeAll` ends them. */
   stayConnected?: boolean;
   /**
-   * Hold every client's work until all have connected (or failed), but at most this long, so
-   * that slow logins do not look like waiting for a backend. A pooler that queues logins
-   * (pgpool-II) never lets them all connect: the bound releases the ones that did.
+   * Hold every client's work until all have connected (or failed), so that slow logins do not
+   * look like waiting for a backend. A pooler that queues logins (pgpool-II) never lets them
+   * all connect: once this long has passed since the last client connected or failed, the ones
+   * that did are released. Counted from the last one, not from the start: on a busy machine
+   * logins are slow but keep coming, and a bound from the start would release the crowd
+   * before it had gathered (issue 21). Before any client has settled, the connection bounds
+   * end the wait.
    */
   startTogetherMs?: number;
 }
@@ -38,21 +41,37 @@ export async function crowd(scn: Scenario, opts: CrowdOptions): Promise<Array<Se
   // The crowd must be all this run has connected to the target: idle logins made ahead of
   // need would count against its client limit (max_client_conn) and turn waits into refusals.
   await scn.ownClientsOnly();
-  let settled = 0;
-  let allSettled!: () => void;
-  const together = new Promise<void>((r) => (allSettled = r));
-  const start =
-    opts.startTogetherMs === undefined ? Promise.resolve() : within(together, opts.startTogetherMs, undefined);
+  const start = opts.startTogetherMs === undefined ? null : gathering(opts.count, opts.startTogetherMs);
   const clients = Array.from({ length: opts.count }, async (_, i) => {
     const session = await openOrRecord(scn, `${opts.prefix}${i + 1}`, opts.connectTag, opts.connectMs);
-    if (++settled === opts.count) allSettled();
+    start?.settled();
     if (!session) return null;
-    await start;
+    await start?.released;
     await opts.work(session, i);
     if (!opts.stayConnected) await session.close();
     return session;
   });
   return Promise.all(clients);
+}
+
+/**
+ * Resolves `released` once `count` clients have settled, or once `idleMs` has passed since the
+ * latest one settled without another following. The timer is unref'd and cleared on release.
+ */
+function gathering(count: number, idleMs: number): { settled(): void; released: Promise<void> } {
+  let n = 0;
+  let timer: NodeJS.Timeout | undefined;
+  let release!: () => void;
+  const released = new Promise<void>((r) => (release = r)).finally(() => clearTimeout(timer));
+  return {
+    released,
+    settled() {
+      clearTimeout(timer);
+      if (++n === count) return release();
+      timer = setTimeout(release, idleMs);
+      timer.unref();
+    },
+  };
 }
 
 /** `tryOpen`, except that a refused connection is also only recorded, never thrown. */

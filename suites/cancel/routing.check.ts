@@ -86,7 +86,12 @@ export const routing = defineCheck({
     const delivery = await cancel;
     scn.note('X', 'cancel.send', `CancelRequest(${key.processId}, <secret>)`, {
       startMs: sentAt,
-      facts: { written: delivery.written, closed_after_ms: delivery.closedByPeer ? delivery.ms : null },
+      facts: {
+        written: delivery.written,
+        closed_after_ms: delivery.closedByPeer ? delivery.ms : null,
+        written_after_ms: delivery.writtenMs,
+        b_sleep_ms: shortMs,
+      },
     });
   },
   judge: judgeCancelRouting,
@@ -111,7 +116,10 @@ function cancelledByRequest(s: StepRecord | undefined): boolean {
  * - A or B has no pid, or both ran on the same backend, or no cancel was written: inconclusive.
  * - B's query was cancelled: `misrouted` (whatever happened to A).
  * - A's query was cancelled and B's completed: `routed`.
- * - Both completed without error: `ignored`.
+ * - Both completed without error: `ignored`, provided the request was written while B's sleep
+ *   was certainly still running (before B's start plus its sleep, on the client's clock: the
+ *   server began the sleep after that start). Written later - a busy machine that connected
+ *   late - it could not have stopped either query, nor shown a misrouting: inconclusive.
  * - Either query timed out or failed otherwise (the safety net firing): inconclusive.
  */
 export function judgeCancelRouting(steps: readonly StepRecord[]): Judgement {
@@ -119,6 +127,8 @@ export function judgeCancelRouting(steps: readonly StepRecord[]): Judgement {
   const b = stepOf(steps, 'B.slow');
   const sent = stepOf(steps, 'cancel.send');
   const closedAfter = numberOf(sent, 'closed_after_ms');
+  const writtenAt = writtenAtMs(sent);
+  const bSleepMs = numberOf(sent, 'b_sleep_ms');
   const facts = {
     aBackend: a?.pid ?? null,
     bBackend: b?.pid ?? null,
@@ -126,6 +136,9 @@ export function judgeCancelRouting(steps: readonly StepRecord[]): Judgement {
     bCancelled: cancelledByRequest(b),
     cancelWritten: boolOf(sent, 'written'),
     cancelConnectionClosedAfterMs: closedAfter,
+    // Past B's earliest possible end, in ms (negative: before it); null when not recorded.
+    cancelWrittenAfterBEndMs:
+      writtenAt === null || bSleepMs === null || !b ? null : Math.round(writtenAt - (b.startMs + bSleepMs)),
   };
   if (!a || !b || a.pid === null || b.pid === null)
     return {
@@ -155,6 +168,12 @@ export function judgeCancelRouting(steps: readonly StepRecord[]): Judgement {
       facts,
       reason: `A's query on backend ${a.pid} was cancelled (57014); B's on backend ${b.pid} completed`,
     };
+  if (facts.cancelWrittenAfterBEndMs !== null && facts.cancelWrittenAfterBEndMs >= 0)
+    return {
+      outcome: null,
+      facts,
+      reason: `neither query was cancelled, but the cancel request was written ${facts.cancelWrittenAfterBEndMs} ms after B's sleep could have ended: too late to tell an ignored cancel from one that found nothing to stop`,
+    };
   // Postgres and PgBouncer close the cancel connection once they have read it; pgpool-II
   // reads it only when a child process is free, and leaves it open.
   const closed =
@@ -166,4 +185,10 @@ export function judgeCancelRouting(steps: readonly StepRecord[]): Judgement {
     facts,
     reason: `neither query was cancelled; A's ran its full ${a.durationMs} ms; ${closed}`,
   };
+}
+
+/** When the request was handed to the socket, on the record's clock (null in records made before it was kept). */
+function writtenAtMs(sent: StepRecord | undefined): number | null {
+  const after = numberOf(sent, 'written_after_ms');
+  return sent && after !== null ? sent.startMs + after : null;
 }

@@ -21,6 +21,15 @@ const MODE: Record<string, string> = {
   'pgbouncer-statement': 'statement',
 };
 
+/**
+ * Bounds on the whole catalogue run and on starting its stack: guards against a hang, not
+ * speed requirements (every step of the run has its own bound). With the machine kept busy
+ * (npm run test:loaded, issue 21) a run took more than the 120 s hook bound that used to wrap
+ * it, which was shorter than the CLI helper's own bound inside it (150 s).
+ */
+const RUN_BOUND_MS = 300_000;
+const STACK_BOUND_MS = 60_000;
+
 describe.each(Object.keys(EXPECTED))('catalogue against %s', (name) => {
   let stack: Stack;
   let run: CliRun;
@@ -32,9 +41,10 @@ describe.each(Object.keys(EXPECTED))('catalogue against %s', (name) => {
     const logStart = (await logText(stack.postgres.logFile)).length;
     run = await runCli(['--target', stack.target.url(), '--direct', stack.postgres.url(), '--profile', name], {
       json: true,
+      timeoutMs: RUN_BOUND_MS,
     });
     serverLog = (await logText(stack.postgres.logFile)).slice(logStart);
-  });
+  }, STACK_BOUND_MS + RUN_BOUND_MS);
   afterAll(async () => {
     await stack?.stop();
   });
@@ -69,10 +79,14 @@ describe.each(Object.keys(EXPECTED))('catalogue against %s', (name) => {
     expect(run.code).toBe(0);
   });
 
-  test('the measured checks conclude, with their figures in the facts', () => {
+  test('the measured checks conclude or say the measurement fell short, with their figures in the facts', () => {
     for (const id of MEASURED) {
       const c = run.report?.checks.find((x) => x.id === id);
-      expect(c?.outcome, `${id}: ${c?.reason}`).not.toBeNull();
+      // On a busy machine a side can complete fewer cycles than the judge needs within the
+      // check's budget (issue 21: "only 9 connect cycles completed directly"): inconclusive,
+      // and it says so. Either way both sides were measured: no figures is a blind check.
+      if (c?.outcome === null) expect(c.reason, id).toMatch(/connect cycles/);
+      else expect(c?.outcome, `${id}: ${c?.reason}`).toEqual(expect.any(String));
       expect(c?.facts.targetP50Ms, id).toBeGreaterThan(0);
       expect(c?.facts.directP50Ms, id).toBeGreaterThan(0);
     }

@@ -136,6 +136,11 @@ function phase(r: SignalledRun): string {
   return before < r.run.report.checks.length ? 'between checks' : 'sweep or report';
 }
 
+/** Whether some signal came after the first check ended (between checks, or in the sweep or report). */
+function reachedLate(runs: SignalledRun[]): boolean {
+  return runs.some((r) => phase(r) === 'between checks' || phase(r) === 'sweep or report');
+}
+
 function phases(runs: SignalledRun[]): Record<string, number> {
   const counts: Record<string, number> = {};
   for (const r of runs) counts[phase(r)] = (counts[phase(r)] ?? 0) + 1;
@@ -226,6 +231,21 @@ describe('a signal at any moment of a run', () => {
         left.push(...(await leftOnPool(stack)).map((l) => `${r.sig} at ${r.offsetMs} ms: ${l}`));
       }
     }
+    // The checks and the sweep are a short stretch at the end of a run whose start (fixture,
+    // discovery) stretches under load: a grid of 16 offsets can step over them (issue 21: 11 of
+    // 13 signals before discovery ended, none later). Aim a few more between the last offset
+    // that came before the first check ended and the first that came after the end.
+    for (let i = 0; i < 6 && !reachedLate(runs); i++) {
+      const early = Math.max(
+        ...runs.filter((r) => phase(r) === 'before the first check ended').map((r) => r.offsetMs),
+        0,
+      );
+      const late = Math.min(...runs.filter((r) => !r.delivered && r.offsetMs > early).map((r) => r.offsetMs));
+      if (!Number.isFinite(late) || late - early < 20) break;
+      const r = await signalAt(args, Math.round((early + late) / 2), i % 2 === 0 ? 'SIGINT' : 'SIGTERM');
+      runs.push(r);
+      left.push(...(await leftOnPool(stack)).map((l) => `${r.sig} at ${r.offsetMs} ms: ${l}`));
+    }
     const delivered = runs.filter((r) => r.delivered);
     console.log(
       `interrupt offsets (external): ${delivered.length} of ${runs.length} signalled, by phase ${JSON.stringify(phases(runs))}; slowest end after the signal ${Math.max(...delivered.map((r) => r.run.ms - r.offsetMs))} ms`,
@@ -241,7 +261,7 @@ describe('a signal at any moment of a run', () => {
     const seen = phases(runs);
     expect(seen['before discovery ended'] ?? 0).toBeGreaterThan(0);
     expect(seen['before the first check ended'] ?? 0).toBeGreaterThan(0);
-    expect((seen['between checks'] ?? 0) + (seen['sweep or report'] ?? 0)).toBeGreaterThan(0);
+    expect(reachedLate(runs), JSON.stringify(seen)).toBe(true);
     expect(left).toEqual([]);
   });
 

@@ -60,6 +60,27 @@ describe(`${ID}: mutations`, () => {
     expect(j.outcome).toBe('ignored');
     expect(j.reason).toMatch(/closed the cancel connection after/);
   });
+  // Issue 21: on a busy machine the cancel connection can be made after both sleeps are over;
+  // neither query is then cancelled, and that is no sign the target ignores cancels.
+  const ignoredWithWrite = (afterBEndMs: number): StepRecord[] => {
+    const steps = mutate(bouncer(), 'A.slow', (s) => (s.error = null));
+    const b = steps.find((s) => s.tag === 'B.slow')!;
+    return mutate(steps, 'cancel.send', (s) => {
+      const row = s.results[0]![0]!;
+      row.b_sleep_ms = 300;
+      row.written_after_ms = b.startMs + 300 + afterBEndMs - s.startMs;
+    });
+  };
+  test("ignored: the request was written while B's sleep was certainly still running", () => {
+    const j = judgeCancelRouting(ignoredWithWrite(-50));
+    expect(j.outcome, j.reason).toBe('ignored');
+    expect(j.facts.cancelWrittenAfterBEndMs).toBe(-50);
+  });
+  test("inconclusive, not ignored: the request was written only after B's sleep could have ended", () => {
+    const j = judgeCancelRouting(ignoredWithWrite(120));
+    expect(j.outcome).toBeNull();
+    expect(j.reason).toMatch(/written 120 ms after B's sleep could have ended/);
+  });
   const inconclusive: Array<[string, () => StepRecord[], RegExp]> = [
     [
       'A and B on the same backend',
