@@ -1,5 +1,5 @@
 import type { Profile } from '../engine/types.js';
-import { pgbouncerTransaction } from './pgbouncer.js';
+import { pgbouncerTransaction, TRACKED_PARAMETER_120 } from './pgbouncer.js';
 import { documented } from './basis.js';
 import { PGB_121, PGB_124, PGB_126 } from './pgbouncer-docs.js';
 
@@ -12,7 +12,7 @@ import { PGB_121, PGB_124, PGB_126 } from './pgbouncer-docs.js';
  * (default 0, disabled) and `query_wait_notify` (a NOTICE after 5 s of waiting).
  */
 // Observed on 1.18 here; for these releases the same outcomes are what their documentation says.
-const BASE = documented(pgbouncerTransaction.expect);
+const BASE = documented({ ...pgbouncerTransaction.expect, 'session/tracked-parameter': TRACKED_PARAMETER_120 });
 
 /** 1.21 to 1.23: protocol-level prepared statements exist, but are off by default. */
 export const pgbouncer121Transaction: Profile = {

@@ -62,7 +62,8 @@ export class FindingsCollector {
 }
 
 function toFinding(t: Tally, behaviour: PoolerBehaviour): WatchFinding {
-  const { outcome, breaks } = joinCheck(behaviour, t.dep.check as AuditCheckId);
+  // A setting judged on its own (TimeZone in session/tracked-parameter) gets its own outcome.
+  const { outcome, breaks, parameter } = joinCheck(behaviour, t.dep.check as AuditCheckId, t.dep.setting);
   const known = checkText(t.dep.check, outcome);
   return {
     check: t.dep.check,
@@ -77,6 +78,7 @@ function toFinding(t: Tally, behaviour: PoolerBehaviour): WatchFinding {
     count: t.count,
     connections: t.connectionIds.size,
     outcome,
+    parameter,
     basis: behaviour.basis,
     breaks,
     advice: known.advice,

@@ -21,6 +21,8 @@ export interface Dependency {
   used: WatchStatement;
   use: 'explicit' | 'implicit';
   certain: boolean;
+  /** For a setting: its name (lower-case), which the pooler join may judge on its own. */
+  setting?: string;
 }
 
 interface Item {
@@ -180,6 +182,7 @@ export class SessionState {
       used,
       use: item.explicit !== null ? 'explicit' : 'implicit',
       certain: item.certain,
+      ...(item.kind === 'guc' ? { setting: item.key } : {}),
     });
     item.explicit = null;
     item.implicit = null;

@@ -61,6 +61,8 @@ export interface WatchFinding {
   /** Distinct connections it was seen on. */
   connections: number;
   outcome: string | null;
+  /** The setting whose own outcome `outcome` is (lower-case), or null when it is the check's. */
+  parameter: string | null;
   basis: BehaviourBasis;
   breaks: Breaks;
   advice: string;
