@@ -15,7 +15,7 @@ import { renderAuditMarkdown } from './audit-markdown.js';
 import { mergeAuditFiles } from './audit-merge.js';
 import { renderAuditTerminal } from './audit-terminal.js';
 import { readProgress } from './read-progress.js';
-import type { AuditReport } from './audit-types.js';
+import { exitCode } from './exit-code.js';
 
 /** Where the command writes; defaults to the process's streams. */
 export interface AuditIo {
@@ -61,29 +61,15 @@ export async function auditCommand(
     const isTty = (io.stdout as { isTTY?: boolean }).isTTY === true;
     const color = colorWanted(args.color, io.env ?? process.env, isTty);
     const width = terminalWidth((io.stdout as { columns?: number }).columns);
-    io.stdout.write(renderAuditTerminal(report, new Chalk({ level: color ? 1 : 0 }), width));
+    const chalk = new Chalk({ level: color ? 1 : 0 });
+    io.stdout.write(renderAuditTerminal(report, chalk, width, { failOnFindings: args.failOnFindings }));
     return exitCode(report, args.failOnFindings);
   } catch (error) {
     return failed(error, io);
   }
 }
 
-/** Findings exist that typically break, but no pooler was given to confirm it (see AUDIT_USAGE). */
-export const EXIT_UNCONFIRMED = 3;
-
-/**
- * - 1: a finding breaks on the pooler it was joined with (`--report`, `--target`);
- * - 3: no pooler given, and findings typically break (`--fail-on-findings` makes that 1);
- * - 0: nothing breaks (cleanup statements never do).
- * A report that says "BREAKS" never exits 0.
- */
-export function exitCode(report: AuditReport, failOnFindings: boolean): number {
-  if (report.pooler.basis !== 'typical') return report.summary.breakingCount > 0 ? 1 : 0;
-  const typicallyBreaks =
-    report.findings.some((f) => f.breaks !== false) || Object.values(report.overflow).some((n) => (n ?? 0) > 0);
-  if (!typicallyBreaks) return 0;
-  return failOnFindings ? 1 : EXIT_UNCONFIRMED;
-}
+export { EXIT_UNCONFIRMED, exitCode } from './exit-code.js';
 
 async function writeOutput(path: string, text: string, flag: string): Promise<void> {
   try {

@@ -35,7 +35,15 @@ export function renderAuditMarkdown(report: AuditReport): string {
     lines.push('', `## \`${info.id}\`: ${info.title}`, '');
     if (first !== undefined) {
       const does = first.basis === 'typical' ? 'typically does (no pooler given, not confirmed)' : 'does';
-      lines.push(`What the pooler ${does}: **${first.outcome ?? 'unknown'}**, ${breaksText(first.breaks)}.`, '');
+      // A check judged per setting (session/tracked-parameter): each setting's own outcome.
+      const perSetting = [...new Map(findings.filter((f) => f.parameter !== null).map((f) => [f.parameter, f]))];
+      const said =
+        perSetting.length === 0
+          ? `**${first.outcome ?? 'unknown'}**, ${breaksText(first.breaks)}`
+          : perSetting
+              .map(([name, f]) => `\`${name}\` **${f.outcome ?? 'unknown'}**, ${breaksText(f.breaks)}`)
+              .join('; ');
+      lines.push(`What the pooler ${does}: ${said}.`, '');
     }
     lines.push(`Fix: ${info.advice}`, '');
     lines.push('| count | statement | source |', '|---:|---|---|');

@@ -8,9 +8,15 @@ import type { AuditCleanup, AuditFinding, AuditReport, Breaks } from './audit-ty
 import { groupByCheck } from './check-groups.js';
 import { terminalSafe } from '../reporters/terminal-text.js';
 import { oneLine } from './display-text.js';
+import { exitMeaning } from './exit-code.js';
 
 /** Renders `report` for a terminal `width` columns wide. */
-export function renderAuditTerminal(unsafe: AuditReport, c: ChalkInstance, width: number): string {
+export function renderAuditTerminal(
+  unsafe: AuditReport,
+  c: ChalkInstance,
+  width: number,
+  opts: { failOnFindings?: boolean } = {},
+): string {
   // Statements, sources and errors are the application's text: printable before they are laid out.
   const report = terminalSafe(unsafe);
   const out: string[] = [];
@@ -26,7 +32,7 @@ export function renderAuditTerminal(unsafe: AuditReport, c: ChalkInstance, width
   for (const { info, findings, overflow } of groupByCheck(report)) {
     const first = findings[0];
     out.push('', `${c.bold(info.id)}  ${info.title}`);
-    if (first !== undefined) out.push(`  ${behaviourLine(first, c)}`);
+    if (first !== undefined) out.push(`  ${behaviourLine(findings, c)}`);
     out.push(c.dim(`  fix: ${info.advice}`));
     const countWidth = Math.max(5, ...findings.map((f) => String(f.count).length));
     const sourceWidth = Math.min(40, Math.max(6, ...findings.map((f) => sourceText(f).length)));
@@ -64,7 +70,7 @@ export function renderAuditTerminal(unsafe: AuditReport, c: ChalkInstance, width
       out.push(c.dim(`  ... ${report.unparsed.samples.length - 10} more in --json`));
   }
   for (const w of report.warnings) out.push(c.yellow(`warning: ${w}`));
-  out.push('', summaryLine(report, c));
+  out.push('', summaryLine(report, c, opts.failOnFindings === true));
   return `${out.join('\n')}\n`;
 }
 
@@ -83,11 +89,20 @@ function countedAs(report: AuditReport): string {
     .join('; ');
 }
 
-function behaviourLine(f: AuditFinding, c: ChalkInstance): string {
-  const outcome = f.outcome ?? 'no result for this check';
-  const typical = f.basis === 'typical';
+function behaviourLine(findings: readonly AuditFinding[], c: ChalkInstance): string {
+  const first = findings[0]!;
+  const typical = first.basis === 'typical';
   const where = typical ? 'typically (transaction pooling)' : 'on this pooler';
-  return `${where}: ${c.bold(outcome)} -> ${breaksText(f.breaks, c, typical)}`;
+  const joined = (f: AuditFinding): string =>
+    `${c.bold(f.outcome ?? 'no result for this check')} -> ${breaksText(f.breaks, c, typical)}`;
+  // A check judged per setting: each setting's own outcome, once (TimeZone fine, IntervalStyle not).
+  const perSetting = new Map<string, AuditFinding>();
+  for (const f of findings) if (f.parameter !== null && !perSetting.has(f.parameter)) perSetting.set(f.parameter, f);
+  if (perSetting.size === 0) return `${where}: ${joined(first)}`;
+  const rest = findings.find((f) => f.parameter === null);
+  const parts = [...perSetting].map(([name, f]) => `${name}: ${joined(f)}`);
+  if (rest !== undefined) parts.push(`other settings: ${joined(rest)}`);
+  return `${where}, per setting: ${parts.join('; ')}`;
 }
 
 function cleanupText(u: AuditCleanup): string {
@@ -106,17 +121,16 @@ function sourceText(f: AuditFinding): string {
   return `${f.source}${more}`;
 }
 
-function summaryLine(report: AuditReport, c: ChalkInstance): string {
+function summaryLine(report: AuditReport, c: ChalkInstance, failOnFindings: boolean): string {
   const s = report.summary;
-  const typical = report.pooler.basis === 'typical';
-  const where = typical
-    ? ' under typical transaction pooling (no pooler given: exit 3 unless --fail-on-findings)'
-    : ' on this pooler';
+  const where = report.pooler.basis === 'typical' ? ' under typical transaction pooling' : ' on this pooler';
   const text = [
     `${s.findings} finding(s), ${s.breaking} break${where} (${s.breakingCount} occurrence(s))`,
     `${s.cleanups} cleanup statement(s), never breaking`,
     `${s.unparsed} not classified`,
     `${s.durationMs} ms`,
+    // What the exit code of this very run means, not the rule for every run.
+    exitMeaning(report, failOnFindings),
   ].join('; ');
   return s.breaking > 0 ? c.red(text) : c.green(text);
 }

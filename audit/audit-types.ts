@@ -70,6 +70,11 @@ export interface AuditFinding {
   sources: string[];
   /** What the pooler does in this check (`leaked`, `lost`...), or null when unknown. */
   outcome: string | null;
+  /**
+   * The setting whose own outcome `outcome` is (lower-case), for a check that judges settings
+   * one by one (`session/tracked-parameter`: `timezone`); null when it is the check's outcome.
+   */
+  parameter: string | null;
   basis: BehaviourBasis;
   breaks: Breaks;
   advice: string;
@@ -132,6 +137,8 @@ export interface PoolerSummary {
   name: string;
   /** Outcomes per check as used for the join. */
   outcomes: Record<string, string | null>;
+  /** For checks that judge settings one by one: outcome per setting (lower-case), as used for the join. */
+  parameters: Record<string, Record<string, string | null>>;
 }
 
 /** The result of {@link audit}: what `--json` writes. */

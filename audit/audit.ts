@@ -17,7 +17,13 @@ import {
 import { auditLogFile } from './log-input.js';
 import type { ProgressSink } from './read-progress.js';
 import type { LogFormat } from './log-format.js';
-import { behaviourFromReportFile, joinCheck, poolerSummary, type PoolerBehaviour } from './pooler-behaviour.js';
+import {
+  behaviourFromReportFile,
+  joinCheck,
+  poolerSummary,
+  settingOfWhat,
+  type PoolerBehaviour,
+} from './pooler-behaviour.js';
 import { resolveBehaviour } from './pooler-source.js';
 import { auditSqlFile } from './sql-file-input.js';
 import { loadParser } from './sql-parser.js';
@@ -172,7 +178,8 @@ export function unparsedWarning(unparsed: { count: number; distinct: number }): 
 
 /** A counted finding joined with what the pooler does in its check. */
 function toFinding(t: FindingTally, behaviour: PoolerBehaviour): AuditFinding {
-  const joined = joinCheck(behaviour, t.check);
+  // A SET of a setting judged on its own (TimeZone in session/tracked-parameter) gets its own outcome.
+  const joined = joinCheck(behaviour, t.check, settingOfWhat(t.what));
   const info = auditCheck(t.check);
   return {
     check: t.check,
@@ -186,6 +193,7 @@ function toFinding(t: FindingTally, behaviour: PoolerBehaviour): AuditFinding {
     source: t.sources[0] ?? '',
     sources: t.sources,
     outcome: joined.outcome,
+    parameter: joined.parameter,
     basis: behaviour.basis,
     breaks: joined.breaks,
     advice: info.advice,

@@ -7,7 +7,9 @@ import { readFile } from 'node:fs/promises';
 import { PooltestError } from '../engine/errors.js';
 import { describeTarget, redactUrl } from '../engine/target.js';
 import type { Report } from '../engine/types.js';
-import { AUDIT_CHECKS } from './audit-checks.js';
+import { AUDIT_CHECKS, TYPICAL_PROFILE } from './audit-checks.js';
+import { findProfile } from '../profiles/index.js';
+import { perParameterOf } from '../suites/labels.js';
 import type { AuditCheckId, BehaviourBasis, Breaks, PoolerSummary } from './audit-types.js';
 import { fileError } from './input-checks.js';
 import { outcomeBreaks } from '../suites/outcome-breaks.js';
@@ -18,12 +20,71 @@ export interface PoolerBehaviour {
   basis: BehaviourBasis;
   name: string;
   outcomes: Map<string, string | null>;
+  /**
+   * For checks with an outcome per setting (`audit.perParameter`): check id, then the setting
+   * (lower-case), then its outcome. A setting missing here is joined with the check's outcome.
+   */
+  parameters?: Map<string, Map<string, string | null>>;
 }
 
-/** The outcome of one check on this pooler and whether the app's statement breaks. */
-export function joinCheck(behaviour: PoolerBehaviour, check: AuditCheckId): { outcome: string | null; breaks: Breaks } {
+/** What the join used: the check's outcome, or that of one setting the check judges on its own. */
+export interface JoinedOutcome {
+  outcome: string | null;
+  breaks: Breaks;
+  /** The setting whose own outcome was used (lower-case), or null for the check's. */
+  parameter: string | null;
+}
+
+/**
+ * The outcome of one check on this pooler and whether the app's statement breaks. With
+ * `setting` (what a SET finding sets), a check that judges each setting on its own gives that
+ * setting's outcome: PgBouncer replays TimeZone, so `SET timezone` is fine there even though
+ * the check as a whole leaked (by application_name).
+ */
+export function joinCheck(behaviour: PoolerBehaviour, check: AuditCheckId, setting?: string | null): JoinedOutcome {
+  const own = setting ? behaviour.parameters?.get(check)?.get(setting.toLowerCase()) : undefined;
+  if (own !== undefined) return { outcome: own, breaks: outcomeBreaks(own), parameter: setting!.toLowerCase() };
   const outcome = behaviour.outcomes.get(check) ?? null;
-  return { outcome, breaks: outcomeBreaks(outcome) };
+  return { outcome, breaks: outcomeBreaks(outcome), parameter: null };
+}
+
+/**
+ * The setting a finding's `what` names (`SET TimeZone`, `RESET timezone`,
+ * `set_config('TimeZone', ..., false)`, either inside `DO block: ...`), lower-case, or null.
+ * The `what` texts are the classifier's own (audit/set-statement.ts, audit/function-calls.ts).
+ */
+export function settingOfWhat(what: string): string | null {
+  const m = /^(?:DO block: )?(?:(?:SET|RESET) ([A-Za-z_][\w.$]*)|set_config\('([^']+)')/.exec(what);
+  const name = m?.[1] ?? m?.[2];
+  return name === undefined ? null : name.toLowerCase();
+}
+
+/** Per-setting outcomes of the checks that judge settings one by one, read from each result's facts. */
+function parametersFromChecks(checks: Pick<Report, 'checks'>['checks']): Map<string, Map<string, string | null>> {
+  const out = new Map<string, Map<string, string | null>>();
+  for (const check of checks) {
+    const names = perParameterOf(check.id);
+    if (names === null || check.verdict === 'skipped') continue;
+    const own = new Map<string, string | null>();
+    for (const [key, value] of Object.entries(check.facts ?? {})) {
+      // `<Name>.outcome`, `Name` as the check spells it (TimeZone): matched without regard to case.
+      const m = /^([^.]+)\.outcome$/.exec(key);
+      const name = m?.[1]?.toLowerCase();
+      if (name === undefined || !names.includes(name)) continue;
+      // A setting the run did not observe (the server does not report it) says nothing.
+      if (typeof value === 'string') own.set(name, value);
+    }
+    if (own.size > 0) out.set(check.id, own);
+  }
+  return out;
+}
+
+/** Per-setting outcomes the typical profile documents. */
+function parametersFromProfile(): Map<string, Map<string, string | null>> {
+  const out = new Map<string, Map<string, string | null>>();
+  for (const [id, e] of Object.entries(findProfile(TYPICAL_PROFILE).expect))
+    if (e.parameters !== undefined) out.set(id, new Map(Object.entries(e.parameters)));
+  return out;
 }
 
 /** PgBouncer in transaction mode as documented: used when nothing better is given. */
@@ -32,6 +93,7 @@ export function typicalBehaviour(): PoolerBehaviour {
     basis: 'typical',
     name: 'typical transaction pooling (PgBouncer transaction mode, as documented)',
     outcomes: new Map(AUDIT_CHECKS.map((c) => [c.id, c.typicalOutcome])),
+    parameters: parametersFromProfile(),
   };
 }
 
@@ -66,14 +128,19 @@ export function behaviourFromReport(
   for (const check of report.checks) outcomes.set(check.id, check.verdict === 'skipped' ? null : check.outcome);
   const t = report.target;
   const where = t ? describeTarget(t) : 'unknown target';
-  return { basis, name: `${redactUrl(label)} (${where})`, outcomes };
+  return { basis, name: `${redactUrl(label)} (${where})`, outcomes, parameters: parametersFromChecks(report.checks) };
 }
 
 /** The summary the audit report carries. */
 export function poolerSummary(behaviour: PoolerBehaviour, checks: Iterable<AuditCheckId>): PoolerSummary {
   const outcomes: Record<string, string | null> = {};
-  for (const id of checks) outcomes[id] = behaviour.outcomes.get(id) ?? null;
-  return { basis: behaviour.basis, name: behaviour.name, outcomes };
+  const parameters: Record<string, Record<string, string | null>> = {};
+  for (const id of checks) {
+    outcomes[id] = behaviour.outcomes.get(id) ?? null;
+    const own = behaviour.parameters?.get(id);
+    if (own !== undefined) parameters[id] = Object.fromEntries(own);
+  }
+  return { basis: behaviour.basis, name: behaviour.name, outcomes, parameters };
 }
 
 /** Checks the parts of a report the audit relies on; anything else may differ. */

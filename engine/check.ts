@@ -84,6 +84,12 @@ export interface AuditHint {
   /** Lower is shown first when a statement touches several checks (security first). */
   priority: number;
   /**
+   * Settings the check gives an outcome of its own, in the facts as `<Name>.outcome` (matched
+   * without regard to case): the audit and watch join a finding about one of them with that
+   * outcome instead of the check's, which is the worst of them.
+   */
+  perParameter?: readonly string[];
+  /**
    * The SQL this check is the one to ask about: statement kinds, settings and built-in
    * functions, each from the vocabulary of audit-claims.ts. The catalogue refuses an item
    * claimed by two checks or by none.

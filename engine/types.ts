@@ -176,6 +176,12 @@ export interface Expectation {
   basis?: ExpectationBasis;
   /** For `observed`: the version and setup it was observed on (`PgBouncer 1.18.0, Debian 12 package`). */
   observedOn?: string;
+  /**
+   * For a check with an outcome per setting (its `audit.perParameter`): the outcome of each
+   * setting, keyed lower-case, as the same `ref` says it. The audit and watch join a finding
+   * about one of them with it when no report gives the observed one.
+   */
+  parameters?: Record<string, string>;
 }
 
 /** Expected outcome per check for one pooler, mode and version. */

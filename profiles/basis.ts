@@ -5,6 +5,7 @@
  * table for a version nobody here ran marks it `documented` again.
  */
 import type { Expectation } from '../engine/types.js';
+import { TRACKED_PARAMETERS } from '../suites/session/tracked-parameters.js';
 
 /** Every expectation of `table`, observed on `on`. */
 export function observed(on: string, table: Record<string, Expectation>): Record<string, Expectation> {
@@ -27,3 +28,12 @@ export function documented(table: Record<string, Expectation>): Record<string, E
  */
 export const NAMELESS_NOTE =
   "Documented for values the client sent; the check also observes with a client that sent no application_name at startup (node-postgres's default), which may be shown the previous client's value, as on PgBouncer 1.18 (leaked). Not observed by pooltest.";
+
+/**
+ * session/tracked-parameter's per-parameter data where every parameter has one outcome (a
+ * backend per client: `session`). search_path is left out: the audit and watch join its SET
+ * with session/search-path-leak.
+ */
+export function everyParameter(outcome: string): Record<string, string> {
+  return Object.fromEntries(TRACKED_PARAMETERS.filter((p) => p.key !== 'search_path').map((p) => [p.key, outcome]));
+}

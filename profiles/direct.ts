@@ -1,4 +1,4 @@
-import { observed } from './basis.js';
+import { everyParameter, observed } from './basis.js';
 import type { Profile } from '../engine/types.js';
 import { PG_DOCS } from './postgres-docs.js';
 
@@ -24,7 +24,7 @@ export const direct: Profile = {
     'session/search-path-leak': { outcome: 'session', ref: PG_DOCS.searchPath },
     'session/custom-guc-leak': { outcome: 'session', ref: PG_DOCS.customOptions },
     'session/role-leak': { outcome: 'session', ref: PG_DOCS.setRole },
-    'session/tracked-parameter': { outcome: 'session', ref: PG_DOCS.set },
+    'session/tracked-parameter': { outcome: 'session', ref: PG_DOCS.set, parameters: everyParameter('session') },
     'session/set-local': { outcome: 'scoped', ref: PG_DOCS.setLocal },
     'session/reset-on-disconnect': {
       outcome: 'reset',

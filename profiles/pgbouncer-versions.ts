@@ -1,5 +1,5 @@
 import type { Expectation, Profile } from '../engine/types.js';
-import { pgbouncerSession, pgbouncerTransaction } from './pgbouncer.js';
+import { pgbouncerSession, pgbouncerTransaction, TRACKED_PARAMETER_120 } from './pgbouncer.js';
 import { documented, observed } from './basis.js';
 import { PGB_121, PGB_122, PGB_124, PGB_125, PGB_126 } from './pgbouncer-docs.js';
 
@@ -36,10 +36,12 @@ const TRACKED_SINCE_122: Expectation = {
   outcome: 'tracked',
   ref: `${PGB_122.changelog}#pgbouncer-122x (Fix handling of empty application_name, #999); ${PGB_125.trackExtra}`,
   note: "Observed on 1.25.2 with both observers, the named one and the one that sends no application_name (1.18 showed that one the previous client's value: leaked). The 1.22 changelog's fix #999 is the change between them.",
+  // IntervalStyle since 1.20 (track_extra_parameters), application_name since 1.22's fix.
+  parameters: Object.fromEntries(Object.keys(TRACKED_PARAMETER_120.parameters ?? {}).map((p) => [p, 'tracked'])),
 };
 
 const LEAKED_BEFORE_122: Expectation = {
-  ...pgbouncerTransaction.expect['session/tracked-parameter']!,
+  ...TRACKED_PARAMETER_120,
   ref: `${PGB_121.changelog}#pgbouncer-121x (no change to parameter tracking); ${PGB_122.changelog}#pgbouncer-122x (the fix of empty application_name, #999, came in 1.22)`,
 };
 

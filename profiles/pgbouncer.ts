@@ -1,4 +1,4 @@
-import { observed } from './basis.js';
+import { everyParameter, observed } from './basis.js';
 import type { Expectation, Profile } from '../engine/types.js';
 import { PGB } from './pgbouncer-docs.js';
 import { PG_DOCS } from './postgres-docs.js';
@@ -17,6 +17,32 @@ const NO_RESET = `${PGB.resetQuery} (not used in transaction pooling) and #serve
 const CHANGELOG_118 = `${PGB.changelog}#pgbouncer-118x (1.18.0 fixes a race in which one client's cancel request canceled another client's query, #717)`;
 const CHANGELOG_116 = `${PGB.changelog}#pgbouncer-116x (1.16.0: a client that disconnects with a transaction open leaves an unclean server, which is closed: "client disconnect while server was not ready")`;
 
+/**
+ * Per parameter, in 1.18's multiplexing modes (session/tracked-parameter): its fixed list
+ * replays five parameters for a client that has a value; a client without an application_name
+ * is shown the last one; IntervalStyle joined the list in 1.20.
+ */
+const TRACKED_118: Record<string, string> = {
+  application_name: 'leaked',
+  timezone: 'tracked',
+  datestyle: 'tracked',
+  intervalstyle: 'leaked',
+  client_encoding: 'tracked',
+  standard_conforming_strings: 'tracked',
+};
+
+/**
+ * From 1.20 IntervalStyle is tracked too (the default of track_extra_parameters); the rest as
+ * 1.18. search_path is left out: it is tracked only when listed and reported (PostgreSQL 18),
+ * and the audit joins SET search_path with session/search-path-leak.
+ */
+export const TRACKED_PARAMETER_120: Expectation = {
+  outcome: 'leaked',
+  ref: `${PGB.changelog}#pgbouncer-120x (track_extra_parameters, default IntervalStyle); ${PGB.features} (startup parameters are tracked per client)`,
+  note: "Documented for values the client has; a client that sent no application_name at startup is shown the previous client's, as observed on 1.18 (leaked). Not observed by pooltest on this version.",
+  parameters: { ...TRACKED_118, intervalstyle: 'tracked' },
+};
+
 /** What every multiplexing mode of 1.18 shares: no reset, a fixed list of tracked parameters. */
 const MULTIPLEXED: Record<string, Expectation> = {
   'session/set-leak': { outcome: 'leaked', ref: `${PGB.features} (SET/RESET: Never); ${PGB.resetQuery}` },
@@ -34,7 +60,8 @@ const MULTIPLEXED: Record<string, Expectation> = {
   'session/tracked-parameter': {
     outcome: 'leaked',
     ref: `${PGB.features} (startup parameters are tracked per client); ${PGB.changelog}#pgbouncer-120x (before 1.20: client_encoding, DateStyle, TimeZone, standard_conforming_strings, application_name)`,
-    note: "Tracked for a client that sent its own application_name (the named observer sees its own: tracked); a client that sent none at startup, as node-postgres by default, gets no value applied and is shown the previous client's application_name (observed on 1.18 with both observers).",
+    note: "Tracked for a client that has a value: TimeZone, DateStyle, client_encoding and standard_conforming_strings follow their client whichever observer looks. application_name: a client that sent none at startup, as node-postgres by default, gets no value applied and is shown the previous client's (leaked). IntervalStyle is tracked only from 1.20 (track_extra_parameters), so on 1.18 it stays on the server connection (leaked). Observed on 1.18 with both observers.",
+    parameters: TRACKED_118,
   },
   'session/reset-on-disconnect': { outcome: 'leaked', ref: NO_RESET },
   'session/discard-all': {
@@ -107,7 +134,7 @@ export const pgbouncerSession: Profile = {
     'session/search-path-leak': { outcome: 'session', ref: `${PGB.features} (SET/RESET: Yes in session pooling)` },
     'session/custom-guc-leak': { outcome: 'session', ref: `${PGB.features} (SET/RESET: Yes in session pooling)` },
     'session/role-leak': { outcome: 'session', ref: `${PGB.features} (SET/RESET: Yes in session pooling)` },
-    'session/tracked-parameter': { outcome: 'session', ref: `${PGB.features}` },
+    'session/tracked-parameter': { outcome: 'session', ref: `${PGB.features}`, parameters: everyParameter('session') },
     'session/set-local': { outcome: 'scoped', ref: `${PGB.features}` },
     'session/reset-on-disconnect': {
       outcome: 'reset',

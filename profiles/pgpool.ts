@@ -1,4 +1,4 @@
-import { observed } from './basis.js';
+import { everyParameter, observed } from './basis.js';
 import type { Profile } from '../engine/types.js';
 import { PG_DOCS } from './postgres-docs.js';
 
@@ -32,7 +32,7 @@ export const pgpool: Profile = {
     'session/search-path-leak': { outcome: 'session', ref: `${CACHE}; ${PG_DOCS.searchPath}` },
     'session/custom-guc-leak': { outcome: 'session', ref: `${CACHE}; ${PG_DOCS.customOptions}` },
     'session/role-leak': { outcome: 'session', ref: `${CACHE}; ${PG_DOCS.setRole}` },
-    'session/tracked-parameter': { outcome: 'session', ref: POOLING },
+    'session/tracked-parameter': { outcome: 'session', ref: POOLING, parameters: everyParameter('session') },
     'session/set-local': { outcome: 'scoped', ref: POOLING },
     'session/reset-on-disconnect': {
       outcome: 'reset',

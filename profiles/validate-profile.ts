@@ -3,7 +3,7 @@
  * open, every expectation about a check of the contract and one of that check's labels. A
  * profile that expects a label its check can never report would fail every run for no reason.
  */
-import { isCheckId, labelsOf } from '../suites/labels.js';
+import { isCheckId, labelsOf, perParameterOf } from '../suites/labels.js';
 import type { Profile } from '../engine/types.js';
 
 /** `https://...` or `owner/repo@ref:path`, each optionally followed by a comment. */
@@ -36,6 +36,12 @@ export function profileProblems(p: Profile): string[] {
       );
     }
     if (!isReference(e.ref)) problems.push(`${where}: ${id} has no usable reference ("${e.ref}")`);
+    for (const [name, outcome] of Object.entries(e.parameters ?? {})) {
+      if (!(perParameterOf(id) ?? []).includes(name))
+        problems.push(`${where}: ${id} has no outcome per parameter for "${name}"`);
+      if (!labels.includes(outcome))
+        problems.push(`${where}: ${id} expects "${outcome}" of ${name}, not one of its labels`);
+    }
     if (e.note !== undefined && e.note.trim() === '') problems.push(`${where}: ${id} has an empty note`);
   }
   return problems;

@@ -47,3 +47,12 @@ export function outcomeInfo(id: string, outcome: string): OutcomeInfo | null {
   if (!check || !Object.hasOwn(check.outcomes, outcome)) return null;
   return (check.outcomes as Record<string, OutcomeInfo>)[outcome]!;
 }
+
+/**
+ * The settings check `id` gives an outcome of its own (lower-case), or null when it judges as
+ * one: see `AuditHint.perParameter`.
+ */
+export function perParameterOf(id: string): readonly string[] | null {
+  const check = CATALOGUE.find((c) => c.id === id) as { audit?: { perParameter?: readonly string[] } } | undefined;
+  return check?.audit?.perParameter ?? null;
+}

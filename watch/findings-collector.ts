@@ -1,7 +1,9 @@
 /**
- * Groups dependencies into findings: the same pair of statements (creating text, using text)
- * seen on many connections, as a test suite produces, is one finding with a count. Memory is
- * bounded: past {@link MAX_FINDINGS} distinct pairs, further ones are only counted per check.
+ * Groups dependencies into findings: one piece of session state left by the same statement
+ * (check, state, creating text) is one finding, however many connections left it and whatever
+ * each one used it for first, with a count and the connections listed. The use shown is the
+ * first seen, an explicit one replacing an implicit one, a seen one replacing a `would-break`.
+ * Memory is bounded: past {@link MAX_FINDINGS} distinct states, further ones are only counted.
  */
 import { AUDIT_CHECKS, auditCheck } from '../audit/audit-checks.js';
 import { joinCheck, type PoolerBehaviour } from '../audit/pooler-behaviour.js';
@@ -14,6 +16,8 @@ import type { WatchCheckId, WatchConnection, WatchFinding } from './watch-types.
 export const MAX_FINDINGS = 1_000;
 /** Distinct connections remembered per finding (the count goes on past it). */
 const MAX_CONNECTION_IDS = 1_000;
+/** Connection ids listed in a finding. */
+const LISTED_CONNECTION_IDS = 100;
 
 interface Tally {
   dep: Dependency;
@@ -30,11 +34,12 @@ export class FindingsCollector {
   readonly overflow: Record<string, number> = {};
 
   add(dep: Dependency, connection: WatchConnection): void {
-    const key = `${dep.check}\0${dep.created.sql}\0${dep.used.sql}\0${dep.use}`;
+    const key = `${dep.check}\0${dep.state}\0${dep.created.sql}`;
     const tally = this.tallies.get(key);
     if (tally !== undefined) {
       tally.count++;
       if (tally.connectionIds.size < MAX_CONNECTION_IDS) tally.connectionIds.add(connection.id);
+      if (rank(dep) > rank(tally.dep)) tally.dep = { ...dep, created: tally.dep.created };
       return;
     }
     if (this.tallies.size >= MAX_FINDINGS) {
@@ -61,8 +66,29 @@ export class FindingsCollector {
   }
 }
 
+/** Which use a finding shows: explicit over implicit over none (a seen use over would-break). */
+function rank(dep: Dependency): number {
+  return dep.use === 'explicit' ? 2 : dep.use === 'implicit' ? 1 : 0;
+}
+
+/** How each kind of state breaks through a transaction pooler, said once for every finding. */
+const HOW: Readonly<Record<Dependency['kind'], string>> = {
+  guc: 'the setting stays on the server connection: the next transaction may run elsewhere without it, and another client gets it',
+  prepared:
+    'the statement exists only on the server connection it was prepared on: names shared across clients collide there (42P05, already exists), and a later use elsewhere fails (26000, does not exist)',
+  cursor:
+    'the cursor stays on the server connection: a FETCH in a later transaction may run where it does not exist (34000)',
+  temp: 'the temporary relation stays on the server connection: a later transaction may run where it does not exist (42P01), and another client sees it',
+  listen:
+    'the channel goes deaf: the LISTEN stays on a server connection the client no longer holds, so its notifications reach whichever client has that connection, or nobody',
+  lock: 'the lock stays on the server connection: another client there also "holds" it, and the unlock elsewhere fails',
+  sequence:
+    "currval()/lastval() read the session's value on whichever server connection runs them: another client's, or none (55000)",
+};
+
 function toFinding(t: Tally, behaviour: PoolerBehaviour): WatchFinding {
-  const { outcome, breaks } = joinCheck(behaviour, t.dep.check as AuditCheckId);
+  // A setting judged on its own (TimeZone in session/tracked-parameter) gets its own outcome.
+  const { outcome, breaks, parameter } = joinCheck(behaviour, t.dep.check as AuditCheckId, t.dep.setting);
   const known = checkText(t.dep.check, outcome);
   return {
     check: t.dep.check,
@@ -72,11 +98,15 @@ function toFinding(t: Tally, behaviour: PoolerBehaviour): WatchFinding {
     created: t.dep.created,
     used: t.dep.used,
     use: t.dep.use,
+    evidence: t.dep.used !== null ? 'seen' : 'would-break',
+    how: HOW[t.dep.kind],
     certain: t.dep.certain,
     connection: t.connection,
     count: t.count,
     connections: t.connectionIds.size,
+    connectionIds: [...t.connectionIds].slice(0, LISTED_CONNECTION_IDS),
     outcome,
+    parameter,
     basis: behaviour.basis,
     breaks,
     advice: known.advice,

@@ -11,16 +11,23 @@
  * backend's sequence values are not.
  */
 import type { Effect, StatementEffects } from './statement-effects.js';
-import type { StateKind, WatchCheckId, WatchStatement } from './watch-types.js';
+import { useOfSetting } from './setting-uses.js';
+import type { StateKind, WatchCheckId, WatchEvidence, WatchStatement } from './watch-types.js';
 
 /** One dependency, handed to the collector. */
 export interface Dependency {
   check: WatchCheckId;
   state: string;
   created: WatchStatement;
-  used: WatchStatement;
-  use: 'explicit' | 'implicit';
+  /** Null when no later transaction used it in this run (`evidence` is then `would-break`). */
+  used: WatchStatement | null;
+  use: 'explicit' | 'implicit' | 'none';
+  /** `seen`: a later transaction relied on it; `would-break`: it outlived its transaction, unused. */
+  evidence: WatchEvidence;
+  kind: StateKind;
   certain: boolean;
+  /** For a setting: its name (lower-case), which the pooler join may judge on its own. */
+  setting?: string;
 }
 
 interface Item {
@@ -35,6 +42,12 @@ interface Item {
 
 /** Kinds a later statement relies on just by running (a setting applies, a lock is held). */
 const IMPLICIT: ReadonlySet<StateKind> = new Set(['guc', 'lock']);
+/**
+ * Kinds that break through a transaction pooler merely by outliving their transaction, used or
+ * not: a LISTEN stays on a server connection the client no longer holds (the channel goes
+ * deaf), a named statement stays where another client preparing the same name collides.
+ */
+const BREAKS_UNUSED: ReadonlySet<StateKind> = new Set(['listen', 'prepared']);
 /** Kinds a ROLLBACK takes back. */
 const TRANSACTIONAL: ReadonlySet<StateKind> = new Set(['guc', 'temp', 'cursor', 'listen']);
 /** Per connection: beyond this many live items, new ones are not followed (and a warning says so). */
@@ -61,7 +74,7 @@ export class SessionState {
     this.statementsInTransaction++;
     const shown = cut(sql);
     for (const effect of effects.effects) this.apply(effect, shown);
-    if (effects.relies) this.implicitUse(shown);
+    if (effects.relies) this.implicitUse(shown, effects);
   }
 
   /** A protocol-level message that creates, uses or closes a named statement. */
@@ -157,29 +170,35 @@ export class SessionState {
       item.explicit = stmt(effect.what);
   }
 
-  /** Only items still waiting for their first implicit use are visited: O(those), not O(all). */
-  private implicitUse(sql: string): void {
+  /**
+   * Only items still waiting for their first implicit use are visited: O(those), not O(all). A
+   * setting is used only by a statement whose meaning depends on it (watch/setting-uses.ts).
+   */
+  private implicitUse(sql: string, effects: StatementEffects): void {
     for (const item of this.awaitingImplicit) {
       if (item.created.transaction >= this.transaction) continue;
-      item.implicit = {
-        sql,
-        what: item.kind === 'lock' ? 'runs while the lock is held' : `runs with ${item.key} as set`,
-        transaction: this.transaction,
-      };
+      const what =
+        item.kind === 'lock' ? 'runs while the lock is held' : useOfSetting(item.key, effects.uses, effects.relies);
+      if (what === null) continue;
+      item.implicit = { sql, what, transaction: this.transaction };
       this.awaitingImplicit.delete(item);
     }
   }
 
   private finish(item: Item): void {
     const used = item.explicit ?? item.implicit;
-    if (used === null) return;
+    const outlived = item.created.transaction < this.transaction;
+    if (used === null && !(BREAKS_UNUSED.has(item.kind) && outlived)) return;
     this.report({
       check: item.check,
       state: stateName(item),
       created: item.created,
       used,
-      use: item.explicit !== null ? 'explicit' : 'implicit',
+      use: item.explicit !== null ? 'explicit' : item.implicit !== null ? 'implicit' : 'none',
+      evidence: used !== null ? 'seen' : 'would-break',
+      kind: item.kind,
       certain: item.certain,
+      ...(item.kind === 'guc' ? { setting: item.key } : {}),
     });
     item.explicit = null;
     item.implicit = null;

@@ -25,6 +25,7 @@ import {
 import { BoundedCache } from '../audit/bounded-cache.js';
 import { checkForSetting, setStatementHazard } from '../audit/set-statement.js';
 import { parseStatements, SqlParseFailure, type AstNode } from '../audit/sql-parser.js';
+import { NO_USES, settingUses, type SettingUses } from './setting-uses.js';
 import type { StateKind, WatchCheckId } from './watch-types.js';
 
 /** One effect on the session's state; `key` `*` in an undo means every item of that kind. */
@@ -38,6 +39,8 @@ export interface StatementEffects {
   effects: Effect[];
   /** False for transaction control and SET/RESET/SHOW/DISCARD themselves. */
   relies: boolean;
+  /** What in it depends on settings such as search_path or TimeZone (watch/setting-uses.ts). */
+  uses: SettingUses;
 }
 
 /** The effects of a whole text (one or more statements), or why it could not be parsed. */
@@ -100,7 +103,7 @@ export function statementEffects(wrapper: AstNode): StatementEffects {
   const type = nodeType(wrapper);
   const stmt = type === null ? null : child(wrapper, type);
   const effects: Effect[] = [];
-  if (type === null || stmt === null) return { effects, relies: false };
+  if (type === null || stmt === null) return { effects, relies: false, uses: NO_USES };
   switch (type) {
     case 'VariableSetStmt':
       setEffects(stmt, effects);
@@ -220,7 +223,8 @@ export function statementEffects(wrapper: AstNode): StatementEffects {
       certain: false,
     });
   if (type !== 'DropStmt' && type !== 'CreateStmt') walkExpressions(stmt, effects);
-  return { effects, relies: !NOT_RELYING.has(type) };
+  const relies = !NOT_RELYING.has(type);
+  return { effects, relies, uses: relies ? settingUses(stmt) : NO_USES };
 }
 
 function setEffects(stmt: AstNode, effects: Effect[]): void {

@@ -3,7 +3,7 @@
  * a migration ticket. Deliberately simple and independent of the main HTML report in
  * reporters/. Every text from the traffic is HTML-escaped.
  */
-import { basisText, connectionText } from './watch-render.js';
+import { basisText, connectionText, evidenceText } from './watch-render.js';
 import type { WatchReport } from './watch-types.js';
 
 const STYLE = `body{font:14px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:72rem;padding:0 1rem;color:#222}
@@ -52,8 +52,11 @@ export function renderWatchHtml(report: WatchReport): string {
       `<p>Transaction ${f.created.transaction}, created (${esc(f.created.what)}):</p><pre>${esc(f.created.sql)}</pre>`,
     );
     parts.push(
-      `<p>Transaction ${f.used.transaction}, ${f.use === 'explicit' ? 'used' : 'ran under it'} (${esc(f.used.what)}):</p><pre>${esc(f.used.sql)}</pre>`,
+      f.used === null
+        ? '<p>No later transaction used it in this run.</p>'
+        : `<p>Transaction ${f.used.transaction}, ${f.use === 'explicit' ? 'used' : 'ran under it'} (${esc(f.used.what)}):</p><pre>${esc(f.used.sql)}</pre>`,
     );
+    parts.push(`<p>${esc(evidenceText(f))}: ${esc(f.how)}</p>`);
     parts.push(`<p>Fix: ${esc(f.advice)}</p></section>`);
   }
   if (report.warnings.length > 0)

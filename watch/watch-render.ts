@@ -35,10 +35,13 @@ export function renderWatchTerminal(unsafe: WatchReport, c: ChalkInstance, width
     out.push(`  ${behaviourLine(f, c)}`);
     out.push(`  state: ${f.state}${f.certain ? '' : c.yellow(' (inferred)')}; ${connectionText(f)}`);
     out.push(`  ${c.cyan(`T${f.created.transaction}`.padEnd(5))} created  ${oneLine(f.created.sql, sql)}`);
-    const use = f.use === 'explicit' ? 'used    ' : 'ran under';
-    out.push(
-      `  ${c.cyan(`T${f.used.transaction}`.padEnd(5))} ${use} ${oneLine(f.used.sql, sql)}${c.dim(`  (${f.used.what})`)}`,
-    );
+    if (f.used !== null) {
+      const use = f.use === 'explicit' ? 'used    ' : 'ran under';
+      out.push(
+        `  ${c.cyan(`T${f.used.transaction}`.padEnd(5))} ${use} ${oneLine(f.used.sql, sql)}${c.dim(`  (${f.used.what})`)}`,
+      );
+    } else out.push(`  ${''.padEnd(5)} ${c.yellow('no later transaction used it in this run')}`);
+    out.push(`  ${evidenceText(f)}: ${f.how}`);
     out.push(c.dim(`  fix: ${f.advice}`));
   }
   for (const [check, n] of Object.entries(report.overflow))
@@ -79,9 +82,12 @@ export function renderWatchMarkdown(report: WatchReport): string {
       `| T${f.created.transaction} | created (${cell(f.created.what)}) | <code>${cell(oneLine(f.created.sql, 400))}</code> |`,
     );
     lines.push(
-      `| T${f.used.transaction} | ${f.use === 'explicit' ? 'used' : 'ran under it'} (${cell(f.used.what)}) | <code>${cell(oneLine(f.used.sql, 400))}</code> |`,
+      f.used === null
+        ? '| | (no later transaction used it in this run) | |'
+        : `| T${f.used.transaction} | ${f.use === 'explicit' ? 'used' : 'ran under it'} (${cell(f.used.what)}) | <code>${cell(oneLine(f.used.sql, 400))}</code> |`,
       '',
     );
+    lines.push(`${cell(evidenceText(f))}: ${cell(f.how)}`, '');
     lines.push(`Fix: ${cell(f.advice)}`);
   }
   if (report.warnings.length > 0) lines.push('', '## Warnings', '', ...report.warnings.map((w) => `- ${cell(w)}`));
@@ -92,8 +98,19 @@ export function renderWatchMarkdown(report: WatchReport): string {
 export function connectionText(f: WatchFinding): string {
   const c = f.connection;
   const app = c.applicationName ? `application_name "${c.applicationName}"` : 'no application_name';
-  const more = f.count > 1 ? `; seen ${f.count} times on ${f.connections} connection(s)` : '';
+  const listed = f.connectionIds.length < f.connections ? `, ... (${f.connections})` : '';
+  const more =
+    f.connections > 1
+      ? `; ${f.count} time(s) on connections ${f.connectionIds.join(', ')}${listed}`
+      : f.count > 1
+        ? `; ${f.count} times`
+        : '';
   return `connection ${c.id} (${app}, client port ${c.clientPort})${more}`;
+}
+
+/** How sure the watch is, in words: it saw the dependency, or the state breaks by existing. */
+export function evidenceText(f: WatchFinding): string {
+  return f.evidence === 'seen' ? 'seen: a later transaction relied on it' : 'would break (not exercised in this run)';
 }
 
 export function basisText(basis: WatchReport['pooler']['basis']): string {

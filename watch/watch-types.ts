@@ -6,7 +6,15 @@
 import type { AuditCheckId, BehaviourBasis, Breaks, PoolerSummary } from '../audit/audit-types.js';
 
 /** Bumped whenever a field of {@link WatchReport} changes meaning or disappears. */
-export const WATCH_SCHEMA_VERSION = 1;
+export const WATCH_SCHEMA_VERSION = 2;
+
+/**
+ * How sure the watch is that a finding breaks through a transaction pooler: `seen` when a later
+ * transaction of the connection relied on the state in this run, `would-break` when nothing
+ * used it later but the state outlived its transaction, which breaks by itself (a LISTEN, a
+ * named statement).
+ */
+export type WatchEvidence = 'seen' | 'would-break';
 
 /**
  * The checks a watch finding can name: the audit's, which are every check of the catalogue (at
@@ -46,21 +54,31 @@ export interface WatchFinding {
   /** The state itself: `search_path`, `prepared statement s1`, `advisory lock 42`. */
   state: string;
   created: WatchStatement;
-  used: WatchStatement;
+  /** The first later statement that relied on it; null when none did (`evidence` `would-break`). */
+  used: WatchStatement | null;
   /**
    * `explicit`: the later statement names the state (EXECUTE, FETCH, currval, the unlock, a
-   * notification for the channel); `implicit`: it runs under it (a setting, a held lock).
+   * notification for the channel); `implicit`: its meaning depends on it (an unqualified name
+   * under search_path, now() under TimeZone, anything under a held lock); `none`: nothing used it.
    */
-  use: 'explicit' | 'implicit';
+  use: 'explicit' | 'implicit' | 'none';
+  /** Whether the dependency was seen in this run or would break without being exercised. */
+  evidence: WatchEvidence;
+  /** How it breaks through a transaction pooler, in a sentence. */
+  how: string;
   /** False when the creation was inferred (a serial default's nextval, a non-literal is_local). */
   certain: boolean;
   /** The first connection it was seen on. */
   connection: WatchConnection;
-  /** Times this pair of statements was seen (same texts, any connection). */
+  /** Times this state was left by this statement (same text, any connection). */
   count: number;
   /** Distinct connections it was seen on. */
   connections: number;
+  /** Those connections' ids, in the order first seen (at most 100 listed). */
+  connectionIds: number[];
   outcome: string | null;
+  /** The setting whose own outcome `outcome` is (lower-case), or null when it is the check's. */
+  parameter: string | null;
   basis: BehaviourBasis;
   breaks: Breaks;
   advice: string;

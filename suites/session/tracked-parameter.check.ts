@@ -1,22 +1,31 @@
 /**
- * session/tracked-parameter: does `SET application_name` (and `SET TimeZone`), parameters the
- * server reports back to the client, follow the client - and does anyone else end up with them?
+ * session/tracked-parameter: do the parameters the server reports back to the client, which
+ * poolers track or may track, follow the client that SET them - and does anyone else end up
+ * with them? Each parameter is observed on its own: application_name, TimeZone, DateStyle,
+ * IntervalStyle, client_encoding, standard_conforming_strings, and search_path where the server
+ * reports it (PostgreSQL 18 and later).
  *
- *   A:  SELECT pg_backend_pid() AS pid; SET application_name = '<tag>'; SET TimeZone = 'Pacific/Chatham'
+ *   A:  SELECT pg_backend_pid() AS pid; SET application_name = '<tag>'; SET TimeZone = 'Pacific/Chatham';
+ *       SET DateStyle = 'SQL, DMY'; SET IntervalStyle = 'iso_8601'; SET client_encoding = 'LATIN1';
+ *       SET standard_conforming_strings = 'off' [; SET search_path = '<tag as a schema>']
  *   O:  [BEGIN;] SELECT pg_backend_pid() AS pid;                                 -- lands on b1
- *       SELECT current_setting('application_name') AS seen_app, current_setting('TimeZone') AS seen_tz
- *   A:  SELECT pg_backend_pid() AS pid; SELECT current_setting('application_name') AS mine_app,
- *       current_setting('TimeZone') AS mine_tz
+ *       SELECT current_setting('application_name') AS seen_app, current_setting('TimeZone') AS seen_tz, ...
+ *   A:  SELECT pg_backend_pid() AS pid; SELECT current_setting('application_name') AS mine_app, ...
  *
- * Poolers that track these (PgBouncer's fixed list) re-apply each client's values whenever it
- * gets a server connection, so A keeps them on another backend and the observer gets its own.
+ * Poolers that track a parameter (PgBouncer's list) re-apply each client's value whenever it
+ * gets a server connection, so A keeps it on another backend and the observer gets its own.
  *
  * The scenario runs twice: once with observers that send an application_name at startup, as
  * pooltest's sessions do, and once (phase `nameless:`) with observers that send none, as
  * node-postgres and many drivers do by default. Some poolers treat the two differently:
  * PgBouncer re-applies a tracked value only where the client has one, so a client that never
- * set a name is shown A's. That is `leaked` even when the named observer was safe; the facts
- * say what each observer saw (`named.*`, `nameless.*`).
+ * set a name is shown A's. node-postgres sends no other of these parameters at startup, so
+ * neither observer sends them: both are the "client that did not send it" for those.
+ *
+ * Each parameter gets its own outcome (the worse of its two observers, facts
+ * `<parameter>.outcome`, `<parameter>.named`, `<parameter>.nameless`); the check's outcome is
+ * the worst of the parameters' (see INTERPRETING.md), so one leaking parameter makes it `leaked`
+ * while the audit and watch join each finding with its own parameter's outcome.
  */
 import { defineCheck } from '../../engine/check.js';
 import { phaseSteps, worstOf } from '../../engine/judging/phases.js';
@@ -25,25 +34,34 @@ import { judgeState } from '../../engine/judging/state-judge.js';
 import { stateOutcomes } from '../../engine/judging/state-outcomes.js';
 import { markersFor } from '../../engine/markers.js';
 import { runStateScenario } from '../../engine/steering/state-scenario.js';
-import type { Discovery, Judgement, StepRecord } from '../../engine/types.js';
-
-/** A zone almost nobody runs in (UTC+12:45), so seeing it means seeing A's SET. */
-const ZONE = 'Pacific/Chatham';
+import type { Discovery, Facts, Judgement, StepRecord } from '../../engine/types.js';
+import {
+  TRACKED_PARAMETERS,
+  cleanupSql,
+  markersOf,
+  observedParameters,
+  readList,
+  setSql,
+  shows,
+  type TrackedParameterSpec,
+} from './tracked-parameters.js';
 
 /** The phase whose observers send no application_name at startup. */
 const NAMELESS = 'nameless';
 const WORST_FIRST = ['leaked', 'lost', 'rejected', 'pinned', 'tracked', 'session'];
+/** Facts of the shared judge that are about one parameter, kept per parameter instead. */
+const PER_PARAMETER_FACTS = new Set(['aKeptState', 'otherSawState']);
 
 export const trackedParameter = defineCheck({
   id: 'session/tracked-parameter',
-  title: 'SET application_name and TimeZone follow their client and nobody else',
+  title: 'SET of reported parameters (application_name, TimeZone, DateStyle...) follows its client and nobody else',
   severity: 'correctness',
   docs: ['https://www.pgbouncer.org/features.html (startup parameters tracked in every mode)'],
   summary:
-    '`SET application_name` and `TimeZone`: do they follow the client; does anyone else get them, observed both by clients that send an application_name at startup and by clients that send none',
+    '`SET` of each parameter poolers track or may track (application_name, TimeZone, DateStyle, IntervalStyle, client_encoding, standard_conforming_strings; search_path where the server reports it), each with its own outcome: does it follow the client; does anyone else get it, observed both by clients that send an application_name at startup and by clients that send none',
   outcomes: stateOutcomes({
     leaked:
-      'Set application_name and TimeZone as connection (startup) parameters, not with SET, or use a pooler that tracks them.',
+      'Pass these parameters as connection (startup) parameters instead of SET, or use a pooler that tracks them (the facts say which parameter leaked).',
     lost: 'The pooler drops reported parameters between transactions: pass them as startup parameters.',
     pinned: 'The pooler pins clients that SET parameters; pass them as startup parameters instead.',
     rejected: 'The pooler refuses SET of these parameters; pass them as startup parameters.',
@@ -52,38 +70,35 @@ export const trackedParameter = defineCheck({
   audit: {
     statement: 'SET of a parameter poolers usually track (application_name, TimeZone...)',
     consequence:
-      'PgBouncer replays client_encoding, DateStyle, TimeZone, IntervalStyle, standard_conforming_strings, application_name',
+      'PgBouncer replays client_encoding, DateStyle, TimeZone, IntervalStyle, standard_conforming_strings, application_name for a client that has a value',
     priority: 110,
+    // Per parameter: the audit and watch join a SET of TimeZone with TimeZone's own outcome.
+    perParameter: TRACKED_PARAMETERS.map((p) => p.key),
     claims: {
       // The parameters the server reports to the client (GUC_REPORT) that PgBouncer, PgCat and
-      // Odyssey replay when a client moves to another backend.
+      // Odyssey replay when a client moves to another backend. search_path stays with
+      // session/search-path-leak, which the audit and watch join its SET with.
       settings: {
-        names: [
-          'application_name',
-          'client_encoding',
-          'datestyle',
-          'timezone',
-          'intervalstyle',
-          'standard_conforming_strings',
-        ],
+        names: TRACKED_PARAMETERS.filter((p) => p.key !== 'search_path').map((p) => p.key),
       },
     },
   },
   async scenario(scn) {
     const tag = markersFor(scn.ctx.runId, this.id).tag;
+    const params = observedParameters(scn.discovery);
     const probe = {
-      create: `SET application_name = '${tag}'; SET TimeZone = '${ZONE}'`,
-      observe: [`SELECT current_setting('application_name') AS seen_app, current_setting('TimeZone') AS seen_tz`],
-      readback: `SELECT current_setting('application_name') AS mine_app, current_setting('TimeZone') AS mine_tz`,
-      cleanup: `IF current_setting('application_name') = '${tag}' THEN RESET application_name; END IF; IF current_setting('TimeZone') = '${ZONE}' THEN RESET TimeZone; END IF;`,
+      create: setSql(params, tag),
+      observe: [`SELECT ${readList(params, 'seen')}`],
+      readback: `SELECT ${readList(params, 'mine')}`,
+      cleanup: cleanupSql(params, tag),
     };
     // Named observers first, under the plain tags (as recorded before the nameless phase).
-    scn.recordMarkers({ application_name: tag, timezone: ZONE });
+    scn.recordMarkers(markersOf(params, tag));
     await runStateScenario(scn, probe);
     // The nameless observer also reads the server's own default, to tell "nothing of A's"
     // from "another client's name" (see judgeObserver).
-    const observeDefault = `SELECT current_setting('application_name') AS seen_app, current_setting('TimeZone') AS seen_tz, (SELECT reset_val FROM pg_settings WHERE name = 'application_name') AS default_app`;
-    scn.recordMarkers({ application_name: tag, timezone: ZONE }, NAMELESS);
+    const observeDefault = `SELECT ${readList(params, 'seen')}, (SELECT reset_val FROM pg_settings WHERE name = 'application_name') AS default_app`;
+    scn.recordMarkers(markersOf(params, tag), NAMELESS);
     await runStateScenario(
       scn,
       { ...probe, observe: [observeDefault] },
@@ -91,44 +106,84 @@ export const trackedParameter = defineCheck({
     );
   },
   judge(steps, discovery) {
-    const named = judgeObserver(
-      steps.filter((s) => !s.tag.startsWith(`${NAMELESS}:`)),
-      discovery,
-    );
+    const phases = [{ phase: 'named', steps: steps.filter((s) => !s.tag.startsWith(`${NAMELESS}:`)) }];
     const nameless = phaseSteps(steps, NAMELESS);
-    // Logs recorded before the nameless observer existed are judged as they were.
-    if (nameless.length === 0) return named;
-    return worstOf(
-      [
-        { phase: 'named', judgement: named },
-        { phase: NAMELESS, judgement: judgeObserver(nameless, discovery, true) },
-      ],
-      WORST_FIRST,
-    );
+    // Logs recorded before the nameless observer existed are judged from the named one alone.
+    if (nameless.length > 0) phases.push({ phase: NAMELESS, steps: nameless });
+    const facts: Facts = {};
+    const parameters: { phase: string; judgement: Judgement }[] = [];
+    for (const p of TRACKED_PARAMETERS) {
+      const marker = markerOf(phases[0]!.steps, p.key);
+      if (marker === '') {
+        // Not set in this record: the server does not report it, or the log predates it.
+        facts[`${p.name}.outcome`] = null;
+        facts[`${p.name}.notObserved`] =
+          p.reportedFrom !== undefined && discovery.serverVersionNum < p.reportedFrom
+            ? `the server (${discovery.serverVersion || 'this version'}) does not report ${p.name}, so no pooler can track it`
+            : 'not in this record';
+        continue;
+      }
+      const byPhase = phases.map((ph) => ({
+        phase: ph.phase,
+        judgement: judgeObserver(p, marker, ph.steps, discovery, ph.phase === NAMELESS),
+      }));
+      const judgement = byPhase.length === 1 ? byPhase[0]!.judgement : worstOf(byPhase, WORST_FIRST);
+      facts[`${p.name}.outcome`] = judgement.outcome;
+      for (const { phase, judgement: j } of byPhase) {
+        facts[`${p.name}.${phase}`] = j.outcome;
+        facts[`${p.name}.${phase}.seen`] = j.facts['seen'] ?? null;
+        facts[`${p.name}.${phase}.kept`] = j.facts['aKeptState'] ?? null;
+        // What does not depend on the parameter (backends, landings), once per phase.
+        if (parameters.length === 0)
+          for (const [k, v] of Object.entries(j.facts))
+            if (!PER_PARAMETER_FACTS.has(k) && k !== 'seen') facts[`${phase}.${k}`] = v;
+      }
+      parameters.push({ phase: p.name, judgement });
+    }
+    return overall(parameters, facts);
   },
 });
 
 /**
- * One phase: did the observer on A's old backend see A's values, and did A keep them? An
- * observer that sends no name shows what the server connection had last, so when it shows
- * neither A's name nor the server's default, a third client (with a name of its own) used
- * that backend in between, under other traffic: nothing can be said of A's name then.
+ * The check's outcome from the parameters' (INTERPRETING.md): the worst one, ranked as
+ * WORST_FIRST; while a parameter is inconclusive the check is too, unless another one already
+ * leaked (nothing ranks worse). A record where every parameter was refused is `rejected`.
  */
-function judgeObserver(steps: readonly StepRecord[], discovery: Discovery, nameless = false): Judgement {
-  const tag = markerOf(steps, 'application_name');
-  const read = (step: StepRecord, prefix: string, any: boolean): boolean | null => {
-    const app = valueOf(step, `${prefix}_app`);
-    const tz = valueOf(step, `${prefix}_tz`);
-    if (typeof app !== 'string' || typeof tz !== 'string' || tag === '') return null;
-    return any ? app === tag || tz === ZONE : app === tag && tz === ZONE;
+function overall(parameters: { phase: string; judgement: Judgement }[], facts: Facts): Judgement {
+  if (parameters.length === 0) return { outcome: null, facts, reason: 'no parameter was observed in this record' };
+  const combined = worstOf(parameters, WORST_FIRST);
+  const list = parameters.map((p) => `${p.phase}: ${p.judgement.outcome ?? 'inconclusive'}`).join(', ');
+  const decisive =
+    parameters.find((p) => p.judgement.outcome === combined.outcome && combined.outcome !== null) ??
+    parameters.find((p) => p.judgement.outcome === null);
+  const why = decisive ? `; ${decisive.phase}: ${decisive.judgement.reason}` : '';
+  return { outcome: combined.outcome, facts, reason: `${list}${why}` };
+}
+
+/**
+ * One parameter in one phase: did the observer on A's old backend see A's value, and did A
+ * keep it? An observer that sends no name shows what the server connection had last, so when
+ * it shows neither A's name nor the server's default, a third client (with a name of its own)
+ * used that backend in between, under other traffic: nothing can be said of what a client
+ * without values is shown of A's then, unless it already saw A's.
+ */
+function judgeObserver(
+  p: TrackedParameterSpec,
+  marker: string,
+  steps: readonly StepRecord[],
+  discovery: Discovery,
+  nameless: boolean,
+): Judgement {
+  const read = (step: StepRecord, prefix: string): boolean | null => {
+    const v = valueOf(step, `${prefix}_${p.column}`);
+    return typeof v === 'string' ? shows(p, v, marker) : null;
   };
   const judgement = judgeState(steps, discovery, {
-    seenByOther: (take) => read(take, 'seen', true),
-    keptByA: (readback) => read(readback, 'mine', false),
-    show: (step) =>
-      `application_name = ${String(valueOf(step, 'seen_app') ?? valueOf(step, 'mine_app'))}, TimeZone = ${String(valueOf(step, 'seen_tz') ?? valueOf(step, 'mine_tz'))}`,
+    seenByOther: (take) => read(take, 'seen'),
+    keptByA: (readback) => read(readback, 'mine'),
+    show: (step) => `${p.name} = ${String(valueOf(step, `seen_${p.column}`) ?? valueOf(step, `mine_${p.column}`))}`,
   });
-  // What the observer on A's old backend was shown, as facts: the values themselves.
+  // What the observer on A's old backend was shown: the value itself.
   const observer = steps.find(
     (s) => s.tag === 'observe.take' && s.pid !== null && s.pid === stepOf(steps, 'A.create')?.pid && !s.timedOut,
   );
@@ -136,8 +191,9 @@ function judgeObserver(steps: readonly StepRecord[], discovery: Discovery, namel
     const v = valueOf(observer, column);
     return typeof v === 'string' ? v : null;
   };
-  const facts = { ...judgement.facts, observerApplicationName: seen('seen_app'), observerTimeZone: seen('seen_tz') };
+  const facts = { ...judgement.facts, seen: seen(`seen_${p.column}`) };
   const app = seen('seen_app');
+  const tag = markerOf(steps, 'application_name');
   if (
     nameless &&
     judgement.outcome !== 'leaked' &&
@@ -148,7 +204,7 @@ function judgeObserver(steps: readonly StepRecord[], discovery: Discovery, namel
     return {
       outcome: null,
       facts,
-      reason: `${observer?.session ?? 'the observer'} on A's old backend was shown application_name = ${app}, another client's: a third client used that backend in between, so what a client without a name is shown of A's is not known`,
+      reason: `${observer?.session ?? 'the observer'} on A's old backend was shown application_name = ${app}, another client's: a third client used that backend in between, so what a client without values is shown of A's is not known`,
     };
   }
   return { ...judgement, facts };

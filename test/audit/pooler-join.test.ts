@@ -150,6 +150,18 @@ describe('without a pooler', () => {
       'sequences/lastval': 'leaked',
     });
     expect(run.stdout).toContain('typically (transaction pooling): leaked -> typically BREAKS (not confirmed)');
+    expect(run.stdout).toMatch(/exit 3: findings typically break under transaction pooling, not confirmed on a pooler/);
+  });
+
+  test('the footer says what the exit code of this run means: 0 findings, exit 0, no word of exit 3', async () => {
+    const clean = dir.file('clean.sql');
+    await writeFile(clean, 'SELECT 1;\nSET LOCAL statement_timeout = 5;\n');
+    const run = await runAudit(['--sql', clean]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('0 finding(s), 0 break under typical transaction pooling');
+    expect(run.stdout).toContain('exit 0: no statement relies on session state');
+    // Before: "(no pooler given: exit 3 unless --fail-on-findings)" after a run that exited 0.
+    expect(run.stdout).not.toMatch(/exit 3/);
   });
 
   test('--fail-on-findings turns a typically breaking finding into exit 1, but not one the pooler given keeps', async () => {
@@ -158,12 +170,16 @@ describe('without a pooler', () => {
     await writeFile(tracked, "SET application_name = 'worker';\n");
     // Typical transaction pooling (the pgbouncer-transaction profile) shows the name to clients
     // that send none at startup: leaked. A pooler whose report says tracked keeps it.
-    expect((await runAudit(['--sql', tracked, '--fail-on-findings'])).stdout).toContain(
-      'typically (transaction pooling): leaked -> typically BREAKS',
+    const typical = await runAudit(['--sql', tracked, '--fail-on-findings']);
+    expect(typical.stdout).toContain(
+      'typically (transaction pooling), per setting: application_name: leaked -> typically BREAKS',
     );
+    // The footer says what this run's exit code means.
+    expect(typical.stdout).toContain('exit 1: findings typically break under transaction pooling (--fail-on-findings)');
     const keeps = await writeReport('tracks.json', [check('session/tracked-parameter', 'tracked', 'observed')]);
     const run = await runAudit(['--sql', tracked, '--report', keeps, '--fail-on-findings']);
     expect(run.code).toBe(0);
+    expect(run.stdout).toContain('exit 0: nothing breaks on this pooler');
   });
 });
 

@@ -161,8 +161,8 @@ export const GOLDEN: Record<string, Golden> = {
     'session/lock-timeout-leak': ['leaked', "O1 on A's old backend 20882 read A's 869031083ms; A on 20883 read 0"],
     'session/set-leak': ['leaked', "O1 on A's old backend 15982 read A's 3419007ms; A on 15983 read 0"],
     'session/tracked-parameter': [
-      'tracked',
-      'O1 on b1 saw pooltest/Etc/UTC; A on 15983 still had its own values: replayed',
+      'leaked',
+      'per parameter: TimeZone, DateStyle, client_encoding, standard_conforming_strings tracked; IntervalStyle seen as iso_8601 by O1 on b1 (not tracked in 1.18); application_name shown to the nameless observer',
     ],
     'session/set-local': ['scoped', 'inside 4361007ms; after commit O1 on b1 and A both saw 0'],
     'temp/temp-table': ['leaked', 'O1 on b1 seen=true; A on 15983 got 42P01'],
@@ -236,7 +236,10 @@ export const GOLDEN: Record<string, Golden> = {
   'pgbouncer-statement': {
     'session/lock-timeout-leak': ['leaked', "O1 on A's old backend 21094 read A's 1126338426ms; A on 21095 read 0"],
     'session/set-leak': ['leaked', "O1 on A's old backend 16133 read 2778007ms; A on 16134 read 0"],
-    'session/tracked-parameter': ['tracked', 'O1 on b1 saw the defaults; A on 16134 kept its values'],
+    'session/tracked-parameter': [
+      'leaked',
+      'as in transaction pooling: IntervalStyle iso_8601 seen by O1 on b1, application_name by the nameless observer; the other four tracked',
+    ],
     'session/set-local': ['rejected', 'A.begin refused with 08P01: statement pooling allows no transaction block'],
     'temp/temp-table': ['leaked', 'O1 on b1 seen=true; A on 16134 got 42P01'],
     'locks/advisory-session': ['shared', 'O1 on b1 held_before=1 and got=true; A unlocked=false'],

@@ -1,9 +1,9 @@
 /**
- * session/tracked-parameter with two kinds of observer: one that sends an application_name at
- * startup (plain tags, as recorded before) and one that sends none (`nameless:` tags). The
- * nameless phase is made here from the recorded named one, changing only what its observer
- * read: PgBouncer 1.18 applies no value for a client that has none, so that observer is shown
- * A's name (observed on the fixture; see the catalogue's expected outcomes).
+ * session/tracked-parameter judges each parameter on its own, from the recorded runs: on
+ * PgBouncer 1.18 TimeZone, DateStyle, client_encoding and standard_conforming_strings follow
+ * their client, IntervalStyle stays on the server connection (tracked only from 1.20), and
+ * application_name is shown to an observer that sent none at startup. The check's outcome is
+ * the worst parameter's. Mutations of the recorded readings give the other cases.
  */
 import { describe, expect, test } from 'vitest';
 import { trackedParameter } from '../../suites/session/tracked-parameter.check.js';
@@ -11,85 +11,121 @@ import { mutate, recorded, stepsOf, without } from '../support/recorded.js';
 import type { StepRecord } from '../../engine/types.js';
 
 const tx = recorded('pgbouncer-transaction').discovery;
-const named = (): StepRecord[] => stepsOf('pgbouncer-transaction', 'session/tracked-parameter');
+const steps = (): StepRecord[] => structuredClone(stepsOf('pgbouncer-transaction', 'session/tracked-parameter'));
 
-/** The recorded named phase followed by a copy of it as the nameless phase, its observer's reading set by `seen`. */
-function withNameless(seen: (tag: string) => { app: string; tz: string }): StepRecord[] {
-  const plain = named();
-  const tag = /application_name = '([^']+)'/.exec(plain.find((s) => s.tag === 'A.create')!.sql)![1]!;
-  const copy = structuredClone(plain).map((s) => ({ ...s, tag: `nameless:${s.tag}` }));
-  mutate(copy, 'nameless:observe.take', (s) => {
-    for (const rows of s.results)
-      for (const r of rows) if ('seen_app' in r) Object.assign(r, { seen_app: seen(tag).app, seen_tz: seen(tag).tz });
-  });
-  return [...plain, ...copy];
+/** Sets what the observers of `tags` read in `column`. */
+function observerReads(s: StepRecord[], tags: string[], column: string, value: string): StepRecord[] {
+  for (const tag of tags)
+    mutate(s, tag, (step) => {
+      for (const rows of step.results) for (const r of rows) if (column in r) r[column] = value;
+    });
+  return s;
 }
 
-describe('session/tracked-parameter: the observer that sends no application_name', () => {
-  test('a log without the nameless phase (recorded before it) is judged as before: tracked, plain facts', () => {
-    const j = trackedParameter.judge(named(), tx);
-    expect(j.outcome).toBe('tracked');
-    expect(j.facts).toMatchObject({ otherSawState: false, aKeptState: true, observerOnOldBackend: true });
-    expect(typeof j.facts.observerApplicationName).toBe('string');
+/** The recorded run with IntervalStyle and application_name behaving, so only `column` decides. */
+function allTracked(): StepRecord[] {
+  const s = observerReads(steps(), ['observe.take', 'nameless:observe.take'], 'seen_intervalstyle', 'postgres');
+  mutate(s, 'A.readback', (step) => {
+    for (const rows of step.results)
+      for (const r of rows) if ('mine_intervalstyle' in r) r.mine_intervalstyle = 'iso_8601';
   });
+  mutate(s, 'nameless:A.readback', (step) => {
+    for (const rows of step.results)
+      for (const r of rows) if ('mine_intervalstyle' in r) r.mine_intervalstyle = 'iso_8601';
+  });
+  return observerReads(s, ['nameless:observe.take'], 'seen_app', '');
+}
 
-  test("leaked: the nameless observer is shown A's name although the named one was safe; the facts say what each saw", () => {
-    const j = trackedParameter.judge(
-      withNameless((tag) => ({ app: tag, tz: 'Etc/UTC' })),
-      tx,
-    );
+describe('session/tracked-parameter: one outcome per parameter', () => {
+  test('PgBouncer 1.18 (recorded): four parameters tracked, IntervalStyle and application_name leaked', () => {
+    const j = trackedParameter.judge(steps(), tx);
     expect(j.outcome).toBe('leaked');
     expect(j.facts).toMatchObject({
-      'named.outcome': 'tracked',
-      'named.otherSawState': false,
-      'nameless.outcome': 'leaked',
-      'nameless.otherSawState': true,
-      'nameless.observerTimeZone': 'Etc/UTC',
+      'TimeZone.outcome': 'tracked',
+      'DateStyle.outcome': 'tracked',
+      'client_encoding.outcome': 'tracked',
+      'standard_conforming_strings.outcome': 'tracked',
+      'IntervalStyle.outcome': 'leaked',
+      'IntervalStyle.named.seen': 'iso_8601',
+      'application_name.outcome': 'leaked',
+      'application_name.named': 'tracked',
+      'application_name.nameless': 'leaked',
+      'TimeZone.named.seen': 'Etc/UTC',
+      'TimeZone.nameless.kept': true,
+      'named.observerOnOldBackend': true,
     });
-    expect(String(j.facts['nameless.observerApplicationName'])).toMatch(/-session-tracked-parameter$/);
-    expect(String(j.facts['named.observerApplicationName'])).not.toMatch(/-session-tracked-parameter$/);
-    expect(j.reason).toMatch(/named: tracked .*nameless: leaked/);
+    // search_path is reported by PostgreSQL 18 only; this server is older.
+    expect(j.facts['search_path.outcome']).toBeNull();
+    expect(String(j.facts['search_path.notObserved'])).toMatch(/does not report search_path/);
+    expect(j.reason).toMatch(/^application_name: leaked, TimeZone: tracked, DateStyle: tracked, IntervalStyle: leaked/);
   });
 
-  test("leaked by TimeZone alone: the nameless observer is shown A's zone", () => {
-    expect(
-      trackedParameter.judge(
-        withNameless(() => ({ app: '', tz: 'Pacific/Chatham' })),
-        tx,
-      ).outcome,
-    ).toBe('leaked');
-  });
-
-  test('tracked: the nameless observer sees an empty name and the server zone (a pooler that resets, or applies defaults)', () => {
-    const j = trackedParameter.judge(
-      withNameless(() => ({ app: '', tz: 'Etc/UTC' })),
-      tx,
-    );
+  test('tracked overall only when every parameter is: IntervalStyle and the nameless name made to behave', () => {
+    const j = trackedParameter.judge(allTracked(), tx);
     expect(j.outcome).toBe('tracked');
-    expect(j.facts).toMatchObject({ 'nameless.outcome': 'tracked', 'nameless.observerApplicationName': '' });
+    expect(j.facts['IntervalStyle.outcome']).toBe('tracked');
+    expect(j.facts['application_name.outcome']).toBe('tracked');
   });
 
-  test("inconclusive: no nameless observer reached A's old backend, so what it would have seen is unknown", () => {
-    const steps = withNameless(() => ({ app: '', tz: 'Etc/UTC' }));
-    const j = trackedParameter.judge(without(steps, 'nameless:observe.take'), tx);
-    expect(j.outcome).toBeNull();
-    expect(j.facts['named.outcome']).toBe('tracked');
-  });
-
-  test("inconclusive, not tracked: the nameless observer is shown a third client's name (it used A's old backend in between, under load)", () => {
-    const j = trackedParameter.judge(
-      withNameless(() => ({ app: 'load-2', tz: 'Etc/UTC' })),
-      tx,
-    );
-    expect(j.outcome).toBeNull();
-    expect(j.reason).toMatch(/nameless: inconclusive .*application_name = load-2, another client's/);
-  });
-
-  test('control: the nameless phase alone decides nothing when the named phase already leaked', () => {
-    const steps = withNameless(() => ({ app: '', tz: 'Etc/UTC' }));
-    mutate(steps, 'observe.take', (s) => {
-      for (const rows of s.results) for (const r of rows) if ('seen_app' in r) r.seen_tz = 'Pacific/Chatham';
+  test('control: one parameter alone makes the check leaked (TimeZone shown to the nameless observer)', () => {
+    const s = observerReads(allTracked(), ['nameless:observe.take'], 'seen_tz', 'Pacific/Chatham');
+    const j = trackedParameter.judge(s, tx);
+    expect(j.outcome).toBe('leaked');
+    expect(j.facts).toMatchObject({
+      'TimeZone.outcome': 'leaked',
+      'TimeZone.named': 'tracked',
+      'DateStyle.outcome': 'tracked',
     });
-    expect(trackedParameter.judge(steps, tx).outcome).toBe('leaked');
+  });
+
+  test('lost: A no longer has its DateStyle on the other backend, nobody else saw it', () => {
+    const s = allTracked();
+    for (const tag of ['A.readback', 'nameless:A.readback'])
+      mutate(s, tag, (step) => {
+        for (const rows of step.results) for (const r of rows) if ('mine_datestyle' in r) r.mine_datestyle = 'ISO, MDY';
+      });
+    const j = trackedParameter.judge(s, tx);
+    expect(j.facts['DateStyle.outcome']).toBe('lost');
+    expect(j.outcome).toBe('lost');
+  });
+
+  test('inconclusive while a parameter is, unless another already leaked', () => {
+    const s = allTracked();
+    mutate(s, 'nameless:observe.take', (step) => {
+      for (const rows of step.results) for (const r of rows) delete r['seen_scs'];
+    });
+    const j = trackedParameter.judge(s, tx);
+    expect(j.facts['standard_conforming_strings.outcome']).toBeNull();
+    expect(j.outcome).toBeNull();
+    // The recorded run leaked IntervalStyle: a missing reading hides nothing worse.
+    const leaked = steps();
+    mutate(leaked, 'nameless:observe.take', (step) => {
+      for (const rows of step.results) for (const r of rows) delete r['seen_scs'];
+    });
+    expect(trackedParameter.judge(leaked, tx).outcome).toBe('leaked');
+  });
+
+  test("inconclusive: no nameless observer reached A's old backend", () => {
+    const j = trackedParameter.judge(without(allTracked(), 'nameless:observe.take'), tx);
+    expect(j.outcome).toBeNull();
+    expect(j.facts['TimeZone.named']).toBe('tracked');
+  });
+
+  test("inconclusive, not tracked: the nameless observer is shown a third client's name (under load)", () => {
+    const j = trackedParameter.judge(observerReads(allTracked(), ['nameless:observe.take'], 'seen_app', 'load-2'), tx);
+    expect(j.outcome).toBeNull();
+    expect(j.reason).toMatch(/application_name = load-2, another client's/);
+  });
+
+  test('a log recorded before the per-parameter observation (application_name and TimeZone only) is judged on those two', () => {
+    const s = steps().filter((x) => !x.tag.startsWith('nameless:'));
+    mutate(s, 'run.markers', (step) => {
+      for (const rows of step.results)
+        for (const r of rows)
+          for (const k of Object.keys(r)) if (k !== 'application_name' && k !== 'timezone') delete r[k];
+    });
+    const j = trackedParameter.judge(s, tx);
+    expect(j.outcome).toBe('tracked');
+    expect(j.facts['DateStyle.notObserved']).toBe('not in this record');
   });
 });

@@ -4,7 +4,7 @@
  */
 import { describe, expect, test } from 'vitest';
 import { judgeState, type StateReading } from '../../engine/judging/state-judge.js';
-import { CATALOGUE } from '../../suites/catalogue.js';
+import { valueOf } from '../../engine/judging/record.js';
 import { setLeak } from '../../suites/session/set-leak.check.js';
 import { mutate, recorded, stepsOf, without } from '../support/recorded.js';
 import type { StepRecord } from '../../engine/types.js';
@@ -33,11 +33,12 @@ describe('state judge: labels', () => {
     expect(judgeSetLeak(steps).outcome).toBe('lost');
   });
 
-  test('tracked: recorded from PgBouncer replaying application_name', () => {
-    const j = CATALOGUE.find((c) => c.id === 'session/tracked-parameter')!.judge(
-      stepsOf('pgbouncer-transaction', 'session/tracked-parameter'),
-      tx,
-    );
+  test('tracked: recorded from PgBouncer replaying TimeZone', () => {
+    const steps = stepsOf('pgbouncer-transaction', 'session/tracked-parameter').filter((s) => !s.tag.includes(':'));
+    const j = judgeState(steps, tx, {
+      seenByOther: (take) => valueOf(take, 'seen_tz') === 'Pacific/Chatham',
+      keptByA: (readback) => valueOf(readback, 'mine_tz') === 'Pacific/Chatham',
+    });
     expect(j.outcome).toBe('tracked');
     expect(j.facts).toMatchObject({ aChangedBackend: true, otherSawState: false, aKeptState: true });
   });

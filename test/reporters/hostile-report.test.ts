@@ -138,7 +138,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 function hostileWatch(): WatchReport {
   const statement = { sql: `SET application_name = '${ESCAPES}'`, what: ESCAPES, transaction: 1 };
   return {
-    schemaVersion: 1,
+    schemaVersion: 2,
     tool: { name: 'pooltest', command: 'watch' },
     generatedAt: '2026-12-01T00:00:00.000Z',
     upstream: ESCAPES,
@@ -163,11 +163,15 @@ function hostileWatch(): WatchReport {
         created: statement,
         used: { ...statement, transaction: 2 },
         use: 'explicit',
+        evidence: 'seen',
+        how: ESCAPES,
         certain: true,
         connection: { id: 1, applicationName: ESCAPES, user: ESCAPES, database: ESCAPES, clientPort: 1 },
         count: 1,
         connections: 1,
+        connectionIds: [1],
         outcome: ESCAPES,
+        parameter: null,
         basis: 'typical',
         breaks: true,
         advice: ESCAPES,

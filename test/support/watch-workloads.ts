@@ -145,6 +145,47 @@ export const DEPENDENT: LabelledCase[] = [
         await c.query('SELECT 2');
       }),
   },
+  {
+    // graphile-worker: LISTEN "worker:migrate" once, then nothing arrives while the run lasts.
+    name: 'LISTEN with no notification during the run',
+    expect: ['notify/listen|LISTEN worker:migrate'],
+    run: (connect) =>
+      each(connect, async (c) => {
+        await c.query('LISTEN "worker:migrate"');
+        await c.query('SELECT 1');
+      }),
+  },
+  {
+    // graphile-worker's complete_job_q: a named statement used once per connection.
+    name: 'named statement prepared and used once on its connection',
+    expect: ['prepared/protocol-named|prepared statement complete_job_q'],
+    run: (connect) =>
+      each(connect, async (c) => {
+        await c.query({ name: 'complete_job_q', text: 'SELECT $1::int AS done', values: [1] });
+        await c.query('SELECT 2');
+      }),
+  },
+  {
+    // The qualified query runs first, but only the unqualified one resolves through search_path.
+    name: 'search_path, then a qualified and an unqualified query',
+    expect: ['session/search-path-leak|search_path'],
+    run: (connect) =>
+      each(connect, async (c) => {
+        await c.query('SET search_path TO watch_app, public');
+        await c.query('SELECT count(*) FROM information_schema.tables');
+        await c.query('SELECT count(*) FROM watch_items');
+      }),
+  },
+  {
+    name: 'TimeZone set for the session, then now() in a later transaction',
+    expect: ['session/tracked-parameter|timezone'],
+    run: (connect) =>
+      each(connect, async (c) => {
+        await c.query("SET timezone = 'UTC'");
+        await c.query('SELECT 1');
+        await c.query('SELECT now()::text AS at');
+      }),
+  },
 ];
 
 /** Controls: only transaction-scoped state, or state undone in time. Must give no finding. */
@@ -192,6 +233,17 @@ export const CONTROL: LabelledCase[] = [
         await c.query('ROLLBACK');
         await c.query('SET lock_timeout = 1000; SELECT 1/0').catch(() => undefined);
         await c.query('SELECT count(*) FROM pg_class');
+      }),
+  },
+  {
+    // Nothing later resolves through the setting: qualified names only, no date or time.
+    name: 'search_path and TimeZone set, then only statements that do not depend on them',
+    expect: [],
+    run: (connect) =>
+      each(connect, async (c) => {
+        await c.query("SET search_path = watch_app, public; SET timezone = 'UTC'");
+        await c.query('SELECT count(*) FROM watch_app.watch_items');
+        await c.query('WITH watch_items AS (SELECT 1 AS id) SELECT count(*) FROM watch_items');
       }),
   },
   {

@@ -72,8 +72,50 @@ describe('labelled workload through the proxy', () => {
       created: { sql: 'SET search_path = watch_app, public' },
       used: { sql: 'SELECT count(*) FROM watch_items' },
     });
+    // The LISTEN nobody notified and the statement used once are findings too: they would break.
+    const deaf = report.findings.find((f) => f.state === 'LISTEN worker:migrate')!;
+    expect(deaf).toMatchObject({ evidence: 'would-break', use: 'none', used: null });
+    expect(deaf.how).toMatch(/goes deaf/);
+    const once = report.findings.find((f) => f.state === 'prepared statement complete_job_q')!;
+    expect(once).toMatchObject({ evidence: 'would-break', use: 'none', used: null });
+    expect(once.how).toMatch(/collide/);
+    // A dependency exercised in the run is seen, not merely predicted.
+    expect(named.evidence).toBe('seen');
+    // Only the unqualified query is a use of search_path, though the qualified one ran first.
+    const paths = report.findings.filter((f) => f.check === 'session/search-path-leak');
+    expect(paths.map((f) => f.used?.sql).sort()).toEqual([
+      'SELECT count(*) FROM watch_items',
+      'SELECT count(*) FROM watch_items',
+    ]);
+    expect(paths[0]!.used!.what).toBe('resolves relation watch_items through search_path');
+    const tz = report.findings.find((f) => f.check === 'session/tracked-parameter')!;
+    expect(tz).toMatchObject({ used: { sql: 'SELECT now()::text AS at' }, parameter: 'timezone' });
+    // Typical PgBouncer replays TimeZone: fine, not "leaked -> BREAKS".
+    expect(tz).toMatchObject({ outcome: 'tracked', breaks: false });
     expect(report.summary.connections).toBe(DEPENDENT.length);
     expect(report.warnings).toEqual([]);
+  });
+
+  test('one session state is one finding, with its connections listed, whatever each used it for first', async () => {
+    const sequelize = (next: string): LabelledCase => ({
+      name: `sequelize-like, then ${next}`,
+      expect: [],
+      run: async (connect) => {
+        const c = await connect();
+        try {
+          await c.query("SET statement_timeout = '5s'");
+          await c.query(next);
+        } finally {
+          await c.end();
+        }
+      },
+    });
+    const report = await watchCases([sequelize('SELECT 1'), sequelize('SELECT 2')]);
+    expect(report.findings).toHaveLength(1);
+    const [f] = report.findings;
+    expect(f).toMatchObject({ state: 'statement_timeout', count: 2, connections: 2, evidence: 'seen' });
+    expect(f!.connectionIds).toHaveLength(2);
+    expect(f!.used!.sql).toBe('SELECT 1');
   });
 
   test('the control workload (transaction-scoped state only) gives no finding', async () => {

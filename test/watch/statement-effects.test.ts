@@ -6,6 +6,7 @@
 import { beforeAll, describe, expect, test } from 'vitest';
 import { loadParser } from '../../audit/sql-parser.js';
 import { textEffects, type Effect } from '../../watch/statement-effects.js';
+import { useOfSetting } from '../../watch/setting-uses.js';
 
 beforeAll(async () => {
   await loadParser();
@@ -59,5 +60,42 @@ describe('statement effects', () => {
   test('DISCARD ALL undoes every kind, and a refused text is reported, not guessed', () => {
     expect(effects('DISCARD ALL')).toHaveLength(7);
     expect(textEffects('SELEC 1')).toMatchObject({ ok: false });
+  });
+});
+
+describe('what a statement depends on, setting by setting (watch/setting-uses.ts)', () => {
+  const useOf = (key: string, sql: string): string | null => {
+    const r = textEffects(sql);
+    if (!r.ok) throw new Error(r.error);
+    const s = r.statements[0]!;
+    return useOfSetting(key, s.uses, s.relies);
+  };
+
+  test.each([
+    // node-pg-migrate's first statement that really resolves through search_path.
+    ['search_path', 'CREATE TABLE "widgets" (id int)', 'resolves relation widgets through search_path'],
+    ['search_path', 'SELECT current_schema()', 'resolves current_schema() through search_path'],
+    ['search_path', 'SELECT CURRENT_SCHEMA', 'resolves CURRENT_SCHEMA through search_path'],
+    ['search_path', 'SELECT * FROM information_schema.tables WHERE table_schema = $1', null],
+    ['search_path', 'WITH w AS (SELECT 1) SELECT * FROM w', null],
+    ['search_path', 'SELECT 1 FROM public.a JOIN b USING (id)', 'resolves relation b through search_path'],
+    ['timezone', 'SELECT now()', 'now() depends on TimeZone'],
+    ['timezone', 'SELECT CURRENT_TIMESTAMP', 'CURRENT_TIMESTAMP depends on TimeZone'],
+    ['timezone', "SELECT '2024-01-01 10:00'::timestamptz", '::timestamptz depends on TimeZone'],
+    ['timezone', 'SELECT count(*) FROM jobs', null],
+    ['datestyle', "SELECT to_char(now(), 'YYYY')", 'to_char() depends on DateStyle'],
+    ['intervalstyle', "SELECT '1 day'::interval", '::interval depends on IntervalStyle'],
+    ['intervalstyle', 'SELECT now()', null],
+    [
+      'standard_conforming_strings',
+      "SELECT 'a\\b'",
+      'a string literal with a backslash depends on standard_conforming_strings',
+    ],
+    ['standard_conforming_strings', "SELECT 'ab'", null],
+    ['application_name', 'SELECT 1', null],
+    ['statement_timeout', 'SELECT 1', 'runs with statement_timeout as set'],
+    ['statement_timeout', 'SHOW statement_timeout', null],
+  ])('%s: %s', (key, sql, expected) => {
+    expect(useOf(key, sql)).toBe(expected);
   });
 });

@@ -1,0 +1,120 @@
+/**
+ * Which statements really depend on a session setting, for the watch's "ran under" example.
+ * A statement after `SET statement_timeout` or `SET ROLE` runs under it whatever it is, but
+ * for the settings below only some statements mean something different under another value:
+ *
+ * | setting | a statement depends on it when it |
+ * |---|---|
+ * | search_path | names a relation without a schema (not a CTE), or calls current_schema() / current_schemas() |
+ * | TimeZone, DateStyle | computes or casts dates and times (now(), CURRENT_TIMESTAMP, ::timestamptz, date_trunc...) |
+ * | IntervalStyle | casts to interval or computes one (age(), make_interval()...) |
+ * | standard_conforming_strings | has a string literal with a backslash (it reads differently when off) |
+ * | application_name | never by running: only SHOW and current_setting() read it (explicit uses) |
+ *
+ * Everything comes from PostgreSQL's parse tree, never from the text.
+ */
+import { asNode, builtinName, child, forEachNode, list, nameParts, text } from '../audit/ast-json.js';
+import type { AstNode } from '../audit/sql-parser.js';
+
+/** What in one statement can depend on a setting; each field names the first such thing found. */
+export interface SettingUses {
+  /** `relation widgets` or `current_schema()`. */
+  searchPath: string | null;
+  /** `now()`, `CURRENT_TIMESTAMP`, `::timestamptz`. */
+  dateTime: string | null;
+  /** `::interval`, `age()`. */
+  interval: string | null;
+  /** `a string literal with a backslash`. */
+  backslash: string | null;
+}
+
+const DATE_TIME_FUNCTIONS = new Set([
+  'now',
+  'statement_timestamp',
+  'transaction_timestamp',
+  'clock_timestamp',
+  'timeofday',
+  'date_trunc',
+  'date_part',
+  'extract',
+  'date_bin',
+  'to_char',
+  'to_timestamp',
+  'to_date',
+  'make_timestamptz',
+  'age',
+]);
+const INTERVAL_FUNCTIONS = new Set(['age', 'make_interval', 'justify_interval', 'justify_days', 'justify_hours']);
+const DATE_TIME_TYPES = new Set(['timestamptz', 'timestamp', 'date', 'time', 'timetz']);
+const SCHEMA_FUNCTIONS = new Set(['current_schema', 'current_schemas']);
+
+/** The uses of settings in one parsed statement (the statement node, its type unwrapped). */
+export function settingUses(stmt: AstNode): SettingUses {
+  const uses: SettingUses = { searchPath: null, dateTime: null, interval: null, backslash: null };
+  // A CTE's name looks like an unqualified relation where it is used: it resolves to the CTE.
+  const ctes = new Set<string>();
+  forEachNode(stmt, (node) => {
+    const name = text(node, 'ctename');
+    if (name !== null) ctes.add(name);
+  });
+  const relations: { name: string; at: number }[] = [];
+  forEachNode(stmt, (node) => {
+    if (typeof node['relname'] === 'string' && typeof node['relpersistence'] === 'string') {
+      const schema = text(node, 'schemaname');
+      const at = typeof node['location'] === 'number' ? node['location'] : Infinity;
+      if (schema === null && !ctes.has(node['relname'])) relations.push({ name: node['relname'], at });
+    }
+    const call = asNode(node['FuncCall']);
+    if (call !== null) {
+      const fn = builtinName(call);
+      if (fn !== null && SCHEMA_FUNCTIONS.has(fn)) uses.searchPath ??= `${fn}()`;
+      if (fn !== null && DATE_TIME_FUNCTIONS.has(fn)) uses.dateTime ??= `${fn}()`;
+      if (fn !== null && INTERVAL_FUNCTIONS.has(fn)) uses.interval ??= `${fn}()`;
+    }
+    const svf = text(asNode(node['SQLValueFunction']), 'op');
+    if (svf !== null) {
+      if (svf === 'SVFOP_CURRENT_SCHEMA') uses.searchPath ??= 'CURRENT_SCHEMA';
+      else if (/TIME|DATE/.test(svf)) uses.dateTime ??= svf.replace(/^SVFOP_/, '').replace(/_N$/, '');
+    }
+    const cast = asNode(node['TypeCast']);
+    if (cast !== null) {
+      const type = nameParts(list(child(cast, 'typeName'), 'names')).pop();
+      if (type !== undefined && DATE_TIME_TYPES.has(type)) uses.dateTime ??= `::${type}`;
+      if (type === 'interval') uses.interval ??= '::interval';
+    }
+    const literal = text(child(asNode(node['A_Const']), 'sval'), 'sval');
+    if (literal !== null && literal.includes('\\')) uses.backslash ??= 'a string literal with a backslash';
+  });
+  // The first in the text (the walk's order is not the text's); a relation beats a function.
+  const first = relations.sort((a, b) => a.at - b.at)[0];
+  if (first !== undefined) uses.searchPath = `relation ${first.name}`;
+  return uses;
+}
+
+/**
+ * Whether a statement with `uses` (that `relies` on the session at all) depends on setting
+ * `key` (lower-case), and how, for the report: null when its meaning does not change with it.
+ * Settings not listed in the table above are relied on by every such statement.
+ */
+export function useOfSetting(key: string, uses: SettingUses, relies: boolean): string | null {
+  if (!relies) return null;
+  switch (key) {
+    case 'search_path':
+      return uses.searchPath === null ? null : `resolves ${uses.searchPath} through search_path`;
+    case 'timezone':
+      return uses.dateTime === null ? null : `${uses.dateTime} depends on TimeZone`;
+    case 'datestyle':
+      return uses.dateTime === null ? null : `${uses.dateTime} depends on DateStyle`;
+    case 'intervalstyle':
+      return uses.interval === null ? null : `${uses.interval} depends on IntervalStyle`;
+    case 'standard_conforming_strings':
+      return uses.backslash === null ? null : `${uses.backslash} depends on standard_conforming_strings`;
+    case 'application_name':
+      return null;
+    default:
+      return `runs with ${key} as set`;
+  }
+}
+
+/** No setting is used (statements that do not run, or could not be read). */
+export const NO_USES: SettingUses = { searchPath: null, dateTime: null, interval: null, backslash: null };
