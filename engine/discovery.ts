@@ -146,7 +146,7 @@ export async function discover(target: Target, opts: DiscoveryOptions): Promise<
         );
         first = await openFirst(scn, target, opts);
       }
-      const seen = await countPool(scn, d, first, opts);
+      const seen = await countPool(scn, d, first, opts, probes);
       if (modeDecided(d)) {
         // Connected clients already share backends: the reuse probe cannot change the mode,
         // so the burst of idle logins goes alongside it.

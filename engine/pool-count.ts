@@ -14,7 +14,10 @@ import { releaseAll, take, type Hold } from './steering/holders.js';
 import type { Scenario } from './steering/scenario.js';
 import { staleCondition } from './steering/stale-backends.js';
 import type { DiscoveryOptions } from './discovery.js';
+import type { OptionalProbes } from './discovery-probes.js';
 import type { Discovery } from './types.js';
+import { decodeMalformedError, type DecodedRefusal } from './wire/malformed-refusal.js';
+import { violationIn } from './wire/violation.js';
 
 export async function countPool(
   scn: Scenario,
@@ -25,6 +28,8 @@ export async function countPool(
    * nothing; stopAt: the count ends once it holds this many backends.
    */
   opts: DiscoveryOptions & { knownShared?: boolean; stopAt?: number },
+  /** Discovery's wire findings: a holder refused with a malformed refusal is one (see below). */
+  probes?: OptionalProbes,
 ): Promise<Seen> {
   // Read D's backend afresh: the transaction-block probe may have cost the pool a server
   // (PgBouncer closes it when it refuses BEGIN in statement mode).
@@ -40,8 +45,25 @@ export async function countPool(
   let retries = 0;
   let busyAtQueue = 0;
   const connectMs = Math.min(opts.bounds.connectMs, d.waitBoundMs + 3 * d.connectLatencyMs);
+  // Refusals whose words were clear but whose framing was not (engine/wire/malformed-refusal.ts).
+  const malformed = new Map<number, DecodedRefusal>();
   const login = (label: number): Promise<Session | null | 'refused'> =>
-    openOrRefused(scn, `H${label}`, connectMs, 'discovery.hold.connect');
+    openOrRefused(scn, `H${label}`, connectMs, 'discovery.hold.connect').catch((err: unknown) => {
+      const violation = violationIn(err);
+      const said = violation ? decodeMalformedError(violation) : null;
+      if (!probes || !violation || !said || !isCapacityRefusal(said)) throw err;
+      probes.record(
+        {
+          probe: 'discovery.hold.connect',
+          session: `H${label}`,
+          connection: 'a holder counting the pool, refused at login',
+        },
+        `read as the refusal it spells out (${said.code} ${said.message}): the pool was counted up to it`,
+        violation,
+      );
+      malformed.set(label, said);
+      return 'refused' as const;
+    });
   // Logins started ahead of their holder's turn, by label.
   const ahead = new Map<number, Promise<Session | null | 'refused'>>();
   const loginAhead = (label: number): void => {
@@ -72,7 +94,9 @@ export async function countPool(
       // found by refusal instead of a queue (it counted the pool).
       const refusal =
         s === 'refused'
-          ? [...scn.steps].reverse().find((x) => x.session === `H${label}` && x.tag === 'discovery.hold.connect')?.error
+          ? (malformed.get(label) ??
+            [...scn.steps].reverse().find((x) => x.session === `H${label}` && x.tag === 'discovery.hold.connect')
+              ?.error)
           : h && !h.waited && h.pid === null && isCapacityRefusal(h.step?.error)
             ? h.step?.error
             : null;

@@ -6,6 +6,10 @@
  * same kind of fault on discovery's own client, or on a check's own client, still stops the
  * run (exit 2) or makes that check inconclusive, exactly as before.
  *
+ * Regression: pgagroal 1.6.0 refuses a login beyond its pool with an ErrorResponse (53300
+ * "connection pool is full") whose declared length leaves out the final terminator; when a
+ * holder counting the pool met it, discovery stopped with PROTOCOL_VIOLATION, exit 2.
+ *
  * Regression: pgagroal 1.6.0 answers the admin-console login (database `pgbouncer`, which its
  * Postgres does not have) with AuthenticationOk, FATAL 3D000 and then one stray 0x00 byte;
  * pooltest stopped before the first check with `PROTOCOL_VIOLATION ... unknown message
@@ -111,6 +115,24 @@ describe('a protocol violation on an optional discovery probe (proxy in front of
     expect(run.report!.discovery.wireFindings).toEqual([
       expect.objectContaining({ probe: 'discovery.stale', session: 'D', type: 'S', name: 'ParameterStatus' }),
     ]);
+  });
+
+  test("pgagroal's malformed '53300 connection pool is full' to a holder counting the pool: the count ends at the refusal, a finding, the check conclusive", async () => {
+    // D, H1 and H2 connected (a pool of 2 taken): the next login is refused as pgagroal does.
+    const run = await viaProxy({ fault: 'error-terminator-late', refuseLoginsBeyond: 3 });
+    expect(run.fired, run.stderr).toBe(true);
+    expect(run.code, run.stderr).not.toBe(2);
+    const report = run.report!;
+    expect(report.discovery.clientLimit).toEqual(
+      expect.objectContaining({ clients: 3, refusal: '53300 sorry, too many clients already' }),
+    );
+    expect(report.discovery.wireFindings).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ probe: 'discovery.hold.connect', session: 'H3', type: 'E', name: 'ErrorResponse' }),
+      ]),
+    );
+    // Each check gives its outcome, or says why it cannot with three clients.
+    for (const c of report.checks) expect(c.outcome !== null || c.reason.length > 0, c.id).toBe(true);
   });
 
   test("control: the same fault on the first query of discovery's own client still stops the run (exit 2)", async () => {
