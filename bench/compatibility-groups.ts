@@ -65,7 +65,9 @@ export const GROUPS: readonly CompatGroup[] = [
     title: 'pgagroal 1.6.0 (built from the release tarball)',
     reference: PGB_118,
     summary: [
-      'Not run yet: pooltest stops in discovery against both pipelines (a malformed reply to the identification probe).',
+      'Not shown yet: in its transaction pipeline pgagroal 1.6.0 stops answering pooltest (discovery, or every check, gets no',
+      'answer), and its session-pipeline column is not yet stable from run to run. Its malformed replies (a stray byte after',
+      'refusing the admin-console login, a 53300 refusal framed one byte short) are reported as wire findings.',
       'Its documentation (doc/PIPELINES.md) says the transaction pipeline runs no reset between clients, like PgBouncer,',
       'and the session pipeline runs DISCARD ALL when a client leaves; the profiles pgagroal-transaction and pgagroal-session',
       'say so, marked documented.',

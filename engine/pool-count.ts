@@ -34,11 +34,18 @@ export async function countPool(
   // Read D's backend afresh: the transaction-block probe may have cost the pool a server
   // (PgBouncer closes it when it refuses BEGIN in statement mode).
   const idle = await first.run('discovery.idle', 'SELECT pg_backend_pid() AS pid');
-  if (idle.pid === null)
+  if (idle.pid === null) {
+    // Where the pooler fell silent first, when that was another client's step (pgagroal 1.6.0's
+    // transaction pipeline left a second client's first transaction unanswered, then D's too).
+    const silent = scn.steps.find((s) => s !== idle && /no answer within/.test(s.error?.message ?? ''));
+    const first = silent
+      ? `; the target first stopped answering ${silent.session}'s ${silent.tag} step (${silent.error!.message})`
+      : '';
     throw new PooltestError(
       'STEERING_FAILED',
-      `the first client lost its connection during discovery: ${idle.error?.message ?? 'no pid'}`,
+      `the first client lost its connection during discovery: ${idle.error?.message ?? 'no pid'}${first}`,
     );
+  }
   const firstPid = idle.pid;
   const holders: Hold[] = [];
   let waited = false;
