@@ -23,6 +23,8 @@ const pkg = JSON.parse(readFileSync(path.join(REPO, 'package.json'), 'utf8')) as
 /** Dependencies the code does not import by name, each with the reason it is still needed. */
 const NOT_IMPORTED: Record<string, string> = {
   vite: 'the peer dependency of vitest, pinned to the version that works on Node 20',
+  postgres:
+    'postgres.js, the driver the Node agent (drivers/agents/node/agent.mjs) imports by a computed name when asked for it',
 };
 
 /** Packages imported only dynamically, on request, and not installed with pooltest. */
@@ -32,9 +34,15 @@ const ON_DEMAND = new Set(['testcontainers', '@testcontainers/postgresql']);
 function importedPackages(): Set<string> {
   const names = new Set<string>();
   // Every shipped folder (the layout moved audit/, cli/, runner/ and profiles/ to the top level).
-  for (const dir of ['engine', 'reporters', 'suites', 'fixtures', 'profiles', 'runner', 'audit', 'cli']) {
-    const root = path.join(REPO, 'dist', dir);
-    for (const file of readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.js'))) {
+  // drivers/agents ships as source: the Node agent imports the drivers it runs (pg, postgres).
+  const roots = [
+    ...['engine', 'reporters', 'suites', 'fixtures', 'profiles', 'runner', 'audit', 'cli', 'watch', 'drivers'].map(
+      (dir) => path.join(REPO, 'dist', dir),
+    ),
+    path.join(REPO, 'drivers', 'agents'),
+  ];
+  for (const root of roots) {
+    for (const file of readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((f) => /\.m?js$/.test(f))) {
       for (const line of readFileSync(path.join(root, file), 'utf8').split('\n')) {
         if (/^\s*(\*|\/\/|\/\*)/.test(line)) continue;
         for (const m of line.matchAll(/(?:^\s*(?:import|export)\b[^'"]*from\s*|\bimport\(\s*)['"]([^'"]+)['"]/g)) {
