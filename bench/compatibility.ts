@@ -134,7 +134,12 @@ function withoutPg(): NodeJS.ProcessEnv {
 
 async function main(): Promise<void> {
   const flag = process.argv.indexOf('--only');
-  const only = flag >= 0 ? (process.argv[flag + 1] ?? '').split(',').filter(Boolean) : [];
+  // Names separated by commas, or by semicolons where a name has a comma of its own.
+  const list = flag >= 0 ? (process.argv[flag + 1] ?? '') : '';
+  const only = list
+    .split(list.includes(';') ? ';' : ',')
+    .map((n) => n.trim())
+    .filter(Boolean);
   const unknown = only.filter((n) => !COMPAT_RUNNABLE.some((t) => t.name === n));
   if (unknown.length > 0)
     throw new Error(
@@ -173,6 +178,16 @@ async function settled(t: CompatTarget): Promise<Report> {
   return report!;
 }
 
+/** The facts behind a committed cell's figure (`1.12x [0.95-1.31]`), so a kept column keeps it. */
+function factsOfMeasure(measure: string | null | undefined): Record<string, number> {
+  const m = /^([\d.]+)x(?: \[([\d.]+)-([\d.]+)\])?$/.exec(measure ?? '');
+  if (!m) return {};
+  return {
+    speedup: Number(m[1]),
+    ...(m[2] !== undefined ? { speedupLow: Number(m[2]), speedupHigh: Number(m[3]) } : {}),
+  };
+}
+
 /** A minimal report carrying one committed column, so a partial regeneration keeps it. */
 function fromColumn(m: Matrix, name: string): Report {
   const i = m.columns.findIndex((c) => c.name === name);
@@ -185,6 +200,7 @@ function fromColumn(m: Matrix, name: string): Report {
       severity: r.severity,
       outcome: r.cells[i]!.outcome,
       verdict: r.cells[i]!.verdict!,
+      facts: factsOfMeasure(r.cells[i]!.measure),
     }));
   const [host, rest] = col.target.split('@')[1]!.split(':') as [string, string];
   return {

@@ -54,9 +54,17 @@ export const odysseyTransaction: Profile = {
       basis: 'source',
     },
     'session/tracked-parameter': {
-      outcome: 'tracked',
+      outcome: 'lost',
       ref: `${RULES} (maintain_params: values defined by the client are deployed on server attach)`,
-      note: 'Observed with both observers, the named one and the one that sends no application_name: the reset at detach clears what the previous client set.',
+      note: "Observed on 1.5.1 parameter by parameter: application_name, TimeZone, DateStyle, client_encoding and standard_conforming_strings follow their client (tracked, with both observers), but IntervalStyle is reset by the discard at detach and not deployed again on the next attach (lost): the client's SET IntervalStyle is gone at its next transaction. The documentation's maintain_params does not say which parameters it covers.",
+      parameters: {
+        application_name: 'tracked',
+        timezone: 'tracked',
+        datestyle: 'tracked',
+        intervalstyle: 'lost',
+        client_encoding: 'tracked',
+        standard_conforming_strings: 'tracked',
+      },
     },
     'session/set-local': {
       outcome: 'scoped',

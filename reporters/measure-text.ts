@@ -10,8 +10,9 @@ import type { CheckResult } from '../engine/types.js';
  * `1.12x [0.95-1.31]` when the check's facts hold a `speedup` (and its 95% interval
  * `speedupLow`, `speedupHigh`), else null.
  */
-export function measureText(c: Pick<CheckResult, 'facts'>): string | null {
-  const { speedup, speedupLow, speedupHigh } = c.facts;
+export function measureText(c: Partial<Pick<CheckResult, 'facts'>>): string | null {
+  // A report read from a file may have no facts for a check (an older or another tool's).
+  const { speedup, speedupLow, speedupHigh } = c.facts ?? {};
   if (typeof speedup !== 'number') return null;
   const interval =
     typeof speedupLow === 'number' && typeof speedupHigh === 'number' ? ` [${speedupLow}-${speedupHigh}]` : '';

@@ -73,6 +73,14 @@ describe('poolers that refuse at capacity', () => {
       );
     }
     const queueing = r.checks.find((c) => c.id === 'capacity/queueing')!;
+    // On a busy machine the one slot may still be held by the previous check's last client
+    // when the check's first client logs in (pgpool-II frees a child only once that client's
+    // connection is closed): the first login is refused and nothing can be told, which the
+    // check says with the refusal. Any other answer, or no reason, still fails (issue 21).
+    if (queueing.outcome === null) {
+      expect(queueing.reason).toMatch(/T1 queue\.connect: 53300 .*Sorry, too many clients already/);
+      return;
+    }
     expect(queueing.outcome, queueing.reason).toBe('rejected');
     expect(String(queueing.facts.rejectedWith)).toMatch(/Sorry, too many clients already/);
   });
