@@ -100,10 +100,11 @@ export async function driversCommand(argv: string[], io: Pick<CliIo, 'stdout' | 
   try {
     let targetText = v.target;
     if (v.stack !== undefined) {
-      const { startStack, STACK_NAMES } = await import('../fixtures/stack.js');
-      const name = STACK_NAMES.find((n) => n === v.stack);
-      if (!name)
-        throw new PooltestError('BAD_ARGUMENTS', `unknown stack "${v.stack}"; known: ${STACK_NAMES.join(', ')}`);
+      const { startStack, STACK_NAMES, SOURCE_STACK_NAMES } = await import('../fixtures/stack.js');
+      // The Debian packages' stacks and the poolers built from their release tarballs.
+      const known = [...STACK_NAMES, ...SOURCE_STACK_NAMES];
+      const name = known.find((n) => n === v.stack);
+      if (!name) throw new PooltestError('BAD_ARGUMENTS', `unknown stack "${v.stack}"; known: ${known.join(', ')}`);
       const stack = await startStack(name);
       stop = () => stack.stop();
       targetText = stack.target.url();

@@ -16,6 +16,7 @@
  * deallocate the drivers' statements (whatever they named them) on every backend they touched.
  * The judges (judge.ts) decide; this file only drives and records.
  */
+import { createHash } from 'node:crypto';
 import { landOn } from '../engine/steering/land-on.js';
 import { dismiss, take, type Hold } from '../engine/steering/holders.js';
 import { cleanOn } from '../engine/steering/clean-on.js';
@@ -30,8 +31,17 @@ export const WARM_RUNS = 7;
 const CURSOR_ROWS = 10;
 const CURSOR_FETCH = 3;
 
-export function markerComment(runId: string): string {
-  return `pooltest-drivers ${runId}`;
+/**
+ * The comment that marks one configuration's statements, unique to the run, the driver and the
+ * configuration. Unique per configuration, not per run: a pooler that tracks protocol-level
+ * statements (PgBouncer 1.21+) keeps its own server-side copy (`PGBOUNCER_N`) of each text it
+ * has seen, which the cleanup deallocates with ours; had the next configuration sent the same
+ * text, PgBouncer would have taken the copy for still prepared, and every driver's first use
+ * failed with 26000 "prepared statement PGBOUNCER_N does not exist" (seen on 1.25.2).
+ */
+export function markerComment(runId: string, driver: string, config: string): string {
+  const tag = createHash('sha256').update(`${driver}\0${config}`).digest('hex').slice(0, 8);
+  return `pooltest-drivers ${runId} ${tag}`;
 }
 
 export interface DriverRunOptions {
@@ -48,7 +58,7 @@ export async function runDriverScenario(
   config: DriverConfig,
   opts: DriverRunOptions,
 ): Promise<{ skipped: string } | { version: string }> {
-  const marker = markerComment(scn.ctx.runId);
+  const marker = markerComment(scn.ctx.runId, driver.id, config.name);
   const sql = `SELECT pg_backend_pid() AS pid, $1::int AS answer /* ${marker} */`;
   const cursorSql = `SELECT pg_backend_pid() AS pid, g AS n FROM generate_series(1, $1::int) AS g /* ${marker} */`;
   const url = urlOf(scn);

@@ -12,15 +12,16 @@ import { join } from 'node:path';
 import { DRIVER_SCENARIOS } from '../drivers/judge.js';
 import { runDrivers, type DriversReport } from '../drivers/run-drivers.js';
 import { resolveTarget } from '../engine/target.js';
-import { startStack, STACK_NAMES, type StackName } from '../fixtures/stack.js';
+import { SOURCE_STACK_NAMES, startStack, STACK_NAMES, type StackName } from '../fixtures/stack.js';
 import { cellText } from '../reporters/drivers-text.js';
 
 const args = process.argv.slice(2);
 const recordAt = args.indexOf('--record');
 const recordDir = recordAt >= 0 ? args.splice(recordAt, 2)[1] : undefined;
 const names = (args.length > 0 ? args : ['direct', 'pgbouncer-transaction', 'pgbouncer-session']).map((n) => {
-  const name = STACK_NAMES.find((s) => s === n);
-  if (!name) throw new Error(`unknown stack ${n}; known: ${STACK_NAMES.join(', ')}`);
+  const known: StackName[] = [...STACK_NAMES, ...SOURCE_STACK_NAMES];
+  const name = known.find((s) => s === n);
+  if (!name) throw new Error(`unknown stack ${n}; known: ${known.join(', ')}`);
   return name;
 });
 
