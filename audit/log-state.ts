@@ -45,16 +45,7 @@ export class LogState implements LogEvents {
     private readonly opts: LogStateOptions,
   ) {
     this.before = collector.statements;
-    this.counts = {
-      format: null,
-      lines: 0,
-      entries: 0,
-      statements: 0,
-      named: 0,
-      invalidUtf8: 0,
-      firstInvalidLine: 0,
-      collected: 0,
-    };
+    this.counts = emptyCounts();
   }
 
   line(line: RawLine): void {
@@ -111,12 +102,9 @@ function newlinesBefore(text: string, offset: number): number {
   return n;
 }
 
-/**
- * The counts of one log read in parts (a worker per chunk), added up in the parts' order: the
- * first part that saw a format or an invalid line is the one the whole log reports.
- */
-export function addLogCounts(parts: readonly LogCounts[]): LogCounts {
-  const total: LogCounts = {
+/** Counts before the first line. */
+function emptyCounts(): LogCounts {
+  return {
     format: null,
     lines: 0,
     entries: 0,
@@ -126,6 +114,14 @@ export function addLogCounts(parts: readonly LogCounts[]): LogCounts {
     firstInvalidLine: 0,
     collected: 0,
   };
+}
+
+/**
+ * The counts of one log read in parts (a worker per chunk), added up in the parts' order: the
+ * first part that saw a format or an invalid line is the one the whole log reports.
+ */
+export function addLogCounts(parts: readonly LogCounts[]): LogCounts {
+  const total = emptyCounts();
   for (const p of parts) {
     total.format ??= p.format;
     if (total.invalidUtf8 === 0 && p.invalidUtf8 > 0) total.firstInvalidLine = p.firstInvalidLine;
