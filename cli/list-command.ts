@@ -6,7 +6,6 @@
  * `--json FILE` writes the same as JSON; the other output files have nothing to say here and
  * are refused rather than silently ignored.
  */
-import { labelsOfCheck } from '../engine/check.js';
 import { PooltestError } from '../engine/errors.js';
 import { findProfile, PROFILES } from '../profiles/index.js';
 import { selectChecks, toolVersion } from '../runner/run.js';
@@ -64,7 +63,7 @@ function listCatalogue(opts: CliOptions): string {
   const w = Math.max(...checks.map((c) => c.id.length));
   const lines = checks.flatMap((c) => {
     const outcomes = c.outcomes as Record<string, { means: string; breaks: boolean }>;
-    const labels = labelsOfCheck(c);
+    const labels = Object.keys(c.outcomes);
     const fine = labels.filter((l) => !outcomes[l]!.breaks);
     const breaks = labels.filter((l) => outcomes[l]!.breaks);
     const head = `${c.id.padEnd(w)}  ${c.severity.padEnd(12)}  ${c.title}`;

@@ -5,26 +5,21 @@
  * bound per check, minutes for a catalogue). Instead the later checks are inconclusive at once,
  * with the reason, and the sweep still looks (bounded) and says `unknown` when it cannot.
  *
- * State is per run and per process, as in pool-watch.ts: one Vitest worker runs every check of a run.
+ * Kept in the run's state (run-state.ts): one Vitest worker runs every check of a run.
  */
+import { runState, type TargetGone } from './run-state.js';
 
-export interface TargetGone {
-  /** The check after which the target did not answer again. */
-  check: string;
-  /** How long the engine waited for an answer after it. */
-  waitedMs: number;
-}
-
-const gone = new Map<string, TargetGone>();
+export type { TargetGone } from './run-state.js';
 
 /** Remembers that the target did not answer within `waitedMs` after `check`. */
-export function markTargetGone(runId: string, check: string, waitedMs: number): void {
-  if (!gone.has(runId)) gone.set(runId, { check, waitedMs });
+export function markTargetGone(ctx: { readonly runId: string }, check: string, waitedMs: number): void {
+  const state = runState(ctx);
+  state.gone ??= { check, waitedMs };
 }
 
 /** Whether the target of this run stopped answering, and after which check. */
-export function targetGone(runId: string): TargetGone | null {
-  return gone.get(runId) ?? null;
+export function targetGone(ctx: { readonly runId: string }): TargetGone | null {
+  return runState(ctx).gone;
 }
 
 /** The reason a later check gives for not running. */

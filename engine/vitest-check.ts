@@ -5,7 +5,8 @@
  * the reporter in `task.meta.pooltest`.
  */
 import { expect, inject, test } from 'vitest';
-import { executeCheck, WAIT_ANNOTATION, type CheckDefinition } from './check.js';
+import type { CheckDefinition } from './check.js';
+import { executeCheck, WAIT_ANNOTATION } from './execute.js';
 import type { RunContext } from './steering/scenario.js';
 import type { CheckResult, Profile } from './types.js';
 

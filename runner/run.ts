@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { PooltestError } from '../engine/errors.js';
-import { notRun, resultBase } from '../engine/check.js';
+import { notRun, resultBase } from '../engine/execute.js';
 import { exitCodeOfAbort } from '../engine/signals.js';
 import { restoreNamesAfterDiscovery } from '../engine/sweep-names.js';
 import { discover } from '../engine/discovery.js';

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import type { PooltestProvided } from '../engine/vitest-check.js';
-import { WAIT_ANNOTATION } from '../engine/check.js';
+import { WAIT_ANNOTATION } from '../engine/execute.js';
 import { sequencerFor } from './check-order.js';
 import type { CheckResult } from '../engine/types.js';
 

@@ -7,7 +7,7 @@
  * absence.
  */
 import { describe, expect, test } from 'vitest';
-import { judgeRecord } from '../../engine/check.js';
+import { judgeRecord } from '../../engine/judging/judge-record.js';
 import { numberOf } from '../../engine/judging/record.js';
 import { judgeMultiplexing } from '../../suites/capacity/multiplexing.check.js';
 import { judgeQueueing } from '../../suites/capacity/queueing.check.js';

@@ -7,7 +7,7 @@
  * conclusive - and wrong - label into that; the engine's judging (judgeRecord) must not.
  */
 import { describe, expect, test } from 'vitest';
-import { judgeRecord } from '../../engine/check.js';
+import { judgeRecord } from '../../engine/judging/judge-record.js';
 import { readLanding } from '../../engine/judging/landing.js';
 import { advisorySession, judgeAdvisory } from '../../suites/locks/advisory-session.check.js';
 import { judgeListen, listen } from '../../suites/notify/listen.check.js';

@@ -4,7 +4,7 @@
  * refusal, and another run's session resets erasing this run's state on a shared backend.
  */
 import { describe, expect, test } from 'vitest';
-import { judgeRecord } from '../../engine/check.js';
+import { judgeRecord } from '../../engine/judging/judge-record.js';
 import { OTHER_RUNS_TAG } from '../../engine/steering/other-runs.js';
 import { judgeSetLocal } from '../../suites/session/set-local.check.js';
 import { setLeak } from '../../suites/session/set-leak.check.js';

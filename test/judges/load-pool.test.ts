@@ -5,7 +5,8 @@
  * against a closed port (nothing to connect to: the record is all there is).
  */
 import { describe, expect, test } from 'vitest';
-import { executeCheck, judgeRecord } from '../../engine/check.js';
+import { executeCheck } from '../../engine/execute.js';
+import { judgeRecord } from '../../engine/judging/judge-record.js';
 import { readLanding } from '../../engine/judging/landing.js';
 import { freePort } from '../../fixtures/free-port.js';
 import { judgeListen } from '../../suites/notify/listen.check.js';

@@ -8,7 +8,9 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { adviceFor, judgeRecord, resultBase } from '../../engine/check.js';
+import { adviceFor } from '../../engine/check.js';
+import { resultBase } from '../../engine/execute.js';
+import { judgeRun } from '../../engine/judging/judge-record.js';
 import {
   REPORT_SCHEMA_VERSION,
   type CheckResult,
@@ -69,7 +71,7 @@ export function recordedReport(fixture = 'pgbouncer-transaction', profileName: s
       };
     }
     const steps = structuredClone(log.steps);
-    const j = judgeRecord(def, steps, discovery);
+    const j = judgeRun(def, steps, discovery);
     return {
       ...base,
       outcome: j.outcome,

@@ -4,7 +4,8 @@
  * every judge of it starts with: each recorded log judges to the outcome it was recorded with.
  */
 import { describe, expect, test } from 'vitest';
-import { judgeRecord, type CheckDefinition } from '../../engine/check.js';
+import type { CheckDefinition } from '../../engine/check.js';
+import { judgeRecord } from '../../engine/judging/judge-record.js';
 import { STACK_NAMES, type StackName } from '../../fixtures/stack.js';
 import { recorded, stepsOf } from './recorded.js';
 import type { Discovery, StepRecord } from '../../engine/types.js';

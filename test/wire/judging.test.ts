@@ -4,7 +4,7 @@
  * which message and which bytes.
  */
 import { describe, expect, test } from 'vitest';
-import { judgeRecord } from '../../engine/check.js';
+import { judgeRecord } from '../../engine/judging/judge-record.js';
 import { protocolViolationIn } from '../../engine/judging/protocol.js';
 import { setLeak } from '../../suites/session/set-leak.check.js';
 import { mutate, recorded, stepsOf } from '../support/recorded.js';

@@ -1,0 +1,240 @@
+/**
+ * Running one check: drive the scenario, always clean up, record what the engine learned about
+ * the run (judging/run-facts.ts), judge the record (judging/judge-record.ts, judgeRun), compare
+ * with the profile. The result's outcome, reason and facts are judgeRun of its steps: nothing
+ * decided here stays out of the record. Needs no Vitest; `checkTest` in vitest-check.ts wires
+ * it into a test.
+ */
+import { adviceFor, unmetRequirement, type CheckDefinition } from './check.js';
+import { isPooltestError } from './errors.js';
+import { judgeRun } from './judging/judge-record.js';
+import { anyAnswer, nothingAnswered, outageIn } from './judging/outage.js';
+import { factStep, isRunFact, RUN_FACT_TAGS, type NotRunFact } from './judging/run-facts.js';
+import { blockingChange, describeChange, recountAfter, type Recount } from './pool-watch.js';
+import { OTHER_RUNS_TAG, otherRunsActive } from './steering/other-runs.js';
+import { Scenario, type RunContext } from './steering/scenario.js';
+import { sparesAllowed } from './steering/spare-session.js';
+import { untilAnswering } from './steering/until-answering.js';
+import { tidy, type Findings } from './sweep.js';
+import { describeGone, markTargetGone, targetGone } from './target-gone.js';
+import type { CheckResult, Judgement, Profile, StepRecord } from './types.js';
+import { verdictFor } from './verdict.js';
+
+/** Annotation type of a wait in Vitest (vitest-check.ts); its message is `{ what, boundMs }` as JSON. */
+export const WAIT_ANNOTATION = 'pooltest-wait';
+
+/** What a running check tells its caller before it has a result. */
+export interface CheckEvents {
+  /** The check waits for `what` ("the target to answer again (...)") for up to `boundMs`. */
+  onWait?(what: string, boundMs: number): void;
+}
+
+/** Runs one check end to end. Never throws: failures to run become inconclusive results. */
+export async function executeCheck(
+  def: CheckDefinition,
+  ctx: RunContext,
+  profile: Profile | null,
+  signal?: AbortSignal,
+  events: CheckEvents = {},
+): Promise<CheckResult> {
+  const started = performance.now();
+  const base = resultBase(def, profile);
+  const skip = def.skipIf?.(ctx) ?? unmetRequirement(def, ctx);
+  if (skip) return notRun(base, 'skipped', skip);
+  // A pool that shrank below what steering needs, earlier in this run: nothing to steer with.
+  const shrunk = blockingChange(ctx);
+  if (shrunk)
+    return notRun(
+      base,
+      'inconclusive',
+      `not run: ${describeChange(shrunk)}, too few to steer this check; re-run once the pooler has its servers back`,
+      { poolBefore: shrunk.before, poolAfter: shrunk.after },
+    );
+  // A target that stopped answering after an earlier check: no bounds paid against silence.
+  const silent = targetGone(ctx);
+  if (silent) return notRun(base, 'inconclusive', describeGone(silent), { targetGoneAfter: silent.check });
+  const scn = new Scenario(ctx, signal);
+  // Logins ahead of need (steering/spare-session.ts): made while the previous check ended.
+  scn.useSpares();
+  let runError: string | null = null;
+  // Before: another run in the middle of a statement. During: any backend it
+  // used since this check began (a run that finished earlier changes nothing after it ended).
+  // Over --direct the question uses no pooled backend, so it goes alongside the scenario's
+  // first steps; through the target it comes first, since its query takes a backend a moment.
+  const askedBefore = otherRunsActive(ctx, 0);
+  if (!ctx.direct) await askedBefore;
+  try {
+    await def.scenario(scn);
+  } catch (err) {
+    runError = isPooltestError(err) ? `${err.code}: ${err.message}` : err instanceof Error ? err.message : String(err);
+  }
+  const othersBefore = await askedBefore;
+  // A scenario that failed before any statement was answered (its first login timed out or was
+  // refused: no step records it) found the target unavailable as surely as a record of errors.
+  const unavailable =
+    !scn.interrupted &&
+    (outageIn(scn.steps) !== undefined ||
+      nothingAnswered(scn.steps) !== undefined ||
+      (runError !== null && !anyAnswer(scn.steps)));
+  // Asking about other runs touches none of the check's sessions: it goes while they close.
+  // Over --direct it touches no pooled backend either, so the tidy-up's visits of the pool go
+  // alongside it (after an outage they wait for the target to answer again, below).
+  const closed = scn.closeAll();
+  // Only where a closing client holds nothing a visitor needs (as for spares): a pooler with a
+  // client limit may not yet have freed the check's slots for the visitors.
+  const tidied =
+    ctx.direct && sparesAllowed(ctx) && !scn.interrupted && !unavailable
+      ? closed.then(() => tidyAfter(def, ctx, scn))
+      : null;
+  const [, othersDuring] = await Promise.all([
+    closed,
+    scn.interrupted ? null : otherRunsActive(ctx, performance.now() - started),
+  ]);
+  const others = Math.max(othersBefore ?? 0, othersDuring ?? 0);
+  if (others > 0)
+    scn.note('engine', OTHER_RUNS_TAG, `(${others} other pooltest run(s) active on this target during the check)`, {
+      facts: { other_runs: others },
+    });
+  if (runError) scn.note('engine', RUN_FACT_TAGS.runError, '(the scenario failed)', { facts: { message: runError } });
+  if (scn.interrupted) scn.note('engine', RUN_FACT_TAGS.interrupted, '(the run was cancelled during the check)');
+  // After an outage (a restarting pooler or server), the next check starts once the target
+  // answers again (bounded), rather than failing fast while it is still down. The wait is
+  // announced (progress line) and counted in this check's duration: it is this check's time.
+  let answersAgain = true;
+  if (unavailable) {
+    const boundMs = ctx.bounds.connectMs + ctx.bounds.stepMs;
+    events.onWait?.(`the target to answer again (${def.id} found it unavailable)`, boundMs);
+    answersAgain = await untilAnswering(ctx, boundMs);
+    if (!answersAgain) {
+      markTargetGone(ctx, def.id, boundMs);
+      scn.note('engine', RUN_FACT_TAGS.targetGone, '(the target did not answer again after the check)', {
+        facts: { waitedMs: boundMs },
+      });
+    }
+  }
+  const durationMs = Math.round(performance.now() - started);
+  // Never interrupted: an interrupted check is exactly the one most likely to leave state.
+  // Against a target that no longer answers, what the check touched is left to the sweep.
+  const missed = answersAgain
+    ? await (tidied ?? tidyAfter(def, ctx, scn))
+    : { left: [], unreached: touchedBy(scn.steps) };
+  // A check that can damage the pool: count it again; a smaller one is this check's finding.
+  if (def.flags?.includes('destructive') && !scn.interrupted && answersAgain)
+    noteRecount(scn, await recountAfter(ctx, def.id));
+  const judgement = judgeRun(def, scn.steps, ctx.discovery);
+  return {
+    ...base,
+    outcome: judgement.outcome,
+    verdict: verdictOf(judgement, base.expected),
+    reason: judgement.reason,
+    facts: judgement.facts,
+    evidence:
+      def.evidence?.(
+        judgement,
+        scn.steps.filter((s) => !isRunFact(s)),
+      ) ?? judgement.reason,
+    advice: adviceFor(def, judgement.outcome),
+    steps: scn.steps,
+    durationMs,
+    statements: scn.recorder.statements,
+    cleanup: cleanupStatus(scn.steps, missed),
+  };
+}
+
+/** The recount's result as a fact of the check's record (nothing when the pool did not change). */
+function noteRecount(scn: Scenario, recount: Recount): void {
+  if ('failed' in recount)
+    scn.note('engine', RUN_FACT_TAGS.recount, '(the pool could not be counted again)', {
+      facts: { failed: recount.failed },
+    });
+  else if (recount.change)
+    scn.note('engine', RUN_FACT_TAGS.recount, '(the pool counted again after the check)', {
+      facts: { ...recount.change },
+    });
+}
+
+function verdictOf(j: Judgement, expected: string | null): CheckResult['verdict'] {
+  return j.skipped && j.outcome === null ? 'skipped' : verdictFor(j.outcome, expected);
+}
+
+type ResultBase = Pick<CheckResult, 'id' | 'title' | 'severity' | 'expected' | 'expectedRef' | 'expectedBasis'>;
+
+/** What every result of `def` says whatever happened: the check, and what the profile expects. */
+export function resultBase(
+  def: Pick<CheckDefinition, 'id' | 'title' | 'severity'>,
+  profile: Profile | null,
+): ResultBase {
+  const expectation = profile?.expect[def.id] ?? null;
+  return {
+    id: def.id,
+    title: def.title,
+    severity: def.severity,
+    expected: expectation?.outcome ?? null,
+    expectedRef: expectation?.ref ?? null,
+    expectedBasis: expectation?.basis ?? null,
+  };
+}
+
+/**
+ * The result of a check that did not run: skipped (a requirement), or inconclusive with why.
+ * Its record is one fact step saying so (judging/run-facts.ts), so that it re-judges the same.
+ */
+export function notRun(
+  base: ResultBase,
+  verdict: 'skipped' | 'inconclusive',
+  reason: string,
+  facts: Judgement['facts'] = {},
+): CheckResult {
+  const fact: NotRunFact = { verdict, reason, facts };
+  return {
+    ...base,
+    outcome: null,
+    verdict,
+    reason,
+    facts,
+    evidence: reason,
+    advice: null,
+    steps: [factStep(RUN_FACT_TAGS.notRun, '(the check did not run)', { ...fact }, 1, 0)],
+    durationMs: 0,
+    statements: 0,
+    cleanup: { ok: true, detail: 'nothing to clean' },
+  };
+}
+
+/** The visits right after a check, to every backend its steps reported (engine/sweep.ts, tidy). */
+function tidyAfter(def: CheckDefinition, ctx: RunContext, scn: Scenario): Promise<Findings> {
+  if (scn.steps.every(isRunFact)) return Promise.resolve({ left: [], unreached: [] });
+  return tidy(ctx, [def.id], touchedBy(scn.steps), withSpares(new Scenario(ctx)));
+}
+
+/** The tidy-up's visitors log in ahead of need too (never interrupted: no signal). */
+function withSpares(scn: Scenario): Scenario {
+  scn.useSpares();
+  return scn;
+}
+
+function touchedBy(steps: readonly StepRecord[]): number[] {
+  return [...new Set(steps.map((s) => s.pid).filter((p): p is number => p !== null))];
+}
+
+/**
+ * Cleanup steps are tagged `*.cleanup`; any error in them is reported, and so is anything the
+ * visits after the check found left behind (and removed).
+ */
+function cleanupStatus(steps: readonly StepRecord[], missed: Findings): CheckResult['cleanup'] {
+  const failed = steps.filter((s) => s.tag.endsWith('cleanup') && (s.error || s.timedOut));
+  const left = [
+    ...(missed.left.length > 0 ? [`left behind, removed right after the check: ${missed.left.join('; ')}`] : []),
+    ...(missed.unreached.length > 0
+      ? [
+          `backend(s) ${missed.unreached.join(', ')} busy with other clients right after the check: left to the final sweep`,
+        ]
+      : []),
+  ];
+  if (failed.length === 0 && left.length === 0)
+    return { ok: true, detail: `${steps.filter((s) => s.tag.endsWith('cleanup')).length} cleanup step(s) succeeded` };
+  return {
+    ok: false,
+    detail: [...failed.map((s) => `${s.session} ${s.tag}: ${s.error?.message ?? 'timed out'}`), ...left].join('; '),
+  };
+}

@@ -1,0 +1,137 @@
+/**
+ * The judgement of a check, as a pure function of its record. {@link judgeRecord}: the check's
+ * judge, then the vetoes (vetoes.ts) on whatever it concluded; {@link judgeRun}: that, then what
+ * the engine recorded about the run (run-facts.ts: the run error, an interruption, a target that
+ * did not answer again, the pool counted again). A stored report's outcome, reason and facts
+ * are judgeRun of its steps and discovery: test/judges/rejudge.test.ts holds every stored
+ * record to that.
+ */
+import type { CheckDefinition } from '../check.js';
+import type { Discovery, Judgement, StepRecord } from '../types.js';
+import { failedStep } from './absence.js';
+import { capacityRefusalIn, isCapacityRefusal } from './capacity-refusal.js';
+import { describeChange } from './pool-change.js';
+import { describeViolationStep, protocolViolationIn } from './protocol.js';
+import { isRunFact, runFactsOf } from './run-facts.js';
+import { firstVeto } from './vetoes.js';
+
+type Judged = Pick<CheckDefinition, 'judge' | 'restsOn' | 'answersWithRefusals'>;
+
+/**
+ * The check's judge, then the vetoes. A protocol violation is checked first, whatever the judge
+ * makes of the record, because the record is then the target's misbehaviour. An inconclusive
+ * judgement that ran into a refusal at capacity says so. Pure, so tests can apply it to
+ * recorded logs.
+ */
+export function judgeRecord(def: Judged, steps: readonly StepRecord[], discovery: Discovery): Judgement {
+  const violation = protocolViolationIn(steps);
+  if (violation) return violationJudgement(def, steps, discovery, violation);
+  let judgement: Judgement;
+  try {
+    judgement = def.judge(steps, discovery);
+  } catch (err) {
+    return { outcome: null, facts: {}, reason: `judge failed: ${err instanceof Error ? err.message : String(err)}` };
+  }
+  if (judgement.outcome === null) {
+    const refused = capacityRefusalIn(steps);
+    return refused ? limitJudgement(judgement, failedStep(refused), discovery) : judgement;
+  }
+  const veto = firstVeto({
+    steps,
+    discovery,
+    restsOn: def.restsOn ?? [],
+    answersWithRefusals: def.answersWithRefusals === true,
+    outcome: judgement.outcome,
+  });
+  if (!veto) return judgement;
+  return {
+    outcome: null,
+    facts: { ...judgement.facts, unprovenOutcome: judgement.outcome, ...veto.facts },
+    reason: veto.reason,
+  };
+}
+
+/**
+ * The whole judgement of a recorded run of a check: {@link judgeRecord} of the check's own steps
+ * (an interrupted run is inconclusive whatever they say), then what the engine recorded about
+ * the run. Pure: the executor (engine/execute.ts) returns exactly this.
+ */
+export function judgeRun(def: Judged, steps: readonly StepRecord[], discovery: Discovery): Judgement {
+  const run = runFactsOf(steps);
+  if (run.notRun)
+    return {
+      outcome: null,
+      facts: { ...run.notRun.facts },
+      reason: run.notRun.reason,
+      ...(run.notRun.verdict === 'skipped' ? { skipped: true } : {}),
+    };
+  const own = steps.filter((s) => !isRunFact(s));
+  const judgement = run.interrupted ? interruptedJudgement(def, own, discovery) : judgeRecord(def, own, discovery);
+  const { runError } = run;
+  // A protocol violation's evidence is already in the reason (judgeRecord): not said twice.
+  if (runError && judgement.outcome === null && !protocolViolationIn(own))
+    judgement.reason = `${runError}; ${judgement.reason}`;
+  if (
+    runError &&
+    judgement.outcome === null &&
+    !judgement.facts.clientLimit &&
+    isCapacityRefusal({ message: runError })
+  )
+    Object.assign(judgement, limitJudgement(judgement, runError, discovery));
+  if (run.targetGone) judgement.facts.targetGone = true;
+  if (run.recount && 'failed' in run.recount) judgement.facts.poolRecount = `failed: ${run.recount.failed}`;
+  else if (run.recount) {
+    const change = run.recount;
+    Object.assign(judgement.facts, { poolShrank: true, poolBefore: change.before, poolAfter: change.after });
+    judgement.reason = `${judgement.reason}; availability finding: ${describeChange(change)}${change.blocking ? ', too few to steer the checks after it' : ''}`;
+  }
+  return judgement;
+}
+
+/**
+ * An inconclusive check that ran into the pooler's refusal at capacity: say exactly that it
+ * could not be steered within the clients the pooler admits (discovery.clientLimit), and which
+ * refusal stopped it, verbatim.
+ */
+function limitJudgement(j: Judgement, refusal: string, d: Discovery): Judgement {
+  const limit = d.clientLimit
+    ? `the pooler admits ${d.clientLimit.clients} client(s) at once`
+    : 'the pooler refused a client at capacity';
+  return {
+    outcome: null,
+    facts: { ...j.facts, clientLimit: d.clientLimit?.clients ?? null },
+    reason: `not steerable here: ${limit} and this check needed one more (${refusal}); ${j.reason}`,
+  };
+}
+
+/** The target sent a malformed message: inconclusive, naming the message, its lengths, the step and the bytes. */
+function violationJudgement(
+  def: Pick<CheckDefinition, 'judge'>,
+  steps: readonly StepRecord[],
+  discovery: Discovery,
+  violation: StepRecord,
+): Judgement {
+  let unproven: string | null = null;
+  try {
+    unproven = def.judge(steps, discovery).outcome;
+  } catch {
+    unproven = null;
+  }
+  const without = unproven ? ` (without that the record would read "${unproven}")` : '';
+  return {
+    outcome: null,
+    facts: { protocolViolation: describeViolationStep(violation), ...(unproven ? { unprovenOutcome: unproven } : {}) },
+    reason: `not conclusive: the target broke the PostgreSQL wire protocol during the check, in step ${describeViolationStep(violation)}${without}`,
+  };
+}
+
+/** A scenario cut short by an interruption proves nothing: its record is incomplete by design. */
+function interruptedJudgement(def: Judged, steps: readonly StepRecord[], discovery: Discovery): Judgement {
+  const partial = judgeRecord(def, steps, discovery);
+  return {
+    outcome: null,
+    facts: { ...partial.facts, interrupted: true },
+    reason:
+      'interrupted: the run was cancelled while this check ran; its sessions were closed and the sweep cleans what they left',
+  };
+}
