@@ -11,10 +11,16 @@ import { assertGuarded, guardClient } from '../wire/pg-guard.js';
 /**
  * Connects, honouring libpq's two-attempt modes: `prefer` tries TLS first and falls back to
  * plaintext when the server does not offer it; `allow` tries plaintext first and uses TLS when
- * the server insists. Which attempt worked is remembered per endpoint, so a run's many
- * sessions do not each pay for the failed one.
+ * the server insists. Which attempt worked is remembered per endpoint in `learned` (the run's,
+ * engine/run-state.ts), so a run's many sessions do not each pay for the failed one; without
+ * it (a one-off connection) nothing is remembered.
  */
-export async function connectClient(target: Target, timeoutMs: number, applicationName: string): Promise<pg.Client> {
+export async function connectClient(
+  target: Target,
+  timeoutMs: number,
+  applicationName: string,
+  learned: Map<string, boolean> = new Map(),
+): Promise<pg.Client> {
   if (target.sslmode !== 'prefer' && target.sslmode !== 'allow')
     return connectOnce(target, timeoutMs, applicationName, target.sslmode !== 'disable');
   const key = `${target.host}:${target.port}:${target.sslmode}`;
@@ -36,9 +42,6 @@ export async function connectClient(target: Target, timeoutMs: number, applicati
     return client;
   }
 }
-
-/** Per endpoint and mode: whether TLS was the attempt that worked. */
-const learned = new Map<string, boolean>();
 
 async function connectOnce(
   target: Target,

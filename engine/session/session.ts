@@ -50,6 +50,11 @@ export interface SessionBounds {
    * back whatever transaction it held), and later steps are recorded without being sent.
    */
   signal?: AbortSignal;
+  /**
+   * Which TLS attempt worked per endpoint, for `prefer` and `allow` (session/connect.ts): the
+   * run's memory (run-state.ts), so its many sessions do not each pay for the failed one.
+   */
+  tlsFirst?: Map<string, boolean>;
 }
 
 export class Session {
@@ -92,7 +97,12 @@ export class Session {
   /** Opens a session; connection failures become coded {@link PooltestError}s. */
   static async open(label: string, target: Target, recorder: Recorder, bounds: SessionBounds): Promise<Session> {
     throwIfInterrupted(bounds.signal);
-    const client = await connectClient(target, bounds.connectMs, bounds.applicationName ?? APPLICATION_NAME);
+    const client = await connectClient(
+      target,
+      bounds.connectMs,
+      bounds.applicationName ?? APPLICATION_NAME,
+      bounds.tlsFirst,
+    );
     if (bounds.signal?.aborted) {
       // Interrupted while connecting (bounded by connectMs): do not hand out a new session.
       await within(

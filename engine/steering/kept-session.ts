@@ -16,19 +16,11 @@
  */
 import { Recorder } from '../session/recorder.js';
 import { applicationNameFor, Session } from '../session/session.js';
+import { everyRunState, runState, type KeptSession as Kept, type RunState } from '../run-state.js';
 import type { RunContext } from './scenario.js';
 
 /** Long enough to span a check and the tidy-up after it; short enough not to linger after the run. */
 const IDLE_CLOSE_MS = 3_000;
-
-interface Kept {
-  session: Promise<Session>;
-  timer: NodeJS.Timeout | null;
-  /** Questions in flight: the idle timer only runs while nobody uses the session. */
-  users: number;
-}
-
-const kept = new Map<string, Kept>();
 
 /** Where the engine's questions go: `direct` when given, else the target. */
 function endpointOf(ctx: RunContext): 'direct' | 'target' {
@@ -54,6 +46,7 @@ function open(ctx: RunContext, label: string, connectMs: number): Promise<Sessio
     connectMs,
     stepMs: ctx.bounds.stepMs,
     applicationName,
+    tlsFirst: runState(ctx).tlsFirst,
   });
 }
 
@@ -76,7 +69,9 @@ export async function withKeptSession<T>(
       await s.close();
     }
   }
-  const key = `${ctx.runId}|${endpointOf(ctx)}|${ctx.target.host}:${ctx.target.port}`;
+  // Kept in the run's state (run-state.ts): the next question of the run in this process finds it.
+  const { kept } = runState(ctx);
+  const key = `${endpointOf(ctx)}|${ctx.target.host}:${ctx.target.port}`;
   let entry = kept.get(key);
   if (
     entry &&
@@ -85,7 +80,7 @@ export async function withKeptSession<T>(
       () => false,
     ))
   ) {
-    forget(key, entry);
+    forget(kept, key, entry);
     entry = undefined;
   }
   if (!entry) {
@@ -99,19 +94,19 @@ export async function withKeptSession<T>(
   try {
     return await use(await e.session);
   } catch (err) {
-    forget(key, e);
+    forget(kept, key, e);
     throw err;
   } finally {
     e.users--;
     if (kept.get(key) === e && e.users === 0) {
-      e.timer = setTimeout(() => forget(key, e), IDLE_CLOSE_MS);
+      e.timer = setTimeout(() => forget(kept, key, e), IDLE_CLOSE_MS);
       e.timer.unref();
     }
   }
 }
 
 /** Closes a kept session (politely, bounded) and forgets it. */
-function forget(key: string, e: Kept): void {
+function forget(kept: RunState['kept'], key: string, e: Kept): void {
   if (kept.get(key) === e) kept.delete(key);
   if (e.timer) clearTimeout(e.timer);
   e.timer = null;
@@ -126,8 +121,11 @@ function forget(key: string, e: Kept): void {
  * count as its clients; over --direct a question may be in flight alongside a check.
  */
 export async function closeKeptSessions(which: 'all' | 'target' = 'all'): Promise<void> {
-  const all = [...kept.entries()].filter(([key]) => which === 'all' || key.includes('|target|'));
-  for (const [key] of all) kept.delete(key);
+  const all = everyRunState().flatMap(({ kept }) => {
+    const chosen = [...kept.entries()].filter(([key]) => which === 'all' || key.startsWith('target|'));
+    for (const [key] of chosen) kept.delete(key);
+    return chosen;
+  });
   await Promise.all(
     all.map(async ([, e]) => {
       if (e.timer) clearTimeout(e.timer);

@@ -12,6 +12,7 @@ import type { Target } from '../target.js';
 import type { Discovery, ErrorRecord, StepRecord } from '../types.js';
 import { closeSpares, noSparesAfterRefusal, Spares } from './spare-session.js';
 import { closeKeptSessions } from './kept-session.js';
+import { runState } from '../run-state.js';
 
 /** Everything a check needs to know about the run; handed to Vitest workers via provide/inject. */
 export interface RunContext {
@@ -118,6 +119,7 @@ export class Scenario {
       connectMs,
       stepMs: this.ctx.bounds.stepMs,
       applicationName,
+      tlsFirst: runState(this.ctx).tlsFirst,
       ...(this.signal ? { signal: this.signal } : {}),
     }).catch(async (err: unknown) => {
       // A malformed startup answer is evidence about the target: recorded, so judges and the engine see it.
@@ -126,7 +128,7 @@ export class Scenario {
       // Refused at capacity: the run's own spares must not keep taking the slots its checks need.
       if (isCapacityRefusal(connectError(err))) {
         this.spares = null;
-        await noSparesAfterRefusal(this.ctx.runId);
+        await noSparesAfterRefusal(this.ctx);
       }
       throw err;
     });

@@ -22,6 +22,7 @@
 import { classifyConnectError } from '../session/connect.js';
 import { Recorder } from '../session/recorder.js';
 import { applicationNameFor, Session } from '../session/session.js';
+import { runState, everyRunState, type RunState } from '../run-state.js';
 import { within } from '../time.js';
 import type { RunContext } from './scenario.js';
 
@@ -32,22 +33,20 @@ const IDLE_CLOSE_MS = 3_000;
 export function sparesAllowed(ctx: RunContext): boolean {
   // A pooler that limits its clients counts every idle spare against that limit: no spares
   // where discovery met the limit, nor once a run has been refused at capacity.
-  if (ctx.discovery.clientLimit || ctx.discovery.spareRoomRefused || refusedRuns.has(ctx.runId)) return false;
+  if (ctx.discovery.clientLimit || ctx.discovery.spareRoomRefused || runState(ctx).sparesRefused) return false;
   return ctx.discovery.mode === 'transaction' || ctx.discovery.mode === 'statement';
 }
-
-/** Runs that met a refusal at capacity in this process: their spares are gone for good. */
-const refusedRuns = new Set<string>();
 
 /**
  * A client of `runId` was refused at capacity (max_client_conn and the like): this process
  * keeps no more logins ahead for the run, and closes those it has, so that the run's own idle
  * spares never take the slots its checks need.
  */
-export async function noSparesAfterRefusal(runId: string): Promise<void> {
-  if (refusedRuns.has(runId)) return;
-  refusedRuns.add(runId);
-  await Promise.all([...shared.entries()].filter(([key]) => key.startsWith(`${runId}|`)).map(([, s]) => s.close()));
+export async function noSparesAfterRefusal(ctx: Pick<RunContext, 'runId'>): Promise<void> {
+  const state = runState(ctx);
+  if (state.sparesRefused) return;
+  state.sparesRefused = true;
+  await Promise.all([...state.spares.values()].map((s) => s.close()));
 }
 
 /**
@@ -66,6 +65,7 @@ export class Spares {
 
   private constructor(
     private readonly ctx: RunContext,
+    private readonly state: RunState,
     private readonly key: string,
     private readonly depth: number,
   ) {}
@@ -73,11 +73,13 @@ export class Spares {
   /** The run's spares in this process, or null where spares are not safe. */
   static forRun(ctx: RunContext): Spares | null {
     if (!sparesAllowed(ctx)) return null;
-    const key = `${ctx.runId}|${ctx.target.host}:${ctx.target.port}|${ctx.target.database}|${ctx.target.user}`;
-    let spares = shared.get(key);
+    // Kept in the run's state (run-state.ts), so every scenario of the run in this process shares them.
+    const state = runState(ctx);
+    const key = `${ctx.target.host}:${ctx.target.port}|${ctx.target.database}|${ctx.target.user}`;
+    let spares = state.spares.get(key);
     if (!spares) {
-      spares = new Spares(ctx, key, depthFor(ctx));
-      shared.set(key, spares);
+      spares = new Spares(ctx, state, key, depthFor(ctx));
+      state.spares.set(key, spares);
     }
     spares.prepare();
     return spares;
@@ -99,6 +101,7 @@ export class Spares {
       connectMs: ctx.bounds.connectMs,
       stepMs: ctx.bounds.stepMs,
       applicationName: applicationNameFor(ctx.runId),
+      tlsFirst: this.state.tlsFirst,
     });
   }
 
@@ -133,7 +136,7 @@ export class Spares {
   /** Closes every spare (those still logging in once their login ends) and forgets them. */
   async close(): Promise<void> {
     this.closed = true;
-    if (shared.get(this.key) === this) shared.delete(this.key);
+    if (this.state.spares.get(this.key) === this) this.state.spares.delete(this.key);
     if (this.timer) clearTimeout(this.timer);
     const all = this.pending.splice(0);
     await Promise.all(
@@ -148,9 +151,7 @@ export class Spares {
   }
 }
 
-const shared = new Map<string, Spares>();
-
 /** Closes every run's spares in this process now. */
 export async function closeSpares(): Promise<void> {
-  await Promise.all([...shared.values()].map((s) => s.close()));
+  await Promise.all(everyRunState().flatMap((state) => [...state.spares.values()].map((s) => s.close())));
 }
