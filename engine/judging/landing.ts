@@ -20,6 +20,7 @@
 import type { Discovery, StepRecord } from '../types.js';
 import { boolOf, numberOf, valueOf } from './record.js';
 import { isCapacityRefusal } from './capacity-refusal.js';
+import { LANDING_TAGS } from '../steering/tags.js';
 
 export type Reservation = 'direct' | 'queue' | 'pool';
 
@@ -47,7 +48,7 @@ export function readLanding(
   discovery: Discovery,
   b1: number,
   prefix = '',
-  observe = 'observe.take',
+  observe: string = LANDING_TAGS.observe,
 ): LandingReading {
   const takes = steps.filter((s) => s.tag === `${prefix}${observe}`);
   const connects = steps.filter((s) => s.tag === `${prefix}${observe}.connect`);

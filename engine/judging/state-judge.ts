@@ -21,6 +21,7 @@
  */
 import type { Discovery, Judgement, StepRecord } from '../types.js';
 import { readLanding, sharesBackends } from './landing.js';
+import { LANDING_TAGS } from '../steering/tags.js';
 import { answered, errorText, sqlError, stepOf, stepsOf } from './record.js';
 
 export interface StateReading {
@@ -33,7 +34,7 @@ export interface StateReading {
 }
 
 export function judgeState(steps: readonly StepRecord[], discovery: Discovery, reading: StateReading): Judgement {
-  const create = stepOf(steps, 'A.create');
+  const create = stepOf(steps, LANDING_TAGS.create);
   if (!create) return none({}, 'A never created the state (no A.create step)');
   if (sqlError(create)) {
     return {
@@ -45,13 +46,13 @@ export function judgeState(steps: readonly StepRecord[], discovery: Discovery, r
   if (create.error || create.pid === null)
     return none({}, `A's create step failed without an SQLSTATE: ${errorText(create) ?? 'no pid recorded'}`);
   const b1 = create.pid;
-  const readback = stepOf(steps, 'A.readback');
+  const readback = stepOf(steps, LANDING_TAGS.readback);
   if (!answered(readback) || readback.pid === null) {
     return none({ aBackend: b1 }, `A's next transaction did not answer (${errorText(readback) ?? 'missing'})`);
   }
   const b2 = readback.pid;
   const kept = reading.keptByA(readback);
-  const takes = stepsOf(steps, 'observe.take');
+  const takes = stepsOf(steps, LANDING_TAGS.observe);
   const observer = takes.find((t) => t.pid === b1 && !t.timedOut);
   const waited = candidateQueued(steps);
   const facts = {
@@ -114,7 +115,7 @@ export function judgeState(steps: readonly StepRecord[], discovery: Discovery, r
 }
 
 /** A candidate for A's old backend was queued: it got no connection or no backend within the wait bound. */
-export function candidateQueued(steps: readonly StepRecord[], tag = 'observe.take'): boolean {
+export function candidateQueued(steps: readonly StepRecord[], tag: string = LANDING_TAGS.observe): boolean {
   return stepsOf(steps, `${tag}.connect`).some((s) => s.timedOut) || stepsOf(steps, tag).some((t) => t.timedOut);
 }
 
@@ -122,8 +123,12 @@ export function candidateQueued(steps: readonly StepRecord[], tag = 'observe.tak
  * Missing A's old backend (`A.create`'s pid) means something only when the record proves the
  * pooler kept it from other clients; see judging/landing.ts for what counts as proof.
  */
-export function candidatesExhausted(steps: readonly StepRecord[], discovery: Discovery, tag = 'observe.take'): boolean {
-  const prefix = tag.slice(0, tag.length - 'observe.take'.length);
+export function candidatesExhausted(
+  steps: readonly StepRecord[],
+  discovery: Discovery,
+  tag: string = LANDING_TAGS.observe,
+): boolean {
+  const prefix = tag.slice(0, tag.length - LANDING_TAGS.observe.length);
   const b1 = stepOf(steps, `${prefix}A.create`)?.pid;
   return typeof b1 === 'number' && readLanding(steps, discovery, b1, prefix).reservedBy !== null;
 }

@@ -7,6 +7,7 @@
  */
 import type { LandingNeed } from '../check.js';
 import { OTHER_RUNS_TAG } from '../steering/other-runs.js';
+import { isConnectTag, isLandingTake } from '../steering/tags.js';
 import type { Discovery, Facts, StepRecord } from '../types.js';
 import { failedStep } from './absence.js';
 import { isCapacityRefusal } from './capacity-refusal.js';
@@ -75,9 +76,7 @@ export const outageVeto: VetoRule = ({ steps, outcome }) => {
  */
 export const capacityVeto: VetoRule = ({ steps, outcome, answersWithRefusals }) => {
   if (answersWithRefusals) return null;
-  const full = steps.find(
-    (x) => isCapacityRefusal(x.error) && !/(^|\.)connect$/.test(x.tag) && !/observe\.take$/.test(x.tag),
-  );
+  const full = steps.find((x) => isCapacityRefusal(x.error) && !isConnectTag(x.tag) && !isLandingTake(x.tag));
   if (!full) return null;
   return {
     reason: `not conclusive: the pooler had no room for a client of the check (${failedStep(full)}), a refusal at capacity, not an answer to the statement ${unproven(outcome)}`,

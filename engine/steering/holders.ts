@@ -14,7 +14,7 @@ import { sendCancelRequest } from '../session/cancel.js';
 import { startLongStatement } from './long-statement.js';
 import { within } from '../time.js';
 import type { Session } from '../session/session.js';
-import type { StepRecord } from '../types.js';
+import type { Discovery, StepRecord } from '../types.js';
 import type { Scenario } from './scenario.js';
 
 export interface Hold {
@@ -38,6 +38,15 @@ export interface TakeOptions {
   holdMs?: number;
   /** Override of the wait bound (ms). */
   waitMs?: number;
+}
+
+/**
+ * How long a landing's hold (`releaseBy: 'wait'`) lasts: long enough that the state read on the
+ * held backend commits and the observer's reading comes back before the hold ends, at 400 ms on
+ * loopback and twenty round trips on a slow network. The one definition every landing uses.
+ */
+export function landingHoldMs(discovery: Pick<Discovery, 'rttMs'>): number {
+  return Math.max(400, 20 * discovery.rttMs);
 }
 
 /** Takes a backend with the strategy discovery chose. */

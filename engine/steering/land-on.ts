@@ -19,6 +19,7 @@
 import { take, type Hold, type TakeOptions } from './holders.js';
 import { isCapacityRefusal } from '../judging/capacity-refusal.js';
 import { openOrRefused } from './admitted.js';
+import { LANDING_TAGS } from './tags.js';
 import type { Scenario } from './scenario.js';
 import type { Session } from '../session/session.js';
 
@@ -49,7 +50,7 @@ const RETRIES_AFTER_TRAFFIC = 2;
 
 /** Tries to place a new client on backend `pid`. */
 export async function landOn(scn: Scenario, pid: number, opts: LandOptions = {}): Promise<Landing> {
-  const { prefix = 'O', tag = 'observe.take' } = opts;
+  const { prefix = 'O', tag = LANDING_TAGS.observe } = opts;
   const maxTries = opts.maxTries ?? defaultTries(scn);
   const others: Hold[] = [];
   let label = 0;

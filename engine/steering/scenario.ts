@@ -13,6 +13,7 @@ import type { Discovery, ErrorRecord, StepRecord } from '../types.js';
 import { closeSpares, noSparesAfterRefusal, Spares } from './spare-session.js';
 import { closeKeptSessions } from './kept-session.js';
 import { runState } from '../run-state.js';
+import { connectTag } from './tags.js';
 
 /** Everything a check needs to know about the run; handed to Vitest workers via provide/inject. */
 export interface RunContext {
@@ -124,7 +125,7 @@ export class Scenario {
     }).catch(async (err: unknown) => {
       // A malformed startup answer is evidence about the target: recorded, so judges and the engine see it.
       if (err instanceof PooltestError && err.code === 'PROTOCOL_VIOLATION')
-        this.note(label, `${label}.connect`, '(connect)', { startMs, error: { code: err.code, message: err.message } });
+        this.note(label, connectTag(label), '(connect)', { startMs, error: { code: err.code, message: err.message } });
       // Refused at capacity: the run's own spares must not keep taking the slots its checks need.
       if (isCapacityRefusal(connectError(err))) {
         this.spares = null;

@@ -14,7 +14,10 @@
  * commits with the observer in both holder strategies and only ever touches A's old backend.
  */
 import { landOn } from './land-on.js';
-import { dismiss } from './holders.js';
+import { LANDING_TAGS } from './tags.js';
+
+export { LANDS_ON_A } from './tags.js';
+import { dismiss, landingHoldMs } from './holders.js';
 import type { Scenario } from './scenario.js';
 import type { Session } from '../session/session.js';
 
@@ -68,22 +71,22 @@ async function observeAndReadBack(
   probe: StateProbe,
   t: (tag: string) => string,
 ): Promise<void> {
-  const created = await a.run(t('A.create'), `SELECT pg_backend_pid() AS pid; ${probe.create}`);
+  const created = await a.run(t(LANDING_TAGS.create), `SELECT pg_backend_pid() AS pid; ${probe.create}`);
   if (created.error || created.pid === null) return;
   const b1 = created.pid;
-  const holdMs = Math.max(400, 20 * scn.discovery.rttMs);
+  const holdMs = landingHoldMs(scn.discovery);
   const landing = await landOn(scn, b1, {
-    tag: t('observe.take'),
+    tag: t(LANDING_TAGS.observe),
     statements: [...probe.observe, cleanupBlock(probe.cleanup, b1)],
     releaseBy: 'wait',
     holdMs,
   });
   await dismiss(landing.others);
-  await a.run(t('A.readback'), `SELECT pg_backend_pid() AS pid; ${probe.readback}`);
+  await a.run(t(LANDING_TAGS.readback), `SELECT pg_backend_pid() AS pid; ${probe.readback}`);
   // The observer lets b1 go while A cleans up wherever it lands: the observer's take already
   // cleaned b1, so neither waits for the other (the tidy-up after the check visits b1 anyway).
   await Promise.all([
     landing.observer?.release(t('observe.release')),
-    a.run(t('A.cleanup'), cleanupBlock(probe.cleanup)),
+    a.run(t(LANDING_TAGS.cleanup), cleanupBlock(probe.cleanup)),
   ]);
 }

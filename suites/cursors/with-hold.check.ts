@@ -16,7 +16,7 @@ import { stateOutcomes } from '../../engine/judging/state-outcomes.js';
 import { numberOf } from '../../engine/judging/record.js';
 import { judgeState } from '../../engine/judging/state-judge.js';
 import { markersFor } from '../../engine/markers.js';
-import { runStateScenario } from '../../engine/steering/state-scenario.js';
+import { runStateScenario, LANDS_ON_A } from '../../engine/steering/state-scenario.js';
 
 export const withHold = defineCheck({
   id: 'cursors/with-hold',
@@ -31,7 +31,7 @@ export const withHold = defineCheck({
     pinned: 'The pooler pins clients that hold cursors; fetch within one transaction to keep multiplexing.',
     rejected: 'The pooler refuses WITH HOLD cursors: fetch within one transaction.',
   }),
-  restsOn: [{ create: 'A.create', observe: 'observe.take' }],
+  restsOn: LANDS_ON_A,
   audit: {
     statement: 'cursor WITH HOLD',
     consequence: 'FETCH in a later transaction finds no cursor',

@@ -17,7 +17,7 @@ import { defineCheck } from '../../engine/check.js';
 import { answered, boolOf, errorText, numberOf, sqlError, stepOf, stepsOf } from '../../engine/judging/record.js';
 import { LOCK_NAMESPACE, markersFor } from '../../engine/markers.js';
 import { releaseHeldLocksSql } from '../../engine/steering/release-locks.js';
-import { runStateScenario } from '../../engine/steering/state-scenario.js';
+import { runStateScenario, LANDS_ON_A } from '../../engine/steering/state-scenario.js';
 import type { Judgement, StepRecord } from '../../engine/types.js';
 
 export const advisorySession = defineCheck({
@@ -46,7 +46,7 @@ export const advisorySession = defineCheck({
       advice: 'The pooler refuses session advisory locks: use pg_advisory_xact_lock.',
     },
   },
-  restsOn: [{ create: 'A.create', observe: 'observe.take' }],
+  restsOn: LANDS_ON_A,
   audit: {
     statement: 'session-level advisory lock',
     consequence: 'another client on that backend also "holds" it; the unlock may land elsewhere',

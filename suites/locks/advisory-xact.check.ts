@@ -19,7 +19,7 @@
 import { defineCheck } from '../../engine/check.js';
 import { answered, boolOf, errorText, sqlError, stepOf } from '../../engine/judging/record.js';
 import { LOCK_NAMESPACE, markersFor } from '../../engine/markers.js';
-import { take } from '../../engine/steering/holders.js';
+import { take, landingHoldMs } from '../../engine/steering/holders.js';
 import type { Judgement, StepRecord } from '../../engine/types.js';
 
 export const advisoryXact = defineCheck({
@@ -56,7 +56,7 @@ export const advisoryXact = defineCheck({
     const held = await take(scn, a, 'A.take', {
       statements: [`SELECT pg_advisory_xact_lock(${lock}) IS NOT NULL AS locked`],
       releaseBy: 'wait',
-      holdMs: Math.max(400, 20 * scn.discovery.rttMs),
+      holdMs: landingHoldMs(scn.discovery),
     });
     if (held.pid !== null) await b.run('B.try', tryLock);
     await held.release('A.commit');

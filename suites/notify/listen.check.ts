@@ -15,10 +15,10 @@ import { defineCheck } from '../../engine/check.js';
 import { unseen, unseenReason } from '../../engine/judging/absence.js';
 import { errorText, markerOf, sqlError, stepOf } from '../../engine/judging/record.js';
 import { markersFor } from '../../engine/markers.js';
-import { dismiss } from '../../engine/steering/holders.js';
+import { dismiss, landingHoldMs } from '../../engine/steering/holders.js';
 import { cleanOn } from '../../engine/steering/clean-on.js';
 import { landOn } from '../../engine/steering/land-on.js';
-import { cleanupBlock } from '../../engine/steering/state-scenario.js';
+import { cleanupBlock, LANDS_ON_A } from '../../engine/steering/state-scenario.js';
 import type { Scenario } from '../../engine/steering/scenario.js';
 import type { Judgement, StepRecord } from '../../engine/types.js';
 
@@ -49,7 +49,7 @@ export const listen = defineCheck({
     },
   },
   flags: ['timing-dependent'],
-  restsOn: [{ create: 'A.create', observe: 'observe.take' }],
+  restsOn: LANDS_ON_A,
   decisive: [{ has: 'notification' }], // whoever got the NOTIFY: O1 (misrouted) or A (delivered)
   audit: {
     statement: 'LISTEN',
@@ -68,7 +68,7 @@ export const listen = defineCheck({
     const landing = await landOn(scn, b1, {
       statements: [],
       releaseBy: 'wait',
-      holdMs: Math.max(400, 20 * scn.discovery.rttMs),
+      holdMs: landingHoldMs(scn.discovery),
     });
     await dismiss(landing.others);
     const n = await scn.open('N');

@@ -19,9 +19,9 @@ import { defineCheck } from '../../engine/check.js';
 import { answered, errorText, numberOf, sqlError, stepOf, stepsOf } from '../../engine/judging/record.js';
 import { candidatesExhausted } from '../../engine/judging/state-judge.js';
 import { markersFor } from '../../engine/markers.js';
-import { dismiss } from '../../engine/steering/holders.js';
+import { dismiss, landingHoldMs } from '../../engine/steering/holders.js';
 import { landOn } from '../../engine/steering/land-on.js';
-import { cleanupBlock } from '../../engine/steering/state-scenario.js';
+import { cleanupBlock, LANDS_ON_A } from '../../engine/steering/state-scenario.js';
 import type { Discovery, Judgement, StepRecord } from '../../engine/types.js';
 
 const TEXT = 'SELECT pg_backend_pid() AS pid, 42 AS answer';
@@ -52,7 +52,7 @@ export const protocolNamed = defineCheck({
       advice: 'The pooler refuses named prepared statements: use unnamed statements or the simple protocol.',
     },
   },
-  restsOn: [{ create: 'A.create', observe: 'observe.take' }],
+  restsOn: LANDS_ON_A,
   decisive: [
     { tag: 'observe.prepare', has: 'error' },
     { tag: 'A.readback', has: 'error' },
@@ -77,7 +77,7 @@ export const protocolNamed = defineCheck({
     const landing = await landOn(scn, b1, {
       statements: inBlock ? [visible, 'SAVEPOINT pooltest'] : [visible, cleanupBlock(dealloc, b1)],
       releaseBy: 'wait',
-      holdMs: Math.max(400, 20 * scn.discovery.rttMs),
+      holdMs: landingHoldMs(scn.discovery),
     });
     await dismiss(landing.others);
     await a.runPrepared('A.readback', p, TEXT);

@@ -14,7 +14,7 @@ import { stateOutcomes } from '../../engine/judging/state-outcomes.js';
 import { numberOf } from '../../engine/judging/record.js';
 import { judgeState } from '../../engine/judging/state-judge.js';
 import { markersFor } from '../../engine/markers.js';
-import { runStateScenario } from '../../engine/steering/state-scenario.js';
+import { runStateScenario, LANDS_ON_A } from '../../engine/steering/state-scenario.js';
 
 export const sqlPrepare = defineCheck({
   id: 'prepared/sql-prepare',
@@ -29,7 +29,7 @@ export const sqlPrepare = defineCheck({
     pinned: 'The pooler pins clients that PREPARE: prefer protocol-level prepared statements.',
     rejected: 'The pooler refuses SQL PREPARE: use protocol-level prepared statements.',
   }),
-  restsOn: [{ create: 'A.create', observe: 'observe.take' }],
+  restsOn: LANDS_ON_A,
   audit: {
     statement: 'SQL-level PREPARE / EXECUTE / DEALLOCATE',
     consequence: 'EXECUTE fails with "prepared statement does not exist" (26000)',

@@ -21,7 +21,7 @@ import { stateOutcomes } from '../../engine/judging/state-outcomes.js';
 import { valueOf } from '../../engine/judging/record.js';
 import { judgeState } from '../../engine/judging/state-judge.js';
 import { markersFor } from '../../engine/markers.js';
-import { runStateScenario } from '../../engine/steering/state-scenario.js';
+import { runStateScenario, LANDS_ON_A } from '../../engine/steering/state-scenario.js';
 import type { StepRecord } from '../../engine/types.js';
 
 const NOTICE = /^pooltest lastval (\S+)$/;
@@ -42,7 +42,7 @@ export const lastval = defineCheck({
     pinned: 'The pooler pins clients after nextval; INSERT ... RETURNING keeps multiplexing.',
     rejected: 'The pooler refused the sequence statements: use INSERT ... RETURNING.',
   }),
-  restsOn: [{ create: 'A.create', observe: 'observe.take' }],
+  restsOn: LANDS_ON_A,
   audit: {
     statement: 'currval() / lastval() after the transaction that called nextval()',
     consequence: "another backend has no value, or another client's value",

@@ -22,7 +22,7 @@ import { phaseSteps, worstOf } from '../../engine/judging/phases.js';
 import { judgeState } from '../../engine/judging/state-judge.js';
 import { markerOf, valueOf } from '../../engine/judging/record.js';
 import { markersFor } from '../../engine/markers.js';
-import { runStateScenario } from '../../engine/steering/state-scenario.js';
+import { runStateScenario, LANDS_ON_A } from '../../engine/steering/state-scenario.js';
 import type { StepRecord } from '../../engine/types.js';
 
 const READ = `coalesce(current_setting('app.tenant_id', true), '')`;
@@ -49,7 +49,7 @@ export const customGucLeak = defineCheck({
     rejected:
       'The pooler refuses session-level settings: use SET LOCAL or set_config(..., true) inside the transaction.',
   }),
-  restsOn: [{ create: 'A.create', observe: 'observe.take' }],
+  restsOn: LANDS_ON_A,
   audit: {
     statement: 'custom setting (app.x) set for the session',
     consequence: 'row-level security keyed on it sees another tenant',

@@ -33,7 +33,7 @@ import { markersFor } from '../../engine/markers.js';
 import { dismiss } from '../../engine/steering/holders.js';
 import { landOn } from '../../engine/steering/land-on.js';
 import type { Scenario } from '../../engine/steering/scenario.js';
-import { cleanupBlock } from '../../engine/steering/state-scenario.js';
+import { cleanupBlock, LANDS_ON_A } from '../../engine/steering/state-scenario.js';
 import type { Discovery, Judgement, StepRecord } from '../../engine/types.js';
 
 const READ = `coalesce(current_setting('app.tenant_id', true), '')`;
@@ -72,7 +72,7 @@ export const discardAll = defineCheck({
         'The pooler refuses DISCARD ALL / RESET ALL: keep state transaction-scoped so that there is nothing to reset.',
     },
   },
-  restsOn: [{ create: 'A.create', observe: 'observe.take' }],
+  restsOn: LANDS_ON_A,
   async scenario(scn) {
     const tag = markersFor(scn.ctx.runId, this.id).tag;
     for (const [phase, statement] of PHASES) await runPhase(scn, phase, statement, `${tag}-${phase}`);

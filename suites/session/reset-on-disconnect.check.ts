@@ -20,9 +20,9 @@
 import { defineCheck } from '../../engine/check.js';
 import { errorText, numberOf, stepOf, stepsOf } from '../../engine/judging/record.js';
 import { LOCK_NAMESPACE, markersFor } from '../../engine/markers.js';
-import { dismiss } from '../../engine/steering/holders.js';
+import { dismiss, landingHoldMs } from '../../engine/steering/holders.js';
 import { landOn } from '../../engine/steering/land-on.js';
-import { cleanupBlock } from '../../engine/steering/state-scenario.js';
+import { cleanupBlock, LANDS_ON_A } from '../../engine/steering/state-scenario.js';
 import { cleanupSql, inspectionSql } from '../../engine/sweep.js';
 import { sleep } from '../../engine/time.js';
 import type { Judgement, StepRecord } from '../../engine/types.js';
@@ -59,7 +59,7 @@ export const resetOnDisconnect = defineCheck({
         "The pooler hands a departed client's backend on with its state: in transaction pooling keep all state transaction-scoped (SET LOCAL, ON COMMIT DROP, pg_advisory_xact_lock); in session pooling set server_reset_query = DISCARD ALL.",
     },
   },
-  restsOn: [{ create: 'A.create', observe: 'observe.take' }],
+  restsOn: LANDS_ON_A,
   async scenario(scn) {
     const { runId } = scn.ctx;
     const m = markersFor(runId, this.id);
@@ -84,7 +84,7 @@ export const resetOnDisconnect = defineCheck({
     const landing = await landOn(scn, b1, {
       statements: [inspectionSql(runId, [this.id]), cleanupBlock(cleanupSql(runId, [this.id]), b1)],
       releaseBy: 'wait',
-      holdMs: Math.max(400, 20 * scn.discovery.rttMs),
+      holdMs: landingHoldMs(scn.discovery),
     });
     await dismiss([landing.observer, ...landing.others]);
     if (landing.observer) return;

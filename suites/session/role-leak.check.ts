@@ -22,7 +22,7 @@ import { stateOutcomes } from '../../engine/judging/state-outcomes.js';
 import { answered, errorText, stepOf, valueOf } from '../../engine/judging/record.js';
 import { judgeState } from '../../engine/judging/state-judge.js';
 import { ROLE_MARKER_SETTING, markersFor } from '../../engine/markers.js';
-import { runStateScenario } from '../../engine/steering/state-scenario.js';
+import { runStateScenario, LANDS_ON_A } from '../../engine/steering/state-scenario.js';
 import type { Discovery, Judgement, StepRecord } from '../../engine/types.js';
 
 export const roleLeak = defineCheck({
@@ -43,7 +43,7 @@ export const roleLeak = defineCheck({
     rejected: 'The pooler refuses SET ROLE: use SET LOCAL ROLE inside a transaction, or a login per role.',
   }),
   requires: ['assumable-role'],
-  restsOn: [{ create: 'A.create', observe: 'observe.take' }],
+  restsOn: LANDS_ON_A,
   audit: {
     statement: 'SET ROLE / SET SESSION AUTHORIZATION outlives the transaction',
     consequence: 'the next client on that backend runs as this role',

@@ -25,7 +25,7 @@ import { stateOutcomes } from '../../engine/judging/state-outcomes.js';
 import { errorText, markerOf, stepOf, valueOf } from '../../engine/judging/record.js';
 import { judgeState } from '../../engine/judging/state-judge.js';
 import { markersFor } from '../../engine/markers.js';
-import { runStateScenario } from '../../engine/steering/state-scenario.js';
+import { runStateScenario, LANDS_ON_A } from '../../engine/steering/state-scenario.js';
 import type { StepRecord } from '../../engine/types.js';
 
 export const searchPathLeak = defineCheck({
@@ -47,7 +47,7 @@ export const searchPathLeak = defineCheck({
     rejected: 'The pooler refuses SET: use SET LOCAL search_path inside a transaction, or schema-qualified names.',
   }),
   requires: ['create-schema'],
-  restsOn: [{ create: 'A.create', observe: 'observe.take' }],
+  restsOn: LANDS_ON_A,
   audit: {
     statement: 'search_path set for the session',
     consequence: 'another client resolves names in this schema',

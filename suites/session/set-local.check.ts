@@ -14,9 +14,9 @@ import { defineCheck } from '../../engine/check.js';
 import { failedStep, unseenReason } from '../../engine/judging/absence.js';
 import { answered, errorText, markerOf, refused, stepOf, stepsOf, valueOf } from '../../engine/judging/record.js';
 import { markersFor } from '../../engine/markers.js';
-import { dismiss } from '../../engine/steering/holders.js';
+import { dismiss, landingHoldMs } from '../../engine/steering/holders.js';
 import { landOn } from '../../engine/steering/land-on.js';
-import { cleanupBlock } from '../../engine/steering/state-scenario.js';
+import { cleanupBlock, LANDS_ON_A } from '../../engine/steering/state-scenario.js';
 import type { Judgement, StepRecord } from '../../engine/types.js';
 
 export const setLocal = defineCheck({
@@ -41,7 +41,7 @@ export const setLocal = defineCheck({
         'The pooler refuses transaction blocks (statement pooling): SET LOCAL cannot work; use a transaction-pooling mode or per-role defaults.',
     },
   },
-  restsOn: [{ create: 'A.create', observe: 'observe.take' }],
+  restsOn: LANDS_ON_A,
   async scenario(scn) {
     const m = markersFor(scn.ctx.runId, this.id);
     const guard = `IF current_setting('statement_timeout') = '${m.statementTimeout}' THEN RESET statement_timeout; END IF;`;
@@ -59,7 +59,7 @@ export const setLocal = defineCheck({
     const landing = await landOn(scn, set.pid, {
       statements: [`SELECT current_setting('statement_timeout') AS seen`, cleanupBlock(guard, set.pid)],
       releaseBy: 'wait',
-      holdMs: Math.max(400, 20 * scn.discovery.rttMs),
+      holdMs: landingHoldMs(scn.discovery),
     });
     await dismiss(landing.others);
     await a.run('A.readback', `SELECT pg_backend_pid() AS pid, current_setting('statement_timeout') AS after`);

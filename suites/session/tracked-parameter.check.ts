@@ -33,7 +33,7 @@ import { markerOf, stepOf, valueOf } from '../../engine/judging/record.js';
 import { judgeState } from '../../engine/judging/state-judge.js';
 import { stateOutcomes } from '../../engine/judging/state-outcomes.js';
 import { markersFor } from '../../engine/markers.js';
-import { runStateScenario } from '../../engine/steering/state-scenario.js';
+import { runStateScenario, LANDS_ON_A } from '../../engine/steering/state-scenario.js';
 import type { Discovery, Facts, Judgement, StepRecord } from '../../engine/types.js';
 import {
   TRACKED_PARAMETERS,
@@ -66,7 +66,7 @@ export const trackedParameter = defineCheck({
     pinned: 'The pooler pins clients that SET parameters; pass them as startup parameters instead.',
     rejected: 'The pooler refuses SET of these parameters; pass them as startup parameters.',
   }),
-  restsOn: [{ create: 'A.create', observe: 'observe.take' }],
+  restsOn: LANDS_ON_A,
   audit: {
     statement: 'SET of a parameter poolers usually track (application_name, TimeZone...)',
     consequence:

@@ -14,7 +14,7 @@ import { stateOutcomes } from '../../engine/judging/state-outcomes.js';
 import { boolOf, numberOf } from '../../engine/judging/record.js';
 import { judgeState } from '../../engine/judging/state-judge.js';
 import { markersFor } from '../../engine/markers.js';
-import { runStateScenario } from '../../engine/steering/state-scenario.js';
+import { runStateScenario, LANDS_ON_A } from '../../engine/steering/state-scenario.js';
 
 export const tempTable = defineCheck({
   id: 'temp/temp-table',
@@ -29,7 +29,7 @@ export const tempTable = defineCheck({
     pinned: 'The pooler pins clients that create temp tables; use ON COMMIT DROP to keep multiplexing.',
     rejected: 'The pooler refuses temp tables; use ON COMMIT DROP or a regular table.',
   }),
-  restsOn: [{ create: 'A.create', observe: 'observe.take' }],
+  restsOn: LANDS_ON_A,
   audit: {
     statement: 'temporary table kept after the transaction',
     consequence: 'the next transaction may not find it, or another client may',
