@@ -52,7 +52,7 @@ export function readLanding(
 ): LandingReading {
   const takes = steps.filter((s) => s.tag === `${prefix}${observe}`);
   const connects = steps.filter((s) => s.tag === `${prefix}${observe}.connect`);
-  const probes = steps.filter((s) => s.tag === `${prefix}observe.probe` && numberOf(s, 'target_pid') === b1);
+  const probes = steps.filter((s) => s.tag === `${prefix}${LANDING_TAGS.probe}` && numberOf(s, 'target_pid') === b1);
   const landed = takes.filter((t) => !t.timedOut && t.pid !== null);
   // A candidate refused at capacity (a pooler that refuses instead of queueing) was queued too
   // where the refusal says the backends are taken: a statement refused after waiting for a
@@ -68,7 +68,8 @@ export function readLanding(
   const base = { tries: landed.length, queued, backendsSeen };
   if (landed.some((t) => t.pid === b1)) return { ...base, placed: true, reservedBy: null, doubt: '' };
   if (discovery.mode === 'direct') return { ...base, placed: false, reservedBy: 'direct', doubt: '' };
-  if (queued && probes.some(quietProbe)) return { ...base, placed: false, reservedBy: 'queue', doubt: '' };
+  if (queued && probes.some((p) => probeReading(p) === 'quiet'))
+    return { ...base, placed: false, reservedBy: 'queue', doubt: '' };
   const poolExhausted =
     discovery.poolSize === null && !sharesBackends(discovery) && landed.length >= discovery.poolBound;
   if (poolExhausted) return { ...base, placed: false, reservedBy: 'pool', doubt: '' };
@@ -80,9 +81,15 @@ export function sharesBackends(d: Discovery): boolean {
   return d.sharedAcrossClients || !d.clientKeepsBackend;
 }
 
-/** b1 was present, idle, and had not changed state since before the queued candidate began. */
-function quietProbe(p: StepRecord): boolean {
-  return !p.error && numberOf(p, 'present') === 1 && valueOf(p, 'state') === 'idle' && boolOf(p, 'quiet') === true;
+/**
+ * What a look at b1 after a queue (`observe.probe`, steering/land-on.ts) found, the one
+ * definition the landing (to retry or not) and the judgement use: `quiet` when b1 was present,
+ * idle, and had not changed state since before the queued candidate began; `busy` when another
+ * client used it; `unknown` when the look failed or b1 is gone.
+ */
+export function probeReading(p: StepRecord): 'quiet' | 'busy' | 'unknown' {
+  if (p.error || numberOf(p, 'present') !== 1 || typeof valueOf(p, 'state') !== 'string') return 'unknown';
+  return valueOf(p, 'state') === 'idle' && boolOf(p, 'quiet') === true ? 'quiet' : 'busy';
 }
 
 function doubtOf(queued: boolean, probes: StepRecord[], seen: number, d: Discovery, b1: number): string {

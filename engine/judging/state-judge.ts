@@ -54,7 +54,8 @@ export function judgeState(steps: readonly StepRecord[], discovery: Discovery, r
   const kept = reading.keptByA(readback);
   const takes = stepsOf(steps, LANDING_TAGS.observe);
   const observer = takes.find((t) => t.pid === b1 && !t.timedOut);
-  const waited = candidateQueued(steps);
+  // Queued as judging/landing.ts defines it (the one definition): timed out, or refused where that means the same.
+  const landing = readLanding(steps, discovery, b1);
   const facts = {
     aBackend: b1,
     aNextBackend: b2,
@@ -62,7 +63,7 @@ export function judgeState(steps: readonly StepRecord[], discovery: Discovery, r
     aKeptState: kept,
     observerOnOldBackend: observer !== undefined,
     candidatesTried: takes.length,
-    candidateQueued: waited,
+    candidateQueued: landing.queued,
     otherSawState: null as boolean | null,
   };
   const shown = (step: StepRecord): string => (reading.show ? ` (${reading.show(step)})` : '');
@@ -93,7 +94,6 @@ export function judgeState(steps: readonly StepRecord[], discovery: Discovery, r
   if (b1 !== b2) return none(facts, `A moved from backend ${b1} to ${b2} but no other client could be placed on ${b1}`);
   if (kept === null) return none(facts, `A's next transaction returned no reading`);
   if (!kept) return { outcome: 'lost', facts, reason: `A stayed on backend ${b1} and its state was gone` };
-  const landing = readLanding(steps, discovery, b1);
   if (landing.reservedBy === null)
     return none(
       { ...facts, backendsSeen: landing.backendsSeen },
@@ -112,11 +112,6 @@ export function judgeState(steps: readonly StepRecord[], discovery: Discovery, r
     facts,
     reason: `A kept the state on its own backend ${b1}${shown(readback)}; no other client could use that backend (${how})`,
   };
-}
-
-/** A candidate for A's old backend was queued: it got no connection or no backend within the wait bound. */
-export function candidateQueued(steps: readonly StepRecord[], tag: string = LANDING_TAGS.observe): boolean {
-  return stepsOf(steps, `${tag}.connect`).some((s) => s.timedOut) || stepsOf(steps, tag).some((t) => t.timedOut);
 }
 
 /**

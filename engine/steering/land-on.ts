@@ -19,7 +19,8 @@
 import { take, type Hold, type TakeOptions } from './holders.js';
 import { isCapacityRefusal } from '../judging/capacity-refusal.js';
 import { openOrRefused } from './admitted.js';
-import { LANDING_TAGS } from './tags.js';
+import { LANDING_TAGS, probeTagFor } from './tags.js';
+import { probeReading } from '../judging/landing.js';
 import type { Scenario } from './scenario.js';
 import type { Session } from '../session/session.js';
 
@@ -110,7 +111,7 @@ async function probeBackend(
   const sql = `SELECT pg_stat_clear_snapshot(); SELECT ${pid} AS target_pid, count(*)::int AS present, max(state) AS state,
     coalesce(bool_and(state = 'idle' AND state_change <= clock_timestamp() - make_interval(secs => ${(windowMs / 1000).toFixed(3)})), false) AS quiet
     FROM pg_stat_activity WHERE pid = ${pid}`;
-  const probeTag = tag.replace(/observe\.take$/, 'observe.probe');
+  const probeTag = probeTagFor(tag);
   const session = await probeSession(scn, others);
   if (!session) {
     scn.note(
@@ -122,9 +123,7 @@ async function probeBackend(
     return 'unknown';
   }
   const step = await session.run(probeTag, sql);
-  const row = step.results[1]?.[0] ?? step.results[0]?.[0];
-  if (step.error || !row || row.present !== 1 || typeof row.state !== 'string') return 'unknown';
-  return row.quiet === true ? 'quiet' : 'busy';
+  return probeReading(step);
 }
 
 /** A holder inside an open transaction (never queued: it has its backend), or a direct session. */

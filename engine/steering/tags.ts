@@ -13,6 +13,8 @@ export const LANDING_TAGS = {
   observe: 'observe.take',
   readback: 'A.readback',
   cleanup: 'A.cleanup',
+  /** The look at the wanted backend after a landing candidate queued (land-on.ts). */
+  probe: 'observe.probe',
 } as const;
 
 /**
@@ -33,6 +35,11 @@ export function connectTag(label: string): string {
 /** Whether `tag` is a failed login's (`connect`, `A.connect`). */
 export function isConnectTag(tag: string): boolean {
   return tag === CONNECT_TAG || tag.endsWith(`.${CONNECT_TAG}`);
+}
+
+/** The probe's tag for a landing whose takes are tagged `takeTag` (same phase and prefix). */
+export function probeTagFor(takeTag: string): string {
+  return isLandingTake(takeTag) ? `${takeTag.slice(0, -LANDING_TAGS.observe.length)}${LANDING_TAGS.probe}` : takeTag;
 }
 
 /** Whether `tag` is a landing candidate's take (`observe.take`, in any phase). */
