@@ -66,19 +66,40 @@ export interface StepRecord {
 /** Facts behind an outcome label, as short named booleans, numbers or strings. */
 export type Facts = Record<string, boolean | number | string | null>;
 
-/** What a judge concludes from a recorded scenario. */
-export interface Judgement {
-  /** The observed label, or null when the record does not support any (inconclusive). */
-  outcome: string | null;
+/**
+ * What a judge concludes from a recorded scenario: one of three (as Jepsen's valid / unknown),
+ * typed by the check's own labels (`Label`, the keys of its `outcomes`):
+ * - a label, with the facts behind it and a short statement of what was seen;
+ * - unknown (`outcome: null`): the record supports no label, and `reason` says why
+ *   (the check is inconclusive);
+ * - skipped (`outcome: null, skipped: true`): the record shows the check cannot apply to this
+ *   target (for example the login may not `SET ROLE` to any role), and `reason` says why. Only
+ *   for what a scenario had to query to find out; what the run context shows belongs in `skipIf`.
+ */
+export type Judgement<Label extends string = string> = Labelled<Label> | Unknown | Skipped;
+
+interface JudgementBase {
   facts: Facts;
-  /** Why the judgement is inconclusive, or a short statement of what was seen. */
+  /** Why the judgement is inconclusive or skipped, or a short statement of what was seen. */
   reason: string;
-  /**
-   * The record shows the check cannot apply to this target (for example the login may not
-   * `SET ROLE` to any role): the verdict is `skipped`, with `reason` saying why. Only for
-   * what a scenario had to query to find out; what the run context shows belongs in `skipIf`.
-   */
-  skipped?: boolean;
+}
+
+/** The record reads as one of the check's labels. */
+export interface Labelled<Label extends string = string> extends JudgementBase {
+  outcome: Label;
+  skipped?: false;
+}
+
+/** The record supports no label: inconclusive, with its reason. */
+export interface Unknown extends JudgementBase {
+  outcome: null;
+  skipped?: false;
+}
+
+/** The check cannot apply to this target, as its record shows. */
+export interface Skipped extends JudgementBase {
+  outcome: null;
+  skipped: true;
 }
 
 /** What pooltest learned about the target before the checks. */

@@ -44,5 +44,7 @@ export function worstOf(phases: readonly PhaseJudgement[], worstFirst: readonly 
   const unknown = phases.filter((p) => p.judgement.outcome === null);
   if (!worst || (unknown.length > 0 && rank(worst.judgement.outcome) > 0))
     return { outcome: null, facts, reason: summary };
-  return { outcome: worst.judgement.outcome, facts, reason: summary };
+  return worst.judgement.outcome === null
+    ? { outcome: null, facts, reason: summary }
+    : { outcome: worst.judgement.outcome, facts, reason: summary };
 }

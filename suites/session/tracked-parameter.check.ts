@@ -157,7 +157,8 @@ function overall(parameters: { phase: string; judgement: Judgement }[], facts: F
     parameters.find((p) => p.judgement.outcome === combined.outcome && combined.outcome !== null) ??
     parameters.find((p) => p.judgement.outcome === null);
   const why = decisive ? `; ${decisive.phase}: ${decisive.judgement.reason}` : '';
-  return { outcome: combined.outcome, facts, reason: `${list}${why}` };
+  const reason = `${list}${why}`;
+  return combined.outcome === null ? { outcome: null, facts, reason } : { outcome: combined.outcome, facts, reason };
 }
 
 /**
