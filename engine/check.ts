@@ -103,7 +103,10 @@ export interface CheckDefinition<Id extends string = string, Label extends strin
   outcomes: Readonly<Record<Label, OutcomeInfo>>;
   requires?: readonly Requirement[];
   flags?: readonly CheckFlag[];
-  /** The landings the conclusion rests on; the engine vetoes an unproven one. */
+  /**
+   * The landings the conclusion rests on; the engine vetoes an unproven one. A check on the
+   * shared state scenario or landOn's default tags declares `LANDS_ON_A` (steering/tags.ts).
+   */
   restsOn?: readonly LandingNeed[];
   /**
    * The step the outcome turns on, when it is not the crossing (another client landing on the

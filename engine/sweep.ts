@@ -204,7 +204,7 @@ export async function tidy(
   touched: readonly number[],
   given?: Scenario,
 ): Promise<Findings> {
-  // `given`: a scenario whose visitors are already logging in (engine/check.ts).
+  // `given`: a scenario whose visitors are already logging in (engine/execute.ts).
   const scn = given ?? new Scenario(ctx);
   try {
     // Short holds and waits: this runs after every check. A holder let go too early only
