@@ -10,10 +10,15 @@
  *    - the catalogue in process, broken down: discovery, runner, between checks, each check, sweep.
  *    Printed as medians and ratios to the floor of the same condition; every sample goes to JSON.
  *
- * Flags: --runs N (default 5, or BENCH_RUNS), --delay MS (each way; 0 skips the latency
- * condition), --json FILE (default .pooltest/bench/catalogue-<time>.json), --no-start (skip 1).
- * Targets (issue 13): catalogue within 3x the floor on loopback, within 12 s at 20 ms round trip
- * with every check as conclusive as on loopback.
+ * Behind the proxies, the bench also counts the run's sequential round trips on the wire
+ * (bench/speed/round-trips.ts), per phase and per check, beside the count derived from the
+ * wall times ((time there - time on loopback) / round trip).
+ *
+ * Flags: --runs N (default 5, or BENCH_RUNS), --delay MS[,MS...] (each way, one condition per
+ * value; 0 skips the latency condition), --json FILE (default
+ * .pooltest/bench/catalogue-<time>.json), --no-start (skip 1).
+ * Targets: catalogue within 3x the floor on loopback (issue 13); at most 8 s at 20 ms round
+ * trip with every check as conclusive as on loopback (issue 23).
  */
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -37,14 +42,19 @@ if (flags.help) {
   process.stdout.write(
     'Usage: node dist/bench/catalogue-bench.js [--runs N] [--delay MS] [--json FILE] [--no-start]\n' +
       '  --runs N     rounds per network condition (default 5, or BENCH_RUNS)\n' +
-      '  --delay MS   added each way behind the delaying proxies (default 10; 0 skips that condition)\n' +
+      '  --delay MS   added each way behind the delaying proxies (default 10; a list such as 10,40\n' +
+      '               measures each; 0 skips the latency condition)\n' +
       '  --json FILE  every sample (default .pooltest/bench/catalogue-<time>.json)\n' +
       '  --no-start   skip timing the fixture start\n',
   );
   process.exit(0);
 }
 const RUNS = Number(flags.runs ?? process.env.BENCH_RUNS ?? 5);
-const DELAY_MS = Number(flags.delay ?? 10);
+/** Delays each way, one latency condition per value (`--delay 10,40`: 20 and 80 ms round trips). */
+const DELAYS_MS = (flags.delay ?? '10')
+  .split(',')
+  .map(Number)
+  .filter((d) => d > 0);
 const JSON_PATH =
   flags.json ?? path.join('.pooltest', 'bench', `catalogue-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
 
@@ -84,18 +94,22 @@ async function measure(delayMs: number, stack: Awaited<ReturnType<typeof startSt
     cliMs: [],
     cliConclusive: [],
     cliOutcomes: [],
+    cliRoundTrips: [],
     breakdowns: [],
   };
   try {
     for (let i = 0; i < RUNS; i++) {
       samples.floorMs.push(await floorMs(c.target));
-      const cli = await cliRun(c.target, c.direct);
+      const cli = await cliRun(c.target, c.direct, c);
       samples.cliMs.push(cli.ms);
+      samples.cliRoundTrips.push(cli.roundTrips);
       samples.cliConclusive.push(cli.report.checks.filter((k) => k.outcome !== null).length);
       samples.cliOutcomes.push(Object.fromEntries(cli.report.checks.map((k) => [k.id, k.outcome ?? k.verdict])));
-      samples.breakdowns.push(await breakdown(c.target, c.direct));
+      samples.breakdowns.push(await breakdown(c.target, c.direct, c));
       process.stderr.write(
-        `${c.name}: round ${i + 1}/${RUNS}: floor ${(samples.floorMs.at(-1)! / 1000).toFixed(2)} s, catalogue ${(cli.ms / 1000).toFixed(2)} s\n`,
+        `${c.name}: round ${i + 1}/${RUNS}: floor ${(samples.floorMs.at(-1)! / 1000).toFixed(2)} s, catalogue ${(cli.ms / 1000).toFixed(2)} s` +
+          (delayMs > 0 ? `, ${cli.roundTrips.toFixed(0)} sequential round trips` : '') +
+          '\n',
       );
     }
   } finally {
@@ -110,7 +124,7 @@ async function main(): Promise<void> {
   const conditions: ConditionSamples[] = [];
   try {
     conditions.push(await measure(0, stack));
-    if (DELAY_MS > 0) conditions.push(await measure(DELAY_MS, stack));
+    for (const d of DELAYS_MS) conditions.push(await measure(d, stack));
   } finally {
     await stack.stop();
   }

@@ -80,6 +80,10 @@ export async function discover(target: Target, opts: DiscoveryOptions): Promise<
     { target, direct: null, discovery: d, runId: opts.runId ?? 'discovery', bounds: opts.bounds },
     opts.signal,
   );
+  // A recount (engine/pool-watch.ts) takes the run's logins made ahead of need, where the
+  // earlier discovery showed that an idle login holds nothing: D and the holders are then
+  // connected already, which at a distance saves a login's round trips each.
+  if (opts.known) scn.useSpares(opts.known);
   // Violations on the optional probes' connections become findings; any other one stops discovery.
   const probes = new OptionalProbes(scn, d);
   try {
@@ -109,7 +113,7 @@ export async function discover(target: Target, opts: DiscoveryOptions): Promise<
       );
     d.serverVersion = String(info.results[0]?.[0]?.version ?? '');
     d.serverVersionNum = Number(info.results[0]?.[0]?.num ?? 0);
-    if (opts.known) await recount(scn, d, first, opts, opts.known);
+    if (opts.known) await recount(scn, d, first, opts, opts.known, info.pid);
     else {
       // T, the second client, logs in while D times its round trips: a login is several.
       const second = secondLogin(scn);
@@ -119,9 +123,17 @@ export async function discover(target: Target, opts: DiscoveryOptions): Promise<
       const pgpool = await askPgpool(first, probes);
       // D's connection died with the malformed answer: the count needs an idle client D.
       if (pgpool.dead) first = await openFirst(scn, target, opts);
-      const [bouncer, warmConnectMs] = await Promise.all([
+      // D is idle while T probes transaction blocks: it looks for dead runs' leftovers meanwhile
+      // (not when T was not admitted: the probe then runs on D itself).
+      const d0 = first;
+      const staleAlongside = second.session.then(
+        (t) => (t === 'refused' || t === null ? null : findStaleBackends(d0, scn.ctx.runId, opts.bounds.stepMs)),
+        () => null,
+      );
+      const [bouncer, warmConnectMs, staleSeen] = await Promise.all([
         pgpool.pooler ? null : askPgBouncer(scn, target, probes),
         probeTransactionBlocks(d, first, second),
+        staleAlongside,
       ]);
       d.pooler = pgpool.pooler ?? bouncer;
       // The first login of a fresh process also pays for loading pg and warming its crypto (SCRAM):
@@ -131,7 +143,7 @@ export async function discover(target: Target, opts: DiscoveryOptions): Promise<
         d.waitBoundMs = opts.waitMs ?? clamp(Math.max(250, 10 * d.rttMs, 4 * d.connectLatencyMs), 250, 3000);
       }
       // Dead runs' leftovers: reported once here, and never counted as the pool's (busyElsewhere).
-      const stale = staleNote(await findStaleBackends(first, scn.ctx.runId, opts.bounds.stepMs));
+      const stale = staleNote(staleSeen ?? (await findStaleBackends(first, scn.ctx.runId, opts.bounds.stepMs)));
       if (stale) d.notes.push(stale);
       // Only a violation in the stale probe's own step: one earlier on D is discovery's to stop on.
       if (scn.steps.filter((s) => s.tag === 'discovery.stale').at(-1)?.error?.code === PROTOCOL_VIOLATION) {
@@ -191,6 +203,8 @@ async function recount(
   first: Session,
   opts: DiscoveryOptions,
   known: Discovery,
+  /** D's backend, read by the server query just before: the count need not read it again. */
+  idlePid: number,
 ): Promise<void> {
   Object.assign(d, {
     rttMs: known.rttMs,
@@ -209,6 +223,7 @@ async function recount(
   const seen = await countPool(scn, d, first, {
     ...opts,
     knownShared,
+    idlePid,
     ...(known.poolSize ? { stopAt: known.poolSize } : {}),
   });
   // A recount that saw backends shared between connected clients needs no new client.

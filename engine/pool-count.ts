@@ -25,15 +25,17 @@ export async function countPool(
   first: Session,
   /**
    * knownShared: a recount of a pooler known to share backends, where an idle login holds
-   * nothing; stopAt: the count ends once it holds this many backends.
+   * nothing; stopAt: the count ends once it holds this many backends; idlePid: D's backend as
+   * its last step (nothing since) read it, so it need not be read again.
    */
-  opts: DiscoveryOptions & { knownShared?: boolean; stopAt?: number },
+  opts: DiscoveryOptions & { knownShared?: boolean; stopAt?: number; idlePid?: number },
   /** Discovery's wire findings: a holder refused with a malformed refusal is one (see below). */
   probes?: OptionalProbes,
 ): Promise<Seen> {
   // Read D's backend afresh: the transaction-block probe may have cost the pool a server
   // (PgBouncer closes it when it refuses BEGIN in statement mode).
-  const idle = await first.run('discovery.idle', 'SELECT pg_backend_pid() AS pid');
+  const idle =
+    opts.idlePid !== undefined ? { pid: opts.idlePid } : await first.run('discovery.idle', 'SELECT pg_backend_pid() AS pid');
   if (idle.pid === null) {
     // Where the pooler fell silent first, when that was another client's step (pgagroal 1.6.0's
     // transaction pipeline left a second client's first transaction unanswered, then D's too).
@@ -41,9 +43,10 @@ export async function countPool(
     const first = silent
       ? `; the target first stopped answering ${silent.session}'s ${silent.tag} step (${silent.error!.message})`
       : '';
+    const why = 'error' in idle ? idle.error?.message : undefined;
     throw new PooltestError(
       'STEERING_FAILED',
-      `the first client lost its connection during discovery: ${idle.error?.message ?? 'no pid'}${first}`,
+      `the first client lost its connection during discovery: ${why ?? 'no pid'}${first}`,
     );
   }
   const firstPid = idle.pid;
@@ -91,7 +94,16 @@ export async function countPool(
     await Promise.all(extras.map((x) => (x && x !== 'refused' ? x.close() : undefined)));
   };
   try {
-    for (let label = 1; holders.length <= opts.poolBound; label++) {
+    // A recount that knows how many to hold: all of them take at once (one round trip instead
+    // of one per backend). Holding that many together proves the pool is no smaller; any
+    // other answer (a login refused, a take queued) lets go of all of them and counts one by
+    // one, as a first discovery does, with fresh holders.
+    const together = opts.knownShared && opts.stopAt !== undefined ? await takeTogether(scn, ahead, most) : null;
+    if (together?.held) {
+      holders.push(...together.held);
+      reachedStop = true;
+    }
+    for (let label = (together?.next ?? 1); !reachedStop && holders.length <= opts.poolBound; label++) {
       const started = performance.now();
       const s: Session | null | 'refused' = await (ahead.get(label) ?? login(label));
       ahead.delete(label);
@@ -176,6 +188,29 @@ export async function countPool(
         : `no queueing up to ${opts.poolBound} concurrent backends`,
   );
   return { firstPid, pids };
+}
+
+/**
+ * The recount's quick path: the logins ahead for labels 1..`count` take a backend each, at
+ * the same time. `held` when every one got its own backend at once; else they are released
+ * and closed, and `next` is the first label the count one by one may use.
+ */
+async function takeTogether(
+  scn: Scenario,
+  ahead: Map<number, Promise<Session | null | 'refused'>>,
+  count: number,
+): Promise<{ held: Hold[] | null; next: number }> {
+  const labels = Array.from({ length: count }, (_, i) => i + 1);
+  const sessions = await Promise.all(labels.map((l) => ahead.get(l) ?? Promise.resolve(null)));
+  for (const l of labels) ahead.delete(l);
+  const open = sessions.filter((s): s is Session => s !== null && s !== 'refused');
+  const holds = open.length === count ? await Promise.all(open.map((s) => take(scn, s, 'discovery.hold'))) : [];
+  const pids = new Set(holds.map((h) => h.pid));
+  if (holds.length === count && holds.every((h) => !h.waited && h.pid !== null) && pids.size === count)
+    return { held: holds, next: count + 1 };
+  await Promise.all(holds.map((h) => h.release()));
+  await Promise.all(open.map((s) => s.close()));
+  return { held: null, next: count + 1 };
 }
 
 /** The backends the count saw: D's, and those its holders took. */

@@ -8,6 +8,7 @@ import type { Target } from './target.js';
 import { visitBackends } from './backend-visits.js';
 import { cleanupBlock } from './steering/state-scenario.js';
 import { valueOf } from './judging/record.js';
+import { sparesAllowed } from './steering/spare-session.js';
 
 /**
  * The run's own name, which the pooler may leave on its server connections. Every session of
@@ -29,10 +30,18 @@ import { valueOf } from './judging/record.js';
  * client with other startup parameters other backends, so nameless clients find nothing of
  * this run there: its backends keep the name only for clients that send the same one.
  */
-export async function restoreNames(ctx: RunContext, leftovers: string[], doubts: string[]): Promise<string[]> {
-  if (ctx.discovery.mode === 'direct') return [];
-  const scn = new Scenario(ctx);
-  scn.applicationName = '';
+export async function restoreNames(
+  ctx: RunContext,
+  leftovers: string[],
+  doubts: string[],
+  /** From {@link namesScenario}, made earlier so that its clients are logging in already. */
+  given?: Scenario,
+): Promise<string[]> {
+  if (ctx.discovery.mode === 'direct') {
+    await given?.closeAll();
+    return [];
+  }
+  const scn = given ?? namesScenario(ctx);
   const restored: string[] = [];
   const mine = `pooltest-${ctx.runId}`;
   const sql = [
@@ -71,6 +80,18 @@ export async function restoreNames(ctx: RunContext, leftovers: string[], doubts:
     await scn.closeAll();
   }
   return restored;
+}
+
+/**
+ * The nameless clients' scenario. Where an idle login holds nothing (as for spares:
+ * steering/spare-session.ts), one login per backend starts at once, so that a sweep that makes
+ * this at its start finds its last visitors connected: at a distance a login costs 3 round trips.
+ */
+export function namesScenario(ctx: RunContext): Scenario {
+  const scn = new Scenario(ctx);
+  scn.applicationName = '';
+  if (ctx.discovery.mode !== 'direct' && sparesAllowed(ctx)) scn.loginAhead(ctx.discovery.poolSize ?? 2);
+  return scn;
 }
 
 /**

@@ -21,7 +21,7 @@ import { describeViolationStep, protocolViolationIn } from './judging/protocol.j
 import { countRunTablesSql, dropTablesSql, runTablePattern } from './steering/run-table.js';
 import { numberOf, valueOf } from './judging/record.js';
 import { sleep } from './time.js';
-import { restoreNames } from './sweep-names.js';
+import { namesScenario, restoreNames } from './sweep-names.js';
 import type { Session } from './session/session.js';
 import { sparesAllowed } from './steering/spare-session.js';
 import type { SweepResult } from './types.js';
@@ -125,6 +125,11 @@ export async function sweep(
   touched: readonly number[] = [],
 ): Promise<SweepResult> {
   const scn = new Scenario(ctx);
+  // The visitors and the catalog-wide look take logins made while the last check ran, where an
+  // idle login holds nothing (steering/spare-session.ts): at a distance a login is 3 round trips.
+  scn.useSpares();
+  // The nameless clients of the last look (sweep-names.ts) log in now, for the same reason.
+  const names = namesScenario(ctx);
   // Two kinds of news, kept apart: what was found (dirty, pooltest's own failure) and what
   // could not be looked at (unknown: an unreachable pooler is no proof of a mess, nor of none).
   const leftovers: string[] = [];
@@ -173,7 +178,7 @@ export async function sweep(
       `not proven clean: the target broke the PostgreSQL wire protocol during the sweep (${describeViolationStep(violation)})`,
     );
   // Last, once no session of this run will touch the pool again.
-  const restored = await restoreNames(ctx, leftovers, doubts);
+  const restored = await restoreNames(ctx, leftovers, doubts, names);
   const state = leftovers.length > 0 ? 'dirty' : doubts.length > 0 ? 'unknown' : 'clean';
   return {
     clean: state === 'clean',
@@ -298,11 +303,26 @@ async function sweepGlobal(
   if ((numberOf(step, 'run_tables') ?? 0) > 0) {
     await g.run('sweep.cleanup', cleanupBlock(dropTablesSql(runTablePattern(ctx.runId), ctx.bounds.stepMs / 2)));
   }
-  await idleInTransaction(scn, g, 'target', ctx.runId, leftovers, doubts);
-  if (!ctx.direct) return;
-  via.push('direct');
-  const d = await (early.direct ?? scn.open('GD', { to: 'direct' }));
-  await idleInTransaction(scn, d, 'direct', ctx.runId, leftovers, doubts);
+  // The two looks for idle transactions, through the target and directly, ask the same
+  // question of different sessions: together, one round trip instead of two.
+  const direct = ctx.direct ? (early.direct ?? scn.open('GD', { to: 'direct' })) : null;
+  if (direct) via.push('direct');
+  // Each look writes its own lists, added in a fixed order (target first) once both ended.
+  const looks = [g, direct].map((session, i) => {
+    const found = { left: [] as string[], doubts: [] as string[] };
+    const where = i === 0 ? 'target' : 'direct';
+    const done = session
+      ? Promise.resolve(session).then((s) => idleInTransaction(scn, s, where, ctx.runId, found.left, found.doubts))
+      : Promise.resolve();
+    return { found, done };
+  });
+  const settled = await Promise.allSettled(looks.map((l) => l.done));
+  for (const { found } of looks) {
+    leftovers.push(...found.left);
+    doubts.push(...found.doubts);
+  }
+  const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) throw failed.reason;
 }
 
 /** How long a backend of ours may take to leave a transaction after its client went away. */

@@ -6,6 +6,7 @@
  */
 import { startFaultProxy, type FaultProxy } from '../../fixtures/fault-proxy.js';
 import type { Stack } from '../../fixtures/stack.js';
+import { SequentialWire } from './round-trips.js';
 
 export interface Condition {
   name: string;
@@ -13,6 +14,8 @@ export interface Condition {
   delayMs: number;
   target: string;
   direct: string;
+  /** What was on the wire through this condition's proxies: the sequential round trips (none on loopback). */
+  wire: SequentialWire;
   stop(): Promise<void>;
 }
 
@@ -24,19 +27,23 @@ function viaPort(url: string, port: number): string {
 }
 
 export async function condition(stack: Stack, delayMs: number): Promise<Condition> {
+  const wire = new SequentialWire();
   if (delayMs === 0) {
     return {
       name: 'loopback',
       delayMs,
       target: stack.target.url(),
       direct: stack.postgres.url(),
+      wire,
       stop: async () => undefined,
     };
   }
   const proxies: FaultProxy[] = [];
   try {
-    proxies.push(await startFaultProxy({ upstreamPort: stack.target.port, delayMs }));
-    proxies.push(await startFaultProxy({ upstreamPort: stack.postgres.port, delayMs }));
+    // One wire for both: a step on the direct server while the pooler works overlaps, as it should.
+    const onInFlight = (from: number, to: number): void => wire.add(from, to);
+    proxies.push(await startFaultProxy({ upstreamPort: stack.target.port, delayMs, onInFlight }));
+    proxies.push(await startFaultProxy({ upstreamPort: stack.postgres.port, delayMs, onInFlight }));
   } catch (err) {
     await Promise.all(proxies.map((p) => p.close()));
     throw err;
@@ -46,6 +53,7 @@ export async function condition(stack: Stack, delayMs: number): Promise<Conditio
     delayMs,
     target: viaPort(stack.target.url(), proxies[0]!.port),
     direct: viaPort(stack.postgres.url(), proxies[1]!.port),
+    wire,
     stop: async () => {
       await Promise.all(proxies.map((p) => p.close()));
     },

@@ -13,6 +13,18 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { run } from '../../runner/run.js';
 import type { Report } from '../../engine/types.js';
+import type { SequentialWire } from './round-trips.js';
+
+/** Where a measurement reads its round trips: the condition's wire and its delay each way. */
+export interface WireGauge {
+  wire: SequentialWire;
+  delayMs: number;
+}
+
+/** Round trips on `g`'s wire so far: read at the moment it is called, as a meter. */
+function tripsNow(g: WireGauge): number {
+  return g.wire.roundTrips(g.delayMs, Date.now());
+}
 
 const DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -43,11 +55,14 @@ export async function floorMs(url: string): Promise<number> {
 
 export interface CliRun {
   ms: number;
+  /** Sequential round trips of the whole process (0 on loopback: nothing to count). */
+  roundTrips: number;
   report: Report;
 }
 
 /** `pooltest --target ... --direct ...` in a fresh process, with its JSON report. */
-export async function cliRun(target: string, direct: string): Promise<CliRun> {
+export async function cliRun(target: string, direct: string, gauge: WireGauge): Promise<CliRun> {
+  const from = tripsNow(gauge);
   const dir = mkdtempSync(path.join(os.tmpdir(), 'pooltest-bench-cli-'));
   try {
     const json = path.join(dir, 'report.json');
@@ -64,7 +79,7 @@ export async function cliRun(target: string, direct: string): Promise<CliRun> {
       json,
     ]);
     if (r.code !== 0 && r.code !== 1) throw new Error(`pooltest exited ${r.code}: ${r.stderr.slice(0, 400)}`);
-    return { ms: r.ms, report: JSON.parse(readFileSync(json, 'utf8')) as Report };
+    return { ms: r.ms, roundTrips: tripsNow(gauge) - from, report: JSON.parse(readFileSync(json, 'utf8')) as Report };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -76,8 +91,14 @@ export interface Breakdown {
   /** From the end of discovery to Vitest's close: the runner, every check, every tidy-up. */
   checksPhaseMs: number;
   sweepMs: number;
-  /** Per check: its own duration (scenario and other-run probes) and the gap since the previous result. */
-  checks: Array<{ id: string; ms: number; wallMs: number; statements: number; outcome: string }>;
+  /**
+   * Per check: its own duration (scenario and other-run probes), the gap since the previous
+   * result, and the sequential round trips in that gap (its tidy-up and recount included:
+   * they run before the result is reported).
+   */
+  checks: Array<{ id: string; ms: number; wallMs: number; statements: number; outcome: string; roundTrips: number }>;
+  /** Sequential round trips per phase; `between` is the checks phase outside any check. */
+  roundTrips: { total: number; discovery: number; checks: number; between: number; sweep: number };
   /**
    * The checks phase minus the gaps between the first and the last result and the first
    * check's own time: Vitest's start (and the first file's load) and its close.
@@ -91,17 +112,36 @@ export interface Breakdown {
  * The catalogue in process, timed phase by phase. Vitest reports module starts in batches, so
  * a check's wall time is measured between results (which arrive as each test ends).
  */
-export async function breakdown(target: string, direct: string): Promise<Breakdown> {
+export async function breakdown(target: string, direct: string, gauge: WireGauge): Promise<Breakdown> {
   const phases: Record<string, number> = {};
+  /** The wire's meter at the end of each phase. */
+  const phaseTrips: Record<string, number> = {};
   const resultAt: Array<{ id: string; at: number }> = [];
+  const tripsOf = new Map<string, number>();
   const t = performance.now();
+  const from = tripsNow(gauge);
+  let lastResult: number | null = null;
   const report = await run({
     target,
     direct,
-    onPhase: (p, ms) => (phases[p] = ms),
-    onCheckResult: (r) => resultAt.push({ id: r.id, at: performance.now() }),
+    onPhase: (p, ms) => {
+      phases[p] = ms;
+      phaseTrips[p] = tripsNow(gauge);
+    },
+    onCheckResult: (r) => {
+      // Module starts arrive in batches (above), so a check's round trips are counted from
+      // the previous result (or the end of discovery): loading a file costs none.
+      const now = tripsNow(gauge);
+      resultAt.push({ id: r.id, at: performance.now() });
+      tripsOf.set(r.id, now - (lastResult ?? phaseTrips.discovery ?? from));
+      lastResult = now;
+    },
   });
   const totalMs = performance.now() - t;
+  const to = tripsNow(gauge);
+  const discovered = phaseTrips.discovery ?? from;
+  const checked = phaseTrips.checks ?? discovered;
+  const inChecks = [...tripsOf.values()].reduce((n, x) => n + x, 0);
   const gap = new Map(resultAt.map((r, i) => [r.id, i === 0 ? 0 : r.at - resultAt[i - 1]!.at]));
   const checks = report.checks.map((c) => ({
     id: c.id,
@@ -109,6 +149,7 @@ export async function breakdown(target: string, direct: string): Promise<Breakdo
     wallMs: gap.get(c.id) ?? 0,
     statements: c.statements,
     outcome: c.outcome ?? c.verdict,
+    roundTrips: tripsOf.get(c.id) ?? 0,
   }));
   const first = report.checks.find((c) => c.id === resultAt[0]?.id);
   const span = resultAt.length > 0 ? resultAt.at(-1)!.at - resultAt[0]!.at : 0;
@@ -121,6 +162,13 @@ export async function breakdown(target: string, direct: string): Promise<Breakdo
     checks,
     runnerMs: (phases.checks ?? 0) - span - (first?.durationMs ?? 0),
     betweenMs: later.reduce((n, c) => n + c.wallMs - c.ms, 0),
+    roundTrips: {
+      total: to - from,
+      discovery: discovered - from,
+      checks: inChecks,
+      between: checked - discovered - inChecks,
+      sweep: (phaseTrips.sweep ?? to) - checked,
+    },
   };
 }
 

@@ -14,6 +14,8 @@ export interface ConditionSamples {
   /** Checks with an outcome (not inconclusive, not skipped), per CLI run. */
   cliConclusive: number[];
   cliOutcomes: Array<Record<string, string>>;
+  /** Sequential round trips per CLI run, counted on the proxies' wire (bench/speed/round-trips.ts). */
+  cliRoundTrips: number[];
   breakdowns: Breakdown[];
 }
 
@@ -38,7 +40,9 @@ export interface ConditionSummary {
   betweenMs: number;
   checksMs: number;
   sweepMs: number;
-  checks: Record<string, { ms: number; wallMs: number; statements: number; outcomes: string[] }>;
+  /** Median sequential round trips: the CLI run, and the in-process run by phase. */
+  roundTrips: { cli: number } & Breakdown['roundTrips'];
+  checks: Record<string, { ms: number; wallMs: number; statements: number; roundTrips: number; outcomes: string[] }>;
 }
 
 export function summarise(c: ConditionSamples): ConditionSummary {
@@ -53,6 +57,7 @@ export function summarise(c: ConditionSamples): ConditionSummary {
       ms: median(rows.map((r) => r.ms)),
       wallMs: median(rows.map((r) => r.wallMs)),
       statements: median(rows.map((r) => r.statements)),
+      roundTrips: median(rows.map((r) => r.roundTrips)),
       outcomes: [...outcomes],
     };
   }
@@ -70,6 +75,14 @@ export function summarise(c: ConditionSamples): ConditionSummary {
     betweenMs: of((b) => b.betweenMs),
     checksMs: of((b) => b.checks.reduce((n, x) => n + x.ms, 0)),
     sweepMs: of((b) => b.sweepMs),
+    roundTrips: {
+      cli: median(c.cliRoundTrips),
+      total: of((b) => b.roundTrips.total),
+      discovery: of((b) => b.roundTrips.discovery),
+      checks: of((b) => b.roundTrips.checks),
+      between: of((b) => b.roundTrips.between),
+      sweep: of((b) => b.roundTrips.sweep),
+    },
     checks,
   };
 }
@@ -112,9 +125,27 @@ export function render(sums: ConditionSummary[]): string {
   part('between checks (tidy-up, file load)', (c) => c.betweenMs);
   part('checks (sum of own durations)', (c) => c.checksMs);
   part('sweep', (c) => c.sweepMs);
+  const far = sums.filter((c) => c.delayMs > 0);
+  if (far.length > 0) {
+    lines.push('');
+    const trips = (label: string, f: (c: ConditionSummary) => number): void =>
+      head(
+        label,
+        sums.map((c) => (c.delayMs > 0 ? f(c).toFixed(0) : '-')),
+      );
+    trips('sequential round trips, counted: pooltest', (c) => c.roundTrips.cli);
+    trips('  in process (run())', (c) => c.roundTrips.total);
+    trips('    discovery', (c) => c.roundTrips.discovery);
+    trips('    checks (each to its result, tidy-up in)', (c) => c.roundTrips.checks);
+    trips('    between checks', (c) => c.roundTrips.between);
+    trips('    sweep', (c) => c.roundTrips.sweep);
+    const base = sums.find((c) => c.delayMs === 0);
+    if (base)
+      trips('derived: (time - loopback time) / round trip', (c) => (c.cliMs - base.cliMs) / (2 * c.delayMs));
+  }
   lines.push('');
   head(
-    'check (own ms, median; statements)',
+    'check (own ms, median; round trips)',
     sums.map((c) => c.name),
   );
   for (const id of Object.keys(sums[0]?.checks ?? {})) {
@@ -122,16 +153,15 @@ export function render(sums: ConditionSummary[]): string {
       `  ${id}`,
       sums.map((c) => {
         const k = c.checks[id];
-        return k
-          ? `${k.ms.toFixed(0)} ms ${String(k.statements).padStart(3)} ${k.outcomes.join(',')}`.slice(0, 21)
-          : '-';
+        const n = c.delayMs > 0 ? k?.roundTrips.toFixed(0) : k?.statements;
+        return k ? `${k.ms.toFixed(0)} ms ${String(n).padStart(3)} ${k.outcomes.join(',')}`.slice(0, 21) : '-';
       }),
     );
   }
-  if (sums.length === 2) {
+  for (const c of sums.slice(1)) {
     lines.push('');
     lines.push(
-      `latency cost: catalogue ${x(sums[1]!.cliMs / sums[0]!.cliMs)} of loopback; floor ${x(sums[1]!.floorMs / sums[0]!.floorMs)}`,
+      `latency cost at ${c.name}: catalogue ${x(c.cliMs / sums[0]!.cliMs)} of loopback; floor ${x(c.floorMs / sums[0]!.floorMs)}`,
     );
   }
   return `${lines.join('\n')}\n`;

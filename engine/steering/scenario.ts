@@ -45,6 +45,8 @@ export class Scenario {
    */
   applicationName: string;
   private noSpares = false;
+  /** Logins this scenario started ahead of its own need ({@link loginAhead}), with their name. */
+  private ahead: { name: string; logins: Array<Promise<Session | null>> } | null = null;
 
   constructor(ctx: RunContext, signal?: AbortSignal) {
     this.ctx = ctx;
@@ -71,11 +73,13 @@ export class Scenario {
 
   /**
    * Takes sessions through the target from the run's logins made ahead of need from now on
-   * (steering/spare-session.ts), where the target's pooling makes that safe. A check's scenario
-   * and the tidy-up after it turn it on.
+   * (steering/spare-session.ts), where the target's pooling makes that safe. A check's scenario,
+   * the tidy-up after it, the recount after a destructive one and the sweep turn it on.
    */
-  useSpares(): void {
-    if (!this.noSpares) this.spares ??= Spares.forRun(this.ctx);
+  useSpares(known?: Discovery): void {
+    // `known`: what an earlier discovery learned of the target, for a scenario whose own
+    // discovery is still blank (the recount after a destructive check, engine/pool-watch.ts).
+    if (!this.noSpares) this.spares ??= Spares.forRun(known ? { ...this.ctx, discovery: known } : this.ctx);
   }
 
   /**
@@ -87,6 +91,39 @@ export class Scenario {
     this.spares = null;
     this.noSpares = true;
     await Promise.all([closeSpares(), closeKeptSessions('target')]);
+  }
+
+  /**
+   * Starts `count` logins through the target now, with the scenario's application_name as it
+   * is at this moment; the next `open()`s through the target with that name take them before
+   * logging in themselves. For a scenario that knows it will need clients later (the sweep's
+   * nameless visitors) on a target where an idle login holds nothing (the caller checks
+   * `sparesAllowed`). A failed login ahead is simply none: that open() logs in afresh, so
+   * failures surface with their usual codes. `closeAll` closes the ones never taken.
+   */
+  loginAhead(count: number): void {
+    const name = this.applicationName;
+    const logins = Array.from({ length: count }, () =>
+      Session.open('ahead', this.ctx.target, new Recorder(), {
+        connectMs: this.ctx.bounds.connectMs,
+        stepMs: this.ctx.bounds.stepMs,
+        applicationName: name,
+      }).catch(() => null),
+    );
+    this.ahead = { name, logins: [...(this.ahead?.name === name ? this.ahead.logins : []), ...logins] };
+  }
+
+  /** A login made ahead with `name`, adopted as `label`, or null when there is none (or it died). */
+  private async takeAhead(label: string, name: string): Promise<Session | null> {
+    if (this.ahead?.name !== name || this.interrupted) return null;
+    const pending = this.ahead.logins.shift();
+    const got = pending ? await pending : null;
+    if (!got?.alive) {
+      await got?.close();
+      return null;
+    }
+    got.adopt(label, this.recorder, this.signal);
+    return got;
   }
 
   /** Opens a session through the target. Connection failures are thrown (the check becomes inconclusive). */
@@ -104,7 +141,8 @@ export class Scenario {
       opts.to !== 'direct' && name === applicationNameFor(this.ctx.runId) && this.spares && !this.interrupted
         ? await this.spares.take(label, connectMs, this.recorder, this.signal)
         : null;
-    const session = spare ?? (await this.login(label, target, connectMs, name));
+    const early = spare ?? (opts.to === 'direct' ? null : await this.takeAhead(label, name));
+    const session = early ?? (await this.login(label, target, connectMs, name));
     this.sessions.push(session);
     return session;
   }
@@ -199,7 +237,8 @@ export class Scenario {
   /** Closes every session this scenario opened, politely and in parallel, bounded. */
   async closeAll(): Promise<void> {
     const all = this.sessions.splice(0);
-    await Promise.all(all.map((s) => s.close()));
+    const unused = this.ahead?.logins.splice(0) ?? [];
+    await Promise.all([...all.map((s) => s.close()), ...unused.map(async (p) => (await p)?.close())]);
   }
 }
 

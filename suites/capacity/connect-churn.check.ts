@@ -11,7 +11,13 @@
  * sides run at the same time, so that load from elsewhere on the machine slows both alike (and
  * the measurement takes half as long). A side that has 15 cycles once 600 ms have passed has
  * enough: on loopback a side does 40 or more in that time, while at a distance, where a cycle
- * is several round trips, 60 would cost seconds without changing the p50. Only each side's first cycle is recorded step by step (a few hundred
+ * is several round trips, 60 would cost seconds without changing the p50. At a distance (a
+ * round trip of {@link LANE_RTT_MS} ms or more) each side also runs two lanes of cycles at once:
+ * a cycle there is mostly waiting on the wire (four round trips: startup, SCRAM's two
+ * exchanges, the query), so two lanes halve the wall time without two cycles competing for
+ * the CPU, while on loopback, where a cycle is CPU (crypto, a fork), one lane keeps the cycles
+ * from slowing each other. Two, never more than the pool: a lane's query never queues behind
+ * the other's. Only each side's first cycle is recorded step by step (a few hundred
  * identical steps would drown the report): then each side is one recorded step whose row carries
  * every latency, the backends seen and the failures, and the judge reads only that.
  */
@@ -22,7 +28,7 @@ import { Recorder } from '../../engine/session/recorder.js';
 import { applicationNameFor, Session } from '../../engine/session/session.js';
 import type { Scenario } from '../../engine/steering/scenario.js';
 import type { Target } from '../../engine/target.js';
-import type { Judgement, StepRecord } from '../../engine/types.js';
+import type { Discovery, Judgement, StepRecord } from '../../engine/types.js';
 
 /** Cycles per side: enough for a stable p50 and a meaningful p99, a second or two on loopback. */
 export const CHURN_CYCLES = 60;
@@ -33,6 +39,9 @@ const ENOUGH_CYCLES = 15;
 const ENOUGH_MS = 600;
 /** Fewer completed cycles than this per side prove nothing. */
 const MIN_CYCLES = 10;
+/** From this round trip on (discovery's median, ms), each side runs {@link LANES} lanes of cycles. */
+export const LANE_RTT_MS = 5;
+const LANES = 2;
 
 export const connectChurn = defineCheck({
   id: 'capacity/connect-churn',
@@ -73,18 +82,30 @@ export const connectChurn = defineCheck({
     const sides = [side(scn, 'T', 'churn.target', scn.ctx.target), side(scn, 'D', 'churn.direct', scn.ctx.direct!)];
     const started = performance.now();
     const deadline = started + BUDGET_MS;
+    const lanes = lanesFor(scn.discovery);
     await Promise.all(
       sides.map(async (s) => {
-        for (let i = 0; i < CHURN_CYCLES && performance.now() < deadline; i++) {
-          if (i >= ENOUGH_CYCLES && performance.now() - started >= ENOUGH_MS) break;
-          await s.cycle(deadline);
-        }
+        // Cycles are numbered per side as they start, whichever lane runs them.
+        let begun = 0;
+        const lane = async (): Promise<void> => {
+          while (begun < CHURN_CYCLES && performance.now() < deadline) {
+            if (begun >= ENOUGH_CYCLES && performance.now() - started >= ENOUGH_MS) break;
+            begun++;
+            await s.cycle(deadline);
+          }
+        };
+        await Promise.all(Array.from({ length: lanes }, lane));
       }),
     );
     for (const s of sides) s.record();
   },
   judge: judgeChurn,
 });
+
+/** Lanes of cycles per side: two at a distance, within the pool; one on loopback (see the file comment). */
+export function lanesFor(d: Pick<Discovery, 'rttMs' | 'poolSize'>): number {
+  return d.rttMs >= LANE_RTT_MS ? Math.max(1, Math.min(LANES, d.poolSize ?? LANES)) : 1;
+}
 
 interface Side {
   /** One cycle, bounded by what is left of the budget (a stalled target cannot stretch it). */
@@ -99,6 +120,7 @@ function side(scn: Scenario, label: string, tag: string, target: Target): Side {
   const pids = new Set<number>();
   let failures = 0;
   let firstError: string | null = null;
+  let recordedOne = false;
   const startMs = scn.recorder.now();
   return {
     async cycle(deadline) {
@@ -107,7 +129,8 @@ function side(scn: Scenario, label: string, tag: string, target: Target): Side {
       const left = Math.max(250, Math.round(deadline - t0));
       try {
         // The first cycle is recorded as it happened (its backend is evidence); the rest are summarized.
-        const recorder = latencies.length === 0 ? scn.recorder : scratch;
+        const recorder = recordedOne ? scratch : scn.recorder;
+        recordedOne = true;
         const s = await Session.open(label, target, recorder, {
           connectMs: Math.min(scn.ctx.bounds.connectMs, left),
           stepMs: Math.min(scn.ctx.bounds.stepMs, left),
