@@ -55,16 +55,13 @@ export async function visitBackends(
   let unvisited: number[] = [];
   const deadline = Date.now() + opts.deadlineMs;
   for (let round = 1; ; round++) {
-    // Each visitor also says which touched backends not yet visited are still alive, in the
-    // same round trip: the question after the round is then answered already.
-    const missing = touched.filter((p) => !visited.has(p));
-    const asked = missing.length > 0 ? [...statements, aliveSql(missing)] : statements;
-    const before = scn.steps.length;
-    const complete = await visitRound(scn, `${tag}${round}.`, tag, width, asked, opts);
-    const roundSteps = scn.steps.slice(before).filter((step) => step.tag === tag);
+    const complete = await visitRound(scn, `${tag}${round}.`, tag, width, statements, opts);
     for (const step of scn.steps) if (step.tag === tag && step.pid !== null) visited.add(step.pid);
-    const remaining = missing.filter((p) => !visited.has(p));
-    unvisited = aliveFrom(roundSteps, remaining) ?? (await stillAlive(scn, remaining, opts.asker ?? null));
+    unvisited = await stillAlive(
+      scn,
+      touched.filter((p) => !visited.has(p)),
+      opts.asker ?? null,
+    );
     if (unvisited.length === 0 && (complete || visited.size > 0)) break;
     if (Date.now() >= deadline) break;
     // A backend still missing after a full round of `width` holders means the pool is wider
@@ -120,35 +117,16 @@ async function openVisitor(scn: Scenario, label: string, tag: string, connectMs:
   return s === 'refused' ? null : s;
 }
 
-/** Which of `pids` exist now (pg_stat_activity shows every backend's pid to every login). */
-function aliveSql(pids: readonly number[]): string {
-  return `SELECT coalesce(array_agg(pid), '{}') AS alive FROM pg_stat_activity WHERE pid = ANY(ARRAY[${pids.join(', ')}]::int[])`;
-}
-
-/**
- * Which of `pids` were alive, as a visit of the round that just ended saw it, or null when no
- * visit answered the question (then it is asked afresh). A backend gone during the visit is
- * gone after it; one alive then and unvisited gets another round either way.
- */
-function aliveFrom(steps: readonly StepRecord[], pids: readonly number[]): number[] | null {
-  if (pids.length === 0) return [];
-  for (const step of steps) {
-    const alive = valueOf(step, 'alive');
-    if (Array.isArray(alive)) {
-      const seen = new Set(alive.map(Number));
-      return pids.filter((p) => seen.has(p));
-    }
-  }
-  return null;
-}
-
-/** Which of `pids` still exist, asked on a session of its own. */
+/** Which of `pids` still exist (pg_stat_activity shows every backend's pid to every login). */
 async function stillAlive(scn: Scenario, pids: number[], asker: Promise<Session> | null): Promise<number[]> {
   if (pids.length === 0) return [];
   // A given session that failed to log in is no reason not to ask: a session of its own asks.
   const given = asker ? await asker.catch(() => null) : null;
   const s = given ?? (await scn.open(`alive${scn.steps.length}`));
-  const step = await s.run('visit.alive', aliveSql(pids));
+  const step = await s.run(
+    'visit.alive',
+    `SELECT coalesce(array_agg(pid), '{}') AS alive FROM pg_stat_activity WHERE pid = ANY(ARRAY[${pids.join(', ')}]::int[])`,
+  );
   if (!given) await s.close();
   const alive = valueOf(step, 'alive');
   // Unreadable: count them all as alive, so they are reported rather than silently skipped.

@@ -35,7 +35,9 @@ export async function countPool(
   // Read D's backend afresh: the transaction-block probe may have cost the pool a server
   // (PgBouncer closes it when it refuses BEGIN in statement mode).
   const idle =
-    opts.idlePid !== undefined ? { pid: opts.idlePid } : await first.run('discovery.idle', 'SELECT pg_backend_pid() AS pid');
+    opts.idlePid !== undefined
+      ? { pid: opts.idlePid }
+      : await first.run('discovery.idle', 'SELECT pg_backend_pid() AS pid');
   if (idle.pid === null) {
     // Where the pooler fell silent first, when that was another client's step (pgagroal 1.6.0's
     // transaction pipeline left a second client's first transaction unanswered, then D's too).
@@ -103,7 +105,7 @@ export async function countPool(
       holders.push(...together.held);
       reachedStop = true;
     }
-    for (let label = (together?.next ?? 1); !reachedStop && holders.length <= opts.poolBound; label++) {
+    for (let label = together?.next ?? 1; !reachedStop && holders.length <= opts.poolBound; label++) {
       const started = performance.now();
       const s: Session | null | 'refused' = await (ahead.get(label) ?? login(label));
       ahead.delete(label);

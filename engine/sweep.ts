@@ -123,13 +123,14 @@ export async function sweep(
   ctx: RunContext,
   checkIds: readonly string[],
   touched: readonly number[] = [],
+  prepared: PreparedSweep | null = null,
 ): Promise<SweepResult> {
   const scn = new Scenario(ctx);
-  // The visitors and the catalog-wide look take logins made while the last check ran, where an
+  // The visitors and the catalog-wide look take logins made ahead (prepareSweep), where an
   // idle login holds nothing (steering/spare-session.ts): at a distance a login is 3 round trips.
   scn.useSpares();
-  // The nameless clients of the last look (sweep-names.ts) log in now, for the same reason.
-  const names = namesScenario(ctx);
+  // The nameless clients of the last look (sweep-names.ts) log in now at the latest.
+  const names = prepared?.names ?? namesScenario(ctx);
   // Two kinds of news, kept apart: what was found (dirty, pooltest's own failure) and what
   // could not be looked at (unknown: an unreachable pooler is no proof of a mess, nor of none).
   const leftovers: string[] = [];
@@ -189,6 +190,22 @@ export async function sweep(
     via,
     ...(restored.length > 0 ? { restored } : {}),
   };
+}
+
+/** Logins the sweep will take, started before it (see prepareSweep). */
+export interface PreparedSweep {
+  names: Scenario;
+}
+
+/**
+ * Starts the sweep's logins before the sweep: its visitors' (the run's spares in this process)
+ * and the nameless clients' of its last look. The runner calls it once the last check has
+ * reported, so that they log in while Vitest closes. Where an idle login is not safe
+ * (sparesAllowed) nothing starts and the sweep logs in as it goes.
+ */
+export function prepareSweep(ctx: RunContext): PreparedSweep {
+  new Scenario(ctx).useSpares();
+  return { names: namesScenario(ctx) };
 }
 
 /** Why no visitor got in, when a connection failed (a pooler that is down says so here). */

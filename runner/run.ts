@@ -12,7 +12,7 @@ import { restoreNamesAfterDiscovery } from '../engine/sweep-names.js';
 import { discover } from '../engine/discovery.js';
 import { newRunId } from '../engine/markers.js';
 import { findProfile } from '../profiles/index.js';
-import { sweep } from '../engine/sweep.js';
+import { prepareSweep, sweep, type PreparedSweep } from '../engine/sweep.js';
 import { checkDirect } from '../engine/direct-check.js';
 import { runExitCode } from '../engine/verdict.js';
 import { announceRun } from '../engine/steering/other-runs.js';
@@ -136,17 +136,28 @@ export async function run(opts: RunOptions = {}): Promise<Report> {
   const withdraw = await (announced ?? announceRun(ctx));
   let results: CheckResult[];
   let sweepResult: Report['sweep'];
+  // Once the last check has reported, the sweep's clients log in while Vitest closes.
+  let prepared: PreparedSweep | null = null;
+  let reported = 0;
+  const events: RunOptions = {
+    ...opts,
+    onCheckResult(r) {
+      opts.onCheckResult?.(r);
+      if (++reported === selected.length) prepared = prepareSweep(ctx);
+    },
+  };
   try {
     results =
       selected.length === 0 || opts.signal?.aborted
         ? []
-        : await runSuites({ ctx, profile, strict: opts.strict === true }, runOrder(selected).map(fileFilter), opts);
+        : await runSuites({ ctx, profile, strict: opts.strict === true }, runOrder(selected).map(fileFilter), events);
     phaseEnd('checks');
     // Never interrupted: whatever the checks left, the sweep is what removes it.
     sweepResult = await sweep(
       ctx,
       CATALOGUE.map((c) => c.id),
       touchedBackends(discovery, results),
+      prepared,
     );
     phaseEnd('sweep');
   } finally {

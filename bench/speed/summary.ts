@@ -140,8 +140,7 @@ export function render(sums: ConditionSummary[]): string {
     trips('    between checks', (c) => c.roundTrips.between);
     trips('    sweep', (c) => c.roundTrips.sweep);
     const base = sums.find((c) => c.delayMs === 0);
-    if (base)
-      trips('derived: (time - loopback time) / round trip', (c) => (c.cliMs - base.cliMs) / (2 * c.delayMs));
+    if (base) trips('derived: (time - loopback time) / round trip', (c) => (c.cliMs - base.cliMs) / (2 * c.delayMs));
   }
   lines.push('');
   head(
