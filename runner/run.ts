@@ -161,6 +161,8 @@ export async function run(opts: RunOptions = {}): Promise<Report> {
     );
     phaseEnd('sweep');
   } finally {
+    // The sweep closed them; a run that never got to it must not leave them connected.
+    await (prepared as PreparedSweep | null)?.names.closeAll();
     await withdraw();
   }
   const notRun = opts.signal?.aborted

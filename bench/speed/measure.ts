@@ -97,7 +97,7 @@ export interface Breakdown {
    * they run before the result is reported).
    */
   checks: Array<{ id: string; ms: number; wallMs: number; statements: number; outcome: string; roundTrips: number }>;
-  /** Sequential round trips per phase; `between` is the checks phase outside any check. */
+  /** Sequential round trips per phase; `between`: in the checks phase after the last result (Vitest closing). */
   roundTrips: { total: number; discovery: number; checks: number; between: number; sweep: number };
   /**
    * The checks phase minus the gaps between the first and the last result and the first

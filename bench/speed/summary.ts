@@ -137,7 +137,7 @@ export function render(sums: ConditionSummary[]): string {
     trips('  in process (run())', (c) => c.roundTrips.total);
     trips('    discovery', (c) => c.roundTrips.discovery);
     trips('    checks (each to its result, tidy-up in)', (c) => c.roundTrips.checks);
-    trips('    between checks', (c) => c.roundTrips.between);
+    trips('    after the last check (Vitest closing)', (c) => c.roundTrips.between);
     trips('    sweep', (c) => c.roundTrips.sweep);
     const base = sums.find((c) => c.delayMs === 0);
     if (base) trips('derived: (time - loopback time) / round trip', (c) => (c.cliMs - base.cliMs) / (2 * c.delayMs));

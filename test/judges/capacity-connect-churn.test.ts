@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { judgeChurn, quantile } from '../../suites/capacity/connect-churn.check.js';
+import { judgeChurn, lanesFor, LANE_RTT_MS, quantile } from '../../suites/capacity/connect-churn.check.js';
 import { median, medianRatioInterval } from '../../engine/judging/ratio-interval.js';
 import type { StepRecord } from '../../engine/types.js';
 import { REPO } from '../support/cli.js';
@@ -142,5 +142,18 @@ describe('capacity/connect-churn judge', () => {
     expect(quantile(xs, 0.99)).toBe(99);
     expect(quantile([3, 1, 2], 0.5)).toBe(2);
     expect(quantile([], 0.5)).toBe(0);
+  });
+});
+
+describe('lanes of connect cycles (issue 23)', () => {
+  test('one lane on loopback, where a cycle is CPU; two at a distance, where it is waiting on the wire', () => {
+    expect(lanesFor({ rttMs: 0.3, poolSize: 2 })).toBe(1);
+    expect(lanesFor({ rttMs: LANE_RTT_MS, poolSize: 2 })).toBe(2);
+    expect(lanesFor({ rttMs: 40, poolSize: 8 })).toBe(2);
+  });
+
+  test('never more lanes than backends: a lane never queues behind the other', () => {
+    expect(lanesFor({ rttMs: 20, poolSize: 1 })).toBe(1);
+    expect(lanesFor({ rttMs: 20, poolSize: null })).toBe(2);
   });
 });
