@@ -84,8 +84,7 @@ export async function executeCheck(
   // client limit may not yet have freed the check's slots for the visitors. There the visits
   // start while the check's clients say goodbye (at a distance a close is half a round trip;
   // a visitor that reaches a backend a closing client still has just queues for it).
-  const tidied =
-    ctx.direct && sparesAllowed(ctx) && !scn.interrupted && !unavailable ? tidyAfter(def, ctx, scn) : null;
+  const tidied = ctx.direct && sparesAllowed(ctx) && !scn.interrupted && !unavailable ? tidyAfter(def, ctx, scn) : null;
   const [, othersDuring] = await Promise.all([
     closed,
     scn.interrupted ? null : otherRunsActive(ctx, performance.now() - started),

@@ -108,6 +108,7 @@ export class Scenario {
         connectMs: this.ctx.bounds.connectMs,
         stepMs: this.ctx.bounds.stepMs,
         applicationName: name,
+        tlsFirst: runState(this.ctx).tlsFirst,
       }).catch(() => null),
     );
     this.ahead = { name, logins: [...(this.ahead?.name === name ? this.ahead.logins : []), ...logins] };
