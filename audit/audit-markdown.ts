@@ -2,6 +2,7 @@
  * The Markdown view of an audit, for a pull request or a migration ticket: a summary, then a
  * section per check with the pooler's behaviour, the fix, and a table of statements.
  */
+import { driverText } from './driver-attribution.js';
 import type { AuditReport, Breaks } from './audit-types.js';
 import { groupByCheck } from './check-groups.js';
 import { htmlCell as cell } from '../reporters/markdown.js';
@@ -50,7 +51,7 @@ export function renderAuditMarkdown(report: AuditReport): string {
     for (const f of findings) {
       const sources = f.sources.map(cell).join('<br>');
       lines.push(
-        `| ${f.count} | <code>${cell(oneLine(f.statement, 300))}</code>${f.certain ? '' : ' (uncertain)'} | ${sources} |`,
+        `| ${f.count} | <code>${cell(oneLine(f.statement, 300))}</code>${f.certain ? '' : ' (uncertain)'}${f.driver ? `<br>driver: ${cell(driverText(f.driver))}` : ''} | ${sources} |`,
       );
     }
     if (overflow > 0) lines.push('', `Plus ${overflow} occurrence(s) of further distinct statements, not listed.`);

@@ -3,6 +3,7 @@
  * breaks, the fix), then its statements with counts and sources; unparsed statements and a
  * one-line summary at the end.
  */
+import { driverText } from './driver-attribution.js';
 import type { ChalkInstance } from 'chalk';
 import type { AuditCleanup, AuditFinding, AuditReport, Breaks } from './audit-types.js';
 import { groupByCheck } from './check-groups.js';
@@ -45,6 +46,7 @@ export function renderAuditTerminal(
       out.push(
         `  ${String(f.count).padStart(countWidth)}  ${statement}${c.yellow(marks)}  ${c.dim(sourceText(f))}${also}`,
       );
+      if (f.driver) out.push(c.dim(`  ${''.padStart(countWidth)}  driver: ${driverText(f.driver)}`));
     }
     if (overflow > 0)
       out.push(c.dim(`  ... and ${overflow} more occurrence(s) of further distinct statements (not listed)`));

@@ -3,6 +3,7 @@
  * audit reports per finding, and the shape of the JSON it writes. `AuditReport` is a public
  * contract like the check report: scripts gate migrations on it.
  */
+import type { FindingDriver } from './driver-attribution.js';
 import type { CheckId } from '../suites/labels.js';
 
 /** Bumped whenever a field of {@link AuditReport} changes meaning or disappears. */
@@ -78,6 +79,11 @@ export interface AuditFinding {
   basis: BehaviourBasis;
   breaks: Breaks;
   advice: string;
+  /**
+   * A named protocol statement's driver, by its name (audit/driver-attribution.ts), with that
+   * driver's outcomes on the pooler when a drivers run is at hand. Absent otherwise.
+   */
+  driver?: FindingDriver;
 }
 
 /**

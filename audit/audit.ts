@@ -25,6 +25,7 @@ import {
   type PoolerBehaviour,
 } from './pooler-behaviour.js';
 import { resolveBehaviour } from './pooler-source.js';
+import { resultsOfDrivers, withDriver } from './driver-attribution.js';
 import { auditSqlFile } from './sql-file-input.js';
 import { loadParser } from './sql-parser.js';
 import { auditStats } from './stats-input.js';
@@ -115,7 +116,8 @@ export async function audit(options: AuditOptions): Promise<AuditReport> {
   for (const id of checks) {
     if (behaviour.basis !== 'typical' && !behaviour.outcomes.has(id)) warnings.push(missingCheckWarning(id));
   }
-  const findings = tallies.map((t) => toFinding(t, behaviour));
+  const driverResults = await resultsOfDrivers(options, tallies);
+  const findings = tallies.map((t) => withDriver(toFinding(t, behaviour), driverResults));
   findings.sort((a, b) => checkPriority(a.check) - checkPriority(b.check) || b.count - a.count);
   const breaking = findings.filter((f) => f.breaks === true);
   // Findings past the kept bound still count towards the exit code.

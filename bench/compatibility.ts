@@ -20,6 +20,8 @@ import { buildMatrix, type Matrix } from '../reporters/matrix.js';
 import { startStack } from '../fixtures/stack.js';
 import type { Report } from '../engine/types.js';
 import { renderGroups } from './compatibility-groups.js';
+import { storedDriverRuns } from './drivers-runs.js';
+import { driversSectionHtml, driversSectionMarkdown } from '../reporters/drivers-table.js';
 import {
   COMPAT_FILES,
   COMPAT_RUNNABLE,
@@ -90,9 +92,18 @@ export function writeCompatibility(matrix: Matrix, repo = REPO): void {
     '',
   ].join('\n');
   const notes = targetNotes(matrix);
+  // The drivers x poolers table, from the stored drivers runs (npm run docs:drivers).
+  const drivers = storedDriverRuns();
   writeAtomically(path.join(repo, COMPAT_FILES.json), `${JSON.stringify(matrix, null, 2)}\n`);
-  writeAtomically(path.join(repo, COMPAT_FILES.markdown), `${intro}\n${renderGroups(matrix)}`);
-  writeAtomically(path.join(repo, COMPAT_FILES.html), withHtmlNotes(renderMatrixHtml(matrix, COMPAT_TITLE), notes));
+  writeAtomically(
+    path.join(repo, COMPAT_FILES.markdown),
+    `${intro}\n${renderGroups(matrix)}\n${driversSectionMarkdown(drivers)}`,
+  );
+  const html = withHtmlNotes(renderMatrixHtml(matrix, COMPAT_TITLE), notes).replace(
+    '</main>',
+    `${driversSectionHtml(drivers)}</main>`,
+  );
+  writeAtomically(path.join(repo, COMPAT_FILES.html), html);
 }
 
 /** One footnote: a target's note on one check (`footnotes` in compatibility-targets.ts), where the matrix has that column and row. */

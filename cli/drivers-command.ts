@@ -11,6 +11,7 @@ import { redactUrl, resolveTarget } from '../engine/target.js';
 import { DRIVERS, selectDrivers } from '../drivers/catalogue.js';
 import { runDrivers } from '../drivers/run-drivers.js';
 import { DRIVER_PROFILES } from '../drivers/profiles.js';
+import { renderDriversHtml } from '../reporters/drivers-html.js';
 import { renderDriversJunit } from '../reporters/drivers-junit.js';
 import { renderDriversMarkdown, renderDriversTerminal } from '../reporters/drivers-text.js';
 import { checkOutputPath } from '../reporters/output-file.js';
@@ -20,7 +21,8 @@ import type { CliIo } from './run-command.js';
 
 export const DRIVERS_USAGE = `Usage: pooltest drivers [--target HOST:PORT|URL | --stack NAME] [--driver a,b] [--list]
                         [--user U --password P --database D] [--profile NAME] [--expect FILE] [--strict]
-                        [--json FILE] [--junit FILE] [--markdown FILE] [--timeout MS]
+                        [--direct HOST:PORT|URL] [--server-log FILE]
+                        [--json FILE] [--junit FILE] [--markdown FILE] [--html FILE] [--timeout MS]
 
 Runs real drivers through the target, each in its default configuration and in the one its
 documentation advises for transaction pooling, and reports per scenario: moved (the driver's
@@ -35,6 +37,12 @@ retried after a server error), failed, or inconclusive when the landing was not 
   --profile NAME  expected outcomes: direct, pgbouncer-transaction (PgBouncer 1.18, observed)
   --expect FILE   JSON {"asyncpg/moved@default": "failed", ...} (over the profile's):
                   missed expectations exit 1
+  --direct URL    the PostgreSQL behind the target: pooltest's own questions (is another
+                  run active?) go there instead of through the pooler
+  --server-log F  that PostgreSQL's log (stderr format, log_line_prefix '%m [%p] ...'):
+                  errors a driver retried without telling the application are read there
+                  and make its result \`retried\` (--stack reads the fixture's own log)
+  --html FILE     a page with a sequence diagram per driver scenario
 
 A driver whose runtime or package is missing is skipped with the reason.`;
 
@@ -55,6 +63,9 @@ export async function driversCommand(argv: string[], io: Pick<CliIo, 'stdout' | 
       json: { type: 'string' },
       junit: { type: 'string' },
       markdown: { type: 'string' },
+      html: { type: 'string' },
+      direct: { type: 'string' },
+      'server-log': { type: 'string' },
       timeout: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     } as const,
@@ -90,7 +101,7 @@ export async function driversCommand(argv: string[], io: Pick<CliIo, 'stdout' | 
   }
   // An --expect file overrides the profile's entries it names.
   if (v.expect !== undefined) expect = { ...expect, ...readExpectations(v.expect) };
-  for (const file of [v.json, v.junit, v.markdown]) if (file !== undefined) checkOutputPath(file);
+  for (const file of [v.json, v.junit, v.markdown, v.html]) if (file !== undefined) checkOutputPath(file);
   const stepMs = v.timeout !== undefined ? Number(v.timeout) : 10_000;
   if (!Number.isInteger(stepMs) || stepMs < 100)
     throw new PooltestError('BAD_ARGUMENTS', `--timeout takes milliseconds (>= 100), not "${v.timeout}"`);
@@ -99,6 +110,8 @@ export async function driversCommand(argv: string[], io: Pick<CliIo, 'stdout' | 
   let stop: (() => Promise<void>) | null = null;
   try {
     let targetText = v.target;
+    let directText = v.direct;
+    let serverLog = v['server-log'];
     if (v.stack !== undefined) {
       const { startStack, STACK_NAMES, SOURCE_STACK_NAMES } = await import('../fixtures/stack.js');
       // The Debian packages' stacks and the poolers built from their release tarballs.
@@ -108,6 +121,8 @@ export async function driversCommand(argv: string[], io: Pick<CliIo, 'stdout' | 
       const stack = await startStack(name);
       stop = () => stack.stop();
       targetText = stack.target.url();
+      directText ??= stack.postgres.url();
+      serverLog ??= stack.postgres.logFile;
     }
     if (targetText === undefined && !io.env.PGHOST && !io.env.PGPORT)
       throw new PooltestError('BAD_ARGUMENTS', `pooltest drivers needs --target or --stack\n\n${DRIVERS_USAGE}`);
@@ -115,8 +130,14 @@ export async function driversCommand(argv: string[], io: Pick<CliIo, 'stdout' | 
       { target: targetText, user: v.user, password: v.password, database: v.database },
       io.env,
     );
+    const direct =
+      directText !== undefined
+        ? resolveTarget({ target: directText, user: v.user, password: v.password, database: v.database }, io.env)
+        : null;
     const report = await runDrivers(target, {
       drivers: selected,
+      direct,
+      ...(serverLog !== undefined ? { serverLog } : {}),
       stepMs,
       ...(expect ? { expect } : {}),
       onResult: (r) => io.stderr(`  ${r.id}: ${r.outcome ?? 'inconclusive'}\n`),
@@ -125,6 +146,7 @@ export async function driversCommand(argv: string[], io: Pick<CliIo, 'stdout' | 
     if (v.json !== undefined) writeOutput(v.json, `${redactUrl(JSON.stringify(report, null, 2))}\n`);
     if (v.junit !== undefined) writeOutput(v.junit, renderDriversJunit(report));
     if (v.markdown !== undefined) writeOutput(v.markdown, renderDriversMarkdown(report));
+    if (v.html !== undefined) writeOutput(v.html, renderDriversHtml(report));
     io.stdout(renderDriversTerminal(report));
     const failed = report.results.some((r) => r.verdict === 'fail');
     const unsure = report.results.some((r) => r.verdict === 'inconclusive');

@@ -5,7 +5,7 @@
  * | label | meaning |
  * |---|---|
  * | `works` | the driver's query answered on the backend steering put it on, with no server error |
- * | `retried` | it answered, but only because the driver retried after a server error it received (seen in the driver's own log) |
+ * | `retried` | it answered, but only because the driver retried after a server error it received (seen in the driver's own log, or in the server's log on the backend the step ran on) |
  * | `failed` | the driver raised the server's error (26000 "does not exist", 42P05 "already exists", ...) to the application |
  *
  * No label (inconclusive) when the landing the label rests on is not in the record: A's warm-up
@@ -17,6 +17,7 @@ import { stepOf, stepsOf } from '../engine/judging/record.js';
 import { readLanding, sharesBackends } from '../engine/judging/landing.js';
 import type { Discovery, Facts, Judgement, StepRecord } from '../engine/types.js';
 import { DRIVER_LOG } from './agent-process.js';
+import { SERVER_LOG } from './server-log.js';
 
 export const DRIVER_SCENARIOS = ['moved', 'collision', 'cursor'] as const;
 export type DriverScenarioId = (typeof DRIVER_SCENARIOS)[number];
@@ -24,11 +25,25 @@ export type DriverScenarioId = (typeof DRIVER_SCENARIOS)[number];
 export const DRIVER_OUTCOMES: Record<string, { means: string; breaks: boolean }> = {
   works: { means: 'answered on the backend steering put it on, with no server error', breaks: false },
   retried: {
-    means: 'answered only because the driver retried after a server error (seen in its own log)',
+    means: "answered only because the driver retried after a server error (seen in its own log or the server's)",
     breaks: false,
   },
   failed: { means: "the application got the server's error from the driver", breaks: true },
 };
+
+/**
+ * The steps of one scenario, as its vetoes (vetoes.ts) and diagrams read them: its own phase, the configuration's steps without a
+ * phase (connect, close, engine notes), and, for the collision, A's first use it compares with.
+ * An outage in the cursor phase says nothing about the moved phase that ran before it.
+ */
+export function phaseSteps(steps: readonly StepRecord[], scenario: DriverScenarioId): StepRecord[] {
+  return steps.filter(
+    (s) =>
+      !s.tag.includes(':') ||
+      s.tag.startsWith(`${scenario}:`) ||
+      (scenario === 'collision' && s.tag === 'moved:A.create'),
+  );
+}
 
 function runs(step: StepRecord | undefined): Array<Record<string, unknown>> {
   return step?.results[0] ?? [];
@@ -38,11 +53,18 @@ function pidsOf(step: StepRecord | undefined): Array<number | null> {
   return runs(step).map((r) => (typeof r.pid === 'number' ? r.pid : null));
 }
 
-/** The server errors the driver received and hid, from its own log (pgjdbc), as `SQLSTATE message`. */
+/**
+ * The server errors the driver received and hid, as `SQLSTATE message`: from its own log
+ * (pgjdbc, postgres.js), else from the server's log (server-log.ts, where it was read). One
+ * error is in both when both saw it: the driver's words are kept.
+ */
 export function hiddenErrors(step: StepRecord | undefined): string[] {
-  return (step?.notices ?? [])
-    .filter((n) => n.severity === DRIVER_LOG)
-    .map((n) => (n.code ? `${n.code} ${n.message}` : n.message));
+  const of = (severity: string): string[] =>
+    (step?.notices ?? [])
+      .filter((n) => n.severity === severity)
+      .map((n) => (n.code ? `${n.code} ${n.message}` : n.message));
+  const own = of(DRIVER_LOG);
+  return own.length > 0 ? own : of(SERVER_LOG);
 }
 
 function none(facts: Facts, reason: string): Judgement {
@@ -85,7 +107,9 @@ export function judgeMovedUse(
 ): Judgement {
   const first = stepOf(steps, `${prefix}A.create`);
   const facts: Facts = {};
-  if (first?.error?.code) return failure(first, facts, "A's first use") as Judgement;
+  // An error without SQLSTATE is the driver's own (pgpool-II answering psycopg's named-cursor
+  // Describe in a way psycopg cannot read): said as it is, not as "runs without a pid".
+  if (first?.error) return failure(first, facts, "A's first use") as Judgement;
   const b1 = oneBackend(first, "A's first use");
   if (typeof b1 === 'string') return none(facts, b1);
   facts.aBackend = b1;

@@ -7,12 +7,14 @@ import { discover } from '../engine/discovery.js';
 import { newRunId } from '../engine/markers.js';
 import { Scenario, type RunContext } from '../engine/steering/scenario.js';
 import { publicTarget, type Target } from '../engine/target.js';
-import type { Discovery, PublicTarget, StepRecord, Verdict } from '../engine/types.js';
+import type { Discovery, Judgement, PublicTarget, StepRecord, Verdict } from '../engine/types.js';
 import { DRIVERS, type DriverSpec } from './catalogue.js';
 import { runDriverScenario } from './driver-scenario.js';
-import { judgeDriverRun, type DriverScenarioId } from './judge.js';
+import { DRIVER_SCENARIOS, judgeDriverRun, type DriverScenarioId } from './judge.js';
 import { adviceFor } from './advice.js';
 import { resultId } from './ids.js';
+import { attachServerErrors, ServerLogReader } from './server-log.js';
+import { afterOutage, goneBefore, noteOtherRuns, notRunJudgement, vetoed } from './vetoes.js';
 
 /** One scenario of one driver configuration: the unit of a drivers report. */
 export interface DriverResult {
@@ -30,8 +32,11 @@ export interface DriverResult {
   reason: string;
   facts: Record<string, boolean | number | string | null>;
   advice: string | null;
-  /** Index into {@link DriversReport.records}: the phases of one configuration share a record. */
-  record: number;
+  /**
+   * Index into {@link DriversReport.records}: the phases of one configuration share a record.
+   * Null when the configuration was not run (the target had stopped answering).
+   */
+  record: number | null;
 }
 
 export interface DriverSkip {
@@ -57,6 +62,13 @@ export interface DriversRunOptions {
   expect?: Record<string, string>;
   stepMs?: number;
   startMs?: number;
+  /** The PostgreSQL behind the target: the engine's questions (other runs) go there. */
+  direct?: Target | null;
+  /**
+   * The server log of the PostgreSQL behind the target (the fixture's with --stack, or
+   * --server-log): errors a driver hid from the application show there (server-log.ts).
+   */
+  serverLog?: string;
   onResult?: (r: DriverResult) => void;
 }
 
@@ -69,7 +81,7 @@ export async function runDrivers(target: Target, opts: DriversRunOptions = {}): 
   const bounds = { connectMs: stepMs, stepMs };
   const runId = newRunId();
   const { steps: _steps, ...discovery } = await discover(target, { bounds, poolBound: 8, runId });
-  const ctx: RunContext = { target, direct: null, discovery: { ...discovery, steps: [] }, runId, bounds };
+  const ctx: RunContext = { target, direct: opts.direct ?? null, discovery: { ...discovery, steps: [] }, runId, bounds };
   const report: DriversReport = {
     runId,
     startedAt: startedAt.toISOString(),
@@ -80,13 +92,63 @@ export async function runDrivers(target: Target, opts: DriversRunOptions = {}): 
     skipped: [],
     records: [],
   };
+  const log = opts.serverLog !== undefined ? ServerLogReader.open(opts.serverLog) : null;
+  const unseen =
+    log === null
+      ? 'no server log was read (pooltest drivers --stack reads the fixture\'s, --server-log FILE another)'
+      : 'unreadable' in log
+        ? log.unreadable
+        : null;
+  const push = (
+    driver: DriverSpec,
+    config: DriverSpec['configs'][number],
+    scenario: DriverScenarioId,
+    driverVersion: string | null,
+    j: Judgement,
+    record: number | null,
+  ): void => {
+    const id = resultId(driver.id, scenario, config.name);
+    const expected = opts.expect?.[id] ?? null;
+    const verdict: Verdict =
+      j.outcome === null ? 'inconclusive' : expected === null ? 'observed' : expected === j.outcome ? 'pass' : 'fail';
+    const result: DriverResult = {
+      id,
+      driver: driver.id,
+      driverVersion,
+      config: config.name,
+      advised: config.advised,
+      transaction: config.transaction === true,
+      scenario,
+      outcome: j.outcome,
+      expected,
+      verdict,
+      // Said wherever it matters: a `works` may hide a retry only the server saw.
+      reason: j.outcome === 'works' && unseen ? `${j.reason}; a retry the driver keeps to itself would not show: ${unseen}` : j.reason,
+      facts: { ...j.facts, serverLogRead: unseen === null },
+      advice: adviceFor(driver, config, scenario, j.outcome),
+      record,
+    };
+    report.results.push(result);
+    opts.onResult?.(result);
+  };
   for (const driver of opts.drivers ?? DRIVERS) {
     await driver.prepare?.();
     for (const config of driver.configs) {
+      const scenarios = DRIVER_SCENARIOS.filter((s) => s !== 'cursor' || driver.cursor !== null);
+      const version = (): string | null => report.results.find((r) => r.driver === driver.id)?.driverVersion ?? null;
+      // A target that went silent earlier: nothing is run against it, every scenario says why.
+      const gone = goneBefore(runId);
+      if (gone) {
+        for (const scenario of scenarios)
+          push(driver, config, scenario, version(), notRunJudgement(gone), null);
+        continue;
+      }
       const scn = new Scenario(ctx);
       const c0 = performance.now();
       let ran;
+      if (log && !('unreadable' in log)) log.readNew(); // what other clients logged before: not this configuration's
       try {
+        await noteOtherRuns(ctx, scn, 0);
         ran = await runDriverScenario(scn, driver, config, { stepMs, startMs: Math.max(stepMs, 15_000) });
       } finally {
         await scn.closeAll();
@@ -95,6 +157,9 @@ export async function runDrivers(target: Target, opts: DriversRunOptions = {}): 
         report.skipped.push({ driver: driver.id, reason: ran.skipped });
         break; // the same agent would fail the same way for every configuration
       }
+      await noteOtherRuns(ctx, scn, performance.now() - c0);
+      if (log && !('unreadable' in log))
+        attachServerErrors(scn.steps, log.readNew(), performance.timeOrigin + scn.recorder.startedAt);
       const record =
         report.records.push({
           driver: driver.id,
@@ -103,38 +168,11 @@ export async function runDrivers(target: Target, opts: DriversRunOptions = {}): 
           steps: scn.steps,
         }) - 1;
       const judged = judgeDriverRun(scn.steps, ctx.discovery, driver.cursor !== null);
-      for (const [scenario, j] of Object.entries(judged) as Array<
-        [DriverScenarioId, NonNullable<(typeof judged)['moved']>]
-      >) {
-        const id = resultId(driver.id, scenario, config.name);
-        const expected = opts.expect?.[id] ?? null;
-        const verdict: Verdict =
-          j.outcome === null
-            ? 'inconclusive'
-            : expected === null
-              ? 'observed'
-              : expected === j.outcome
-                ? 'pass'
-                : 'fail';
-        const result: DriverResult = {
-          id,
-          driver: driver.id,
-          driverVersion: ran.version,
-          config: config.name,
-          advised: config.advised,
-          transaction: config.transaction === true,
-          scenario,
-          outcome: j.outcome,
-          expected,
-          verdict,
-          reason: j.reason,
-          facts: j.facts,
-          advice: adviceFor(driver, config, scenario, j.outcome),
-          record,
-        };
-        report.results.push(result);
-        opts.onResult?.(result);
+      for (const scenario of scenarios) {
+        const j = judged[scenario];
+        if (j) push(driver, config, scenario, ran.version, vetoed(j, scn.steps, ctx.discovery, scenario), record);
       }
+      await afterOutage(ctx, scn.steps, `${driver.id} in configuration ${config.name}`);
     }
   }
   report.durationMs = Math.round(performance.now() - t0);

@@ -29,7 +29,8 @@ export function cellText(r: DriverResult | undefined): string {
   return r.verdict === 'fail' ? `${label} (expected ${r.expected ?? '?'})` : label;
 }
 
-function pooler(report: DriversReport): string {
+/** The pooler, its mode and pool, and the server, as the reports head them. */
+export function poolerText(report: DriversReport): string {
   const d = report.discovery;
   const who = d.pooler ? `${d.pooler.name}${d.pooler.version ? ` ${d.pooler.version}` : ''}` : 'no pooler identified';
   return `${who}, ${d.mode} pooling${d.poolSize !== null ? `, pool of ${d.poolSize}` : ''}, PostgreSQL ${d.serverVersion}`;
@@ -58,7 +59,7 @@ export function renderDriversTerminal(report: DriversReport): string {
     .map((r) => `  ${r.id}: ${r.outcome ?? 'inconclusive'}: ${r.reason}${r.advice ? `\n    advice: ${r.advice}` : ''}`);
   const skipped = report.skipped.map((s) => `  ${s.driver}: skipped: ${s.reason}`);
   return [
-    `pooltest drivers: ${report.target.host}:${report.target.port} (${pooler(report)})`,
+    `pooltest drivers: ${report.target.host}:${report.target.port} (${poolerText(report)})`,
     '',
     ...lines,
     ...(notes.length > 0 ? ['', ...notes] : []),
@@ -74,7 +75,7 @@ const md = (t: string) => t.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 export function renderDriversMarkdown(report: DriversReport): string {
   const rows = rowsOf(report);
   const out = [
-    `# pooltest drivers: ${md(pooler(report))}`,
+    `# pooltest drivers: ${md(poolerText(report))}`,
     '',
     `| driver | configuration | ${DRIVER_SCENARIOS.join(' | ')} |`,
     `|---|---|${DRIVER_SCENARIOS.map(() => '---|').join('')}`,

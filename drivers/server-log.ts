@@ -1,0 +1,112 @@
+/**
+ * Retries the driver keeps to itself, seen from the server's side. A driver that receives
+ * 26000 "prepared statement does not exist", prepares again and resends shows the application
+ * a success; pgjdbc's log and postgres.js's send hook show it (agent-process.ts, DRIVER_LOG),
+ * the other drivers say nothing. PostgreSQL logs every ERROR with the backend's pid
+ * (`log_line_prefix` `%m [%p] ...`, the fixtures' and the default's shape), so the lines the
+ * server wrote while a driver step ran, on the backend that step ran on, are the errors that
+ * step met, whatever the driver told the application.
+ *
+ * Where the log comes from: the fixture's own log file with `--stack`, or `--server-log FILE`
+ * (a log pooltest can read, of the PostgreSQL behind the target). PostgreSQL offers nothing
+ * else a plain login can read: pg_stat_database counts rolled-back transactions per database,
+ * not per backend (pooltest's own sessions roll back too), pg_stat_statements is an extension
+ * that may be absent and counts no errors, and pg_read_file needs pg_read_server_files.
+ */
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import type { StepRecord } from '../engine/types.js';
+
+/** Severity of a notice that carries a server log line (a server error the step met). */
+export const SERVER_LOG = 'server-log';
+
+/** One ERROR the server logged: when (epoch ms), on which backend, and its text. */
+export interface LoggedError {
+  atMs: number;
+  pid: number;
+  message: string;
+}
+
+/** `2026-12-01 23:57:18.400 UTC [4533] user@db ERROR:  prepared statement "S_1" does not exist` */
+const LINE = /^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?) (\S+) \[(\d+)\] (?:\S*@\S* )?ERROR:\s+(.*)$/;
+
+/** The ERROR lines of `text` whose timestamp can be read (time zones other than UTC/GMT are not). */
+export function parseServerLog(text: string): LoggedError[] {
+  const out: LoggedError[] = [];
+  for (const line of text.split('\n')) {
+    const m = LINE.exec(line);
+    if (!m) continue;
+    const zone = m[2]!;
+    if (zone !== 'UTC' && zone !== 'GMT') continue;
+    const atMs = Date.parse(`${m[1]!.replace(' ', 'T')}Z`);
+    if (Number.isFinite(atMs)) out.push({ atMs, pid: Number(m[3]), message: m[4]! });
+  }
+  return out;
+}
+
+/** A server log read from where it stood when the reader was made; at most 4 MiB per read. */
+export class ServerLogReader {
+  private offset: number;
+
+  private constructor(private readonly file: string) {
+    this.offset = statSync(file).size;
+  }
+
+  /** A reader from the log's current end, or the reason the log cannot be read. */
+  static open(file: string): ServerLogReader | { unreadable: string } {
+    try {
+      const reader = new ServerLogReader(file);
+      closeSync(openSync(file, 'r'));
+      return reader;
+    } catch (err) {
+      return { unreadable: `the server log ${file} cannot be read: ${err instanceof Error ? err.message : String(err)}` };
+    }
+  }
+
+  /** The errors logged since the last read (a log rotated or truncated meanwhile is read from its start). */
+  readNew(): LoggedError[] {
+    try {
+      const size = statSync(this.file).size;
+      if (size < this.offset) this.offset = 0;
+      const length = Math.min(size - this.offset, 4 * 1024 * 1024);
+      if (length <= 0) return [];
+      const buf = Buffer.alloc(length);
+      const fd = openSync(this.file, 'r');
+      try {
+        readSync(fd, buf, 0, length, this.offset);
+      } finally {
+        closeSync(fd);
+      }
+      // Only whole lines: a line being written now is read next time.
+      const text = buf.toString('utf8');
+      const end = text.lastIndexOf('\n') + 1;
+      this.offset += Buffer.byteLength(text.slice(0, end));
+      return parseServerLog(text.slice(0, end));
+    } catch {
+      return [];
+    }
+  }
+}
+
+/** Sessions whose steps are a driver's (the agents A and B), not pooltest's own holders. */
+const AGENT_STEP = /^(moved:|collision:|cursor:)(A|B)\.(create|readback)$/;
+
+/**
+ * Adds each logged error to the driver step that ran on its backend at that time, as a notice
+ * of severity {@link SERVER_LOG}. `originMs` is the epoch time of the record's 0 (its
+ * recorder's start). A step with an error of its own is left alone: the application saw that.
+ * The window has 50 ms of slack after the step for the log write itself.
+ */
+export function attachServerErrors(steps: StepRecord[], errors: readonly LoggedError[], originMs: number): void {
+  for (const s of steps) {
+    if (!AGENT_STEP.test(s.tag) || s.error) continue;
+    const pids = new Set<number>([
+      ...(s.pid !== null ? [s.pid] : []),
+      ...(s.results[0] ?? []).map((r) => r.pid).filter((p): p is number => typeof p === 'number'),
+    ]);
+    const from = originMs + s.startMs - 5;
+    const to = originMs + s.startMs + s.durationMs + 50;
+    for (const e of errors)
+      if (pids.has(e.pid) && e.atMs >= from && e.atMs <= to)
+        s.notices.push({ severity: SERVER_LOG, message: `${e.message} (server log, backend ${e.pid})` });
+  }
+}
