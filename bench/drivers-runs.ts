@@ -36,8 +36,5 @@ export const DRIVERS_FILES = { json: 'docs/drivers.json', markdown: 'docs/driver
 /** The stored runs of the repository (or an empty set before the first). */
 export function storedDriverRuns(repo = REPO): StoredDriverRuns {
   const file = path.join(repo, DRIVERS_FILES.json);
-  return existsSync(file)
-    ? (JSON.parse(readFileSync(file, 'utf8')) as StoredDriverRuns)
-    : { columns: [], pending: [] };
+  return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as StoredDriverRuns) : { columns: [], pending: [] };
 }
-

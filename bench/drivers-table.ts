@@ -7,10 +7,12 @@
  * (test/recorded/drivers-<stack>.json feeds the judges' tests).
  *
  *   npm run docs:drivers [-- [--record DIR] [STACK...]]
+ *   npm run docs:drivers -- --render      (no runs: the pages again from docs/drivers.json)
  *
  * test/drivers/drivers-docs.test.ts fails when the pages differ from the stored runs.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runDrivers } from '../drivers/run-drivers.js';
@@ -26,6 +28,8 @@ async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const recordAt = args.indexOf('--record');
   const recordDir = recordAt >= 0 ? args.splice(recordAt, 2)[1] : undefined;
+  const renderAt = args.indexOf('--render');
+  const renderOnly = renderAt >= 0 && args.splice(renderAt, 1).length === 1;
   const unknown = args.filter((a) => !DRIVER_STACKS.some((s) => s.stack === a && s.pending === undefined));
   if (unknown.length > 0)
     throw new Error(
@@ -34,6 +38,10 @@ async function main(): Promise<void> {
         .join(', ')}`,
     );
   const stored = storedDriverRuns();
+  if (renderOnly) {
+    writePages(stored);
+    return;
+  }
   const columns: StoredDriverRuns['columns'] = [];
   for (const { stack: name, pending } of DRIVER_STACKS) {
     if (pending) continue;
@@ -48,7 +56,7 @@ async function main(): Promise<void> {
         direct: resolveTarget({ target: stack.postgres.url() }),
         serverLog: stack.postgres.logFile,
       });
-      columns.push(columnOf(name, report));
+      columns.push({ ...columnOf(name, report), loadAverage: Math.round(os.loadavg()[0]! * 10) / 10 });
       process.stderr.write(`${name}: ${report.results.length} results in ${(report.durationMs / 1000).toFixed(1)} s\n`);
       if (recordDir) writeFileSync(path.join(recordDir, `drivers-${name}.json`), `${JSON.stringify(report)}\n`);
     } finally {
@@ -60,10 +68,16 @@ async function main(): Promise<void> {
     pending: DRIVER_STACKS.flatMap((s) => (s.pending ? [{ stack: s.stack, reason: s.pending }] : [])),
   };
   writeFileSync(path.join(REPO, DRIVERS_FILES.json), `${JSON.stringify(runs, null, 2)}\n`);
+  writePages(runs);
+}
+
+/** docs/drivers.md, and the compatibility pages re-rendered from their committed matrix (they carry the same table). */
+function writePages(runs: StoredDriverRuns): void {
   writeFileSync(path.join(REPO, DRIVERS_FILES.markdown), renderDriversDoc(runs));
-  // The compatibility pages carry the same table: re-rendered from their committed matrix.
   writeCompatibility(JSON.parse(readFileSync(path.join(REPO, COMPAT_FILES.json), 'utf8')) as Matrix);
-  process.stderr.write(`wrote ${DRIVERS_FILES.json}, ${DRIVERS_FILES.markdown}, ${COMPAT_FILES.markdown}, ${COMPAT_FILES.html}\n`);
+  process.stderr.write(
+    `wrote ${DRIVERS_FILES.json}, ${DRIVERS_FILES.markdown}, ${COMPAT_FILES.markdown}, ${COMPAT_FILES.html}\n`,
+  );
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

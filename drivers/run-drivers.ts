@@ -81,7 +81,13 @@ export async function runDrivers(target: Target, opts: DriversRunOptions = {}): 
   const bounds = { connectMs: stepMs, stepMs };
   const runId = newRunId();
   const { steps: _steps, ...discovery } = await discover(target, { bounds, poolBound: 8, runId });
-  const ctx: RunContext = { target, direct: opts.direct ?? null, discovery: { ...discovery, steps: [] }, runId, bounds };
+  const ctx: RunContext = {
+    target,
+    direct: opts.direct ?? null,
+    discovery: { ...discovery, steps: [] },
+    runId,
+    bounds,
+  };
   const report: DriversReport = {
     runId,
     startedAt: startedAt.toISOString(),
@@ -95,7 +101,7 @@ export async function runDrivers(target: Target, opts: DriversRunOptions = {}): 
   const log = opts.serverLog !== undefined ? ServerLogReader.open(opts.serverLog) : null;
   const unseen =
     log === null
-      ? 'no server log was read (pooltest drivers --stack reads the fixture\'s, --server-log FILE another)'
+      ? "no server log was read (pooltest drivers --stack reads the fixture's, --server-log FILE another)"
       : 'unreadable' in log
         ? log.unreadable
         : null;
@@ -123,7 +129,10 @@ export async function runDrivers(target: Target, opts: DriversRunOptions = {}): 
       expected,
       verdict,
       // Said wherever it matters: a `works` may hide a retry only the server saw.
-      reason: j.outcome === 'works' && unseen ? `${j.reason}; a retry the driver keeps to itself would not show: ${unseen}` : j.reason,
+      reason:
+        j.outcome === 'works' && unseen
+          ? `${j.reason}; a retry the driver keeps to itself would not show: ${unseen}`
+          : j.reason,
       facts: { ...j.facts, serverLogRead: unseen === null },
       advice: adviceFor(driver, config, scenario, j.outcome),
       record,
@@ -139,8 +148,7 @@ export async function runDrivers(target: Target, opts: DriversRunOptions = {}): 
       // A target that went silent earlier: nothing is run against it, every scenario says why.
       const gone = goneBefore(runId);
       if (gone) {
-        for (const scenario of scenarios)
-          push(driver, config, scenario, version(), notRunJudgement(gone), null);
+        for (const scenario of scenarios) push(driver, config, scenario, version(), notRunJudgement(gone), null);
         continue;
       }
       const scn = new Scenario(ctx);

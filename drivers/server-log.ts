@@ -58,7 +58,9 @@ export class ServerLogReader {
       closeSync(openSync(file, 'r'));
       return reader;
     } catch (err) {
-      return { unreadable: `the server log ${file} cannot be read: ${err instanceof Error ? err.message : String(err)}` };
+      return {
+        unreadable: `the server log ${file} cannot be read: ${err instanceof Error ? err.message : String(err)}`,
+      };
     }
   }
 

@@ -37,9 +37,14 @@ export function goneBefore(runId: string): string | null {
 export async function noteOtherRuns(ctx: RunContext, scn: Scenario, windowMs: number): Promise<void> {
   const others = await otherRunsActive(ctx, windowMs).catch(() => null);
   if (others !== null && others > 0)
-    scn.note('engine', OTHER_RUNS_TAG, `(${others} other pooltest run(s) active on this target during the driver run)`, {
-      facts: { other_runs: others },
-    });
+    scn.note(
+      'engine',
+      OTHER_RUNS_TAG,
+      `(${others} other pooltest run(s) active on this target during the driver run)`,
+      {
+        facts: { other_runs: others },
+      },
+    );
 }
 
 /** The judge's judgement after the engine's vetoes (pure: tests apply it to recorded logs). */
@@ -57,11 +62,7 @@ export function vetoed(
  * answer again, and when it does not, marks it gone so the next configurations are not run
  * against silence. Returns whether it answers.
  */
-export async function afterOutage(
-  ctx: RunContext,
-  steps: readonly StepRecord[],
-  what: string,
-): Promise<boolean> {
+export async function afterOutage(ctx: RunContext, steps: readonly StepRecord[], what: string): Promise<boolean> {
   if (outageIn(steps) === undefined && nothingAnswered(steps) === undefined) return true;
   const boundMs = ctx.bounds.connectMs + ctx.bounds.stepMs;
   const back = await untilAnswering(ctx, boundMs);

@@ -23,6 +23,8 @@ export interface DriversColumn {
   pooler: string;
   startedAt: string;
   durationMs: number;
+  /** The 1-minute load average when the run ended (a shared machine's other work lengthens runs). */
+  loadAverage?: number;
   results: StoredDriverResult[];
   skipped: DriversReport['skipped'];
 }
@@ -74,16 +76,14 @@ interface Row {
 function rowsOf(runs: StoredDriverRuns): Row[] {
   const keys: StoredDriverResult[] = [];
   for (const c of runs.columns)
-    for (const r of c.results)
-      if (!keys.some((k) => k.driver === r.driver && k.config === r.config)) keys.push(r);
+    for (const r of c.results) if (!keys.some((k) => k.driver === r.driver && k.config === r.config)) keys.push(r);
   const rows: Row[] = [];
   for (const k of keys)
     for (const scenario of DRIVER_SCENARIOS) {
       const cells = runs.columns.map((c) =>
         cellText(
           c.results.find((r) => r.driver === k.driver && r.config === k.config && r.scenario === scenario) as
-            | DriverResult
-            | undefined,
+            DriverResult | undefined,
         ),
       );
       if (cells.every((x) => x === '-')) continue;
@@ -123,7 +123,8 @@ function notes(runs: StoredDriverRuns): string[] {
   for (const c of runs.columns)
     for (const r of c.results)
       if (r.outcome === null) out.push(`- ${c.stack}, \`${md(r.id)}\` inconclusive: ${md(r.reason)}`);
-  for (const c of runs.columns) for (const s of c.skipped) out.push(`- ${c.stack}: ${s.driver} skipped: ${md(s.reason)}`);
+  for (const c of runs.columns)
+    for (const s of c.skipped) out.push(`- ${c.stack}: ${s.driver} skipped: ${md(s.reason)}`);
   for (const p of runs.pending) out.push(`- ${p.stack}: not run yet: ${md(p.reason)}`);
   return out;
 }
@@ -145,8 +146,16 @@ export function renderDriversDoc(runs: StoredDriverRuns): string {
   ];
   const n = notes(runs);
   if (n.length > 0) lines.push('', ...n);
-  lines.push('', 'Run times (whole `pooltest drivers` run, discovery included, on the 2-core build machine):', '');
-  for (const c of runs.columns) lines.push(`- ${c.stack}: ${(c.durationMs / 1000).toFixed(0)} s`);
+  lines.push(
+    '',
+    'Run times of the stored runs (whole `pooltest drivers` run, discovery included, on a shared 2-core machine,',
+    'whose other work lengthens them; the load average is shown where it was recorded):',
+    '',
+  );
+  for (const c of runs.columns)
+    lines.push(
+      `- ${c.stack}: ${(c.durationMs / 1000).toFixed(0)} s${c.loadAverage !== undefined ? ` (load average ${c.loadAverage.toFixed(1)})` : ''}`,
+    );
   return `${lines.join('\n')}\n`;
 }
 
@@ -157,7 +166,7 @@ export function driversSectionMarkdown(runs: StoredDriverRuns): string {
     '## Drivers through the poolers',
     '',
     'Real drivers (their defaults, and the configuration their documentation advises for transaction pooling)',
-    "through the same fixtures, from `pooltest drivers` runs stored in [drivers.json](drivers.json); what each scenario",
+    'through the same fixtures, from `pooltest drivers` runs stored in [drivers.json](drivers.json); what each scenario',
     'does and the run times: [drivers.md](drivers.md).',
     '',
     ...driversTableMarkdown(runs),
@@ -173,12 +182,14 @@ export function driversSectionHtml(runs: StoredDriverRuns): string {
     .join('');
   const rows = rowsOf(runs)
     .map((r) => {
-      const cells = r.cells.map((c) => `<td><code class="${c.startsWith('failed') ? 'breaks' : ''}">${esc(c)}</code></td>`);
+      const cells = r.cells.map(
+        (c) => `<td><code class="${c.startsWith('failed') ? 'breaks' : ''}">${esc(c)}</code></td>`,
+      );
       return `<tr><td>${esc(`${r.driver} ${r.version}`)}</td><td><code>${esc(r.config)}</code>${r.advised ? ' (advised)' : ''}</td><td>${esc(r.scenario)}</td>${cells.join('')}</tr>`;
     })
     .join('');
   const items = notes(runs)
     .map((n) => `<li>${esc(n.replace(/^- /, '').replace(/\\\|/g, '|'))}</li>`)
     .join('');
-  return `<section id="drivers"><h2>Drivers through the poolers</h2><p>Real drivers through the same fixtures, from stored <code>pooltest drivers</code> runs (docs/drivers.json; details in drivers.md).</p><div class="wide"><table><thead><tr>${head}</tr></thead><tbody>${rows}</tbody></table></div>${items ? `<ul>${items}</ul>` : ''}</section>`;
+  return `<section id="drivers"><h2>Drivers through the poolers</h2><p>Real drivers through the same fixtures, from stored <code>pooltest drivers</code> runs (docs/drivers.json; details in drivers.md).</p><div class="wrap"><table><thead><tr>${head}</tr></thead><tbody>${rows}</tbody></table></div>${items ? `<ul>${items}</ul>` : ''}</section>`;
 }
