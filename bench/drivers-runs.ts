@@ -10,14 +10,18 @@ import type { StackName } from '../fixtures/stack.js';
 import type { StoredDriverRuns } from '../reporters/drivers-table.js';
 
 /** The columns of the drivers table, in order; `pending` says why one is not run yet. */
-export const DRIVER_STACKS: ReadonlyArray<{ stack: StackName; pending?: string }> = [
+export const DRIVER_STACKS: ReadonlyArray<{ stack: StackName; title?: string; pending?: string }> = [
   { stack: 'direct' },
   { stack: 'pgbouncer-transaction' },
   { stack: 'pgbouncer-session' },
   { stack: 'pgbouncer-1.25-transaction' },
   { stack: 'pgbouncer-1.25-transaction-no-prepared' },
-  { stack: 'odyssey-transaction' },
-  { stack: 'odyssey-transaction-no-reserve-prepared' },
+  // Odyssey does not identify itself to discovery: the column says what the fixture started.
+  { stack: 'odyssey-transaction', title: 'Odyssey 1.5.1 transaction' },
+  {
+    stack: 'odyssey-transaction-no-reserve-prepared',
+    title: 'Odyssey 1.5.1 transaction, pool_reserve_prepared_statement no',
+  },
   { stack: 'pgpool' },
   {
     stack: 'pgagroal-transaction',

@@ -43,7 +43,7 @@ async function main(): Promise<void> {
     return;
   }
   const columns: StoredDriverRuns['columns'] = [];
-  for (const { stack: name, pending } of DRIVER_STACKS) {
+  for (const { stack: name, title, pending } of DRIVER_STACKS) {
     if (pending) continue;
     const kept = stored.columns.find((c) => c.stack === name);
     if (args.length > 0 && !args.includes(name) && kept) {
@@ -56,7 +56,7 @@ async function main(): Promise<void> {
         direct: resolveTarget({ target: stack.postgres.url() }),
         serverLog: stack.postgres.logFile,
       });
-      columns.push({ ...columnOf(name, report), loadAverage: Math.round(os.loadavg()[0]! * 10) / 10 });
+      columns.push({ ...columnOf(name, report, title), loadAverage: Math.round(os.loadavg()[0]! * 10) / 10 });
       process.stderr.write(`${name}: ${report.results.length} results in ${(report.durationMs / 1000).toFixed(1)} s\n`);
       if (recordDir) writeFileSync(path.join(recordDir, `drivers-${name}.json`), `${JSON.stringify(report)}\n`);
     } finally {

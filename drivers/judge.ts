@@ -97,8 +97,9 @@ function failure(step: StepRecord, facts: Facts, what: string): Judgement | null
  * - A's next use failed with an SQLSTATE: `failed`.
  * - A's next use answered on another backend: `retried` when the driver's log shows a server
  *   error during it, else `works`.
- * - It answered on b1: only where the landing proves no other client could use b1 (direct,
- *   session pooling) does it count (`works`/`retried`); otherwise inconclusive.
+ * - It answered on b1: only where backends are not shared and the landing proves no other
+ *   client could use b1 (direct, session pooling) does it count (`works`/`retried`); otherwise
+ *   inconclusive.
  */
 export function judgeMovedUse(
   steps: readonly StepRecord[],
@@ -135,6 +136,12 @@ export function judgeMovedUse(
       reason: `A's next use worked on backend ${next.pid}${how}; A's first ran on ${b1}`,
     };
   if (observer) return none(facts, `A's next use ran on backend ${b1} while another client held it`);
+  // Where backends are shared between clients (transaction pooling), nothing keeps b1 for A: a
+  // candidate that "queued" there was slow (a busy machine), not refused b1, and A staying on
+  // b1 means the move did not happen. Seen on PgBouncer 1.25.2 at load 17: asyncpg's defaults
+  // read `works` (A kept b1, "queue") where every quiet run fails.
+  if (sharesBackends(discovery))
+    return none(facts, `A's next use ran on its old backend ${b1} again: nothing was moved (backends are shared here)`);
   const landing = readLanding(steps, discovery, b1, prefix);
   if (landing.reservedBy === null)
     return none(facts, `A stayed on backend ${b1}, and nothing proves that no other client could use it`);
@@ -143,6 +150,7 @@ export function judgeMovedUse(
 
 /**
  * collision: B (another process of the same driver) on A's old backend b1.
+ * - A's first use failed: not run, inconclusive.
  * - B's runs failed with an SQLSTATE: `failed` (42P05 when A's name was still there).
  * - Every run of B answered on b1: `retried` when the driver's log shows a server error, else `works`.
  * - B ran elsewhere: `works` only where backends are not shared between clients (nobody can
@@ -150,7 +158,14 @@ export function judgeMovedUse(
  */
 export function judgeCollision(steps: readonly StepRecord[], discovery: Discovery): Judgement {
   const facts: Facts = {};
-  const b1 = oneBackend(stepOf(steps, 'moved:A.create'), "A's first use");
+  const first = stepOf(steps, 'moved:A.create');
+  // The collision is run only after A's statement stands on b1 (driver-scenario.ts).
+  if (first?.error)
+    return none(
+      facts,
+      `not run: A's own first use failed (${`${first.error.code ?? ''} ${first.error.message}`.trim()})`,
+    );
+  const b1 = oneBackend(first, "A's first use");
   if (typeof b1 === 'string') return none(facts, b1);
   facts.aBackend = b1;
   const b = stepOf(steps, 'collision:B.create');

@@ -36,12 +36,18 @@ export interface StoredDriverRuns {
   pending: Array<{ stack: string; reason: string }>;
 }
 
-/** A run as a column (the steps are left out: the tables need outcomes, reasons and times). */
-export function columnOf(stack: string, report: DriversReport): DriversColumn {
+/**
+ * A run as a column (the steps are left out: the tables need outcomes, reasons and times). The
+ * header names the pooler discovery identified, else `known` (what the fixture started: Odyssey
+ * does not say who it is), else the mode.
+ */
+export function columnOf(stack: string, report: DriversReport, known?: string): DriversColumn {
   const d = report.discovery;
   const pooler = d.pooler
     ? `${d.pooler.name} ${d.pooler.version ?? ''} ${d.mode}`.replace(/\s+/g, ' ').trim()
-    : `PostgreSQL ${d.serverVersion.split(' ')[0] ?? ''}`;
+    : d.mode === 'direct'
+      ? `PostgreSQL ${d.serverVersion.split(' ')[0] ?? ''}`
+      : (known ?? `${d.mode} pooling, pooler not identified`);
   return {
     stack,
     pooler,

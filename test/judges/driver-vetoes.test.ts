@@ -146,3 +146,32 @@ describe("retries seen in the server's log", () => {
     }
   });
 });
+
+describe('judge corrections found by the stored runs (docs/drivers.json)', () => {
+  // PgBouncer 1.25.2 with max_prepared_statements 0, at load 17: asyncpg's defaults read
+  // `works` ("A kept its own backend (queue)"): the observer's take was only slow, and A ran on
+  // b1 again. Where backends are shared, staying on b1 is no move.
+  test('transaction pooling: A back on its old backend with nobody on it is inconclusive, not `works`', () => {
+    const steps = record('asyncpg', 'default');
+    const b1 = stepOf(steps, 'moved:A.create').pid!;
+    const next = stepOf(steps, 'moved:A.readback');
+    Object.assign(next, { pid: b1, error: null, results: [[{ pid: b1, answer: 42 }]] });
+    for (const t of steps.filter((x) => x.tag === 'moved:observe.take'))
+      Object.assign(t, { timedOut: true, pid: null });
+    const j = judged(steps, 'moved');
+    expect(j.outcome).toBeNull();
+    expect(j.reason).toMatch(/ran on its old backend \d+ again: nothing was moved/);
+  });
+
+  test("a collision is not judged when A's own first use failed (Odyssey without reserved statements)", () => {
+    const steps = record('asyncpg', 'statement_cache_size=0');
+    expect(judged(steps, 'collision').outcome).toBe('works'); // control
+    stepOf(steps, 'moved:A.create').error = {
+      code: '26000',
+      message: 'prepared statement "__asyncpg_stmt_1__" does not exist',
+    };
+    const j = judged(steps, 'collision');
+    expect(j.outcome).toBeNull();
+    expect(j.reason).toMatch(/^not run: A's own first use failed \(26000 prepared statement/);
+  });
+});
