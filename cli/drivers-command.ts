@@ -10,6 +10,7 @@ import { PooltestError } from '../engine/errors.js';
 import { redactUrl, resolveTarget } from '../engine/target.js';
 import { DRIVERS, selectDrivers } from '../drivers/catalogue.js';
 import { runDrivers } from '../drivers/run-drivers.js';
+import { ServerLogReader } from '../drivers/server-log.js';
 import { DRIVER_PROFILES } from '../drivers/profiles.js';
 import { renderDriversHtml } from '../reporters/drivers-html.js';
 import { renderDriversJunit } from '../reporters/drivers-junit.js';
@@ -102,6 +103,11 @@ export async function driversCommand(argv: string[], io: Pick<CliIo, 'stdout' | 
   // An --expect file overrides the profile's entries it names.
   if (v.expect !== undefined) expect = { ...expect, ...readExpectations(v.expect) };
   for (const file of [v.json, v.junit, v.markdown, v.html]) if (file !== undefined) checkOutputPath(file);
+  // A log asked for by name that cannot be read is refused before anything starts.
+  if (v['server-log'] !== undefined) {
+    const log = ServerLogReader.open(v['server-log']);
+    if ('unreadable' in log) throw new PooltestError('BAD_ARGUMENTS', `--server-log: ${log.unreadable}`);
+  }
   const stepMs = v.timeout !== undefined ? Number(v.timeout) : 10_000;
   if (!Number.isInteger(stepMs) || stepMs < 100)
     throw new PooltestError('BAD_ARGUMENTS', `--timeout takes milliseconds (>= 100), not "${v.timeout}"`);

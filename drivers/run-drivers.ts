@@ -14,7 +14,7 @@ import { DRIVER_SCENARIOS, judgeDriverRun, type DriverScenarioId } from './judge
 import { adviceFor } from './advice.js';
 import { resultId } from './ids.js';
 import { attachServerErrors, ServerLogReader } from './server-log.js';
-import { afterOutage, goneBefore, noteOtherRuns, notRunJudgement, vetoed } from './vetoes.js';
+import { afterOutage, announce, goneBefore, noteOtherRuns, notRunJudgement, vetoed } from './vetoes.js';
 
 /** One scenario of one driver configuration: the unit of a drivers report. */
 export interface DriverResult {
@@ -140,48 +140,55 @@ export async function runDrivers(target: Target, opts: DriversRunOptions = {}): 
     report.results.push(result);
     opts.onResult?.(result);
   };
-  for (const driver of opts.drivers ?? DRIVERS) {
-    await driver.prepare?.();
-    for (const config of driver.configs) {
-      const scenarios = DRIVER_SCENARIOS.filter((s) => s !== 'cursor' || driver.cursor !== null);
-      const version = (): string | null => report.results.find((r) => r.driver === driver.id)?.driverVersion ?? null;
-      // A target that went silent earlier: nothing is run against it, every scenario says why.
-      const gone = goneBefore(runId);
-      if (gone) {
-        for (const scenario of scenarios) push(driver, config, scenario, version(), notRunJudgement(gone), null);
-        continue;
+  // Announced for the whole run (over --direct, or on a target that pools nothing), so another
+  // run's checks know this one is active, as this one's vetoes know of theirs.
+  const withdraw = await announce(ctx);
+  try {
+    for (const driver of opts.drivers ?? DRIVERS) {
+      await driver.prepare?.();
+      for (const config of driver.configs) {
+        const scenarios = DRIVER_SCENARIOS.filter((s) => s !== 'cursor' || driver.cursor !== null);
+        const version = (): string | null => report.results.find((r) => r.driver === driver.id)?.driverVersion ?? null;
+        // A target that went silent earlier: nothing is run against it, every scenario says why.
+        const gone = goneBefore(runId);
+        if (gone) {
+          for (const scenario of scenarios) push(driver, config, scenario, version(), notRunJudgement(gone), null);
+          continue;
+        }
+        const scn = new Scenario(ctx);
+        const c0 = performance.now();
+        let ran;
+        if (log && !('unreadable' in log)) log.readNew(); // what other clients logged before: not this configuration's
+        try {
+          await noteOtherRuns(ctx, scn, 0);
+          ran = await runDriverScenario(scn, driver, config, { stepMs, startMs: Math.max(stepMs, 15_000) });
+        } finally {
+          await scn.closeAll();
+        }
+        if ('skipped' in ran) {
+          report.skipped.push({ driver: driver.id, reason: ran.skipped });
+          break; // the same agent would fail the same way for every configuration
+        }
+        await noteOtherRuns(ctx, scn, performance.now() - c0);
+        if (log && !('unreadable' in log))
+          attachServerErrors(scn.steps, log.readNew(), performance.timeOrigin + scn.recorder.startedAt);
+        const record =
+          report.records.push({
+            driver: driver.id,
+            config: config.name,
+            durationMs: Math.round(performance.now() - c0),
+            steps: scn.steps,
+          }) - 1;
+        const judged = judgeDriverRun(scn.steps, ctx.discovery, driver.cursor !== null);
+        for (const scenario of scenarios) {
+          const j = judged[scenario];
+          if (j) push(driver, config, scenario, ran.version, vetoed(j, scn.steps, ctx.discovery, scenario), record);
+        }
+        await afterOutage(ctx, scn.steps, `${driver.id} in configuration ${config.name}`);
       }
-      const scn = new Scenario(ctx);
-      const c0 = performance.now();
-      let ran;
-      if (log && !('unreadable' in log)) log.readNew(); // what other clients logged before: not this configuration's
-      try {
-        await noteOtherRuns(ctx, scn, 0);
-        ran = await runDriverScenario(scn, driver, config, { stepMs, startMs: Math.max(stepMs, 15_000) });
-      } finally {
-        await scn.closeAll();
-      }
-      if ('skipped' in ran) {
-        report.skipped.push({ driver: driver.id, reason: ran.skipped });
-        break; // the same agent would fail the same way for every configuration
-      }
-      await noteOtherRuns(ctx, scn, performance.now() - c0);
-      if (log && !('unreadable' in log))
-        attachServerErrors(scn.steps, log.readNew(), performance.timeOrigin + scn.recorder.startedAt);
-      const record =
-        report.records.push({
-          driver: driver.id,
-          config: config.name,
-          durationMs: Math.round(performance.now() - c0),
-          steps: scn.steps,
-        }) - 1;
-      const judged = judgeDriverRun(scn.steps, ctx.discovery, driver.cursor !== null);
-      for (const scenario of scenarios) {
-        const j = judged[scenario];
-        if (j) push(driver, config, scenario, ran.version, vetoed(j, scn.steps, ctx.discovery, scenario), record);
-      }
-      await afterOutage(ctx, scn.steps, `${driver.id} in configuration ${config.name}`);
     }
+  } finally {
+    await withdraw();
   }
   report.durationMs = Math.round(performance.now() - t0);
   return report;

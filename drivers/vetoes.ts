@@ -16,13 +16,18 @@
  * reorganised, only the imports below move.
  */
 import { judgeRecord } from '../engine/check.js';
-import { OTHER_RUNS_TAG, otherRunsActive } from '../engine/steering/other-runs.js';
+import { announceRun, OTHER_RUNS_TAG, otherRunsActive } from '../engine/steering/other-runs.js';
 import type { RunContext, Scenario } from '../engine/steering/scenario.js';
 import { untilAnswering } from '../engine/steering/until-answering.js';
 import { describeGone, markTargetGone, targetGone } from '../engine/target-gone.js';
 import { nothingAnswered, outageIn } from '../engine/judging/outage.js';
 import type { Discovery, Judgement, StepRecord } from '../engine/types.js';
 import { phaseSteps, type DriverScenarioId } from './judge.js';
+
+/** Holds the run's presence (other-runs.ts) until the returned function is called; best effort. */
+export function announce(ctx: RunContext): Promise<() => Promise<void>> {
+  return announceRun(ctx);
+}
 
 /** Why nothing of this run can be concluded any more (the target went silent), or null. */
 export function goneBefore(runId: string): string | null {

@@ -17,6 +17,10 @@ test.each([
   [['drivers', '--driver', 'nope', '--target', '127.0.0.1:1'], /BAD_ARGUMENTS: unknown driver nope/],
   [['drivers', '--stack', 'nope'], /BAD_ARGUMENTS: unknown stack "nope"/],
   [['drivers', '--stack', 'direct', '--target', '127.0.0.1:1'], /BAD_ARGUMENTS: --stack and --target/],
+  [
+    ['drivers', '--target', '127.0.0.1:1', '--server-log', '/nonexistent/postgres.log'],
+    /BAD_ARGUMENTS: --server-log: the server log \/nonexistent\/postgres.log cannot be read/,
+  ],
 ])('%j is refused with BAD_ARGUMENTS', async (args, message) => {
   const r = await runCli(args, { env: { ...process.env, PGHOST: '', PGPORT: '' } });
   expect(r.code).toBe(2);
