@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { PooltestError } from '../engine/errors.js';
-import { redactUrl, resolveTarget } from '../engine/target.js';
+import { redactUrl, resolveRelated, resolveTarget } from '../engine/target.js';
 import { DRIVERS, selectDrivers } from '../drivers/catalogue.js';
 import { runDrivers } from '../drivers/run-drivers.js';
 import { ServerLogReader } from '../drivers/server-log.js';
@@ -136,10 +136,8 @@ export async function driversCommand(argv: string[], io: Pick<CliIo, 'stdout' | 
       { target: targetText, user: v.user, password: v.password, database: v.database },
       io.env,
     );
-    const direct =
-      directText !== undefined
-        ? resolveTarget({ target: directText, user: v.user, password: v.password, database: v.database }, io.env)
-        : null;
+    // What --direct does not spell out (user, password, database) comes from the target, as for a run.
+    const direct = directText !== undefined ? resolveRelated(directText, target) : null;
     const report = await runDrivers(target, {
       drivers: selected,
       direct,

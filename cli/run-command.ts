@@ -155,7 +155,10 @@ async function addDrivers(report: Report, ends: Endpoints, opts: CliOptions, io:
   );
   const profile = typeof ends.profile === 'string' ? DRIVER_PROFILES[ends.profile] : undefined;
   if (!opts.quiet) io.stderr('--drivers: running the installed drivers through the target...\n');
+  // The run's --direct carries the drivers' own questions too (is another run active?).
+  const direct = ends.direct !== undefined ? resolveRelated(ends.direct, target) : null;
   const drivers = await runDrivers(target, {
+    direct,
     ...(opts.timeoutMs !== undefined ? { stepMs: opts.timeoutMs } : {}),
     ...(profile ? { expect: profile() } : {}),
   });

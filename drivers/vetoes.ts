@@ -12,6 +12,8 @@
  * engine's readLanding): `moved` rests on A's own pids (first use on b1, next use elsewhere),
  * not on the observer reaching b1, so the check-style `restsOn` veto is not applied to it.
  *
+ * The run also announces itself (other-runs.ts's presence lock), so other runs' vetoes see it.
+ *
  * This is the only file of drivers/ that calls into the engine's check execution: when that is
  * reorganised, only the imports below move.
  */
