@@ -110,6 +110,7 @@ export function judgeMovedUse(
   const facts: Facts = {};
   // An error without SQLSTATE is the driver's own (pgpool-II answering psycopg's named-cursor
   // Describe in a way psycopg cannot read): said as it is, not as "runs without a pid".
+  if (first?.timedOut) return none(facts, "A's first use did not answer within its bound (the agent was killed)");
   if (first?.error) return failure(first, facts, "A's first use") as Judgement;
   const b1 = oneBackend(first, "A's first use");
   if (typeof b1 === 'string') return none(facts, b1);
