@@ -150,7 +150,7 @@ export async function runDrivers(target: Target, opts: DriversRunOptions = {}): 
         const scenarios = DRIVER_SCENARIOS.filter((s) => s !== 'cursor' || driver.cursor !== null);
         const version = (): string | null => report.results.find((r) => r.driver === driver.id)?.driverVersion ?? null;
         // A target that went silent earlier: nothing is run against it, every scenario says why.
-        const gone = goneBefore(runId);
+        const gone = goneBefore(ctx);
         if (gone) {
           for (const scenario of scenarios) push(driver, config, scenario, version(), notRunJudgement(gone), null);
           continue;

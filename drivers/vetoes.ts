@@ -32,8 +32,8 @@ export function announce(ctx: RunContext): Promise<() => Promise<void>> {
 }
 
 /** Why nothing of this run can be concluded any more (the target went silent), or null. */
-export function goneBefore(runId: string): string | null {
-  const gone = targetGone(runId);
+export function goneBefore(ctx: RunContext): string | null {
+  const gone = targetGone(ctx.runId);
   return gone ? describeGone(gone) : null;
 }
 
