@@ -14,10 +14,10 @@
  *
  * The run also announces itself (other-runs.ts's presence lock), so other runs' vetoes see it.
  *
- * This is the only file of drivers/ that calls into the engine's check execution: when that is
- * reorganised, only the imports below move.
+ * This is the only file of drivers/ that calls into the engine's judgement and run state: when
+ * those are reorganised, only this file changes.
  */
-import { judgeRecord } from '../engine/check.js';
+import { judgeRecord } from '../engine/judging/judge-record.js';
 import { announceRun, OTHER_RUNS_TAG, otherRunsActive } from '../engine/steering/other-runs.js';
 import type { RunContext, Scenario } from '../engine/steering/scenario.js';
 import { untilAnswering } from '../engine/steering/until-answering.js';
@@ -33,7 +33,7 @@ export function announce(ctx: RunContext): Promise<() => Promise<void>> {
 
 /** Why nothing of this run can be concluded any more (the target went silent), or null. */
 export function goneBefore(ctx: RunContext): string | null {
-  const gone = targetGone(ctx.runId);
+  const gone = targetGone(ctx);
   return gone ? describeGone(gone) : null;
 }
 
@@ -73,7 +73,7 @@ export async function afterOutage(ctx: RunContext, steps: readonly StepRecord[],
   if (outageIn(steps) === undefined && nothingAnswered(steps) === undefined) return true;
   const boundMs = ctx.bounds.connectMs + ctx.bounds.stepMs;
   const back = await untilAnswering(ctx, boundMs);
-  if (!back) markTargetGone(ctx.runId, what, boundMs);
+  if (!back) markTargetGone(ctx, what, boundMs);
   return back;
 }
 
