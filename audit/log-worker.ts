@@ -8,23 +8,30 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { PooltestError } from '../engine/errors.js';
 import { AuditCollector } from './audit-collector.js';
 import { CHUNK_BYTES, readLogStream } from './log-input.js';
-import type { WorkerMessage, WorkerTask } from './log-parallel.js';
+import type { WorkerMessage, WorkerStart, WorkerTask } from './log-parallel.js';
 import { LogState } from './log-state.js';
 import { loadParser } from './sql-parser.js';
 
+/** The part's first line number, which the main thread sends once it has counted the lines before it. */
+function lineOffset(): Promise<number> {
+  return new Promise((resolve) => parentPort!.once('message', (m: WorkerStart) => resolve(m.lineOffset)));
+}
+
 async function run(task: WorkerTask): Promise<WorkerMessage> {
+  const offset = lineOffset();
   await loadParser();
+  const linesBefore = await offset;
   const collector = new AuditCollector(true);
   const state = new LogState(task.name, collector, { format: task.format, maxStatementBytes: task.maxStatementBytes });
   // `end` is inclusive for createReadStream.
-  const stream = createReadStream(task.path, { start: task.start, end: task.end - 1, highWaterMark: CHUNK_BYTES });
+  const stream = createReadStream(task.path, { start: task.start, end: task.end - 1, highWaterMark: task.chunkBytes });
   let last = 0;
   await readLogStream(
     stream,
     state,
     task.name,
     task.maxStatementBytes,
-    { sniff: false, linesBefore: task.lineOffset },
+    { sniff: false, linesBefore },
     (bytes, lines) => {
       // A few updates a second is all a progress line needs.
       if (bytes - last < 8 * CHUNK_BYTES) return;
