@@ -5,16 +5,15 @@
  * in jsonlog, any line), so each part reads exactly the entries one reader would have seen.
  * Each worker classifies its part into a collector of its own; the parts are added to the main
  * collector in file order (AuditCollector.absorb), which keeps findings, their counts, first
- * sources and order as one reader would have made them. Sources keep the file's line numbers:
- * the lines before each cut are counted here while the first workers already run.
+ * sources and order as one reader would have made them. Sources keep the file's line numbers.
  *
  * Not parallel: standard input (one pass only) and csvlog (a quoted field may hold newlines,
  * so a line start is no proof of an entry start).
  *
  * The main thread reads the first part itself, straight into the main collector (which is what
  * one reader would have done with it), so `jobs` threads in all do the reading. Workers start
- * loading the parser at once and learn their part's first line number by message when the
- * lines before it are counted, so neither waits on the other.
+ * loading the parser at once and count the lines before their part themselves (for the file's
+ * line numbers), so no thread waits on another.
  *
  * The default (see {@link workersFor}): a log file of PARALLEL_MIN_BYTES or more is read with
  * as many threads as the machine has cores. Each extra thread pays about a second of CPU to
@@ -50,11 +49,6 @@ export interface WorkerTask {
   maxStatementBytes: number;
   /** Bytes per read (tests make it small so statements cross reads). */
   chunkBytes: number;
-}
-
-/** The second message of a task: lines of the file before the part, once counted. */
-export interface WorkerStart {
-  lineOffset: number;
 }
 
 /** What a worker sends back. */
@@ -132,11 +126,6 @@ export async function auditLogParallel(
     // A failed worker must not leave the others' promises unobserved while the first part is read.
     const all = Promise.all(results);
     all.catch(() => {});
-    let lineOffset = 0;
-    for (const [k, worker] of workers.entries()) {
-      lineOffset += await countNewlines(file, parts[k]!.start, parts[k + 1]!.start);
-      worker.postMessage({ lineOffset } satisfies WorkerStart);
-    }
     const state = new LogState(path, collector, { format, maxStatementBytes: opts.maxStatementBytes });
     const first = createReadStream(path, { start: 0, end: parts[0]!.end - 1, highWaterMark: chunkBytes });
     await readLogStream(first, state, path, opts.maxStatementBytes, { sniff: false, linesBefore: 0 }, (bytes, lines) =>
@@ -199,7 +188,8 @@ async function entryStart(file: FileHandle, from: number, size: number, format: 
   return size;
 }
 
-async function countNewlines(file: FileHandle, start: number, end: number): Promise<number> {
+/** Newlines in `[start, end)` of the open file. */
+export async function countNewlines(file: FileHandle, start: number, end: number): Promise<number> {
   let n = 0;
   for (let pos = start; pos < end;) {
     const buf = await readAt(file, pos, Math.min(SCAN_BYTES * 8, end - pos));

@@ -4,23 +4,28 @@
  * contents go back as plain data when the part is read.
  */
 import { createReadStream } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { parentPort, workerData } from 'node:worker_threads';
 import { PooltestError } from '../engine/errors.js';
 import { AuditCollector } from './audit-collector.js';
 import { CHUNK_BYTES, readLogStream } from './log-input.js';
-import type { WorkerMessage, WorkerStart, WorkerTask } from './log-parallel.js';
+import { countNewlines, type WorkerMessage, type WorkerTask } from './log-parallel.js';
 import { LogState } from './log-state.js';
 import { loadParser } from './sql-parser.js';
 
-/** The part's first line number, which the main thread sends once it has counted the lines before it. */
-function lineOffset(): Promise<number> {
-  return new Promise((resolve) => parentPort!.once('message', (m: WorkerStart) => resolve(m.lineOffset)));
+/** Lines of the file before the part, so that sources carry the file's line numbers. */
+async function linesBefore(task: WorkerTask): Promise<number> {
+  const file = await open(task.path, 'r');
+  try {
+    return await countNewlines(file, 0, task.start);
+  } finally {
+    await file.close();
+  }
 }
 
 async function run(task: WorkerTask): Promise<WorkerMessage> {
-  const offset = lineOffset();
-  await loadParser();
-  const linesBefore = await offset;
+  // Counted while the parser loads: both wait on other threads (file reads, WASM compilation).
+  const [lineOffset] = await Promise.all([linesBefore(task), loadParser()]);
   const collector = new AuditCollector(true);
   const state = new LogState(task.name, collector, { format: task.format, maxStatementBytes: task.maxStatementBytes });
   // `end` is inclusive for createReadStream.
@@ -31,7 +36,7 @@ async function run(task: WorkerTask): Promise<WorkerMessage> {
     state,
     task.name,
     task.maxStatementBytes,
-    { sniff: false, linesBefore },
+    { sniff: false, linesBefore: lineOffset },
     (bytes, lines) => {
       // A few updates a second is all a progress line needs.
       if (bytes - last < 8 * CHUNK_BYTES) return;
