@@ -9,10 +9,12 @@
  * `npm run build` leaves it); the reference run is the same built code with one thread.
  */
 import { writeFile } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, test } from 'vitest';
 import type { AuditReport } from '../../audit/audit-types.js';
+import { PARALLEL_MIN_BYTES, workersFor } from '../../audit/log-parallel.js';
 import { MULTI_LINE, REPEATED, inlined } from '../../bench/audit-log-mix.js';
 import { REPO } from '../support/cli.js';
 import { useScratchDir } from './audit-helpers.js';
@@ -125,4 +127,11 @@ test('control: a report that differs in one source is told apart', async () => {
   const moved = JSON.parse(JSON.stringify(whole)) as AuditReport;
   moved.findings[0]!.sources[0] = `${file}:1`;
   expect(comparable(moved, false)).not.toBe(comparable(whole, false));
+});
+
+test('a log file of PARALLEL_MIN_BYTES or more is read by one thread per core unless --jobs says otherwise', () => {
+  expect(workersFor(undefined, PARALLEL_MIN_BYTES - 1)).toBe(1);
+  expect(workersFor(undefined, PARALLEL_MIN_BYTES)).toBe(Math.min(availableParallelism(), 8));
+  expect(workersFor(1, 10 * PARALLEL_MIN_BYTES)).toBe(1);
+  expect(workersFor(3, 10)).toBe(3);
 });
