@@ -163,7 +163,7 @@ async function main(argv: string[]): Promise<number> {
       const first = rows[0]!;
       const last = rows[rows.length - 1]!;
       out(
-        `peak RSS: ${first.maxRssMb} MB for ${first.statements} statements, ${last.maxRssMb} MB for ${last.statements} (x${(last.statements / first.statements).toFixed(1)} the log, x${(last.maxRssMb / first.maxRssMb).toFixed(2)} the memory)`,
+        `peak RSS: ${first.maxRssMb} MB for ${first.statements} statements, ${last.maxRssMb} MB for ${last.statements} (x${(last.statements / first.statements).toFixed(1)} the log, x${(last.maxRssMb / first.maxRssMb).toFixed(2)} the memory${first.jobs === last.jobs ? '' : `; ${first.jobs} vs ${last.jobs} threads, each with its own heap: --jobs 1 compares like with like`})`,
       );
     }
     if (!argv.includes('--no-pgbadger')) {
