@@ -17,7 +17,7 @@
  *
  * The default (see {@link workersFor}): a log file of PARALLEL_MIN_BYTES or more is read with
  * as many threads as the machine has cores. Each extra thread pays about a second of CPU to
- * load the catalogue and compile the parser, which a smaller log does not win back.
+ * load the catalogue and make the parser's first calls, which a smaller log does not win back.
  */
 import { createReadStream, existsSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
