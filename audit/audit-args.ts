@@ -49,8 +49,8 @@ Output:
 Limits:
   --timeout T               bound for each network step: 10s, 2500ms, or a bare number of ms (default ${DEFAULT_TIMEOUT_MS})
   --max-statement-bytes N   longer statements are reported as unparsed (default ${DEFAULT_MAX_STATEMENT_BYTES})
-  --jobs N                  worker threads per log file, for idle cores (default 1; stdin and
-                            csvlog are always read on one thread)
+  --jobs N                  threads per log file (default: one per core for a log file of
+                            64 MB or more, else 1; stdin and csvlog are always read on one thread)
 
 Statements that undo session state (RESET, DEALLOCATE, UNLISTEN, pg_advisory_unlock*,
 DISCARD) are shown as the cleanup half of a finding, never as breaks of their own. A driver's

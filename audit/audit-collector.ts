@@ -8,7 +8,12 @@ import { createHash } from 'node:crypto';
 import { CLAIMS } from '../suites/catalogue.js';
 import type { AuditCheckId, Hazard, UnparsedSample, UnparsedSummary } from './audit-types.js';
 import { normalizeStatement } from './sql-parser.js';
-import { StatementClassifier, type TextClassification } from './statement-classifier.js';
+import {
+  StatementClassifier,
+  type CountingPlan,
+  type NotablePart,
+  type TextClassification,
+} from './statement-classifier.js';
 
 /** Turns a character offset in the consumed text into a source label (`file.sql:12`). */
 export type Locate = (offset: number) => string;
@@ -100,23 +105,33 @@ export class AuditCollector {
     this.statements += result.statements * count;
     for (const part of result.notable) {
       if (part.problem !== null) this.unparsed(part.text, locate(part.offset), part.problem, count);
-      // Cleanup (RESET, DEALLOCATE, an unlock...) is kept apart: it is the other half of a
-      // finding, not a break of its own.
-      const breaking = part.hazards.filter((h) => h.cleanup !== true);
-      const cleanup = part.hazards.filter((h) => h.cleanup === true);
-      const [primary, ...rest] = breaking;
-      if (primary !== undefined)
-        this.addFinding(
-          primary.check,
-          primary.what,
-          primary.certain,
-          rest.map((h) => h.check),
-          part.text,
-          part.normalized,
-          count,
-          locate(part.offset),
-        );
-      if (cleanup.length > 0) this.addCleanup(cleanup, part.text, part.normalized, count, locate(part.offset));
+      // Worked out once per classified text (the classification is cached, the plan with it):
+      // a log repeats its hazardous texts thousands of times.
+      const plan = (part.plan ??= planOf(part));
+      const primary = plan.primary;
+      if (primary !== undefined) {
+        // Seen before with all its sources kept: only counts change, no source is made.
+        const known = this.findings.get(plan.findingKey);
+        if (known !== undefined && known.sources.length >= MAX_SOURCES) {
+          known.count += count;
+          for (const id of plan.also) known.alsoChecks.add(id);
+        } else
+          this.addFinding(
+            primary.check,
+            primary.what,
+            primary.certain,
+            plan.also,
+            part.text,
+            part.normalized,
+            count,
+            locate(part.offset),
+          );
+      }
+      if (plan.cleanup.length > 0) {
+        const known = this.cleanups.get(plan.cleanupKey);
+        if (known !== undefined && known.sources.length >= MAX_SOURCES) known.count += count;
+        else this.addCleanup(plan.cleanup, part.text, part.normalized, count, locate(part.offset));
+      }
     }
   }
 
@@ -236,7 +251,7 @@ export class AuditCollector {
 
   private addCleanup(hazards: Hazard[], text: string, normalized: string, count: number, source: string): void {
     const what = hazards[0]!.what;
-    const key = `${what}\u0000${normalized}`;
+    const key = cleanupKey(what, normalized);
     let tally = this.cleanups.get(key);
     if (tally === undefined) {
       // Bounded like findings; past the bound a cleanup is only not listed (it never breaks).
@@ -269,9 +284,7 @@ export class AuditCollector {
     count: number,
     source: string,
   ): void {
-    // `what` keeps apart what normalizing merges but matters: set_config('app.a', ...) and
-    // set_config('app.b', ...) both normalize to set_config($1, $2, $3).
-    const key = `${check}\u0000${what}\u0000${normalized}`;
+    const key = findingKey(check, what, normalized);
     let tally = this.findings.get(key);
     if (tally === undefined) {
       if (this.findings.size >= this.maxFindings) {
@@ -294,6 +307,34 @@ export class AuditCollector {
     for (const id of also) tally.alsoChecks.add(id);
     if (tally.sources.length < MAX_SOURCES) tally.sources.push(source);
   }
+}
+
+/**
+ * How a notable part is counted. Cleanup (RESET, DEALLOCATE, an unlock...) is kept apart: it
+ * is the other half of a finding, not a break of its own. The keys are those addFinding and
+ * addCleanup file the part under.
+ */
+function planOf(part: NotablePart): CountingPlan {
+  const breaking = part.hazards.filter((h) => h.cleanup !== true);
+  const cleanup = part.hazards.filter((h) => h.cleanup === true);
+  const [primary, ...rest] = breaking;
+  return {
+    primary,
+    also: rest.map((h) => h.check),
+    cleanup,
+    findingKey: primary === undefined ? '' : findingKey(primary.check, primary.what, part.normalized),
+    cleanupKey: cleanup.length === 0 ? '' : cleanupKey(cleanup[0]!.what, part.normalized),
+  };
+}
+
+function findingKey(check: AuditCheckId, what: string, normalized: string): string {
+  // `what` keeps apart what normalizing merges but matters: set_config('app.a', ...) and
+  // set_config('app.b', ...) both normalize to set_config($1, $2, $3).
+  return `${check}\u0000${what}\u0000${normalized}`;
+}
+
+function cleanupKey(what: string, normalized: string): string {
+  return `${what}\u0000${normalized}`;
 }
 
 function shown(text: string): string {

@@ -56,8 +56,10 @@ export interface AuditOptions {
   stdin?: NodeJS.ReadableStream;
   /** Progress while logs are read (a terminal line; see audit/read-progress.ts). */
   progress?: ProgressSink;
-  /** Worker threads per log file (audit/log-parallel.ts); default 1, the main thread. */
+  /** Threads per log file (audit/log-parallel.ts); default one per core for a large file. */
   jobs?: number;
+  /** Bytes per read of a log (tests make it small so that statements cross reads). */
+  chunkBytes?: number;
 }
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
@@ -94,6 +96,7 @@ export async function audit(options: AuditOptions): Promise<AuditReport> {
       ...(options.stdin ? { stdin: options.stdin } : {}),
       ...(options.progress ? { progress: options.progress } : {}),
       ...(options.jobs !== undefined ? { jobs: options.jobs } : {}),
+      ...(options.chunkBytes !== undefined ? { chunkBytes: options.chunkBytes } : {}),
     });
     inputs.push(result.summary);
     warnings.push(...result.warnings);

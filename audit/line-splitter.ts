@@ -5,9 +5,18 @@
  */
 import { isUtf8 } from 'node:buffer';
 
-/** One line of the input, without its line terminator. */
+/**
+ * One line of the input, without its line terminator. Valid only during the call it is given
+ * to: the splitter reuses one object and the chunk's memory, so a reader keeps values, never the
+ * line. The line's bytes are `buffer[start, end)`; `text` decodes them on first use, so a reader
+ * that recognises lines by their bytes (stderr-log-reader.ts) decodes only what it keeps.
+ */
 export interface RawLine {
-  text: string;
+  readonly text: string;
+  readonly buffer: Buffer;
+  readonly start: number;
+  /** End of the line's kept bytes (before a `\r\n`'s `\r`). */
+  readonly end: number;
   /** 1-based. */
   lineNo: number;
   /** Length of the whole line in bytes, including any part dropped by truncation. */
@@ -18,8 +27,34 @@ export interface RawLine {
   validUtf8: boolean;
 }
 
+/** The splitter's one reused line (see {@link RawLine}). */
+class LineView implements RawLine {
+  buffer: Buffer = Buffer.alloc(0);
+  start = 0;
+  end = 0;
+  lineNo = 0;
+  bytes = 0;
+  truncated = false;
+  droppedQuotes = 0;
+  validUtf8 = true;
+  private decoded: string | null = null;
+
+  get text(): string {
+    this.decoded ??= this.buffer.toString('utf8', this.start, this.end);
+    return this.decoded;
+  }
+
+  set(buffer: Buffer, start: number, end: number): void {
+    this.buffer = buffer;
+    this.start = start;
+    this.end = end;
+    this.decoded = null;
+  }
+}
+
 /** Feeds lines to `onLine` as chunks arrive. */
 export class LineSplitter {
+  private readonly view = new LineView();
   private pending: Buffer[] = [];
   private pendingKept = 0;
   private pendingTotal = 0;
@@ -60,14 +95,14 @@ export class LineSplitter {
 
   private emitSlice(chunk: Buffer, start: number, end: number, chunkValid: boolean): void {
     const stop = end > start && chunk[end - 1] === 0x0d ? end - 1 : end;
-    this.onLine({
-      text: chunk.toString('utf8', start, stop),
-      lineNo: ++this.lineNo,
-      bytes: end - start,
-      truncated: false,
-      droppedQuotes: 0,
-      validUtf8: chunkValid || isUtf8(chunk.subarray(start, stop)),
-    });
+    const view = this.view;
+    view.set(chunk, start, stop);
+    view.lineNo = ++this.lineNo;
+    view.bytes = end - start;
+    view.truncated = false;
+    view.droppedQuotes = 0;
+    view.validUtf8 = chunkValid || isUtf8(chunk.subarray(start, stop));
+    this.onLine(view);
   }
 
   private keep(part: Buffer): void {
@@ -88,15 +123,15 @@ export class LineSplitter {
     if (line.length > 0 && line[line.length - 1] === 0x0d && this.pendingTotal === this.pendingKept)
       line = line.subarray(0, line.length - 1);
     const truncated = this.pendingTotal > this.pendingKept;
-    this.onLine({
-      text: line.toString('utf8'),
-      lineNo: ++this.lineNo,
-      bytes: this.pendingTotal,
-      truncated,
-      droppedQuotes: this.droppedQuotes,
-      // A truncated line may end inside a character: only its kept part is judged.
-      validUtf8: isUtf8(truncated ? trimPartialCharacter(line) : line),
-    });
+    const view = this.view;
+    view.set(line, 0, line.length);
+    view.lineNo = ++this.lineNo;
+    view.bytes = this.pendingTotal;
+    view.truncated = truncated;
+    view.droppedQuotes = this.droppedQuotes;
+    // A truncated line may end inside a character: only its kept part is judged.
+    view.validUtf8 = isUtf8(truncated ? trimPartialCharacter(line) : line);
+    this.onLine(view);
     this.pending = [];
     this.pendingKept = 0;
     this.pendingTotal = 0;

@@ -2,7 +2,7 @@
  * `--log FILE`: a PostgreSQL server log, streamed chunk by chunk so a multi-gigabyte log runs
  * in the same memory as a small one. `-` reads standard input (`zcat log.gz | pooltest audit
  * --log -`). Statements keep the line their log entry starts on as their source. A large log
- * file is read by worker threads, one part each (log-parallel.ts).
+ * file is read by several threads, one part each (log-parallel.ts).
  */
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
@@ -21,8 +21,10 @@ export interface LogInputOptions extends LogStateOptions {
   stdin?: NodeJS.ReadableStream;
   /** Told how far the read has got (audit/read-progress.ts). */
   progress?: ProgressSink;
-  /** Worker threads for a log file (log-parallel.ts); default 1, read on this thread. */
+  /** Threads reading a log file (log-parallel.ts); by default one per core for a large file. */
   jobs?: number;
+  /** Bytes per read; CHUNK_BYTES unless a test wants statements to cross reads. */
+  chunkBytes?: number;
 }
 
 /** Enough to see a binary file for what it is before reading it line by line. */
@@ -46,13 +48,16 @@ export async function auditLogFile(
     }
   }
   const name = path === '-' ? 'stdin' : path;
-  const jobs = totalBytes === null ? 1 : workersFor(opts.jobs);
+  const jobs = totalBytes === null ? 1 : workersFor(opts.jobs, totalBytes);
   if (jobs > 1) {
     const result = await auditLogParallel(path, collector, opts, jobs, totalBytes!);
     if (result !== null) return result;
   }
   const state = new LogState(name, collector, opts);
-  const stream = path === '-' ? (opts.stdin ?? process.stdin) : createReadStream(path, { highWaterMark: CHUNK_BYTES });
+  const stream =
+    path === '-'
+      ? (opts.stdin ?? process.stdin)
+      : createReadStream(path, { highWaterMark: opts.chunkBytes ?? CHUNK_BYTES });
   opts.progress?.start(name, totalBytes);
   try {
     await readLogStream(stream, state, name, opts.maxStatementBytes, { sniff: true, linesBefore: 0 }, (bytes, lines) =>

@@ -1,35 +1,41 @@
 /**
- * A large log file read by worker threads, one part each, so that both cores of a small
+ * A large log file read by several threads, one part each, so that both cores of a small
  * machine (or all of a large one) work on it. The file is cut where a log entry starts (a line
  * that does not continue the one before: in the stderr format, one not starting with a tab;
  * in jsonlog, any line), so each part reads exactly the entries one reader would have seen.
  * Each worker classifies its part into a collector of its own; the parts are added to the main
  * collector in file order (AuditCollector.absorb), which keeps findings, their counts, first
- * sources and order as one reader would have made them. Sources keep the file's line numbers:
- * the lines before each cut are counted here while the first workers already run.
+ * sources and order as one reader would have made them. Sources keep the file's line numbers.
  *
  * Not parallel: standard input (one pass only) and csvlog (a quoted field may hold newlines,
  * so a line start is no proof of an entry start).
  *
- * Opt-in (`--jobs N`), not the default: measured on the 2-core development machine while other
- * builds ran, two workers took about 50% more CPU time and 30% more peak memory than one thread
- * on the bench's 1M-statement log (each worker loads the catalogue and the parser and warms its
- * own JIT and caches) and finished no sooner. It pays only on cores that are otherwise idle.
+ * The main thread reads the first part itself, straight into the main collector (which is what
+ * one reader would have done with it), so `jobs` threads in all do the reading. Workers start
+ * loading the parser at once and count the lines before their part themselves (for the file's
+ * line numbers), so no thread waits on another.
+ *
+ * The default (see {@link workersFor}): a log file of PARALLEL_MIN_BYTES or more is read with
+ * as many threads as the machine has cores. Each extra thread pays about a second of CPU to
+ * load the catalogue and make the parser's first calls, which a smaller log does not win back.
  */
-import { existsSync } from 'node:fs';
+import { createReadStream, existsSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { PooltestError, type PooltestErrorCode } from '../engine/errors.js';
 import type { AuditCollector, CollectorState } from './audit-collector.js';
 import type { InputSummary } from './audit-types.js';
 import { fileError } from './input-checks.js';
-import type { LogInputOptions } from './log-input.js';
+import { binaryLog, CHUNK_BYTES, readLogStream, type LogInputOptions } from './log-input.js';
 import { detectLogFormat, type LogFormat } from './log-format.js';
-import { addLogCounts, logResult, type LogCounts } from './log-state.js';
+import { addLogCounts, LogState, logResult, type LogCounts } from './log-state.js';
 
 /** More workers than this wait on one disk and one merge rather than help. */
 const MAX_WORKERS = 8;
+/** Logs from this size on are read by one thread per core unless `--jobs` says otherwise. */
+export const PARALLEL_MIN_BYTES = 64 * 1024 * 1024;
 const SNIFF_BYTES = 64 * 1024;
 const SCAN_BYTES = 1024 * 1024;
 
@@ -39,9 +45,10 @@ export interface WorkerTask {
   name: string;
   start: number;
   end: number;
-  lineOffset: number;
   format: LogFormat;
   maxStatementBytes: number;
+  /** Bytes per read (tests make it small so statements cross reads). */
+  chunkBytes: number;
 }
 
 /** What a worker sends back. */
@@ -50,9 +57,9 @@ export type WorkerMessage =
   | { kind: 'done'; counts: LogCounts; collector: CollectorState }
   | { kind: 'error'; code: PooltestErrorCode | null; message: string; detail: PooltestError['detail'] };
 
-/** How many workers a log file gets: one thread unless `--jobs` asks for more (see above). */
-export function workersFor(jobs: number | undefined): number {
-  return Math.min(jobs ?? 1, MAX_WORKERS);
+/** How many threads read a log file of `size` bytes (see above). */
+export function workersFor(jobs: number | undefined, size: number): number {
+  return Math.min(jobs ?? (size >= PARALLEL_MIN_BYTES ? availableParallelism() : 1), MAX_WORKERS);
 }
 
 /**
@@ -80,10 +87,7 @@ export async function auditLogParallel(
     const head = await readAt(file, 0, SNIFF_BYTES);
     const nul = head.indexOf(0);
     // The same refusal as the reader on one thread gives, by the same first bytes.
-    if (nul !== -1) {
-      const { binaryLog } = await import('./log-input.js');
-      throw binaryLog(path, nul);
-    }
+    if (nul !== -1) throw binaryLog(path, nul);
     const format = opts.format === 'auto' ? formatOf(head) : opts.format;
     if (format === null || format === 'csvlog') return null;
     const starts = [0];
@@ -92,36 +96,44 @@ export async function auditLogParallel(
       if (cut > starts[starts.length - 1]! && cut < size) starts.push(cut);
     }
     const parts = starts.map((start, k) => ({ start, end: starts[k + 1] ?? size }));
+    if (parts.length === 1) return null;
     const progress = parts.map(() => ({ bytes: 0, lines: 0 }));
+    const report = (k: number, bytes: number, lines: number): void => {
+      progress[k] = { bytes, lines };
+      const sum = progress.reduce((a, p) => ({ bytes: a.bytes + p.bytes, lines: a.lines + p.lines }), {
+        bytes: 0,
+        lines: 0,
+      });
+      opts.progress?.update(sum.bytes, sum.lines);
+    };
     opts.progress?.start(path, size);
+    const chunkBytes = opts.chunkBytes ?? CHUNK_BYTES;
     const results: Promise<{ counts: LogCounts; collector: CollectorState }>[] = [];
-    let lineOffset = 0;
     for (const [k, part] of parts.entries()) {
-      if (k > 0) lineOffset += await countNewlines(file, parts[k - 1]!.start, part.start);
+      if (k === 0) continue;
       const task: WorkerTask = {
         path,
         name: path,
         ...part,
-        lineOffset,
         format,
         maxStatementBytes: opts.maxStatementBytes,
+        chunkBytes,
       };
       const worker = new Worker(script, { workerData: task });
       workers.push(worker);
-      results.push(
-        runWorker(worker, (bytes, lines) => {
-          progress[k] = { bytes, lines };
-          const sum = progress.reduce((a, p) => ({ bytes: a.bytes + p.bytes, lines: a.lines + p.lines }), {
-            bytes: 0,
-            lines: 0,
-          });
-          opts.progress?.update(sum.bytes, sum.lines);
-        }),
-      );
+      results.push(runWorker(worker, (bytes, lines) => report(k, bytes, lines)));
     }
-    const done = await Promise.all(results);
+    // A failed worker must not leave the others' promises unobserved while the first part is read.
+    const all = Promise.all(results);
+    all.catch(() => {});
+    const state = new LogState(path, collector, { format, maxStatementBytes: opts.maxStatementBytes });
+    const first = createReadStream(path, { start: 0, end: parts[0]!.end - 1, highWaterMark: chunkBytes });
+    await readLogStream(first, state, path, opts.maxStatementBytes, { sniff: false, linesBefore: 0 }, (bytes, lines) =>
+      report(0, bytes, lines),
+    );
+    const done = await all;
     for (const part of done) collector.absorb(part.collector);
-    return logResult(path, addLogCounts(done.map((d) => d.counts)), opts.format);
+    return logResult(path, addLogCounts([state.counts, ...done.map((d) => d.counts)]), opts.format);
   } finally {
     opts.progress?.done();
     await Promise.all(workers.map((w) => w.terminate()));
@@ -176,7 +188,8 @@ async function entryStart(file: FileHandle, from: number, size: number, format: 
   return size;
 }
 
-async function countNewlines(file: FileHandle, start: number, end: number): Promise<number> {
+/** Newlines in `[start, end)` of the open file. */
+export async function countNewlines(file: FileHandle, start: number, end: number): Promise<number> {
   let n = 0;
   for (let pos = start; pos < end;) {
     const buf = await readAt(file, pos, Math.min(SCAN_BYTES * 8, end - pos));

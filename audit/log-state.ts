@@ -38,6 +38,12 @@ export class LogState implements LogEvents {
   private reader: LogReader | null = null;
   readonly counts: LogCounts;
   private readonly before: number;
+  /** The statement being consumed, for {@link locate} (one function for all, not one per statement). */
+  private at = 0;
+  private atText: string | null = null;
+  /** The source of an offset in the statement being consumed: its line, counting newlines before it in a multi-line format. */
+  private readonly locate = (offset: number): string =>
+    `${this.name}:${this.atText === null ? this.at : this.at + newlinesBefore(this.atText, offset)}`;
 
   constructor(
     private readonly name: string,
@@ -75,12 +81,9 @@ export class LogState implements LogEvents {
     }
     this.counts.statements++;
     if (found.namedProtocol) this.counts.named++;
-    const multiLine = this.reader?.multiLineStatements === true;
-    this.collector.consume(
-      found.text,
-      1,
-      (offset) => `${this.name}:${multiLine ? line + newlinesBefore(found.text, offset) : line}`,
-    );
+    this.at = line;
+    this.atText = this.reader?.multiLineStatements === true ? found.text : null;
+    this.collector.consume(found.text, 1, this.locate);
     if (named !== null) this.collector.namedStatement(named, found.text, 1, `${this.name}:${line}`);
   }
 

@@ -4,27 +4,39 @@
  * contents go back as plain data when the part is read.
  */
 import { createReadStream } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { parentPort, workerData } from 'node:worker_threads';
 import { PooltestError } from '../engine/errors.js';
 import { AuditCollector } from './audit-collector.js';
 import { CHUNK_BYTES, readLogStream } from './log-input.js';
-import type { WorkerMessage, WorkerTask } from './log-parallel.js';
+import { countNewlines, type WorkerMessage, type WorkerTask } from './log-parallel.js';
 import { LogState } from './log-state.js';
 import { loadParser } from './sql-parser.js';
 
+/** Lines of the file before the part, so that sources carry the file's line numbers. */
+async function linesBefore(task: WorkerTask): Promise<number> {
+  const file = await open(task.path, 'r');
+  try {
+    return await countNewlines(file, 0, task.start);
+  } finally {
+    await file.close();
+  }
+}
+
 async function run(task: WorkerTask): Promise<WorkerMessage> {
-  await loadParser();
+  // Counted while the parser loads: both wait on other threads (file reads, WASM compilation).
+  const [lineOffset] = await Promise.all([linesBefore(task), loadParser()]);
   const collector = new AuditCollector(true);
   const state = new LogState(task.name, collector, { format: task.format, maxStatementBytes: task.maxStatementBytes });
   // `end` is inclusive for createReadStream.
-  const stream = createReadStream(task.path, { start: task.start, end: task.end - 1, highWaterMark: CHUNK_BYTES });
+  const stream = createReadStream(task.path, { start: task.start, end: task.end - 1, highWaterMark: task.chunkBytes });
   let last = 0;
   await readLogStream(
     stream,
     state,
     task.name,
     task.maxStatementBytes,
-    { sniff: false, linesBefore: task.lineOffset },
+    { sniff: false, linesBefore: lineOffset },
     (bytes, lines) => {
       // A few updates a second is all a progress line needs.
       if (bytes - last < 8 * CHUNK_BYTES) return;

@@ -8,7 +8,7 @@
 import { nodeType } from './ast-json.js';
 import { BoundedCache } from './bounded-cache.js';
 import { analyzeStatement } from './classify-statement.js';
-import type { Hazard } from './audit-types.js';
+import type { AuditCheckId, Hazard } from './audit-types.js';
 import { screenStatement } from './hazard-screen.js';
 import { charOffset, normalizeStatement, parseStatements, scanTokens, SqlParseFailure } from './sql-parser.js';
 
@@ -21,6 +21,17 @@ export interface NotablePart {
   /** Grouping key for findings (the parser's normalized form). */
   normalized: string;
   problem: string | null;
+  /** How the collector counts it, worked out at its first count (audit-collector.ts). */
+  plan?: CountingPlan;
+}
+
+/** A notable part's hazards as the collector files them. */
+export interface CountingPlan {
+  primary: Hazard | undefined;
+  also: AuditCheckId[];
+  cleanup: Hazard[];
+  findingKey: string;
+  cleanupKey: string;
 }
 
 /** What a text (one or more statements) turned out to be. */

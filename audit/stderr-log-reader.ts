@@ -3,6 +3,13 @@
  * prefix holds (timestamp, pid, user@db...), the severity is the word right before the first
  * `:  ` (colon, two spaces). A message with several lines continues on lines that start with a
  * tab: PostgreSQL adds one to each continuation line, and we strip exactly that one.
+ *
+ * Lines are recognised by their bytes: most lines of a busy log are not statements (DETAIL
+ * parameters, connections, errors), and decoding each into a string was the largest cost of
+ * reading a log once the parser was screened off. Only a statement's text is decoded; the
+ * common `statement: ` and `execute <unnamed>: ` messages are matched on bytes, anything else
+ * after `LOG:  ` is decoded and read by statementFromMessage (log-message.ts), which stays the
+ * one definition of what the messages mean.
  */
 import type { RawLine } from './line-splitter.js';
 import { SEVERITIES, statementFromMessage, type LoggedStatement } from './log-message.js';
@@ -10,11 +17,21 @@ import type { LogEvents, LogReader } from './log-reader.js';
 
 interface OpenStatement {
   found: LoggedStatement;
-  parts: string[];
+  /** Continuation lines' texts, when there are any. */
+  more: string[] | null;
   line: number;
   bytes: number;
   tooLong: boolean;
 }
+
+const STATEMENT = Buffer.from('statement: ');
+const EXECUTE_UNNAMED = Buffer.from('execute <unnamed>: ');
+/** The severity words as bytes, with the length of the longest. */
+const SEVERITY_BYTES = [...SEVERITIES].map((s) => Buffer.from(s));
+const LONGEST_SEVERITY = Math.max(...SEVERITY_BYTES.map((s) => s.length));
+const L = 0x4c;
+const O = 0x4f;
+const G = 0x47;
 
 /** Reads stderr-format lines. */
 export class StderrLogReader implements LogReader {
@@ -28,22 +45,32 @@ export class StderrLogReader implements LogReader {
   ) {}
 
   line(line: RawLine): void {
-    if (line.text.charCodeAt(0) === 0x09) {
+    const buf = line.buffer;
+    const start = line.start;
+    const end = line.end;
+    if (end > start && buf[start] === 0x09) {
       this.continueWith(line);
       return;
     }
     this.flush();
-    const sep = line.text.indexOf(':  ');
+    const sep = separatorIn(buf, start, end);
     if (sep === -1) return;
-    const severity = wordBefore(line.text, sep);
-    if (!SEVERITIES.has(severity)) return;
+    const wordStart = severityStart(buf, start, sep);
+    const isLog = sep - wordStart === 3 && buf[wordStart] === L && buf[wordStart + 1] === O && buf[wordStart + 2] === G;
+    if (!isLog && !isSeverity(buf, wordStart, sep)) return;
     this.entries++;
-    if (severity !== 'LOG') return;
-    const found = statementFromMessage(line.text.slice(sep + 3));
+    if (!isLog) return;
+    const message = sep + 3;
+    let found: LoggedStatement | null;
+    if (startsWith(buf, message, end, STATEMENT))
+      found = { text: buf.toString('utf8', message + STATEMENT.length, end), namedProtocol: false };
+    else if (startsWith(buf, message, end, EXECUTE_UNNAMED))
+      found = { text: buf.toString('utf8', message + EXECUTE_UNNAMED.length, end), namedProtocol: false, phase: 'run' };
+    else found = statementFromMessage(buf.toString('utf8', message, end));
     if (found === null) return;
     this.open = {
       found,
-      parts: [found.text],
+      more: null,
       line: line.lineNo,
       bytes: line.bytes,
       tooLong: line.truncated || line.bytes > this.maxStatementBytes,
@@ -60,26 +87,55 @@ export class StderrLogReader implements LogReader {
     open.bytes += line.bytes;
     if (line.truncated || open.bytes > this.maxStatementBytes) open.tooLong = true;
     // Past the limit only the size is tracked; the beginning is kept for the report.
-    if (!open.tooLong) open.parts.push(line.text.slice(1));
+    if (!open.tooLong) (open.more ??= []).push(line.buffer.toString('utf8', line.start + 1, line.end));
   }
 
   private flush(): void {
     const open = this.open;
     if (open === null) return;
     this.open = null;
-    const text = open.parts.length === 1 ? open.parts[0]! : open.parts.join('\n');
-    if (open.tooLong) this.events.tooLong(text, open.line, open.bytes);
-    else this.events.statement({ ...open.found, text }, open.line);
+    const found = open.found;
+    if (open.more !== null) found.text = `${found.text}\n${open.more.join('\n')}`;
+    if (open.tooLong) this.events.tooLong(found.text, open.line, open.bytes);
+    else this.events.statement(found, open.line);
   }
 }
 
-/** The run of capital letters and digits that ends at `end`. */
-function wordBefore(text: string, end: number): string {
+/**
+ * First offset of `:  ` in `buf[start, end)`, or -1. A loop in JavaScript: the separator sits
+ * a few dozen bytes into the line, nearer than a native Buffer.indexOf call is cheap.
+ */
+function separatorIn(buf: Buffer, start: number, end: number): number {
+  for (let i = start; i + 2 < end; i++) if (buf[i] === 0x3a && buf[i + 1] === 0x20 && buf[i + 2] === 0x20) return i;
+  return -1;
+}
+
+function startsWith(buf: Buffer, at: number, end: number, prefix: Buffer): boolean {
+  if (end - at < prefix.length) return false;
+  for (let i = 0; i < prefix.length; i++) if (buf[at + i] !== prefix[i]) return false;
+  return true;
+}
+
+/** Start of the run of capital letters and digits that ends at `end` (not before `lineStart`). */
+function severityStart(buf: Buffer, lineStart: number, end: number): number {
   let start = end;
-  while (start > 0) {
-    const c = text.charCodeAt(start - 1);
+  while (start > lineStart) {
+    const c = buf[start - 1]!;
     if ((c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39)) start--;
     else break;
   }
-  return text.slice(start, end);
+  return start;
+}
+
+function isSeverity(buf: Buffer, start: number, end: number): boolean {
+  const length = end - start;
+  if (length === 0 || length > LONGEST_SEVERITY) return false;
+  // Byte by byte in JavaScript: Buffer.compare is a native call, dearer than these few bytes.
+  for (const word of SEVERITY_BYTES) {
+    if (word.length !== length) continue;
+    let i = 0;
+    while (i < length && buf[start + i] === word[i]) i++;
+    if (i === length) return true;
+  }
+  return false;
 }
