@@ -28,6 +28,18 @@ const SKIP = UNAVAILABLE ? ` (skipped: ${UNAVAILABLE})` : '';
 /** The reason every check gave when pgagroal had stopped answering: it says nothing about the check. */
 const GENERIC_SILENCE = /^(not conclusive: )?(session not usable: )?no answer within \d+ ms$/;
 
+/** One fixture for the enclosing describe block, started before its tests and stopped after. */
+function useStack(name: 'pgagroal-transaction' | 'pgagroal-session'): () => Stack {
+  let stack: Stack | undefined;
+  beforeAll(async () => {
+    stack = await startStack(name);
+  }, 120_000);
+  afterAll(async () => {
+    await stack?.stop();
+  });
+  return () => stack!;
+}
+
 function expectEveryCheckAnswered(report: Report): void {
   for (const c of report.checks) {
     expect(c.outcome !== null || c.reason.length > 0, c.id).toBe(true);
@@ -37,19 +49,16 @@ function expectEveryCheckAnswered(report: Report): void {
 }
 
 describe.skipIf(UNAVAILABLE !== null)(`pgagroal 1.6.0, transaction pipeline${SKIP}`, () => {
-  let stack: Stack;
-  beforeAll(async () => {
-    stack = await startStack('pgagroal-transaction');
-  }, 120_000);
-  afterAll(async () => {
-    await stack?.stop();
-  });
+  const stack = useStack('pgagroal-transaction');
 
   test('the whole catalogue: pgagroal named, its fingerprint finding reported, every check concluded or saying why, its profile passing', async () => {
-    const run = await runCli(['--target', stack.target.url(), '--timeout', '5s', '--profile', 'pgagroal-transaction'], {
-      json: true,
-      timeoutMs: 240_000,
-    });
+    const run = await runCli(
+      ['--target', stack().target.url(), '--timeout', '5s', '--profile', 'pgagroal-transaction'],
+      {
+        json: true,
+        timeoutMs: 240_000,
+      },
+    );
     const report = run.report!;
     // No expectation of the observed profile failed (inconclusive ones do not count).
     expect(report.checks.filter((c) => c.verdict === 'fail').map((c) => `${c.id}: ${c.outcome} (${c.reason})`)).toEqual(
@@ -79,17 +88,11 @@ describe.skipIf(UNAVAILABLE !== null)(`pgagroal 1.6.0, transaction pipeline${SKI
 // every later client was refused with 53300, and logged-in clients' transactions got no answer.
 // That was the "no answer" behind every inconclusive check. A fixture of its own: a fresh start.
 describe.skipIf(UNAVAILABLE !== null)(`pgagroal 1.6.0, transaction pipeline, a fresh start${SKIP}`, () => {
-  let stack: Stack;
-  beforeAll(async () => {
-    stack = await startStack('pgagroal-transaction');
-  }, 120_000);
-  afterAll(async () => {
-    await stack?.stop();
-  });
+  const stack = useStack('pgagroal-transaction');
 
   test('a login to a database pgagroal has no pool for is refused, and pgagroal goes on serving the next clients', async () => {
     const login = async (database: string): Promise<string> => {
-      const client = new pg.Client({ ...stack.target, database, connectionTimeoutMillis: 5_000 });
+      const client = new pg.Client({ ...stack().target, database, connectionTimeoutMillis: 5_000 });
       client.on('error', () => undefined);
       try {
         await client.connect();
@@ -102,22 +105,16 @@ describe.skipIf(UNAVAILABLE !== null)(`pgagroal 1.6.0, transaction pipeline, a f
         await Promise.race([client.end().catch(() => undefined), new Promise((r) => setTimeout(r, 1_000))]);
       }
     };
-    expect(await login(stack.target.database)).toBe('ok');
+    expect(await login(stack().target.database)).toBe('ok');
     // The control: refused (Postgres has no such database), so the login did reach pgagroal's pool.
     expect(await login('pgbouncer')).toBe('3D000');
-    expect(await login(stack.target.database)).toBe('ok');
-    expect(await login(stack.target.database)).toBe('ok');
+    expect(await login(stack().target.database)).toBe('ok');
+    expect(await login(stack().target.database)).toBe('ok');
   }, 40_000);
 });
 
 describe.skipIf(UNAVAILABLE !== null)(`pgagroal 1.6.0, session pipeline${SKIP}`, () => {
-  let stack: Stack;
-  beforeAll(async () => {
-    stack = await startStack('pgagroal-session');
-  }, 120_000);
-  afterAll(async () => {
-    await stack?.stop();
-  });
+  const stack = useStack('pgagroal-session');
 
   // The quick checks of the observed profile (a check whose third client waits at login takes
   // about 6 s here, and a whole run over three minutes: see bench/compatibility-targets.ts).
@@ -125,7 +122,7 @@ describe.skipIf(UNAVAILABLE !== null)(`pgagroal 1.6.0, session pipeline${SKIP}`,
 
   test('discovery names pgagroal; the quick checks pass its observed profile or say why not; any wire finding is an optional probe', async () => {
     const run = await runCli(
-      ['--target', stack.target.url(), '--timeout', '5s', '--profile', 'pgagroal-session', '--only', QUICK.join(',')],
+      ['--target', stack().target.url(), '--timeout', '5s', '--profile', 'pgagroal-session', '--only', QUICK.join(',')],
       { json: true, timeoutMs: 120_000 },
     );
     expect(run.code, run.stderr).toBe(0);
