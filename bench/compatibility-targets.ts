@@ -31,21 +31,27 @@ export interface CompatTarget {
 export type CompatGroupId = 'debian' | 'pgbouncer-1.25' | 'odyssey-1.5' | 'pgagroal-1.6';
 
 /**
- * Why the pgagroal 1.6.0 columns are not on the page yet, as measured on these fixtures
- * (PostgreSQL 15, SCRAM, pool of 2). pooltest no longer stops on pgagroal's malformed replies
- * (the stray byte after a refused admin-console login, the 53300 refusal framed one byte short:
- * both are wire findings now), but:
- * - transaction pipeline: pgagroal stops answering. Most runs end in discovery with
- *   STEERING_FAILED (a second client's first `BEGIN; SELECT pg_backend_pid()` gets no answer,
- *   then neither does the first client); in the others every check is inconclusive because
- *   A's next transaction gets no answer, and then the target stops answering altogether.
- * - session pipeline: the run completes (22 observed, capacity/queueing inconclusive), but a
- *   column that is not stable from run to run would make the regeneration test fail by chance.
- * Once both settle: delete `pending` from the two targets and run
- * `npm run matrix:docs -- --only "pgagroal 1.6.0 transaction pipeline,pgagroal 1.6.0 session pipeline"`.
+ * Why the pgagroal 1.6.0 transaction column is not on the page, as measured on its fixture
+ * (PostgreSQL 15, SCRAM, max_connections 2). pooltest now runs the whole catalogue through it
+ * (test/wire/pgagroal-findings.test.ts: 21 concluded, its observed profile passing), but a column
+ * here must be a clean run with every check concluded, and two checks and the sweep cannot be:
+ * pgagroal refuses a login beyond its pool with a 53300 ErrorResponse framed one byte short, on
+ * clients that capacity/queueing, capacity/multiplexing and the sweep rest on (inconclusive, with
+ * that reason). And `cancel/routing` depends on which backend a query lands on (the cancel key
+ * is the authenticating connection's), so that cell would change from run to run.
+ *
+ * The session column is not on the page either: pgagroal authenticates every login on a pooled
+ * server connection, so with both of the fixture's taken a check's third client waits at login,
+ * not at its first query, and each such check spends the whole connect bound (about 6 s). A full
+ * run took 195 s (more than the 180 s runTarget allows; the first `matrix:docs` attempt ended
+ * with exit 130) and left session/custom-guc-leak, session/tracked-parameter,
+ * session/reset-on-disconnect and capacity/queueing inconclusive (measured 2026-12-02, load 15+).
  */
 const PGAGROAL_PENDING =
-  'pgagroal 1.6.0 stops answering in the transaction pipeline (discovery or the first checks get no answer), and its session-pipeline column is not yet stable from run to run';
+  "pgagroal 1.6.0's transaction pipeline refuses logins beyond its pool with a malformed ErrorResponse, so capacity/queueing, capacity/multiplexing and the sweep cannot conclude, and its cancel/routing cell changes from run to run";
+
+const PGAGROAL_SESSION_PENDING =
+  'pgagroal 1.6.0 in its session pipeline makes a login wait for a free server connection: a full run takes over three minutes (beyond the matrix bound) and leaves four checks inconclusive';
 
 export const COMPAT_TARGETS: readonly CompatTarget[] = [
   { name: 'PostgreSQL 15, direct', group: 'debian', stack: 'direct', postgres: 15, profile: 'direct' },
@@ -202,7 +208,7 @@ export const COMPAT_TARGETS: readonly CompatTarget[] = [
     stack: 'pgagroal-session',
     postgres: 15,
     profile: 'pgagroal-session',
-    pending: PGAGROAL_PENDING,
+    pending: PGAGROAL_SESSION_PENDING,
   },
 ];
 

@@ -161,8 +161,9 @@ export async function askPgBouncer(
         error: { code: PROTOCOL_VIOLATION, message },
       });
       probes.record(ADMIN_SITE, ADMIN_CONSEQUENCE, violation);
+      return null;
     }
-    return null;
+    return odysseyIn(err);
   }
   try {
     const v = await admin.run(IDENTIFY_TAG, 'SHOW VERSION');
@@ -182,4 +183,20 @@ export async function askPgBouncer(
   } finally {
     await admin.close();
   }
+}
+
+/**
+ * Odyssey words the errors it makes itself `odyssey: c<client id>: ...` (its od_frontend_error),
+ * and refuses the admin console's login so when it cannot open a server connection for database
+ * `pgbouncer` ("odyssey: c99560a001e91: failed to connect to remote server s36f0ba174d6a", seen
+ * on 1.5.1). Its own console would tell the version, but only where its config defines one.
+ */
+function odysseyIn(err: unknown): Discovery['pooler'] {
+  const message = err instanceof Error ? err.message : String(err);
+  if (!/\bodyssey: c[0-9a-f]+: /.test(message)) return null;
+  return {
+    name: 'Odyssey',
+    version: null,
+    how: "the wording of its refusal of a login to database pgbouncer ('odyssey: c...:')",
+  };
 }

@@ -3,8 +3,10 @@
  * observation through ordinary client connections; nothing needs setting up on the pooler.
  *
  *  1. Reach it (TCP, then a real login), read the server version, time a few round trips.
- *  2. Ask who it is: `SHOW pool_version` answers through pgpool-II; PgBouncer's admin console
- *     (database `pgbouncer`) answers `SHOW VERSION` when the user is an admin or stats user.
+ *  2. Ask who it is: `SHOW pool_version` answers through pgpool-II; a protocol 2.0 startup, no
+ *     login, names pgagroal (discovery-fingerprint.ts); PgBouncer's admin console (database
+ *     `pgbouncer`) answers `SHOW VERSION` when the user is an admin or stats user, and Odyssey
+ *     refuses that login in words of its own.
  *  3. Does it accept a transaction block? Statement pooling refuses `BEGIN`.
  *  4. With client D connected and idle on backend d, holders take backends one by one until
  *     the pooler queues one (the pool is full) or the bound is reached. A holder landing on d
@@ -26,6 +28,7 @@ import { isCapacityRefusal } from './judging/capacity-refusal.js';
 import { depthFor } from './steering/spare-session.js';
 import { PROTOCOL_VIOLATION, violationError } from './judging/protocol.js';
 import { askPgBouncer, askPgpool, OptionalProbes } from './discovery-probes.js';
+import { askStartupFingerprint } from './discovery-fingerprint.js';
 import { violationIn } from './wire/violation.js';
 import { sleep } from './time.js';
 import { describeTarget, type Target } from './target.js';
@@ -50,6 +53,9 @@ export interface DiscoveryOptions {
    */
   known?: Discovery;
 }
+
+const PGAGROAL_NO_ADMIN_LOGIN =
+  "PgBouncer's admin console was not asked: pgagroal 1.6.0 makes room for a login to a database it has no pool for (database pgbouncer) by closing one of its idle pooled server connections";
 
 /** What discovery knows before its first login: nothing but the bounds it was given. */
 export function blankDiscovery(poolBound: number, waitBoundMs: number): Discovery {
@@ -86,6 +92,8 @@ export async function discover(target: Target, opts: DiscoveryOptions): Promise<
   if (opts.known) scn.useSpares(opts.known);
   // Violations on the optional probes' connections become findings; any other one stops discovery.
   const probes = new OptionalProbes(scn, d);
+  // No login, no pool: it runs beside D's login and names pgagroal before the admin console is asked.
+  const fingerprint = opts.known ? null : askStartupFingerprint(target, opts.bounds.connectMs);
   try {
     const t0 = performance.now();
     let first = await openFirst(scn, target, opts);
@@ -123,6 +131,12 @@ export async function discover(target: Target, opts: DiscoveryOptions): Promise<
       const pgpool = await askPgpool(first, probes);
       // D's connection died with the malformed answer: the count needs an idle client D.
       if (pgpool.dead) first = await openFirst(scn, target, opts);
+      const named = await fingerprint;
+      if (named?.finding) (d.wireFindings ??= []).push(named.finding);
+      // pgagroal makes room for a login to a database it has no pool for (the admin console's
+      // `pgbouncer`) by closing an idle pooled server connection: that probe would change the
+      // pool about to be counted, so a pooler the fingerprint named is not asked.
+      if (named?.pooler?.name === 'pgagroal') d.notes.push(PGAGROAL_NO_ADMIN_LOGIN);
       // D is idle while T probes transaction blocks: it looks for dead runs' leftovers meanwhile
       // (not when T was not admitted: the probe then runs on D itself).
       const d0 = first;
@@ -131,11 +145,11 @@ export async function discover(target: Target, opts: DiscoveryOptions): Promise<
         () => null,
       );
       const [bouncer, warmConnectMs, staleSeen] = await Promise.all([
-        pgpool.pooler ? null : askPgBouncer(scn, target, probes),
+        pgpool.pooler || named?.pooler ? null : askPgBouncer(scn, target, probes),
         probeTransactionBlocks(d, first, second),
         staleAlongside,
       ]);
-      d.pooler = pgpool.pooler ?? bouncer;
+      d.pooler = pgpool.pooler ?? named?.pooler ?? bouncer;
       // The first login of a fresh process also pays for loading pg and warming its crypto (SCRAM):
       // T's login, the second, is what later logins cost. The faster of the two sets the bounds.
       if (warmConnectMs !== null) {

@@ -115,7 +115,7 @@ describe('docs/compatibility.md', () => {
     );
   });
 
-  // Columns that cannot run yet (pgagroal: until the wire-finding change lands), shown as skipped
+  // Columns that cannot hold a clean run yet (the pgagroal ones: see compatibility-targets.ts), shown as skipped
   // with the reason. Deleting `pending` in compatibility-targets.ts moves them into the rotation above.
   describe.each(COMPAT_TARGETS.filter((t) => t.pending !== undefined))('pending column $name', (t) => {
     test.skip(`a fresh run of the whole catalogue gives the committed column (skipped: ${t.pending})`, async () => {

@@ -18,6 +18,12 @@ const SOURCE_PROFILES = COMPAT_RUNNABLE.filter((t) => t.group !== 'debian' && t.
   (t) => t.profile!,
 );
 import type { Profile } from '../../engine/types.js';
+/**
+ * Profiles whose fixture holds no column of the matrix yet (bench/compatibility-targets.ts says
+ * why), held to their observations by test/wire/pgagroal-findings.test.ts instead: observed where
+ * that fixture concluded, documented where it could not.
+ */
+const PARTLY_OBSERVED = ['pgagroal-transaction', 'pgagroal-session'];
 
 describe('built-in profiles', () => {
   test('no profile has a problem, and no name is used twice', () => {
@@ -142,7 +148,7 @@ describe('profiles say how they know', () => {
     const observedIn = PROFILES.filter((p) => Object.values(p.expect).some((e) => e.basis === 'observed')).map(
       (p) => p.name,
     );
-    expect(observedIn.sort()).toEqual([...Object.keys(EXPECTED), ...SOURCE_PROFILES].sort());
+    expect(observedIn.sort()).toEqual([...Object.keys(EXPECTED), ...SOURCE_PROFILES, ...PARTLY_OBSERVED].sort());
     for (const name of [...Object.keys(EXPECTED), ...SOURCE_PROFILES]) {
       const notObserved = Object.entries(findProfile(name).expect)
         .filter(([, e]) => e.basis !== 'observed')

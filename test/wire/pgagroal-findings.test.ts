@@ -1,52 +1,138 @@
 /**
  * Against a real pgagroal 1.6.0, built from its release tarball (fixtures/pooler-build.ts): the
- * run gets past discovery and every check gives an outcome or says why not; a malformed reply
- * from pgagroal is a wire finding of an optional probe, never the end of the run.
+ * run gets past discovery, names pgagroal, and every check gives an outcome or a specific reason;
+ * a malformed reply from pgagroal is a wire finding of an optional probe, never the end of the run.
  *
- * What pgagroal 1.6.0 sends that the wire guard refuses: a stray 0x00 byte after refusing the
- * admin-console login (database `pgbouncer`) when its PostgreSQL accepts the login without a
- * password exchange (the fixture's SCRAM makes it relay the refusal cleanly), and an
- * ErrorResponse 53300 "connection pool is full" declared one byte short, when it refuses a
- * login beyond its pool (played by test/wire/probe-findings.test.ts as well).
+ * What pgagroal 1.6.0 sends that the wire guard refuses: a stray 0x00 byte after each refusal it
+ * makes before a login (its `pgagroal_write_empty`: after "connection refused" to the protocol
+ * 2.0 startup discovery's fingerprint sends, after refusing the admin-console login), and an
+ * ErrorResponse 53300 "connection pool is full" declared one byte short, when it refuses a login
+ * beyond its pool (played by test/wire/probe-findings.test.ts as well).
  *
- * Only the session pipeline runs here. In the transaction pipeline pgagroal 1.6.0 stops
- * answering (a client's first transaction, then every other, gets no answer: see
- * bench/compatibility-targets.ts), which pooltest reports as STEERING_FAILED in discovery or as
- * inconclusive checks; that test is skipped with the reason until pgagroal answers there.
+ * Why discovery does not ask pgagroal's admin console: pgagroal makes room for a login to a
+ * database it has no pool for (`pgbouncer`) by closing one of its idle pooled server
+ * connections, which would change the pool discovery is counting. (With the fixture's first
+ * login racing pgagroal's prefill, that login left it refusing everyone: the regression below.)
  */
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { poolerBuildUnavailable } from '../../fixtures/pooler-build.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
+import type { Report } from '../../engine/types.js';
 import { runCli } from '../support/cli.js';
 
 const UNAVAILABLE = await poolerBuildUnavailable('pgagroal');
 const OPTIONAL_PROBES = ['discovery.identify', 'discovery.stale', 'discovery.room.connect', 'discovery.hold.connect'];
+const SKIP = UNAVAILABLE ? ` (skipped: ${UNAVAILABLE})` : '';
 
-describe.skipIf(UNAVAILABLE !== null)(
-  `pgagroal 1.6.0, session pipeline${UNAVAILABLE ? ` (skipped: ${UNAVAILABLE})` : ''}`,
-  () => {
-    let stack: Stack;
-    beforeAll(async () => {
-      stack = await startStack('pgagroal-session');
-    }, 120_000);
-    afterAll(async () => {
-      await stack?.stop();
-    });
+/** The reason every check gave when pgagroal had stopped answering: it says nothing about the check. */
+const GENERIC_SILENCE = /^(not conclusive: )?(session not usable: )?no answer within \d+ ms$/;
 
-    test('discovery completes; the check gives its outcome or its reason; any wire finding is an optional probe', async () => {
-      const run = await runCli(['--target', stack.target.url(), '--timeout', '5s', '--only', 'session/set-leak'], {
+/** One fixture for the enclosing describe block, started before its tests and stopped after. */
+function useStack(name: 'pgagroal-transaction' | 'pgagroal-session'): () => Stack {
+  let stack: Stack | undefined;
+  beforeAll(async () => {
+    stack = await startStack(name);
+  }, 120_000);
+  afterAll(async () => {
+    await stack?.stop();
+  });
+  return () => stack!;
+}
+
+function expectEveryCheckAnswered(report: Report): void {
+  for (const c of report.checks) {
+    expect(c.outcome !== null || c.reason.length > 0, c.id).toBe(true);
+    if (c.verdict === 'inconclusive') expect(c.reason, c.id).not.toMatch(GENERIC_SILENCE);
+  }
+  for (const f of report.discovery.wireFindings ?? []) expect(OPTIONAL_PROBES).toContain(f.probe);
+}
+
+describe.skipIf(UNAVAILABLE !== null)(`pgagroal 1.6.0, transaction pipeline${SKIP}`, () => {
+  const stack = useStack('pgagroal-transaction');
+
+  test('the whole catalogue: pgagroal named, its fingerprint finding reported, every check concluded or saying why, its profile passing', async () => {
+    const run = await runCli(
+      ['--target', stack().target.url(), '--timeout', '5s', '--profile', 'pgagroal-transaction'],
+      {
         json: true,
-        timeoutMs: 120_000,
-      });
-      expect(run.code, run.stderr).not.toBe(2);
-      expect(run.stderr).not.toMatch(/PROTOCOL_VIOLATION/);
-      const report = run.report!;
-      expect(report.discovery.mode).toBe('session');
-      expect(report.checks).toHaveLength(1);
-      for (const c of report.checks) expect(c.outcome !== null || c.reason.length > 0, c.id).toBe(true);
-      for (const f of report.discovery.wireFindings ?? []) expect(OPTIONAL_PROBES).toContain(f.probe);
-    });
-  },
-);
+        timeoutMs: 240_000,
+      },
+    );
+    const report = run.report!;
+    // No expectation of the observed profile failed (inconclusive ones do not count).
+    expect(report.checks.filter((c) => c.verdict === 'fail').map((c) => `${c.id}: ${c.outcome} (${c.reason})`)).toEqual(
+      [],
+    );
+    // Exit 1 is then the sweep's: it may find state left on a server connection pgagroal never
+    // resets (seen once in four runs), or fail to look when pgagroal refuses its logins (53300).
+    expect(run.code === 0 || (run.code === 1 && report.sweep?.state === 'dirty'), run.stderr).toBe(true);
+    expect(report.discovery.mode).toBe('transaction');
+    expect(report.discovery.poolSize).toBe(2);
+    expect(report.discovery.pooler?.name).toBe('pgagroal');
+    expect(report.discovery.notes.join('\n')).toMatch(/admin console was not asked: pgagroal 1\.6\.0/);
+    const fingerprint = report.discovery.wireFindings?.find((f) => f.session === 'fingerprint');
+    expect(fingerprint).toMatchObject({ probe: 'discovery.identify', hex: '00', offset: 20 });
+    expectEveryCheckAnswered(report);
+    // Not blind: the session-state checks, which rest on well-formed exchanges, all concluded.
+    const concluded = report.checks.filter((c) => c.outcome !== null);
+    expect(concluded.length, report.checks.map((c) => `${c.id}: ${c.reason}`).join('\n')).toBeGreaterThanOrEqual(15);
+    expect(report.checks.find((c) => c.id === 'session/set-leak')?.outcome).toBe('leaked');
+  }, 260_000);
+});
 
-test.skip('pgagroal 1.6.0, transaction pipeline: skipped, pgagroal stops answering there (see this file)', () => {});
+// Regression (fixtures/pgagroal-fixture.ts): the fixture's first login raced pgagroal's prefill,
+// which left a worker waiting for a server connection for good and pgagroal's count of active
+// connections wrong; the next login to a database it has no pool for (the admin console's
+// `pgbouncer`) then closed both pooled connections and the count fell below zero (65534 of 2):
+// every later client was refused with 53300, and logged-in clients' transactions got no answer.
+// That was the "no answer" behind every inconclusive check. A fixture of its own: a fresh start.
+describe.skipIf(UNAVAILABLE !== null)(`pgagroal 1.6.0, transaction pipeline, a fresh start${SKIP}`, () => {
+  const stack = useStack('pgagroal-transaction');
+
+  test('a login to a database pgagroal has no pool for is refused, and pgagroal goes on serving the next clients', async () => {
+    const login = async (database: string): Promise<string> => {
+      const client = new pg.Client({ ...stack().target, database, connectionTimeoutMillis: 5_000 });
+      client.on('error', () => undefined);
+      try {
+        await client.connect();
+        await client.query('SELECT 1');
+        return 'ok';
+      } catch (err) {
+        return (err as { code?: string }).code ?? String(err);
+      } finally {
+        // end() of a client whose login failed may never settle.
+        await Promise.race([client.end().catch(() => undefined), new Promise((r) => setTimeout(r, 1_000))]);
+      }
+    };
+    expect(await login(stack().target.database)).toBe('ok');
+    // The control: refused (Postgres has no such database), so the login did reach pgagroal's pool.
+    expect(await login('pgbouncer')).toBe('3D000');
+    expect(await login(stack().target.database)).toBe('ok');
+    expect(await login(stack().target.database)).toBe('ok');
+  }, 40_000);
+});
+
+describe.skipIf(UNAVAILABLE !== null)(`pgagroal 1.6.0, session pipeline${SKIP}`, () => {
+  const stack = useStack('pgagroal-session');
+
+  // The quick checks of the observed profile (a check whose third client waits at login takes
+  // about 6 s here, and a whole run over three minutes: see bench/compatibility-targets.ts).
+  const QUICK = ['session/set-leak', 'temp/on-commit-drop', 'locks/advisory-xact', 'statement/transaction-block'];
+
+  test('discovery names pgagroal; the quick checks pass its observed profile or say why not; any wire finding is an optional probe', async () => {
+    const run = await runCli(
+      ['--target', stack().target.url(), '--timeout', '5s', '--profile', 'pgagroal-session', '--only', QUICK.join(',')],
+      { json: true, timeoutMs: 120_000 },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).not.toMatch(/PROTOCOL_VIOLATION/);
+    const report = run.report!;
+    expect(report.discovery.mode).toBe('session');
+    expect(report.discovery.pooler?.name).toBe('pgagroal');
+    expect(report.checks.map((c) => c.id).sort()).toEqual([...QUICK].sort());
+    expectEveryCheckAnswered(report);
+    // Not blind: set-leak's third client is the one that waits; the others need no third client.
+    expect(report.checks.filter((c) => c.verdict === 'pass').length).toBeGreaterThanOrEqual(3);
+  }, 120_000);
+});
