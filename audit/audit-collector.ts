@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { CLAIMS } from '../suites/catalogue.js';
 import type { AuditCheckId, Hazard, UnparsedSample, UnparsedSummary } from './audit-types.js';
-import { normalizeStatement } from './sql-parser.js';
+import { normalizeStatement } from '../shared/sql-parser.js';
 import { StatementClassifier, type TextClassification } from './statement-classifier.js';
 
 /** Turns a character offset in the consumed text into a source label (`file.sql:12`). */

@@ -26,7 +26,7 @@ import {
 } from './pooler-behaviour.js';
 import { resolveBehaviour } from './pooler-source.js';
 import { auditSqlFile } from './sql-file-input.js';
-import { loadParser } from './sql-parser.js';
+import { loadParser } from '../shared/sql-parser.js';
 import { auditStats } from './stats-input.js';
 
 /** What to audit and against which pooler behaviour. */

@@ -10,7 +10,7 @@ import { AuditCollector } from './audit-collector.js';
 import { CHUNK_BYTES, readLogStream } from './log-input.js';
 import type { WorkerMessage, WorkerTask } from './log-parallel.js';
 import { LogState } from './log-state.js';
-import { loadParser } from './sql-parser.js';
+import { loadParser } from '../shared/sql-parser.js';
 
 async function run(task: WorkerTask): Promise<WorkerMessage> {
   await loadParser();
