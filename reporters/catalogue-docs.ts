@@ -67,10 +67,16 @@ export function labelsTable(checks: readonly DocCheck[] = CATALOGUE): string {
   return rows.join('\n');
 }
 
+/** INTERPRETING section 4: the state checks, named in catalogue order (they share one scenario). */
+export function stateChecksList(checks: readonly DocCheck[] = CATALOGUE): string {
+  const ids = checks.filter(isStateCheck).map((c) => `\`${c.id}\``);
+  return `${ids.slice(0, -1).join(', ')} and ${ids[ids.length - 1]!} share one scenario:`;
+}
+
 /** The generated sections per file: marker name to content. */
 export const GENERATED: Record<string, Record<string, () => string>> = {
   'README.md': { checks: checksTable, outcomes: outcomesTable },
-  'INTERPRETING.md': { labels: labelsTable },
+  'INTERPRETING.md': { 'state-checks': stateChecksList, labels: labelsTable },
 };
 
 /**

@@ -56,3 +56,55 @@ export function judgesToRecordedOutcomes(def: CheckDefinition): void {
     }
   });
 }
+
+/** What a hand-built record of the shared state scenario holds (see {@link stateRecord}). */
+export interface StateRecordSpec {
+  /** The markers the check recorded (`scn.recordMarkers`); none: the record carries no markers step. */
+  markers?: Record<string, string>;
+  /** A's backend at `A.create`, or the error it got instead. */
+  createPid: number;
+  createError?: { code: string; message: string };
+  /** Each candidate's backend and the row its observation returned. */
+  observers: { pid: number; row: Record<string, unknown> }[];
+  /** A's next transaction: its backend and what it read. */
+  readback: { pid: number; row: Record<string, unknown> };
+}
+
+/**
+ * A record of the shared state scenario (engine/steering/state-scenario.ts: `run.markers`,
+ * `A.create`, one `observe.take` per candidate, `A.readback`) written by hand, for the judge
+ * test of a check that has no recorded runs yet (what `npm run new-check` generates). Once the
+ * check is recorded, its judge test should read the real runs instead.
+ */
+export function stateRecord(spec: StateRecordSpec): StepRecord[] {
+  const steps: StepRecord[] = [];
+  const add = (session: string, tag: string, pid: number | null, results: StepRecord['results']): StepRecord => {
+    const step: StepRecord = {
+      seq: steps.length + 1,
+      session,
+      tag,
+      sql: '(written by hand)',
+      pid,
+      results,
+      error: null,
+      notices: [],
+      notifications: [],
+      startMs: steps.length * 10,
+      durationMs: 5,
+      timedOut: false,
+      txStatus: 'I',
+    };
+    steps.push(step);
+    return step;
+  };
+  if (spec.markers) add('run', 'run.markers', null, [[spec.markers]]);
+  const create = add('A', 'A.create', spec.createPid, [[{ pid: spec.createPid }], []]);
+  if (spec.createError) {
+    create.pid = null;
+    create.results = [];
+    create.error = spec.createError;
+  }
+  spec.observers.forEach((o, i) => add(`O${i + 1}`, 'observe.take', o.pid, [[{ pid: o.pid }], [o.row]]));
+  add('A', 'A.readback', spec.readback.pid, [[{ pid: spec.readback.pid, ...spec.readback.row }]]);
+  return steps;
+}
