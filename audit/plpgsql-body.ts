@@ -12,7 +12,14 @@
 import { asNode, child, constantOf, list, text } from '../shared/ast-json.js';
 import type { Hazard, StatementAnalysis } from './audit-types.js';
 import { functionCallHazards } from './function-calls.js';
-import { charOffset, parsePlpgsql, parseStatements, scanTokens, SqlParseFailure, type AstNode } from '../shared/sql-parser.js';
+import {
+  charOffset,
+  parsePlpgsql,
+  parseStatements,
+  scanTokens,
+  SqlParseFailure,
+  type AstNode,
+} from '../shared/sql-parser.js';
 
 /** Classifies one statement; passed in to keep this module free of an import cycle. */
 export type StatementAnalyzer = (wrapper: AstNode, sql: string, depth: number) => StatementAnalysis;

@@ -14,7 +14,11 @@ import type { CatalogueCheck } from './catalogue.js';
 export type OutcomeBreaks = boolean | 'unknown';
 
 /** Every label word some check of the catalogue may report (distributed over the checks). */
-type CatalogueLabel = CatalogueCheck extends infer C ? (C extends { outcomes: infer O } ? keyof O & string : never) : never;
+type CatalogueLabel = CatalogueCheck extends infer C
+  ? C extends { outcomes: infer O }
+    ? keyof O & string
+    : never
+  : never;
 
 /** Whether each label word breaks an application, grouped by the checks that introduced it. */
 export const OUTCOME_BREAKS = {
@@ -66,7 +70,9 @@ export const OUTCOME_BREAKS = {
 /** Maps an outcome label (null when the check was inconclusive or skipped) to breaks, fine or unknown. */
 export function outcomeBreaks(outcome: string | null): OutcomeBreaks {
   if (outcome === null) return 'unknown';
-  return Object.hasOwn(OUTCOME_BREAKS, outcome) ? (OUTCOME_BREAKS as Readonly<Record<string, boolean>>)[outcome]! : 'unknown';
+  return Object.hasOwn(OUTCOME_BREAKS, outcome)
+    ? (OUTCOME_BREAKS as Readonly<Record<string, boolean>>)[outcome]!
+    : 'unknown';
 }
 
 /**
