@@ -4,7 +4,7 @@
  * plus the mutations that reach the other labels and the inconclusive paths.
  */
 import { describe, expect, test } from 'vitest';
-import { judgeRecord } from '../../engine/check.js';
+import { judgeRecord } from '../../engine/judging/judge-record.js';
 import { lockTimeoutLeak } from '../../suites/session/lock-timeout-leak.check.js';
 import { GOLDEN } from './golden-expectations.js';
 import { FIXTURES, mutate, recorded, stepsOf, without } from '../support/recorded.js';
