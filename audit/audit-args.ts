@@ -6,7 +6,7 @@ import { PooltestError } from '../engine/errors.js';
 import { parseDuration } from '../engine/time.js';
 import { DEFAULT_MAX_STATEMENT_BYTES, DEFAULT_TIMEOUT_MS, type AuditOptions } from './audit.js';
 import { LOG_FORMATS, type LogFormat } from './log-format.js';
-import { positiveInt, splitFlag } from './flag-args.js';
+import { positiveInt, readCommandLine, type OptionSpec } from '../shared/command-args.js';
 
 /** Everything `pooltest audit` was asked to do. */
 export interface AuditArgs extends AuditOptions {
@@ -66,88 +66,90 @@ Exit codes:
      (give --report or --target for a verdict, or --fail-on-findings to make this 1)
 `;
 
+const AUDIT_OPTIONS: Readonly<Record<string, OptionSpec>> = {
+  sql: { type: 'files' },
+  log: { type: 'files' },
+  merge: { type: 'files' },
+  'log-format': { type: 'string' },
+  stats: { type: 'string' },
+  'stats-partial': { type: 'boolean' },
+  report: { type: 'string' },
+  target: { type: 'string' },
+  json: { type: 'string' },
+  markdown: { type: 'string' },
+  'fail-on-findings': { type: 'boolean' },
+  'no-color': { type: 'boolean' },
+  color: { type: 'boolean' },
+  timeout: { type: 'string' },
+  jobs: { type: 'string' },
+  'max-statement-bytes': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+};
+
 /** Parses `pooltest audit` arguments (without the word `audit`). */
 export function parseAuditArgs(argv: string[]): AuditArgs {
   const args: AuditArgs = { failOnFindings: false, help: false };
   const sql: string[] = [];
   const logs: string[] = [];
   const merge: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const raw = argv[i]!;
-    const { flag, inline } = splitFlag(raw);
-    const value = (): string => {
-      if (inline !== undefined) return inline;
-      const next = argv[i + 1];
-      if (next === undefined || isOption(next)) throw new PooltestError('BAD_ARGUMENTS', `${flag} needs a value`);
-      i++;
-      return next;
-    };
-    const values = (into: string[]): void => {
-      if (inline !== undefined) into.push(inline);
-      while (argv[i + 1] !== undefined && !isOption(argv[i + 1]!)) into.push(argv[++i]!);
-      if (into.length === 0) throw new PooltestError('BAD_ARGUMENTS', `${flag} needs at least one file`);
-    };
-    switch (flag) {
-      case '--sql':
-        values(sql);
+  const stray = (arg: string): string => `unexpected argument "${arg}": files go after --sql or --log`;
+  const line = readCommandLine('audit', argv, AUDIT_OPTIONS, stray);
+  if (line.rest !== null) throw new PooltestError('BAD_ARGUMENTS', stray('--'));
+  for (const { name, flag, values } of line.options) {
+    const value = values[0]!;
+    switch (name) {
+      case 'sql':
+        sql.push(...values);
         break;
-      case '--log':
-        values(logs);
+      case 'log':
+        logs.push(...values);
         break;
-      case '--merge':
-        values(merge);
+      case 'merge':
+        merge.push(...values);
         break;
-      case '--log-format':
-        args.logFormat = logFormat(value());
+      case 'log-format':
+        args.logFormat = logFormat(value);
         break;
-      case '--stats':
-        args.stats = value();
+      case 'stats':
+        args.stats = value;
         break;
-      case '--stats-partial':
+      case 'stats-partial':
         args.statsPartial = true;
         break;
-      case '--report':
-        args.report = value();
+      case 'report':
+        args.report = value;
         break;
-      case '--target':
-        args.target = value();
+      case 'target':
+        args.target = value;
         break;
-      case '--json':
-        args.json = value();
+      case 'json':
+        args.json = value;
         break;
-      case '--markdown':
-        args.markdown = value();
+      case 'markdown':
+        args.markdown = value;
         break;
-      case '--fail-on-findings':
+      case 'fail-on-findings':
         args.failOnFindings = true;
         break;
-      case '--no-color':
+      case 'no-color':
         args.color = false;
         break;
-      case '--color':
+      case 'color':
         args.color = true;
         break;
-      case '--timeout':
+      case 'timeout':
         // As the main command's --timeout (10s, 2500ms); a bare number stays milliseconds here.
-        args.timeoutMs = durationMs(flag, value());
+        args.timeoutMs = durationMs(flag, value);
         break;
-      case '--jobs':
-        args.jobs = positiveInt(flag, value());
+      case 'jobs':
+        args.jobs = positiveInt(flag, value);
         break;
-      case '--max-statement-bytes':
-        args.maxStatementBytes = positiveInt(flag, value());
+      case 'max-statement-bytes':
+        args.maxStatementBytes = positiveInt(flag, value);
         break;
-      case '-h':
-      case '--help':
+      case 'help':
         args.help = true;
         break;
-      default:
-        throw new PooltestError(
-          'BAD_ARGUMENTS',
-          isOption(raw)
-            ? `unknown option ${flag} (see pooltest audit --help)`
-            : `unexpected argument "${raw}": files go after --sql or --log`,
-        );
     }
   }
   // Stdin can be read once: `--sql - --log -` would leave the second reading nothing.
@@ -170,14 +172,6 @@ export function parseAuditArgs(argv: string[]): AuditArgs {
     args.merge = merge;
   }
   return args;
-}
-
-/**
- * `-` alone is a value (stdin), not an option, and so is a negative number: `--max-statement-
- * bytes -1` is a bad value, which the flag's own check names, not a missing one.
- */
-function isOption(arg: string): boolean {
-  return arg.startsWith('-') && arg !== '-' && !/^-\d/.test(arg);
 }
 
 function logFormat(value: string): LogFormat | 'auto' {

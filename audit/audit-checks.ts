@@ -8,6 +8,7 @@
 import type { AuditHint, OutcomeInfo } from '../engine/check.js';
 import { findProfile } from '../profiles/index.js';
 import { CATALOGUE, type CatalogueCheck } from '../suites/catalogue.js';
+import { outcomeBreaks } from '../suites/outcome-breaks.js';
 import type { AuditCheckId } from './audit-types.js';
 
 /** Static knowledge about one check id, as the audit uses it. */
@@ -39,7 +40,7 @@ function adviceOf(c: AuditedCheck, typical: string): string {
   const outcomes = c.outcomes as Record<string, OutcomeInfo>;
   const own = outcomes[typical]?.advice;
   if (own) return own;
-  const breaking = Object.values(outcomes).find((o) => o.breaks && o.advice);
+  const breaking = Object.entries(outcomes).find(([l, o]) => outcomeBreaks(l) === true && o.advice)?.[1];
   return breaking?.advice ?? 'See INTERPRETING.md for this check.';
 }
 

@@ -9,10 +9,17 @@
  * DO blocks in other languages (reported as not analysed). Function bodies are not analysed:
  * creating a function runs none of it (the audit sees the calls, not what they do).
  */
-import { asNode, child, constantOf, list, text } from './ast-json.js';
+import { asNode, child, constantOf, list, text } from '../shared/ast-json.js';
 import type { Hazard, StatementAnalysis } from './audit-types.js';
 import { functionCallHazards } from './function-calls.js';
-import { charOffset, parsePlpgsql, parseStatements, scanTokens, SqlParseFailure, type AstNode } from './sql-parser.js';
+import {
+  charOffset,
+  parsePlpgsql,
+  parseStatements,
+  scanTokens,
+  SqlParseFailure,
+  type AstNode,
+} from '../shared/sql-parser.js';
 
 /** Classifies one statement; passed in to keep this module free of an import cycle. */
 export type StatementAnalyzer = (wrapper: AstNode, sql: string, depth: number) => StatementAnalysis;

@@ -6,10 +6,12 @@
  * `--json FILE` writes the same as JSON; the other output files have nothing to say here and
  * are refused rather than silently ignored.
  */
+import type { OutcomeInfo } from '../engine/check.js';
 import { PooltestError } from '../engine/errors.js';
 import { findProfile, PROFILES } from '../profiles/index.js';
 import { selectChecks, toolVersion } from '../runner/run.js';
 import { CATALOGUE } from '../suites/catalogue.js';
+import { outcomeBreaks } from '../suites/outcome-breaks.js';
 import type { Profile } from '../engine/types.js';
 import type { CliOptions } from './args.js';
 import { checkOutputs, writeOutput } from './outputs.js';
@@ -53,7 +55,10 @@ function catalogueJson(opts: CliOptions): object {
       title: c.title,
       severity: c.severity,
       summary: c.summary,
-      outcomes: c.outcomes,
+      // Whether a label breaks is the word's (suites/outcome-breaks.ts), shown beside each label.
+      outcomes: Object.fromEntries(
+        Object.entries(c.outcomes as Record<string, OutcomeInfo>).map(([l, o]) => [l, { ...o, breaks: breaks(l) }]),
+      ),
     })),
   };
 }
@@ -62,16 +67,20 @@ function listCatalogue(opts: CliOptions): string {
   const checks = checksOf(opts);
   const w = Math.max(...checks.map((c) => c.id.length));
   const lines = checks.flatMap((c) => {
-    const outcomes = c.outcomes as Record<string, { means: string; breaks: boolean }>;
+    const outcomes = c.outcomes as Record<string, OutcomeInfo>;
     const labels = Object.keys(c.outcomes);
-    const fine = labels.filter((l) => !outcomes[l]!.breaks);
-    const breaks = labels.filter((l) => outcomes[l]!.breaks);
+    const fine = labels.filter((l) => !breaks(l));
+    const breaking = labels.filter(breaks);
     const head = `${c.id.padEnd(w)}  ${c.severity.padEnd(12)}  ${c.title}`;
-    const summary = `    outcomes: ${fine.join(', ') || '-'}; breaks: ${breaks.join(', ') || '-'}`;
+    const summary = `    outcomes: ${fine.join(', ') || '-'}; breaks: ${breaking.join(', ') || '-'}`;
     const meanings = opts.verbose ? labels.map((l) => `      ${l}: ${outcomes[l]!.means}`) : [];
     return [head, summary, ...meanings];
   });
   return `${lines.join('\n')}\n\n(a check that could not force or prove its situation is inconclusive, whatever its labels; --verbose says what each label means)\n`;
+}
+
+function breaks(label: string): boolean {
+  return outcomeBreaks(label) === true;
 }
 
 function profilesOf(opts: CliOptions): readonly Profile[] {

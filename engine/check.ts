@@ -8,15 +8,10 @@ import type { AuditClaims } from './audit-claims.js';
 import type { Scenario, RunContext } from './steering/scenario.js';
 import type { Discovery, Judgement, Severity, StepRecord } from './types.js';
 
-/** What one outcome label means for its check, whether it breaks an application, and the fix. */
+/** What one outcome label means for its check, and the fix (whether it breaks: suites/outcome-breaks.ts). */
 export interface OutcomeInfo {
   /** The label's meaning for this check, one sentence (README and INTERPRETING derive from it). */
   means: string;
-  /**
-   * Whether an application written for a direct connection sees a difference. Used by diff,
-   * --compare, the audit and watch to call a change a break or a fix.
-   */
-  breaks: boolean;
   /** One line a developer can act on, for labels that need action. */
   advice?: string;
 }

@@ -42,8 +42,8 @@ export function sweepUnfinished(sweep: SweepResult | null, checksRan: boolean): 
 }
 
 /**
- * The run's exit code as DESIGN.md defines it: 1 when a check failed its expectation or the
- * sweep found leftovers, and under `strict` also when a check was inconclusive or the sweep
+ * The run's exit code as INTERPRETING.md section 6 defines it: 1 when a check failed its
+ * expectation or the sweep found leftovers, and under `strict` also when a check was inconclusive or the sweep
  * could not finish; else 0. (2 and 130 are the CLI's: the run never got that far.)
  */
 export function runExitCode(

@@ -9,6 +9,7 @@ import { STATE_LABELS, STATE_OUTCOMES } from '../engine/judging/state-outcomes.j
 import type { Profile } from '../engine/types.js';
 import { findProfile } from '../profiles/index.js';
 import { CATALOGUE } from '../suites/catalogue.js';
+import { outcomeBreaks } from '../suites/outcome-breaks.js';
 
 /** The check files' view the tables need (kept narrow so tests can pass a small catalogue). */
 export interface DocCheck {
@@ -61,15 +62,21 @@ export function labelsTable(checks: readonly DocCheck[] = CATALOGUE): string {
   const rows = ['| check | label | meaning | breaks an app written for direct Postgres |', '|---|---|---|---|'];
   for (const c of checks) {
     for (const [l, o] of Object.entries(c.outcomes as Record<string, OutcomeInfo>))
-      rows.push(`| \`${c.id}\` | \`${l}\` | ${cell(o.means)} | ${o.breaks ? 'yes' : 'no'} |`);
+      rows.push(`| \`${c.id}\` | \`${l}\` | ${cell(o.means)} | ${outcomeBreaks(l) === true ? 'yes' : 'no'} |`);
   }
   return rows.join('\n');
+}
+
+/** INTERPRETING section 4: the state checks, named in catalogue order (they share one scenario). */
+export function stateChecksList(checks: readonly DocCheck[] = CATALOGUE): string {
+  const ids = checks.filter(isStateCheck).map((c) => `\`${c.id}\``);
+  return `${ids.slice(0, -1).join(', ')} and ${ids[ids.length - 1]!} share one scenario:`;
 }
 
 /** The generated sections per file: marker name to content. */
 export const GENERATED: Record<string, Record<string, () => string>> = {
   'README.md': { checks: checksTable, outcomes: outcomesTable },
-  'INTERPRETING.md': { labels: labelsTable },
+  'INTERPRETING.md': { 'state-checks': stateChecksList, labels: labelsTable },
 };
 
 /**

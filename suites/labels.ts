@@ -1,7 +1,7 @@
 /**
- * The public contract of DESIGN.md "Checks and outcome labels", as data derived from the check
- * files: every check declares its labels (with their meanings) in its own `outcomes`, and this
- * module only collects them. Profiles are validated against it; reporters, the audit and the
+ * The public contract of check ids and outcome labels (README "What the outcomes mean",
+ * INTERPRETING.md 4b), as data derived from the check files: every check declares its labels
+ * (with their meanings) in its own `outcomes`, and this module only collects them. Profiles are validated against it; reporters, the audit and the
  * docs read it instead of restating the labels.
  *
  * Adding a check or a label is a contract change made in the check's own file. Removing or

@@ -21,10 +21,10 @@ import {
   nameParts,
   nodeType,
   text,
-} from '../audit/ast-json.js';
-import { BoundedCache } from '../audit/bounded-cache.js';
+} from '../shared/ast-json.js';
+import { BoundedCache } from '../shared/bounded-cache.js';
 import { checkForSetting, setStatementHazard } from '../audit/set-statement.js';
-import { parseStatements, SqlParseFailure, type AstNode } from '../audit/sql-parser.js';
+import { parseStatements, SqlParseFailure, type AstNode } from '../shared/sql-parser.js';
 import { NO_USES, settingUses, type SettingUses } from './setting-uses.js';
 import type { StateKind, WatchCheckId } from './watch-types.js';
 

@@ -3,7 +3,7 @@
  * the watch, untouched (its own flags are never read as ours).
  */
 import { PooltestError } from '../engine/errors.js';
-import { positiveInt, splitFlag } from '../audit/flag-args.js';
+import { positiveInt, readCommandLine, type OptionSpec } from '../shared/command-args.js';
 
 /** Everything `pooltest watch` was asked to do. */
 export interface WatchArgs {
@@ -51,6 +51,20 @@ Exit codes: the command's own code when it fails (128 + signal when it was kille
 could not run.
 `;
 
+const WATCH_OPTIONS: Readonly<Record<string, OptionSpec>> = {
+  upstream: { type: 'string' },
+  listen: { type: 'string' },
+  report: { type: 'string' },
+  target: { type: 'string' },
+  json: { type: 'string' },
+  markdown: { type: 'string' },
+  html: { type: 'string' },
+  'connect-timeout': { type: 'string' },
+  'no-color': { type: 'boolean' },
+  color: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+};
+
 /** Parses `pooltest watch` arguments (without the word `watch`). */
 export function parseWatchArgs(argv: string[]): WatchArgs {
   const args: WatchArgs = {
@@ -60,64 +74,52 @@ export function parseWatchArgs(argv: string[]): WatchArgs {
     connectTimeoutMs: 10_000,
     help: false,
   };
-  for (let i = 0; i < argv.length; i++) {
-    const raw = argv[i]!;
-    if (raw === '--') {
-      args.command = argv.slice(i + 1);
-      if (args.command.length === 0)
-        throw new PooltestError('BAD_ARGUMENTS', '-- must be followed by a command to run');
-      break;
-    }
-    const { flag, inline } = splitFlag(raw);
-    const value = (): string => {
-      if (inline !== undefined) return inline;
-      const next = argv[i + 1];
-      if (next === undefined || next.startsWith('-')) throw new PooltestError('BAD_ARGUMENTS', `${flag} needs a value`);
-      i++;
-      return next;
-    };
-    switch (flag) {
-      case '--upstream':
-        args.upstream = value();
+  const line = readCommandLine(
+    'watch',
+    argv,
+    WATCH_OPTIONS,
+    (arg) => `unexpected argument "${arg}": put the command to run after --`,
+  );
+  if (line.rest !== null) {
+    if (line.rest.length === 0) throw new PooltestError('BAD_ARGUMENTS', '-- must be followed by a command to run');
+    args.command = line.rest;
+  }
+  for (const { name, flag, values } of line.options) {
+    const value = values[0]!;
+    switch (name) {
+      case 'upstream':
+        args.upstream = value;
         break;
-      case '--listen':
-        Object.assign(args, listenAddress(value()));
+      case 'listen':
+        Object.assign(args, listenAddress(value));
         break;
-      case '--report':
-        args.report = value();
+      case 'report':
+        args.report = value;
         break;
-      case '--target':
-        args.target = value();
+      case 'target':
+        args.target = value;
         break;
-      case '--json':
-        args.json = value();
+      case 'json':
+        args.json = value;
         break;
-      case '--markdown':
-        args.markdown = value();
+      case 'markdown':
+        args.markdown = value;
         break;
-      case '--html':
-        args.html = value();
+      case 'html':
+        args.html = value;
         break;
-      case '--connect-timeout':
-        args.connectTimeoutMs = positiveInt(flag, value());
+      case 'connect-timeout':
+        args.connectTimeoutMs = positiveInt(flag, value);
         break;
-      case '--no-color':
+      case 'no-color':
         args.color = false;
         break;
-      case '--color':
+      case 'color':
         args.color = true;
         break;
-      case '-h':
-      case '--help':
+      case 'help':
         args.help = true;
         break;
-      default:
-        throw new PooltestError(
-          'BAD_ARGUMENTS',
-          raw.startsWith('-')
-            ? `unknown option ${flag} (see pooltest watch --help)`
-            : `unexpected argument "${raw}": put the command to run after --`,
-        );
     }
   }
   if (!args.help && args.upstream === undefined)

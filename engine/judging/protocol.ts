@@ -15,7 +15,7 @@ export function protocolViolationIn(steps: readonly StepRecord[]): StepRecord | 
   return steps.find((s) => s.error?.code === PROTOCOL_VIOLATION);
 }
 
-/** Where and what: `B B.take: protocol violation by the server: ErrorResponse ('E'), declared length 58, ...`. */
+/** Where and what: `A A.create: protocol violation by the server: ErrorResponse ('E'), declared length 58, ...`. */
 export function describeViolationStep(step: StepRecord): string {
   return `${step.session} ${step.tag}: ${step.error?.message ?? ''}`;
 }

@@ -1,6 +1,7 @@
 /**
  * The labels of the state checks (the judge in state-judge.ts decides between them), with
- * their meanings and whether they break an application written for a direct connection.
+ * their meanings (whether a label breaks an application is a property of the word, in
+ * suites/outcome-breaks.ts).
  * Each state check declares `outcomes: stateOutcomes({ ...its advice })`, so the vocabulary is
  * written once here and the advice once in each check.
  */
@@ -9,17 +10,14 @@ import type { OutcomeInfo } from '../check.js';
 export const STATE_OUTCOMES = {
   session: {
     means: 'the state stayed with its client and nobody else saw it, on a backend of its own (direct, session pooling)',
-    breaks: false,
   },
-  leaked: { means: 'another client observed the state, whatever happened to its owner', breaks: true },
-  lost: { means: 'the state vanished for its client and nobody else saw it (the pooler reset it)', breaks: true },
+  leaked: { means: 'another client observed the state, whatever happened to its owner' },
+  lost: { means: 'the state vanished for its client and nobody else saw it (the pooler reset it)' },
   tracked: {
     means: 'the state followed its client onto another backend and nobody else saw it (the pooler replays it)',
-    breaks: false,
   },
-  // Pinning keeps the semantics; it costs multiplexing, not correctness.
-  pinned: { means: 'the pooler kept the client on its backend after the statement', breaks: false },
-  rejected: { means: 'the pooler or the server refused the statement itself', breaks: true },
+  pinned: { means: 'the pooler kept the client on its backend after the statement' },
+  rejected: { means: 'the pooler or the server refused the statement itself' },
 } as const satisfies Record<string, OutcomeInfo>;
 
 export type StateLabel = keyof typeof STATE_OUTCOMES;

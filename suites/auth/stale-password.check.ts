@@ -43,18 +43,15 @@ export const stalePassword = defineCheck({
     'old-accepted': {
       means:
         'after ALTER ROLE ... PASSWORD the pooler still admitted the old password (the facts say whether a reload changed that)',
-      breaks: true,
       advice:
         "The pooler keeps its own copy of the password: after rotating a password (or revoking a leaked one), rewrite the pooler's auth file and reload it, or let it look passwords up on the server (PgBouncer auth_query); until then the old password still logs in.",
     },
     refreshed: {
       means:
         'the pooler admitted the new password and refused the old one, at once or after a reload (the facts say which)',
-      breaks: false,
     },
     rejected: {
       means: 'the pooler admitted neither the old nor the new password',
-      breaks: true,
       advice:
         "The pooler refuses the new password until its auth file is rewritten and reloaded: rotate the pooler's copy together with the server's, or use auth_query.",
     },

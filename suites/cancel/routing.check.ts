@@ -35,16 +35,14 @@ export const routing = defineCheck({
   ],
   summary: "a CancelRequest with A's key while A and B both run slow queries: whose query stops",
   outcomes: {
-    routed: { means: "the cancel stopped the client's own query and the other client's completed", breaks: false },
+    routed: { means: "the cancel stopped the client's own query and the other client's completed" },
     misrouted: {
       means: "the cancel stopped another client's query",
-      breaks: true,
       advice:
         "A cancel stopped another client's query: do not rely on cancel through this pooler (use statement_timeout), and report it to the pooler.",
     },
     ignored: {
       means: 'neither query was cancelled: client-side cancels and timeouts stop working',
-      breaks: true,
       advice:
         'Cancels through this target do not stop the query (pgpool-II needs a free child process to read one): bound queries with SET LOCAL statement_timeout instead of relying on client-side cancel, and keep spare capacity (num_init_children above your client count).',
     },

@@ -57,18 +57,15 @@ export const connectChurn = defineCheck({
     faster: {
       means:
         'the median connect, query and disconnect cycle is shorter through the target than directly: the 95% interval of the ratio lies above 1',
-      breaks: false,
     },
     slower: {
       means: 'the median cycle is longer through the target than directly: the 95% interval of the ratio lies below 1',
-      breaks: false,
       advice:
         'Connecting through the pooler costs more than connecting directly here: check its TLS and authentication settings (auth_type, client_tls_*), or use a client-side pool.',
     },
     same: {
       means:
         'no clear difference: the 95% interval of the ratio of the median cycles (directly / through the target) includes 1',
-      breaks: false,
       advice:
         'The pooler does not make new connections cheaper here: an application that connects per request gains little from it; keep connections open in the application, or check that the pooler reuses server connections.',
     },

@@ -33,10 +33,9 @@ export const multiplexing = defineCheck({
   ],
   summary: '20 concurrent clients: how many backends serve them',
   outcomes: {
-    multiplexed: { means: 'some backend served two or more connected clients', breaks: false },
+    multiplexed: { means: 'some backend served two or more connected clients' },
     'one-per-client': {
       means: 'every backend served one client: costly, but statements keep their meaning',
-      breaks: false,
       advice:
         'Every connected client holds a backend of its own here: connections, not transactions, use up the server, so keep client pools small or use transaction pooling (within its restrictions).',
     },

@@ -38,20 +38,17 @@ export const queueing = defineCheck({
   outcomes: {
     queued: {
       means: 'every transaction succeeded; those beyond the pool waited their turn',
-      breaks: false,
       advice:
         'Transactions beyond the pool wait for a backend: keep transactions short, and size the pool for your peak concurrency if the waits matter.',
     },
     rejected: {
       means: 'the pooler refused some clients instead of queueing them (its message verbatim in the facts)',
-      breaks: true,
       advice:
         'The pooler refused clients instead of queueing them: raise its client limit (max_client_conn for PgBouncer) or its wait timeout, and retry refused connections with backoff in the application.',
     },
     unlimited: {
       means:
         'every transaction got a backend at once: nothing limits concurrency (direct, or a pool larger than the crowd)',
-      breaks: false,
       advice:
         'Nothing limits concurrency here: every transaction got a backend at once, so a burst of clients can exhaust max_connections; put a pooler in front if that matters.',
     },

@@ -27,22 +27,19 @@ export const advisorySession = defineCheck({
   docs: ['https://www.pgbouncer.org/features.html (session-level advisory locks: never in transaction pooling)'],
   summary: "`pg_advisory_lock`: is another client refused; does the owner's unlock warn",
   outcomes: {
-    exclusive: { means: 'another client was refused the lock', breaks: false },
+    exclusive: { means: 'another client was refused the lock' },
     shared: {
       means: "another client on the owner's backend also got the lock, and the owner's unlock warned",
-      breaks: true,
       advice:
         'Use pg_advisory_xact_lock inside a transaction: a session lock stays on the server connection, the next client there "holds" it too, and your unlock misses.',
     },
     released: {
       means: 'the pooler dropped the lock between transactions',
-      breaks: true,
       advice:
         'The pooler drops session advisory locks between transactions: use pg_advisory_xact_lock inside one transaction.',
     },
     rejected: {
       means: 'the lock function was refused',
-      breaks: true,
       advice: 'The pooler refuses session advisory locks: use pg_advisory_xact_lock.',
     },
   },

@@ -34,17 +34,14 @@ export const advisoryXact = defineCheck({
   outcomes: {
     exclusive: {
       means: 'another client was refused while the transaction held the lock, and got it after COMMIT',
-      breaks: false,
     },
     shared: {
       means: 'another client got the lock while the transaction held it',
-      breaks: true,
       advice:
         'Two clients held the same transaction lock at once: the pooler let them share a transaction or lost it; take the lock on a direct connection and report it to the pooler.',
     },
     rejected: {
       means: 'the lock function was refused',
-      breaks: true,
       advice: 'The pooler refuses advisory lock functions: take locks on a direct connection.',
     },
   },

@@ -29,22 +29,19 @@ export const listen = defineCheck({
   docs: ['https://www.pgbouncer.org/features.html (LISTEN: never in transaction pooling; NOTIFY: yes)'],
   summary: 'LISTEN on one client, NOTIFY from another: who receives it',
   outcomes: {
-    delivered: { means: 'the notification reached the listener', breaks: false },
+    delivered: { means: 'the notification reached the listener' },
     misrouted: {
       means: 'the notification reached a client that never listened',
-      breaks: true,
       advice:
         'LISTEN on a direct (or session-pooled) connection: through transaction pooling the listening backend is shared and its notifications go to whichever client holds it.',
     },
     dropped: {
       means: 'the notification reached nobody',
-      breaks: true,
       advice:
         'LISTEN on a direct (or session-pooled) connection: the pooler does not deliver notifications to the listening client.',
     },
     rejected: {
       means: 'LISTEN was refused',
-      breaks: true,
       advice: 'The pooler refuses LISTEN: listen on a direct connection.',
     },
   },

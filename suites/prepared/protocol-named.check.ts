@@ -38,17 +38,14 @@ export const protocolNamed = defineCheck({
   outcomes: {
     works: {
       means: 'the named statement worked in both transactions, and another client could prepare the same name',
-      breaks: false,
     },
     failed: {
       means: "a later use failed (26000), or another client's Parse of the same name collided with it (42P05)",
-      breaks: true,
       advice:
         "Turn on the pooler's prepared-statement tracking (PgBouncer >= 1.21: max_prepared_statements > 0), or make the driver use unnamed statements (node-postgres: omit `name`; pgx: QueryExecModeExec; JDBC: prepareThreshold=0).",
     },
     rejected: {
       means: 'the first use of the named statement was refused',
-      breaks: true,
       advice: 'The pooler refuses named prepared statements: use unnamed statements or the simple protocol.',
     },
   },

@@ -52,22 +52,19 @@ export const discardAll = defineCheck({
   ],
   summary: "the client's own `DISCARD ALL` / `RESET ALL`: does it clear the client's state",
   outcomes: {
-    reset: { means: "afterwards nobody saw the client's state", breaks: false },
+    reset: { means: "afterwards nobody saw the client's state" },
     missed: {
       means: 'the reset ran on another backend, and the state stayed on the old one for the next client',
-      breaks: true,
       advice:
         "DISCARD ALL and RESET ALL reset the server connection the statement lands on, not the one holding your earlier state (and perhaps someone else's): keep state transaction-scoped (SET LOCAL, set_config(..., true)) instead of cleaning up after it.",
     },
     ignored: {
       means: "the reset was acknowledged on the client's own backend and the state is still there",
-      breaks: true,
       advice:
         'The pooler acknowledged the reset without resetting the session: keep state transaction-scoped (SET LOCAL, set_config(..., true)).',
     },
     rejected: {
       means: 'the reset was refused',
-      breaks: true,
       advice:
         'The pooler refuses DISCARD ALL / RESET ALL: keep state transaction-scoped so that there is nothing to reset.',
     },

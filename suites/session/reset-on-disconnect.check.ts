@@ -50,11 +50,9 @@ export const resetOnDisconnect = defineCheck({
   outcomes: {
     reset: {
       means: "a client on the departed client's backend found none of its state, or that backend is gone",
-      breaks: false,
     },
     leaked: {
       means: 'a client on that backend found state the departed client left behind',
-      breaks: true,
       advice:
         "The pooler hands a departed client's backend on with its state: in transaction pooling keep all state transaction-scoped (SET LOCAL, ON COMMIT DROP, pg_advisory_xact_lock); in session pooling set server_reset_query = DISCARD ALL.",
     },

@@ -26,17 +26,15 @@ export const setLocal = defineCheck({
   docs: ['https://www.postgresql.org/docs/current/sql-set.html (SET LOCAL)'],
   summary: '`BEGIN; SET LOCAL ...; COMMIT`: visible inside only',
   outcomes: {
-    scoped: { means: 'SET LOCAL was seen inside its transaction only', breaks: false },
+    scoped: { means: 'SET LOCAL was seen inside its transaction only' },
     leaked: {
       means:
         "the value outlived its transaction: the client's next transaction or another client on its backend saw it",
-      breaks: true,
       advice:
         'SET LOCAL outlived its transaction: check that the client really sends BEGIN (autocommit drivers may not), and report it to the pooler.',
     },
     rejected: {
       means: 'BEGIN or SET LOCAL was refused, or the pooler closed the connection',
-      breaks: true,
       advice:
         'The pooler refuses transaction blocks (statement pooling): SET LOCAL cannot work; use a transaction-pooling mode or per-role defaults.',
     },

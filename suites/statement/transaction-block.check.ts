@@ -29,16 +29,14 @@ export const transactionBlock = defineCheck({
   ],
   summary: '`BEGIN`, two statements, `COMMIT` as separate messages',
   outcomes: {
-    allowed: { means: 'the statements ran in one transaction on one backend', breaks: false },
+    allowed: { means: 'the statements ran in one transaction on one backend' },
     rejected: {
       means: 'the transaction block was refused',
-      breaks: true,
       advice:
         'This pooler refuses transactions that span several messages (statement pooling): use a transaction-pooling endpoint for code that needs BEGIN ... COMMIT, or send the whole transaction as one query string or one function call.',
     },
     split: {
       means: 'BEGIN was accepted, but the statements ran in different transactions or backends (atomicity lost)',
-      breaks: true,
       advice:
         'The pooler ran the statements of one transaction on different transactions or backends: do not use it for transactional work.',
     },

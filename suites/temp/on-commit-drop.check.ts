@@ -31,22 +31,19 @@ export const onCommitDrop = defineCheck({
   docs: ['https://www.pgbouncer.org/features.html (ON COMMIT DROP temp tables: yes in transaction pooling)'],
   summary: '`CREATE TEMP TABLE ... ON COMMIT DROP` inside one transaction',
   outcomes: {
-    works: { means: 'the table existed inside its transaction only', breaks: false },
+    works: { means: 'the table existed inside its transaction only' },
     lost: {
       means: 'the table was missing inside its own transaction (the transaction ran on more than one backend)',
-      breaks: true,
       advice:
         'The pooler split one transaction across server connections: keep the work on a direct connection and report it to the pooler.',
     },
     leaked: {
       means: 'the table survived COMMIT',
-      breaks: true,
       advice:
         'The temp table outlived its transaction: check that the client really sends BEGIN (autocommit drivers may not), and drop it explicitly.',
     },
     rejected: {
       means: 'the transaction block itself was refused',
-      breaks: true,
       advice:
         'The pooler refuses transaction blocks (statement pooling), so ON COMMIT DROP tables vanish after each statement: use a transaction-pooling mode, or one statement (a CTE) instead of a temp table.',
     },

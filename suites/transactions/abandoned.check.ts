@@ -55,17 +55,14 @@ export const abandoned = defineCheck({
   outcomes: {
     'rolled-back': {
       means: "nothing of the dead client's transaction was committed, and the next client started clean",
-      breaks: false,
     },
     inherited: {
       means: "the next client found the dead client's transaction open, or its row committed",
-      breaks: true,
       advice:
         "Another client inherited a dead client's open transaction (or its uncommitted work was committed): configure the pooler to roll back or close server connections of disconnected clients, and set idle_in_transaction_session_timeout as a safety net.",
     },
     rejected: {
       means: 'BEGIN itself was refused (statement pooling), so no transaction could be abandoned',
-      breaks: true,
       advice:
         'The pooler refuses transaction blocks (statement pooling), so no client can leave one open; use a transaction-pooling endpoint for transactional work.',
     },

@@ -52,8 +52,10 @@ describe('check contracts', () => {
     expect(undeclared).toEqual([]);
   });
 
-  test('every declared landing is found in some real recorded run', () => {
-    const dead = CATALOGUE.flatMap((c) =>
+  // A check not recorded yet (just scaffolded by npm run new-check) has no run to hold its
+  // declaration to; golden.test.ts takes it up once `npm run record` has recorded it.
+  test('every declared landing is found in some real recorded run of its check', () => {
+    const dead = CATALOGUE.filter((c) => runs.has(c.id)).flatMap((c) =>
       (c.restsOn ?? [])
         .filter((n) => !(runs.get(c.id) ?? []).some((s) => hasLanding(s, n.create, n.observe)))
         .map((n) => `${c.id}: ${n.create} / ${n.observe}`),

@@ -3,9 +3,13 @@
  * the picture in README ("How the code is laid out") stays true. A violation names the file,
  * the import and the rule it breaks. Node built-ins and npm packages are not layers.
  *
- *   cli ─┬─> audit, watch ─> runner ─> reporters ─> profiles ─> suites ─> engine
- *        └─> fixtures ────────────────────────────────────────────────> engine
+ *   cli ─┬─> watch ─> audit ─> runner ─> reporters ─> profiles ─> suites ─> engine
+ *        │      └───────┴───> shared ──────────────────────────────────────> engine
+ *        └─> fixtures ─────────────────────────────────────────────────────> engine
  *   reporters, runner and above may also use drivers (real drivers' agents), which uses engine.
+ *   shared/ holds what the audit and watch both use: SQL parsing (libpg-query and its AST),
+ *   bounded caches, command-line arguments, display text and the "could not run" ending. watch
+ *   uses audit only for what the audit knows about checks and poolers (WATCH_MAY_USE_FROM_AUDIT).
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -22,12 +26,52 @@ const ALLOWED: Record<string, readonly string[]> = {
   reporters: ['engine', 'suites', 'profiles', 'drivers'],
   fixtures: ['engine'],
   runner: ['engine', 'suites', 'profiles', 'reporters', 'drivers'],
-  audit: ['engine', 'suites', 'profiles', 'reporters', 'runner', 'drivers'],
-  watch: ['engine', 'suites', 'profiles', 'reporters', 'runner', 'audit', 'drivers'],
-  cli: ['engine', 'suites', 'profiles', 'reporters', 'runner', 'audit', 'watch', 'fixtures', 'drivers'],
-  bench: ['engine', 'suites', 'profiles', 'reporters', 'runner', 'audit', 'watch', 'cli', 'fixtures', 'drivers'],
-  scripts: ['engine', 'suites', 'profiles', 'reporters', 'runner', 'audit', 'watch', 'cli', 'fixtures', 'drivers'],
+  shared: ['engine'],
+  audit: ['engine', 'suites', 'profiles', 'reporters', 'runner', 'shared', 'drivers'],
+  watch: ['engine', 'suites', 'profiles', 'reporters', 'runner', 'shared', 'audit', 'drivers'],
+  cli: ['engine', 'suites', 'profiles', 'reporters', 'runner', 'shared', 'audit', 'watch', 'fixtures', 'drivers'],
+  bench: [
+    'engine',
+    'suites',
+    'profiles',
+    'reporters',
+    'runner',
+    'shared',
+    'audit',
+    'watch',
+    'cli',
+    'fixtures',
+    'drivers',
+  ],
+  scripts: [
+    'engine',
+    'suites',
+    'profiles',
+    'reporters',
+    'runner',
+    'shared',
+    'audit',
+    'watch',
+    'cli',
+    'fixtures',
+    'drivers',
+  ],
 };
+
+/**
+ * The audit's modules watch may import: what the audit knows about checks, poolers and how a
+ * statement's hazard is classified, which watch applies to live traffic. Everything else the
+ * two use (parsing SQL, caches, arguments) lives below both, in shared/; any other audit
+ * module is the audit's own.
+ */
+export const WATCH_MAY_USE_FROM_AUDIT: readonly string[] = [
+  'audit/audit-checks.ts',
+  'audit/audit-types.ts',
+  'audit/pooler-behaviour.ts',
+  'audit/pooler-source.ts',
+  'audit/set-statement.ts',
+  'audit/target-run.ts',
+];
 
 function sourceFiles(dir: string): string[] {
   const out: string[] = [];
@@ -52,6 +96,11 @@ function layerOf(file: string): string | null {
   return Object.hasOwn(ALLOWED, top) ? top : null;
 }
 
+/** Whether a watch import of `resolved` (a .js specifier resolved to a path) is one it may make. */
+function watchMayUse(resolved: string): boolean {
+  return WATCH_MAY_USE_FROM_AUDIT.includes(path.relative(REPO, resolved).replace(/\.js$/, '.ts'));
+}
+
 function violations(): string[] {
   const bad: string[] = [];
   for (const layer of Object.keys(ALLOWED)) {
@@ -67,6 +116,10 @@ function violations(): string[] {
         const to = layerOf(path.resolve(path.dirname(file), spec));
         if (to === null) {
           bad.push(`${path.relative(REPO, file)} imports ${spec}, outside every layer`);
+        } else if (layer === 'watch' && to === 'audit' && !watchMayUse(path.resolve(path.dirname(file), spec))) {
+          bad.push(
+            `${path.relative(REPO, file)} imports ${spec}, one of audit's internals: watch may use only ${WATCH_MAY_USE_FROM_AUDIT.join(', ')} (what both need goes in shared/)`,
+          );
         } else if (to !== layer && !ALLOWED[layer]!.includes(to)) {
           bad.push(
             `${path.relative(REPO, file)} imports ${spec}: ${layer}/ may import only ${ALLOWED[layer]!.join(', ') || 'itself'}`,
@@ -99,6 +152,13 @@ describe('layers point down', () => {
       '../fixtures/w.js',
       '../runner/side-effect.js',
     ]);
+  });
+
+  test("control: watch importing one of audit's internals would be reported, its shared utilities not", () => {
+    expect(watchMayUse(path.join(REPO, 'audit', 'statement-classifier.js'))).toBe(false);
+    expect(watchMayUse(path.join(REPO, 'audit', 'pooler-behaviour.js'))).toBe(true);
+    expect(ALLOWED.watch!.includes('shared')).toBe(true);
+    expect(ALLOWED.shared!.some((l) => l === 'audit' || l === 'watch')).toBe(false);
   });
 
   test('control: an engine file importing the catalogue would be reported', () => {

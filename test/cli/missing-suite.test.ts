@@ -70,7 +70,7 @@ test('a suite that fails to load is reported as not run, and the other checks st
   expect(byId['session/set-leak']).toMatchObject({ outcome: null, verdict: 'inconclusive', expected: 'leaked' });
   expect(byId['session/set-leak']!.reason).toMatch(/not run/);
   expect(byId['session/set-local']).toMatchObject({ outcome: 'scoped', verdict: 'pass' });
-  // Without --strict, an inconclusive check does not change the exit code (DESIGN.md).
+  // Without --strict, an inconclusive check does not change the exit code (INTERPRETING.md section 6).
   expect(res.status).toBe(0);
   expect(report.summary).toMatchObject({ strict: false, exitCode: 0, inconclusive: 1, pass: 1 });
   expect(junit).toMatch(/<skipped message="inconclusive: not run/);

@@ -1,10 +1,12 @@
 /**
  * session/lock-timeout-leak (the example check of docs/writing-checks.md): its judge on the real
- * recorded logs of every fixture, against outcomes written here by hand from what each pooler
- * documents, plus the mutations that reach the other labels and the inconclusive paths.
+ * recorded logs of every fixture, against the outcomes written by hand in golden-expectations.ts,
+ * plus the mutations that reach the other labels and the inconclusive paths.
  */
 import { describe, expect, test } from 'vitest';
+import { judgeRecord } from '../../engine/judging/judge-record.js';
 import { lockTimeoutLeak } from '../../suites/session/lock-timeout-leak.check.js';
+import { GOLDEN } from './golden-expectations.js';
 import { FIXTURES, mutate, recorded, stepsOf, without } from '../support/recorded.js';
 import { setColumn } from '../support/state-recorded.js';
 import type { StepRecord } from '../../engine/types.js';
@@ -13,18 +15,15 @@ const ID = 'session/lock-timeout-leak';
 const judge = (fixture: string, steps: StepRecord[] = stepsOf(fixture, ID)) =>
   lockTimeoutLeak.judge(steps, recorded(fixture).discovery);
 
-/** Written from the docs, not from the judge: dedicated backends keep it, transaction and statement pooling leak it. */
-const BY_HAND: Record<(typeof FIXTURES)[number], string> = {
-  direct: 'session',
-  'pgbouncer-transaction': 'leaked',
-  'pgbouncer-session': 'session',
-  'pgbouncer-statement': 'leaked',
-  pgpool: 'session',
-};
-
-describe(`${ID}: recorded runs`, () => {
+/**
+ * The outcome of each recorded run is written by hand once, in golden-expectations.ts (with the
+ * line of the record that decides it; golden.test.ts holds the bare judge to it). Here the same
+ * runs go through the engine's vetoes too (judgeRecord), which must not refuse any of them.
+ */
+describe(`${ID}: recorded runs, as the engine judges them`, () => {
   test.each(FIXTURES)('%s', (fixture) => {
-    expect(judge(fixture).outcome).toBe(BY_HAND[fixture]);
+    const [outcome] = GOLDEN[fixture]![ID]!;
+    expect(judgeRecord(lockTimeoutLeak, stepsOf(fixture, ID), recorded(fixture).discovery).outcome).toBe(outcome);
   });
 });
 

@@ -36,9 +36,19 @@ function importedPackages(): Set<string> {
   // Every shipped folder (the layout moved audit/, cli/, runner/ and profiles/ to the top level).
   // drivers/agents ships as source: the Node agent imports the drivers it runs (pg, postgres).
   const roots = [
-    ...['engine', 'reporters', 'suites', 'fixtures', 'profiles', 'runner', 'audit', 'cli', 'watch', 'drivers'].map(
-      (dir) => path.join(REPO, 'dist', dir),
-    ),
+    ...[
+      'engine',
+      'reporters',
+      'suites',
+      'fixtures',
+      'profiles',
+      'runner',
+      'shared',
+      'audit',
+      'cli',
+      'watch',
+      'drivers',
+    ].map((dir) => path.join(REPO, 'dist', dir)),
     path.join(REPO, 'drivers', 'agents'),
   ];
   for (const root of roots) {

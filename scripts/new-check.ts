@@ -1,0 +1,276 @@
+/**
+ * `npm run new-check -- area/name`: scaffolds a check, so that a new one needs by hand only its
+ * check file, its judge test and a line in each profile that documents it (docs/writing-checks.md).
+ * It writes
+ *   suites/<area>/<name>.check.ts        a working state check (the shared scenario and judge) on a
+ *                                        custom setting of pooltest's own, TODOs where the real
+ *                                        behaviour goes
+ *   suites/<area>/<name>.test.ts         the three lines that hand it to Vitest (checkTest)
+ *   test/judges/<area>-<name>.test.ts    its judge on hand-built records, one per label it reaches
+ * adds it to the end of suites/<area>/index.ts (its place in the report), formats the files with
+ * prettier and runs `npm run docs` (build, then the README and INTERPRETING tables). The area
+ * must exist: a new area is a new index.ts and a line in suites/catalogue.ts, made by hand.
+ * test/architecture/new-check.test.ts runs this in a copy of the repository, then the pipeline.
+ * `--no-docs` skips the last step (the build and the tables).
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+
+/**
+ * Where the generated files' imports point, interpolated so that the layer test's import
+ * scanner does not read this script's templates as its own imports.
+ */
+const ROOT = '../..';
+const SUPPORT = '../support';
+const HERE = '.';
+
+const ID = /^([a-z]+)\/([a-z][a-z-]*[a-z])$/;
+
+/** The files a scaffold writes or changes, relative to the repository. */
+export interface Scaffold {
+  written: string[];
+  changed: string[];
+}
+
+/** `session/my-check` as `myCheck`. */
+export function constName(name: string): string {
+  return name.replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase());
+}
+
+/** Writes the scaffold of check `id` into the repository at `root`; throws with the reason it cannot. */
+export function scaffoldCheck(root: string, id: string): Scaffold {
+  const m = ID.exec(id);
+  if (!m) throw new Error(`"${id}" is not a check id: area/name, lower-case words joined by "-"`);
+  const [, area, name] = m as unknown as [string, string, string];
+  const index = path.join(root, 'suites', area, 'index.ts');
+  if (!existsSync(index))
+    throw new Error(
+      `suites/${area}/index.ts does not exist: a new area is made by hand (its index.ts, and a line in suites/catalogue.ts)`,
+    );
+  const files = {
+    check: `suites/${area}/${name}.check.ts`,
+    entry: `suites/${area}/${name}.test.ts`,
+    judge: `test/judges/${area}-${name}.test.ts`,
+  };
+  for (const f of Object.values(files))
+    if (existsSync(path.join(root, f))) throw new Error(`${f} exists already: check ${id} is not new`);
+  const ident = constName(name);
+  const indexText = readFileSync(index, 'utf8');
+  if (new RegExp(`\\b${ident}\\b`).test(indexText))
+    throw new Error(`suites/${area}/index.ts already has a ${ident}: choose another name`);
+
+  writeFileSync(path.join(root, files.check), checkFile(id, area, name, ident));
+  writeFileSync(path.join(root, files.entry), entryFile(name, ident));
+  writeFileSync(path.join(root, files.judge), judgeTestFile(id, area, name, ident));
+  writeFileSync(index, withCheckInIndex(indexText, name, ident, area));
+  return { written: Object.values(files), changed: [`suites/${area}/index.ts`] };
+}
+
+/** The area's index with the check imported and listed last (its place in the report). */
+function withCheckInIndex(text: string, name: string, ident: string, area: string): string {
+  const lines = text.split('\n');
+  const importLine = `import { ${ident} } from './${name}.check.js';`;
+  const imports = lines.flatMap((l, i) => (/^import .* from '\.\/.*\.check\.js';$/.test(l) ? [i] : []));
+  if (imports.length === 0) throw new Error(`suites/${area}/index.ts imports no check: cannot place ${ident}`);
+  // Among the check imports, in the order of their file names.
+  const after = imports.filter((i) => lines[i]!.replace(/.*'\.\/(.*)\.check\.js';$/, '$1') < name);
+  lines.splice(after.length > 0 ? after[after.length - 1]! + 1 : imports[0]!, 0, importLine);
+  const end = lines.findIndex((l) => /^\] as const;$/.test(l));
+  if (end < 0) throw new Error(`suites/${area}/index.ts has no "] as const;" closing its list`);
+  lines.splice(end, 0, `  ${ident},`);
+  return lines.join('\n');
+}
+
+function checkFile(id: string, area: string, name: string, ident: string): string {
+  const setting = `pooltest.${area}_${name.replace(/-/g, '_')}`;
+  const read = `coalesce(current_setting('${setting}', true), '')`;
+  return `/**
+ * ${id}: TODO the behaviour, as a question (does X stay with the client that set it?).
+ *
+ *   A:  SELECT pg_backend_pid() AS pid; SET ${setting} = '<marker>'      -- backend b1
+ *   O:  [BEGIN;] SELECT pg_backend_pid() AS pid;                          -- lands on b1
+ *       SELECT ${read} AS seen
+ *   A:  SELECT pg_backend_pid() AS pid, ${read} AS mine                   -- elsewhere
+ *
+ * Written by \`npm run new-check -- ${id}\`: a working state check (the shared scenario and
+ * judge, INTERPRETING.md section 4) on a custom setting of pooltest's own. TODO: replace the
+ * setting with the state this check is about, say here why an application cares and what the
+ * pooler's documentation says, and keep the SQL sequence above exact.
+ */
+import { defineCheck } from '${ROOT}/engine/check.js';
+import { judgeState } from '${ROOT}/engine/judging/state-judge.js';
+import { stateOutcomes } from '${ROOT}/engine/judging/state-outcomes.js';
+import { markerOf, valueOf } from '${ROOT}/engine/judging/record.js';
+import { markersFor } from '${ROOT}/engine/markers.js';
+import { LANDS_ON_A, runStateScenario } from '${ROOT}/engine/steering/state-scenario.js';
+import type { StepRecord } from '${ROOT}/engine/types.js';
+
+export const ${ident} = defineCheck({
+  id: '${id}',
+  // TODO: the title and summary say what is checked in a reader's words (README's table shows the summary).
+  title: 'TODO: a custom setting stays with the client that set it',
+  summary: 'TODO: \`SET ${setting}\`; does the next client on that backend inherit it',
+  // TODO: security, correctness or availability: what an application loses when it breaks.
+  severity: 'correctness',
+  // TODO: pinned references (a versioned URL, or owner/repo@commit:path) for what is checked.
+  docs: ['https://www.postgresql.org/docs/15/runtime-config-custom.html'],
+  // The state vocabulary; every label that breaks an application needs advice a developer can act on.
+  outcomes: stateOutcomes({
+    leaked: 'TODO: what to do when another client sees this state (for a setting: SET LOCAL inside the transaction).',
+    lost: 'TODO: what to do when the pooler resets this state between transactions.',
+    pinned: 'TODO: the pooler pins the client after this statement, losing multiplexing for it.',
+    rejected: 'TODO: what to do when the pooler refuses the statement.',
+  }),
+  // The conclusion rests on an observer landing on the backend A created the state on.
+  restsOn: LANDS_ON_A,
+  async scenario(scn) {
+    // Markers are unique to the run and the check; the judge reads them from the record.
+    const marker = markersFor(scn.ctx.runId, this.id).tag;
+    scn.recordMarkers({ setting: marker });
+    await runStateScenario(scn, {
+      create: \`SET ${setting} = '\${marker}'\`,
+      observe: [\`SELECT ${read} AS seen\`],
+      readback: \`SELECT ${read} AS mine\`,
+      // Guarded by the marker, so nothing else on a shared backend is touched.
+      cleanup: \`IF ${read} = '\${marker}' THEN RESET ${setting}; END IF;\`,
+    });
+  },
+  judge(steps, discovery) {
+    const marker = markerOf(steps, 'setting');
+    // null (no reading, or no marker in the record) makes the judge inconclusive, never a guess.
+    const holds = (step: StepRecord, column: string): boolean | null => {
+      const v = valueOf(step, column);
+      return typeof v === 'string' && marker !== '' ? v === marker : null;
+    };
+    return judgeState(steps, discovery, {
+      seenByOther: (take) => holds(take, 'seen'),
+      keptByA: (readback) => holds(readback, 'mine'),
+      show: (step) => \`${setting} = \${String(valueOf(step, 'seen') ?? valueOf(step, 'mine'))}\`,
+    });
+  },
+});
+`;
+}
+
+function entryFile(name: string, ident: string): string {
+  return `import { checkTest } from '${ROOT}/engine/vitest-check.js';
+import { ${ident} } from '${HERE}/${name}.check.js';
+
+checkTest(${ident});
+`;
+}
+
+function judgeTestFile(id: string, area: string, name: string, ident: string): string {
+  return `/**
+ * ${id}: its judge on records of the shared state scenario written by hand (stateRecord), one
+ * per label it can reach, and the paths on which it must not conclude. Written by
+ * \`npm run new-check\`. TODO once \`npm run record -- test/recorded ${id}\` has recorded it on
+ * the fixtures: judge those runs against outcomes written here by hand from what each pooler
+ * documents (as session-lock-timeout-leak.test.ts does), and add them, each with the line of the
+ * record that decides it, to golden-expectations.ts (golden.test.ts fails until they are there).
+ */
+import { describe, expect, test } from 'vitest';
+import { ${ident} } from '${ROOT}/suites/${area}/${name}.check.js';
+import { recorded } from '${SUPPORT}/recorded.js';
+import { stateRecord } from '${SUPPORT}/state-recorded.js';
+import type { Discovery } from '${ROOT}/engine/types.js';
+
+const MARKER = 'pooltest-0123abcd-${area}-${name}';
+const direct = recorded('direct').discovery;
+const transaction = recorded('pgbouncer-transaction').discovery;
+
+/** A's backend is 101; one observer on \`observer\` reads \`seen\`; A's next transaction on \`next\` reads \`mine\`. */
+function judge(o: { observer: number; seen: string; next: number; mine: string }, discovery: Discovery) {
+  const steps = stateRecord({
+    markers: { setting: MARKER },
+    createPid: 101,
+    observers: [{ pid: o.observer, row: { seen: o.seen } }],
+    readback: { pid: o.next, row: { mine: o.mine } },
+  });
+  return ${ident}.judge(steps, discovery);
+}
+
+describe('${id}: judge', () => {
+  test('session: on a direct connection A keeps its value on its own backend, and the observer elsewhere sees none', () => {
+    expect(judge({ observer: 102, seen: '', next: 101, mine: MARKER }, direct).outcome).toBe('session');
+  });
+  test("leaked: the observer on A's old backend reads A's value", () => {
+    expect(judge({ observer: 101, seen: MARKER, next: 102, mine: '' }, transaction).outcome).toBe('leaked');
+  });
+  test('lost: the old backend is clean and A lost its value elsewhere', () => {
+    expect(judge({ observer: 101, seen: '', next: 102, mine: '' }, transaction).outcome).toBe('lost');
+  });
+  test('tracked: the old backend is clean and A still has its value elsewhere', () => {
+    expect(judge({ observer: 101, seen: '', next: 102, mine: MARKER }, transaction).outcome).toBe('tracked');
+  });
+  test('rejected: the statement failed with an SQLSTATE', () => {
+    const steps = stateRecord({
+      markers: { setting: MARKER },
+      createPid: 101,
+      createError: { code: '0A000', message: 'SET is not supported' },
+      observers: [],
+      readback: { pid: 102, row: { mine: '' } },
+    });
+    expect(${ident}.judge(steps, transaction).outcome).toBe('rejected');
+  });
+  test('inconclusive: a record without its marker proves nothing', () => {
+    const steps = stateRecord({
+      createPid: 101,
+      observers: [{ pid: 101, row: { seen: MARKER } }],
+      readback: { pid: 102, row: { mine: '' } },
+    });
+    expect(${ident}.judge(steps, transaction).outcome).toBeNull();
+  });
+  test('inconclusive: A moved and nobody looked at its old backend', () => {
+    expect(judge({ observer: 103, seen: '', next: 102, mine: '' }, transaction).outcome).toBeNull();
+  });
+});
+`;
+}
+
+function run(root: string, command: string, args: string[]): void {
+  const r = spawnSync(command, args, { cwd: root, stdio: 'inherit' });
+  if (r.status !== 0) throw new Error(`${command} ${args.join(' ')} failed (exit ${r.status ?? r.signal})`);
+}
+
+function main(argv: string[]): number {
+  const docs = !argv.includes('--no-docs');
+  const ids = argv.filter((a) => a !== '--no-docs');
+  if (ids.length !== 1) {
+    process.stderr.write('usage: npm run new-check -- area/name [--no-docs]\n');
+    return 2;
+  }
+  const root = process.cwd();
+  let made: Scaffold;
+  try {
+    made = scaffoldCheck(root, ids[0]!);
+  } catch (error) {
+    process.stderr.write(`new-check: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 2;
+  }
+  // Formatted as the repository is (test/architecture/format.test.ts checks every file).
+  run(root, process.execPath, [
+    path.join(root, 'node_modules', 'prettier', 'bin', 'prettier.cjs'),
+    '--write',
+    '--log-level',
+    'warn',
+    ...made.written,
+    ...made.changed,
+  ]);
+  if (docs) run(root, 'npm', ['run', '--silent', 'docs']);
+  process.stdout.write(
+    [
+      `new-check: wrote ${made.written.join(', ')}; added it to ${made.changed.join(', ')}${docs ? '; regenerated README.md and INTERPRETING.md' : ''}.`,
+      'Next (docs/writing-checks.md): replace the TODOs; add one expectation per profile that documents it',
+      '(the five fixture profiles must each state it: test/catalogue/catalogue.test.ts holds the fixtures to them),',
+      'then npm run docs and npm run record -- test/recorded ' + ids[0] + '.',
+      '',
+    ].join('\n'),
+  );
+  return 0;
+}
+
+// Run as a script (node dist/scripts/new-check.js), not when imported by a test.
+if (process.argv[1] && path.resolve(process.argv[1]).endsWith(path.join('scripts', 'new-check.js')))
+  process.exitCode = main(process.argv.slice(2));

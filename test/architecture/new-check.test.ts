@@ -1,0 +1,183 @@
+/**
+ * Scaffolding a check and running the check pipeline on it, in a copy of the repository, so
+ * that docs/writing-checks.md cannot drift from what the code needs: `npm run new-check` (the
+ * built script, with the copy as its working folder) writes the files and runs `npm run docs`
+ * (tsc, then the tables); the copy then passes the tests a check is held to (the docs' drift,
+ * the labels and profiles, ids and files, the layers, the judges over the recordings, the new
+ * judge test) and the new check's Vitest file runs through the built CLI against a real
+ * PostgreSQL, asserting the one profile line the test adds. Only the generated files and that
+ * line may have changed.
+ */
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { startPostgres, type PostgresFixture } from '../../fixtures/postgres-fixture.js';
+import type { Report } from '../../engine/types.js';
+import { REPO } from '../support/cli.js';
+
+const ID = 'session/scaffold-example';
+/** What `npm run new-check -- session/scaffold-example` writes and regenerates. */
+const GENERATED = [
+  'INTERPRETING.md',
+  'README.md',
+  'suites/session/index.ts',
+  'suites/session/scaffold-example.check.ts',
+  'suites/session/scaffold-example.test.ts',
+  'test/judges/session-scaffold-example.test.ts',
+];
+/** The one line a developer adds by hand, in the profile of the fixture the test runs on. */
+const PROFILE = 'profiles/direct.ts';
+const PROFILE_ANCHOR = "    'session/lock-timeout-leak': { outcome: 'session', ref: PG_DOCS.set },\n";
+const PROFILE_LINE = `    '${ID}': { outcome: 'session', ref: PG_DOCS.set },\n`;
+/** The tests a check is held to (test/architecture and the unit tests over the catalogue). */
+const PIPELINE_TESTS = [
+  'test/architecture/generated-docs.test.ts',
+  'test/architecture/check-contracts.test.ts',
+  'test/architecture/check-ids.test.ts',
+  'test/architecture/layers.test.ts',
+  'test/profiles/labels.test.ts',
+  'test/profiles/profiles.test.ts',
+  'test/judges/golden.test.ts',
+  'test/judges/session-scaffold-example.test.ts',
+];
+/** Guards against a hang, not a speed requirement: the build in the copy is most of it. */
+const STEP_BOUND_MS = 240_000;
+
+let copy: string;
+let pg: PostgresFixture | undefined;
+let before: Map<string, string>;
+
+/** Content hashes of the copy's files, by relative path (node_modules and dist left out). */
+function snapshot(root: string, dir = root, out = new Map<string, string>()): Map<string, string> {
+  for (const name of readdirSync(dir)) {
+    const full = path.join(dir, name);
+    const rel = path.relative(root, full);
+    if (rel === 'node_modules' || rel === 'dist' || rel === '.pooltest') continue;
+    if (statSync(full).isDirectory()) snapshot(root, full, out);
+    else out.set(rel, createHash('sha256').update(readFileSync(full)).digest('hex'));
+  }
+  return out;
+}
+
+function changedFiles(a: Map<string, string>, b: Map<string, string>): string[] {
+  return [...new Set([...a.keys(), ...b.keys()])].filter((f) => a.get(f) !== b.get(f)).sort();
+}
+
+/** Runs a child to its end; the output is kept for the failure message. */
+function exec(cmd: string, args: string[], cwd: string): Promise<{ code: number | null; output: string }> {
+  // A Vitest run inside this one must not think it is a worker of ours.
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('VITEST')));
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { cwd, env: { ...env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), STEP_BOUND_MS);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, output });
+    });
+  });
+}
+
+beforeAll(async () => {
+  copy = mkdtempSync(path.join(os.tmpdir(), 'pooltest-new-check-'));
+  const top = new Set(['node_modules', 'dist', '.git', '.pooltest']);
+  cpSync(REPO, copy, { recursive: true, filter: (src) => !top.has(path.relative(REPO, src).split(path.sep)[0]!) });
+  symlinkSync(path.join(REPO, 'node_modules'), path.join(copy, 'node_modules'));
+  before = snapshot(copy);
+  // The server starts while the copy builds.
+  pg = await startPostgres();
+}, STEP_BOUND_MS);
+
+afterAll(async () => {
+  await pg?.stop();
+  if (copy) rmSync(copy, { recursive: true, force: true });
+});
+
+test(
+  'npm run new-check scaffolds a check that passes the pipeline, changing only its files and one profile line',
+  { timeout: 3 * STEP_BOUND_MS },
+  async () => {
+    // The developer's line in the profile of the fixture it is observed on.
+    const profile = readFileSync(path.join(copy, PROFILE), 'utf8');
+    expect(profile).toContain(PROFILE_ANCHOR);
+    writeFileSync(path.join(copy, PROFILE), profile.replace(PROFILE_ANCHOR, PROFILE_ANCHOR + PROFILE_LINE));
+
+    const generated = await exec(process.execPath, [path.join(REPO, 'dist/scripts/new-check.js'), ID], copy);
+    expect(generated.code, generated.output).toBe(0);
+    expect(generated.output).toContain('regenerated README.md and INTERPRETING.md');
+
+    const tests = await exec(
+      process.execPath,
+      [path.join(copy, 'node_modules/vitest/vitest.mjs'), 'run', ...PIPELINE_TESTS],
+      copy,
+    );
+    expect(tests.code, tests.output).toBe(0);
+    // Every file ran: a file filter that matched nothing would pass with no tests at all.
+    expect(tests.output).toMatch(new RegExp(`Test Files\\s+${PIPELINE_TESTS.length} passed`));
+
+    // The check's Vitest file, through the copy's built CLI, under the direct profile.
+    // Outside the copy, so the report and the run history (.pooltest/) are no change to it.
+    const cliDir = mkdtempSync(path.join(os.tmpdir(), 'pooltest-new-check-cli-'));
+    const out = path.join(cliDir, 'report.json');
+    const cli = await exec(
+      process.execPath,
+      [
+        path.join(copy, 'dist/cli/main.js'),
+        '--target',
+        pg!.url(),
+        '--direct',
+        pg!.url(),
+        '--profile',
+        'direct',
+        '--only',
+        ID,
+        '--json',
+        out,
+      ],
+      cliDir,
+    );
+    try {
+      expect(cli.code, cli.output).toBe(0);
+      const report = JSON.parse(readFileSync(out, 'utf8')) as Report;
+      const check = report.checks.find((c) => c.id === ID);
+      expect(check, cli.output).toMatchObject({ outcome: 'session', verdict: 'pass', expected: 'session' });
+      expect(report.sweep?.clean).toBe(true);
+    } finally {
+      rmSync(cliDir, { recursive: true, force: true });
+    }
+
+    const changed = changedFiles(before, snapshot(copy));
+    expect(changed).toEqual([...GENERATED, PROFILE].sort());
+    // docs/writing-checks.md lists exactly these, as patterns.
+    expect(documentedFiles()).toEqual(
+      changed
+        .map((f) =>
+          f === PROFILE
+            ? 'profiles/*.ts'
+            : f
+                .replace('session-scaffold-example', '<area>-<name>')
+                .replace('session/scaffold-example', '<area>/<name>')
+                .replace('suites/session/', 'suites/<area>/'),
+        )
+        .sort(),
+    );
+  },
+);
+
+/** The first column of docs/writing-checks.md's table of the files a new check touches. */
+function documentedFiles(): string[] {
+  const doc = readFileSync(path.join(REPO, 'docs/writing-checks.md'), 'utf8');
+  const section = doc.slice(doc.indexOf('## The files a new check touches'));
+  const table = section.slice(0, section.indexOf('\n\n', section.indexOf('|')));
+  return table
+    .split('\n')
+    .filter((l) => l.startsWith('| `'))
+    .flatMap((l) => [...l.split('|')[1]!.matchAll(/`([^`]+)`/g)].map((m) => m[1]!))
+    .sort();
+}
