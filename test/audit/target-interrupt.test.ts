@@ -34,8 +34,9 @@ describe('audit --target', () => {
       expect(run.code, run.stderr).toBe(2);
       expect(run.stderr).toMatch(/STEP_TIMEOUT|TARGET_UNREACHABLE/);
       expect(run.stderr).not.toContain(':pw@');
-      // The default bound is 10 s: well under it, so the 2 s given is the one in force.
-      expect(run.ms).toBeLessThan(7_000);
+      // The bound in force is the one given (the default is 10 s): the error names it. A wall-clock
+      // ceiling here failed on a busy machine (14 s) while the bound itself was right.
+      expect(run.stderr).toMatch(/within 2000 ms/);
     } finally {
       for (const s of sockets) s.destroy();
       await new Promise((resolve) => silent.close(resolve));
