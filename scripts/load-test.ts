@@ -14,7 +14,8 @@
  *
  * The load is bounded twice: stress-ng gets `--timeout`, a busy Node process ends itself at the
  * same deadline, and both are stopped (by process group) when Vitest ends, fails, or this
- * script is interrupted. Prints the wall time of each run and its slowest 10 files.
+ * script is interrupted. After each run it prints every file's time (slowest first) and each
+ * project's sum; at the very end, the wall time of every run and the slowest 10 files.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -121,6 +122,9 @@ async function main(): Promise<number> {
   process.once('SIGTERM', stopAndExit);
   process.once('exit', () => load.stop());
   const dir = mkdtempSync(path.join(tmpdir(), 'pooltest-load-'));
+  const summaries: string[] = [];
+  let last: FileTime[] = [];
+  let exitCode = 0;
   try {
     console.log(`load-test: ${files.length > 0 ? `${files.length} files` : 'the whole suite'}, ${load.how}`);
     for (let i = 1; i <= runs; i++) {
@@ -128,23 +132,46 @@ async function main(): Promise<number> {
       const t0 = performance.now();
       const code = await runVitest(files, jsonFile);
       const s = Math.round((performance.now() - t0) / 1000);
-      console.log(`\nload-test: run ${i} of ${runs}: exit ${code}, ${s} s wall (${load.how})`);
+      const summary = `run ${i} of ${runs}: exit ${code}, ${s} s wall (${load.how})`;
+      summaries.push(summary);
+      console.log(`\nload-test: ${summary}`);
       try {
-        console.log('slowest files:');
-        for (const f of fileTimes(jsonFile).slice(0, 10))
-          console.log(
-            `  ${(f.ms / 1000).toFixed(1).padStart(6)} s  ${f.file} [${f.project}]${f.failed ? '  (failed)' : ''}`,
-          );
+        last = fileTimes(jsonFile);
+        console.log(`every file's time, slowest first (${last.length} files):`);
+        for (const f of last) console.log(fileLine(f));
+        console.log('time per project (the sum of its files; `fixtures` runs two at once, `timing` one):');
+        for (const [project, ms] of projectTotals(last))
+          console.log(`  ${(ms / 1000).toFixed(0).padStart(6)} s  ${project}`);
       } catch {
+        last = [];
         console.log('  (no file times written)');
       }
-      if (code !== 0) return code;
+      if (code !== 0) {
+        exitCode = code;
+        break;
+      }
     }
-    return 0;
   } finally {
     load.stop();
     rmSync(dir, { recursive: true, force: true });
   }
+  // At the very end, so it is what a reader of the output's tail sees first.
+  console.log(`\nload-test: ${summaries.join('; ')}`);
+  console.log(`slowest 10 files${runs > 1 ? ' of the last run' : ''}:`);
+  if (last.length === 0) console.log('  (no file times written)');
+  for (const f of last.slice(0, 10)) console.log(fileLine(f));
+  return exitCode;
+}
+
+function fileLine(f: FileTime): string {
+  return `  ${(f.ms / 1000).toFixed(1).padStart(6)} s  ${f.file} [${f.project}]${f.failed ? '  (failed)' : ''}`;
+}
+
+/** Each project's summed file time, largest first. */
+function projectTotals(times: FileTime[]): Array<[string, number]> {
+  const totals = new Map<string, number>();
+  for (const t of times) totals.set(t.project, (totals.get(t.project) ?? 0) + t.ms);
+  return [...totals].sort((a, b) => b[1] - a[1]);
 }
 
 process.exitCode = await main();
