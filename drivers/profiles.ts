@@ -9,7 +9,8 @@ import { DRIVERS } from './catalogue.js';
 import { DRIVER_SCENARIOS } from './judge.js';
 import { resultId } from './ids.js';
 
-type Outcomes = Partial<Record<(typeof DRIVER_SCENARIOS)[number], 'works' | 'retried' | 'failed'>>;
+/** `null`: no expectation, for a result that is observed to vary between runs (see where it is used). */
+type Outcomes = Partial<Record<(typeof DRIVER_SCENARIOS)[number], 'works' | 'retried' | 'failed' | null>>;
 
 /** Outcomes other than `works` through PgBouncer 1.18 transaction mode, per driver and configuration. */
 const PGBOUNCER_118_TRANSACTION: Record<string, Record<string, Outcomes>> = {
@@ -21,7 +22,10 @@ const PGBOUNCER_118_TRANSACTION: Record<string, Record<string, Outcomes>> = {
   },
   'ruby-pg': { prepare: { moved: 'failed', collision: 'failed' } },
   'node-postgres': { named: { moved: 'failed', collision: 'failed' } },
-  'postgres.js': { default: { moved: 'retried', cursor: 'failed' } },
+  // collision: B's first prepare lands on A's backend or on the other one, and postgres.js
+  // retries its own 26000 without telling: with the server log read (`--stack`, `--server-log`)
+  // the same pooler gave `works` in one run and `retried` in the next, so no label is promised.
+  'postgres.js': { default: { moved: 'retried', collision: null, cursor: 'failed' } },
 };
 
 function expectations(exceptions: Record<string, Record<string, Outcomes>>): Record<string, string> {
@@ -30,7 +34,9 @@ function expectations(exceptions: Record<string, Record<string, Outcomes>>): Rec
     for (const c of d.configs)
       for (const s of DRIVER_SCENARIOS) {
         if (s === 'cursor' && d.cursor === null) continue;
-        out[resultId(d.id, s, c.name)] = exceptions[d.id]?.[c.name]?.[s] ?? 'works';
+        const want = exceptions[d.id]?.[c.name]?.[s];
+        if (want === null) continue;
+        out[resultId(d.id, s, c.name)] = want ?? 'works';
       }
   return out;
 }

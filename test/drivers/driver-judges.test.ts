@@ -158,8 +158,10 @@ test('the built-in drivers profiles are what the recorded runs observed, id for 
     ['direct', direct],
   ] as const) {
     const expected = DRIVER_PROFILES[name]!();
-    const observed = Object.fromEntries(report.results.map((r) => [r.id, r.outcome]));
+    // A result the profile leaves open (it varies between runs) is compared by its presence only.
+    const observed = Object.fromEntries(report.results.filter((r) => r.id in expected).map((r) => [r.id, r.outcome]));
     expect(observed, name).toEqual(expected);
+    expect(report.results.length - Object.keys(expected).length, name).toBe(name === 'direct' ? 0 : 1);
   }
   // Control: the profiles differ, so the comparison can fail.
   expect(DRIVER_PROFILES.direct!()).not.toEqual(DRIVER_PROFILES['pgbouncer-transaction']!());
