@@ -16,18 +16,21 @@ export const DRIVER_STACKS: ReadonlyArray<{ stack: StackName; title?: string; pe
   { stack: 'pgbouncer-session' },
   { stack: 'pgbouncer-1.25-transaction' },
   { stack: 'pgbouncer-1.25-transaction-no-prepared' },
-  // Odyssey does not identify itself to discovery: the column says what the fixture started.
+  { stack: 'pgbouncer-1.25-session' },
   { stack: 'odyssey-transaction', title: 'Odyssey 1.5.1 transaction' },
+  { stack: 'odyssey-transaction-no-discard', title: 'Odyssey 1.5.1 transaction, pool_discard no' },
   {
     stack: 'odyssey-transaction-no-reserve-prepared',
     title: 'Odyssey 1.5.1 transaction, pool_reserve_prepared_statement no',
   },
+  { stack: 'odyssey-session', title: 'Odyssey 1.5.1 session' },
   { stack: 'pgpool' },
   {
     stack: 'pgagroal-transaction',
     pending:
-      "pgagroal 1.6.0's transaction pipeline stops answering pooltest's steering (discovery or the first steps get no answer); see the pgagroal note in bench/compatibility-targets.ts",
+      "pgagroal 1.6.0's transaction pipeline stopped answering during the first driver's configurations in both runs (2026-12-02): every result inconclusive, 'the target stopped answering ... within 20000 ms'; the cause, likely the stuck worker described in fixtures/pgagroal-fixture.ts, is not confirmed for drivers",
   },
+  { stack: 'pgagroal-session', title: 'pgagroal 1.6.0 session pipeline' },
 ];
 
 // Compiled under dist/bench/, or imported from source by a test.

@@ -49,8 +49,9 @@ describe('the drivers x poolers table', () => {
   test.each(['direct', 'pgbouncer-transaction'])('the %s column gives what its drivers profile expects', (stack) => {
     const column = stored.columns.find((c) => c.stack === stack)!;
     const expected = DRIVER_PROFILES[stack]!();
-    const concluded = column.results.filter((r) => r.outcome !== null);
-    expect(concluded.length, 'at most two inconclusive').toBeGreaterThanOrEqual(column.results.length - 2);
+    // A result the profile leaves open (it varies between runs) is not compared.
+    const concluded = column.results.filter((r) => r.outcome !== null && r.id in expected);
+    expect(concluded.length, 'at most two inconclusive').toBeGreaterThanOrEqual(Object.keys(expected).length - 2);
     expect(Object.fromEntries(concluded.map((r) => [r.id, r.outcome]))).toEqual(
       Object.fromEntries(concluded.map((r) => [r.id, expected[r.id]])),
     );
