@@ -24,7 +24,7 @@ const V2_STARTUP = Buffer.from([0, 0, 0, 8, 0, 2, 0, 0]);
 /** pgagroal_write_connection_refused_old: `E`, the words, their terminator. */
 const PGAGROAL_REFUSAL = Buffer.concat([Buffer.from('Econnection refused', 'latin1'), Buffer.from([0])]);
 /** Every pooler sends its refusal in one write: once bytes came, this is enough for the rest. */
-const SETTLE_MS = 100;
+const SETTLE_MS = 1000;
 
 export interface Fingerprint {
   pooler: Discovery['pooler'];

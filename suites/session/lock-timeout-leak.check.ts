@@ -38,7 +38,7 @@ export const lockTimeoutLeak = defineCheck({
   }),
   restsOn: LANDS_ON_A,
   async scenario(scn) {
-    const marker = markersFor(scn.ctx.runId, this.id).lockTimeout;
+    const marker = markersFor(scn.ctx.runId, this.id).statementTimeout;
     scn.recordMarkers({ lock_timeout: marker });
     await runStateScenario(scn, {
       create: `SET lock_timeout = '${marker}'`,
