@@ -34,7 +34,6 @@ import { sleep } from './time.js';
 import { describeTarget, type Target } from './target.js';
 import type { Discovery } from './types.js';
 
-
 /** PgBouncer's answer while server_login_retry runs after a failed server login. */
 const LOGIN_RETRY = /server login has been failing, try again later/;
 export interface DiscoveryOptions {
