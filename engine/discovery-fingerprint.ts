@@ -25,6 +25,8 @@ const V2_STARTUP = Buffer.from([0, 0, 0, 8, 0, 2, 0, 0]);
 const PGAGROAL_REFUSAL = Buffer.concat([Buffer.from('Econnection refused', 'latin1'), Buffer.from([0])]);
 /** Every pooler sends its refusal in one write: once bytes came, this is enough for the rest. */
 const SETTLE_MS = 1000;
+/** Every refusal measured is under 100 bytes: a target that streams more is cut off here, not buffered. */
+const MOST_BYTES = 512;
 
 export interface Fingerprint {
   pooler: Discovery['pooler'];
@@ -75,16 +77,19 @@ function readRefusal(target: Target, timeoutMs: number): Promise<Buffer> {
     const chunks: Buffer[] = [];
     const socket = net.connect(netAddress(target));
     let settle: NodeJS.Timeout | undefined;
+    let received = 0;
     const done = (): void => {
       clearTimeout(timer);
       clearTimeout(settle);
       socket.destroy();
-      resolve(Buffer.concat(chunks));
+      resolve(Buffer.concat(chunks).subarray(0, MOST_BYTES));
     };
     const timer = setTimeout(done, timeoutMs);
     socket.once('connect', () => socket.write(V2_STARTUP));
     socket.on('data', (chunk: Buffer) => {
       chunks.push(chunk);
+      received += chunk.length;
+      if (received >= MOST_BYTES) return done();
       settle ??= setTimeout(done, SETTLE_MS);
     });
     socket.once('close', done);
