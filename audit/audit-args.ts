@@ -6,7 +6,7 @@ import { PooltestError } from '../engine/errors.js';
 import { parseDuration } from '../engine/time.js';
 import { DEFAULT_MAX_STATEMENT_BYTES, DEFAULT_TIMEOUT_MS, type AuditOptions } from './audit.js';
 import { LOG_FORMATS, type LogFormat } from './log-format.js';
-import { positiveInt, readCommandLine, type OptionSpec } from '../shared/command-args.js';
+import { positiveInt, readCommandLine, type OptionSpec } from '../common/command-args.js';
 
 /** Everything `pooltest audit` was asked to do. */
 export interface AuditArgs extends AuditOptions {

@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { CLAIMS } from '../suites/catalogue.js';
 import type { AuditCheckId, Hazard, UnparsedSample, UnparsedSummary } from './audit-types.js';
-import { normalizeStatement } from '../shared/sql-parser.js';
+import { normalizeStatement } from '../common/sql-parser.js';
 import {
   StatementClassifier,
   type CountingPlan,

@@ -4,7 +4,7 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { Chalk } from 'chalk';
-import { commandFailed } from '../shared/command-failure.js';
+import { commandFailed } from '../common/command-failure.js';
 import { PooltestError } from '../engine/errors.js';
 import { interruptedExitCode } from '../engine/signals.js';
 import { colorWanted } from '../reporters/terminal-reporter.js';

@@ -6,7 +6,7 @@ import { driverText } from './driver-attribution.js';
 import type { AuditReport, Breaks } from './audit-types.js';
 import { groupByCheck } from './check-groups.js';
 import { htmlCell as cell } from '../reporters/markdown.js';
-import { oneLine } from '../shared/display-text.js';
+import { oneLine } from '../common/display-text.js';
 
 /** Renders `report` as a Markdown document. */
 export function renderAuditMarkdown(report: AuditReport): string {

@@ -8,7 +8,7 @@ import type { ChalkInstance } from 'chalk';
 import type { AuditCleanup, AuditFinding, AuditReport, Breaks } from './audit-types.js';
 import { groupByCheck } from './check-groups.js';
 import { terminalSafe } from '../reporters/terminal-text.js';
-import { oneLine } from '../shared/display-text.js';
+import { oneLine } from '../common/display-text.js';
 import { exitMeaning } from './exit-code.js';
 
 /** Renders `report` for a terminal `width` columns wide. */

@@ -27,7 +27,7 @@ import {
 import { resolveBehaviour } from './pooler-source.js';
 import { resultsOfDrivers, withDriver } from './driver-attribution.js';
 import { auditSqlFile } from './sql-file-input.js';
-import { loadParser } from '../shared/sql-parser.js';
+import { loadParser } from '../common/sql-parser.js';
 import { auditStats } from './stats-input.js';
 
 /** What to audit and against which pooler behaviour. */

@@ -10,14 +10,14 @@
  * EXPLAIN, which plans without executing.
  */
 import { AUDIT_CHECKS } from './audit-checks.js';
-import { asNode, booleanOf, child, constantOf, list, nodeType, text } from '../shared/ast-json.js';
+import { asNode, booleanOf, child, constantOf, list, nodeType, text } from '../common/ast-json.js';
 import { checkPriority } from './audit-checks.js';
 import type { AuditCheckId, Hazard, StatementAnalysis } from './audit-types.js';
 import { functionCallHazards } from './function-calls.js';
 import { doBlockHazards } from './plpgsql-body.js';
 import { setStatementHazard } from './set-statement.js';
 import { statementHazard } from './statement-hazard.js';
-import type { AstNode } from '../shared/sql-parser.js';
+import type { AstNode } from '../common/sql-parser.js';
 
 /** DECLARE's options bitmask: CURSOR_OPT_HOLD in PostgreSQL's parsenodes.h. */
 const CURSOR_OPT_HOLD = 0x20;

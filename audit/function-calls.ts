@@ -7,7 +7,7 @@
  * goes by the setting it names.
  */
 import { CLAIMS } from '../suites/catalogue.js';
-import { asNode, booleanOf, builtinName, child, constantOf, forEachNode, list, text } from '../shared/ast-json.js';
+import { asNode, booleanOf, builtinName, child, constantOf, forEachNode, list, text } from '../common/ast-json.js';
 import type { Hazard } from './audit-types.js';
 import { checkForSetting } from './set-statement.js';
 

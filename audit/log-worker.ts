@@ -11,7 +11,7 @@ import { AuditCollector } from './audit-collector.js';
 import { CHUNK_BYTES, readLogStream } from './log-input.js';
 import { countNewlines, type WorkerMessage, type WorkerTask } from './log-parallel.js';
 import { LogState } from './log-state.js';
-import { loadParser } from '../shared/sql-parser.js';
+import { loadParser } from '../common/sql-parser.js';
 
 /** Lines of the file before the part, so that sources carry the file's line numbers. */
 async function linesBefore(task: WorkerTask): Promise<number> {

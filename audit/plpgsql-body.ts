@@ -9,7 +9,7 @@
  * DO blocks in other languages (reported as not analysed). Function bodies are not analysed:
  * creating a function runs none of it (the audit sees the calls, not what they do).
  */
-import { asNode, child, constantOf, list, text } from '../shared/ast-json.js';
+import { asNode, child, constantOf, list, text } from '../common/ast-json.js';
 import type { Hazard, StatementAnalysis } from './audit-types.js';
 import { functionCallHazards } from './function-calls.js';
 import {
@@ -19,7 +19,7 @@ import {
   scanTokens,
   SqlParseFailure,
   type AstNode,
-} from '../shared/sql-parser.js';
+} from '../common/sql-parser.js';
 
 /** Classifies one statement; passed in to keep this module free of an import cycle. */
 export type StatementAnalyzer = (wrapper: AstNode, sql: string, depth: number) => StatementAnalysis;

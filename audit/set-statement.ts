@@ -4,10 +4,10 @@
  * observes a setting is the checks' own claim (their `audit.claims.settings`).
  */
 import { CLAIMS } from '../suites/catalogue.js';
-import { text } from '../shared/ast-json.js';
+import { text } from '../common/ast-json.js';
 import type { AuditCheckId, Hazard } from './audit-types.js';
 import { statementHazard } from './statement-hazard.js';
-import type { AstNode } from '../shared/sql-parser.js';
+import type { AstNode } from '../common/sql-parser.js';
 
 /** Settings that only ever apply to the current transaction, whatever the SET says. */
 const TRANSACTION_ONLY = new Set(['transaction_isolation', 'transaction_read_only', 'transaction_deferrable']);

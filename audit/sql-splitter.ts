@@ -5,7 +5,7 @@
  * and quoted identifiers never split anything. `BEGIN ATOMIC ... END` bodies keep their inner
  * semicolons, the way psql handles them.
  */
-import { scanTokens, type SqlToken } from '../shared/sql-parser.js';
+import { scanTokens, type SqlToken } from '../common/sql-parser.js';
 
 /** One piece of the file: a statement (without its `;`) or a psql meta-command line. */
 export interface SqlPiece {

@@ -5,12 +5,12 @@
  * screen (hazard-screen.ts): a text that cannot hold a finding is answered from the first text
  * of its shape, and only that first one reaches the parser.
  */
-import { nodeType } from '../shared/ast-json.js';
-import { BoundedCache } from '../shared/bounded-cache.js';
+import { nodeType } from '../common/ast-json.js';
+import { BoundedCache } from '../common/bounded-cache.js';
 import { analyzeStatement } from './classify-statement.js';
 import type { AuditCheckId, Hazard } from './audit-types.js';
 import { screenStatement } from './hazard-screen.js';
-import { charOffset, normalizeStatement, parseStatements, scanTokens, SqlParseFailure } from '../shared/sql-parser.js';
+import { charOffset, normalizeStatement, parseStatements, scanTokens, SqlParseFailure } from '../common/sql-parser.js';
 
 /** A statement of a text that needs reporting: it has hazards, or could not be analysed. */
 export interface NotablePart {

@@ -13,8 +13,8 @@
  *
  * Everything comes from PostgreSQL's parse tree, never from the text.
  */
-import { asNode, builtinName, child, forEachNode, list, nameParts, text } from '../shared/ast-json.js';
-import type { AstNode } from '../shared/sql-parser.js';
+import { asNode, builtinName, child, forEachNode, list, nameParts, text } from '../common/ast-json.js';
+import type { AstNode } from '../common/sql-parser.js';
 
 /** What in one statement can depend on a setting; each field names the first such thing found. */
 export interface SettingUses {

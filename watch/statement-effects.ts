@@ -21,10 +21,10 @@ import {
   nameParts,
   nodeType,
   text,
-} from '../shared/ast-json.js';
-import { BoundedCache } from '../shared/bounded-cache.js';
+} from '../common/ast-json.js';
+import { BoundedCache } from '../common/bounded-cache.js';
 import { checkForSetting, setStatementHazard } from '../audit/set-statement.js';
-import { parseStatements, SqlParseFailure, type AstNode } from '../shared/sql-parser.js';
+import { parseStatements, SqlParseFailure, type AstNode } from '../common/sql-parser.js';
 import { NO_USES, settingUses, type SettingUses } from './setting-uses.js';
 import type { StateKind, WatchCheckId } from './watch-types.js';
 

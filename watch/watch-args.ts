@@ -3,7 +3,7 @@
  * the watch, untouched (its own flags are never read as ours).
  */
 import { PooltestError } from '../engine/errors.js';
-import { positiveInt, readCommandLine, type OptionSpec } from '../shared/command-args.js';
+import { positiveInt, readCommandLine, type OptionSpec } from '../common/command-args.js';
 
 /** Everything `pooltest watch` was asked to do. */
 export interface WatchArgs {

@@ -8,7 +8,7 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { Chalk } from 'chalk';
-import { commandFailed } from '../shared/command-failure.js';
+import { commandFailed } from '../common/command-failure.js';
 import { PooltestError } from '../engine/errors.js';
 import { hostPort } from '../engine/target.js';
 import { checkOutputPath } from '../reporters/output-file.js';

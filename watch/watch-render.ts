@@ -5,7 +5,7 @@
  */
 import type { ChalkInstance } from 'chalk';
 import type { Breaks } from '../audit/audit-types.js';
-import { oneLine } from '../shared/display-text.js';
+import { oneLine } from '../common/display-text.js';
 import { htmlCell as cell } from '../reporters/markdown.js';
 import { terminalSafe } from '../reporters/terminal-text.js';
 import type { WatchFinding, WatchReport } from './watch-types.js';

@@ -9,7 +9,7 @@ import { hostPort, redactUrl, resolveTarget, type Target } from '../engine/targe
 import type { AuditCheckId } from '../audit/audit-types.js';
 import { behaviourFromReportFile, poolerSummary } from '../audit/pooler-behaviour.js';
 import { resolveBehaviour } from '../audit/pooler-source.js';
-import { loadParser } from '../shared/sql-parser.js';
+import { loadParser } from '../common/sql-parser.js';
 import { checkTargetReachable } from '../audit/target-run.js';
 import { ConnectionTracker } from './connection-tracker.js';
 import { FindingsCollector } from './findings-collector.js';

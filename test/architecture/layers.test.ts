@@ -4,10 +4,10 @@
  * the import and the rule it breaks. Node built-ins and npm packages are not layers.
  *
  *   cli ─┬─> watch ─> audit ─> runner ─> reporters ─> profiles ─> suites ─> engine
- *        │      └───────┴───> shared ──────────────────────────────────────> engine
+ *        │      └───────┴───> common ──────────────────────────────────────> engine
  *        └─> fixtures ─────────────────────────────────────────────────────> engine
  *   reporters, runner and above may also use drivers (real drivers' agents), which uses engine.
- *   shared/ holds what the audit and watch both use: SQL parsing (libpg-query and its AST),
+ *   common/ holds what the audit and watch both use: SQL parsing (libpg-query and its AST),
  *   bounded caches, command-line arguments, display text and the "could not run" ending. watch
  *   uses audit only for what the audit knows about checks and poolers (WATCH_MAY_USE_FROM_AUDIT).
  */
@@ -26,17 +26,17 @@ const ALLOWED: Record<string, readonly string[]> = {
   reporters: ['engine', 'suites', 'profiles', 'drivers'],
   fixtures: ['engine'],
   runner: ['engine', 'suites', 'profiles', 'reporters', 'drivers'],
-  shared: ['engine'],
-  audit: ['engine', 'suites', 'profiles', 'reporters', 'runner', 'shared', 'drivers'],
-  watch: ['engine', 'suites', 'profiles', 'reporters', 'runner', 'shared', 'audit', 'drivers'],
-  cli: ['engine', 'suites', 'profiles', 'reporters', 'runner', 'shared', 'audit', 'watch', 'fixtures', 'drivers'],
+  common: ['engine'],
+  audit: ['engine', 'suites', 'profiles', 'reporters', 'runner', 'common', 'drivers'],
+  watch: ['engine', 'suites', 'profiles', 'reporters', 'runner', 'common', 'audit', 'drivers'],
+  cli: ['engine', 'suites', 'profiles', 'reporters', 'runner', 'common', 'audit', 'watch', 'fixtures', 'drivers'],
   bench: [
     'engine',
     'suites',
     'profiles',
     'reporters',
     'runner',
-    'shared',
+    'common',
     'audit',
     'watch',
     'cli',
@@ -49,7 +49,7 @@ const ALLOWED: Record<string, readonly string[]> = {
     'profiles',
     'reporters',
     'runner',
-    'shared',
+    'common',
     'audit',
     'watch',
     'cli',
@@ -61,7 +61,7 @@ const ALLOWED: Record<string, readonly string[]> = {
 /**
  * The audit's modules watch may import: what the audit knows about checks, poolers and how a
  * statement's hazard is classified, which watch applies to live traffic. Everything else the
- * two use (parsing SQL, caches, arguments) lives below both, in shared/; any other audit
+ * two use (parsing SQL, caches, arguments) lives below both, in common/; any other audit
  * module is the audit's own.
  */
 export const WATCH_MAY_USE_FROM_AUDIT: readonly string[] = [
@@ -118,7 +118,7 @@ function violations(): string[] {
           bad.push(`${path.relative(REPO, file)} imports ${spec}, outside every layer`);
         } else if (layer === 'watch' && to === 'audit' && !watchMayUse(path.resolve(path.dirname(file), spec))) {
           bad.push(
-            `${path.relative(REPO, file)} imports ${spec}, one of audit's internals: watch may use only ${WATCH_MAY_USE_FROM_AUDIT.join(', ')} (what both need goes in shared/)`,
+            `${path.relative(REPO, file)} imports ${spec}, one of audit's internals: watch may use only ${WATCH_MAY_USE_FROM_AUDIT.join(', ')} (what both need goes in common/)`,
           );
         } else if (to !== layer && !ALLOWED[layer]!.includes(to)) {
           bad.push(
@@ -157,8 +157,8 @@ describe('layers point down', () => {
   test("control: watch importing one of audit's internals would be reported, its shared utilities not", () => {
     expect(watchMayUse(path.join(REPO, 'audit', 'statement-classifier.js'))).toBe(false);
     expect(watchMayUse(path.join(REPO, 'audit', 'pooler-behaviour.js'))).toBe(true);
-    expect(ALLOWED.watch!.includes('shared')).toBe(true);
-    expect(ALLOWED.shared!.some((l) => l === 'audit' || l === 'watch')).toBe(false);
+    expect(ALLOWED.watch!.includes('common')).toBe(true);
+    expect(ALLOWED.common!.some((l) => l === 'audit' || l === 'watch')).toBe(false);
   });
 
   test('control: an engine file importing the catalogue would be reported', () => {

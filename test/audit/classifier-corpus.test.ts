@@ -5,7 +5,7 @@
  */
 import { beforeAll, describe, expect, test } from 'vitest';
 import type { AuditCheckId } from '../../audit/audit-types.js';
-import { loadParser } from '../../shared/sql-parser.js';
+import { loadParser } from '../../common/sql-parser.js';
 import { StatementClassifier } from '../../audit/statement-classifier.js';
 
 beforeAll(async () => {

@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from 'vitest';
 import { parseAuditArgs } from '../../audit/audit-args.js';
-import { readCommandLine } from '../../shared/command-args.js';
+import { readCommandLine } from '../../common/command-args.js';
 import { parseWatchArgs } from '../../watch/watch-args.js';
 
 describe('pooltest audit arguments', () => {

@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { screenStatement } from '../../audit/hazard-screen.js';
 import { ANYWHERE_WORDS, LEADING_WORDS } from '../../audit/screen-vocabulary.js';
-import { loadParser, parseStatements } from '../../shared/sql-parser.js';
+import { loadParser, parseStatements } from '../../common/sql-parser.js';
 import { StatementClassifier } from '../../audit/statement-classifier.js';
 import { statementFromMessage } from '../../audit/log-message.js';
 import { inlined, MULTI_LINE, REPEATED } from '../../bench/audit-log-mix.js';

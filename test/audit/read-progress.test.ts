@@ -9,7 +9,7 @@ import { describe, expect, test } from 'vitest';
 import { AuditCollector } from '../../audit/audit-collector.js';
 import { auditLogFile } from '../../audit/log-input.js';
 import { progressText, readProgress, type ProgressSink } from '../../audit/read-progress.js';
-import { loadParser } from '../../shared/sql-parser.js';
+import { loadParser } from '../../common/sql-parser.js';
 import { runCli } from '../support/cli.js';
 import { useScratchDir } from './audit-helpers.js';
 

@@ -4,7 +4,7 @@
  * state that ends with its transaction.
  */
 import { beforeAll, describe, expect, test } from 'vitest';
-import { loadParser } from '../../shared/sql-parser.js';
+import { loadParser } from '../../common/sql-parser.js';
 import { textEffects, type Effect } from '../../watch/statement-effects.js';
 import { useOfSetting } from '../../watch/setting-uses.js';
 
