@@ -47,6 +47,18 @@ export interface LandingNeed {
 }
 
 /**
+ * A scenario several checks drive (engine/steering/), as data: the landings a conclusion drawn
+ * from its record rests on. A check names the one it drives in `uses` and inherits them as its
+ * `restsOn`, so the landing is stated once, beside the scenario that records it.
+ */
+export interface SharedScenario {
+  /** How docs and messages name it (`the state scenario`). */
+  name: string;
+  /** The landings its record shows, which a check that uses it rests on. */
+  restsOn: readonly LandingNeed[];
+}
+
+/**
  * The recorded step a check's outcome turns on, as the sequence diagrams highlight it
  * (reporters/sequence-model.ts): the first step with this tag (any phase prefix, `set:A.create`
  * matches `A.create`; no tag: any step) that had an error (`has: 'error'`) or received a
@@ -99,8 +111,13 @@ export interface CheckDefinition<Id extends string = string, Label extends strin
   requires?: readonly Requirement[];
   flags?: readonly CheckFlag[];
   /**
-   * The landings the conclusion rests on; the engine vetoes an unproven one. A check on the
-   * shared state scenario or landOn's default tags declares `LANDS_ON_A` (steering/tags.ts).
+   * The shared scenario the check drives (`STATE_SCENARIO`, `LAND_ON_A`: steering/tags.ts), if
+   * any: {@link defineCheck} fills `restsOn` from it.
+   */
+  uses?: SharedScenario;
+  /**
+   * The landings the conclusion rests on; the engine vetoes an unproven one. Inherited from
+   * `uses`; a check states it only to rest on other landings than its shared scenario's.
    */
   restsOn?: readonly LandingNeed[];
   /**
@@ -120,17 +137,26 @@ export interface CheckDefinition<Id extends string = string, Label extends strin
   skipIf?(ctx: RunContext): string | null;
   /** Drives sessions and records; must not judge. */
   scenario(scn: Scenario): Promise<void>;
-  /** Pure: decides the outcome from the record. */
-  judge(steps: readonly StepRecord[], discovery: Discovery): Judgement;
+  /**
+   * Pure: decides the outcome from the record. It returns one of this check's own labels (the
+   * keys of `outcomes`), unknown, or skipped: a label the check does not declare does not
+   * compile. `NoInfer` keeps `outcomes` the one place the labels are read from, so a judge
+   * cannot widen them.
+   */
+  judge(steps: readonly StepRecord[], discovery: Discovery): Judgement<NoInfer<Label>>;
   /** One line of evidence for the terminal table. */
-  evidence?(j: Judgement, steps: readonly StepRecord[]): string;
+  evidence?(j: Judgement<NoInfer<Label>>, steps: readonly StepRecord[]): string;
 }
 
-/** Declares a check, keeping its literal id and labels for the catalogue's types. */
+/**
+ * Declares a check, keeping its literal id and labels for the catalogue's types, with the
+ * landings of the shared scenario it `uses` as its `restsOn` unless it states its own.
+ */
 export function defineCheck<const Id extends string, const Label extends string>(
   def: CheckDefinition<Id, Label>,
 ): CheckDefinition<Id, Label> {
-  return def;
+  if (def.restsOn !== undefined || def.uses === undefined) return def;
+  return { ...def, restsOn: def.uses.restsOn };
 }
 
 /** The advice a check gives for `outcome`, or null. */

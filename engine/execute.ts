@@ -14,6 +14,7 @@ import { blockingChange, describeChange, recountAfter, type Recount } from './po
 import { OTHER_RUNS_TAG, otherRunsActive } from './steering/other-runs.js';
 import { Scenario, type RunContext } from './steering/scenario.js';
 import { sparesAllowed } from './steering/spare-session.js';
+import { isCleanupTag } from './steering/tags.js';
 import { untilAnswering } from './steering/until-answering.js';
 import { tidy, type Findings } from './sweep.js';
 import { describeGone, markTargetGone, targetGone } from './target-gone.js';
@@ -221,7 +222,7 @@ function touchedBy(steps: readonly StepRecord[]): number[] {
  * visits after the check found left behind (and removed).
  */
 function cleanupStatus(steps: readonly StepRecord[], missed: Findings): CheckResult['cleanup'] {
-  const failed = steps.filter((s) => s.tag.endsWith('cleanup') && (s.error || s.timedOut));
+  const failed = steps.filter((s) => isCleanupTag(s.tag) && (s.error || s.timedOut));
   const left = [
     ...(missed.left.length > 0 ? [`left behind, removed right after the check: ${missed.left.join('; ')}`] : []),
     ...(missed.unreached.length > 0
@@ -231,7 +232,7 @@ function cleanupStatus(steps: readonly StepRecord[], missed: Findings): CheckRes
       : []),
   ];
   if (failed.length === 0 && left.length === 0)
-    return { ok: true, detail: `${steps.filter((s) => s.tag.endsWith('cleanup')).length} cleanup step(s) succeeded` };
+    return { ok: true, detail: `${steps.filter((s) => isCleanupTag(s.tag)).length} cleanup step(s) succeeded` };
   return {
     ok: false,
     detail: [...failed.map((s) => `${s.session} ${s.tag}: ${s.error?.message ?? 'timed out'}`), ...left].join('; '),

@@ -18,6 +18,7 @@
  */
 import type { CheckResult, StepRecord } from '../engine/types.js';
 import { clip } from './html.js';
+import { isCleanupWork } from '../engine/steering/tags.js';
 import { sessionRole } from './diagram-legend.js';
 import { fold } from './sequence-svg.js';
 import { sequenceModel, type DiagramCheck } from './sequence-model.js';
@@ -46,7 +47,7 @@ function noteText(text: string): string {
 
 /** The steps a Markdown diagram draws: not pooltest's own notes, not the cleanup. */
 function drawn(check: DiagramCheck): DiagramCheck {
-  return { ...check, steps: check.steps.filter((s) => s.session !== 'run' && !/(^|[.:])clean(up)?\b/.test(s.tag)) };
+  return { ...check, steps: check.steps.filter((s) => s.session !== 'run' && !isCleanupWork(s.tag)) };
 }
 
 /** The Mermaid source (without the fence), or an empty string when nothing was recorded. */

@@ -4,10 +4,10 @@
  * and the *crossing* - the step where a client ran on the backend another client had created
  * state on. Both renderers draw from this one model, so the picture says the same everywhere.
  *
- * The crossing is read from the step tags the steering code writes (engine/steering/): the
- * state's creator is `A.create` (with a sub-scenario prefix such as `set:` for checks that run
- * several), and the clients placed on its backend are the observer's `observe.take` or the
- * later looker's `look.take`. Whether state really reached that client is the check's outcome
+ * The crossing is read from the step tags the steering code writes (engine/steering/tags.ts,
+ * the one place they are spelled): the state's creator is `A.create` (with a sub-scenario
+ * prefix such as `set:` for checks that run several), and the clients placed on its backend are
+ * the observer's `observe.take` or the later looker's `look.take`. Whether state really reached that client is the check's outcome
  * (a breaking label such as `leaked` or `shared`), looked up per sub-scenario when the judge
  * recorded one (`set.outcome`); a client that landed there and saw nothing is still marked,
  * as a landing, because it is what proves the pooler moved the backend.
@@ -22,6 +22,7 @@ import type { CheckResult, StepRecord } from '../engine/types.js';
 import { outcomeBreaks } from '../suites/outcome-breaks.js';
 import { decisiveSteps } from '../suites/decisive-steps.js';
 import { stepOutcome } from './step-text.js';
+import { CROSSING_TAKES, LANDING_TAGS, phaseOf } from '../engine/steering/tags.js';
 
 /** Where an observer reached the backend another client had created state on. */
 export interface Crossing {
@@ -192,19 +193,16 @@ function decisiveStep(
   };
 }
 
-const CREATE = /^(.*?)A\.create$/;
-const TAKE = /^(.*?)(observe|look)\.take$/;
-
 /** Every crossing in the record: per sub-scenario, each other client on A's create backend. */
 export function findCrossings(check: DiagramCheck): Crossing[] {
   const out: Crossing[] = [];
   for (const create of check.steps) {
-    const prefix = CREATE.exec(create.tag)?.[1];
-    if (prefix === undefined || create.pid === null || create.error) continue;
+    const prefix = phaseOf(create.tag, LANDING_TAGS.create);
+    if (prefix === null || create.pid === null || create.error) continue;
     const outcome = subOutcome(check, prefix);
     for (const take of check.steps) {
-      const m = TAKE.exec(take.tag);
-      if (!m || m[1] !== prefix || take.seq <= create.seq || take.session === create.session) continue;
+      if (!CROSSING_TAKES.some((t) => take.tag === `${prefix}${t}`)) continue;
+      if (take.seq <= create.seq || take.session === create.session) continue;
       if (take.pid !== create.pid || take.timedOut || take.error) continue;
       out.push({
         fromSeq: create.seq,

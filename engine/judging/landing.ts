@@ -20,7 +20,7 @@
 import type { Discovery, StepRecord } from '../types.js';
 import { boolOf, numberOf, valueOf } from './record.js';
 import { isCapacityRefusal } from './capacity-refusal.js';
-import { LANDING_TAGS } from '../steering/tags.js';
+import { connectTag, LANDING_TAGS } from '../steering/tags.js';
 
 export type Reservation = 'direct' | 'queue' | 'pool';
 
@@ -51,7 +51,7 @@ export function readLanding(
   observe: string = LANDING_TAGS.observe,
 ): LandingReading {
   const takes = steps.filter((s) => s.tag === `${prefix}${observe}`);
-  const connects = steps.filter((s) => s.tag === `${prefix}${observe}.connect`);
+  const connects = steps.filter((s) => s.tag === connectTag(`${prefix}${observe}`));
   const probes = steps.filter((s) => s.tag === `${prefix}${LANDING_TAGS.probe}` && numberOf(s, 'target_pid') === b1);
   const landed = takes.filter((t) => !t.timedOut && t.pid !== null);
   // A candidate refused at capacity (a pooler that refuses instead of queueing) was queued too
@@ -125,7 +125,7 @@ export function unprovenLandings(
   for (const need of needs) {
     const phases = new Set<string>();
     for (const s of steps) {
-      for (const suffix of [need.observe, `${need.observe}.connect`]) {
+      for (const suffix of [need.observe, connectTag(need.observe)]) {
         if (s.tag === suffix || (s.tag.endsWith(`:${suffix}`) && s.tag.length > suffix.length))
           phases.add(s.tag.slice(0, s.tag.length - suffix.length));
       }

@@ -12,19 +12,23 @@ export function phaseSteps(steps: readonly StepRecord[], phase: string): StepRec
   return steps.filter((s) => s.tag.startsWith(prefix)).map((s) => ({ ...s, tag: s.tag.slice(prefix.length) }));
 }
 
-export interface PhaseJudgement {
+export interface PhaseJudgement<Label extends string = string> {
   /** Short name for facts and reasons, e.g. `set_config`. */
   phase: string;
-  judgement: Judgement;
+  judgement: Judgement<Label>;
 }
 
 /**
  * Combines phases, `worstFirst` ranking the labels. The result is the worst outcome seen;
  * while a phase is inconclusive it could hide something worse, so the result is inconclusive
  * too, unless what was seen is already the worst label there is. Facts are kept per phase
- * (`set.otherSawState`), with each phase's own outcome under `<phase>.outcome`.
+ * (`set.otherSawState`), with each phase's own outcome under `<phase>.outcome`. Generic in the
+ * labels: the result is one of the phases' own labels, so it is one of the check's.
  */
-export function worstOf(phases: readonly PhaseJudgement[], worstFirst: readonly string[]): Judgement {
+export function worstOf<Label extends string>(
+  phases: readonly PhaseJudgement<Label>[],
+  worstFirst: readonly NoInfer<Label>[],
+): Judgement<Label> {
   const facts: Facts = {};
   for (const { phase, judgement } of phases) {
     facts[`${phase}.outcome`] = judgement.outcome;
@@ -35,7 +39,7 @@ export function worstOf(phases: readonly PhaseJudgement[], worstFirst: readonly 
     .join('; ');
   if (phases.length > 0 && phases.every((p) => p.judgement.skipped))
     return { outcome: null, facts, reason: summary, skipped: true };
-  const rank = (o: string | null): number =>
+  const rank = (o: Label | null): number =>
     o === null ? Infinity : worstFirst.indexOf(o) === -1 ? worstFirst.length : worstFirst.indexOf(o);
   const known = phases
     .filter((p) => p.judgement.outcome !== null)

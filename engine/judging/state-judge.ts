@@ -19,7 +19,8 @@
  *      inconclusive: under other traffic a queued candidate proves nothing by itself;
  *    - A stayed and lost it: `lost` (nobody else held that backend in between).
  */
-import type { Discovery, Judgement, StepRecord } from '../types.js';
+import type { Discovery, Facts, Judgement, StepRecord, Unknown } from '../types.js';
+import type { StateLabel } from './state-outcomes.js';
 import { readLanding, sharesBackends } from './landing.js';
 import { LANDING_TAGS } from '../steering/tags.js';
 import { answered, errorText, sqlError, stepOf, stepsOf } from './record.js';
@@ -33,7 +34,11 @@ export interface StateReading {
   show?(step: StepRecord): string;
 }
 
-export function judgeState(steps: readonly StepRecord[], discovery: Discovery, reading: StateReading): Judgement {
+export function judgeState(
+  steps: readonly StepRecord[],
+  discovery: Discovery,
+  reading: StateReading,
+): Judgement<StateLabel> {
   const create = stepOf(steps, LANDING_TAGS.create);
   if (!create) return none({}, 'A never created the state (no A.create step)');
   if (sqlError(create)) {
@@ -124,10 +129,10 @@ export function candidatesExhausted(
   tag: string = LANDING_TAGS.observe,
 ): boolean {
   const prefix = tag.slice(0, tag.length - LANDING_TAGS.observe.length);
-  const b1 = stepOf(steps, `${prefix}A.create`)?.pid;
+  const b1 = stepOf(steps, `${prefix}${LANDING_TAGS.create}`)?.pid;
   return typeof b1 === 'number' && readLanding(steps, discovery, b1, prefix).reservedBy !== null;
 }
 
-function none(facts: Judgement['facts'], reason: string): Judgement {
+function none(facts: Facts, reason: string): Unknown {
   return { outcome: null, facts, reason };
 }

@@ -25,6 +25,13 @@ export type StateLabel = keyof typeof STATE_OUTCOMES;
 /** The state labels in the order the judge and the docs list them. */
 export const STATE_LABELS = Object.keys(STATE_OUTCOMES) as StateLabel[];
 
+/**
+ * The state labels worst first, for checks that try several forms and report the worst
+ * (judging/phases.ts): state reaching another client is a hole; losing it breaks the
+ * application quietly; a refusal or a pin is loud; replayed or kept state is what it promises.
+ */
+export const STATE_WORST_FIRST: readonly StateLabel[] = ['leaked', 'lost', 'rejected', 'pinned', 'tracked', 'session'];
+
 /** The state vocabulary with one check's advice per label. */
 export function stateOutcomes(advice: Partial<Record<StateLabel, string>>): Record<StateLabel, OutcomeInfo> {
   const out = {} as Record<StateLabel, OutcomeInfo>;

@@ -13,6 +13,7 @@
 import { sendCancelRequest } from '../session/cancel.js';
 import { startLongStatement } from './long-statement.js';
 import { within } from '../time.js';
+import { releaseTagFor } from './tags.js';
 import type { Session } from '../session/session.js';
 import type { Discovery, StepRecord } from '../types.js';
 import type { Scenario } from './scenario.js';
@@ -66,7 +67,7 @@ async function takeWithTransaction(scn: Scenario, session: Session, tag: string,
     pid: holding ? step.pid : null,
     waited: step.timedOut,
     step,
-    async release(releaseTag = `${tag}.release`) {
+    async release(releaseTag = releaseTagFor(tag)) {
       if (holding && session.alive) await session.run(releaseTag, step.txStatus === 'E' ? 'ROLLBACK' : 'COMMIT');
     },
   };

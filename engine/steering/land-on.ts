@@ -19,7 +19,7 @@
 import { take, type Hold, type TakeOptions } from './holders.js';
 import { isCapacityRefusal } from '../judging/capacity-refusal.js';
 import { openOrRefused } from './admitted.js';
-import { LANDING_TAGS, probeTagFor } from './tags.js';
+import { connectTag, LANDING_TAGS, probeTagFor } from './tags.js';
 import { probeReading } from '../judging/landing.js';
 import type { Scenario } from './scenario.js';
 import type { Session } from '../session/session.js';
@@ -61,7 +61,7 @@ export async function landOn(scn: Scenario, pid: number, opts: LandOptions = {})
     // The caller's own last use of `pid` ended before the landing; any use after this
     // candidate started is someone else's.
     const started = performance.now();
-    const session = await openCandidate(scn, `${prefix}${label}`, `${tag}.connect`);
+    const session = await openCandidate(scn, `${prefix}${label}`, connectTag(tag));
     const hold = session ? await take(scn, session, tag, opts) : null;
     // PgBouncer's query_wait_timeout refuses a queued take: a queue that ended in a refusal.
     const refused = hold !== null && !hold.waited && hold.pid === null && isCapacityRefusal(hold.step?.error);

@@ -16,7 +16,7 @@
 import { landOn } from './land-on.js';
 import { LANDING_TAGS } from './tags.js';
 
-export { LANDS_ON_A } from './tags.js';
+export { STATE_SCENARIO } from './tags.js';
 import { dismiss, landingHoldMs } from './holders.js';
 import type { Scenario } from './scenario.js';
 import type { Session } from '../session/session.js';
@@ -86,7 +86,7 @@ async function observeAndReadBack(
   // The observer lets b1 go while A cleans up wherever it lands: the observer's take already
   // cleaned b1, so neither waits for the other (the tidy-up after the check visits b1 anyway).
   await Promise.all([
-    landing.observer?.release(t('observe.release')),
+    landing.observer?.release(t(LANDING_TAGS.release)),
     a.run(t(LANDING_TAGS.cleanup), cleanupBlock(probe.cleanup)),
   ]);
 }

@@ -19,7 +19,7 @@
  * on a scratch recorder and are noted with the password left out.
  */
 import { randomBytes } from 'node:crypto';
-import { defineCheck } from '../../engine/check.js';
+import { defineCheck, type OutcomeInfo } from '../../engine/check.js';
 import { isPooltestError } from '../../engine/errors.js';
 import { stepOf } from '../../engine/judging/record.js';
 import { Recorder } from '../../engine/session/recorder.js';
@@ -27,6 +27,27 @@ import { applicationNameFor, Session } from '../../engine/session/session.js';
 import type { Scenario } from '../../engine/steering/scenario.js';
 import type { Target } from '../../engine/target.js';
 import type { ErrorRecord, Facts, Judgement, StepRecord } from '../../engine/types.js';
+
+const OUTCOMES = {
+  'old-accepted': {
+    means:
+      'after ALTER ROLE ... PASSWORD the pooler still admitted the old password (the facts say whether a reload changed that)',
+    advice:
+      "The pooler keeps its own copy of the password: after rotating a password (or revoking a leaked one), rewrite the pooler's auth file and reload it, or let it look passwords up on the server (PgBouncer auth_query); until then the old password still logs in.",
+  },
+  refreshed: {
+    means:
+      'the pooler admitted the new password and refused the old one, at once or after a reload (the facts say which)',
+  },
+  rejected: {
+    means: 'the pooler admitted neither the old nor the new password',
+    advice:
+      "The pooler refuses the new password until its auth file is rewritten and reloaded: rotate the pooler's copy together with the server's, or use auth_query.",
+  },
+} satisfies Record<string, OutcomeInfo>;
+
+/** What the judge may return: the labels above. */
+type Label = keyof typeof OUTCOMES;
 
 export const stalePassword = defineCheck({
   id: 'auth/stale-password',
@@ -39,23 +60,7 @@ export const stalePassword = defineCheck({
   ],
   summary:
     'fixture only: after `ALTER ROLE ... PASSWORD`, does the old password still log in, the new one, and after a `RELOAD`',
-  outcomes: {
-    'old-accepted': {
-      means:
-        'after ALTER ROLE ... PASSWORD the pooler still admitted the old password (the facts say whether a reload changed that)',
-      advice:
-        "The pooler keeps its own copy of the password: after rotating a password (or revoking a leaked one), rewrite the pooler's auth file and reload it, or let it look passwords up on the server (PgBouncer auth_query); until then the old password still logs in.",
-    },
-    refreshed: {
-      means:
-        'the pooler admitted the new password and refused the old one, at once or after a reload (the facts say which)',
-    },
-    rejected: {
-      means: 'the pooler admitted neither the old nor the new password',
-      advice:
-        "The pooler refuses the new password until its auth file is rewritten and reloaded: rotate the pooler's copy together with the server's, or use auth_query.",
-    },
-  },
+  outcomes: OUTCOMES,
   requires: ['fixture'],
   skipIf: (ctx) =>
     ctx.fixture
@@ -194,7 +199,7 @@ function admitted(steps: readonly StepRecord[], tag: string): boolean | null {
  * - Neither: `rejected`.
  * The restore is the cleanup step (`D.cleanup`): its failure is reported as a failed cleanup.
  */
-export function judgeStalePassword(steps: readonly StepRecord[]): Judgement {
+export function judgeStalePassword(steps: readonly StepRecord[]): Judgement<Label> {
   const alter = stepOf(steps, 'D.alter');
   if (!alter) return { outcome: null, facts: {}, reason: 'the password was never changed (no D.alter step)' };
   if (alter.error) {

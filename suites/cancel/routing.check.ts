@@ -16,13 +16,30 @@
  * free process reads it late (pgpool-II): by then A's backend is idle, where Postgres ignores
  * a cancel, instead of running some later client's query.
  */
-import { defineCheck } from '../../engine/check.js';
+import { defineCheck, type OutcomeInfo } from '../../engine/check.js';
 import { boolOf, errorText, numberOf, stepOf } from '../../engine/judging/record.js';
 import { sendCancelRequest } from '../../engine/session/cancel.js';
 import { startLongStatement } from '../../engine/steering/long-statement.js';
 import { within } from '../../engine/time.js';
 import type { Scenario } from '../../engine/steering/scenario.js';
 import type { Judgement, StepRecord } from '../../engine/types.js';
+
+const OUTCOMES = {
+  routed: { means: "the cancel stopped the client's own query and the other client's completed" },
+  misrouted: {
+    means: "the cancel stopped another client's query",
+    advice:
+      "A cancel stopped another client's query: do not rely on cancel through this pooler (use statement_timeout), and report it to the pooler.",
+  },
+  ignored: {
+    means: 'neither query was cancelled: client-side cancels and timeouts stop working',
+    advice:
+      'Cancels through this target do not stop the query (pgpool-II needs a free child process to read one): bound queries with SET LOCAL statement_timeout instead of relying on client-side cancel, and keep spare capacity (num_init_children above your client count).',
+  },
+} satisfies Record<string, OutcomeInfo>;
+
+/** What the judge may return: the labels above. */
+type Label = keyof typeof OUTCOMES;
 
 export const routing = defineCheck({
   id: 'cancel/routing',
@@ -34,19 +51,7 @@ export const routing = defineCheck({
     'https://www.pgpool.net/docs/latest/en/html/managing-client-connections.html (with every child busy, a new connection - a cancel request too - waits for a free one)',
   ],
   summary: "a CancelRequest with A's key while A and B both run slow queries: whose query stops",
-  outcomes: {
-    routed: { means: "the cancel stopped the client's own query and the other client's completed" },
-    misrouted: {
-      means: "the cancel stopped another client's query",
-      advice:
-        "A cancel stopped another client's query: do not rely on cancel through this pooler (use statement_timeout), and report it to the pooler.",
-    },
-    ignored: {
-      means: 'neither query was cancelled: client-side cancels and timeouts stop working',
-      advice:
-        'Cancels through this target do not stop the query (pgpool-II needs a free child process to read one): bound queries with SET LOCAL statement_timeout instead of relying on client-side cancel, and keep spare capacity (num_init_children above your client count).',
-    },
-  },
+  outcomes: OUTCOMES,
   flags: ['timing-dependent'],
   async scenario(scn) {
     const { shortMs, longMs } = sleepsFor(scn);
@@ -120,7 +125,7 @@ function cancelledByRequest(s: StepRecord | undefined): boolean {
  *   late - it could not have stopped either query, nor shown a misrouting: inconclusive.
  * - Either query timed out or failed otherwise (the safety net firing): inconclusive.
  */
-export function judgeCancelRouting(steps: readonly StepRecord[]): Judgement {
+export function judgeCancelRouting(steps: readonly StepRecord[]): Judgement<Label> {
   const a = stepOf(steps, 'A.slow');
   const b = stepOf(steps, 'B.slow');
   const sent = stepOf(steps, 'cancel.send');

@@ -26,7 +26,7 @@
  * and serves every one. It runs only against a throwaway fixture (`fixture` in the run
  * context): a hundred connections at once would starve the other users of a shared server.
  */
-import { defineCheck } from '../../engine/check.js';
+import { defineCheck, type OutcomeInfo } from '../../engine/check.js';
 import { errorSummary, readCrowd } from '../../engine/judging/crowd-record.js';
 import { numberOf, stepOf } from '../../engine/judging/record.js';
 import { crowd } from '../../engine/steering/crowd.js';
@@ -35,6 +35,18 @@ import type { Judgement, StepRecord } from '../../engine/types.js';
 const CLIENTS = 100;
 /** How long past the connection bound the connected clients wait for the last attempts to end. */
 const HOLD_MARGIN_MS = 1000;
+
+const OUTCOMES = {
+  absorbed: { means: 'every client of a burst beyond max_connections was served' },
+  overflowed: {
+    means: 'some clients of the burst were refused or left unanswered',
+    advice:
+      'Clients were refused in a burst: put a pooler in front (or raise its client limit), or limit and retry connections in the application.',
+  },
+} satisfies Record<string, OutcomeInfo>;
+
+/** What the judge may return: the labels above. */
+type Label = keyof typeof OUTCOMES;
 
 export const burst = defineCheck({
   id: 'capacity/burst',
@@ -48,14 +60,7 @@ export const burst = defineCheck({
   ],
   summary:
     'fixture only: 100 clients at once against `max_connections = 50` (the embedded default; 25 in the recordings)',
-  outcomes: {
-    absorbed: { means: 'every client of a burst beyond max_connections was served' },
-    overflowed: {
-      means: 'some clients of the burst were refused or left unanswered',
-      advice:
-        'Clients were refused in a burst: put a pooler in front (or raise its client limit), or limit and retry connections in the application.',
-    },
-  },
+  outcomes: OUTCOMES,
   requires: ['fixture'],
   // Floods the pooler with clients: it runs last (see runner/check-order.ts).
   flags: ['destructive'],
@@ -94,7 +99,7 @@ export const burst = defineCheck({
  *   max_connections (known from the server); otherwise inconclusive, since the burst did not
  *   test what it is for.
  */
-export function judgeBurst(steps: readonly StepRecord[]): Judgement {
+export function judgeBurst(steps: readonly StepRecord[]): Judgement<Label> {
   const clients = readCrowd(steps, 'burst.connect', 'burst.client');
   const served = clients.filter((c) => c.state === 'served');
   const failed = clients.filter((c) => c.state !== 'served');

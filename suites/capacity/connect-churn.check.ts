@@ -21,7 +21,7 @@
  * identical steps would drown the report): then each side is one recorded step whose row carries
  * every latency, the backends seen and the failures, and the judge reads only that.
  */
-import { defineCheck } from '../../engine/check.js';
+import { defineCheck, type OutcomeInfo } from '../../engine/check.js';
 import { medianRatioInterval } from '../../engine/judging/ratio-interval.js';
 import { stepOf, valueOf } from '../../engine/judging/record.js';
 import { Recorder } from '../../engine/session/recorder.js';
@@ -43,6 +43,27 @@ const MIN_CYCLES = 10;
 export const LANE_RTT_MS = 5;
 const LANES = 2;
 
+const OUTCOMES = {
+  faster: {
+    means:
+      'the median connect, query and disconnect cycle is shorter through the target than directly: the 95% interval of the ratio lies above 1',
+  },
+  slower: {
+    means: 'the median cycle is longer through the target than directly: the 95% interval of the ratio lies below 1',
+    advice:
+      'Connecting through the pooler costs more than connecting directly here: check its TLS and authentication settings (auth_type, client_tls_*), or use a client-side pool.',
+  },
+  same: {
+    means:
+      'no clear difference: the 95% interval of the ratio of the median cycles (directly / through the target) includes 1',
+    advice:
+      'The pooler does not make new connections cheaper here: an application that connects per request gains little from it; keep connections open in the application, or check that the pooler reuses server connections.',
+  },
+} satisfies Record<string, OutcomeInfo>;
+
+/** What the judge may return: the labels above. */
+type Label = keyof typeof OUTCOMES;
+
 export const connectChurn = defineCheck({
   id: 'capacity/connect-churn',
   title: 'connect-per-request traffic through the pooler is faster than directly',
@@ -53,23 +74,7 @@ export const connectChurn = defineCheck({
   ],
   summary:
     'with `--direct`: connect, one query, disconnect, many times each way; throughput and p50/p99 per side and their ratio',
-  outcomes: {
-    faster: {
-      means:
-        'the median connect, query and disconnect cycle is shorter through the target than directly: the 95% interval of the ratio lies above 1',
-    },
-    slower: {
-      means: 'the median cycle is longer through the target than directly: the 95% interval of the ratio lies below 1',
-      advice:
-        'Connecting through the pooler costs more than connecting directly here: check its TLS and authentication settings (auth_type, client_tls_*), or use a client-side pool.',
-    },
-    same: {
-      means:
-        'no clear difference: the 95% interval of the ratio of the median cycles (directly / through the target) includes 1',
-      advice:
-        'The pooler does not make new connections cheaper here: an application that connects per request gains little from it; keep connections open in the application, or check that the pooler reuses server connections.',
-    },
-  },
+  outcomes: OUTCOMES,
   flags: ['timing-dependent'],
   skipIf: (ctx) =>
     ctx.direct
@@ -180,7 +185,7 @@ interface Measured {
  *   busy machine; only an interval that excludes 1 is a label. Throughput (sequential
  *   connections per second) and p99 are facts, and so are the ratio and its interval.
  */
-export function judgeChurn(steps: readonly StepRecord[]): Judgement {
+export function judgeChurn(steps: readonly StepRecord[]): Judgement<Label> {
   const t = measured(stepOf(steps, 'churn.target'));
   const d = measured(stepOf(steps, 'churn.direct'));
   if (!t || !d) return { outcome: null, facts: {}, reason: `no measurement ${t ? 'directly' : 'through the target'}` };

@@ -11,7 +11,7 @@
  * connected client; pgpool-II: no free child to accept the login) is left waiting, which is
  * itself the answer: one backend per client.
  */
-import { defineCheck } from '../../engine/check.js';
+import { defineCheck, type OutcomeInfo } from '../../engine/check.js';
 import { failedStep, unseenReason } from '../../engine/judging/absence.js';
 import { errorSummary, readCrowd } from '../../engine/judging/crowd-record.js';
 import { numberOf, stepOf } from '../../engine/judging/record.js';
@@ -23,6 +23,18 @@ import type { Discovery, Judgement, StepRecord } from '../../engine/types.js';
 const CLIENTS = 20;
 const TRANSACTIONS = 3;
 
+const OUTCOMES = {
+  multiplexed: { means: 'some backend served two or more connected clients' },
+  'one-per-client': {
+    means: 'every backend served one client: costly, but statements keep their meaning',
+    advice:
+      'Every connected client holds a backend of its own here: connections, not transactions, use up the server, so keep client pools small or use transaction pooling (within its restrictions).',
+  },
+} satisfies Record<string, OutcomeInfo>;
+
+/** What the judge may return: the labels above. */
+type Label = keyof typeof OUTCOMES;
+
 export const multiplexing = defineCheck({
   id: 'capacity/multiplexing',
   title: 'many connected clients share a few backends',
@@ -32,14 +44,7 @@ export const multiplexing = defineCheck({
     'https://www.pgbouncer.org/features.html',
   ],
   summary: '20 concurrent clients: how many backends serve them',
-  outcomes: {
-    multiplexed: { means: 'some backend served two or more connected clients' },
-    'one-per-client': {
-      means: 'every backend served one client: costly, but statements keep their meaning',
-      advice:
-        'Every connected client holds a backend of its own here: connections, not transactions, use up the server, so keep client pools small or use transaction pooling (within its restrictions).',
-    },
-  },
+  outcomes: OUTCOMES,
   async scenario(scn) {
     const boundMs = 2 * scn.waitMs;
     // D logs in while the crowd works: a direct login holds nothing of the pool, and at a
@@ -74,7 +79,7 @@ export const multiplexing = defineCheck({
  *   are counted in the facts), unless a client that had been served went unanswered later:
  *   inconclusive, since its missing transactions could have shown a shared backend.
  */
-export function judgeMultiplexing(steps: readonly StepRecord[], discovery: Discovery): Judgement {
+export function judgeMultiplexing(steps: readonly StepRecord[], discovery: Discovery): Judgement<Label> {
   const clients = readCrowd(steps, 'mux.connect', 'mux.tx');
   const served = clients.filter((c) => c.state === 'served' && c.pids.length > 0);
   const owners = new Map<number, Set<string>>();

@@ -14,7 +14,7 @@
  * before its first row (PgBouncer) or in the listen queue before the login (pgpool-II). With
  * a pool of 2 the six run in three rounds: offsets of about 0, 0, 200, 200, 400, 400 ms.
  */
-import { defineCheck } from '../../engine/check.js';
+import { defineCheck, type OutcomeInfo } from '../../engine/check.js';
 import { failedStep } from '../../engine/judging/absence.js';
 import { errorSummary, readCrowd } from '../../engine/judging/crowd-record.js';
 import { numberOf } from '../../engine/judging/record.js';
@@ -23,6 +23,28 @@ import type { Discovery, Judgement, StepRecord } from '../../engine/types.js';
 
 const CLOCK = `(extract(epoch FROM clock_timestamp()) * 1000)::float8`;
 const SLEEP_MS = 200;
+
+const OUTCOMES = {
+  queued: {
+    means: 'every transaction succeeded; those beyond the pool waited their turn',
+    advice:
+      'Transactions beyond the pool wait for a backend: keep transactions short, and size the pool for your peak concurrency if the waits matter.',
+  },
+  rejected: {
+    means: 'the pooler refused some clients instead of queueing them (its message verbatim in the facts)',
+    advice:
+      'The pooler refused clients instead of queueing them: raise its client limit (max_client_conn for PgBouncer) or its wait timeout, and retry refused connections with backoff in the application.',
+  },
+  unlimited: {
+    means:
+      'every transaction got a backend at once: nothing limits concurrency (direct, or a pool larger than the crowd)',
+    advice:
+      'Nothing limits concurrency here: every transaction got a backend at once, so a burst of clients can exhaust max_connections; put a pooler in front if that matters.',
+  },
+} satisfies Record<string, OutcomeInfo>;
+
+/** What the judge may return: the labels above. */
+type Label = keyof typeof OUTCOMES;
 
 export const queueing = defineCheck({
   id: 'capacity/queueing',
@@ -35,24 +57,7 @@ export const queueing = defineCheck({
     'https://www.pgpool.net/docs/latest/en/html/runtime-config-connection.html (num_init_children: further clients wait in the listen queue)',
   ],
   summary: '3 x pool size concurrent 200 ms transactions: do they wait their turn or fail',
-  outcomes: {
-    queued: {
-      means: 'every transaction succeeded; those beyond the pool waited their turn',
-      advice:
-        'Transactions beyond the pool wait for a backend: keep transactions short, and size the pool for your peak concurrency if the waits matter.',
-    },
-    rejected: {
-      means: 'the pooler refused some clients instead of queueing them (its message verbatim in the facts)',
-      advice:
-        'The pooler refused clients instead of queueing them: raise its client limit (max_client_conn for PgBouncer) or its wait timeout, and retry refused connections with backoff in the application.',
-    },
-    unlimited: {
-      means:
-        'every transaction got a backend at once: nothing limits concurrency (direct, or a pool larger than the crowd)',
-      advice:
-        'Nothing limits concurrency here: every transaction got a backend at once, so a burst of clients can exhaust max_connections; put a pooler in front if that matters.',
-    },
-  },
+  outcomes: OUTCOMES,
   flags: ['timing-dependent'],
   async scenario(scn) {
     const n = Math.min(24, 3 * (scn.discovery.poolSize ?? 2));
@@ -82,7 +87,7 @@ export const queueing = defineCheck({
  * - All started together: `unlimited` (no pool limit met: direct Postgres, or a pool larger
  *   than the crowd).
  */
-export function judgeQueueing(steps: readonly StepRecord[], discovery: Discovery): Judgement {
+export function judgeQueueing(steps: readonly StepRecord[], discovery: Discovery): Judgement<Label> {
   const clients = readCrowd(steps, 'queue.connect', 'queue.tx');
   if (clients.length === 0) return { outcome: null, facts: {}, reason: 'no transaction was recorded' };
   const failed = clients.filter((c) => c.state !== 'served');

@@ -16,7 +16,8 @@ import { stateOutcomes } from '../../engine/judging/state-outcomes.js';
 import { numberOf } from '../../engine/judging/record.js';
 import { judgeState } from '../../engine/judging/state-judge.js';
 import { markersFor } from '../../engine/markers.js';
-import { runStateScenario, LANDS_ON_A } from '../../engine/steering/state-scenario.js';
+import { runStateScenario, STATE_SCENARIO } from '../../engine/steering/state-scenario.js';
+import { LANDING_TAGS } from '../../engine/steering/tags.js';
 
 export const withHold = defineCheck({
   id: 'cursors/with-hold',
@@ -31,7 +32,7 @@ export const withHold = defineCheck({
     pinned: 'The pooler pins clients that hold cursors; fetch within one transaction to keep multiplexing.',
     rejected: 'The pooler refuses WITH HOLD cursors: fetch within one transaction.',
   }),
-  restsOn: LANDS_ON_A,
+  uses: STATE_SCENARIO,
   audit: {
     statement: 'cursor WITH HOLD',
     consequence: 'FETCH in a later transaction finds no cursor',
@@ -56,7 +57,7 @@ export const withHold = defineCheck({
       },
       keptByA: (readback) => (readback.error?.code === '34000' ? false : numberOf(readback, 'v') === 1 ? true : null),
       show: (step) =>
-        step.tag === 'A.readback'
+        step.tag === LANDING_TAGS.readback
           ? step.error
             ? `FETCH: ${step.error.code ?? ''} ${step.error.message}`
             : `FETCH gave v = ${String(numberOf(step, 'v'))}`

@@ -13,12 +13,34 @@
  * A's old backend "gets" A's lock. `held_before` tells that apart from a pooler that dropped
  * the lock (the lock was not there when the other client arrived).
  */
-import { defineCheck } from '../../engine/check.js';
+import { defineCheck, type OutcomeInfo } from '../../engine/check.js';
 import { answered, boolOf, errorText, numberOf, sqlError, stepOf, stepsOf } from '../../engine/judging/record.js';
 import { LOCK_NAMESPACE, markersFor } from '../../engine/markers.js';
 import { releaseHeldLocksSql } from '../../engine/steering/release-locks.js';
-import { runStateScenario, LANDS_ON_A } from '../../engine/steering/state-scenario.js';
+import { runStateScenario, STATE_SCENARIO } from '../../engine/steering/state-scenario.js';
 import type { Judgement, StepRecord } from '../../engine/types.js';
+import { LANDING_TAGS } from '../../engine/steering/tags.js';
+
+const OUTCOMES = {
+  exclusive: { means: 'another client was refused the lock' },
+  shared: {
+    means: "another client on the owner's backend also got the lock, and the owner's unlock warned",
+    advice:
+      'Use pg_advisory_xact_lock inside a transaction: a session lock stays on the server connection, the next client there "holds" it too, and your unlock misses.',
+  },
+  released: {
+    means: 'the pooler dropped the lock between transactions',
+    advice:
+      'The pooler drops session advisory locks between transactions: use pg_advisory_xact_lock inside one transaction.',
+  },
+  rejected: {
+    means: 'the lock function was refused',
+    advice: 'The pooler refuses session advisory locks: use pg_advisory_xact_lock.',
+  },
+} satisfies Record<string, OutcomeInfo>;
+
+/** What the judge may return: the labels above. */
+type Label = keyof typeof OUTCOMES;
 
 export const advisorySession = defineCheck({
   id: 'locks/advisory-session',
@@ -26,24 +48,8 @@ export const advisorySession = defineCheck({
   severity: 'correctness',
   docs: ['https://www.pgbouncer.org/features.html (session-level advisory locks: never in transaction pooling)'],
   summary: "`pg_advisory_lock`: is another client refused; does the owner's unlock warn",
-  outcomes: {
-    exclusive: { means: 'another client was refused the lock' },
-    shared: {
-      means: "another client on the owner's backend also got the lock, and the owner's unlock warned",
-      advice:
-        'Use pg_advisory_xact_lock inside a transaction: a session lock stays on the server connection, the next client there "holds" it too, and your unlock misses.',
-    },
-    released: {
-      means: 'the pooler dropped the lock between transactions',
-      advice:
-        'The pooler drops session advisory locks between transactions: use pg_advisory_xact_lock inside one transaction.',
-    },
-    rejected: {
-      means: 'the lock function was refused',
-      advice: 'The pooler refuses session advisory locks: use pg_advisory_xact_lock.',
-    },
-  },
-  restsOn: LANDS_ON_A,
+  outcomes: OUTCOMES,
+  uses: STATE_SCENARIO,
   audit: {
     statement: 'session-level advisory lock',
     consequence: 'another client on that backend also "holds" it; the unlock may land elsewhere',
@@ -83,8 +89,8 @@ export const advisorySession = defineCheck({
  * - Candidates elsewhere: any was refused: `exclusive`; all got it: `released`.
  * - Otherwise inconclusive.
  */
-export function judgeAdvisory(steps: readonly StepRecord[]): Judgement {
-  const create = stepOf(steps, 'A.create');
+export function judgeAdvisory(steps: readonly StepRecord[]): Judgement<Label> {
+  const create = stepOf(steps, LANDING_TAGS.create);
   if (sqlError(create))
     return {
       outcome: 'rejected',
@@ -95,8 +101,8 @@ export function judgeAdvisory(steps: readonly StepRecord[]): Judgement {
     return { outcome: null, facts: {}, reason: `A could not take the lock: ${errorText(create) ?? 'no pid'}` };
   }
   const b1 = create.pid;
-  const unlock = stepOf(steps, 'A.readback');
-  const takes = stepsOf(steps, 'observe.take').filter((t) => answered(t) && t.pid !== null);
+  const unlock = stepOf(steps, LANDING_TAGS.readback);
+  const takes = stepsOf(steps, LANDING_TAGS.observe).filter((t) => answered(t) && t.pid !== null);
   const onB1 = takes.find((t) => t.pid === b1);
   const elsewhere = takes.filter((t) => t.pid !== b1);
   const facts = {

@@ -16,11 +16,29 @@
  * what the pooler refuses (see statement/transaction-block). B's tries end their own implicit
  * transactions, so nothing is left to clean.
  */
-import { defineCheck } from '../../engine/check.js';
+import { defineCheck, type OutcomeInfo } from '../../engine/check.js';
 import { answered, boolOf, errorText, sqlError, stepOf } from '../../engine/judging/record.js';
 import { LOCK_NAMESPACE, markersFor } from '../../engine/markers.js';
 import { take, landingHoldMs } from '../../engine/steering/holders.js';
 import type { Judgement, StepRecord } from '../../engine/types.js';
+
+const OUTCOMES = {
+  exclusive: {
+    means: 'another client was refused while the transaction held the lock, and got it after COMMIT',
+  },
+  shared: {
+    means: 'another client got the lock while the transaction held it',
+    advice:
+      'Two clients held the same transaction lock at once: the pooler let them share a transaction or lost it; take the lock on a direct connection and report it to the pooler.',
+  },
+  rejected: {
+    means: 'the lock function was refused',
+    advice: 'The pooler refuses advisory lock functions: take locks on a direct connection.',
+  },
+} satisfies Record<string, OutcomeInfo>;
+
+/** What the judge may return: the labels above. */
+type Label = keyof typeof OUTCOMES;
 
 export const advisoryXact = defineCheck({
   id: 'locks/advisory-xact',
@@ -31,20 +49,7 @@ export const advisoryXact = defineCheck({
     'https://www.pgbouncer.org/features.html (session-level advisory locks: never; transaction-level locks are not restricted)',
   ],
   summary: '`pg_advisory_xact_lock`: exclusive while the transaction runs, released at commit',
-  outcomes: {
-    exclusive: {
-      means: 'another client was refused while the transaction held the lock, and got it after COMMIT',
-    },
-    shared: {
-      means: 'another client got the lock while the transaction held it',
-      advice:
-        'Two clients held the same transaction lock at once: the pooler let them share a transaction or lost it; take the lock on a direct connection and report it to the pooler.',
-    },
-    rejected: {
-      means: 'the lock function was refused',
-      advice: 'The pooler refuses advisory lock functions: take locks on a direct connection.',
-    },
-  },
+  outcomes: OUTCOMES,
   async scenario(scn) {
     const lock = `${LOCK_NAMESPACE}, ${markersFor(scn.ctx.runId, this.id).lockKey}`;
     const tryLock = `SELECT pg_backend_pid() AS pid, pg_try_advisory_xact_lock(${lock}) AS got`;
@@ -70,7 +75,7 @@ export const advisoryXact = defineCheck({
  * - B got the lock: `shared`. B was refused: `exclusive`, provided B got it once A's
  *   transaction had ended (else inconclusive: the lock outlived its transaction).
  */
-export function judgeAdvisoryXact(steps: readonly StepRecord[]): Judgement {
+export function judgeAdvisoryXact(steps: readonly StepRecord[]): Judgement<Label> {
   const lock = stepOf(steps, 'A.take');
   if (sqlError(lock))
     return {

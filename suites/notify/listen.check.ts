@@ -11,16 +11,46 @@
  * The observer cannot clean up inside its take here (UNLISTEN before the NOTIFY would hide the
  * misrouting), so A's old backend is cleaned afterwards by landing on it once more.
  */
-import { defineCheck } from '../../engine/check.js';
+import { defineCheck, type OutcomeInfo } from '../../engine/check.js';
 import { unseen, unseenReason } from '../../engine/judging/absence.js';
 import { errorText, markerOf, sqlError, stepOf } from '../../engine/judging/record.js';
 import { markersFor } from '../../engine/markers.js';
 import { dismiss, landingHoldMs } from '../../engine/steering/holders.js';
 import { cleanOn } from '../../engine/steering/clean-on.js';
 import { landOn } from '../../engine/steering/land-on.js';
-import { cleanupBlock, LANDS_ON_A } from '../../engine/steering/state-scenario.js';
+import { cleanupBlock } from '../../engine/steering/state-scenario.js';
+import { LAND_ON_A, LANDING_TAGS } from '../../engine/steering/tags.js';
 import type { Scenario } from '../../engine/steering/scenario.js';
 import type { Judgement, StepRecord } from '../../engine/types.js';
+
+/** The third client's NOTIFY: this check's own step (the shared ones are LANDING_TAGS). */
+const NOTIFY_TAG = 'N.notify';
+
+/** A session's wait for notifications after the NOTIFY. */
+function waitTag(label: string): string {
+  return `${label}.wait`;
+}
+
+const OUTCOMES = {
+  delivered: { means: 'the notification reached the listener' },
+  misrouted: {
+    means: 'the notification reached a client that never listened',
+    advice:
+      'LISTEN on a direct (or session-pooled) connection: through transaction pooling the listening backend is shared and its notifications go to whichever client holds it.',
+  },
+  dropped: {
+    means: 'the notification reached nobody',
+    advice:
+      'LISTEN on a direct (or session-pooled) connection: the pooler does not deliver notifications to the listening client.',
+  },
+  rejected: {
+    means: 'LISTEN was refused',
+    advice: 'The pooler refuses LISTEN: listen on a direct connection.',
+  },
+} satisfies Record<string, OutcomeInfo>;
+
+/** What the judge may return: the labels above. */
+type Label = keyof typeof OUTCOMES;
 
 export const listen = defineCheck({
   id: 'notify/listen',
@@ -28,25 +58,9 @@ export const listen = defineCheck({
   severity: 'correctness',
   docs: ['https://www.pgbouncer.org/features.html (LISTEN: never in transaction pooling; NOTIFY: yes)'],
   summary: 'LISTEN on one client, NOTIFY from another: who receives it',
-  outcomes: {
-    delivered: { means: 'the notification reached the listener' },
-    misrouted: {
-      means: 'the notification reached a client that never listened',
-      advice:
-        'LISTEN on a direct (or session-pooled) connection: through transaction pooling the listening backend is shared and its notifications go to whichever client holds it.',
-    },
-    dropped: {
-      means: 'the notification reached nobody',
-      advice:
-        'LISTEN on a direct (or session-pooled) connection: the pooler does not deliver notifications to the listening client.',
-    },
-    rejected: {
-      means: 'LISTEN was refused',
-      advice: 'The pooler refuses LISTEN: listen on a direct connection.',
-    },
-  },
+  outcomes: OUTCOMES,
   flags: ['timing-dependent'],
-  restsOn: LANDS_ON_A,
+  uses: LAND_ON_A,
   decisive: [{ has: 'notification' }], // whoever got the NOTIFY: O1 (misrouted) or A (delivered)
   audit: {
     statement: 'LISTEN',
@@ -59,7 +73,7 @@ export const listen = defineCheck({
     const unlisten = `UNLISTEN ${m.channel};`;
     scn.recordMarkers({ channel: m.channel, payload: m.tag });
     const a = await scn.open('A');
-    const listened = await a.run('A.create', `SELECT pg_backend_pid() AS pid; LISTEN ${m.channel}`);
+    const listened = await a.run(LANDING_TAGS.create, `SELECT pg_backend_pid() AS pid; LISTEN ${m.channel}`);
     if (listened.error || listened.pid === null) return;
     const b1 = listened.pid;
     const landing = await landOn(scn, b1, {
@@ -69,13 +83,13 @@ export const listen = defineCheck({
     });
     await dismiss(landing.others);
     const n = await scn.open('N');
-    await n.run('N.notify', `SELECT pg_backend_pid() AS pid; NOTIFY ${m.channel}, '${m.tag}'`);
-    await landing.observer?.release('observe.release');
-    await a.run('A.readback', 'SELECT pg_backend_pid() AS pid');
-    await a.collectNotifications('A.wait', listenerWaitMs(scn, m.channel));
-    for (const s of [landing.observer?.session, n]) await s?.collectNotifications(`${s.label}.wait`, 0);
+    await n.run(NOTIFY_TAG, `SELECT pg_backend_pid() AS pid; NOTIFY ${m.channel}, '${m.tag}'`);
+    await landing.observer?.release(LANDING_TAGS.release);
+    await a.run(LANDING_TAGS.readback, 'SELECT pg_backend_pid() AS pid');
+    await a.collectNotifications(waitTag('A'), listenerWaitMs(scn, m.channel));
+    for (const s of [landing.observer?.session, n]) await s?.collectNotifications(waitTag(s.label), 0);
     if (landing.observer) await cleanOn(scn, b1, unlisten);
-    await a.run('A.cleanup', cleanupBlock(unlisten));
+    await a.run(LANDING_TAGS.cleanup, cleanupBlock(unlisten));
   },
   judge: judgeListen,
   evidence: (j) => j.reason,
@@ -105,8 +119,8 @@ function listenerWaitMs(scn: Scenario, channel: string): number {
  * - Nobody did: `dropped`, provided every step after the NOTIFY that would have carried it was
  *   answered (see `carriers`); one that timed out or failed leaves it inconclusive.
  */
-export function judgeListen(steps: readonly StepRecord[]): Judgement {
-  const listen = stepOf(steps, 'A.create');
+export function judgeListen(steps: readonly StepRecord[]): Judgement<Label> {
+  const listen = stepOf(steps, LANDING_TAGS.create);
   if (sqlError(listen))
     return {
       outcome: 'rejected',
@@ -115,7 +129,7 @@ export function judgeListen(steps: readonly StepRecord[]): Judgement {
     };
   if (!listen || listen.error || listen.pid === null)
     return { outcome: null, facts: {}, reason: `A could not LISTEN: ${errorText(listen) ?? 'no pid'}` };
-  const notify = stepOf(steps, 'N.notify');
+  const notify = stepOf(steps, NOTIFY_TAG);
   if (!notify || notify.error)
     return { outcome: null, facts: {}, reason: `the NOTIFY failed: ${errorText(notify) ?? 'not sent'}` };
   const channel = markerOf(steps, 'channel');
@@ -156,16 +170,16 @@ function carriers(
 ): Array<readonly [string, StepRecord | undefined]> {
   const later = (tag: string): StepRecord | undefined => steps.find((s) => s.tag === tag && s.seq > after);
   const looks: Array<readonly [string, StepRecord | undefined]> = [
-    ['A.readback', later('A.readback')],
-    ['A.wait', later('A.wait')],
+    [LANDING_TAGS.readback, later(LANDING_TAGS.readback)],
+    [waitTag('A'), later(waitTag('A'))],
   ];
   // Timed out or not: a candidate that reached b1 holds it, and b1 delivers only once it lets go.
-  const observer = steps.find((s) => s.tag === 'observe.take' && s.pid === b1 && s.seq < after);
+  const observer = steps.find((s) => s.tag === LANDING_TAGS.observe && s.pid === b1 && s.seq < after);
   if (observer) {
     const mine = (tag: string): StepRecord | undefined =>
       steps.find((s) => s.session === observer.session && s.tag === tag && s.seq > after);
-    looks.push([`${observer.session} observe.release`, mine('observe.release')]);
-    looks.push([`${observer.session}.wait`, mine(`${observer.session}.wait`)]);
+    looks.push([`${observer.session} ${LANDING_TAGS.release}`, mine(LANDING_TAGS.release)]);
+    looks.push([waitTag(observer.session), mine(waitTag(observer.session))]);
   }
   return looks;
 }

@@ -15,16 +15,35 @@
  * client lands, so both uses work. Under statement pooling the observer cannot run a second
  * statement on b1: it only lists the name there (and cleans up in the same statement).
  */
-import { defineCheck } from '../../engine/check.js';
+import { defineCheck, type OutcomeInfo } from '../../engine/check.js';
 import { answered, errorText, numberOf, sqlError, stepOf, stepsOf } from '../../engine/judging/record.js';
 import { candidatesExhausted } from '../../engine/judging/state-judge.js';
 import { markersFor } from '../../engine/markers.js';
 import { dismiss, landingHoldMs } from '../../engine/steering/holders.js';
 import { landOn } from '../../engine/steering/land-on.js';
-import { cleanupBlock, LANDS_ON_A } from '../../engine/steering/state-scenario.js';
+import { cleanupBlock } from '../../engine/steering/state-scenario.js';
+import { LAND_ON_A, LANDING_TAGS } from '../../engine/steering/tags.js';
 import type { Discovery, Judgement, StepRecord } from '../../engine/types.js';
 
 const TEXT = 'SELECT pg_backend_pid() AS pid, 42 AS answer';
+
+const OUTCOMES = {
+  works: {
+    means: 'the named statement worked in both transactions, and another client could prepare the same name',
+  },
+  failed: {
+    means: "a later use failed (26000), or another client's Parse of the same name collided with it (42P05)",
+    advice:
+      "Turn on the pooler's prepared-statement tracking (PgBouncer >= 1.21: max_prepared_statements > 0), or make the driver use unnamed statements (node-postgres: omit `name`; pgx: QueryExecModeExec; JDBC: prepareThreshold=0).",
+  },
+  rejected: {
+    means: 'the first use of the named statement was refused',
+    advice: 'The pooler refuses named prepared statements: use unnamed statements or the simple protocol.',
+  },
+} satisfies Record<string, OutcomeInfo>;
+
+/** What the judge may return: the labels above. */
+type Label = keyof typeof OUTCOMES;
 
 export const protocolNamed = defineCheck({
   id: 'prepared/protocol-named',
@@ -35,24 +54,11 @@ export const protocolNamed = defineCheck({
     'https://www.pgbouncer.org/config.html#max_prepared_statements (since 1.21)',
   ],
   summary: "a driver's named prepared statement used in two transactions; another client preparing the same name",
-  outcomes: {
-    works: {
-      means: 'the named statement worked in both transactions, and another client could prepare the same name',
-    },
-    failed: {
-      means: "a later use failed (26000), or another client's Parse of the same name collided with it (42P05)",
-      advice:
-        "Turn on the pooler's prepared-statement tracking (PgBouncer >= 1.21: max_prepared_statements > 0), or make the driver use unnamed statements (node-postgres: omit `name`; pgx: QueryExecModeExec; JDBC: prepareThreshold=0).",
-    },
-    rejected: {
-      means: 'the first use of the named statement was refused',
-      advice: 'The pooler refuses named prepared statements: use unnamed statements or the simple protocol.',
-    },
-  },
-  restsOn: LANDS_ON_A,
+  outcomes: OUTCOMES,
+  uses: LAND_ON_A,
   decisive: [
     { tag: 'observe.prepare', has: 'error' },
-    { tag: 'A.readback', has: 'error' },
+    { tag: LANDING_TAGS.readback, has: 'error' },
   ], // 42P05, else 26000
   audit: {
     statement: "a driver's named (protocol-level) prepared statement used across transactions",
@@ -65,7 +71,7 @@ export const protocolNamed = defineCheck({
     const dealloc = `IF EXISTS (SELECT 1 FROM pg_prepared_statements WHERE name = '${p}') THEN DEALLOCATE ${p}; END IF;`;
     const visible = `SELECT count(*)::int AS visible FROM pg_prepared_statements WHERE name = '${p}'`;
     const a = await scn.open('A');
-    const first = await a.runPrepared('A.create', p, TEXT);
+    const first = await a.runPrepared(LANDING_TAGS.create, p, TEXT);
     if (first.error || first.pid === null) return;
     const b1 = first.pid;
     // Inside BEGIN the observer goes on to prepare the name itself; the savepoint lets it clean
@@ -77,14 +83,14 @@ export const protocolNamed = defineCheck({
       holdMs: landingHoldMs(scn.discovery),
     });
     await dismiss(landing.others);
-    await a.runPrepared('A.readback', p, TEXT);
+    await a.runPrepared(LANDING_TAGS.readback, p, TEXT);
     const observer = landing.observer;
     if (observer && inBlock) {
       await observer.session.runPrepared('observe.prepare', p, TEXT);
       await observer.session.run('observe.cleanup', `ROLLBACK TO SAVEPOINT pooltest; ${cleanupBlock(dealloc, b1)}`);
     }
-    await observer?.release('observe.release');
-    await a.run('A.cleanup', cleanupBlock(dealloc));
+    await observer?.release(LANDING_TAGS.release);
+    await a.run(LANDING_TAGS.cleanup, cleanupBlock(dealloc));
   },
   judge: judgeProtocolNamed,
   evidence: (j) => j.reason,
@@ -98,8 +104,8 @@ export const protocolNamed = defineCheck({
  *   on the same backend: `works` only when no other client could be placed on it (a
  *   dedicated backend), else inconclusive.
  */
-export function judgeProtocolNamed(steps: readonly StepRecord[], discovery: Discovery): Judgement {
-  const first = stepOf(steps, 'A.create');
+export function judgeProtocolNamed(steps: readonly StepRecord[], discovery: Discovery): Judgement<Label> {
+  const first = stepOf(steps, LANDING_TAGS.create);
   if (sqlError(first))
     return {
       outcome: 'rejected',
@@ -109,8 +115,8 @@ export function judgeProtocolNamed(steps: readonly StepRecord[], discovery: Disc
   if (!first || first.error || first.pid === null)
     return { outcome: null, facts: {}, reason: `A's first use failed: ${errorText(first) ?? 'no pid'}` };
   const b1 = first.pid;
-  const second = stepOf(steps, 'A.readback');
-  const observer = stepsOf(steps, 'observe.take').find((t) => t.pid === b1 && !t.timedOut);
+  const second = stepOf(steps, LANDING_TAGS.readback);
+  const observer = stepsOf(steps, LANDING_TAGS.observe).find((t) => t.pid === b1 && !t.timedOut);
   const collision = stepOf(steps, 'observe.prepare');
   const facts = {
     aBackend: b1,

@@ -14,7 +14,8 @@ import { stateOutcomes } from '../../engine/judging/state-outcomes.js';
 import { numberOf } from '../../engine/judging/record.js';
 import { judgeState } from '../../engine/judging/state-judge.js';
 import { markersFor } from '../../engine/markers.js';
-import { runStateScenario, LANDS_ON_A } from '../../engine/steering/state-scenario.js';
+import { runStateScenario, STATE_SCENARIO } from '../../engine/steering/state-scenario.js';
+import { LANDING_TAGS } from '../../engine/steering/tags.js';
 
 export const sqlPrepare = defineCheck({
   id: 'prepared/sql-prepare',
@@ -29,7 +30,7 @@ export const sqlPrepare = defineCheck({
     pinned: 'The pooler pins clients that PREPARE: prefer protocol-level prepared statements.',
     rejected: 'The pooler refuses SQL PREPARE: use protocol-level prepared statements.',
   }),
-  restsOn: LANDS_ON_A,
+  uses: STATE_SCENARIO,
   audit: {
     statement: 'SQL-level PREPARE / EXECUTE / DEALLOCATE',
     consequence: 'EXECUTE fails with "prepared statement does not exist" (26000)',
@@ -54,7 +55,7 @@ export const sqlPrepare = defineCheck({
       keptByA: (readback) =>
         readback.error?.code === '26000' ? false : numberOf(readback, 'answer') === 42 ? true : null,
       show: (step) =>
-        step.tag === 'A.readback'
+        step.tag === LANDING_TAGS.readback
           ? step.error
             ? `EXECUTE: ${step.error.code} ${step.error.message}`
             : 'EXECUTE worked'

@@ -21,8 +21,9 @@ import { stateOutcomes } from '../../engine/judging/state-outcomes.js';
 import { valueOf } from '../../engine/judging/record.js';
 import { judgeState } from '../../engine/judging/state-judge.js';
 import { markersFor } from '../../engine/markers.js';
-import { runStateScenario, LANDS_ON_A } from '../../engine/steering/state-scenario.js';
+import { runStateScenario, STATE_SCENARIO } from '../../engine/steering/state-scenario.js';
 import type { StepRecord } from '../../engine/types.js';
+import { LANDING_TAGS } from '../../engine/steering/tags.js';
 
 const NOTICE = /^pooltest lastval (\S+)$/;
 
@@ -42,7 +43,7 @@ export const lastval = defineCheck({
     pinned: 'The pooler pins clients after nextval; INSERT ... RETURNING keeps multiplexing.',
     rejected: 'The pooler refused the sequence statements: use INSERT ... RETURNING.',
   }),
-  restsOn: LANDS_ON_A,
+  uses: STATE_SCENARIO,
   audit: {
     statement: 'currval() / lastval() after the transaction that called nextval()',
     consequence: "another backend has no value, or another client's value",
@@ -69,7 +70,7 @@ export const lastval = defineCheck({
   judge(steps, discovery) {
     const made = String(
       valueOf(
-        steps.find((s) => s.tag === 'A.create'),
+        steps.find((s) => s.tag === LANDING_TAGS.create),
         'made',
       ) ?? '',
     );
@@ -84,13 +85,13 @@ export const lastval = defineCheck({
         return mine === null ? null : mine === made;
       },
       show: (step) => {
-        if (step.tag !== 'A.readback') return `lastval() = ${observedLastval(step) ?? '?'}`;
+        if (step.tag !== LANDING_TAGS.readback) return `lastval() = ${observedLastval(step) ?? '?'}`;
         return step.error
           ? `lastval() failed: ${step.error.code ?? ''} ${step.error.message}`
           : `lastval() = ${ownLastval(step) ?? '?'}`;
       },
     });
-    const mine = ownLastval(steps.find((s) => s.tag === 'A.readback'));
+    const mine = ownLastval(steps.find((s) => s.tag === LANDING_TAGS.readback));
     j.facts.aValue = made || null;
     // A number that is not A's: lastval() answered from another client's sequence.
     j.facts.aGotOtherValue = mine === null ? null : mine !== made;

@@ -17,18 +17,15 @@
  * leaked tenant id means the next client reads and writes another tenant's rows.
  */
 import { defineCheck } from '../../engine/check.js';
-import { stateOutcomes } from '../../engine/judging/state-outcomes.js';
+import { STATE_WORST_FIRST, stateOutcomes } from '../../engine/judging/state-outcomes.js';
 import { phaseSteps, worstOf } from '../../engine/judging/phases.js';
 import { judgeState } from '../../engine/judging/state-judge.js';
 import { markerOf, valueOf } from '../../engine/judging/record.js';
 import { markersFor } from '../../engine/markers.js';
-import { runStateScenario, LANDS_ON_A } from '../../engine/steering/state-scenario.js';
+import { runStateScenario, STATE_SCENARIO } from '../../engine/steering/state-scenario.js';
 import type { StepRecord } from '../../engine/types.js';
 
 const READ = `coalesce(current_setting('app.tenant_id', true), '')`;
-
-/** Worst first: a tenant id reaching another client is a security hole; losing it breaks the app quietly. */
-const WORST_FIRST = ['leaked', 'lost', 'rejected', 'pinned', 'tracked', 'session'];
 
 export const customGucLeak = defineCheck({
   id: 'session/custom-guc-leak',
@@ -49,7 +46,7 @@ export const customGucLeak = defineCheck({
     rejected:
       'The pooler refuses session-level settings: use SET LOCAL or set_config(..., true) inside the transaction.',
   }),
-  restsOn: LANDS_ON_A,
+  uses: STATE_SCENARIO,
   audit: {
     statement: 'custom setting (app.x) set for the session',
     consequence: 'row-level security keyed on it sees another tenant',
@@ -85,7 +82,7 @@ export const customGucLeak = defineCheck({
         judgement: judgeState(own, discovery, { seenByOther: (t) => read(t, 'seen'), keptByA: (r) => read(r, 'mine') }),
       };
     });
-    return worstOf(phases, WORST_FIRST);
+    return worstOf(phases, STATE_WORST_FIRST);
   },
 });
 

@@ -25,7 +25,7 @@
  * - `reset`: afterwards nobody saw A's state: not A on its own backend, not the next client on
  *   b1 (whoever reset it; the facts say where A's reset ran).
  */
-import { defineCheck } from '../../engine/check.js';
+import { defineCheck, type OutcomeInfo } from '../../engine/check.js';
 import { answered, errorText, markerOf, refused, stepOf, stepsOf, valueOf } from '../../engine/judging/record.js';
 import { phaseSteps, worstOf } from '../../engine/judging/phases.js';
 import { candidatesExhausted } from '../../engine/judging/state-judge.js';
@@ -33,7 +33,8 @@ import { markersFor } from '../../engine/markers.js';
 import { dismiss } from '../../engine/steering/holders.js';
 import { landOn } from '../../engine/steering/land-on.js';
 import type { Scenario } from '../../engine/steering/scenario.js';
-import { cleanupBlock, LANDS_ON_A } from '../../engine/steering/state-scenario.js';
+import { cleanupBlock } from '../../engine/steering/state-scenario.js';
+import { LAND_ON_A, LANDING_TAGS, releaseTagFor } from '../../engine/steering/tags.js';
 import type { Discovery, Judgement, StepRecord } from '../../engine/types.js';
 
 const READ = `coalesce(current_setting('app.tenant_id', true), '')`;
@@ -41,6 +42,28 @@ const PHASES: Array<[phase: string, statement: string]> = [
   ['discard', 'DISCARD ALL'],
   ['reset', 'SELECT pg_backend_pid() AS pid; RESET ALL'],
 ];
+
+const OUTCOMES = {
+  reset: { means: "afterwards nobody saw the client's state" },
+  missed: {
+    means: 'the reset ran on another backend, and the state stayed on the old one for the next client',
+    advice:
+      "DISCARD ALL and RESET ALL reset the server connection the statement lands on, not the one holding your earlier state (and perhaps someone else's): keep state transaction-scoped (SET LOCAL, set_config(..., true)) instead of cleaning up after it.",
+  },
+  ignored: {
+    means: "the reset was acknowledged on the client's own backend and the state is still there",
+    advice:
+      'The pooler acknowledged the reset without resetting the session: keep state transaction-scoped (SET LOCAL, set_config(..., true)).',
+  },
+  rejected: {
+    means: 'the reset was refused',
+    advice:
+      'The pooler refuses DISCARD ALL / RESET ALL: keep state transaction-scoped so that there is nothing to reset.',
+  },
+} satisfies Record<string, OutcomeInfo>;
+
+/** What the judge may return: the labels above. */
+type Label = keyof typeof OUTCOMES;
 
 export const discardAll = defineCheck({
   id: 'session/discard-all',
@@ -51,25 +74,8 @@ export const discardAll = defineCheck({
     'https://www.pgbouncer.org/features.html (SET/RESET: never in transaction pooling)',
   ],
   summary: "the client's own `DISCARD ALL` / `RESET ALL`: does it clear the client's state",
-  outcomes: {
-    reset: { means: "afterwards nobody saw the client's state" },
-    missed: {
-      means: 'the reset ran on another backend, and the state stayed on the old one for the next client',
-      advice:
-        "DISCARD ALL and RESET ALL reset the server connection the statement lands on, not the one holding your earlier state (and perhaps someone else's): keep state transaction-scoped (SET LOCAL, set_config(..., true)) instead of cleaning up after it.",
-    },
-    ignored: {
-      means: "the reset was acknowledged on the client's own backend and the state is still there",
-      advice:
-        'The pooler acknowledged the reset without resetting the session: keep state transaction-scoped (SET LOCAL, set_config(..., true)).',
-    },
-    rejected: {
-      means: 'the reset was refused',
-      advice:
-        'The pooler refuses DISCARD ALL / RESET ALL: keep state transaction-scoped so that there is nothing to reset.',
-    },
-  },
-  restsOn: LANDS_ON_A,
+  outcomes: OUTCOMES,
+  uses: LAND_ON_A,
   async scenario(scn) {
     const tag = markersFor(scn.ctx.runId, this.id).tag;
     for (const [phase, statement] of PHASES) await runPhase(scn, phase, statement, `${tag}-${phase}`);
@@ -85,20 +91,20 @@ async function runPhase(scn: Scenario, phase: string, statement: string, value: 
   const cleanup = `IF ${READ} = '${value}' THEN RESET app.tenant_id; END IF;`;
   scn.recordMarkers({ value }, phase);
   const a = await scn.open('A');
-  const created = await a.run(t('A.create'), `SELECT pg_backend_pid() AS pid; SET app.tenant_id = '${value}'`);
+  const created = await a.run(t(LANDING_TAGS.create), `SELECT pg_backend_pid() AS pid; SET app.tenant_id = '${value}'`);
   if (created.error || created.pid === null) return;
   const b1 = created.pid;
   // Hold b1 so that A's reset must run wherever else the pooler sends it. The holder carries
   // no state, so under statement pooling it may be let go by a cancel.
-  const hold = await landOn(scn, b1, { prefix: 'H', tag: t('observe.take') });
+  const hold = await landOn(scn, b1, { prefix: 'H', tag: t(LANDING_TAGS.observe) });
   await dismiss(hold.others);
   await a.run(t('A.reset'), statement);
-  await a.run(t('A.readback'), `SELECT pg_backend_pid() AS pid, ${READ} AS mine`);
+  await a.run(t(LANDING_TAGS.readback), `SELECT pg_backend_pid() AS pid, ${READ} AS mine`);
   await dismiss([hold.observer]);
   if (hold.observer) {
     const look = await landOn(scn, b1, {
       prefix: 'L',
-      tag: t('look.take'),
+      tag: t(LANDING_TAGS.look),
       probe: false,
       statements: [`SELECT ${READ} AS seen`, cleanupBlock(cleanup, b1)],
       releaseBy: 'wait',
@@ -106,7 +112,7 @@ async function runPhase(scn: Scenario, phase: string, statement: string, value: 
     });
     await dismiss([look.observer, ...look.others]);
   }
-  await a.run(t('A.cleanup'), cleanupBlock(cleanup));
+  await a.run(t(LANDING_TAGS.cleanup), cleanupBlock(cleanup));
   await a.close();
 }
 
@@ -120,8 +126,8 @@ async function runPhase(scn: Scenario, phase: string, statement: string, value: 
  * - Nobody could hold b1 (candidates queued or exhausted, or direct) and A stayed on it: A
  *   still has the state: `ignored`; not: `reset`. Otherwise inconclusive.
  */
-export function judgePhase(steps: readonly StepRecord[], discovery: Discovery): Judgement {
-  const create = stepOf(steps, 'A.create');
+export function judgePhase(steps: readonly StepRecord[], discovery: Discovery): Judgement<Label> {
+  const create = stepOf(steps, LANDING_TAGS.create);
   if (!create || create.error || create.pid === null)
     return { outcome: null, facts: {}, reason: `A could not set its state: ${errorText(create) ?? 'no pid'}` };
   const b1 = create.pid;
@@ -139,7 +145,7 @@ export function judgePhase(steps: readonly StepRecord[], discovery: Discovery): 
       facts: { aBackend: b1 },
       reason: `A's reset did not answer: ${errorText(reset) ?? 'missing'}`,
     };
-  const readback = stepOf(steps, 'A.readback');
+  const readback = stepOf(steps, LANDING_TAGS.readback);
   if (!answered(readback) || readback.error || readback.pid === null)
     return {
       outcome: null,
@@ -147,8 +153,8 @@ export function judgePhase(steps: readonly StepRecord[], discovery: Discovery): 
       reason: `A's next statement did not answer: ${errorText(readback) ?? 'no pid'}`,
     };
   const b2 = readback.pid;
-  const holder = stepsOf(steps, 'observe.take').find((h) => h.pid === b1 && !h.timedOut);
-  const release = stepOf(steps, 'observe.take.release');
+  const holder = stepsOf(steps, LANDING_TAGS.observe).find((h) => h.pid === b1 && !h.timedOut);
+  const release = stepOf(steps, releaseTagFor(LANDING_TAGS.observe));
   // Inside BEGIN the hold ends with the recorded COMMIT; a long statement is recorded when it
   // ends, so its timing must cover A's reset.
   const heldDuringReset = !holder
@@ -156,7 +162,7 @@ export function judgePhase(steps: readonly StepRecord[], discovery: Discovery): 
     : release
       ? holder.seq < reset.seq && reset.seq < release.seq
       : holder.startMs <= reset.startMs && reset.startMs + reset.durationMs <= holder.startMs + holder.durationMs;
-  const observer = stepsOf(steps, 'look.take').find((o) => o.pid === b1 && !o.timedOut);
+  const observer = stepsOf(steps, LANDING_TAGS.look).find((o) => o.pid === b1 && !o.timedOut);
   const seen = valueOf(observer, 'seen');
   const facts = {
     aBackend: b1,

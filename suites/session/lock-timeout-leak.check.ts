@@ -17,7 +17,7 @@ import { judgeState } from '../../engine/judging/state-judge.js';
 import { stateOutcomes } from '../../engine/judging/state-outcomes.js';
 import { markerOf, valueOf } from '../../engine/judging/record.js';
 import { markersFor } from '../../engine/markers.js';
-import { runStateScenario, LANDS_ON_A } from '../../engine/steering/state-scenario.js';
+import { runStateScenario, STATE_SCENARIO } from '../../engine/steering/state-scenario.js';
 import type { StepRecord } from '../../engine/types.js';
 
 export const lockTimeoutLeak = defineCheck({
@@ -36,7 +36,7 @@ export const lockTimeoutLeak = defineCheck({
     pinned: 'The pooler pins the client after SET, losing multiplexing for it: prefer SET LOCAL lock_timeout.',
     rejected: 'The pooler refuses SET: use SET LOCAL lock_timeout inside the transaction.',
   }),
-  restsOn: LANDS_ON_A,
+  uses: STATE_SCENARIO,
   async scenario(scn) {
     const marker = markersFor(scn.ctx.runId, this.id).statementTimeout;
     scn.recordMarkers({ lock_timeout: marker });

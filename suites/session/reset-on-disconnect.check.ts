@@ -17,12 +17,13 @@
  * `reset` by construction, and the record proves it by the backend's absence from
  * pg_stat_activity rather than assuming it.
  */
-import { defineCheck } from '../../engine/check.js';
+import { defineCheck, type OutcomeInfo } from '../../engine/check.js';
 import { errorText, numberOf, stepOf, stepsOf } from '../../engine/judging/record.js';
 import { LOCK_NAMESPACE, markersFor } from '../../engine/markers.js';
 import { dismiss, landingHoldMs } from '../../engine/steering/holders.js';
 import { landOn } from '../../engine/steering/land-on.js';
-import { cleanupBlock, LANDS_ON_A } from '../../engine/steering/state-scenario.js';
+import { cleanupBlock } from '../../engine/steering/state-scenario.js';
+import { LAND_ON_A, LANDING_TAGS } from '../../engine/steering/tags.js';
 import { cleanupSql, inspectionSql } from '../../engine/sweep.js';
 import { sleep } from '../../engine/time.js';
 import type { Judgement, StepRecord } from '../../engine/types.js';
@@ -38,6 +39,20 @@ const KINDS: Record<string, string> = {
   cursors: 'WITH HOLD cursor',
 };
 
+const OUTCOMES = {
+  reset: {
+    means: "a client on the departed client's backend found none of its state, or that backend is gone",
+  },
+  leaked: {
+    means: 'a client on that backend found state the departed client left behind',
+    advice:
+      "The pooler hands a departed client's backend on with its state: in transaction pooling keep all state transaction-scoped (SET LOCAL, ON COMMIT DROP, pg_advisory_xact_lock); in session pooling set server_reset_query = DISCARD ALL.",
+  },
+} satisfies Record<string, OutcomeInfo>;
+
+/** What the judge may return: the labels above. */
+type Label = keyof typeof OUTCOMES;
+
 export const resetOnDisconnect = defineCheck({
   id: 'session/reset-on-disconnect',
   title: 'the next client on a backend starts clean after a client disconnects',
@@ -47,23 +62,14 @@ export const resetOnDisconnect = defineCheck({
     'https://www.pgpool.net/docs/latest/en/html/runtime-config-connection-pooling.html (reset_query_list)',
   ],
   summary: 'a client sets state and disconnects: does the next client on that backend start clean',
-  outcomes: {
-    reset: {
-      means: "a client on the departed client's backend found none of its state, or that backend is gone",
-    },
-    leaked: {
-      means: 'a client on that backend found state the departed client left behind',
-      advice:
-        "The pooler hands a departed client's backend on with its state: in transaction pooling keep all state transaction-scoped (SET LOCAL, ON COMMIT DROP, pg_advisory_xact_lock); in session pooling set server_reset_query = DISCARD ALL.",
-    },
-  },
-  restsOn: LANDS_ON_A,
+  outcomes: OUTCOMES,
+  uses: LAND_ON_A,
   async scenario(scn) {
     const { runId } = scn.ctx;
     const m = markersFor(runId, this.id);
     const a = await scn.open('A');
     const created = await a.run(
-      'A.create',
+      LANDING_TAGS.create,
       [
         'SELECT pg_backend_pid() AS pid',
         `SET statement_timeout = '${m.statementTimeout}'`,
@@ -109,15 +115,15 @@ export const resetOnDisconnect = defineCheck({
  * - Nobody landed on b1, and pg_stat_activity no longer lists it: `reset` (the backend ended
  *   with its client). Still listed, or not asked: inconclusive.
  */
-export function judgeResetOnDisconnect(steps: readonly StepRecord[]): Judgement {
-  const create = stepOf(steps, 'A.create');
+export function judgeResetOnDisconnect(steps: readonly StepRecord[]): Judgement<Label> {
+  const create = stepOf(steps, LANDING_TAGS.create);
   if (!create || create.error || create.pid === null)
     return { outcome: null, facts: {}, reason: `A could not create its state: ${errorText(create) ?? 'no pid'}` };
   const b1 = create.pid;
   const left = stepOf(steps, 'A.disconnect');
   if (!left || left.error)
     return { outcome: null, facts: { aBackend: b1 }, reason: "A's disconnect is not in the record" };
-  const observer = stepsOf(steps, 'observe.take').find((t) => t.pid === b1 && !t.timedOut && t.seq > left.seq);
+  const observer = stepsOf(steps, LANDING_TAGS.observe).find((t) => t.pid === b1 && !t.timedOut && t.seq > left.seq);
   const gone = stepsOf(steps, 'observe.gone').at(-1);
   const facts: Judgement['facts'] = {
     aBackend: b1,

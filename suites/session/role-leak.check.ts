@@ -18,12 +18,13 @@
  * it (a pooler that resets custom settings but not the role would hide a leftover from them).
  */
 import { defineCheck } from '../../engine/check.js';
-import { stateOutcomes } from '../../engine/judging/state-outcomes.js';
+import { stateOutcomes, type StateLabel } from '../../engine/judging/state-outcomes.js';
 import { answered, errorText, stepOf, valueOf } from '../../engine/judging/record.js';
 import { judgeState } from '../../engine/judging/state-judge.js';
 import { ROLE_MARKER_SETTING, markersFor } from '../../engine/markers.js';
-import { runStateScenario, LANDS_ON_A } from '../../engine/steering/state-scenario.js';
+import { runStateScenario, STATE_SCENARIO } from '../../engine/steering/state-scenario.js';
 import type { Discovery, Judgement, StepRecord } from '../../engine/types.js';
+import { LANDING_TAGS } from '../../engine/steering/tags.js';
 
 export const roleLeak = defineCheck({
   id: 'session/role-leak',
@@ -43,7 +44,7 @@ export const roleLeak = defineCheck({
     rejected: 'The pooler refuses SET ROLE: use SET LOCAL ROLE inside a transaction, or a login per role.',
   }),
   requires: ['assumable-role'],
-  restsOn: LANDS_ON_A,
+  uses: STATE_SCENARIO,
   audit: {
     statement: 'SET ROLE / SET SESSION AUTHORIZATION outlives the transaction',
     consequence: 'the next client on that backend runs as this role',
@@ -75,7 +76,7 @@ export const roleLeak = defineCheck({
  *   tell A's switch from an older one).
  * - Otherwise the state judge, "seen" meaning `current_user` is the role.
  */
-export function judgeRoleLeak(steps: readonly StepRecord[], discovery: Discovery): Judgement {
+export function judgeRoleLeak(steps: readonly StepRecord[], discovery: Discovery): Judgement<StateLabel> {
   const lookup = stepOf(steps, 'setup.role');
   if (!answered(lookup) || lookup.error)
     return {
@@ -92,7 +93,7 @@ export function judgeRoleLeak(steps: readonly StepRecord[], discovery: Discovery
       skipped: true,
     };
   }
-  const before = valueOf(stepOf(steps, 'A.create'), 'before_role');
+  const before = valueOf(stepOf(steps, LANDING_TAGS.create), 'before_role');
   if (before === role)
     return { outcome: null, facts: { role }, reason: `A's backend already ran as ${role} before A's SET ROLE` };
   const is = (step: StepRecord, column: string): boolean | null => {

@@ -25,8 +25,9 @@ import { stateOutcomes } from '../../engine/judging/state-outcomes.js';
 import { errorText, markerOf, stepOf, valueOf } from '../../engine/judging/record.js';
 import { judgeState } from '../../engine/judging/state-judge.js';
 import { markersFor } from '../../engine/markers.js';
-import { runStateScenario, LANDS_ON_A } from '../../engine/steering/state-scenario.js';
+import { runStateScenario, STATE_SCENARIO } from '../../engine/steering/state-scenario.js';
 import type { StepRecord } from '../../engine/types.js';
+import { LANDING_TAGS } from '../../engine/steering/tags.js';
 
 export const searchPathLeak = defineCheck({
   id: 'session/search-path-leak',
@@ -47,7 +48,7 @@ export const searchPathLeak = defineCheck({
     rejected: 'The pooler refuses SET: use SET LOCAL search_path inside a transaction, or schema-qualified names.',
   }),
   requires: ['create-schema'],
-  restsOn: LANDS_ON_A,
+  uses: STATE_SCENARIO,
   audit: {
     statement: 'search_path set for the session',
     consequence: 'another client resolves names in this schema',
@@ -91,7 +92,7 @@ export const searchPathLeak = defineCheck({
       show: (step) => `search_path = ${String(valueOf(step, 'seen_path') ?? valueOf(step, 'mine_path'))}`,
     });
     const setup = stepOf(steps, 'setup.schema');
-    const observer = steps.find((t) => t.tag === 'observe.take' && t.pid !== null && t.pid === j.facts.aBackend);
+    const observer = steps.find((t) => t.tag === LANDING_TAGS.observe && t.pid !== null && t.pid === j.facts.aBackend);
     j.facts.schemaCreated = setup ? setup.error === null : null;
     if (setup?.error) j.facts.schemaNotCreated = errorText(setup);
     j.facts.otherResolvedIntoSchema =

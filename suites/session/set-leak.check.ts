@@ -14,7 +14,7 @@ import { stateOutcomes } from '../../engine/judging/state-outcomes.js';
 import { judgeState } from '../../engine/judging/state-judge.js';
 import { markerOf, valueOf } from '../../engine/judging/record.js';
 import { markersFor } from '../../engine/markers.js';
-import { runStateScenario, LANDS_ON_A } from '../../engine/steering/state-scenario.js';
+import { runStateScenario, STATE_SCENARIO } from '../../engine/steering/state-scenario.js';
 
 export const setLeak = defineCheck({
   id: 'session/set-leak',
@@ -30,7 +30,7 @@ export const setLeak = defineCheck({
     pinned: 'The pooler pins the client after SET, losing multiplexing for it: prefer SET LOCAL.',
     rejected: 'The pooler refuses SET: use SET LOCAL inside a transaction.',
   }),
-  restsOn: LANDS_ON_A,
+  uses: STATE_SCENARIO,
   audit: {
     statement: 'SET / RESET of a setting for the session',
     consequence: 'the next client on that backend inherits it',

@@ -10,14 +10,32 @@
  *       SELECT current_setting('statement_timeout') AS seen
  *   A:  SELECT pg_backend_pid() AS pid, current_setting('statement_timeout') AS after
  */
-import { defineCheck } from '../../engine/check.js';
+import { defineCheck, type OutcomeInfo } from '../../engine/check.js';
 import { failedStep, unseenReason } from '../../engine/judging/absence.js';
 import { answered, errorText, markerOf, refused, stepOf, stepsOf, valueOf } from '../../engine/judging/record.js';
 import { markersFor } from '../../engine/markers.js';
 import { dismiss, landingHoldMs } from '../../engine/steering/holders.js';
 import { landOn } from '../../engine/steering/land-on.js';
-import { cleanupBlock, LANDS_ON_A } from '../../engine/steering/state-scenario.js';
+import { cleanupBlock } from '../../engine/steering/state-scenario.js';
+import { LAND_ON_A, LANDING_TAGS } from '../../engine/steering/tags.js';
 import type { Judgement, StepRecord } from '../../engine/types.js';
+
+const OUTCOMES = {
+  scoped: { means: 'SET LOCAL was seen inside its transaction only' },
+  leaked: {
+    means: "the value outlived its transaction: the client's next transaction or another client on its backend saw it",
+    advice:
+      'SET LOCAL outlived its transaction: check that the client really sends BEGIN (autocommit drivers may not), and report it to the pooler.',
+  },
+  rejected: {
+    means: 'BEGIN or SET LOCAL was refused, or the pooler closed the connection',
+    advice:
+      'The pooler refuses transaction blocks (statement pooling): SET LOCAL cannot work; use a transaction-pooling mode or per-role defaults.',
+  },
+} satisfies Record<string, OutcomeInfo>;
+
+/** What the judge may return: the labels above. */
+type Label = keyof typeof OUTCOMES;
 
 export const setLocal = defineCheck({
   id: 'session/set-local',
@@ -25,21 +43,8 @@ export const setLocal = defineCheck({
   severity: 'correctness',
   docs: ['https://www.postgresql.org/docs/current/sql-set.html (SET LOCAL)'],
   summary: '`BEGIN; SET LOCAL ...; COMMIT`: visible inside only',
-  outcomes: {
-    scoped: { means: 'SET LOCAL was seen inside its transaction only' },
-    leaked: {
-      means:
-        "the value outlived its transaction: the client's next transaction or another client on its backend saw it",
-      advice:
-        'SET LOCAL outlived its transaction: check that the client really sends BEGIN (autocommit drivers may not), and report it to the pooler.',
-    },
-    rejected: {
-      means: 'BEGIN or SET LOCAL was refused, or the pooler closed the connection',
-      advice:
-        'The pooler refuses transaction blocks (statement pooling): SET LOCAL cannot work; use a transaction-pooling mode or per-role defaults.',
-    },
-  },
-  restsOn: LANDS_ON_A,
+  outcomes: OUTCOMES,
+  uses: LAND_ON_A,
   async scenario(scn) {
     const m = markersFor(scn.ctx.runId, this.id);
     const guard = `IF current_setting('statement_timeout') = '${m.statementTimeout}' THEN RESET statement_timeout; END IF;`;
@@ -48,7 +53,7 @@ export const setLocal = defineCheck({
     const begin = await a.run('A.begin', 'BEGIN');
     if (begin.error) return;
     const set = await a.run(
-      'A.create',
+      LANDING_TAGS.create,
       `SELECT pg_backend_pid() AS pid; SET LOCAL statement_timeout = '${m.statementTimeout}'`,
     );
     if (set.error || set.pid === null) return;
@@ -60,9 +65,9 @@ export const setLocal = defineCheck({
       holdMs: landingHoldMs(scn.discovery),
     });
     await dismiss(landing.others);
-    await a.run('A.readback', `SELECT pg_backend_pid() AS pid, current_setting('statement_timeout') AS after`);
-    await landing.observer?.release('observe.release');
-    await a.run('A.cleanup', cleanupBlock(guard));
+    await a.run(LANDING_TAGS.readback, `SELECT pg_backend_pid() AS pid, current_setting('statement_timeout') AS after`);
+    await landing.observer?.release(LANDING_TAGS.release);
+    await a.run(LANDING_TAGS.cleanup, cleanupBlock(guard));
   },
   judge: judgeSetLocal,
 });
@@ -75,9 +80,9 @@ export const setLocal = defineCheck({
  * - Otherwise `scoped`, provided A's next transaction and the observer on b1 (if any) each
  *   read a value: a step without one (an error, a stall) proves no absence.
  */
-export function judgeSetLocal(steps: readonly StepRecord[]): Judgement {
+export function judgeSetLocal(steps: readonly StepRecord[]): Judgement<Label> {
   const begin = stepOf(steps, 'A.begin');
-  const set = stepOf(steps, 'A.create');
+  const set = stepOf(steps, LANDING_TAGS.create);
   for (const s of [begin, set]) {
     if (refused(s)) {
       return {
@@ -90,8 +95,8 @@ export function judgeSetLocal(steps: readonly StepRecord[]): Judgement {
   if (!set || set.pid === null) return { outcome: null, facts: {}, reason: 'A never ran SET LOCAL' };
   const marker = markerOf(steps, 'statement_timeout');
   const inside = valueOf(stepOf(steps, 'A.inside'), 'inside');
-  const readback = stepOf(steps, 'A.readback');
-  const observer = stepsOf(steps, 'observe.take').find((t) => t.pid === set.pid && !t.timedOut);
+  const readback = stepOf(steps, LANDING_TAGS.readback);
+  const observer = stepsOf(steps, LANDING_TAGS.observe).find((t) => t.pid === set.pid && !t.timedOut);
   // A value not seen counts only where a value was read: an errored readback or an observer
   // cut short (a stalled pooler) shows nothing either way.
   const after = valueOf(readback, 'after');

@@ -28,13 +28,14 @@
  * while the audit and watch join each finding with its own parameter's outcome.
  */
 import { defineCheck } from '../../engine/check.js';
-import { phaseSteps, worstOf } from '../../engine/judging/phases.js';
+import { phaseSteps, worstOf, type PhaseJudgement } from '../../engine/judging/phases.js';
 import { markerOf, stepOf, valueOf } from '../../engine/judging/record.js';
 import { judgeState } from '../../engine/judging/state-judge.js';
-import { stateOutcomes } from '../../engine/judging/state-outcomes.js';
+import { STATE_WORST_FIRST, stateOutcomes, type StateLabel } from '../../engine/judging/state-outcomes.js';
 import { markersFor } from '../../engine/markers.js';
-import { runStateScenario, LANDS_ON_A } from '../../engine/steering/state-scenario.js';
+import { runStateScenario, STATE_SCENARIO } from '../../engine/steering/state-scenario.js';
 import type { Discovery, Facts, Judgement, StepRecord } from '../../engine/types.js';
+import { LANDING_TAGS } from '../../engine/steering/tags.js';
 import {
   TRACKED_PARAMETERS,
   cleanupSql,
@@ -48,7 +49,6 @@ import {
 
 /** The phase whose observers send no application_name at startup. */
 const NAMELESS = 'nameless';
-const WORST_FIRST = ['leaked', 'lost', 'rejected', 'pinned', 'tracked', 'session'];
 /** Facts of the shared judge that are about one parameter, kept per parameter instead. */
 const PER_PARAMETER_FACTS = new Set(['aKeptState', 'otherSawState']);
 
@@ -66,7 +66,7 @@ export const trackedParameter = defineCheck({
     pinned: 'The pooler pins clients that SET parameters; pass them as startup parameters instead.',
     rejected: 'The pooler refuses SET of these parameters; pass them as startup parameters.',
   }),
-  restsOn: LANDS_ON_A,
+  uses: STATE_SCENARIO,
   audit: {
     statement: 'SET of a parameter poolers usually track (application_name, TimeZone...)',
     consequence:
@@ -111,7 +111,7 @@ export const trackedParameter = defineCheck({
     // Logs recorded before the nameless observer existed are judged from the named one alone.
     if (nameless.length > 0) phases.push({ phase: NAMELESS, steps: nameless });
     const facts: Facts = {};
-    const parameters: { phase: string; judgement: Judgement }[] = [];
+    const parameters: PhaseJudgement<StateLabel>[] = [];
     for (const p of TRACKED_PARAMETERS) {
       const marker = markerOf(phases[0]!.steps, p.key);
       if (marker === '') {
@@ -127,7 +127,7 @@ export const trackedParameter = defineCheck({
         phase: ph.phase,
         judgement: judgeObserver(p, marker, ph.steps, discovery, ph.phase === NAMELESS),
       }));
-      const judgement = byPhase.length === 1 ? byPhase[0]!.judgement : worstOf(byPhase, WORST_FIRST);
+      const judgement = byPhase.length === 1 ? byPhase[0]!.judgement : worstOf(byPhase, STATE_WORST_FIRST);
       facts[`${p.name}.outcome`] = judgement.outcome;
       for (const { phase, judgement: j } of byPhase) {
         facts[`${p.name}.${phase}`] = j.outcome;
@@ -146,12 +146,12 @@ export const trackedParameter = defineCheck({
 
 /**
  * The check's outcome from the parameters' (INTERPRETING.md): the worst one, ranked as
- * WORST_FIRST; while a parameter is inconclusive the check is too, unless another one already
+ * STATE_WORST_FIRST; while a parameter is inconclusive the check is too, unless another one already
  * leaked (nothing ranks worse). A record where every parameter was refused is `rejected`.
  */
-function overall(parameters: { phase: string; judgement: Judgement }[], facts: Facts): Judgement {
+function overall(parameters: PhaseJudgement<StateLabel>[], facts: Facts): Judgement<StateLabel> {
   if (parameters.length === 0) return { outcome: null, facts, reason: 'no parameter was observed in this record' };
-  const combined = worstOf(parameters, WORST_FIRST);
+  const combined = worstOf(parameters, STATE_WORST_FIRST);
   const list = parameters.map((p) => `${p.phase}: ${p.judgement.outcome ?? 'inconclusive'}`).join(', ');
   const decisive =
     parameters.find((p) => p.judgement.outcome === combined.outcome && combined.outcome !== null) ??
@@ -174,7 +174,7 @@ function judgeObserver(
   steps: readonly StepRecord[],
   discovery: Discovery,
   nameless: boolean,
-): Judgement {
+): Judgement<StateLabel> {
   const read = (step: StepRecord, prefix: string): boolean | null => {
     const v = valueOf(step, `${prefix}_${p.column}`);
     return typeof v === 'string' ? shows(p, v, marker) : null;
@@ -186,7 +186,11 @@ function judgeObserver(
   });
   // What the observer on A's old backend was shown: the value itself.
   const observer = steps.find(
-    (s) => s.tag === 'observe.take' && s.pid !== null && s.pid === stepOf(steps, 'A.create')?.pid && !s.timedOut,
+    (s) =>
+      s.tag === LANDING_TAGS.observe &&
+      s.pid !== null &&
+      s.pid === stepOf(steps, LANDING_TAGS.create)?.pid &&
+      !s.timedOut,
   );
   const seen = (column: string): string | null => {
     const v = valueOf(observer, column);

@@ -13,11 +13,28 @@
  * they ran in the same transaction. The one-message form is context for the advice: statement
  * pooling refuses the first form but passes the second, which ends idle.
  */
-import { defineCheck } from '../../engine/check.js';
+import { defineCheck, type OutcomeInfo } from '../../engine/check.js';
 import { answered, errorText, refused, stepOf, valueOf } from '../../engine/judging/record.js';
 import type { Judgement, StepRecord } from '../../engine/types.js';
 
 const READ = 'SELECT pg_backend_pid() AS pid, txid_current()::text AS xid';
+
+const OUTCOMES = {
+  allowed: { means: 'the statements ran in one transaction on one backend' },
+  rejected: {
+    means: 'the transaction block was refused',
+    advice:
+      'This pooler refuses transactions that span several messages (statement pooling): use a transaction-pooling endpoint for code that needs BEGIN ... COMMIT, or send the whole transaction as one query string or one function call.',
+  },
+  split: {
+    means: 'BEGIN was accepted, but the statements ran in different transactions or backends (atomicity lost)',
+    advice:
+      'The pooler ran the statements of one transaction on different transactions or backends: do not use it for transactional work.',
+  },
+} satisfies Record<string, OutcomeInfo>;
+
+/** What the judge may return: the labels above. */
+type Label = keyof typeof OUTCOMES;
 
 export const transactionBlock = defineCheck({
   id: 'statement/transaction-block',
@@ -28,19 +45,7 @@ export const transactionBlock = defineCheck({
     'https://www.postgresql.org/docs/current/protocol-flow.html#PROTOCOL-FLOW-MULTI-STATEMENT',
   ],
   summary: '`BEGIN`, two statements, `COMMIT` as separate messages',
-  outcomes: {
-    allowed: { means: 'the statements ran in one transaction on one backend' },
-    rejected: {
-      means: 'the transaction block was refused',
-      advice:
-        'This pooler refuses transactions that span several messages (statement pooling): use a transaction-pooling endpoint for code that needs BEGIN ... COMMIT, or send the whole transaction as one query string or one function call.',
-    },
-    split: {
-      means: 'BEGIN was accepted, but the statements ran in different transactions or backends (atomicity lost)',
-      advice:
-        'The pooler ran the statements of one transaction on different transactions or backends: do not use it for transactional work.',
-    },
-  },
+  outcomes: OUTCOMES,
   async scenario(scn) {
     const a = await scn.open('A');
     const begin = await a.run('A.begin', 'BEGIN');
@@ -62,7 +67,7 @@ export const transactionBlock = defineCheck({
  * - The two statements report different backends or transaction ids: `split`.
  * - Otherwise `allowed`, provided COMMIT answered.
  */
-export function judgeTransactionBlock(steps: readonly StepRecord[]): Judgement {
+export function judgeTransactionBlock(steps: readonly StepRecord[]): Judgement<Label> {
   const one = stepOf(steps, 'S.one-message');
   const oneMessageAllowed = one ? answered(one) && !one.error && one.pid !== null : null;
   for (const tag of ['A.begin', 'A.first', 'A.second', 'A.commit']) {

@@ -16,13 +16,36 @@
  *   backend (a pooler that does not keep a transaction on one server connection).
  * - `leaked`: the table was still there on b1 after COMMIT.
  */
-import { defineCheck } from '../../engine/check.js';
+import { defineCheck, type OutcomeInfo } from '../../engine/check.js';
 import { answered, boolOf, errorText, numberOf, refused, stepOf, stepsOf } from '../../engine/judging/record.js';
 import { markersFor } from '../../engine/markers.js';
 import { dismiss } from '../../engine/steering/holders.js';
 import { landOn } from '../../engine/steering/land-on.js';
 import { cleanupBlock } from '../../engine/steering/state-scenario.js';
 import type { Judgement, StepRecord } from '../../engine/types.js';
+import { LANDING_TAGS } from '../../engine/steering/tags.js';
+
+const OUTCOMES = {
+  works: { means: 'the table existed inside its transaction only' },
+  lost: {
+    means: 'the table was missing inside its own transaction (the transaction ran on more than one backend)',
+    advice:
+      'The pooler split one transaction across server connections: keep the work on a direct connection and report it to the pooler.',
+  },
+  leaked: {
+    means: 'the table survived COMMIT',
+    advice:
+      'The temp table outlived its transaction: check that the client really sends BEGIN (autocommit drivers may not), and drop it explicitly.',
+  },
+  rejected: {
+    means: 'the transaction block itself was refused',
+    advice:
+      'The pooler refuses transaction blocks (statement pooling), so ON COMMIT DROP tables vanish after each statement: use a transaction-pooling mode, or one statement (a CTE) instead of a temp table.',
+  },
+} satisfies Record<string, OutcomeInfo>;
+
+/** What the judge may return: the labels above. */
+type Label = keyof typeof OUTCOMES;
 
 export const onCommitDrop = defineCheck({
   id: 'temp/on-commit-drop',
@@ -30,24 +53,7 @@ export const onCommitDrop = defineCheck({
   severity: 'correctness',
   docs: ['https://www.pgbouncer.org/features.html (ON COMMIT DROP temp tables: yes in transaction pooling)'],
   summary: '`CREATE TEMP TABLE ... ON COMMIT DROP` inside one transaction',
-  outcomes: {
-    works: { means: 'the table existed inside its transaction only' },
-    lost: {
-      means: 'the table was missing inside its own transaction (the transaction ran on more than one backend)',
-      advice:
-        'The pooler split one transaction across server connections: keep the work on a direct connection and report it to the pooler.',
-    },
-    leaked: {
-      means: 'the table survived COMMIT',
-      advice:
-        'The temp table outlived its transaction: check that the client really sends BEGIN (autocommit drivers may not), and drop it explicitly.',
-    },
-    rejected: {
-      means: 'the transaction block itself was refused',
-      advice:
-        'The pooler refuses transaction blocks (statement pooling), so ON COMMIT DROP tables vanish after each statement: use a transaction-pooling mode, or one statement (a CTE) instead of a temp table.',
-    },
-  },
+  outcomes: OUTCOMES,
   async scenario(scn) {
     const t = markersFor(scn.ctx.runId, this.id).tempTable;
     const survived = `SELECT to_regclass('pg_temp.${t}') IS NOT NULL AS survived`;
@@ -55,7 +61,7 @@ export const onCommitDrop = defineCheck({
     const a = await scn.open('A');
     if ((await a.run('A.begin', 'BEGIN')).error) return;
     const created = await a.run(
-      'A.create',
+      LANDING_TAGS.create,
       `SELECT pg_backend_pid() AS pid; CREATE TEMP TABLE ${t} (v int) ON COMMIT DROP`,
     );
     if (created.error || created.pid === null) return;
@@ -83,9 +89,9 @@ export const onCommitDrop = defineCheck({
  * - A probe on b1 after COMMIT (A's next statement, or an observer) found the table: `leaked`;
  *   found it gone: `works`. No probe on b1: inconclusive.
  */
-export function judgeOnCommitDrop(steps: readonly StepRecord[]): Judgement {
+export function judgeOnCommitDrop(steps: readonly StepRecord[]): Judgement<Label> {
   const begin = stepOf(steps, 'A.begin');
-  const create = stepOf(steps, 'A.create');
+  const create = stepOf(steps, LANDING_TAGS.create);
   for (const s of [begin, create]) {
     if (refused(s))
       return {
@@ -99,7 +105,7 @@ export function judgeOnCommitDrop(steps: readonly StepRecord[]): Judgement {
   const b1 = create.pid;
   const inside = [stepOf(steps, 'A.insert'), stepOf(steps, 'A.read')];
   const commit = stepOf(steps, 'A.commit');
-  const probes = [stepOf(steps, 'A.after'), ...stepsOf(steps, 'observe.take')].filter(
+  const probes = [stepOf(steps, 'A.after'), ...stepsOf(steps, LANDING_TAGS.observe)].filter(
     (s): s is StepRecord => !!s && s.pid === b1 && !s.error,
   );
   const facts = {

@@ -14,7 +14,8 @@ import { stateOutcomes } from '../../engine/judging/state-outcomes.js';
 import { boolOf, numberOf } from '../../engine/judging/record.js';
 import { judgeState } from '../../engine/judging/state-judge.js';
 import { markersFor } from '../../engine/markers.js';
-import { runStateScenario, LANDS_ON_A } from '../../engine/steering/state-scenario.js';
+import { runStateScenario, STATE_SCENARIO } from '../../engine/steering/state-scenario.js';
+import { LANDING_TAGS } from '../../engine/steering/tags.js';
 
 export const tempTable = defineCheck({
   id: 'temp/temp-table',
@@ -29,7 +30,7 @@ export const tempTable = defineCheck({
     pinned: 'The pooler pins clients that create temp tables; use ON COMMIT DROP to keep multiplexing.',
     rejected: 'The pooler refuses temp tables; use ON COMMIT DROP or a regular table.',
   }),
-  restsOn: LANDS_ON_A,
+  uses: STATE_SCENARIO,
   audit: {
     statement: 'temporary table kept after the transaction',
     consequence: 'the next transaction may not find it, or another client may',
@@ -50,7 +51,7 @@ export const tempTable = defineCheck({
       seenByOther: (take) => boolOf(take, 'seen'),
       keptByA: (readback) => (readback.error?.code === '42P01' ? false : numberOf(readback, 'n') === 1 ? true : null),
       show: (step) =>
-        step.tag === 'A.readback'
+        step.tag === LANDING_TAGS.readback
           ? step.error
             ? `${step.error.code} ${step.error.message}`
             : 'table readable'

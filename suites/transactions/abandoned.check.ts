@@ -23,7 +23,7 @@
  * `now()` (the transaction's start) equals A's. Direct Postgres, PgBouncer and pgpool-II close
  * A's backend instead, so nobody can land on b1 again: `pg_stat_activity` proves it is gone.
  */
-import { defineCheck } from '../../engine/check.js';
+import { defineCheck, type OutcomeInfo } from '../../engine/check.js';
 import { answered, errorText, numberOf, refused, stepOf, stepsOf, valueOf } from '../../engine/judging/record.js';
 import { markersFor } from '../../engine/markers.js';
 import { dismiss } from '../../engine/steering/holders.js';
@@ -34,12 +34,32 @@ import { sleep } from '../../engine/time.js';
 import type { Scenario } from '../../engine/steering/scenario.js';
 import type { Session } from '../../engine/session/session.js';
 import type { Facts, Judgement, StepRecord } from '../../engine/types.js';
+import { LANDING_TAGS } from '../../engine/steering/tags.js';
 
 /** The transaction's start in microseconds: equal only for statements of the same transaction. */
 const STARTED = `(extract(epoch FROM now()) * 1000000)::bigint::text AS started`;
 
 /** When this backend process started: with the pid, identifies the process beyond pid reuse. */
 const BACKEND_START = `(SELECT (extract(epoch FROM backend_start) * 1000000)::bigint::text FROM pg_stat_activity WHERE pid = pg_backend_pid()) AS backend_start`;
+
+const OUTCOMES = {
+  'rolled-back': {
+    means: "nothing of the dead client's transaction was committed, and the next client started clean",
+  },
+  inherited: {
+    means: "the next client found the dead client's transaction open, or its row committed",
+    advice:
+      "Another client inherited a dead client's open transaction (or its uncommitted work was committed): configure the pooler to roll back or close server connections of disconnected clients, and set idle_in_transaction_session_timeout as a safety net.",
+  },
+  rejected: {
+    means: 'BEGIN itself was refused (statement pooling), so no transaction could be abandoned',
+    advice:
+      'The pooler refuses transaction blocks (statement pooling), so no client can leave one open; use a transaction-pooling endpoint for transactional work.',
+  },
+} satisfies Record<string, OutcomeInfo>;
+
+/** What the judge may return: the labels above. */
+type Label = keyof typeof OUTCOMES;
 
 export const abandoned = defineCheck({
   id: 'transactions/abandoned',
@@ -52,21 +72,7 @@ export const abandoned = defineCheck({
   ],
   summary:
     "a client's socket dies inside `BEGIN; INSERT`: is anything committed; does the next client inherit the transaction",
-  outcomes: {
-    'rolled-back': {
-      means: "nothing of the dead client's transaction was committed, and the next client started clean",
-    },
-    inherited: {
-      means: "the next client found the dead client's transaction open, or its row committed",
-      advice:
-        "Another client inherited a dead client's open transaction (or its uncommitted work was committed): configure the pooler to roll back or close server connections of disconnected clients, and set idle_in_transaction_session_timeout as a safety net.",
-    },
-    rejected: {
-      means: 'BEGIN itself was refused (statement pooling), so no transaction could be abandoned',
-      advice:
-        'The pooler refuses transaction blocks (statement pooling), so no client can leave one open; use a transaction-pooling endpoint for transactional work.',
-    },
-  },
+  outcomes: OUTCOMES,
   requires: ['create-table'],
   // Kills a client inside a transaction, which costs a lossy pooler a server slot: runs last.
   flags: ['destructive'],
@@ -156,7 +162,7 @@ async function verify(scn: Scenario, v: Session, b1: Backend, table: string): Pr
  *   pg_stat_activity: `rolled-back` with `backendClosed`; it is idle with no transaction:
  *   `rolled-back`; still in a transaction: inconclusive.
  */
-export function judgeAbandoned(steps: readonly StepRecord[]): Judgement {
+export function judgeAbandoned(steps: readonly StepRecord[]): Judgement<Label> {
   const setup = stepOf(steps, 'A.setup');
   if (!answered(setup) || setup.error || typeof valueOf(setup, 'schema') !== 'string') {
     return {
@@ -193,7 +199,7 @@ export function judgeAbandoned(steps: readonly StepRecord[]): Judgement {
   const b1 = insert.pid;
   const inside = (s: StepRecord): boolean =>
     valueOf(s, 'xid') === xid || valueOf(s, 'started') === started || s.notices.some((n) => n.code === '25001');
-  const onB1 = [...stepsOf(steps, 'observe.take'), ...stepsOf(steps, 'verify')].filter(
+  const onB1 = [...stepsOf(steps, LANDING_TAGS.observe), ...stepsOf(steps, 'verify')].filter(
     (s) => s.pid === b1 && answered(s) && !s.error,
   );
   const clean = stepsOf(steps, 'verify').filter((s) => answered(s) && !s.error && s.pid !== null && !inside(s));

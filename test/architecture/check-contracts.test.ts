@@ -4,6 +4,7 @@
  * - a check whose record has an observer landing on A's backend declares that its conclusion
  *   rests on it (`restsOn`), so the engine's veto never depends on a tag name by accident;
  * - every declared landing appears in some real recorded run (no dead declarations);
+ * - a check that uses a shared scenario inherits its landings unless it states its own;
  * - `suites/<id>.check.ts` defines check `<id>`, with `suites/<id>.test.ts` beside it.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -13,6 +14,8 @@ import { CATALOGUE } from '../../suites/catalogue.js';
 import { checkFileProblems } from '../../runner/check-files.js';
 import { REPO } from '../support/cli.js';
 import type { StepRecord } from '../../engine/types.js';
+import { defineCheck } from '../../engine/check.js';
+import { LAND_ON_A, LANDING_TAGS, LANDS_ON_A, STATE_SCENARIO } from '../../engine/steering/tags.js';
 
 const RECORDED = path.join(REPO, 'test/recorded');
 
@@ -47,7 +50,9 @@ describe('check contracts', () => {
 
   test("a check whose record lands an observer on A's backend declares that it rests on it", () => {
     const undeclared = CATALOGUE.filter(
-      (c) => !c.restsOn?.length && (runs.get(c.id) ?? []).some((s) => hasLanding(s, 'A.create', 'observe.take')),
+      (c) =>
+        !c.restsOn?.length &&
+        (runs.get(c.id) ?? []).some((s) => hasLanding(s, LANDING_TAGS.create, LANDING_TAGS.observe)),
     ).map((c) => c.id);
     expect(undeclared).toEqual([]);
   });
@@ -61,6 +66,28 @@ describe('check contracts', () => {
         .map((n) => `${c.id}: ${n.create} / ${n.observe}`),
     );
     expect(dead).toEqual([]);
+  });
+
+  test('a check that uses a shared scenario rests on its landings, unless it states its own', () => {
+    const def = {
+      id: 'types/example',
+      title: 'an example',
+      summary: 'never run',
+      severity: 'correctness',
+      docs: [],
+      outcomes: { seen: { means: 'seen' } },
+      async scenario() {},
+      judge: () => ({ outcome: null, facts: {}, reason: 'never judged' }),
+    } as const;
+    expect(defineCheck({ ...def, uses: STATE_SCENARIO }).restsOn).toEqual(LANDS_ON_A);
+    expect(defineCheck({ ...def, uses: LAND_ON_A }).restsOn).toEqual(LANDS_ON_A);
+    // A check's own statement wins, even an empty one: it rests on no landing then.
+    expect(defineCheck({ ...def, uses: STATE_SCENARIO, restsOn: [] }).restsOn).toEqual([]);
+    expect(defineCheck(def).restsOn).toBeUndefined();
+    // Every shared-scenario check of the catalogue got its scenario's landings, not a copy.
+    const users = CATALOGUE.filter((c) => c.uses !== undefined);
+    expect(users.length).toBeGreaterThan(0);
+    for (const c of users) expect(c.restsOn, c.id).toBe(c.uses!.restsOn);
   });
 
   test('each check lives at suites/<id>.check.ts with its Vitest file beside it', () => {
