@@ -18,6 +18,7 @@ import { readLanding, sharesBackends } from '../engine/judging/landing.js';
 import type { Discovery, Facts, Judgement, StepRecord } from '../engine/types.js';
 import { DRIVER_LOG } from './agent-process.js';
 import { SERVER_LOG } from './server-log.js';
+import { LANDING_TAGS } from '../engine/steering/tags.js';
 
 export const DRIVER_SCENARIOS = ['moved', 'collision', 'cursor'] as const;
 export type DriverScenarioId = (typeof DRIVER_SCENARIOS)[number];
@@ -106,7 +107,7 @@ export function judgeMovedUse(
   discovery: Discovery,
   prefix: 'moved:' | 'cursor:',
 ): Judgement {
-  const first = stepOf(steps, `${prefix}A.create`);
+  const first = stepOf(steps, `${prefix}${LANDING_TAGS.create}`);
   const facts: Facts = {};
   // An error without SQLSTATE is the driver's own (pgpool-II answering psycopg's named-cursor
   // Describe in a way psycopg cannot read): said as it is, not as "runs without a pid".
@@ -115,10 +116,10 @@ export function judgeMovedUse(
   const b1 = oneBackend(first, "A's first use");
   if (typeof b1 === 'string') return none(facts, b1);
   facts.aBackend = b1;
-  const next = stepOf(steps, `${prefix}A.readback`);
+  const next = stepOf(steps, `${prefix}${LANDING_TAGS.readback}`);
   if (!next) return none(facts, "A's next use did not run");
   if (next.timedOut) return none(facts, "A's next use did not answer within its bound");
-  const observer = stepsOf(steps, `${prefix}observe.take`).find((t) => t.pid === b1 && !t.timedOut);
+  const observer = stepsOf(steps, `${prefix}${LANDING_TAGS.observe}`).find((t) => t.pid === b1 && !t.timedOut);
   facts.otherOnOldBackend = observer !== undefined;
   facts.aNextBackend = next.pid;
   const hidden = hiddenErrors(next);

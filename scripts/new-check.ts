@@ -103,7 +103,7 @@ import { judgeState } from '${ROOT}/engine/judging/state-judge.js';
 import { stateOutcomes } from '${ROOT}/engine/judging/state-outcomes.js';
 import { markerOf, valueOf } from '${ROOT}/engine/judging/record.js';
 import { markersFor } from '${ROOT}/engine/markers.js';
-import { LANDS_ON_A, runStateScenario } from '${ROOT}/engine/steering/state-scenario.js';
+import { runStateScenario, STATE_SCENARIO } from '${ROOT}/engine/steering/state-scenario.js';
 import type { StepRecord } from '${ROOT}/engine/types.js';
 
 export const ${ident} = defineCheck({
@@ -122,8 +122,9 @@ export const ${ident} = defineCheck({
     pinned: 'TODO: the pooler pins the client after this statement, losing multiplexing for it.',
     rejected: 'TODO: what to do when the pooler refuses the statement.',
   }),
-  // The conclusion rests on an observer landing on the backend A created the state on.
-  restsOn: LANDS_ON_A,
+  // The shared state scenario: the check rests on its landing (an observer on the backend A
+  // created the state on) without stating it.
+  uses: STATE_SCENARIO,
   async scenario(scn) {
     // Markers are unique to the run and the check; the judge reads them from the record.
     const marker = markersFor(scn.ctx.runId, this.id).tag;

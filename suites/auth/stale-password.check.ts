@@ -28,6 +28,16 @@ import type { Scenario } from '../../engine/steering/scenario.js';
 import type { Target } from '../../engine/target.js';
 import type { ErrorRecord, Facts, Judgement, StepRecord } from '../../engine/types.js';
 
+/** The tags of this check's own steps, written by its scenario and read by its judge. */
+const TAGS = {
+  alter: 'D.alter',
+  beforeOld: 'before.old',
+  beforeNew: 'before.new',
+  afterOld: 'after.old',
+  afterNew: 'after.new',
+  cleanup: 'D.cleanup',
+} as const;
+
 const OUTCOMES = {
   'old-accepted': {
     means:
@@ -74,24 +84,24 @@ export const stalePassword = defineCheck({
     // D takes no abort signal: an interrupted run must still get its password back (bounded by stepMs).
     const d = await Session.open('D', scn.ctx.direct ?? scn.ctx.target, scratch, bounds(scn, false));
     try {
-      const altered = await d.run('D.alter', `ALTER ROLE CURRENT_USER PASSWORD '${fresh}'`);
-      scn.note('D', 'D.alter', 'ALTER ROLE CURRENT_USER PASSWORD <new password, not shown>', {
+      const altered = await d.run(TAGS.alter, `ALTER ROLE CURRENT_USER PASSWORD '${fresh}'`);
+      scn.note('D', TAGS.alter, 'ALTER ROLE CURRENT_USER PASSWORD <new password, not shown>', {
         startMs: altered.startMs,
         ...(altered.error ? { error: hide(altered.error, secrets) } : {}),
       });
       if (altered.error) return;
-      await login(scn, 'OLD', 'before.old', original, secrets);
-      await login(scn, 'NEW', 'before.new', fresh, secrets);
+      await login(scn, 'OLD', TAGS.beforeOld, original, secrets);
+      await login(scn, 'NEW', TAGS.beforeNew, fresh, secrets);
       await reload(scn, [original, fresh], secrets);
-      await login(scn, 'OLD', 'after.old', original, secrets);
-      await login(scn, 'NEW', 'after.new', fresh, secrets);
+      await login(scn, 'OLD', TAGS.afterOld, original, secrets);
+      await login(scn, 'NEW', TAGS.afterNew, fresh, secrets);
     } finally {
       // Always put the original back, on the session that was opened with it; should that session
       // have died, on a new one that logs in with the new password.
-      let restored = await d.run('D.cleanup', `ALTER ROLE CURRENT_USER PASSWORD '${original}'`);
+      let restored = await d.run(TAGS.cleanup, `ALTER ROLE CURRENT_USER PASSWORD '${original}'`);
       if (restored.error || restored.timedOut)
         restored = await restoreAnew(scn, scratch, fresh, original).catch(() => restored);
-      scn.note('D', 'D.cleanup', 'ALTER ROLE CURRENT_USER PASSWORD <original password, not shown>', {
+      scn.note('D', TAGS.cleanup, 'ALTER ROLE CURRENT_USER PASSWORD <original password, not shown>', {
         startMs: restored.startMs,
         ...(restored.error || restored.timedOut
           ? { error: hide(restored.error ?? { message: 'no answer' }, secrets), timedOut: restored.timedOut }
@@ -113,7 +123,7 @@ async function restoreAnew(scn: Scenario, scratch: Recorder, fresh: string, orig
     bounds(scn, false),
   );
   try {
-    return await again.run('D.cleanup', `ALTER ROLE CURRENT_USER PASSWORD '${original}'`);
+    return await again.run(TAGS.cleanup, `ALTER ROLE CURRENT_USER PASSWORD '${original}'`);
   } finally {
     await again.close();
   }
@@ -200,7 +210,7 @@ function admitted(steps: readonly StepRecord[], tag: string): boolean | null {
  * The restore is the cleanup step (`D.cleanup`): its failure is reported as a failed cleanup.
  */
 export function judgeStalePassword(steps: readonly StepRecord[]): Judgement<Label> {
-  const alter = stepOf(steps, 'D.alter');
+  const alter = stepOf(steps, TAGS.alter);
   if (!alter) return { outcome: null, facts: {}, reason: 'the password was never changed (no D.alter step)' };
   if (alter.error) {
     const text = `${alter.error.code ?? ''} ${alter.error.message}`.trim();
@@ -210,12 +220,12 @@ export function judgeStalePassword(steps: readonly StepRecord[]): Judgement<Labe
   }
   const reloadStep = steps.filter((s) => s.tag === 'reload').at(-1);
   const facts: Facts = {
-    oldAcceptedBefore: admitted(steps, 'before.old'),
-    newAcceptedBefore: admitted(steps, 'before.new'),
+    oldAcceptedBefore: admitted(steps, TAGS.beforeOld),
+    newAcceptedBefore: admitted(steps, TAGS.beforeNew),
     reloaded: reloadStep !== undefined && !reloadStep.error && !reloadStep.timedOut,
     reloadError: reloadStep?.error ? `${reloadStep.error.code ?? ''} ${reloadStep.error.message}`.trim() : null,
-    oldAcceptedAfterReload: admitted(steps, 'after.old'),
-    newAcceptedAfterReload: admitted(steps, 'after.new'),
+    oldAcceptedAfterReload: admitted(steps, TAGS.afterOld),
+    newAcceptedAfterReload: admitted(steps, TAGS.afterNew),
   };
   const unknown = ['oldAcceptedBefore', 'newAcceptedBefore', 'oldAcceptedAfterReload', 'newAcceptedAfterReload'].filter(
     (k) => facts[k] === null,

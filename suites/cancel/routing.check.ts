@@ -24,6 +24,13 @@ import { within } from '../../engine/time.js';
 import type { Scenario } from '../../engine/steering/scenario.js';
 import type { Judgement, StepRecord } from '../../engine/types.js';
 
+/** The tags of this check's own steps, written by its scenario and read by its judge. */
+const TAGS = {
+  aSlow: 'A.slow',
+  bSlow: 'B.slow',
+  send: 'cancel.send',
+} as const;
+
 const OUTCOMES = {
   routed: { means: "the cancel stopped the client's own query and the other client's completed" },
   misrouted: {
@@ -60,14 +67,14 @@ export const routing = defineCheck({
     const b = await scn.open('B');
     const aRun = startLongStatement(
       a,
-      'A.slow',
+      TAGS.aSlow,
       [net, 'SELECT pg_backend_pid() AS pid'],
       longMs,
       longMs + scn.ctx.bounds.stepMs,
     );
     const bRun = startLongStatement(
       b,
-      'B.slow',
+      TAGS.bSlow,
       [net, 'SELECT pg_backend_pid() AS pid'],
       shortMs,
       shortMs + scn.ctx.bounds.stepMs,
@@ -81,13 +88,13 @@ export const routing = defineCheck({
     await Promise.all([aRun.done, bRun.done]);
     await Promise.all([a.close(), b.close()]);
     if (!cancel || !key) {
-      scn.note('X', 'cancel.send', '(no cancel sent)', {
+      scn.note('X', TAGS.send, '(no cancel sent)', {
         error: running ? 'the target sent no BackendKeyData' : 'A and B were not both running',
       });
       return;
     }
     const delivery = await cancel;
-    scn.note('X', 'cancel.send', `CancelRequest(${key.processId}, <secret>)`, {
+    scn.note('X', TAGS.send, `CancelRequest(${key.processId}, <secret>)`, {
       startMs: sentAt,
       facts: {
         written: delivery.written,
@@ -126,9 +133,9 @@ function cancelledByRequest(s: StepRecord | undefined): boolean {
  * - Either query timed out or failed otherwise (the safety net firing): inconclusive.
  */
 export function judgeCancelRouting(steps: readonly StepRecord[]): Judgement<Label> {
-  const a = stepOf(steps, 'A.slow');
-  const b = stepOf(steps, 'B.slow');
-  const sent = stepOf(steps, 'cancel.send');
+  const a = stepOf(steps, TAGS.aSlow);
+  const b = stepOf(steps, TAGS.bSlow);
+  const sent = stepOf(steps, TAGS.send);
   const closedAfter = numberOf(sent, 'closed_after_ms');
   const writtenAt = writtenAtMs(sent);
   const bSleepMs = numberOf(sent, 'b_sleep_ms');

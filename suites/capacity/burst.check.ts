@@ -32,6 +32,14 @@ import { numberOf, stepOf } from '../../engine/judging/record.js';
 import { crowd } from '../../engine/steering/crowd.js';
 import type { Judgement, StepRecord } from '../../engine/types.js';
 
+/** The tags of this check's own steps, written by its scenario and read by its judge. */
+const TAGS = {
+  limits: 'burst.limits',
+  limitsDirect: 'burst.limits.direct',
+  connect: 'burst.connect',
+  client: 'burst.client',
+} as const;
+
 const CLIENTS = 100;
 /** How long past the connection bound the connected clients wait for the last attempts to end. */
 const HOLD_MARGIN_MS = 1000;
@@ -67,7 +75,7 @@ export const burst = defineCheck({
   async scenario(scn) {
     const l = await scn.open('L');
     await l.run(
-      'burst.limits',
+      TAGS.limits,
       `SELECT pg_backend_pid() AS pid, current_setting('max_connections')::int AS max_connections`,
     );
     // pgpool-II serves one client per child: the limits client must not hold one during the burst.
@@ -76,16 +84,16 @@ export const burst = defineCheck({
       // Straight from the server, so a pooler cannot misreport it; closed before the burst, as
       // it takes one of the very connections the limit counts.
       const d = await scn.open('D', { to: 'direct' });
-      await d.run('burst.limits.direct', `SELECT current_setting('max_connections')::int AS max_connections`);
+      await d.run(TAGS.limitsDirect, `SELECT current_setting('max_connections')::int AS max_connections`);
       await d.close();
     }
     await crowd(scn, {
       count: CLIENTS,
       prefix: 'K',
-      connectTag: 'burst.connect',
+      connectTag: TAGS.connect,
       connectMs: scn.ctx.bounds.connectMs,
       startTogetherMs: scn.ctx.bounds.connectMs + HOLD_MARGIN_MS,
-      work: async (s) => void (await s.run('burst.client', 'SELECT pg_backend_pid() AS pid')),
+      work: async (s) => void (await s.run(TAGS.client, 'SELECT pg_backend_pid() AS pid')),
     });
   },
   judge: judgeBurst,
@@ -100,7 +108,7 @@ export const burst = defineCheck({
  *   test what it is for.
  */
 export function judgeBurst(steps: readonly StepRecord[]): Judgement<Label> {
-  const clients = readCrowd(steps, 'burst.connect', 'burst.client');
+  const clients = readCrowd(steps, TAGS.connect, TAGS.client);
   const served = clients.filter((c) => c.state === 'served');
   const failed = clients.filter((c) => c.state !== 'served');
   const facts = {
@@ -146,9 +154,9 @@ function maxConnections(steps: readonly StepRecord[]): {
   maxConnections: number | null;
   maxConnectionsVia: string | null;
 } {
-  const direct = numberOf(stepOf(steps, 'burst.limits.direct'), 'max_connections');
+  const direct = numberOf(stepOf(steps, TAGS.limitsDirect), 'max_connections');
   if (direct !== null) return { maxConnections: direct, maxConnectionsVia: 'direct' };
-  const target = numberOf(stepOf(steps, 'burst.limits'), 'max_connections');
+  const target = numberOf(stepOf(steps, TAGS.limits), 'max_connections');
   return { maxConnections: target, maxConnectionsVia: target === null ? null : 'target' };
 }
 

@@ -30,6 +30,12 @@ import type { Scenario } from '../../engine/steering/scenario.js';
 import type { Target } from '../../engine/target.js';
 import type { Discovery, Judgement, StepRecord } from '../../engine/types.js';
 
+/** The tags of this check's own steps, written by its scenario and read by its judge. */
+const TAGS = {
+  target: 'churn.target',
+  direct: 'churn.direct',
+} as const;
+
 /** Cycles per side: enough for a stable p50 and a meaningful p99, a second or two on loopback. */
 export const CHURN_CYCLES = 60;
 /** The whole measurement stops after this long, whatever the count (a slow remote target). */
@@ -81,7 +87,7 @@ export const connectChurn = defineCheck({
       ? null
       : 'needs --direct: the connection cost through the target is compared with connecting to PostgreSQL itself',
   async scenario(scn) {
-    const sides = [side(scn, 'T', 'churn.target', scn.ctx.target), side(scn, 'D', 'churn.direct', scn.ctx.direct!)];
+    const sides = [side(scn, 'T', TAGS.target, scn.ctx.target), side(scn, 'D', TAGS.direct, scn.ctx.direct!)];
     const started = performance.now();
     const deadline = started + BUDGET_MS;
     const lanes = lanesFor(scn.discovery);
@@ -186,8 +192,8 @@ interface Measured {
  *   connections per second) and p99 are facts, and so are the ratio and its interval.
  */
 export function judgeChurn(steps: readonly StepRecord[]): Judgement<Label> {
-  const t = measured(stepOf(steps, 'churn.target'));
-  const d = measured(stepOf(steps, 'churn.direct'));
+  const t = measured(stepOf(steps, TAGS.target));
+  const d = measured(stepOf(steps, TAGS.direct));
   if (!t || !d) return { outcome: null, facts: {}, reason: `no measurement ${t ? 'directly' : 'through the target'}` };
   const interval = medianRatioInterval(d.latencies, t.latencies);
   const facts = {

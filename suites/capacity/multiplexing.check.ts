@@ -20,6 +20,13 @@ import { crowd } from '../../engine/steering/crowd.js';
 import { candidateConnectMs } from '../../engine/steering/land-on.js';
 import type { Discovery, Judgement, StepRecord } from '../../engine/types.js';
 
+/** The tags of this check's own steps, written by its scenario and read by its judge. */
+const TAGS = {
+  connect: 'mux.connect',
+  tx: 'mux.tx',
+  server: 'mux.server',
+} as const;
+
 const CLIENTS = 20;
 const TRANSACTIONS = 3;
 
@@ -54,18 +61,18 @@ export const multiplexing = defineCheck({
     await crowd(scn, {
       count: CLIENTS,
       prefix: 'C',
-      connectTag: 'mux.connect',
+      connectTag: TAGS.connect,
       connectMs: candidateConnectMs(scn),
       stayConnected: true,
       work: async (s) => {
         for (let i = 0; i < TRANSACTIONS && s.alive; i++)
-          await s.run('mux.tx', 'SELECT pg_backend_pid() AS pid', { boundMs });
+          await s.run(TAGS.tx, 'SELECT pg_backend_pid() AS pid', { boundMs });
       },
     });
     if (!direct) return;
     const d = await direct;
     await d.run(
-      'mux.server',
+      TAGS.server,
       `SELECT count(*)::int AS server_connections FROM pg_stat_activity WHERE application_name = '${applicationNameFor(scn.ctx.runId)}' AND datname = current_database() AND pid <> pg_backend_pid()`,
     );
   },
@@ -80,7 +87,7 @@ export const multiplexing = defineCheck({
  *   inconclusive, since its missing transactions could have shown a shared backend.
  */
 export function judgeMultiplexing(steps: readonly StepRecord[], discovery: Discovery): Judgement<Label> {
-  const clients = readCrowd(steps, 'mux.connect', 'mux.tx');
+  const clients = readCrowd(steps, TAGS.connect, TAGS.tx);
   const served = clients.filter((c) => c.state === 'served' && c.pids.length > 0);
   const owners = new Map<number, Set<string>>();
   for (const c of served) for (const pid of c.pids) owners.set(pid, (owners.get(pid) ?? new Set()).add(c.label));
@@ -95,7 +102,7 @@ export function judgeMultiplexing(steps: readonly StepRecord[], discovery: Disco
     sharedBackends: shared,
     poolSize: discovery.poolSize,
     withinPool: discovery.poolSize === null ? null : owners.size <= discovery.poolSize,
-    serverConnections: numberOf(stepOf(steps, 'mux.server'), 'server_connections'),
+    serverConnections: numberOf(stepOf(steps, TAGS.server), 'server_connections'),
   };
   if (served.length < 2)
     return { outcome: null, facts, reason: `only ${served.length} of ${clients.length} clients were served` };

@@ -21,6 +21,12 @@ import { numberOf } from '../../engine/judging/record.js';
 import { crowd } from '../../engine/steering/crowd.js';
 import type { Discovery, Judgement, StepRecord } from '../../engine/types.js';
 
+/** The tags of this check's own steps, written by its scenario and read by its judge. */
+const TAGS = {
+  connect: 'queue.connect',
+  tx: 'queue.tx',
+} as const;
+
 const CLOCK = `(extract(epoch FROM clock_timestamp()) * 1000)::float8`;
 const SLEEP_MS = 200;
 
@@ -65,10 +71,10 @@ export const queueing = defineCheck({
     await crowd(scn, {
       count: n,
       prefix: 'T',
-      connectTag: 'queue.connect',
+      connectTag: TAGS.connect,
       connectMs: scn.ctx.bounds.connectMs,
       startTogetherMs: scn.waitMs + 3 * scn.discovery.connectLatencyMs,
-      work: async (s) => void (await s.run('queue.tx', sql)),
+      work: async (s) => void (await s.run(TAGS.tx, sql)),
     });
   },
   judge: judgeQueueing,
@@ -88,7 +94,7 @@ export const queueing = defineCheck({
  *   than the crowd).
  */
 export function judgeQueueing(steps: readonly StepRecord[], discovery: Discovery): Judgement<Label> {
-  const clients = readCrowd(steps, 'queue.connect', 'queue.tx');
+  const clients = readCrowd(steps, TAGS.connect, TAGS.tx);
   if (clients.length === 0) return { outcome: null, facts: {}, reason: 'no transaction was recorded' };
   const failed = clients.filter((c) => c.state !== 'served');
   const base = { transactions: clients.length, poolSize: discovery.poolSize, noPool: discovery.poolSize === null };

@@ -22,6 +22,14 @@ import { LOCK_NAMESPACE, markersFor } from '../../engine/markers.js';
 import { take, landingHoldMs } from '../../engine/steering/holders.js';
 import type { Judgement, StepRecord } from '../../engine/types.js';
 
+/** The tags of this check's own steps, written by its scenario and read by its judge. */
+const TAGS = {
+  take: 'A.take',
+  try: 'B.try',
+  commit: 'A.commit',
+  after: 'B.after',
+} as const;
+
 const OUTCOMES = {
   exclusive: {
     means: 'another client was refused while the transaction held the lock, and got it after COMMIT',
@@ -55,14 +63,14 @@ export const advisoryXact = defineCheck({
     const tryLock = `SELECT pg_backend_pid() AS pid, pg_try_advisory_xact_lock(${lock}) AS got`;
     const b = await scn.open('B');
     const a = await scn.open('A');
-    const held = await take(scn, a, 'A.take', {
+    const held = await take(scn, a, TAGS.take, {
       statements: [`SELECT pg_advisory_xact_lock(${lock}) IS NOT NULL AS locked`],
       releaseBy: 'wait',
       holdMs: landingHoldMs(scn.discovery),
     });
-    if (held.pid !== null) await b.run('B.try', tryLock);
-    await held.release('A.commit');
-    if (held.pid !== null) await b.run('B.after', tryLock);
+    if (held.pid !== null) await b.run(TAGS.try, tryLock);
+    await held.release(TAGS.commit);
+    if (held.pid !== null) await b.run(TAGS.after, tryLock);
   },
   judge: judgeAdvisoryXact,
   evidence: (j) => j.reason,
@@ -76,7 +84,7 @@ export const advisoryXact = defineCheck({
  *   transaction had ended (else inconclusive: the lock outlived its transaction).
  */
 export function judgeAdvisoryXact(steps: readonly StepRecord[]): Judgement<Label> {
-  const lock = stepOf(steps, 'A.take');
+  const lock = stepOf(steps, TAGS.take);
   if (sqlError(lock))
     return {
       outcome: 'rejected',
@@ -87,16 +95,16 @@ export function judgeAdvisoryXact(steps: readonly StepRecord[]): Judgement<Label
     return { outcome: null, facts: {}, reason: `A could not take the lock: ${errorText(lock) ?? 'no pid'}` };
   }
   const b1 = lock.pid;
-  const commit = stepOf(steps, 'A.commit');
+  const commit = stepOf(steps, TAGS.commit);
   const inBlock = /^BEGIN\b/.test(lock.sql);
-  const tried = stepOf(steps, 'B.try');
+  const tried = stepOf(steps, TAGS.try);
   // Under BEGIN the lock lasts until COMMIT, which the record orders; a long statement is
   // recorded only when it ends, so its timing says whether B's try fell inside it.
   const duringHold = (s: StepRecord): boolean =>
     inBlock
       ? commit !== undefined && s.seq > lock.seq && s.seq < commit.seq
       : s.startMs >= lock.startMs && s.startMs + s.durationMs <= lock.startMs + lock.durationMs;
-  const after = stepOf(steps, 'B.after');
+  const after = stepOf(steps, TAGS.after);
   const facts = {
     aBackend: b1,
     heldFor: inBlock ? 'transaction' : 'statement',

@@ -25,6 +25,11 @@ import { cleanupBlock } from '../../engine/steering/state-scenario.js';
 import { LAND_ON_A, LANDING_TAGS } from '../../engine/steering/tags.js';
 import type { Discovery, Judgement, StepRecord } from '../../engine/types.js';
 
+/** The tags of this check's own steps, written by its scenario and read by its judge. */
+const TAGS = {
+  prepare: 'observe.prepare',
+} as const;
+
 const TEXT = 'SELECT pg_backend_pid() AS pid, 42 AS answer';
 
 const OUTCOMES = {
@@ -57,7 +62,7 @@ export const protocolNamed = defineCheck({
   outcomes: OUTCOMES,
   uses: LAND_ON_A,
   decisive: [
-    { tag: 'observe.prepare', has: 'error' },
+    { tag: TAGS.prepare, has: 'error' },
     { tag: LANDING_TAGS.readback, has: 'error' },
   ], // 42P05, else 26000
   audit: {
@@ -86,7 +91,7 @@ export const protocolNamed = defineCheck({
     await a.runPrepared(LANDING_TAGS.readback, p, TEXT);
     const observer = landing.observer;
     if (observer && inBlock) {
-      await observer.session.runPrepared('observe.prepare', p, TEXT);
+      await observer.session.runPrepared(TAGS.prepare, p, TEXT);
       await observer.session.run('observe.cleanup', `ROLLBACK TO SAVEPOINT pooltest; ${cleanupBlock(dealloc, b1)}`);
     }
     await observer?.release(LANDING_TAGS.release);
@@ -117,7 +122,7 @@ export function judgeProtocolNamed(steps: readonly StepRecord[], discovery: Disc
   const b1 = first.pid;
   const second = stepOf(steps, LANDING_TAGS.readback);
   const observer = stepsOf(steps, LANDING_TAGS.observe).find((t) => t.pid === b1 && !t.timedOut);
-  const collision = stepOf(steps, 'observe.prepare');
+  const collision = stepOf(steps, TAGS.prepare);
   const facts = {
     aBackend: b1,
     aSecondUseSentParse: second ? second.sql.startsWith('[Parse') : null,

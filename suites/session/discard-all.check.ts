@@ -37,6 +37,11 @@ import { cleanupBlock } from '../../engine/steering/state-scenario.js';
 import { LAND_ON_A, LANDING_TAGS, releaseTagFor } from '../../engine/steering/tags.js';
 import type { Discovery, Judgement, StepRecord } from '../../engine/types.js';
 
+/** The tags of this check's own steps, written by its scenario and read by its judge. */
+const TAGS = {
+  reset: 'A.reset',
+} as const;
+
 const READ = `coalesce(current_setting('app.tenant_id', true), '')`;
 const PHASES: Array<[phase: string, statement: string]> = [
   ['discard', 'DISCARD ALL'],
@@ -98,7 +103,7 @@ async function runPhase(scn: Scenario, phase: string, statement: string, value: 
   // no state, so under statement pooling it may be let go by a cancel.
   const hold = await landOn(scn, b1, { prefix: 'H', tag: t(LANDING_TAGS.observe) });
   await dismiss(hold.others);
-  await a.run(t('A.reset'), statement);
+  await a.run(t(TAGS.reset), statement);
   await a.run(t(LANDING_TAGS.readback), `SELECT pg_backend_pid() AS pid, ${READ} AS mine`);
   await dismiss([hold.observer]);
   if (hold.observer) {
@@ -132,7 +137,7 @@ export function judgePhase(steps: readonly StepRecord[], discovery: Discovery): 
     return { outcome: null, facts: {}, reason: `A could not set its state: ${errorText(create) ?? 'no pid'}` };
   const b1 = create.pid;
   const value = markerOf(steps, 'value');
-  const reset = stepOf(steps, 'A.reset');
+  const reset = stepOf(steps, TAGS.reset);
   if (refused(reset))
     return {
       outcome: 'rejected',

@@ -28,6 +28,12 @@ import { cleanupSql, inspectionSql } from '../../engine/sweep.js';
 import { sleep } from '../../engine/time.js';
 import type { Judgement, StepRecord } from '../../engine/types.js';
 
+/** The tags of this check's own steps, written by its scenario and read by its judge. */
+const TAGS = {
+  disconnect: 'A.disconnect',
+  gone: 'observe.gone',
+} as const;
+
 /** The inspection columns for the state A leaves, and what each one is called in evidence. */
 const KINDS: Record<string, string> = {
   timeout_marker: 'statement_timeout',
@@ -82,7 +88,7 @@ export const resetOnDisconnect = defineCheck({
       ].join('; '),
     );
     await a.close();
-    scn.note('A', 'A.disconnect', '(disconnect: Terminate, socket closed)');
+    scn.note('A', TAGS.disconnect, '(disconnect: Terminate, socket closed)');
     if (created.error || created.pid === null) return;
     const b1 = created.pid;
     const landing = await landOn(scn, b1, {
@@ -97,7 +103,7 @@ export const resetOnDisconnect = defineCheck({
     const deadline = Date.now() + scn.waitMs;
     for (;;) {
       const gone = await p.run(
-        'observe.gone',
+        TAGS.gone,
         `SELECT pg_backend_pid() AS pid, (SELECT count(*)::int FROM pg_stat_activity WHERE pid = ${b1}) AS alive`,
       );
       if (numberOf(gone, 'alive') !== 1 || Date.now() > deadline) break;
@@ -120,11 +126,11 @@ export function judgeResetOnDisconnect(steps: readonly StepRecord[]): Judgement<
   if (!create || create.error || create.pid === null)
     return { outcome: null, facts: {}, reason: `A could not create its state: ${errorText(create) ?? 'no pid'}` };
   const b1 = create.pid;
-  const left = stepOf(steps, 'A.disconnect');
+  const left = stepOf(steps, TAGS.disconnect);
   if (!left || left.error)
     return { outcome: null, facts: { aBackend: b1 }, reason: "A's disconnect is not in the record" };
   const observer = stepsOf(steps, LANDING_TAGS.observe).find((t) => t.pid === b1 && !t.timedOut && t.seq > left.seq);
-  const gone = stepsOf(steps, 'observe.gone').at(-1);
+  const gone = stepsOf(steps, TAGS.gone).at(-1);
   const facts: Judgement['facts'] = {
     aBackend: b1,
     otherOnOldBackend: observer !== undefined,

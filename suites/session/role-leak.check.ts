@@ -26,6 +26,11 @@ import { runStateScenario, STATE_SCENARIO } from '../../engine/steering/state-sc
 import type { Discovery, Judgement, StepRecord } from '../../engine/types.js';
 import { LANDING_TAGS } from '../../engine/steering/tags.js';
 
+/** The tags of this check's own steps, written by its scenario and read by its judge. */
+const TAGS = {
+  role: 'setup.role',
+} as const;
+
 export const roleLeak = defineCheck({
   id: 'session/role-leak',
   title: 'SET ROLE stays with the client that ran it',
@@ -54,7 +59,7 @@ export const roleLeak = defineCheck({
   async scenario(scn) {
     const tag = markersFor(scn.ctx.runId, this.id).tag;
     const setup = await scn.open('U');
-    const lookup = await setup.run('setup.role', roleLookupSql(scn.discovery.serverVersionNum));
+    const lookup = await setup.run(TAGS.role, roleLookupSql(scn.discovery.serverVersionNum));
     await setup.close();
     const role = valueOf(lookup, 'role');
     if (typeof role !== 'string') return;
@@ -77,7 +82,7 @@ export const roleLeak = defineCheck({
  * - Otherwise the state judge, "seen" meaning `current_user` is the role.
  */
 export function judgeRoleLeak(steps: readonly StepRecord[], discovery: Discovery): Judgement<StateLabel> {
-  const lookup = stepOf(steps, 'setup.role');
+  const lookup = stepOf(steps, TAGS.role);
   if (!answered(lookup) || lookup.error)
     return {
       outcome: null,

@@ -29,6 +29,11 @@ import { runStateScenario, STATE_SCENARIO } from '../../engine/steering/state-sc
 import type { StepRecord } from '../../engine/types.js';
 import { LANDING_TAGS } from '../../engine/steering/tags.js';
 
+/** The tags of this check's own steps, written by its scenario and read by its judge. */
+const TAGS = {
+  schema: 'setup.schema',
+} as const;
+
 export const searchPathLeak = defineCheck({
   id: 'session/search-path-leak',
   title: 'SET search_path stays with the client that set it',
@@ -63,7 +68,7 @@ export const searchPathLeak = defineCheck({
       'setup.path',
       `SELECT reset_val AS default_path FROM pg_settings WHERE name = 'search_path'`,
     );
-    const schema = await setup.run('setup.schema', `CREATE SCHEMA ${s}; CREATE TABLE ${s}.${s} (v int)`);
+    const schema = await setup.run(TAGS.schema, `CREATE SCHEMA ${s}; CREATE TABLE ${s}.${s} (v int)`);
     await setup.close();
     const defaultPath = valueOf(path, 'default_path');
     if (typeof defaultPath !== 'string') return;
@@ -91,7 +96,7 @@ export const searchPathLeak = defineCheck({
       keptByA: (readback) => has(readback, 'mine_path'),
       show: (step) => `search_path = ${String(valueOf(step, 'seen_path') ?? valueOf(step, 'mine_path'))}`,
     });
-    const setup = stepOf(steps, 'setup.schema');
+    const setup = stepOf(steps, TAGS.schema);
     const observer = steps.find((t) => t.tag === LANDING_TAGS.observe && t.pid !== null && t.pid === j.facts.aBackend);
     j.facts.schemaCreated = setup ? setup.error === null : null;
     if (setup?.error) j.facts.schemaNotCreated = errorText(setup);

@@ -20,6 +20,12 @@ import { cleanupBlock } from '../../engine/steering/state-scenario.js';
 import { LAND_ON_A, LANDING_TAGS } from '../../engine/steering/tags.js';
 import type { Judgement, StepRecord } from '../../engine/types.js';
 
+/** The tags of this check's own steps, written by its scenario and read by its judge. */
+const TAGS = {
+  begin: 'A.begin',
+  inside: 'A.inside',
+} as const;
+
 const OUTCOMES = {
   scoped: { means: 'SET LOCAL was seen inside its transaction only' },
   leaked: {
@@ -50,14 +56,14 @@ export const setLocal = defineCheck({
     const guard = `IF current_setting('statement_timeout') = '${m.statementTimeout}' THEN RESET statement_timeout; END IF;`;
     scn.recordMarkers({ statement_timeout: m.statementTimeout });
     const a = await scn.open('A');
-    const begin = await a.run('A.begin', 'BEGIN');
+    const begin = await a.run(TAGS.begin, 'BEGIN');
     if (begin.error) return;
     const set = await a.run(
       LANDING_TAGS.create,
       `SELECT pg_backend_pid() AS pid; SET LOCAL statement_timeout = '${m.statementTimeout}'`,
     );
     if (set.error || set.pid === null) return;
-    await a.run('A.inside', `SELECT current_setting('statement_timeout') AS inside`);
+    await a.run(TAGS.inside, `SELECT current_setting('statement_timeout') AS inside`);
     await a.run('A.commit', 'COMMIT');
     const landing = await landOn(scn, set.pid, {
       statements: [`SELECT current_setting('statement_timeout') AS seen`, cleanupBlock(guard, set.pid)],
@@ -81,7 +87,7 @@ export const setLocal = defineCheck({
  *   read a value: a step without one (an error, a stall) proves no absence.
  */
 export function judgeSetLocal(steps: readonly StepRecord[]): Judgement<Label> {
-  const begin = stepOf(steps, 'A.begin');
+  const begin = stepOf(steps, TAGS.begin);
   const set = stepOf(steps, LANDING_TAGS.create);
   for (const s of [begin, set]) {
     if (refused(s)) {
@@ -94,7 +100,7 @@ export function judgeSetLocal(steps: readonly StepRecord[]): Judgement<Label> {
   }
   if (!set || set.pid === null) return { outcome: null, facts: {}, reason: 'A never ran SET LOCAL' };
   const marker = markerOf(steps, 'statement_timeout');
-  const inside = valueOf(stepOf(steps, 'A.inside'), 'inside');
+  const inside = valueOf(stepOf(steps, TAGS.inside), 'inside');
   const readback = stepOf(steps, LANDING_TAGS.readback);
   const observer = stepsOf(steps, LANDING_TAGS.observe).find((t) => t.pid === set.pid && !t.timedOut);
   // A value not seen counts only where a value was read: an errored readback or an observer

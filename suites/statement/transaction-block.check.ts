@@ -17,6 +17,14 @@ import { defineCheck, type OutcomeInfo } from '../../engine/check.js';
 import { answered, errorText, refused, stepOf, valueOf } from '../../engine/judging/record.js';
 import type { Judgement, StepRecord } from '../../engine/types.js';
 
+/** The tags of this check's own steps, written by its scenario and read by its judge. */
+const TAGS = {
+  begin: 'A.begin',
+  first: 'A.first',
+  second: 'A.second',
+  commit: 'A.commit',
+} as const;
+
 const READ = 'SELECT pg_backend_pid() AS pid, txid_current()::text AS xid';
 
 const OUTCOMES = {
@@ -48,11 +56,11 @@ export const transactionBlock = defineCheck({
   outcomes: OUTCOMES,
   async scenario(scn) {
     const a = await scn.open('A');
-    const begin = await a.run('A.begin', 'BEGIN');
+    const begin = await a.run(TAGS.begin, 'BEGIN');
     if (!begin.error) {
-      await a.run('A.first', READ);
-      await a.run('A.second', READ);
-      await a.run('A.commit', 'COMMIT');
+      await a.run(TAGS.first, READ);
+      await a.run(TAGS.second, READ);
+      await a.run(TAGS.commit, 'COMMIT');
     }
     const s = await scn.open('S');
     await s.run('S.one-message', `BEGIN; ${READ}; COMMIT`);
@@ -70,7 +78,7 @@ export const transactionBlock = defineCheck({
 export function judgeTransactionBlock(steps: readonly StepRecord[]): Judgement<Label> {
   const one = stepOf(steps, 'S.one-message');
   const oneMessageAllowed = one ? answered(one) && !one.error && one.pid !== null : null;
-  for (const tag of ['A.begin', 'A.first', 'A.second', 'A.commit']) {
+  for (const tag of [TAGS.begin, TAGS.first, TAGS.second, TAGS.commit]) {
     const s = stepOf(steps, tag);
     if (refused(s)) {
       return {
@@ -80,9 +88,9 @@ export function judgeTransactionBlock(steps: readonly StepRecord[]): Judgement<L
       };
     }
   }
-  const first = stepOf(steps, 'A.first');
-  const second = stepOf(steps, 'A.second');
-  const commit = stepOf(steps, 'A.commit');
+  const first = stepOf(steps, TAGS.first);
+  const second = stepOf(steps, TAGS.second);
+  const commit = stepOf(steps, TAGS.commit);
   const xid1 = valueOf(first, 'xid');
   const xid2 = valueOf(second, 'xid');
   const facts = {

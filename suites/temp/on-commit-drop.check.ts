@@ -25,6 +25,15 @@ import { cleanupBlock } from '../../engine/steering/state-scenario.js';
 import type { Judgement, StepRecord } from '../../engine/types.js';
 import { LANDING_TAGS } from '../../engine/steering/tags.js';
 
+/** The tags of this check's own steps, written by its scenario and read by its judge. */
+const TAGS = {
+  begin: 'A.begin',
+  insert: 'A.insert',
+  read: 'A.read',
+  commit: 'A.commit',
+  after: 'A.after',
+} as const;
+
 const OUTCOMES = {
   works: { means: 'the table existed inside its transaction only' },
   lost: {
@@ -59,16 +68,16 @@ export const onCommitDrop = defineCheck({
     const survived = `SELECT to_regclass('pg_temp.${t}') IS NOT NULL AS survived`;
     const drop = `IF to_regclass('pg_temp.${t}') IS NOT NULL THEN DROP TABLE pg_temp.${t}; END IF;`;
     const a = await scn.open('A');
-    if ((await a.run('A.begin', 'BEGIN')).error) return;
+    if ((await a.run(TAGS.begin, 'BEGIN')).error) return;
     const created = await a.run(
       LANDING_TAGS.create,
       `SELECT pg_backend_pid() AS pid; CREATE TEMP TABLE ${t} (v int) ON COMMIT DROP`,
     );
     if (created.error || created.pid === null) return;
-    await a.run('A.insert', `INSERT INTO ${t} VALUES (1) RETURNING pg_backend_pid() AS pid`);
-    await a.run('A.read', `SELECT pg_backend_pid() AS pid, count(*)::int AS n FROM ${t}`);
-    await a.run('A.commit', 'COMMIT');
-    const after = await a.run('A.after', `SELECT pg_backend_pid() AS pid; ${survived}; ${cleanupBlock(drop)}`);
+    await a.run(TAGS.insert, `INSERT INTO ${t} VALUES (1) RETURNING pg_backend_pid() AS pid`);
+    await a.run(TAGS.read, `SELECT pg_backend_pid() AS pid, count(*)::int AS n FROM ${t}`);
+    await a.run(TAGS.commit, 'COMMIT');
+    const after = await a.run(TAGS.after, `SELECT pg_backend_pid() AS pid; ${survived}; ${cleanupBlock(drop)}`);
     if (after.pid === created.pid || scn.discovery.mode === 'direct') return;
     // A's next statement went elsewhere: look at b1 itself.
     const landing = await landOn(scn, created.pid, {
@@ -90,7 +99,7 @@ export const onCommitDrop = defineCheck({
  *   found it gone: `works`. No probe on b1: inconclusive.
  */
 export function judgeOnCommitDrop(steps: readonly StepRecord[]): Judgement<Label> {
-  const begin = stepOf(steps, 'A.begin');
+  const begin = stepOf(steps, TAGS.begin);
   const create = stepOf(steps, LANDING_TAGS.create);
   for (const s of [begin, create]) {
     if (refused(s))
@@ -103,9 +112,9 @@ export function judgeOnCommitDrop(steps: readonly StepRecord[]): Judgement<Label
   if (!create || create.error || create.pid === null)
     return { outcome: null, facts: {}, reason: `A could not create the table: ${errorText(create) ?? 'no pid'}` };
   const b1 = create.pid;
-  const inside = [stepOf(steps, 'A.insert'), stepOf(steps, 'A.read')];
-  const commit = stepOf(steps, 'A.commit');
-  const probes = [stepOf(steps, 'A.after'), ...stepsOf(steps, LANDING_TAGS.observe)].filter(
+  const inside = [stepOf(steps, TAGS.insert), stepOf(steps, TAGS.read)];
+  const commit = stepOf(steps, TAGS.commit);
+  const probes = [stepOf(steps, TAGS.after), ...stepsOf(steps, LANDING_TAGS.observe)].filter(
     (s): s is StepRecord => !!s && s.pid === b1 && !s.error,
   );
   const facts = {

@@ -36,6 +36,14 @@ import type { Session } from '../../engine/session/session.js';
 import type { Facts, Judgement, StepRecord } from '../../engine/types.js';
 import { LANDING_TAGS } from '../../engine/steering/tags.js';
 
+/** The tags of this check's own steps, written by its scenario and read by its judge. */
+const TAGS = {
+  setup: 'A.setup',
+  begin: 'A.begin',
+  insert: 'A.insert',
+  abandon: 'A.abandon',
+} as const;
+
 /** The transaction's start in microseconds: equal only for statements of the same transaction. */
 const STARTED = `(extract(epoch FROM now()) * 1000000)::bigint::text AS started`;
 
@@ -80,7 +88,7 @@ export const abandoned = defineCheck({
     const m = markersFor(scn.ctx.runId, this.id);
     const a = await scn.open('A');
     const setup = await a.run(
-      'A.setup',
+      TAGS.setup,
       `SELECT pg_backend_pid() AS pid, current_schema()::text AS schema; CREATE TABLE ${m.table} (note text)`,
     );
     const schema = setup.results[0]?.[0]?.schema;
@@ -100,16 +108,16 @@ export const abandoned = defineCheck({
 
 /** A's transaction, its socket destroyed, and the next clients; returns A's backend identity. */
 async function abandon(scn: Scenario, a: Session, table: string, tag: string): Promise<Backend | null> {
-  const begin = await a.run('A.begin', 'BEGIN');
+  const begin = await a.run(TAGS.begin, 'BEGIN');
   if (begin.error) return null;
   const insert = await a.run(
-    'A.insert',
+    TAGS.insert,
     `SELECT pg_backend_pid() AS pid, txid_current()::text AS xid, ${STARTED}, ${BACKEND_START}; INSERT INTO ${table} VALUES ('${tag}')`,
   );
   const backendStart = insert.results[0]?.[0]?.backend_start;
   if (insert.error || insert.pid === null || typeof backendStart !== 'string') return null;
   a.destroy('abandoned by the check');
-  scn.note('A', 'A.abandon', '(TCP socket destroyed inside the transaction)');
+  scn.note('A', TAGS.abandon, '(TCP socket destroyed inside the transaction)');
   const landing = await landOn(scn, insert.pid, {
     statements: [
       `SELECT txid_current_if_assigned()::text AS xid, ${STARTED}, (SELECT count(*) FROM ${table})::int AS seen`,
@@ -163,7 +171,7 @@ async function verify(scn: Scenario, v: Session, b1: Backend, table: string): Pr
  *   `rolled-back`; still in a transaction: inconclusive.
  */
 export function judgeAbandoned(steps: readonly StepRecord[]): Judgement<Label> {
-  const setup = stepOf(steps, 'A.setup');
+  const setup = stepOf(steps, TAGS.setup);
   if (!answered(setup) || setup.error || typeof valueOf(setup, 'schema') !== 'string') {
     return {
       outcome: null,
@@ -171,14 +179,14 @@ export function judgeAbandoned(steps: readonly StepRecord[]): Judgement<Label> {
       reason: `the run's table could not be created (the check needs CREATE on the first schema of search_path): ${errorText(setup) ?? 'no schema'}`,
     };
   }
-  const begin = stepOf(steps, 'A.begin');
+  const begin = stepOf(steps, TAGS.begin);
   if (refused(begin))
     return {
       outcome: 'rejected',
       facts: { rejectedWith: errorText(begin) },
       reason: `BEGIN was refused: ${errorText(begin)}`,
     };
-  const insert = stepOf(steps, 'A.insert');
+  const insert = stepOf(steps, TAGS.insert);
   const xid = valueOf(insert, 'xid');
   const started = valueOf(insert, 'started');
   if (
@@ -194,7 +202,7 @@ export function judgeAbandoned(steps: readonly StepRecord[]): Judgement<Label> {
       reason: `A's INSERT did not run inside a transaction: ${errorText(insert) ?? 'no pid or transaction id'}`,
     };
   }
-  if (!stepOf(steps, 'A.abandon'))
+  if (!stepOf(steps, TAGS.abandon))
     return { outcome: null, facts: { aBackend: insert.pid }, reason: "A's socket was never destroyed" };
   const b1 = insert.pid;
   const inside = (s: StepRecord): boolean =>
