@@ -38,6 +38,7 @@ const TAGS = {
   cleanup: 'D.cleanup',
 } as const;
 
+/** The check's labels, declared before it so that its judge, written apart, returns only these. */
 const OUTCOMES = {
   'old-accepted': {
     means:

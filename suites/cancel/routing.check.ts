@@ -31,6 +31,7 @@ const TAGS = {
   send: 'cancel.send',
 } as const;
 
+/** The check's labels, declared before it so that its judge, written apart, returns only these. */
 const OUTCOMES = {
   routed: { means: "the cancel stopped the client's own query and the other client's completed" },
   misrouted: {

@@ -44,6 +44,7 @@ const CLIENTS = 100;
 /** How long past the connection bound the connected clients wait for the last attempts to end. */
 const HOLD_MARGIN_MS = 1000;
 
+/** The check's labels, declared before it so that its judge, written apart, returns only these. */
 const OUTCOMES = {
   absorbed: { means: 'every client of a burst beyond max_connections was served' },
   overflowed: {

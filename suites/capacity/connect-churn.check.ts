@@ -49,6 +49,7 @@ const MIN_CYCLES = 10;
 export const LANE_RTT_MS = 5;
 const LANES = 2;
 
+/** The check's labels, declared before it so that its judge, written apart, returns only these. */
 const OUTCOMES = {
   faster: {
     means:

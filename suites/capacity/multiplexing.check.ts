@@ -30,6 +30,7 @@ const TAGS = {
 const CLIENTS = 20;
 const TRANSACTIONS = 3;
 
+/** The check's labels, declared before it so that its judge, written apart, returns only these. */
 const OUTCOMES = {
   multiplexed: { means: 'some backend served two or more connected clients' },
   'one-per-client': {

@@ -30,6 +30,7 @@ const TAGS = {
 const CLOCK = `(extract(epoch FROM clock_timestamp()) * 1000)::float8`;
 const SLEEP_MS = 200;
 
+/** The check's labels, declared before it so that its judge, written apart, returns only these. */
 const OUTCOMES = {
   queued: {
     means: 'every transaction succeeded; those beyond the pool waited their turn',

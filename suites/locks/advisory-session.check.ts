@@ -21,6 +21,7 @@ import { runStateScenario, STATE_SCENARIO } from '../../engine/steering/state-sc
 import type { Judgement, StepRecord } from '../../engine/types.js';
 import { LANDING_TAGS } from '../../engine/steering/tags.js';
 
+/** The check's labels, declared before it so that its judge, written apart, returns only these. */
 const OUTCOMES = {
   exclusive: { means: 'another client was refused the lock' },
   shared: {

@@ -30,6 +30,7 @@ const TAGS = {
   after: 'B.after',
 } as const;
 
+/** The check's labels, declared before it so that its judge, written apart, returns only these. */
 const OUTCOMES = {
   exclusive: {
     means: 'another client was refused while the transaction held the lock, and got it after COMMIT',

@@ -31,6 +31,7 @@ function waitTag(label: string): string {
   return `${label}.wait`;
 }
 
+/** The check's labels, declared before it so that its judge, written apart, returns only these. */
 const OUTCOMES = {
   delivered: { means: 'the notification reached the listener' },
   misrouted: {

@@ -32,6 +32,7 @@ const TAGS = {
 
 const TEXT = 'SELECT pg_backend_pid() AS pid, 42 AS answer';
 
+/** The check's labels, declared before it so that its judge, written apart, returns only these. */
 const OUTCOMES = {
   works: {
     means: 'the named statement worked in both transactions, and another client could prepare the same name',

@@ -48,6 +48,7 @@ const PHASES: Array<[phase: string, statement: string]> = [
   ['reset', 'SELECT pg_backend_pid() AS pid; RESET ALL'],
 ];
 
+/** The check's labels, declared before it so that its judge, written apart, returns only these. */
 const OUTCOMES = {
   reset: { means: "afterwards nobody saw the client's state" },
   missed: {

@@ -45,6 +45,7 @@ const KINDS: Record<string, string> = {
   cursors: 'WITH HOLD cursor',
 };
 
+/** The check's labels, declared before it so that its judge, written apart, returns only these. */
 const OUTCOMES = {
   reset: {
     means: "a client on the departed client's backend found none of its state, or that backend is gone",

@@ -26,6 +26,7 @@ const TAGS = {
   inside: 'A.inside',
 } as const;
 
+/** The check's labels, declared before it so that its judge, written apart, returns only these. */
 const OUTCOMES = {
   scoped: { means: 'SET LOCAL was seen inside its transaction only' },
   leaked: {

@@ -27,6 +27,7 @@ const TAGS = {
 
 const READ = 'SELECT pg_backend_pid() AS pid, txid_current()::text AS xid';
 
+/** The check's labels, declared before it so that its judge, written apart, returns only these. */
 const OUTCOMES = {
   allowed: { means: 'the statements ran in one transaction on one backend' },
   rejected: {

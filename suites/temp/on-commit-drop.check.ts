@@ -34,6 +34,7 @@ const TAGS = {
   after: 'A.after',
 } as const;
 
+/** The check's labels, declared before it so that its judge, written apart, returns only these. */
 const OUTCOMES = {
   works: { means: 'the table existed inside its transaction only' },
   lost: {

@@ -50,6 +50,7 @@ const STARTED = `(extract(epoch FROM now()) * 1000000)::bigint::text AS started`
 /** When this backend process started: with the pid, identifies the process beyond pid reuse. */
 const BACKEND_START = `(SELECT (extract(epoch FROM backend_start) * 1000000)::bigint::text FROM pg_stat_activity WHERE pid = pg_backend_pid()) AS backend_start`;
 
+/** The check's labels, declared before it so that its judge, written apart, returns only these. */
 const OUTCOMES = {
   'rolled-back': {
     means: "nothing of the dead client's transaction was committed, and the next client started clean",
