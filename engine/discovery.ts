@@ -49,6 +49,13 @@ export interface DiscoveryOptions {
   /** Stops discovery at once (its sessions fail, and discovery throws). */
   signal?: AbortSignal;
   /**
+   * Called once the first client's first query was answered (the target is reachable and
+   * speaks PostgreSQL), and awaited before anything discovery times: the runner starts Vitest
+   * here (runner/vitest-runner.ts, startSuites), and its start-up on this thread would
+   * otherwise stretch the round trips and logins that the run's bounds are derived from.
+   */
+  beforeTimed?: () => Promise<unknown>;
+  /**
    * An earlier discovery of the same target, for a recount (engine/pool-watch.ts): its round
    * trips, identity and transaction-block answer are taken as they were, and only the pool is
    * counted and classified again. At a distance that saves most of discovery's round trips.
@@ -127,6 +134,7 @@ export async function discover(target: Target, opts: DiscoveryOptions): Promise<
         'NOT_POSTGRES',
         `${describeTarget(target)} accepted a login but could not answer a query: ${info.error?.message ?? 'no pid'}`,
       );
+    await opts.beforeTimed?.();
     d.serverVersion = String(info.results[0]?.[0]?.version ?? '');
     d.serverVersionNum = Number(info.results[0]?.[0]?.num ?? 0);
     if (opts.known) await recount(scn, d, first, opts, opts.known, info.pid);
@@ -152,11 +160,12 @@ export async function discover(target: Target, opts: DiscoveryOptions): Promise<
         (t) => (t === 'refused' || t === null ? null : findStaleBackends(d0, scn.ctx.runId, opts.bounds.stepMs)),
         () => null,
       );
-      const [bouncer, warmConnectMs, staleSeen] = await Promise.all([
+      const [bouncer, probed, staleSeen] = await Promise.all([
         pgpool.pooler || named?.pooler ? null : askPgBouncer(scn, target, probes),
         probeTransactionBlocks(d, first, second),
         staleAlongside,
       ]);
+      const warmConnectMs = probed.connectMs;
       d.pooler = pgpool.pooler ?? named?.pooler ?? bouncer;
       // The first login of a fresh process also pays for loading pg and warming its crypto (SCRAM):
       // T's login, the second, is what later logins cost. The faster of the two sets the bounds.
@@ -180,7 +189,8 @@ export async function discover(target: Target, opts: DiscoveryOptions): Promise<
         );
         first = await openFirst(scn, target, opts);
       }
-      const seen = await countPool(scn, d, first, opts, probes);
+      // T, connected and idle, is the count's first holder: at a distance a login is 3 round trips.
+      const seen = await countPool(scn, d, first, { ...opts, firstHolder: probed.holder }, probes);
       if (modeDecided(d)) {
         // Connected clients already share backends: the reuse probe cannot change the mode,
         // so the burst of idle logins goes alongside it.
@@ -297,29 +307,41 @@ function secondLogin(scn: Scenario): SecondLogin {
   return { session, ms };
 }
 
-/** Returns how long T's login took, or null when the pooler admitted no second client. */
-async function probeTransactionBlocks(d: Discovery, first: Session, second: SecondLogin): Promise<number | null> {
+/**
+ * Returns how long T's login took (null when the pooler admitted no second client), and T
+ * itself when the probe left it connected outside a transaction: the pool count's first holder
+ * (see countPool's `firstHolder`).
+ */
+async function probeTransactionBlocks(
+  d: Discovery,
+  first: Session,
+  second: SecondLogin,
+): Promise<{ connectMs: number | null; holder: Session | null }> {
   const s = await second.session;
   // A pooler that admits one client at a time refuses T while D is connected: probe on D.
   if (s === 'refused' || s === null) {
     d.notes.push('transaction blocks probed on the first client: the pooler admitted no second one');
     await probeOn(first, d);
-    return null;
+    return { connectMs: null, holder: null };
   }
   const connectMs = await second.ms;
-  await probeOn(s, d);
+  const idle = await probeOn(s, d);
+  if (idle && s.alive) return { connectMs, holder: s };
   await s.close();
-  return connectMs;
+  return { connectMs, holder: null };
 }
 
-async function probeOn(s: Session, d: Discovery): Promise<void> {
+/** True when the block committed and `s` is idle again (a client like any other that just logged in). */
+async function probeOn(s: Session, d: Discovery): Promise<boolean> {
   const step = await s.run('discovery.transaction-block', 'BEGIN; SELECT pg_backend_pid() AS pid');
   if (step.txStatus === 'T') {
-    await s.run('discovery.transaction-block', 'COMMIT');
+    const commit = await s.run('discovery.transaction-block', 'COMMIT');
+    return commit.error === null && commit.txStatus === 'I';
   } else {
     d.transactionBlocks = 'refused';
     d.holderStrategy = 'statement';
     d.notes.push(`transaction blocks refused: ${step.error?.message ?? 'the connection was closed'}`);
+    return false;
   }
 }
 

@@ -26,9 +26,11 @@ export async function countPool(
   /**
    * knownShared: a recount of a pooler known to share backends, where an idle login holds
    * nothing; stopAt: the count ends once it holds this many backends; idlePid: D's backend as
-   * its last step (nothing since) read it, so it need not be read again.
+   * its last step (nothing since) read it, so it need not be read again; firstHolder: a client
+   * already connected and idle outside a transaction (discovery's T), taken as holder 1 instead
+   * of a new login: it is what a new login would be, a client with no transaction open.
    */
-  opts: DiscoveryOptions & { knownShared?: boolean; stopAt?: number; idlePid?: number },
+  opts: DiscoveryOptions & { knownShared?: boolean; stopAt?: number; idlePid?: number; firstHolder?: Session | null },
   /** Discovery's wire findings: a holder refused with a malformed refusal is one (see below). */
   probes?: OptionalProbes,
 ): Promise<Seen> {
@@ -107,7 +109,8 @@ export async function countPool(
     }
     for (let label = together?.next ?? 1; !reachedStop && holders.length <= opts.poolBound; label++) {
       const started = performance.now();
-      const s: Session | null | 'refused' = await (ahead.get(label) ?? login(label));
+      const given = label === 1 && opts.firstHolder?.alive ? opts.firstHolder : null;
+      const s: Session | null | 'refused' = given ?? (await (ahead.get(label) ?? login(label)));
       ahead.delete(label);
       if (opts.knownShared && s && s !== 'refused' && holders.length + 1 < most) loginAhead(label + 1);
       const h = s && s !== 'refused' ? await take(scn, s, 'discovery.hold') : null;

@@ -240,6 +240,8 @@ export async function tidy(
         holdMs,
         waitMs,
         deadlineMs: 4 * waitMs,
+        // No COMMIT round trip after each visit (backend-visits.ts): this runs after every check.
+        oneMessage: true,
       }),
     );
     return { left: [...found.left, ...found.doubts], unreached: found.unreached };

@@ -6,6 +6,7 @@
  */
 import { expect, inject, test } from 'vitest';
 import type { CheckDefinition } from './check.js';
+import { awaitContext } from './context-channel.js';
 import { executeCheck, WAIT_ANNOTATION } from './execute.js';
 import type { RunContext } from './steering/scenario.js';
 import type { CheckResult, Profile } from './types.js';
@@ -21,6 +22,11 @@ export interface PooltestProvided {
 declare module 'vitest' {
   export interface ProvidedContext {
     pooltest: PooltestProvided;
+    /**
+     * Instead of `pooltest`: the channel on which the context arrives once discovery is done
+     * (engine/context-channel.ts). pooltest's runner starts Vitest before it has the context.
+     */
+    pooltestChannel?: string;
   }
   export interface TaskMeta {
     pooltest?: CheckResult;
@@ -36,7 +42,8 @@ const TEST_TIMEOUT_MS = 120_000;
  */
 export function checkTest(def: CheckDefinition): void {
   test(`${def.id}: ${def.title}`, { timeout: TEST_TIMEOUT_MS }, async ({ task, skip, signal, annotate }) => {
-    const provided = inject('pooltest');
+    const channel = inject('pooltestChannel');
+    const provided = channel ? await awaitContext(channel) : inject('pooltest');
     if (!provided) {
       throw new Error(
         "pooltest: no target was provided to this test; run it through the pooltest CLI or add pooltest's globalSetup to your Vitest config",

@@ -19,7 +19,8 @@ import { announceRun } from '../engine/steering/other-runs.js';
 import { publicTarget, resolveRelated, resolveTarget, type Target } from '../engine/target.js';
 import { checkFileProblems } from './check-files.js';
 import { runOrder } from './check-order.js';
-import { preloadVitest, runSuites, suitesLocation } from './vitest-runner.js';
+import { suitesLocation } from './vitest-runner.js';
+import { EarlyChecks } from './early-checks.js';
 import { CATALOGUE } from '../suites/catalogue.js';
 import {
   REPORT_SCHEMA_VERSION,
@@ -94,7 +95,19 @@ export async function run(opts: RunOptions = {}): Promise<Report> {
   const stepMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const bounds = { connectMs: stepMs, stepMs };
   const runId = opts.runId ?? newRunId();
-  if (selected.length > 0) preloadVitest();
+  // Once the last check has reported, the sweep's clients log in while Vitest closes.
+  let prepared: PreparedSweep | null = null;
+  let reported = 0;
+  let ctx: RunContext | null = null;
+  // Vitest starts once discovery's first query was answered, and its checks wait for the
+  // context: its start-up overlaps the rest of discovery (early-checks.ts).
+  const checks = new EarlyChecks(runId, opts.signal?.aborted ? [] : runOrder(selected).map(fileFilter), {
+    ...opts,
+    onCheckResult(r) {
+      opts.onCheckResult?.(r);
+      if (++reported === selected.length && ctx) prepared = prepareSweep(ctx);
+    },
+  });
   // A wrong --direct found now is a clear error; found by the sweep it would cost the whole run.
   // It is checked while discovery runs (another server, no pooled backend), and its failure
   // stops discovery at once and is the error the run ends with.
@@ -120,37 +133,30 @@ export async function run(opts: RunOptions = {}): Promise<Report> {
       poolBound: opts.maxPool ?? DEFAULT_MAX_POOL,
       runId,
       signal: opts.signal ? AbortSignal.any([opts.signal, directFailed.signal]) : directFailed.signal,
+      beforeTimed: () => checks.start(),
     }),
   ]);
   if (checked.status === 'rejected' || found.status === 'rejected') {
-    await (
-      await announced
-    )?.();
+    await Promise.all([checks.abandon('discovery did not finish'), (async () => (await announced)?.())()]);
     throw checked.status === 'rejected' ? checked.reason : (found as PromiseRejectedResult).reason;
   }
   const discovery = found.value;
   phaseEnd('discovery');
   opts.onDiscovery?.(discovery);
-  const ctx: RunContext = { target, direct, discovery, runId, bounds, fixture: opts.fixture === true };
-  // Other runs on this target see this one for as long as it lasts (steering/other-runs.ts).
-  const withdraw = await (announced ?? announceRun(ctx));
+  ctx = { target, direct, discovery, runId, bounds, fixture: opts.fixture === true };
   let results: CheckResult[];
   let sweepResult: Report['sweep'];
-  // Once the last check has reported, the sweep's clients log in while Vitest closes.
-  let prepared: PreparedSweep | null = null;
-  let reported = 0;
-  const events: RunOptions = {
-    ...opts,
-    onCheckResult(r) {
-      opts.onCheckResult?.(r);
-      if (++reported === selected.length) prepared = prepareSweep(ctx);
-    },
-  };
+  // Other runs on this target see this one for as long as it lasts (steering/other-runs.ts).
+  let withdraw: () => Promise<void>;
   try {
-    results =
-      selected.length === 0 || opts.signal?.aborted
-        ? []
-        : await runSuites({ ctx, profile, strict: opts.strict === true }, runOrder(selected).map(fileFilter), events);
+    withdraw = await (announced ?? announceRun(ctx));
+  } catch (err) {
+    await checks.abandon('the run could not announce itself to other runs');
+    throw err;
+  }
+  try {
+    if (opts.signal?.aborted) await checks.abandon('the run was interrupted before the checks');
+    results = opts.signal?.aborted ? [] : await checks.run({ ctx, profile, strict: opts.strict === true });
     phaseEnd('checks');
     // Never interrupted: whatever the checks left, the sweep is what removes it.
     sweepResult = await sweep(

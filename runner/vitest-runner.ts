@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import type { PooltestProvided } from '../engine/vitest-check.js';
 import { WAIT_ANNOTATION } from '../engine/execute.js';
 import { sequencerFor } from './check-order.js';
+import { offerContext } from '../engine/context-channel.js';
 import type { CheckResult } from '../engine/types.js';
 
 export interface SuiteRunEvents {
@@ -61,6 +62,66 @@ export async function runSuites(
   fileFilters: string[],
   events: SuiteRunEvents = {},
 ): Promise<CheckResult[]> {
+  return runVitest({ pooltest: provided }, fileFilters, events, () => undefined);
+}
+
+/** A run of the check files started before its context exists (see {@link startSuites}). */
+export interface StartedSuites {
+  /**
+   * Resolves once Vitest's start-up on this thread is done (what is left runs on its worker's
+   * thread): the caller's timed steps wait for it, so that no measurement includes it.
+   */
+  created: Promise<void>;
+  /** Hands the run context to the checks, which wait for it; they start now. */
+  provide(provided: PooltestProvided): void;
+  /**
+   * No context will come (discovery failed, the run was interrupted): every check ends at once,
+   * touching nothing, and Vitest closes. The caller reports its own error, not these results.
+   */
+  abandon(reason: string): void;
+  /** One result per test, in completion order, once Vitest has closed. */
+  results: Promise<CheckResult[]>;
+}
+
+/**
+ * Starts the check files before their run context exists: Vitest starts its worker and loads
+ * the first file while discovery runs (on loopback about half a second of CPU, on another
+ * thread), and each check waits for the context on a channel (engine/context-channel.ts).
+ */
+export function startSuites(runId: string, fileFilters: string[], events: SuiteRunEvents = {}): StartedSuites {
+  const offer = offerContext(runId);
+  let created!: () => void;
+  const createdP = new Promise<void>((r) => (created = r));
+  // Abandoned, the run is cancelled as an interrupted one is: the files not started are skipped.
+  const abandoned = new AbortController();
+  const signal = events.signal ? AbortSignal.any([events.signal, abandoned.signal]) : abandoned.signal;
+  const run = runVitest({ pooltestChannel: offer.name }, fileFilters, { ...events, cancelSignal: signal }, () =>
+    created(),
+  );
+  const results = run.finally(() => {
+    // A run that ended before it was given anything (Vitest failed to start): nobody waits now.
+    offer.refuse('the check run ended before discovery finished');
+    offer.close();
+    created();
+  });
+  return {
+    created: createdP,
+    provide: (p) => offer.give(p),
+    abandon: (reason) => {
+      offer.refuse(reason);
+      abandoned.abort();
+    },
+    results,
+  };
+}
+
+async function runVitest(
+  provide: { pooltest: PooltestProvided } | { pooltestChannel: string },
+  fileFilters: string[],
+  events: SuiteRunEvents & { cancelSignal?: AbortSignal },
+  onCreated: () => void,
+): Promise<CheckResult[]> {
+  const cancelSignal = events.cancelSignal ?? events.signal;
   preloadVitest();
   const { startVitest } = await vitestModule!;
   const { root, pattern } = suitesLocation();
@@ -68,7 +129,8 @@ export async function runSuites(
   let cancel: (() => void) | null = null;
   const collector = {
     onInit(vitest: { cancelCurrentRun(reason: string): Promise<void> }) {
-      const signal = events.signal;
+      onCreated();
+      const signal = cancelSignal;
       if (!signal) return;
       cancel = () => void vitest.cancelCurrentRun('pooltest-interrupted');
       if (signal.aborted) cancel();
@@ -77,7 +139,7 @@ export async function runSuites(
     onTestModuleStart(mod: { moduleId: string }) {
       // A cancel that came before the run began is forgotten: Vitest clears its cancelling
       // flag when the run starts (runFiles). Say it again once a file is under way.
-      if (events.signal?.aborted) cancel?.();
+      if (cancelSignal?.aborted) cancel?.();
       events.onCheckStart?.(mod.moduleId);
     },
     onTestCaseAnnotate(_testCase: unknown, annotation: { type: string; message: string }) {
@@ -111,7 +173,7 @@ export async function runSuites(
         watch: false,
         include: [pattern],
         reporters: [collector],
-        provide: { pooltest: provided },
+        provide,
         fileParallelism: false,
         // Files run in the order of fileFilters, the same every run (see check-order.ts).
         sequence: { sequencer: sequencerFor(fileFilters) },
@@ -127,7 +189,7 @@ export async function runSuites(
       { cacheDir: path.join(os.tmpdir(), 'pooltest-vite-cache') },
       { stdout: sink, stderr: sink },
     );
-    if (cancel) events.signal?.removeEventListener('abort', cancel);
+    if (cancel) cancelSignal?.removeEventListener('abort', cancel);
     await vitest?.close();
     // startVitest sets a failing exit code when a check fails its expectation; the CLI decides.
     process.exitCode = previousExitCode;

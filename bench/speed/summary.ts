@@ -140,7 +140,16 @@ export function render(sums: ConditionSummary[]): string {
     trips('    after the last check (Vitest closing)', (c) => c.roundTrips.between);
     trips('    sweep', (c) => c.roundTrips.sweep);
     const base = sums.find((c) => c.delayMs === 0);
-    if (base) trips('derived: (time - loopback time) / round trip', (c) => (c.cliMs - base.cliMs) / (2 * c.delayMs));
+    if (base) {
+      trips('derived: (time - loopback time) / round trip', (c) => (c.cliMs - base.cliMs) / (2 * c.delayMs));
+      // On a busy machine both wall times are noise; the count is not. Loopback time plus the
+      // counted round trips at this round trip is what a quiet machine would take, at most
+      // (the count includes logins ahead that overlap CPU time rather than wait for it).
+      head(
+        'estimate: loopback time + counted x round trip',
+        sums.map((c) => (c.delayMs > 0 ? s(base.cliMs + c.roundTrips.cli * 2 * c.delayMs) : '-')),
+      );
+    }
   }
   lines.push('');
   head(

@@ -17,7 +17,8 @@ import { landOn } from './land-on.js';
 import { LANDING_TAGS } from './tags.js';
 
 export { STATE_SCENARIO } from './tags.js';
-import { dismiss, landingHoldMs } from './holders.js';
+import { dismiss, landingHoldMs, releaseAll } from './holders.js';
+import { sparesAllowed } from './spare-session.js';
 import type { Scenario } from './scenario.js';
 import type { Session } from '../session/session.js';
 
@@ -81,7 +82,11 @@ async function observeAndReadBack(
     releaseBy: 'wait',
     holdMs,
   });
-  await dismiss(landing.others);
+  // The candidates that missed b1 let go of their backends so that A has somewhere to go. Where
+  // a connected client holds no backend once its transaction ended (as for spares), their
+  // goodbyes are not waited for: closeAll ends them with the rest, at a distance a round trip later.
+  if (sparesAllowed(scn.ctx)) await releaseAll(landing.others);
+  else await dismiss(landing.others);
   await a.run(t(LANDING_TAGS.readback), `SELECT pg_backend_pid() AS pid; ${probe.readback}`);
   // The observer lets b1 go while A cleans up wherever it lands: the observer's take already
   // cleaned b1, so neither waits for the other (the tidy-up after the check visits b1 anyway).
