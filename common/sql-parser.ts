@@ -3,7 +3,6 @@
  * audit knows about SQL comes through here; nothing looks at SQL text with patterns. The
  * synchronous calls need the module loaded once, which {@link loadParser} does.
  */
-import { setFlagsFromString } from 'node:v8';
 import { loadModule, normalizeSync, parsePlPgSQLSync, parseSync, scanSync } from 'libpg-query';
 
 /** A parsed node as plain JSON: `{ SelectStmt: {...} }` and so on. */
@@ -31,21 +30,9 @@ export class SqlParseFailure extends Error {
 
 let loading: Promise<void> | null = null;
 
-/**
- * Loads the WASM parser; cheap to call again.
- *
- * The module is compiled whole while it loads rather than function by function at first call
- * (V8's default): lazily, the first parse and the first normalize compiled their paths on the
- * calling thread for about 0.35 CPU s; eagerly, the load costs about 0.1 s more and those first
- * calls nothing (measured with --cpu-prof; see bench/audit-bench.ts). Every thread that loads
- * the parser pays this, so it counts once per audit worker too. The flag is V8's own, read when
- * a WebAssembly module is compiled; it changes when code is compiled, never what it does.
- */
+/** Loads the WASM parser; cheap to call again. */
 export function loadParser(): Promise<void> {
-  if (loading === null) {
-    setFlagsFromString('--no-wasm-lazy-compilation');
-    loading = loadModule();
-  }
+  loading ??= loadModule();
   return loading;
 }
 
