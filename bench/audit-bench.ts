@@ -184,7 +184,7 @@ async function main(argv: string[]): Promise<number> {
       if ('skipped' in badger) out(`pgBadger: not run: ${badger.skipped}`);
       else
         out(
-          `pgBadger 1 job on the ${ours.statements}-statement log: ${badger.seconds.toFixed(2)} s; pooltest audit: ${ours.seconds.toFixed(2)} s (x${(badger.seconds / ours.seconds).toFixed(1)} faster)`,
+          `pgBadger 1 job on the ${ours.statements}-statement log: ${badger.seconds.toFixed(2)} s; pooltest audit, whole process: ${ours.processSeconds.toFixed(2)} s (x${(badger.seconds / ours.processSeconds).toFixed(1)} faster)`,
         );
     }
     if (keep) out(`logs kept in ${dir}`);
