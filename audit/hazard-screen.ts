@@ -32,9 +32,6 @@ import { ANYWHERE_WORDS, LEADING_WORDS, TEMP_SCHEMA_PREFIX } from './screen-voca
 const STRING_MARK = '\u0000s';
 const NUMBER_MARK = '\u0000n';
 
-/** Lengths of the vocabulary's words: a word of another length needs no lower-casing. */
-const WORD_LENGTHS = new Set([...ANYWHERE_WORDS, ...LEADING_WORDS].map((w) => w.length));
-
 /** What came before a token, for deciding whether an integer may be replaced. */
 const PREV_NONE = 0;
 const PREV_OPERATOR_OR_COMMA = 1;
@@ -122,8 +119,13 @@ export function screenStatement(sql: string): string | null {
       const end = quotedIdentEnd(sql, i + 1);
       if (end < 0) return null;
       significant(false);
-      const word = sql.slice(i + 1, end - 1).replaceAll('""', '"');
-      if (isTriggerWord(word, 0, word.length, false)) return null;
+      // Read in place unless a doubled quote makes the name differ from its spelling.
+      if (sql.indexOf('"', i + 1) === end - 1) {
+        if (isTriggerWord(sql, i + 1, end - 1, false)) return null;
+      } else {
+        const word = sql.slice(i + 1, end - 1).replaceAll('""', '"');
+        if (isTriggerWord(word, 0, word.length, false)) return null;
+      }
       i = end;
       leading = false;
       prev = PREV_OTHER;
@@ -175,12 +177,31 @@ function isTriggerWord(text: string, start: number, end: number, leading: boolea
   const length = end - start;
   const first = text.charCodeAt(start) | 0x20;
   // `pg_temp`, `pg_temp_3`: a relation there is temporary.
-  if (length >= TEMP_SCHEMA_PREFIX.length && first === 0x70) {
-    if (text.slice(start, start + TEMP_SCHEMA_PREFIX.length).toLowerCase() === TEMP_SCHEMA_PREFIX) return true;
+  if (length >= TEMP_SCHEMA_PREFIX.length && first === 0x70 && sameWord(text, start, TEMP_SCHEMA_PREFIX)) return true;
+  const candidates = WORDS_BY_LENGTH[length];
+  if (candidates === undefined) return false;
+  for (const c of candidates) if ((c.anywhere || leading) && sameWord(text, start, c.word)) return true;
+  return false;
+}
+
+/** The vocabulary's words by length, so a word is compared in place with the few it could be. */
+const WORDS_BY_LENGTH: Array<Array<{ word: string; anywhere: boolean }> | undefined> = [];
+for (const word of new Set([...ANYWHERE_WORDS, ...LEADING_WORDS]))
+  (WORDS_BY_LENGTH[word.length] ??= []).push({ word, anywhere: ANYWHERE_WORDS.has(word) });
+
+/**
+ * Whether `text` at `start` spells `word` (lower-case ASCII) in any case. Compared in place:
+ * slicing and lower-casing every identifier of an ORM's statements was most of the screen's
+ * cost. A non-ASCII character takes the old way (toLowerCase), which reads the Kelvin sign as
+ * `k`: more cautious than PostgreSQL, which folds only ASCII, and exactly what the screen did.
+ */
+function sameWord(text: string, start: number, word: string): boolean {
+  for (let k = 0; k < word.length; k++) {
+    const c = text.charCodeAt(start + k);
+    if (c >= 0x80) return text.slice(start, start + word.length).toLowerCase() === word;
+    if (c !== word.charCodeAt(k) && !(c >= 0x41 && c <= 0x5a && c + 0x20 === word.charCodeAt(k))) return false;
   }
-  if (!WORD_LENGTHS.has(length)) return false;
-  const word = text.slice(start, end).toLowerCase();
-  return ANYWHERE_WORDS.has(word) || (leading && LEADING_WORDS.has(word));
+  return true;
 }
 
 /** After the closing quote of a standard string whose body starts at `i`; -1 if unterminated. */

@@ -3,7 +3,7 @@
  * longer than the limit keeps its first `maxLineBytes` bytes and is marked truncated, so a
  * 10 MB line (or a binary file with no newline at all) cannot blow up memory.
  */
-import { isUtf8 } from 'node:buffer';
+import { isAscii, isUtf8 } from 'node:buffer';
 
 /**
  * One line of the input, without its line terminator. Valid only during the call it is given
@@ -25,6 +25,11 @@ export interface RawLine {
   /** `"` bytes in the dropped part (CSV readers need the parity of the whole line). */
   droppedQuotes: number;
   validUtf8: boolean;
+  /**
+   * Every kept byte is below 0x80, so `buffer.toString('latin1', ...)` of it is the same
+   * string as UTF-8 decoding, made by a plain copy instead of a decoder.
+   */
+  ascii: boolean;
 }
 
 /** The splitter's one reused line (see {@link RawLine}). */
@@ -37,10 +42,11 @@ class LineView implements RawLine {
   truncated = false;
   droppedQuotes = 0;
   validUtf8 = true;
+  ascii = true;
   private decoded: string | null = null;
 
   get text(): string {
-    this.decoded ??= this.buffer.toString('utf8', this.start, this.end);
+    this.decoded ??= this.buffer.toString(this.ascii ? 'latin1' : 'utf8', this.start, this.end);
     return this.decoded;
   }
 
@@ -74,12 +80,14 @@ export class LineSplitter {
     // Checking the whole chunk once is far cheaper than per line; lines are re-checked only
     // when the chunk as a whole is not valid (which includes a character split across chunks).
     const chunkValid = isUtf8(chunk);
+    // Logs are mostly ASCII: known per chunk, a line's text is then copied, not decoded.
+    const chunkAscii = chunkValid && isAscii(chunk);
     let pos = 0;
     while (pos < chunk.length) {
       const nl = chunk.indexOf(0x0a, pos);
       const end = nl === -1 ? chunk.length : nl;
       if (nl !== -1 && this.pendingTotal === 0 && end - pos <= this.maxLineBytes) {
-        this.emitSlice(chunk, pos, end, chunkValid);
+        this.emitSlice(chunk, pos, end, chunkValid, chunkAscii);
       } else {
         this.keep(chunk.subarray(pos, end));
         if (nl !== -1) this.emitPending();
@@ -93,7 +101,7 @@ export class LineSplitter {
     if (this.pendingTotal > 0) this.emitPending();
   }
 
-  private emitSlice(chunk: Buffer, start: number, end: number, chunkValid: boolean): void {
+  private emitSlice(chunk: Buffer, start: number, end: number, chunkValid: boolean, chunkAscii: boolean): void {
     const stop = end > start && chunk[end - 1] === 0x0d ? end - 1 : end;
     const view = this.view;
     view.set(chunk, start, stop);
@@ -102,6 +110,7 @@ export class LineSplitter {
     view.truncated = false;
     view.droppedQuotes = 0;
     view.validUtf8 = chunkValid || isUtf8(chunk.subarray(start, stop));
+    view.ascii = chunkAscii;
     this.onLine(view);
   }
 
@@ -131,6 +140,7 @@ export class LineSplitter {
     view.droppedQuotes = this.droppedQuotes;
     // A truncated line may end inside a character: only its kept part is judged.
     view.validUtf8 = isUtf8(truncated ? trimPartialCharacter(line) : line);
+    view.ascii = isAscii(line);
     this.onLine(view);
     this.pending = [];
     this.pendingKept = 0;

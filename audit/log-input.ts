@@ -4,11 +4,11 @@
  * --log -`). Statements keep the line their log entry starts on as their source. A large log
  * file is read by several threads, one part each (log-parallel.ts).
  */
-import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { PooltestError } from '../engine/errors.js';
 import type { AuditCollector } from './audit-collector.js';
 import type { InputSummary } from './audit-types.js';
+import { fileChunks } from './file-chunks.js';
 import { fileError } from './input-checks.js';
 import { LineSplitter } from './line-splitter.js';
 import { auditLogParallel, workersFor } from './log-parallel.js';
@@ -54,10 +54,9 @@ export async function auditLogFile(
     if (result !== null) return result;
   }
   const state = new LogState(name, collector, opts);
+  // To the end of the file as it is when read: a log still being written is read to its end.
   const stream =
-    path === '-'
-      ? (opts.stdin ?? process.stdin)
-      : createReadStream(path, { highWaterMark: opts.chunkBytes ?? CHUNK_BYTES });
+    path === '-' ? (opts.stdin ?? process.stdin) : fileChunks(path, 0, Infinity, opts.chunkBytes ?? CHUNK_BYTES);
   opts.progress?.start(name, totalBytes);
   try {
     await readLogStream(stream, state, name, opts.maxStatementBytes, { sniff: true, linesBefore: 0 }, (bytes, lines) =>
@@ -76,7 +75,7 @@ export async function auditLogFile(
  * reading `name`; the stream is destroyed in any case.
  */
 export async function readLogStream(
-  stream: NodeJS.ReadableStream,
+  stream: NodeJS.ReadableStream | AsyncIterable<Buffer>,
   state: LogState,
   name: string,
   maxStatementBytes: number,

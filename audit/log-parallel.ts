@@ -19,7 +19,7 @@
  * as many threads as the machine has cores. Each extra thread pays about a second of CPU to
  * load the catalogue and make the parser's first calls, which a smaller log does not win back.
  */
-import { createReadStream, existsSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -27,6 +27,7 @@ import { Worker } from 'node:worker_threads';
 import { PooltestError, type PooltestErrorCode } from '../engine/errors.js';
 import type { AuditCollector, CollectorState } from './audit-collector.js';
 import type { InputSummary } from './audit-types.js';
+import { fileChunks } from './file-chunks.js';
 import { fileError } from './input-checks.js';
 import { binaryLog, CHUNK_BYTES, readLogStream, type LogInputOptions } from './log-input.js';
 import { detectLogFormat, type LogFormat } from './log-format.js';
@@ -127,7 +128,7 @@ export async function auditLogParallel(
     const all = Promise.all(results);
     all.catch(() => {});
     const state = new LogState(path, collector, { format, maxStatementBytes: opts.maxStatementBytes });
-    const first = createReadStream(path, { start: 0, end: parts[0]!.end - 1, highWaterMark: chunkBytes });
+    const first = fileChunks(path, 0, parts[0]!.end, chunkBytes);
     await readLogStream(first, state, path, opts.maxStatementBytes, { sniff: false, linesBefore: 0 }, (bytes, lines) =>
       report(0, bytes, lines),
     );

@@ -3,11 +3,11 @@
  * splitter, log reader and classifier as the main thread, into a collector of its own whose
  * contents go back as plain data when the part is read.
  */
-import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { parentPort, workerData } from 'node:worker_threads';
 import { PooltestError } from '../engine/errors.js';
 import { AuditCollector } from './audit-collector.js';
+import { fileChunks } from './file-chunks.js';
 import { CHUNK_BYTES, readLogStream } from './log-input.js';
 import { countNewlines, type WorkerMessage, type WorkerTask } from './log-parallel.js';
 import { LogState } from './log-state.js';
@@ -28,8 +28,7 @@ async function run(task: WorkerTask): Promise<WorkerMessage> {
   const [lineOffset] = await Promise.all([linesBefore(task), loadParser()]);
   const collector = new AuditCollector(true);
   const state = new LogState(task.name, collector, { format: task.format, maxStatementBytes: task.maxStatementBytes });
-  // `end` is inclusive for createReadStream.
-  const stream = createReadStream(task.path, { start: task.start, end: task.end - 1, highWaterMark: task.chunkBytes });
+  const stream = fileChunks(task.path, task.start, task.end, task.chunkBytes);
   let last = 0;
   await readLogStream(
     stream,

@@ -15,15 +15,6 @@ import type { RawLine } from './line-splitter.js';
 import { SEVERITIES, statementFromMessage, type LoggedStatement } from './log-message.js';
 import type { LogEvents, LogReader } from './log-reader.js';
 
-interface OpenStatement {
-  found: LoggedStatement;
-  /** Continuation lines' texts, when there are any. */
-  more: string[] | null;
-  line: number;
-  bytes: number;
-  tooLong: boolean;
-}
-
 const STATEMENT = Buffer.from('statement: ');
 const EXECUTE_UNNAMED = Buffer.from('execute <unnamed>: ');
 /** The severity words as bytes, with the length of the longest. */
@@ -37,7 +28,20 @@ const G = 0x47;
 export class StderrLogReader implements LogReader {
   entries = 0;
   readonly multiLineStatements = true;
-  private open: OpenStatement | null = null;
+  /*
+   * The statement being read, until a line that does not continue it. Fields of the reader
+   * rather than an object per statement: a busy log has a million of them, and `found` is
+   * reused for the two common messages (statement, execute <unnamed>), which LogState reads
+   * during the call and never keeps.
+   */
+  private isOpen = false;
+  private found: LoggedStatement = { text: '', namedProtocol: false };
+  private readonly common: LoggedStatement = { text: '', namedProtocol: false };
+  /** Continuation lines' texts, when there are any. */
+  private more: string[] | null = null;
+  private line0 = 0;
+  private bytes = 0;
+  private tooLong = false;
 
   constructor(
     private readonly events: LogEvents,
@@ -61,20 +65,23 @@ export class StderrLogReader implements LogReader {
     this.entries++;
     if (!isLog) return;
     const message = sep + 3;
-    let found: LoggedStatement | null;
-    if (startsWith(buf, message, end, STATEMENT))
-      found = { text: buf.toString('utf8', message + STATEMENT.length, end), namedProtocol: false };
-    else if (startsWith(buf, message, end, EXECUTE_UNNAMED))
-      found = { text: buf.toString('utf8', message + EXECUTE_UNNAMED.length, end), namedProtocol: false, phase: 'run' };
-    else found = statementFromMessage(buf.toString('utf8', message, end));
+    // An ASCII line's text is the same string in latin1 as in UTF-8, and latin1 is a copy.
+    const encoding = line.ascii ? 'latin1' : 'utf8';
+    let found: LoggedStatement | null = this.common;
+    if (startsWith(buf, message, end, STATEMENT)) {
+      found.text = buf.toString(encoding, message + STATEMENT.length, end);
+      found.phase = undefined;
+    } else if (startsWith(buf, message, end, EXECUTE_UNNAMED)) {
+      found.text = buf.toString(encoding, message + EXECUTE_UNNAMED.length, end);
+      found.phase = 'run';
+    } else found = statementFromMessage(buf.toString(encoding, message, end));
     if (found === null) return;
-    this.open = {
-      found,
-      more: null,
-      line: line.lineNo,
-      bytes: line.bytes,
-      tooLong: line.truncated || line.bytes > this.maxStatementBytes,
-    };
+    this.isOpen = true;
+    this.found = found;
+    this.more = null;
+    this.line0 = line.lineNo;
+    this.bytes = line.bytes;
+    this.tooLong = line.truncated || line.bytes > this.maxStatementBytes;
   }
 
   end(): void {
@@ -82,22 +89,21 @@ export class StderrLogReader implements LogReader {
   }
 
   private continueWith(line: RawLine): void {
-    const open = this.open;
-    if (open === null) return;
-    open.bytes += line.bytes;
-    if (line.truncated || open.bytes > this.maxStatementBytes) open.tooLong = true;
+    if (!this.isOpen) return;
+    this.bytes += line.bytes;
+    if (line.truncated || this.bytes > this.maxStatementBytes) this.tooLong = true;
     // Past the limit only the size is tracked; the beginning is kept for the report.
-    if (!open.tooLong) (open.more ??= []).push(line.buffer.toString('utf8', line.start + 1, line.end));
+    if (!this.tooLong)
+      (this.more ??= []).push(line.buffer.toString(line.ascii ? 'latin1' : 'utf8', line.start + 1, line.end));
   }
 
   private flush(): void {
-    const open = this.open;
-    if (open === null) return;
-    this.open = null;
-    const found = open.found;
-    if (open.more !== null) found.text = `${found.text}\n${open.more.join('\n')}`;
-    if (open.tooLong) this.events.tooLong(found.text, open.line, open.bytes);
-    else this.events.statement(found, open.line);
+    if (!this.isOpen) return;
+    this.isOpen = false;
+    const found = this.found;
+    if (this.more !== null) found.text = `${found.text}\n${this.more.join('\n')}`;
+    if (this.tooLong) this.events.tooLong(found.text, this.line0, this.bytes);
+    else this.events.statement(found, this.line0);
   }
 }
 

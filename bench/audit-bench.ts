@@ -3,8 +3,10 @@
  * 1,000,000 statements with a realistic mix (driver statements with `$n` placeholders repeated
  * many times, ORM-style queries with inlined literals that never repeat, multi-line statements,
  * DETAIL and connection lines, and some statements that rely on session state), then audits
- * each in a fresh child process and prints statements per second (by the clock, and per CPU
- * second: on a shared machine the clock says more about the neighbours), and peak RSS. Equal
+ * each in a fresh child process and prints statements per second (by the clock for the audit
+ * call and for the whole process, which is what a user waits for and what the target is judged
+ * on; and per CPU second: on a shared machine the clock says more about the neighbours), and
+ * peak RSS. `--sizes 1000000,2000000` shows memory staying flat past the default sizes. Equal
  * peaks for both sizes show memory does not grow with the log. When pgBadger is installed
  * (Debian `pgbadger`), it analyses the largest log too (`-j 1`, output to a temporary folder,
  * at most 10 minutes) and its time is printed beside the audit's.
@@ -126,7 +128,7 @@ async function main(argv: string[]): Promise<number> {
   const jobs = option(argv, '--jobs');
   const dir = await mkdtemp(join(tmpdir(), 'pooltest-audit-bench-'));
   try {
-    const rows: Array<ChildResult & { size: number; fileMb: number }> = [];
+    const rows: Array<ChildResult & { size: number; fileMb: number; processSeconds: number }> = [];
     let largest = '';
     for (const size of sizes) {
       const file = join(dir, `postgresql-${size}.log`);
@@ -135,30 +137,40 @@ async function main(argv: string[]): Promise<number> {
       const fileMb = Math.round((await stat(file)).size / 1024 / 1024);
       // A fresh process per size: its peak RSS belongs to that size alone.
       const args = [fileURLToPath(import.meta.url), '--child', file, ...(jobs !== undefined ? [jobs] : [])];
+      const spawned = performance.now();
       const run = spawnSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 1 << 20 });
+      // What a user waits for: the whole process, Node's start and the imports included.
+      const processSeconds = (performance.now() - spawned) / 1000;
       if (run.status !== 0) throw new Error(`audit child failed: ${run.stderr}`);
-      rows.push({ size, fileMb, ...(JSON.parse(run.stdout) as ChildResult) });
+      rows.push({ size, fileMb, processSeconds, ...(JSON.parse(run.stdout) as ChildResult) });
     }
     const out = (line: string): boolean => process.stdout.write(`${line}\n`);
     out(
       `${uniquePercent}% of statements are unique texts; jobs: ${jobs ?? 'default (one thread per core from 64 MB)'}`,
     );
     out(
-      'statements  log MB  jobs  parsed texts  findings  seconds  statements/s  CPU s  statements/CPU s  peak RSS MB',
+      'statements  log MB  jobs  parsed texts  findings  seconds  statements/s  process s  statements/s  CPU s  statements/CPU s  peak RSS MB',
     );
     for (const r of rows) {
+      const perProcessSecond = Math.round(r.statements / r.processSeconds);
       out(
-        `${String(r.statements).padStart(10)}  ${String(r.fileMb).padStart(6)}  ${String(r.jobs).padStart(4)}  ${String(r.parsedTexts).padStart(12)}  ${String(r.findings).padStart(8)}  ${r.seconds.toFixed(2).padStart(7)}  ${String(r.perSecond).padStart(12)}  ${r.cpuSeconds.toFixed(2).padStart(5)}  ${String(r.perCpuSecond).padStart(16)}  ${String(r.maxRssMb).padStart(11)}`,
+        `${String(r.statements).padStart(10)}  ${String(r.fileMb).padStart(6)}  ${String(r.jobs).padStart(4)}  ${String(r.parsedTexts).padStart(12)}  ${String(r.findings).padStart(8)}  ${r.seconds.toFixed(2).padStart(7)}  ${String(r.perSecond).padStart(12)}  ${r.processSeconds.toFixed(2).padStart(9)}  ${String(perProcessSecond).padStart(12)}  ${r.cpuSeconds.toFixed(2).padStart(5)}  ${String(r.perCpuSecond).padStart(16)}  ${String(r.maxRssMb).padStart(11)}`,
       );
     }
+    out(
+      'seconds: the audit() call; process s: the whole `node` process as a user waits for it (start and imports too); CPU s: all threads of the process',
+    );
     // On a shared machine the clock figures say as much about the neighbours as about the audit.
     const [one, five] = loadavg();
     out(
       `load average during the runs: ${one!.toFixed(2)} (1 min), ${five!.toFixed(2)} (5 min) on ${availableParallelism()} cores`,
     );
-    const slowest = Math.min(...rows.map((r) => r.perSecond));
+    // Judged on the whole process, which is what a user waits for.
+    const slowest = Math.min(...rows.map((r) => Math.round(r.statements / r.processSeconds)));
     const target = 1_000_000;
-    out(`target >= ${target} statements/s: ${slowest >= target ? 'met' : 'NOT met'} (slowest ${slowest}/s)`);
+    out(
+      `target >= ${target} statements/s (whole process): ${slowest >= target ? 'met' : 'NOT met'} (slowest ${slowest}/s)${one! > availableParallelism() ? `; the load exceeds the ${availableParallelism()} cores, so the clock figures are the neighbours' as much as the audit's: CPU s is the steadier figure` : ''}`,
+    );
     if (rows.length >= 2) {
       const first = rows[0]!;
       const last = rows[rows.length - 1]!;
@@ -172,7 +184,7 @@ async function main(argv: string[]): Promise<number> {
       if ('skipped' in badger) out(`pgBadger: not run: ${badger.skipped}`);
       else
         out(
-          `pgBadger 1 job on the ${ours.statements}-statement log: ${badger.seconds.toFixed(2)} s; pooltest audit: ${ours.seconds.toFixed(2)} s (x${(badger.seconds / ours.seconds).toFixed(1)} faster)`,
+          `pgBadger 1 job on the ${ours.statements}-statement log: ${badger.seconds.toFixed(2)} s; pooltest audit, whole process: ${ours.processSeconds.toFixed(2)} s (x${(badger.seconds / ours.processSeconds).toFixed(1)} faster)`,
         );
     }
     if (keep) out(`logs kept in ${dir}`);

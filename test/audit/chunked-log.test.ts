@@ -135,3 +135,18 @@ test('a log file of PARALLEL_MIN_BYTES or more is read by one thread per core un
   expect(workersFor(1, 10 * PARALLEL_MIN_BYTES)).toBe(1);
   expect(workersFor(3, 10)).toBe(3);
 });
+
+test('non-ASCII statements keep their characters whether their read is ASCII or not', async () => {
+  // ASCII lines are copied byte for byte (latin1) instead of decoded: a line with a multi-byte
+  // character must still be decoded as UTF-8, in a read of its own (7 bytes: most reads are
+  // plain ASCII, the character's bytes cross reads) and in one read shared with ASCII lines.
+  const audit = await built;
+  const file = scratch.file('non-ascii.log');
+  const p = '2026-01-01 10:00:00.000 UTC [100] app@db ';
+  const texts = ["SET application_name = 'naïve ☃'", 'LISTEN "café"', 'SELECT 1'];
+  await writeFile(file, texts.map((t) => `${p}LOG:  statement: ${t}\n`).join(''));
+  for (const chunkBytes of [7, 1024]) {
+    const report = await audit({ logs: [file], jobs: 1, chunkBytes });
+    expect(report.findings.map((f) => f.statement).sort()).toEqual([texts[1], texts[0]]);
+  }
+});

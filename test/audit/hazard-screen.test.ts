@@ -218,4 +218,25 @@ describe('the hazard screen', () => {
     for (let i = 0; i < 300; i++) classifier.classify(inlined(i));
     expect(classifier.screenedTexts).toBeGreaterThanOrEqual(297);
   });
+
+  test('reads words in place as lower-casing them did: any ASCII case, quoted names, the Kelvin sign', () => {
+    // Words are compared where they stand (no slice, no toLowerCase) unless a character is not
+    // ASCII or a quoted name doubles a quote; each way must stop what the old comparison stopped.
+    const stopped = [
+      'SELECT PG_Advisory_Lock(1)',
+      'SELECT "pg_advisory_lock"(1)',
+      'SELECT * FROM Pg_Temp_3.t',
+      'sEt search_path = x',
+      // U+212A lower-cases to `k`: PostgreSQL would not fold it, the screen stays cautious.
+      'SELECT pg_advisory_loc\u212A(1)',
+    ];
+    const passed = [
+      'SELECT pg_advisory_lockx(1)',
+      'SELECT "pg_advisory""lock"(1)',
+      'SELECT "tempo" FROM t',
+      'SELECT ☃set',
+    ];
+    expect(stopped.filter((t) => screenStatement(t) !== null)).toEqual([]);
+    expect(passed.filter((t) => screenStatement(t) === null)).toEqual([]);
+  });
 });
