@@ -131,8 +131,10 @@ export function renderGroups(m: Matrix): string {
         // transaction pooling every session difference would be listed, which says nothing new.
         const ref = t.stack.endsWith('-session') ? PGB_118_SESSION : g.reference;
         const differing = differingChecks(m, ref, t.name);
+        // A cell this fixture cannot conclude is no difference, but the reader comparing must know it.
+        const open = Object.keys(t.inconclusive ?? {}).map((id) => `\`${id}\``);
         parts.push(
-          `- **${t.name}** differs from ${ref} in ${differing.length} check(s)${differing.length > 0 ? `: ${differing.join(', ')}` : ''}.`,
+          `- **${t.name}** differs from ${ref} in ${differing.length} check(s)${differing.length > 0 ? `: ${differing.join(', ')}` : ''}.${open.length > 0 ? ` Not concluded on this fixture (see the notes): ${open.join(', ')}.` : ''}`,
         );
       }
       parts.push('');

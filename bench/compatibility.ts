@@ -6,7 +6,9 @@
  * others from the committed JSON (handy when one fixture changed).
  *
  * test/catalogue/compatibility.test.ts fails when the committed page disagrees with what the
- * fixtures do, so rerun this after changing a judge, a check or a fixture.
+ * fixtures do, so rerun this after changing a judge, a check or a fixture. What a column may hold
+ * besides one outcome per check (a declared inconclusive cell, a cell that varies, a sweep that
+ * cannot be clean) is in compatibility-rules.ts; each target's run bound in compatibility-targets.ts.
  */
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -92,6 +94,8 @@ export function writeCompatibility(matrix: Matrix, repo = REPO): void {
     'One section per pooler and version. PgBouncer 1.25.2, Odyssey 1.5.1 and pgagroal 1.6.0 are built from their release',
     'tarballs (fixtures/pooler-build.ts); their sections compare each column with PgBouncer 1.18 in transaction mode, and a',
     'cell that follows from how the fixture is configured rather than from the pooler as shipped has a footnote.',
+    "A cell a fixture cannot conclude shows `—` ⚠️ with a note quoting the run's reason; a cell seen to change from run to run",
+    'shows every outcome seen (`routed | misrouted`) with a note; the test that re-runs the columns accepts exactly those.',
     ...COMPAT_TARGETS.filter((t) => t.pending !== undefined).map((t) => `Not shown yet: ${t.name} (${t.pending}).`),
     '',
   ].join('\n');
