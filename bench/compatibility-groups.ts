@@ -8,6 +8,7 @@
 import { renderMatrixMarkdown } from '../reporters/matrix-text.js';
 import type { Matrix } from '../reporters/matrix.js';
 import { COMPAT_TARGETS, type CompatGroupId } from './compatibility-targets.js';
+import { cellNotes, MEASURED_CHECKS } from './compatibility-rules.js';
 
 interface CompatGroup {
   id: CompatGroupId;
@@ -20,8 +21,6 @@ interface CompatGroup {
 
 const PGB_118 = 'PgBouncer 1.18 transaction';
 const PGB_118_SESSION = 'PgBouncer 1.18 session';
-/** Measurements (a latency ratio on a shared machine), not behaviours: never listed as a difference. */
-const MEASURED = new Set(['capacity/connect-churn']);
 
 export const GROUPS: readonly CompatGroup[] = [
   {
@@ -65,14 +64,15 @@ export const GROUPS: readonly CompatGroup[] = [
     title: 'pgagroal 1.6.0 (built from the release tarball)',
     reference: PGB_118,
     summary: [
-      'Not shown yet. pooltest runs the whole catalogue through both pipelines (discovery names pgagroal by its refusal',
-      'of a protocol 2.0 startup), but neither column can be a clean run here: the transaction pipeline refuses a login beyond',
-      'its pool with a 53300 ErrorResponse framed one byte short, so capacity/queueing, capacity/multiplexing and the sweep',
-      'cannot conclude, and its cancel/routing depends on which backend a query lands on; the session pipeline makes a login',
-      'wait for a free server connection, so a full run takes over three minutes. Observed in the transaction pipeline: every',
-      'session state a client leaves (SET, roles, temp tables, advisory locks, prepared statements, held cursors, lastval)',
-      'stays on the server connection for the next client, as on PgBouncer 1.18, with no parameter tracked; the profiles',
-      'pgagroal-transaction and pgagroal-session say what was observed.',
+      'Compared with PgBouncer 1.18 in transaction mode. Discovery names pgagroal by its refusal of a protocol 2.0 startup',
+      '(with a stray byte after it: a wire finding in the report). In the transaction pipeline every session state a client',
+      'leaves (SET, roles, temp tables, advisory locks, prepared statements, held cursors, lastval) stays on the server',
+      'connection for the next client, as on PgBouncer 1.18, with no parameter tracked (not even application_name), and',
+      "a client's DISCARD ALL runs on whichever connection its transaction gets. Where it differs from 1.18: a cancel request",
+      'is routed with the key of the connection the client authenticated on, so it reaches the query only when that is the',
+      'same backend, and a login beyond the pool is refused with a malformed 53300 instead of queued, which leaves the',
+      'capacity checks inconclusive with that reason. The session pipeline gives the outcomes of PgBouncer in session',
+      'pooling, but holds a login until a server connection is free.',
     ].join(' '),
   },
 ];
@@ -88,7 +88,11 @@ export function subMatrix(m: Matrix, names: readonly string[]): Matrix {
         ...r,
         cells: cells.map((c) => ({
           ...c,
-          differs: c.verdict !== null && first !== undefined && first.verdict !== null && c.outcome !== first.outcome,
+          differs:
+            c.verdict !== null &&
+            first !== undefined &&
+            first.verdict !== null &&
+            (c.seen ?? [c.outcome]).some((o) => o !== first.outcome),
         })),
       };
     })
@@ -103,10 +107,13 @@ function differingChecks(m: Matrix, ref: string, name: string): string[] {
   const i = m.columns.findIndex((c) => c.name === name);
   if (r < 0 || i < 0) return [];
   return m.rows
-    .filter((row) => !MEASURED.has(row.id))
+    .filter((row) => !MEASURED_CHECKS.has(row.id))
     .filter((row) => row.cells[i]!.outcome !== null && row.cells[r]!.outcome !== null)
-    .filter((row) => row.cells[i]!.outcome !== row.cells[r]!.outcome)
-    .map((row) => `\`${row.id}\` ${row.cells[i]!.outcome} (${row.cells[r]!.outcome} there)`);
+    .filter((row) => (row.cells[i]!.seen ?? [row.cells[i]!.outcome]).some((o) => o !== row.cells[r]!.outcome))
+    .map((row) => {
+      const c = row.cells[i]!;
+      return `\`${row.id}\` ${c.seen ? c.seen.join(' | ') : c.outcome} (${row.cells[r]!.outcome} there)`;
+    });
 }
 
 /** The Markdown of every section that has a column in `m`. */
@@ -124,17 +131,26 @@ export function renderGroups(m: Matrix): string {
         // transaction pooling every session difference would be listed, which says nothing new.
         const ref = t.stack.endsWith('-session') ? PGB_118_SESSION : g.reference;
         const differing = differingChecks(m, ref, t.name);
+        // A cell this fixture cannot conclude is no difference, but the reader comparing must know it.
+        const open = Object.keys(t.inconclusive ?? {}).map((id) => `\`${id}\``);
         parts.push(
-          `- **${t.name}** differs from ${ref} in ${differing.length} check(s)${differing.length > 0 ? `: ${differing.join(', ')}` : ''}.`,
+          `- **${t.name}** differs from ${ref} in ${differing.length} check(s)${differing.length > 0 ? `: ${differing.join(', ')}` : ''}.${open.length > 0 ? ` Not concluded on this fixture (see the notes): ${open.join(', ')}.` : ''}`,
         );
       }
       parts.push('');
     }
-    const notes = targets.flatMap((t) =>
-      Object.entries(t.footnotes ?? {}).map(([id, text]) => `- ${t.name}, \`${id}\`: ${text}`),
-    );
+    const notes = targets.flatMap((t) => [
+      ...cellNotes(t, m).map(([id, text]) => `- ${t.name}, \`${id}\`: ${text}`),
+      ...(t.sweep ? [`- ${t.name}, the sweep: ${t.sweep.why}`] : []),
+    ]);
     parts.push(renderMatrixMarkdown(sub, g.title));
-    if (notes.length > 0) parts.push("Cells that follow from the fixture's configuration:", '', ...notes, '');
+    if (notes.length > 0)
+      parts.push(
+        "Notes on cells that follow from the fixture's configuration, vary from run to run or cannot conclude there:",
+        '',
+        ...notes,
+        '',
+      );
   }
   return parts.join('\n');
 }

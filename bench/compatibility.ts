@@ -6,7 +6,9 @@
  * others from the committed JSON (handy when one fixture changed).
  *
  * test/catalogue/compatibility.test.ts fails when the committed page disagrees with what the
- * fixtures do, so rerun this after changing a judge, a check or a fixture.
+ * fixtures do, so rerun this after changing a judge, a check or a fixture. What a column may hold
+ * besides one outcome per check (a declared inconclusive cell, a cell that varies, a sweep that
+ * cannot be clean) is in compatibility-rules.ts; each target's run bound in compatibility-targets.ts.
  */
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -27,8 +29,10 @@ import {
   COMPAT_RUNNABLE,
   COMPAT_TARGETS,
   COMPAT_TITLE,
+  RUN_BOUND_MS,
   type CompatTarget,
 } from './compatibility-targets.js';
+import { cellNotes, MEASURED_CHECKS, withVaryingCells } from './compatibility-rules.js';
 
 // Compiled under dist/bench/, or imported from source by a test under bench/.
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -55,12 +59,14 @@ export async function runTarget(t: CompatTarget, only: string[] = []): Promise<R
     if (t.profile) args.push('--profile', t.profile);
     if (only.length > 0) args.push('--only', only.join(','));
     // Exit 1 (a failed expectation) still wrote a report: the matrix shows the failure.
-    await promisify(execFile)(process.execPath, args, { cwd: dir, timeout: 180_000, env: withoutPg() }).catch(
-      (err: { code?: number; stderr?: string }) => {
-        if (err.code !== 1 || !existsSync(file))
-          throw new Error(`${t.name}: pooltest exited ${String(err.code)} without a report: ${err.stderr ?? ''}`);
-      },
-    );
+    await promisify(execFile)(process.execPath, args, {
+      cwd: dir,
+      timeout: t.runBoundMs ?? RUN_BOUND_MS,
+      env: withoutPg(),
+    }).catch((err: { code?: number; stderr?: string }) => {
+      if (err.code !== 1 || !existsSync(file))
+        throw new Error(`${t.name}: pooltest exited ${String(err.code)} without a report: ${err.stderr ?? ''}`);
+    });
     return JSON.parse(readFileSync(file, 'utf8')) as Report;
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -88,6 +94,8 @@ export function writeCompatibility(matrix: Matrix, repo = REPO): void {
     'One section per pooler and version. PgBouncer 1.25.2, Odyssey 1.5.1 and pgagroal 1.6.0 are built from their release',
     'tarballs (fixtures/pooler-build.ts); their sections compare each column with PgBouncer 1.18 in transaction mode, and a',
     'cell that follows from how the fixture is configured rather than from the pooler as shipped has a footnote.',
+    "A cell a fixture cannot conclude shows `—` ⚠️ with a note quoting the run's reason; a cell seen to change from run to run",
+    'shows every outcome seen (`routed | misrouted`) with a note; the test that re-runs the columns accepts exactly those.',
     ...COMPAT_TARGETS.filter((t) => t.pending !== undefined).map((t) => `Not shown yet: ${t.name} (${t.pending}).`),
     '',
   ].join('\n');
@@ -116,12 +124,19 @@ export interface CellNote {
 
 /** The notes of COMPAT_TARGETS (compatibility-targets.ts) that fall on a cell of `m`, in table order. */
 export function targetNotes(m: Matrix): CellNote[] {
-  return m.rows.flatMap((row) =>
+  const cells = m.rows.flatMap((row) =>
     m.columns.flatMap((col, column) => {
-      const text = COMPAT_TARGETS.find((t) => t.name === col.name)?.footnotes?.[row.id];
-      return text ? [{ column, check: row.id, columnName: col.name, text }] : [];
+      const t = COMPAT_TARGETS.find((x) => x.name === col.name);
+      const texts = t ? cellNotes(t, m).filter(([id]) => id === row.id) : [];
+      return texts.map(([, text]) => ({ column, check: row.id, columnName: col.name, text }));
     }),
   );
+  // A sweep that cannot be clean on a fixture is a note of its column too.
+  const sweeps = m.columns.flatMap((col, column) => {
+    const why = COMPAT_TARGETS.find((x) => x.name === col.name)?.sweep?.why;
+    return why ? [{ column, check: 'sweep', columnName: col.name, text: why }] : [];
+  });
+  return [...cells, ...sweeps];
 }
 
 /** The same notes as a list at the end of the HTML page. */
@@ -167,13 +182,14 @@ async function main(): Promise<void> {
     }
     reports.push({ report: await settled(t), name: t.name, source: t.name });
   }
-  writeCompatibility(buildMatrix(reports));
+  writeCompatibility(withVaryingCells(buildMatrix(reports), COMPAT_TARGETS));
   process.stderr.write(`wrote ${Object.values(COMPAT_FILES).join(', ')}\n`);
 }
 
 /**
- * A quiet fixture concludes every check; an inconclusive one is CPU load from elsewhere on a
- * shared machine, so the target is run again (up to three times) before the page shows it.
+ * A quiet fixture concludes every check it can; an inconclusive one the target does not declare
+ * (compatibility-rules.ts) is CPU load from elsewhere on a shared machine, so the target is run
+ * again (up to three times) before the page shows it.
  */
 async function settled(t: CompatTarget): Promise<Report> {
   let report: Report | null = null;
@@ -184,7 +200,11 @@ async function settled(t: CompatTarget): Promise<Report> {
     process.stderr.write(
       `${t.name}: ${s.total} checks, ${s.inconclusive} inconclusive, exit ${s.exitCode}, ${((performance.now() - started) / 1000).toFixed(1)} s\n`,
     );
-    if (s.inconclusive === 0) break;
+    const unexpected = report.checks.filter(
+      (c) => c.verdict === 'inconclusive' && !t.inconclusive?.[c.id] && !MEASURED_CHECKS.has(c.id),
+    );
+    if (unexpected.length === 0) break;
+    process.stderr.write(`  again: ${unexpected.map((c) => `${c.id} (${c.reason})`).join('; ')}\n`);
   }
   return report!;
 }
@@ -211,6 +231,7 @@ function fromColumn(m: Matrix, name: string): Report {
       severity: r.severity,
       outcome: r.cells[i]!.outcome,
       verdict: r.cells[i]!.verdict!,
+      reason: r.cells[i]!.reason ?? '',
       facts: factsOfMeasure(r.cells[i]!.measure),
     }));
   const [host, rest] = col.target.split('@')[1]!.split(':') as [string, string];

@@ -84,10 +84,11 @@ export const pgagroalTransaction: Profile = {
 
 /**
  * The session pipeline: a client keeps its server connection; DISCARD ALL when it leaves.
- * Observed on the fixture in one full run (the matrix cannot hold that column yet: see
- * bench/compatibility-targets.ts); test/wire/pgagroal-findings.test.ts re-runs the quick checks
- * with this profile. session/reset-on-disconnect stays documented: its observation was
- * inconclusive (a third client waits at login while both server connections are held).
+ * Observed on the fixture in full runs (docs/compatibility.md has the column, and
+ * test/catalogue/compatibility.test.ts re-runs it in its rotation); test/wire/pgagroal-findings.test.ts
+ * re-runs the quick checks with this profile. session/reset-on-disconnect stays documented: it is
+ * inconclusive there in every run so far (pgagroal opens a server connection beyond the pool
+ * discovery counted while the check runs, so the check's count of backends proves nothing).
  */
 export const pgagroalSession: Profile = {
   name: 'pgagroal-session',

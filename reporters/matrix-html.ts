@@ -8,6 +8,7 @@ import { esc, token } from './html.js';
 import type { Matrix, MatrixCell } from './matrix.js';
 import type { Severity } from '../engine/types.js';
 import { verdictPhrase } from './verdict-text.js';
+import { outcomeBreaks } from '../suites/outcome-breaks.js';
 
 const STYLE = `
 *{box-sizing:border-box}body{margin:0;font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:#1d232a}
@@ -63,10 +64,13 @@ export function renderMatrixHtml(m: Matrix, title = 'pooltest compatibility matr
 
 function cell(x: MatrixCell, severity: Severity): string {
   const classes = [x.differs ? 'differs' : '', x.verdict ? `v-${token(x.verdict)}` : ''].filter(Boolean).join(' ');
+  // A cell seen to vary shows every outcome seen (the page that records it says why in a note).
   const text =
-    x.outcome !== null
-      ? `<code class="${x.breaks ? 'breaks' : ''}">${esc(x.outcome)}</code>`
-      : `<span class="none">${x.verdict === null ? 'absent' : esc(x.verdict)}</span>`;
+    x.seen && x.seen.length > 1
+      ? x.seen.map((o) => `<code class="${outcomeBreaks(o) === true ? 'breaks' : ''}">${esc(o)}</code>`).join(' | ')
+      : x.outcome !== null
+        ? `<code class="${x.breaks ? 'breaks' : ''}">${esc(x.outcome)}</code>`
+        : `<span class="none">${x.verdict === null ? 'absent' : esc(x.verdict)}</span>`;
   const measure = x.measure ? ` <span class="measure">${esc(x.measure)}</span>` : '';
   // The verdict in the words of every renderer (verdict-text.ts); an observation that breaks is red.
   const phrase = x.verdict ? verdictPhrase({ verdict: x.verdict, outcome: x.outcome, severity }) : '';

@@ -10,6 +10,7 @@ import { code, inline, table } from './markdown.js';
 import { cut, oneLine, pad, terminalSafe } from './terminal-text.js';
 import type { Severity, Verdict } from '../engine/types.js';
 import { groupBySeverity } from './severity.js';
+import { outcomeBreaks } from '../suites/outcome-breaks.js';
 import { verdictCounts, verdictPhrase } from './verdict-text.js';
 
 /**
@@ -55,7 +56,7 @@ export function renderMatrixTerminal(unsafe: Matrix, opts: { color: boolean; wid
   const c = new Chalk({ level: opts.color ? 1 : 0 });
   const idWidth = Math.max(5, ...m.rows.map((r) => r.id.length));
   const cellText = (x: MatrixCell, severity: Severity): string =>
-    `${x.outcome ?? (x.verdict === null ? 'absent' : x.verdict === 'skipped' ? 'skipped' : '-')}${x.measure ? ` ${x.measure}` : ''}${mark(x, severity)}${x.differs ? '*' : ''}`;
+    `${x.seen && x.seen.length > 1 ? x.seen.join('|') : (x.outcome ?? (x.verdict === null ? 'absent' : x.verdict === 'skipped' ? 'skipped' : '-'))}${x.measure ? ` ${x.measure}` : ''}${mark(x, severity)}${x.differs ? '*' : ''}`;
   const widths = m.columns.map((_, i) => Math.max(4, ...m.rows.map((r) => cellText(r.cells[i]!, r.severity).length)));
   const lines = [
     'pooltest matrix',
@@ -126,6 +127,11 @@ export function renderMatrixMarkdown(m: Matrix, title = 'pooltest compatibility 
 }
 
 function cellMarkdown(x: MatrixCell, severity: Severity): string {
+  // A cell seen to vary shows every outcome seen; the page that records it says why in a note.
+  if (x.seen && x.seen.length > 1) {
+    const set = x.seen.map((o) => code(o)).join(' \\| ');
+    return `${x.differs ? `**${set}**` : set}${x.seen.some((o) => outcomeBreaks(o) === true) ? ' ⚠' : ''}${BADGE[x.verdict ?? ''] ?? ''}`;
+  }
   if (x.outcome === null)
     return `${x.verdict === null ? 'absent' : x.verdict === 'skipped' ? '— skipped' : '—'}${BADGE[x.verdict ?? ''] ?? ''}`;
   const label = x.differs ? `**${code(x.outcome)}**` : code(x.outcome);

@@ -42,6 +42,13 @@ export interface MatrixCell {
    * from the report's facts (reporters/measure-text.ts); absent in matrices written before it.
    */
   measure?: string | null;
+  /** Why the check could not conclude (the run's stated reason), on an inconclusive cell only. */
+  reason?: string;
+  /**
+   * Every outcome this target was seen to give across runs, where a page that merges several
+   * runs records that a cell varies (docs/compatibility.md); `outcome` is then the last run's.
+   */
+  seen?: string[];
 }
 
 export interface MatrixRow {
@@ -109,6 +116,8 @@ export function buildMatrix(reports: readonly NamedReport[]): Matrix {
           breaks: outcomeBreaks(c?.outcome ?? null) === true,
           // Only a measured check has one: the other cells stay as they were.
           ...(measure ? { measure } : {}),
+          // The reason travels with the cell: a matrix without it shows a bare "inconclusive".
+          ...(c?.verdict === 'inconclusive' && c.reason ? { reason: c.reason } : {}),
         };
       }),
     };

@@ -45,6 +45,32 @@ describe('compatibility matrix', () => {
     expect(renderMatrixHtml(m)).toMatch(/<td class="differs v-pass"><code class="breaks">leaked<\/code><\/td>/);
   });
 
+  test('an inconclusive cell keeps its reason; a cell seen to vary shows every outcome seen, in every format', () => {
+    const r = pgbouncerReport();
+    Object.assign(
+      r.checks.find((c) => c.id === 'session/set-local')!,
+      {
+        outcome: null,
+        verdict: 'inconclusive',
+        reason: 'the pool changed',
+      },
+    );
+    const m = buildMatrix([
+      { report: directReport(), source: 'direct.json' },
+      { report: r, source: 'pgbouncer.json' },
+    ]);
+    const row = (id: string) => m.rows.find((x) => x.id === id)!;
+    expect(row('session/set-local').cells[1]).toMatchObject({ verdict: 'inconclusive', reason: 'the pool changed' });
+    // The control: a conclusive cell carries no reason.
+    expect(row('session/set-leak').cells[1]).not.toHaveProperty('reason');
+    Object.assign(row('session/set-leak').cells[1]!, { seen: ['leaked', 'session'] });
+    expect(renderMatrixMarkdown(m)).toContain(
+      '| `session/set-leak` | correctness | `session` | **`leaked` \\| `session`** ⚠ |',
+    );
+    expect(renderMatrixTerminal(m, { color: false })).toMatch(/session\/set-leak\s+session\s+leaked\|session\*/);
+    expect(renderMatrixHtml(m)).toMatch(/<code class="breaks">leaked<\/code> \| <code class="">session<\/code>/);
+  });
+
   test('hostile text in reports stays text in Markdown and HTML', () => {
     const r = pgbouncerReport();
     r.checks[0]!.outcome = HOSTILE;
