@@ -36,8 +36,9 @@ describe('controls', () => {
   const ALIKE = ['session/set-local', 'locks/advisory-xact', 'statement/transaction-block'];
 
   // Only the checks this test names (--only): the rest of the catalogue, which the test never
-  // looked at, made it a whole catalogue run (most of this file's time); the catalogue against
-  // direct Postgres is test/catalogue/catalogue.test.ts's.
+  // looked at, made it a whole catalogue run, most of this file's time, and at load 24 longer
+  // than the CLI helper's 150 s bound (issue 21). The whole catalogue against direct Postgres
+  // is test/catalogue/catalogue.test.ts's.
   test('asserting pgbouncer-transaction against direct Postgres exits 1 and names the checks', async () => {
     const run = await runCli(
       ['--target', pg.url(), '--profile', 'pgbouncer-transaction', '--only', [...DIFFERING, ...ALIKE].join(',')],
