@@ -10,17 +10,24 @@ import { startStack, type Stack } from '../../fixtures/stack.js';
 import { withSuperuser } from '../safety/trace-inspection.js';
 import { runCli } from '../support/cli.js';
 
+/**
+ * One PostgreSQL for the file: the login without rights and each pooler (started in turn, in
+ * front of it) use it, instead of a server start per stack.
+ */
+let pgFixture: PostgresFixture;
+beforeAll(async () => {
+  pgFixture = await startPostgres();
+});
+afterAll(async () => {
+  await pgFixture?.stop();
+});
+
 describe('a login without the rights a check needs', () => {
-  let pgFixture: PostgresFixture;
   const password = 'no-rights-pw';
 
   beforeAll(async () => {
-    pgFixture = await startPostgres();
     // May log in, and nothing else: no role granted to it, so SET ROLE has nowhere to go.
     await withSuperuser(pgFixture, (c) => c.query(`CREATE ROLE pooltest_norights LOGIN PASSWORD '${password}'`));
-  });
-  afterAll(async () => {
-    await pgFixture?.stop();
   });
 
   test('session/role-leak is skipped with the reason; the other checks still run', async () => {
@@ -53,7 +60,7 @@ describe('a pooler asserted as transaction pooling when it is not', () => {
   test.each(cases)(
     '%s given --profile pgbouncer-transaction: exit 1, the differing checks named, the real mode reported',
     async (_name, stackName, failing) => {
-      const stack = await startStack(stackName);
+      const stack = await startStack(stackName, { postgresFixture: pgFixture });
       stacks.push(stack);
       const run = await runCli(['--target', stack.target.url(), '--profile', 'pgbouncer-transaction', ...only], {
         json: true,
@@ -68,6 +75,15 @@ describe('a pooler asserted as transaction pooling when it is not', () => {
       for (const id of failed)
         expect(run.stdout).toMatch(new RegExp(`${id.replace('/', '\\/')}\\s+\\S+\\s+\\S+\\s+FAIL`));
       expect(run.stderr).toMatch(new RegExp(`mode ${stackName.replace('pgbouncer-', '')}`));
+      // Said what it found: in session mode a SET and a temp table stay with their client
+      // (test/catalogue/controls.test.ts held this control on its own, on a stack of its own).
+      if (stackName === 'pgbouncer-session')
+        expect(
+          run
+            .report!.checks.filter((c) => c.id === 'session/set-leak' || c.id === 'temp/temp-table')
+            .map((c) => `${c.id}=${c.outcome}/${c.verdict}`)
+            .sort(),
+        ).toEqual(['session/set-leak=session/fail', 'temp/temp-table=session/fail']);
     },
   );
 });

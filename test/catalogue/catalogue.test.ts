@@ -9,6 +9,7 @@ import { findProfile } from '../../profiles/index.js';
 import { unprovenLandings } from '../../engine/judging/landing.js';
 import { CATALOGUE } from '../../suites/catalogue.js';
 import { logText } from '../../fixtures/log-tail.js';
+import { startPostgres, type PostgresFixture } from '../../fixtures/postgres-fixture.js';
 import { startStack, type Stack, type StackName } from '../../fixtures/stack.js';
 import { outcomes, runCli, type CliRun } from '../support/cli.js';
 import { comparable, EXPECTED, MEASURED } from './expected-outcomes.js';
@@ -30,6 +31,21 @@ const MODE: Record<string, string> = {
 const RUN_BOUND_MS = 300_000;
 const STACK_BOUND_MS = 60_000;
 
+/**
+ * One PostgreSQL 15 for every stack of this file, each pooler started in front of it in turn
+ * and stopped before the next (controls.test.ts shares one between two poolers at once): a
+ * server start took about 3 s on the busy machine (load 20), once per stack. What a run leaves
+ * would carry over to the next, which is what the sweep and the server-log test look for: each
+ * run must sweep clean, and each reads only the part of the log written during its own run.
+ */
+let pg15: PostgresFixture;
+beforeAll(async () => {
+  pg15 = await startPostgres();
+}, STACK_BOUND_MS);
+afterAll(async () => {
+  await pg15?.stop();
+});
+
 describe.each(Object.keys(EXPECTED))('catalogue against %s', (name) => {
   let stack: Stack;
   let run: CliRun;
@@ -37,7 +53,7 @@ describe.each(Object.keys(EXPECTED))('catalogue against %s', (name) => {
   let serverLog: string;
 
   beforeAll(async () => {
-    stack = await startStack(name as StackName);
+    stack = await startStack(name as StackName, { postgresFixture: pg15 });
     const logStart = (await logText(stack.postgres.logFile)).length;
     run = await runCli(['--target', stack.target.url(), '--direct', stack.postgres.url(), '--profile', name], {
       json: true,
@@ -165,19 +181,34 @@ describe.each(Object.keys(EXPECTED))('catalogue against %s', (name) => {
  * example search_path), which is exactly what a pooler's parameter tracking feeds on. The
  * outcomes must not change on the fixtures' poolers.
  */
-describe.each(['direct', 'pgbouncer-transaction'])('catalogue against %s on PostgreSQL 18', (name) => {
-  test('gives the same outcomes as on PostgreSQL 15', async () => {
-    const stack = await startStack(name as StackName, { postgres: { version: 18 } });
-    try {
-      const run = await runCli(['--target', stack.target.url(), '--direct', stack.postgres.url(), '--profile', name], {
-        json: true,
-      });
-      expect(run.report?.discovery.serverVersionNum).toBeGreaterThanOrEqual(180000);
-      expect(comparable(outcomes(run.report)), run.stdout + run.stderr).toEqual(EXPECTED[name]);
-      expect(run.code).toBe(0);
-      expect(run.report?.sweep?.clean).toBe(true);
-    } finally {
-      await stack.stop();
-    }
+describe('catalogue on PostgreSQL 18', () => {
+  // One PostgreSQL 18 for both stacks, as above.
+  let pg18: PostgresFixture;
+  beforeAll(async () => {
+    pg18 = await startPostgres({ version: 18 });
+  }, STACK_BOUND_MS);
+  afterAll(async () => {
+    await pg18?.stop();
   });
+
+  test.each(['direct', 'pgbouncer-transaction'])(
+    'against %s: gives the same outcomes as on PostgreSQL 15',
+    async (name) => {
+      const stack = await startStack(name as StackName, { postgresFixture: pg18 });
+      try {
+        const run = await runCli(
+          ['--target', stack.target.url(), '--direct', stack.postgres.url(), '--profile', name],
+          {
+            json: true,
+          },
+        );
+        expect(run.report?.discovery.serverVersionNum).toBeGreaterThanOrEqual(180000);
+        expect(comparable(outcomes(run.report)), run.stdout + run.stderr).toEqual(EXPECTED[name]);
+        expect(run.code).toBe(0);
+        expect(run.report?.sweep?.clean).toBe(true);
+      } finally {
+        await stack.stop();
+      }
+    },
+  );
 });

@@ -46,7 +46,14 @@ describe('pooltest outputs, history, expectations and comparisons', () => {
       .map((f) => path.join(root, f))
       .filter((f) => statSync(f).isFile());
 
-  test('--json, --junit, --markdown and --html write their files; the run is stored with a latest link; progress on stderr', async () => {
+  /*
+   * Each run against the pooler costs a CLI start, a discovery and a sweep (about 20 s on the
+   * busy 2-core machine), so the runs below serve several tests each: the first run writes every
+   * output and is also the first of the history and the pooled side of the diffs; the second,
+   * in the same folder, moves latest and is the run folder `pooltest diff` reads. Each is made
+   * once, by whichever test needs it first, so a test run alone (-t) still gets it.
+   */
+  const first = once(async () => {
     const cwd = fresh('outputs');
     const run = await runCli(
       [
@@ -66,6 +73,25 @@ describe('pooltest outputs, history, expectations and comparisons', () => {
       ],
       { cwd: makeDir(cwd) },
     );
+    // What latest shows right after this run, before the second run moves it.
+    const latest = path.join(cwd, '.pooltest/latest');
+    const stored = lstatSync(latest, { throwIfNoEntry: false })?.isSymbolicLink()
+      ? {
+          link: readlinkSync(latest),
+          files: readdirSync(latest).sort(),
+          json: readFileSync(path.join(latest, 'report.json'), 'utf8'),
+        }
+      : null;
+    return { cwd, run, stored, report: path.join(cwd, 'r/report.json') };
+  });
+  const second = once(async () => {
+    const { cwd } = await first();
+    const run = await runCli(['--target', stack.target.url(), ...only], { cwd });
+    return { cwd, run };
+  });
+
+  test('--json, --junit, --markdown and --html write their files; the run is stored with a latest link; progress on stderr', async () => {
+    const { cwd, run, stored } = await first();
     expect(run.code, run.stderr).toBe(0);
     expect(readFileSync(path.join(cwd, 'r/report.html'), 'utf8')).toMatch(/^<!DOCTYPE html>[\s\S]*<svg class="seq"/);
     assertValidReport(JSON.parse(readFileSync(path.join(cwd, 'r/report.json'), 'utf8')));
@@ -74,36 +100,27 @@ describe('pooltest outputs, history, expectations and comparisons', () => {
     // Which check finishes first is Vitest's business; the count and what is left are ours.
     expect(run.stderr).toMatch(/\[1\/2\] session\/set-(leak: leaked|local: scoped) pass \(\d+ ms\), 1 left/);
     expect(run.stderr).toMatch(/\[2\/2\] session\/set-(leak: leaked|local: scoped) pass \(\d+ ms\), done/);
-    const latest = path.join(cwd, '.pooltest/latest');
-    expect(lstatSync(latest).isSymbolicLink()).toBe(true);
-    expect(readlinkSync(latest)).toMatch(/^runs\/\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{3}Z$/);
-    expect(readdirSync(latest).sort()).toEqual(['junit.xml', 'report.html', 'report.json', 'report.md']);
-    expect(readFileSync(path.join(latest, 'report.json'), 'utf8')).toBe(
-      readFileSync(path.join(cwd, 'r/report.json'), 'utf8'),
-    );
+    expect(stored, 'latest is a symbolic link').not.toBeNull();
+    expect(stored!.link).toMatch(/^runs\/\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{3}Z$/);
+    expect(stored!.files).toEqual(['junit.xml', 'report.html', 'report.json', 'report.md']);
+    expect(stored!.json).toBe(readFileSync(path.join(cwd, 'r/report.json'), 'utf8'));
     for (const file of everyFile(cwd)) expect(readFileSync(file, 'utf8'), file).not.toContain(stack.target.password);
   });
 
-  test('a second run moves latest; --no-store leaves no history', async () => {
-    const cwd = fresh('history');
-    makeDir(cwd);
-    await runCli(['--target', stack.target.url(), '--only', 'session/set-local'], { cwd });
-    const first = readlinkSync(path.join(cwd, '.pooltest/latest'));
-    await runCli(['--target', stack.target.url(), '--only', 'session/set-local'], { cwd });
+  test('a second run moves latest', async () => {
+    const { stored } = await first();
+    const { cwd, run } = await second();
+    expect(run.code, run.stderr).toBe(0);
     expect(readdirSync(path.join(cwd, '.pooltest/runs'))).toHaveLength(2);
-    expect(readlinkSync(path.join(cwd, '.pooltest/latest'))).not.toBe(first);
+    expect(readlinkSync(path.join(cwd, '.pooltest/latest'))).not.toBe(stored?.link);
     expect(readFileSync(path.join(cwd, '.pooltest/.gitignore'), 'utf8')).toContain('*');
-    const none = makeDir(fresh('no-store'));
-    const run = await runCli(['--target', stack.target.url(), '--only', 'session/set-local', '--no-store'], {
-      cwd: none,
-    });
-    expect(run.code).toBe(0);
-    expect(existsSync(path.join(none, '.pooltest'))).toBe(false);
   });
 
-  test('--quiet prints only the summary lines, and a line per observed break, and no progress', async () => {
-    const run = await runCli(['--target', stack.target.url(), ...only, '--quiet', '--no-store']);
+  test('--quiet prints only the summary lines, and a line per observed break, and no progress; --no-store leaves no history', async () => {
+    const none = makeDir(fresh('no-store'));
+    const run = await runCli(['--target', stack.target.url(), ...only, '--quiet', '--no-store'], { cwd: none });
     expect(run.code).toBe(0);
+    expect(existsSync(path.join(none, '.pooltest'))).toBe(false);
     const lines = run.stdout.trimEnd().split('\n');
     // Nothing asserted, so no FAIL lines; what breaks an application is still named, one line
     // each (session/set-leak leaks through this PgBouncer), then the sweep and the summary.
@@ -158,9 +175,10 @@ describe('pooltest outputs, history, expectations and comparisons', () => {
     let pooled: string;
     beforeAll(async () => {
       direct = path.join(dir, 'direct.json');
-      pooled = path.join(dir, 'pooled.json');
       await runCli(['--target', stack.postgres.url(), ...only, '--no-store', '--json', direct]);
-      await runCli(['--target', stack.target.url(), ...only, '--no-store', '--json', pooled]);
+      // The pooled side is the first run's report: the same checks against the pooler. Its
+      // profile changes only the NEW verdict column; the diff goes by outcomes.
+      pooled = (await first()).report;
     });
 
     test('pooltest diff OLD NEW: side by side, breaks with advice, exit 1; the way back exits 0', async () => {
@@ -187,8 +205,8 @@ describe('pooltest outputs, history, expectations and comparisons', () => {
     });
 
     test('pooltest diff reads run folders and refuses what is not a report', async () => {
-      const cwd = makeDir(fresh('diff-folders'));
-      await runCli(['--target', stack.target.url(), ...only], { cwd });
+      // The second run's folder: the same checks against the pooler as the pooled report.
+      const { cwd } = await second();
       const folder = await runCli(['diff', path.join(cwd, '.pooltest/latest'), pooled]);
       expect(folder.code).toBe(0);
       const bad = path.join(dir, 'not-a-report.json');
@@ -250,6 +268,12 @@ describe('pooltest outputs, history, expectations and comparisons', () => {
     expect(both.stderr).toContain('pooltest: BAD_ARGUMENTS: --spawn starts its own target');
   });
 });
+
+/** `make` run once, on the first call; every call gets its result. */
+function once<T>(make: () => Promise<T>): () => Promise<T> {
+  let made: Promise<T> | undefined;
+  return () => (made ??= make());
+}
 
 /** An empty folder at `d`, created afresh. */
 function makeDir(d: string): string {

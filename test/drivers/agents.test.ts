@@ -73,7 +73,11 @@ test('a step past its bound kills the agent process, and later steps are refused
   const sleep = { op: 'query', sql: 'SELECT pg_sleep(1)::text AS pid, $1::int AS answer', param: 1, times: 1 };
   const slow = await a.step('slow', sleep, 300, 'sleep');
   expect(slow.timedOut).toBe(true);
-  await new Promise((r) => setTimeout(r, 200));
+  // The kill is sent when the bound passes and its exit is seen a moment later: waited for
+  // until it is (a fixed 200 ms was longer than needed when quiet, and could be too short on a
+  // busy machine), for at most 5 s: an agent still alive then was not killed.
+  for (const deadline = Date.now() + 5_000; a.alive && Date.now() < deadline;)
+    await new Promise((r) => setTimeout(r, 20));
   expect(a.alive).toBe(false);
   expect(() => process.kill(a.pid ?? 0, 0)).toThrow();
   const after = await a.step('after', { op: 'pid' }, 1000, 'pid');

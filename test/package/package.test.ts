@@ -21,7 +21,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { REPO } from '../support/cli.js';
 import { assertValidReport } from '../support/report-schema.js';
-import { exec } from './exec.js';
+import { exec, type Exec } from './exec.js';
 
 const EXAMPLES = path.join(REPO, 'examples/library');
 
@@ -30,13 +30,26 @@ describe('the packed pooltest, installed in an empty project', () => {
   let tgz: string;
   let project: string;
   let stack: Stack;
+  let stackStarting: Promise<Stack> | undefined;
+  /** publint's and attw's verdicts on the tarball, started as soon as it exists. */
+  let linted: Promise<[Exec, Exec]>;
 
   beforeAll(async () => {
+    // The stack starts while npm packs and installs (it needs neither), and the tarball's
+    // linters run during the install: each of the three mostly waits on its own processes,
+    // and one after the other they were the first half of this file's time.
+    stackStarting = startStack('pgbouncer-transaction');
+    stackStarting.catch(() => undefined);
     work = mkdtempSync(path.join(os.tmpdir(), 'pooltest-package-'));
     // --ignore-scripts: pack the dist this test run built instead of rebuilding it mid-run.
     const pack = await exec('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], { cwd: REPO });
     expect(pack.code, pack.stderr).toBe(0);
     tgz = path.join(work, (JSON.parse(pack.stdout) as Array<{ filename: string }>)[0]!.filename);
+    linted = Promise.all([
+      exec(path.join(REPO, 'node_modules/.bin/publint'), ['--strict', tgz], { cwd: REPO }),
+      // ESM only by design (Node >= 20.19): CommonJS resolution modes are not applicable.
+      exec(path.join(REPO, 'node_modules/.bin/attw'), [tgz, '--profile', 'esm-only'], { cwd: REPO }),
+    ]);
     project = path.join(work, 'project');
     mkdirSync(project);
     writeFileSync(
@@ -48,10 +61,12 @@ describe('the packed pooltest, installed in an empty project', () => {
       timeoutMs: 280_000,
     });
     expect(install.code, install.stderr).toBe(0);
-    stack = await startStack('pgbouncer-transaction');
+    stack = await stackStarting;
   }, 300_000);
   afterAll(async () => {
-    await stack?.stop();
+    // Awaited even when the hook failed before taking it: the stack is stopped either way.
+    await (await stackStarting?.catch(() => undefined))?.stop();
+    await linted?.catch(() => undefined);
     if (work) rmSync(work, { recursive: true, force: true });
   });
 
@@ -208,10 +223,8 @@ describe('the packed pooltest, installed in an empty project', () => {
   });
 
   test('publint and arethetypeswrong accept the tarball', async () => {
-    const publint = await exec(path.join(REPO, 'node_modules/.bin/publint'), ['--strict', tgz], { cwd: REPO });
+    const [publint, attw] = await linted;
     expect(publint.code, publint.stdout + publint.stderr).toBe(0);
-    // ESM only by design (Node >= 20.19): CommonJS resolution modes are not applicable.
-    const attw = await exec(path.join(REPO, 'node_modules/.bin/attw'), [tgz, '--profile', 'esm-only'], { cwd: REPO });
     expect(attw.code, attw.stdout + attw.stderr).toBe(0);
   });
 });

@@ -13,22 +13,29 @@ import { runCli, type CliRun } from '../support/cli.js';
 import { libraryRun } from './library-run.js';
 import { cleanBackend, freshSettings, superuserView, visitPool } from './trace-inspection.js';
 
+/**
+ * One PostgreSQL and PgBouncer for both parts: the second plants its state only after the first
+ * has proven the pool clean (its tests run first, in order), and ends with the pool clean again.
+ */
+let pgFixture: PostgresFixture;
+let stack: Stack;
+beforeAll(async () => {
+  pgFixture = await startPostgres();
+  stack = await startStack('pgbouncer-transaction', { postgresFixture: pgFixture });
+});
+afterAll(async () => {
+  await stack?.stop();
+  await pgFixture?.stop();
+});
+
 describe('leave no trace on PgBouncer transaction pooling', () => {
-  let pgFixture: PostgresFixture;
-  let stack: Stack;
   let run: CliRun;
 
   beforeAll(async () => {
-    pgFixture = await startPostgres();
-    stack = await startStack('pgbouncer-transaction', { postgresFixture: pgFixture });
     run = await runCli(
       ['--target', stack.target.url(), '--direct', pgFixture.url(), '--profile', 'pgbouncer-transaction'],
       { json: true },
     );
-  });
-  afterAll(async () => {
-    await stack?.stop();
-    await pgFixture?.stop();
   });
 
   test('the report carries the sweep: clean, every backend of the pool visited, through the target and directly', () => {
@@ -58,18 +65,6 @@ describe('leave no trace on PgBouncer transaction pooling', () => {
 });
 
 describe("a dirty sweep is pooltest's own failure", () => {
-  let pgFixture: PostgresFixture;
-  let stack: Stack;
-
-  beforeAll(async () => {
-    pgFixture = await startPostgres();
-    stack = await startStack('pgbouncer-transaction', { postgresFixture: pgFixture });
-  });
-  afterAll(async () => {
-    await stack?.stop();
-    await pgFixture?.stop();
-  });
-
   test("state carrying the run's markers on a pooled backend: exit 1, sweep.clean false in the JSON, then removed", async () => {
     const runId = 'dec0de42';
     const m = markersFor(runId, 'session/set-leak');
