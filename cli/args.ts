@@ -161,7 +161,7 @@ export function parseCli(argv: string[]): CliOptions {
   let parsed;
   try {
     parsed = parseArgs({
-      args: argv,
+      args: joinNegativeValues(argv),
       // Only `--list-profiles NAME` takes one; refused below otherwise.
       allowPositionals: true,
       options: OPTIONS,
@@ -229,6 +229,32 @@ export function parseCli(argv: string[]): CliOptions {
   else if (v.color) opts.color = true;
   checkCombinations(opts);
   return opts;
+}
+
+/**
+ * `--timeout -5` as `--timeout=-5`: parseArgs takes a value that starts with a dash for an
+ * option and refuses it as "ambiguous", followed by the whole help, where the flag's own
+ * range check has a one-line answer (as `--max-pool 0` gets).
+ */
+function joinNegativeValues(argv: string[]): string[] {
+  const takesValue = new Set<string>();
+  for (const [name, o] of Object.entries(OPTIONS) as [string, { type: string; short?: string }][])
+    if (o.type === 'string') {
+      takesValue.add(`--${name}`);
+      if (o.short) takesValue.add(`-${o.short}`);
+    }
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--') return [...out, ...argv.slice(i)];
+    const next = argv[i + 1];
+    if (takesValue.has(arg) && next !== undefined && /^-\d/.test(next)) {
+      // `-p-5`: a short option's value follows it directly.
+      out.push(arg.startsWith('--') ? `${arg}=${next}` : `${arg}${next}`);
+      i++;
+    } else out.push(arg);
+  }
+  return out;
 }
 
 /** parseArgs' message, or for a mistyped option a short one with the nearest real option. */

@@ -8,9 +8,10 @@
  */
 import { fstatSync } from 'node:fs';
 import { isPooltestError, PooltestError } from '../engine/errors.js';
-import { takeEarlySignal } from './early-signals.js';
+import { EARLY_INTERRUPT_MESSAGE, takeEarlySignal } from './early-signals.js';
 import { loadExpectations } from '../runner/expectations.js';
-import { selectChecks, toolVersion } from '../runner/run.js';
+import { toolVersion } from '../runner/run.js';
+import { selectOrRefuse } from './selection.js';
 import { redactUrl } from '../engine/target.js';
 import { colorWanted } from '../reporters/terminal-reporter.js';
 import { terminalWidth } from '../reporters/terminal-text.js';
@@ -32,7 +33,11 @@ async function main(argv: string[]): Promise<number> {
   // them as it would have before anything started.
   if (OWN_SIGNALS.has(argv[0] ?? '')) {
     const early = takeEarlySignal();
-    if (early !== null) return interruptedExitCode(early);
+    if (early !== null) {
+      // Said as the run command says it: an exit 130 with no word left the user guessing.
+      writeTo(process.stderr, `pooltest: INTERRUPTED: ${EARLY_INTERRUPT_MESSAGE}\n`);
+      return interruptedExitCode(early);
+    }
   }
   if (argv[0] === 'audit') {
     const { auditCommand } = await import('../audit/audit-command.js');
@@ -79,12 +84,11 @@ async function main(argv: string[]): Promise<number> {
   try {
     // Expectations and the selection are validated before anything starts or connects.
     const expectations = opts.expect !== undefined ? loadExpectations(opts.expect) : null;
-    selectChecks(opts.only, opts.skip);
+    selectOrRefuse(opts.only, opts.skip);
     // So are the output files: a path that cannot be written costs no run.
     checkOutputs(opts);
     // A signal while the command loaded: start no fixture only to stop it again.
-    if (interrupt.signal.aborted)
-      throw new PooltestError('INTERRUPTED', 'interrupted before anything started; nothing to clean up');
+    if (interrupt.signal.aborted) throw new PooltestError('INTERRUPTED', EARLY_INTERRUPT_MESSAGE);
     const started = await startEndpoints(opts, process.env, (t) => {
       if (!opts.quiet) io.stderr(`${t}\n`);
     });

@@ -77,24 +77,29 @@ export function watchInterrupts(opts: InterruptOptions): Interrupt {
     })();
   };
 
-  const onSignal = (sig: NodeJS.Signals): void => {
+  const handle = (sig: NodeJS.Signals, fromEarly: boolean): void => {
     if (received !== null) {
       force(`${sig} again`);
       return;
     }
     received = sig;
     interruptedBy = sig;
-    write(
-      `\npooltest: ${sig}: stopping the check in flight, then sweeping the target and cleaning up (send it again to quit at once)\n`,
-    );
+    // A signal from before the handlers (early-signals.ts) was announced then, and nothing
+    // has started: no check in flight, nothing to sweep; the command ends with INTERRUPTED.
+    if (!fromEarly)
+      write(
+        `\npooltest: ${sig}: stopping the check in flight, then sweeping the target and cleaning up (send it again to quit at once)\n`,
+      );
     controller.abort(new PooltestError('INTERRUPTED', `interrupted by ${sig}`, { signal: sig }));
     const graceMs = opts.graceMs ?? DEFAULT_GRACE_MS;
     grace = setTimeout(() => force(`cleanup took longer than ${Math.round(graceMs / 1000)} s`), graceMs);
   };
+  // Node calls a listener with more than the signal's name (its number too): wrapped.
+  const onSignal = (sig: NodeJS.Signals): void => handle(sig, false);
   for (const sig of SIGNALS) process.on(sig, onSignal);
   // A signal that came while the command was still loading counts as if it came now.
   const early = takeEarlySignal();
-  if (early) onSignal(early);
+  if (early) handle(early, true);
 
   return {
     signal: controller.signal,

@@ -5,6 +5,8 @@
  * for that cannot be written is an error (CI must not gate on a stale file); a history that
  * cannot be stored is only a warning, since the run itself is fine.
  */
+import { closeSync, constants, existsSync, openSync, rmSync, statSync, writeSync } from 'node:fs';
+import path from 'node:path';
 import { renderDiffMarkdown } from '../reporters/diff-markdown.js';
 import { diffToJson, reportToJson } from '../reporters/json-reporter.js';
 import { checkOutputPath, outputPlace, writeAtomically } from '../reporters/output-file.js';
@@ -55,6 +57,7 @@ export function checkOutputs(req: Omit<OutputRequest, 'store'>): void {
     if (file === undefined) continue;
     try {
       checkOutputPath(file);
+      probeWritable(file);
     } catch (err) {
       throw outputFailed(file, err);
     }
@@ -72,6 +75,30 @@ export function checkOutputs(req: Omit<OutputRequest, 'store'>): void {
         },
       );
     places.set(place.path, kind);
+  }
+}
+
+/**
+ * Tries the write itself, as far as it can be tried without harm: a permission check passes
+ * for root on a file no write reaches (`/proc/version` answers EIO, a full device ENOSPC), and
+ * the run would then cost its checks before failing. An existing file that is not a FIFO is
+ * opened for appending (never truncated) and given a write of zero bytes, which such files
+ * refuse; a regular file that does not exist yet is created and removed again, as the real
+ * write will create it. FIFOs and this process's own descriptors are not opened (closing a
+ * FIFO would end a reader waiting on it; see output-file.ts).
+ */
+function probeWritable(file: string): void {
+  const place = outputPlace(file);
+  if (place.kind === 'fd' || place.kind === 'directory') return;
+  if (place.kind === 'direct' && statSync(place.path).isFIFO()) return;
+  if (place.kind === 'atomic' && !existsSync(path.dirname(place.path))) return; // made by the write
+  const existed = existsSync(place.path);
+  const fd = openSync(place.path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT);
+  try {
+    writeSync(fd, Buffer.alloc(0));
+  } finally {
+    closeSync(fd);
+    if (!existed) rmSync(place.path, { force: true });
   }
 }
 

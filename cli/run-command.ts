@@ -15,6 +15,7 @@ import { resolveRelated, resolveTarget } from '../engine/target.js';
 import type { Profile, Report } from '../engine/types.js';
 import type { CliOptions } from './args.js';
 import { writeOutputs, type Comparison } from './outputs.js';
+import type { StoredRun } from './run-store.js';
 import { PooltestError } from '../engine/errors.js';
 
 /** Where the command writes, and how its terminal looks. */
@@ -121,22 +122,36 @@ export async function runCommand(opts: CliOptions, ends: Endpoints, io: CliIo): 
 }
 
 /**
- * Prints the report, writes the outputs, and returns the exit code. The terminal comes first:
- * a file that cannot be written after all (OUTPUT_FAILED) must not lose the run's results.
+ * Writes the outputs, prints the report, and returns the exit code. The files are written
+ * first so that the Summary line can carry the exit code the process really ends with: a file
+ * that cannot be written after all (OUTPUT_FAILED, exit 2) must not sit under "exit 0". The
+ * terminal still gets the run's results before that error is thrown.
  */
 function finish(report: Report, comparison: Comparison | null, opts: CliOptions, io: CliIo): number {
-  printReport(report, comparison, opts, io);
+  let stored: StoredRun | null = null;
+  let failure: unknown = null;
+  try {
+    stored = writeOutputs(
+      report,
+      { json: opts.json, junit: opts.junit, markdown: opts.markdown, html: opts.html, store: opts.store },
+      comparison,
+      (t) => io.stderr(`${t}\n`),
+    );
+  } catch (err) {
+    failure = err;
+  }
+  const shown: Report =
+    failure === null ? report : { ...report, summary: { ...report.summary, exitCode: OUTPUT_FAILED_EXIT_CODE } };
+  printReport(shown, comparison, opts, io);
   // After the checks' report, as they ran (--drivers).
   if (driversText) io.stdout(driversText);
-  const stored = writeOutputs(
-    report,
-    { json: opts.json, junit: opts.junit, markdown: opts.markdown, html: opts.html, store: opts.store },
-    comparison,
-    (t) => io.stderr(`${t}\n`),
-  );
+  if (failure !== null) throw failure;
   if (stored && !opts.quiet) io.stderr(`Stored in ${stored.dir} (.pooltest/latest points at it)\n`);
   return Math.max(report.summary.exitCode, comparison?.diff.summary.exitCode ?? 0);
 }
+
+/** Any PooltestError ends the command with 2 (command.ts), OUTPUT_FAILED too. */
+const OUTPUT_FAILED_EXIT_CODE = 2;
 
 /**
  * `--drivers`: the drivers run after the checks (and their sweep), as `pooltest drivers` would,

@@ -19,6 +19,8 @@ export type PooltestErrorCode =
   | 'STEERING_FAILED'
   | 'POOL_TOO_LARGE'
   | 'UNKNOWN_PROFILE'
+  /** `--only` and `--skip` left no check to run (refused: a run that tests nothing must not pass). */
+  | 'NO_CHECKS_SELECTED'
   | 'EXPECTATIONS_INVALID'
   | 'REPORT_INVALID'
   | 'REPORT_DUPLICATE'

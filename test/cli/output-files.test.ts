@@ -178,28 +178,26 @@ describe('output paths are checked before the run, and a late failure keeps the 
     expect(readdirSync(sub)).toEqual([]);
   });
 
-  // A device node in the temp folder that refuses every write (as /dev/full): the path passes
-  // the check before the run, the write at the end fails. mknod needs root.
-  test.skipIf(!isRoot)(
-    'a write that fails after the run is OUTPUT_FAILED, exit 2, after the report was printed',
-    async () => {
-      stack = await startStack('pgbouncer-transaction');
-      const full = path.join(dir, 'full');
-      execFileSync('mknod', [full, 'c', '1', '7']);
-      const r = await runCli([
-        '--target',
-        stack.target.url(),
-        '--only',
-        'session/set-local',
-        '--no-store',
-        '--markdown',
-        full,
-      ]);
-      expect(r.code, r.stderr).toBe(2);
-      expect(r.stderr).toMatch(/OUTPUT_FAILED: cannot write .*full: .*ENOSPC/);
-      expect(r.stdout).toMatch(/session\/set-local\s+scoped/);
-      expect(r.stdout).toMatch(/Summary\s+1 check/);
-      expect(lstatSync(full).isCharacterDevice()).toBe(true);
-    },
-  );
+  // A full device is now refused before the run (its probe write of zero bytes fails); a FIFO
+  // that no process reads passes that check (it is never opened early) and fails at the end.
+  test('a write that fails after the run is OUTPUT_FAILED, exit 2, after the report was printed, whose Summary says exit 2', async () => {
+    stack = await startStack('pgbouncer-transaction');
+    const fifo = path.join(dir, 'nobody-reads');
+    execFileSync('mkfifo', [fifo]);
+    const r = await runCli([
+      '--target',
+      stack.target.url(),
+      '--only',
+      'session/set-local',
+      '--no-store',
+      '--markdown',
+      fifo,
+    ]);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/OUTPUT_FAILED: cannot write .*nobody-reads: .*no process opened for reading/);
+    expect(r.stdout).toMatch(/session\/set-local\s+scoped/);
+    // The printed exit code is the process's: not "exit 0" above an error that exits 2.
+    expect(r.stdout).toMatch(/Summary\s+1 check.*exit 2/);
+    expect(lstatSync(fifo).isFIFO()).toBe(true);
+  });
 });
