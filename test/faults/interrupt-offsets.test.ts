@@ -200,6 +200,9 @@ describe('a signal at any moment of a run', () => {
   // and orphaned PostgreSQL, PgBouncer and their folders.
   test('the embedded default: fixtures it started are stopped and their folders removed, whenever the signal comes (SIGINT, SIGTERM, SIGHUP, SIGQUIT)', async () => {
     const args = ['--only', 'session/set-leak'];
+    // Control: the embedded run, without a signal, works (so the signalled runs test something).
+    const quiet = await runCli(args);
+    expect(quiet.code, quiet.stderr).toBe(0);
     const moments: Moment[] = [
       { name: 'process start', sig: 'SIGINT', when: { ms: 0 } },
       { name: 'fixture start-up', sig: 'SIGTERM', when: { stderr: /No --target: starting/ } },
