@@ -15,23 +15,20 @@
  * with fixtures of its own, so that the two halves run side by side in the `fixtures` group
  * instead of one 2.5-minute file on the one-at-a-time critical path (issue 21).
  */
-import type { ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startFaultProxy, type FaultProxy } from '../../fixtures/fault-proxy.js';
-import { waitForLogin } from '../../fixtures/login.js';
 import { startPgBouncer } from '../../fixtures/pgbouncer-fixture.js';
 import type { PoolerFixture } from '../../fixtures/pooler-fixture.js';
 import { startPostgres, type PostgresFixture } from '../../fixtures/postgres-fixture.js';
-import { superuserView, withSuperuser } from '../safety/trace-inspection.js';
 import { outcomes, REPO, runCli, type CliRun } from '../support/cli.js';
 import { processFamily, readProcess, stillRunning, type ProcessInfo } from '../../fixtures/proc-table.js';
 import { killPooler } from './fault-run.js';
+import { folderLeftovers, serverLeftovers, targetAnswers, watchPhase, type Phase } from './matrix-probes.js';
 
-type Phase = 'discovery' | 'check' | 'sweep';
 type Via = 'pooler' | 'client-proxy' | 'refusing';
 
 interface Fault {
@@ -286,16 +283,16 @@ export function describeFaultMatrix(title: string, names: readonly FaultName[]):
           env: { TMPDIR: tmp },
           onSpawn: (child) => {
             cliPid = child.pid ?? 0;
-            watchPhase(child, phase, fire);
+            watchPhase(pgFixture, child, phase, fire);
           },
         });
         await injection;
       } finally {
         await f.heal();
       }
-      await targetAnswers(f.via);
+      await targetAnswers(f.via === 'refusing' ? refusing! : bouncer);
       const leftovers = [
-        ...(await serverLeftovers()),
+        ...(await serverLeftovers(pgFixture)),
         ...folderLeftovers(tmp),
         ...family.filter(stillRunning).map((p) => `process ${p.pid}`),
       ];
@@ -322,61 +319,5 @@ export function describeFaultMatrix(title: string, names: readonly FaultName[]):
           .slice(0, 300)}`,
       };
     }
-
-    /** Fires at the phase: discovery (a pooltest session on the server, before the discovery line), a check (after the first result), the sweep (after the last). */
-    function watchPhase(child: ChildProcess, phase: Phase, fire: () => void): void {
-      let stderr = '';
-      child.stderr?.on('data', (d: Buffer) => {
-        stderr += d.toString();
-        if (phase === 'check' && /\[\s*1\/\d+\]/.test(stderr)) fire();
-        if (phase === 'sweep' && /, done\n/.test(stderr)) fire();
-      });
-      if (phase === 'discovery') {
-        void withSuperuser(pgFixture, async (c) => {
-          for (const deadline = Date.now() + 20_000; Date.now() < deadline && !/Discovery/.test(stderr);) {
-            const r = await c.query(`SELECT 1 FROM pg_stat_activity WHERE application_name LIKE 'pooltest-%' LIMIT 1`);
-            if (r.rowCount) return fire();
-            await sleep(2);
-          }
-        });
-      }
-    }
-
-    async function targetAnswers(via: Via): Promise<void> {
-      const p = via === 'refusing' ? refusing! : bouncer;
-      await waitForLogin(
-        { port: p.port, user: p.user, password: p.password, database: p.database, caFile: null },
-        { timeoutMs: 20_000, giveUpIf: () => null },
-      );
-    }
-
-    /** pooltest state on the server, seen as the superuser (PgBouncer may need a moment to end a dead client's server). */
-    async function serverLeftovers(): Promise<string[]> {
-      let found: string[] = [];
-      for (let i = 0; i < 30; i++) {
-        const v = await superuserView(pgFixture);
-        found = [
-          ...(v.advisoryLocks > 0 ? [`${v.advisoryLocks} advisory lock(s)`] : []),
-          ...v.tempTables.map((t) => `temp table ${t}`),
-          ...v.schemas.map((s) => `schema ${s}`),
-          ...v.tables.map((t) => `table ${t}`),
-          ...(v.idleInTransaction > 0 ? [`${v.idleInTransaction} pooltest session(s) idle in transaction`] : []),
-        ];
-        if (found.length === 0) return [];
-        await sleep(100);
-      }
-      return found;
-    }
   });
-}
-
-/** Anything the CLI left in its temp folder, except Vitest's cache (kept between runs by design). */
-function folderLeftovers(tmp: string): string[] {
-  return readdirSync(tmp)
-    .filter((n) => n !== 'pooltest-vite-cache')
-    .map((n) => `temp ${n}`);
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
 }
