@@ -31,8 +31,8 @@ export function watchPhase(pgFixture: PostgresFixture, child: ChildProcess, phas
   }
 }
 
-async function targetAnswers(via: Via): Promise<void> {
-  const p = via === 'refusing' ? refusing! : bouncer;
+/** Waits (bounded) until the pooler lets a client log in again. */
+export async function targetAnswers(p: PoolerFixture): Promise<void> {
   await waitForLogin(
     { port: p.port, user: p.user, password: p.password, database: p.database, caFile: null },
     { timeoutMs: 20_000, giveUpIf: () => null },

@@ -142,60 +142,56 @@ describe('a stall or a drop at sampled moments of a check reads the unfaulted ou
   }
 
   // test.for, not test.each: only test.for hands the case its context (the signal of its time running out).
-  test.for(CASES)(
-    '$id',
-    async ({ id, spread, keys }, { signal }) => {
-      // The unfaulted run with the default step bound: it must conclude, loaded machine or not.
-      const base = await once(id, undefined);
-      expect(base.check.outcome, base.check.reason).not.toBeNull();
-      const timeoutMs = Math.min(
-        MAX_TIMEOUT_MS,
-        Math.max(MIN_TIMEOUT_MS, Math.ceil(base.discoveryMs / DISCOVERY_STEPS / 100) * 100),
-      );
-      // Each moment: where (the k-th client chunk of the check, or the d-th after a key chunk
-      // of the same run: the other clients' chunks interleave differently each run) and the
-      // fault, a stall or (every other spread moment) every connection dropped.
-      const moments: Moment[] = [];
-      for (const key of keys ?? [])
-        for (let d = 0; d <= key.after; d++) moments.push({ at: `${key.name}+${d}`, key, k: d, fault: 'stall' });
-      const spreadAt = new Set<number>();
-      for (let i = 1; i <= spread; i++) spreadAt.add(Math.max(1, Math.round((i * base.chunks) / (spread + 1))));
-      [...spreadAt].forEach((k, i) => moments.push({ at: String(k), k, fault: i % 2 === 1 ? 'drop' : 'stall' }));
-      const runs: Faulted[] = [];
-      for (const m of moments) {
-        // A case that ran out of time stops here: runs it went on starting would be another
-        // pooltest run on the target of the next case, and make its unfaulted run inconclusive.
-        if (signal.aborted) break;
-        let fired = false;
-        const inject = (): void => {
-          fired = true;
-          if (m.fault === 'stall') proxy.stall(timeoutMs + STALL_BEYOND_MS);
-          else proxy.drop('all');
-        };
-        const r = await once(id, timeoutMs, () => {
-          if (!m.key) return proxy.afterChunk('toServer', m.k, inject);
-          // The key chunk itself (k = 0), or the k-th client chunk after it.
-          proxy.afterChunk(m.key.dir, m.key.match, () =>
-            m.k === 0 ? inject() : proxy.afterChunk('toServer', m.k, inject),
-          );
-        });
-        runs.push({ at: m.at, fault: m.fault, outcome: r.check.outcome, reason: r.check.reason, fired, ms: r.ms });
-      }
-      console.log(
-        `${id}: unfaulted "${base.check.outcome}" (${base.chunks} chunks, ${base.ms} ms, discovery ${base.discoveryMs} ms); faulted with a ${timeoutMs} ms step bound right after chunk\n` +
-          runs
-            .map(
-              (r) =>
-                `  ${r.at} (${r.fault}): ${r.outcome ?? 'inconclusive'} (${r.ms} ms${r.fired ? '' : ', never fired'}) ${r.reason}`,
-            )
-            .join('\n'),
-      );
-      const wrong = runs.filter((r) => r.outcome !== null && r.outcome !== base.check.outcome);
-      expect(wrong.map((r) => `${r.fault} after chunk ${r.at}: "${r.outcome}": ${r.reason}`)).toEqual([]);
-      expect(runs.filter((r) => r.outcome === null && !r.reason)).toEqual([]);
-      // The moments were inside the check: most stalls fired (the last chunks may belong to the sweep's order).
-      expect(runs.filter((r) => r.fired).length).toBeGreaterThanOrEqual(runs.length - 1);
-    },
-    120_000,
-  );
+  test.for(CASES)('$id', { timeout: 120_000 }, async ({ id, spread, keys }, { signal }) => {
+    // The unfaulted run with the default step bound: it must conclude, loaded machine or not.
+    const base = await once(id, undefined);
+    expect(base.check.outcome, base.check.reason).not.toBeNull();
+    const timeoutMs = Math.min(
+      MAX_TIMEOUT_MS,
+      Math.max(MIN_TIMEOUT_MS, Math.ceil(base.discoveryMs / DISCOVERY_STEPS / 100) * 100),
+    );
+    // Each moment: where (the k-th client chunk of the check, or the d-th after a key chunk
+    // of the same run: the other clients' chunks interleave differently each run) and the
+    // fault, a stall or (every other spread moment) every connection dropped.
+    const moments: Moment[] = [];
+    for (const key of keys ?? [])
+      for (let d = 0; d <= key.after; d++) moments.push({ at: `${key.name}+${d}`, key, k: d, fault: 'stall' });
+    const spreadAt = new Set<number>();
+    for (let i = 1; i <= spread; i++) spreadAt.add(Math.max(1, Math.round((i * base.chunks) / (spread + 1))));
+    [...spreadAt].forEach((k, i) => moments.push({ at: String(k), k, fault: i % 2 === 1 ? 'drop' : 'stall' }));
+    const runs: Faulted[] = [];
+    for (const m of moments) {
+      // A case that ran out of time stops here: runs it went on starting would be another
+      // pooltest run on the target of the next case, and make its unfaulted run inconclusive.
+      if (signal.aborted) break;
+      let fired = false;
+      const inject = (): void => {
+        fired = true;
+        if (m.fault === 'stall') proxy.stall(timeoutMs + STALL_BEYOND_MS);
+        else proxy.drop('all');
+      };
+      const r = await once(id, timeoutMs, () => {
+        if (!m.key) return proxy.afterChunk('toServer', m.k, inject);
+        // The key chunk itself (k = 0), or the k-th client chunk after it.
+        proxy.afterChunk(m.key.dir, m.key.match, () =>
+          m.k === 0 ? inject() : proxy.afterChunk('toServer', m.k, inject),
+        );
+      });
+      runs.push({ at: m.at, fault: m.fault, outcome: r.check.outcome, reason: r.check.reason, fired, ms: r.ms });
+    }
+    console.log(
+      `${id}: unfaulted "${base.check.outcome}" (${base.chunks} chunks, ${base.ms} ms, discovery ${base.discoveryMs} ms); faulted with a ${timeoutMs} ms step bound right after chunk\n` +
+        runs
+          .map(
+            (r) =>
+              `  ${r.at} (${r.fault}): ${r.outcome ?? 'inconclusive'} (${r.ms} ms${r.fired ? '' : ', never fired'}) ${r.reason}`,
+          )
+          .join('\n'),
+    );
+    const wrong = runs.filter((r) => r.outcome !== null && r.outcome !== base.check.outcome);
+    expect(wrong.map((r) => `${r.fault} after chunk ${r.at}: "${r.outcome}": ${r.reason}`)).toEqual([]);
+    expect(runs.filter((r) => r.outcome === null && !r.reason)).toEqual([]);
+    // The moments were inside the check: most stalls fired (the last chunks may belong to the sweep's order).
+    expect(runs.filter((r) => r.fired).length).toBeGreaterThanOrEqual(runs.length - 1);
+  });
 });
