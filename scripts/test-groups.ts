@@ -96,11 +96,14 @@ const ALONE: Record<string, string> = {
   'test/faults/stall-every-moment.test.ts': 'a clock: 1.5 s step bound, eight faulted runs in 120 s',
   // (test/faults/fault-matrix-*.test.ts left this list: their baselines run with the default
   // step bound, and only the faulted rows, which accept inconclusive, keep 2 s.)
-  // (test/faults/stale-traces.test.ts left this list: its steps are bounded at 3 s, not 1 s.)
-  // (test/faults/target-gone.test.ts left this list: its control has the default step bound,
-  // and the frozen run's bound grows with the control's discovery time.)
-  // (test/faults/mid-run-faults.test.ts left this list: its baseline runs with the default step
-  // bound; only the faulted runs, which accept inconclusive, keep 3 s.)
+  // Steps bounded at 3 s (1 s before): three fixture files at once at load 24, a login took longer.
+  'test/faults/stale-traces.test.ts': 'a clock: 3 s step bound',
+  // Its control has the default step bound now, but three fixture files at once at load 24 it
+  // did not end within its 60 s; two at once at load 24 it passed.
+  'test/faults/target-gone.test.ts': 'a clock: the control must conclude within 60 s',
+  // Its faulted runs (steps bounded at 3 s) must get past discovery to inject their fault: three
+  // fixture files at once at load 24, none did. (Its baseline has the default bound now.)
+  'test/faults/mid-run-faults.test.ts': 'a clock: 3 s step bound, each faulted run must reach a check',
   // Its faults fire at one step of the check (the observer's read): beside another file at load
   // 24, 9 of its 17 faulted runs never got that far, so the fault never fired.
   'test/wire/cli-faults.test.ts': 'needs each run to reach a given step of the check',
