@@ -1,11 +1,14 @@
 /**
  * Ctrl-C at any moment: SIGINT and SIGTERM (and, on the embedded default, SIGHUP and SIGQUIT)
- * sent at many offsets across a whole short run, so
- * that some land in every phase (process start, fixture start-up, discovery, Vitest's start,
- * a check, the sweep, the report). Each run must end by itself within a few seconds of the
- * signal with exit 130 (129 after SIGHUP, 131 after SIGQUIT), never die from the signal, and either write a report whose summary
- * says interrupted (exit 130, the sweep run and clean, no label the interruption produced)
- * or, before discovery finished, say INTERRUPTED. Nothing may be left: no process, no fixture
+ * sent at each moment of a short run - process start, fixture start-up, discovery, Vitest's
+ * start, a check, between checks, the sweep, the report - each moment found from what the run
+ * shows (its output, its processes, its session on the server) rather than from a grid of
+ * offsets, so every phase is hit once however fast or slow the machine is today (a 100 ms grid
+ * cost twenty runs and, under load, stepped over the checks; issue 21). Each run must end by
+ * itself within a few seconds of the signal with exit 130 (129 after SIGHUP, 131 after
+ * SIGQUIT), never die from the signal, and either write a report whose summary says
+ * interrupted (exit 130, the sweep run and clean, no label the interruption produced) or,
+ * before discovery finished, say INTERRUPTED. Nothing may be left: no process, no fixture
  * folder, no state on the pooler's backends.
  *
  * Regressions this holds down: a signal in the second after discovery was acknowledged and
@@ -13,13 +16,14 @@
  * 0); a signal while Vitest started killed the process through Vitest's own handler, with no
  * report and no cleanup.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { processFamily, stillRunning, type ProcessInfo } from '../../fixtures/proc-table.js';
+import { stillRunning } from '../../fixtures/proc-table.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { cleanBackend, freshSettings, superuserView, visitPool } from '../safety/trace-inspection.js';
 import { outcomes, runCli, type CliRun } from '../support/cli.js';
 import { wrongAnswers } from './fault-run.js';
+import { signalAt, type Moment, type SignalledRun } from './signal-at.js';
 
 /** How long after the signal a run may take to end: the check in flight stops, the sweep runs. */
 const END_WITHIN_MS = 8_000;
@@ -27,64 +31,10 @@ const END_WITHIN_MS = 8_000;
 /** The exit code each signal leaves after an orderly interrupt (the report's summary says 130). */
 const EXIT: Partial<Record<NodeJS.Signals, number>> = { SIGINT: 130, SIGTERM: 130, SIGHUP: 129, SIGQUIT: 131 };
 
-interface SignalledRun {
-  run: CliRun;
-  offsetMs: number;
-  sig: NodeJS.Signals;
-  /** False when the run had already ended before the offset came. */
-  delivered: boolean;
-  /** The CLI's descendants (fixture servers) and their folders, just before the signal. */
-  servers: ProcessInfo[];
-  folders: string[];
-  /** Progress lines by check id: when each arrived, in ms after the signal (negative: before). */
-  reported: Map<string, number>;
-}
-
-async function signalAt(args: string[], offsetMs: number, sig: NodeJS.Signals): Promise<SignalledRun> {
-  let delivered = false;
-  let servers: ProcessInfo[] = [];
-  let folders: string[] = [];
-  const reported = new Map<string, number>();
-  let sentAt = Infinity;
-  const run = await runCli(args, {
-    json: true,
-    timeoutMs: 60_000,
-    onSpawn(child) {
-      // Progress lines: "  [1/2] session/set-leak: leaked pass (70 ms), 1 left".
-      child.stderr?.on('data', (d: Buffer) => {
-        for (const m of d.toString().matchAll(/\[\s*\d+\/\d+\]\s+(\S+):/g))
-          reported.set(m[1]!, performance.now() - sentAt);
-      });
-      setTimeout(() => {
-        if (child.exitCode !== null || child.signalCode !== null) return;
-        servers = processFamily(child.pid!).filter((p) => p.pid !== child.pid);
-        folders = servers.flatMap((p) => fixtureFolder(p.pid));
-        sentAt = performance.now();
-        delivered = child.kill(sig);
-      }, offsetMs);
-    },
-  });
-  return { run, offsetMs, sig, delivered, servers, folders, reported };
-}
-
-/**
- * The pooltest-* temp folder a fixture server runs from (postgres -D ..., pgbouncer ....ini).
- * Not the initdb template a fixture is copied from (pooltest-template-*): a cache kept on purpose.
- */
-function fixtureFolder(pid: number): string[] {
-  try {
-    const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
-    const m = /(\/\S*\/pooltest-[^/\s]+)/.exec(cmd);
-    return m && !m[1]!.includes('/pooltest-template-') ? [m[1]!] : [];
-  } catch {
-    return [];
-  }
-}
-
 /** Everything a signalled run must satisfy; returns what it got wrong, one line each. */
 function problems(r: SignalledRun, baseline: Record<string, string | null>): string[] {
   const { run } = r;
-  const at = `${r.sig} at ${r.offsetMs} ms`;
+  const at = `${r.sig} at ${r.moment} (${r.offsetMs} ms)`;
   if (!r.delivered)
     return run.code === 0 || run.code === 1 ? [] : [`${at}: ended before the signal with exit ${run.code}`];
   // Before Node runs any JavaScript no handler can exist: the signal's default action ends the
@@ -165,24 +115,23 @@ async function leftOnPool(stack: Stack): Promise<string[]> {
   return left;
 }
 
-/**
- * Runs `args` again and again with the signal `stepMs` later each time, the `signals` in turn
- * (SIGINT and SIGTERM unless told, so both reach every phase), until two runs in a row ended
- * before their signal: the whole length of the run is covered however fast or slow the
- * machine is today.
- */
-async function acrossTheRun(
+/** A progress line for check `n` that has ended ("[1/8] session/set-leak: leaked pass"). */
+const ended = (n: number): RegExp => new RegExp(`\\[\\s*${n}/\\d+\\]\\s+\\S+:`);
+/** The last check's line ("..., done"): the sweep is under way. */
+const SWEEP = /, done\n/;
+/** The report on stdout: the run is writing its outputs. */
+const REPORT = /\S/;
+
+/** Runs each moment once, in order, calling `after` between runs. */
+async function atEach(
   args: string[],
-  stepMs: number,
-  maxRuns: number,
+  moments: Moment[],
   after: (r: SignalledRun) => Promise<void> = async () => undefined,
-  signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM'],
 ): Promise<SignalledRun[]> {
   const runs: SignalledRun[] = [];
-  for (let i = 0, late = 0; late < 2 && i < maxRuns; i++) {
-    const r = await signalAt(args, i * stepMs, signals[i % signals.length]!);
+  for (const m of moments) {
+    const r = await signalAt(args, m);
     runs.push(r);
-    late = r.delivered ? 0 : late + 1;
     await after(r);
   }
   return runs;
@@ -199,8 +148,7 @@ describe('a signal at any moment of a run', () => {
       stack.target.url(),
       '--direct',
       stack.postgres.url(),
-      // Eight quick checks: enough time after the first one ends for signals to land between
-      // checks and in the sweep, now that a check takes tens of milliseconds on loopback.
+      // Eight quick checks: a stretch of checks long enough for a moment between them.
       '--only',
       'session/set-leak,session/search-path-leak,session/custom-guc-leak,temp/temp-table,locks/advisory-session,locks/advisory-xact,prepared/sql-prepare,sequences/lastval',
     ];
@@ -210,47 +158,30 @@ describe('a signal at any moment of a run', () => {
     await stack?.stop();
   });
 
-  test('against a PgBouncer fixture: every 100 ms, SIGINT and SIGTERM in turn, each ends in time with exit 130 and an honest report', async () => {
+  test('against a PgBouncer fixture: at each moment of a run, SIGINT and SIGTERM in turn, each ends in time with exit 130 and an honest report', async () => {
     expect(baseline.code, baseline.stderr).toBe(0);
     const left: string[] = [];
-    // Every 100 ms, or wider on a machine slow enough today that the quiet run is long: about
-    // 16 runs, so the test stays near a minute, whatever the load.
-    const stepMs = Math.max(100, Math.ceil(baseline.ms / 16 / 50) * 50);
-    const runs = await acrossTheRun(args, stepMs, 20, async (r) => {
-      left.push(...(await leftOnPool(stack)).map((l) => `${r.sig} at ${r.offsetMs} ms: ${l}`));
+    // Each signal meets a run with no report to write yet and runs with one (twice each).
+    const moments: Moment[] = [
+      { name: 'process start', sig: 'SIGINT', when: { ms: 0 } },
+      { name: 'discovery', sig: 'SIGTERM', when: { sessionOn: stack.postgres } },
+      { name: "Vitest's start", sig: 'SIGINT', when: { stderr: /Discovery/ } },
+      { name: 'between checks', sig: 'SIGTERM', when: { stderr: ended(1) } },
+      // Checks run back to back: right after the fourth one ends, the fifth is in flight.
+      { name: 'a check', sig: 'SIGINT', when: { stderr: ended(4) } },
+      { name: 'the sweep', sig: 'SIGTERM', when: { stderr: SWEEP } },
+      { name: 'the report', sig: 'SIGINT', when: { stdout: REPORT } },
+    ];
+    const runs = await atEach(args, moments, async (r) => {
+      left.push(...(await leftOnPool(stack)).map((l) => `${r.sig} at ${r.moment}: ${l}`));
     });
-    // Both signals must reach a run with a report to write. On a loaded machine the turn can
-    // leave one signal only the moments outside that window: it is sent again where the other
-    // one found a report to write (a few more runs at most).
-    for (const sig of ['SIGINT', 'SIGTERM'] as const) {
-      const reportedAt = runs.filter((r) => r.delivered && r.run.report?.summary.interrupted).map((r) => r.offsetMs);
-      for (const offset of reportedAt.slice(0, 3)) {
-        if (runs.some((r) => r.sig === sig && r.delivered && r.run.report?.summary.interrupted)) break;
-        const r = await signalAt(args, offset, sig);
-        runs.push(r);
-        left.push(...(await leftOnPool(stack)).map((l) => `${r.sig} at ${r.offsetMs} ms: ${l}`));
-      }
-    }
-    // The checks and the sweep are a short stretch at the end of a run whose start (fixture,
-    // discovery) stretches under load: a grid of 16 offsets can step over them (issue 21: 11 of
-    // 13 signals before discovery ended, none later). Aim a few more between the last offset
-    // that came before the first check ended and the first that came after the end.
-    for (let i = 0; i < 6 && !reachedLate(runs); i++) {
-      const early = Math.max(
-        ...runs.filter((r) => phase(r) === 'before the first check ended').map((r) => r.offsetMs),
-        0,
-      );
-      const late = Math.min(...runs.filter((r) => !r.delivered && r.offsetMs > early).map((r) => r.offsetMs));
-      if (!Number.isFinite(late) || late - early < 20) break;
-      const r = await signalAt(args, Math.round((early + late) / 2), i % 2 === 0 ? 'SIGINT' : 'SIGTERM');
-      runs.push(r);
-      left.push(...(await leftOnPool(stack)).map((l) => `${r.sig} at ${r.offsetMs} ms: ${l}`));
-    }
     const delivered = runs.filter((r) => r.delivered);
     console.log(
-      `interrupt offsets (external): ${delivered.length} of ${runs.length} signalled, by phase ${JSON.stringify(phases(runs))}; slowest end after the signal ${Math.max(...delivered.map((r) => r.run.ms - r.offsetMs))} ms`,
+      `interrupt moments (external): ${runs.map((r) => `${r.moment} ${r.sig} ${r.delivered ? `${r.offsetMs} ms -> ${phase(r)}, exit ${r.run.code}` : 'not sent'}`).join('; ')}; slowest end after the signal ${Math.max(...delivered.map((r) => r.run.ms - r.offsetMs))} ms`,
     );
     expect(runs.flatMap((r) => problems(r, outcomes(baseline.report)))).toEqual([]);
+    // Every moment up to the sweep came while the run went (the report's may come after the end).
+    expect(runs.filter((r) => !r.delivered && r.moment !== 'the report').map((r) => r.moment)).toEqual([]);
     // Both signals reached a run that had a report to write, and one that had not got so far.
     for (const sig of ['SIGINT', 'SIGTERM'])
       expect(delivered.filter((r) => r.sig === sig && r.run.report?.summary.interrupted).length, sig).toBeGreaterThan(
@@ -269,25 +200,31 @@ describe('a signal at any moment of a run', () => {
   // and orphaned PostgreSQL, PgBouncer and their folders.
   test('the embedded default: fixtures it started are stopped and their folders removed, whenever the signal comes (SIGINT, SIGTERM, SIGHUP, SIGQUIT)', async () => {
     const args = ['--only', 'session/set-leak'];
-    // About ten offsets across a quiet run's length (fixture start-up included).
+    // Control: the embedded run, without a signal, works (so the signalled runs test something).
     const quiet = await runCli(args);
     expect(quiet.code, quiet.stderr).toBe(0);
-    const runs = await acrossTheRun(args, Math.max(200, Math.ceil(quiet.ms / 10 / 50) * 50), 14, undefined, [
-      'SIGINT',
-      'SIGTERM',
-      'SIGHUP',
-      'SIGQUIT',
-    ]);
+    const moments: Moment[] = [
+      { name: 'process start', sig: 'SIGINT', when: { ms: 0 } },
+      { name: 'fixture start-up', sig: 'SIGTERM', when: { stderr: /No --target: starting/ } },
+      { name: 'a fixture server starting', sig: 'SIGHUP', when: { family: (s) => s.length > 0 } },
+      {
+        name: 'both fixtures up',
+        sig: 'SIGQUIT',
+        when: { family: (s) => s.some((p) => /pgbouncer/.test(p.cmd)) && s.some((p) => /postgres/.test(p.cmd)) },
+      },
+      { name: "Vitest's start", sig: 'SIGINT', when: { stderr: /Discovery/ } },
+      { name: 'the sweep', sig: 'SIGHUP', when: { stderr: SWEEP } },
+      { name: 'the report', sig: 'SIGQUIT', when: { stdout: REPORT } },
+    ];
+    const runs = await atEach(args, moments);
     console.log(
-      `interrupt offsets (embedded): ${runs.filter((r) => r.delivered).length} signalled, by phase ${JSON.stringify(phases(runs))}, fixtures seen at ${runs
-        .filter((r) => r.servers.length > 0)
-        .map((r) => r.offsetMs)
-        .join(', ')} ms`,
+      `interrupt moments (embedded): ${runs.map((r) => `${r.moment} ${r.sig} ${r.delivered ? `${r.offsetMs} ms -> ${phase(r)}, ${r.servers.length} server process(es), exit ${r.run.code}` : 'not sent'}`).join('; ')}`,
     );
     expect(runs.flatMap((r) => problems(r, {}))).toEqual([]);
+    expect(runs.filter((r) => !r.delivered && r.moment !== 'the report').map((r) => r.moment)).toEqual([]);
     for (const r of runs) {
-      expect(r.servers.filter(stillRunning).map((p) => `${r.sig} at ${r.offsetMs} ms: pid ${p.pid}`)).toEqual([]);
-      expect(r.folders.filter((f) => existsSync(f)).map((f) => `${r.sig} at ${r.offsetMs} ms: ${f}`)).toEqual([]);
+      expect(r.servers.filter(stillRunning).map((p) => `${r.sig} at ${r.moment}: pid ${p.pid}`)).toEqual([]);
+      expect(r.folders.filter((f) => existsSync(f)).map((f) => `${r.sig} at ${r.moment}: ${f}`)).toEqual([]);
     }
     // Some signals came while the fixtures ran (so the checks above looked at something).
     expect(runs.filter((r) => r.servers.length >= 2).length).toBeGreaterThanOrEqual(2);
