@@ -37,6 +37,11 @@ export interface Markers {
   schemaName: string;
   /** A statement_timeout value nobody else uses: SHOW prints it back exactly (not whole seconds). */
   statementTimeout: string;
+  /**
+   * The same kind of value for lock_timeout, drawn apart from statementTimeout: a check that
+   * sets lock_timeout never shares its marker with one that sets statement_timeout.
+   */
+  lockTimeout: string;
   /** A value for application_name and custom GUCs. */
   tag: string;
 }
@@ -59,17 +64,18 @@ export function markersFor(runId: string, check = ''): Markers {
     cursorName: `pooltest_${runId}${suffix}`,
     sequenceName: `pooltest_${runId}${suffix}`,
     schemaName: `pooltest_${runId}${suffix}`,
-    statementTimeout: `${statementTimeoutMs(h.readUInt32BE(8))}ms`,
+    statementTimeout: `${timeoutMs(h.readUInt32BE(8))}ms`,
+    lockTimeout: `${timeoutMs(h.readUInt32BE(12))}ms`,
     tag: `pooltest-${runId}${suffix.replace(/_/g, '-')}`,
   };
 }
 
 /**
  * At least an hour (harmless to whoever inherits it: long queries still run) and below
- * statement_timeout's int32 limit (about 24 days), never a whole number of seconds, so SHOW
+ * the timeouts' int32 limit (about 24 days), never a whole number of seconds, so SHOW
  * prints it back in milliseconds exactly as it was set.
  */
-function statementTimeoutMs(random: number): number {
+function timeoutMs(random: number): number {
   const ms = 3_600_000 + (random % 2_000_000_000);
   return ms % 1000 === 0 ? ms + 7 : ms;
 }

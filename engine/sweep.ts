@@ -27,11 +27,21 @@ import { sparesAllowed } from './steering/spare-session.js';
 import type { SweepResult } from './types.js';
 
 /**
- * Timeout settings a check may set to its marker value (markersFor(...).statementTimeout: an
- * hour or more, unique per run and check). The sweep recognises and resets the marker in any
- * of them, so a check that uses another of these needs no change here.
+ * Timeout settings a check may set to a marker value (markersFor(...).statementTimeout or
+ * .lockTimeout: an hour or more, unique per run and check). The sweep recognises and resets
+ * either marker in any of them, so a check that uses another of these needs no change here.
  */
 export const MARKED_TIMEOUTS = ['statement_timeout', 'lock_timeout', 'idle_in_transaction_session_timeout'] as const;
+
+/** This run's timeout marker values, quoted, for an `IN (...)` list. */
+function timeoutMarkers(runId: string, checkIds: readonly string[]): string {
+  return checkIds
+    .flatMap((id) => {
+      const m = markersFor(runId, id);
+      return [`'${m.statementTimeout}'`, `'${m.lockTimeout}'`];
+    })
+    .join(', ');
+}
 
 /** Whether any marked timeout holds one of this run's marker values. */
 function timeoutMarkerSql(timeouts: string): string {
@@ -42,7 +52,7 @@ function timeoutMarkerSql(timeouts: string): string {
 export function inspectionSql(runId: string, checkIds: readonly string[]): string {
   const like = `'pooltest\\_${runId}%'`;
   const keys = lockKeys(runId, checkIds).join(', ');
-  const timeouts = checkIds.map((id) => `'${markersFor(runId, id).statementTimeout}'`).join(', ');
+  const timeouts = timeoutMarkers(runId, checkIds);
   return `SELECT pg_backend_pid() AS pid,
     (SELECT count(*)::int FROM pg_locks WHERE locktype = 'advisory' AND classid = ${LOCK_NAMESPACE} AND objid IN (${keys}) AND pid = pg_backend_pid()) AS locks,
     (SELECT count(*)::int FROM pg_class WHERE relpersistence = 't' AND relname LIKE ${like} AND pg_table_is_visible(oid)) AS temp_tables,
@@ -74,7 +84,7 @@ export function cleanupSql(runId: string, checkIds: readonly string[]): string {
   ];
   // Only locks the backend holds: an unlock of one it does not hold is a WARNING in the server log.
   parts.push(releaseHeldLocksSql(LOCK_NAMESPACE, lockKeys(runId, checkIds)));
-  const timeouts = checkIds.map((id) => `'${markersFor(runId, id).statementTimeout}'`).join(', ');
+  const timeouts = timeoutMarkers(runId, checkIds);
   if (checkIds.length > 0)
     for (const name of MARKED_TIMEOUTS)
       parts.push(`IF current_setting('${name}') IN (${timeouts}) THEN RESET ${name}; END IF;`);
@@ -252,7 +262,12 @@ export async function tidy(
   }
 }
 
-/** On each visited backend: count what carries the run's markers, then remove it. */
+/**
+ * On each visited backend: count what carries the run's markers, then remove it. For one check
+ * these are about 4 KB, for a whole run several: more than a pooler keeps of a client that waits,
+ * so a visitor's take sends them only once it holds its backend (QUEUED_MESSAGE_MAX_BYTES in
+ * steering/holders.ts says why; a queued visitor that gave up once cost the pool a server).
+ */
 function visitStatements(runId: string, checkIds: readonly string[]): string[] {
   return [inspectionSql(runId, checkIds), cleanupBlock(cleanupSql(runId, checkIds))];
 }

@@ -38,7 +38,7 @@ export const lockTimeoutLeak = defineCheck({
   }),
   uses: STATE_SCENARIO,
   async scenario(scn) {
-    const marker = markersFor(scn.ctx.runId, this.id).statementTimeout;
+    const marker = markersFor(scn.ctx.runId, this.id).lockTimeout;
     scn.recordMarkers({ lock_timeout: marker });
     await runStateScenario(scn, {
       create: `SET lock_timeout = '${marker}'`,

@@ -68,13 +68,15 @@ describe("a dirty sweep is pooltest's own failure", () => {
   test("state carrying the run's markers on a pooled backend: exit 1, sweep.clean false in the JSON, then removed", async () => {
     const runId = 'dec0de42';
     const m = markersFor(runId, 'session/set-leak');
+    // lock_timeout carries a marker of its own (session/lock-timeout-leak's): the sweep must know it too.
+    const lockTimeout = markersFor(runId, 'session/lock-timeout-leak').lockTimeout;
     // Planted through the pooler and left there: in transaction pooling a session-level lock
     // and SET stay on the server connection after the client goes.
     const planter = new pg.Client({ connectionString: stack.target.url() });
     planter.on('error', () => undefined);
     await planter.connect();
     await planter.query(
-      `SELECT pg_advisory_lock(${LOCK_NAMESPACE}, ${m.lockKey}); SET statement_timeout = '${m.statementTimeout}'`,
+      `SELECT pg_advisory_lock(${LOCK_NAMESPACE}, ${m.lockKey}); SET statement_timeout = '${m.statementTimeout}'; SET lock_timeout = '${lockTimeout}'`,
     );
     await planter.end();
     // The independent looks see it (a control: an inspection that cannot fail proves nothing).
@@ -85,7 +87,12 @@ describe("a dirty sweep is pooltest's own failure", () => {
       await freshSettings(stack.target.url()),
     );
     expect(
-      planted.filter((v) => v.advisoryLocks === 1 && v.changedSettings.some((s) => s.startsWith('statement_timeout='))),
+      planted.filter(
+        (v) =>
+          v.advisoryLocks === 1 &&
+          v.changedSettings.some((s) => s.startsWith('statement_timeout=')) &&
+          v.changedSettings.some((s) => s.startsWith('lock_timeout=')),
+      ),
     ).toHaveLength(1);
 
     // One quick check that plants nothing: whatever the sweep finds is the planted state.

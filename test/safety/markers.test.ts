@@ -16,7 +16,10 @@ describe('markers', () => {
     const all = ids.map((id) => markersFor('0123abcd', id));
     const keys = all.flatMap((m) => [m.lockKey, m.lockKey2]);
     expect(new Set(keys).size).toBe(keys.length);
-    expect(new Set(all.map((m) => m.statementTimeout)).size).toBe(all.length);
+    // Both timeout markers of every check, all distinct: session/lock-timeout-leak once set
+    // lock_timeout to the statement_timeout marker: one value marked two settings.
+    const timeouts = all.flatMap((m) => [m.statementTimeout, m.lockTimeout]);
+    expect(new Set(timeouts).size).toBe(timeouts.length);
     expect(new Set(all.map((m) => m.channel)).size).toBe(all.length);
     expect(new Set(all.map((m) => m.tag)).size).toBe(all.length);
   });
@@ -28,6 +31,7 @@ describe('markers', () => {
         'lockKey',
         'lockKey2',
         'statementTimeout',
+        'lockTimeout',
         'channel',
         'tempTable',
         'table',
@@ -46,10 +50,12 @@ describe('markers', () => {
       for (const id of ids) {
         const m = markersFor(r, id);
         for (const k of [m.lockKey, m.lockKey2]) expect(k >= 0 && k <= 0x7fffffff).toBe(true);
-        const ms = Number(m.statementTimeout.replace(/ms$/, ''));
-        expect(ms).toBeGreaterThanOrEqual(3_600_000);
-        expect(ms).toBeLessThanOrEqual(2_147_483_647);
-        expect(ms % 1000).not.toBe(0);
+        for (const t of [m.statementTimeout, m.lockTimeout]) {
+          const ms = Number(t.replace(/ms$/, ''));
+          expect(ms).toBeGreaterThanOrEqual(3_600_000);
+          expect(ms).toBeLessThanOrEqual(2_147_483_647);
+          expect(ms % 1000).not.toBe(0);
+        }
       }
     }
   });
