@@ -24,6 +24,8 @@ export type PooltestErrorCode =
   | 'EXPECTATIONS_INVALID'
   | 'REPORT_INVALID'
   | 'REPORT_DUPLICATE'
+  /** A stored report too old to be judged again from its record (engine/judging/rejudge-report.ts). */
+  | 'REPORT_TOO_OLD'
   | 'OUTPUT_FAILED'
   | 'DOCKER_UNAVAILABLE'
   | 'FIXTURE_UNAVAILABLE'

@@ -16,6 +16,14 @@ const RECORDED = JSON.parse(readFileSync(path.join(REPO, 'test/recorded/connect-
   { outcome: string | null; steps: StepRecord[] }
 >;
 
+/**
+ * PgBouncer's first recording, kept beside the judge tests once its fixture was recorded again:
+ * the run whose point ratio the old rule called `faster` (test/judges/connect-churn-point-ratio.json).
+ */
+const POINT_RATIO = JSON.parse(readFileSync(path.join(REPO, 'test/judges/connect-churn-point-ratio.json'), 'utf8')) as {
+  steps: StepRecord[];
+};
+
 function steps(fixture = 'pgbouncer-transaction'): StepRecord[] {
   return structuredClone(RECORDED[fixture]!.steps);
 }
@@ -45,11 +53,12 @@ const label = (t: number[], d: number[]): string | null =>
   judgeChurn(setSide(setSide(steps(), 'churn.target', t), 'churn.direct', d)).outcome;
 
 describe('capacity/connect-churn judge', () => {
-  // Written by hand: every recording gives a ratio whose interval includes 1, the PgBouncer
-  // one included (its point ratio, 1.28, was labelled `faster` by the old rule; see below).
+  // Written by hand: every recording gives a ratio whose interval includes 1, except PgBouncer's
+  // in transaction pooling (recorded on a loaded machine: 2.49x, interval 2.16-3.19). Its first
+  // recording, a point ratio of 1.28 that the old rule labelled `faster`, is kept apart (below).
   const RECORDED_OUTCOMES: Record<string, string> = {
     direct: 'same',
-    'pgbouncer-transaction': 'same',
+    'pgbouncer-transaction': 'faster',
     'pgbouncer-session': 'same',
     pgpool: 'same',
   };
@@ -75,15 +84,18 @@ describe('capacity/connect-churn judge', () => {
       expect(speedupLow).toBeLessThanOrEqual(speedup!);
       expect(speedupHigh).toBeGreaterThanOrEqual(speedup!);
       expect(j.reason).toContain(`${speedup}x (95% interval ${speedupLow}-${speedupHigh})`);
-      expect(j.facts.targetConnections).toBe(60);
+      // 60 cycles a side on a quiet machine; a side that has 15 once 600 ms passed stops there
+      // (the loaded PgBouncer recording), and both sides run the same time.
+      expect([15, 60]).toContain(j.facts.targetConnections);
+      expect(j.facts.directConnections).toBe(j.facts.targetConnections);
       // Direct: every connection is a new backend; through a pooler, a few serve them all.
-      expect(j.facts.directBackends).toBe(60);
+      expect(j.facts.directBackends).toBe(j.facts.directConnections);
       if (fixture !== 'direct') expect(j.facts.targetBackends as number).toBeLessThanOrEqual(2);
     },
   );
 
   test('a label that flipped between runs: a point ratio of 1.28 whose interval includes 1 is `same`, not `faster`', () => {
-    const j = judgeChurn(steps('pgbouncer-transaction'));
+    const j = judgeChurn(structuredClone(POINT_RATIO.steps));
     // The old rule (point ratio of the p50s at 1.25 or more) called this run faster.
     expect((j.facts.directP50Ms as number) / (j.facts.targetP50Ms as number)).toBeGreaterThanOrEqual(1.25);
     expect(j.facts.speedupLow as number).toBeLessThan(1);

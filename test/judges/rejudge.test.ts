@@ -3,19 +3,21 @@
  * from its record alone (its steps and the discovery it ran with) by judgeRun, reads exactly
  * what was stored. For the recorded logs (test/recorded) that is the outcome; for stored reports
  * (any report JSON under test/ or docs/ whose checks carry steps) the outcome, the reason and
- * the facts. A result decided outside the record (a run error, a pool recount, a target gone)
- * would fail here. The controls make sure the comparison can fail.
+ * the facts, through rejudgeReport. A result decided outside the record (a run error, a pool
+ * recount, a target gone) would fail here. The controls make sure the comparison can fail.
  *
- * Two kinds of stored run read differently today, each named below with why, so the list
- * cannot grow unnoticed: a recording whose judge was changed on purpose afterwards (it must
- * then read what the new rule says), and the schema-1 reports kept for the compatibility tests
- * (test/reporters/fixtures), recorded by an early engine whose scenarios wrote no `run.markers`
- * step, which today's judges read their markers from.
+ * Reports of this schema are stored in test/judges/reports (bench/record-sample-reports.ts).
+ * No run is excepted. A report of schema 1 (the compatibility samples in test/reporters/fixtures)
+ * is refused with REPORT_TOO_OLD, as rejudgeReport refuses every one: its engine wrote no
+ * `run.markers` step, and a control below shows what judging it anyway would say.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
+import { isPooltestError } from '../../engine/errors.js';
 import { judgeRun } from '../../engine/judging/judge-record.js';
+import { FIRST_REJUDGEABLE_SCHEMA, rejudgeReport } from '../../engine/judging/rejudge-report.js';
+import { readReport } from '../../cli/diff-command.js';
 import { RUN_FACT_TAGS, factStep } from '../../engine/judging/run-facts.js';
 import type { Discovery, Report, StepRecord } from '../../engine/types.js';
 import { CATALOGUE } from '../../suites/catalogue.js';
@@ -65,8 +67,8 @@ function recordedRuns(): Array<[string, Stored]> {
   return runs;
 }
 
-/** Every report JSON under test/ and docs/ whose checks carry their steps. */
-function storedReports(): Array<[string, Stored]> {
+/** Every report JSON under test/ and docs/ whose checks carry their steps, by file. */
+function storedReports(): Array<[string, Report]> {
   const found: string[] = [];
   const walk = (dir: string): void => {
     for (const name of readdirSync(dir)) {
@@ -77,26 +79,12 @@ function storedReports(): Array<[string, Stored]> {
   };
   walk(path.join(REPO, 'test'));
   walk(path.join(REPO, 'docs'));
-  const runs: Array<[string, Stored]> = [];
-  for (const file of found) {
+  return found.flatMap((file): Array<[string, Report]> => {
     const data = read(file) as Partial<Report>;
-    if (typeof data.schemaVersion !== 'number' || !Array.isArray(data.checks) || !data.discovery) continue;
-    for (const c of data.checks) {
-      if (!Array.isArray(c.steps)) continue;
-      runs.push([
-        `${path.relative(REPO, file)} ${c.id}`,
-        {
-          id: c.id,
-          discovery: withoutSteps(data.discovery),
-          steps: c.steps,
-          outcome: c.outcome,
-          reason: c.reason,
-          facts: c.facts,
-        },
-      ]);
-    }
-  }
-  return runs;
+    if (typeof data.schemaVersion !== 'number' || !Array.isArray(data.checks) || !data.discovery) return [];
+    if (!data.checks.some((c) => Array.isArray(c.steps))) return [];
+    return [[path.relative(REPO, file), data as Report]];
+  });
 }
 
 function rejudge(s: Stored): ReturnType<typeof judgeRun> {
@@ -105,54 +93,76 @@ function rejudge(s: Stored): ReturnType<typeof judgeRun> {
   return judgeRun(def, structuredClone(s.steps), s.discovery);
 }
 
-/** Recordings whose judge changed on purpose after they were made: what the rule says now, and why. */
-const JUDGE_CHANGED: Record<string, [outcome: string, why: string]> = {
-  'connect-churn.json pgbouncer-transaction': [
-    'same',
-    'recorded as faster by the point-ratio rule; since bffeb26 a difference needs a 95% interval that excludes 1 (this one is 0.96-1.57)',
-  ],
-};
-
-/** Stored reports written by schema 1's engine (no run.markers steps): kept for the compatibility tests. */
-const SCHEMA_ONE_SAMPLES = [
-  'test/reporters/fixtures/direct.report.json',
-  'test/reporters/fixtures/pgbouncer-transaction.report.json',
-];
-
 const recorded = recordedRuns();
-const allReports = storedReports();
-const reports = allReports.filter(([name]) => !SCHEMA_ONE_SAMPLES.some((f) => name.startsWith(`${f} `)));
+const reports = storedReports();
+const current = reports.filter(([, r]) => r.schemaVersion >= FIRST_REJUDGEABLE_SCHEMA);
+const schemaOne = reports.filter(([, r]) => r.schemaVersion < FIRST_REJUDGEABLE_SCHEMA);
+/** Each check of each current report, with what the report says of it. */
+const reportChecks = current.flatMap(([file, r]) =>
+  r.checks.filter((c) => Array.isArray(c.steps)).map((c): [string, Report, string] => [`${file} ${c.id}`, r, c.id]),
+);
 
-test('there is something to re-judge, and every exception is still there and still what it says', () => {
+test('there is something to re-judge, and every stored report is of one of the two kinds below', () => {
   expect(recorded.length).toBeGreaterThan(100);
-  for (const name of Object.keys(JUDGE_CHANGED)) expect(recorded.map(([n]) => n)).toContain(name);
-  for (const file of SCHEMA_ONE_SAMPLES) {
-    expect(
-      allReports.some(([n]) => n.startsWith(`${file} `)),
-      file,
-    ).toBe(true);
-    expect((read(path.join(REPO, file)) as Report).schemaVersion, file).toBe(1);
-  }
+  expect(current.length).toBeGreaterThan(0);
+  expect(schemaOne.length).toBeGreaterThan(0);
+  expect(current.length + schemaOne.length).toBe(reports.length);
 });
 
 describe('recorded logs: the same outcome from the record alone', () => {
-  test.each(recorded)('%s', (name, s) => {
-    expect(rejudge(s).outcome).toBe(JUDGE_CHANGED[name]?.[0] ?? s.outcome);
+  test.each(recorded)('%s', (_, s) => {
+    expect(rejudge(s).outcome).toBe(s.outcome);
   });
 });
 
 describe('stored reports: the same outcome, reason and facts from the record alone', () => {
-  // Every report stored today is a schema-1 sample; a report stored from now on is held here.
-  if (reports.length === 0) test('none at schema 2 yet', () => expect(reports).toEqual([]));
-  else
-    test.each(reports)('%s', (_, s) => {
-      const j = rejudge(s);
-      expect({ outcome: j.outcome, reason: j.reason, facts: j.facts }).toEqual({
-        outcome: s.outcome,
-        reason: s.reason,
-        facts: s.facts,
-      });
+  test.each(reportChecks)('%s', (_, report, id) => {
+    const j = rejudgeReport(report, CATALOGUE).find((x) => x.id === id)!.judgement;
+    const stored = report.checks.find((c) => c.id === id)!;
+    expect({ outcome: j.outcome, reason: j.reason, facts: j.facts }).toEqual({
+      outcome: stored.outcome,
+      reason: stored.reason,
+      facts: stored.facts,
     });
+  });
+});
+
+test('control: a stored report whose record was changed after judging no longer re-judges to what it says', () => {
+  const [, report, id] = reportChecks.find(([, r, i]) => r.checks.find((c) => c.id === i)!.outcome !== null)!;
+  const edited = structuredClone(report);
+  const check = edited.checks.find((c) => c.id === id)!;
+  // Every step's result rows emptied: what the judge read is gone, the stored outcome is not.
+  check.steps = check.steps.map((st) => ({ ...st, results: st.results.map(() => []) }));
+  const j = rejudgeReport(edited, CATALOGUE).find((x) => x.id === id)!.judgement;
+  expect({ outcome: j.outcome, reason: j.reason }).not.toEqual({ outcome: check.outcome, reason: check.reason });
+});
+
+describe('stored reports of schema 1: read and compared, never judged again', () => {
+  test.each(schemaOne)('%s is refused with REPORT_TOO_OLD, and read as schema 2 for pooltest diff', (file, report) => {
+    let code: unknown = null;
+    try {
+      rejudgeReport(report, CATALOGUE);
+    } catch (e) {
+      code = isPooltestError(e) ? e.code : e;
+    }
+    expect(code).toBe('REPORT_TOO_OLD');
+    expect(readReport(path.join(REPO, file)).schemaVersion).toBe(2);
+  });
+
+  test('control: judged anyway, a schema-1 record reads otherwise than its report (hence the refusal)', () => {
+    const differ = schemaOne.flatMap(([, r]) =>
+      r.checks.filter(
+        (c) =>
+          rejudge({ id: c.id, discovery: withoutSteps(r.discovery), steps: c.steps, outcome: null }).outcome !==
+          c.outcome,
+      ),
+    );
+    expect(differ.length).toBeGreaterThan(0);
+  });
+
+  test('a report of this schema is not refused', () => {
+    expect(() => rejudgeReport(current[0]![1], CATALOGUE)).not.toThrow();
+  });
 });
 
 describe('controls: the engine facts of the record decide, and the comparison can fail', () => {
