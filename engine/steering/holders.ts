@@ -11,7 +11,7 @@
  *   back) or waiting for the sleep to end (for holders whose statements must commit).
  */
 import { sendCancelRequest } from '../session/cancel.js';
-import { startLongStatement } from './long-statement.js';
+import { FLUSH_PID, startLongStatement } from './long-statement.js';
 import { within } from '../time.js';
 import { releaseTagFor } from './tags.js';
 import type { Session } from '../session/session.js';
@@ -61,7 +61,14 @@ export function landingHoldMs(discovery: Pick<Discovery, 'rttMs'>): number {
 
 /** Takes a backend with the strategy discovery chose. */
 export function take(scn: Scenario, session: Session, tag: string, opts: TakeOptions = {}): Promise<Hold> {
-  return scn.discovery.holderStrategy === 'statement' || opts.oneMessage === true
+  // One message only where it may wait in a pooler's queue (QUEUED_MESSAGE_MAX_BYTES): a
+  // larger one is a transaction's take, which sends its statements once it holds the backend.
+  // The sleep's own text is a few bytes: 64 covers it.
+  const oneMessage =
+    opts.oneMessage === true &&
+    queryMessageBytes(['SELECT pg_backend_pid() AS pid', ...(opts.statements ?? []), FLUSH_PID].join('; ')) + 64 <=
+      QUEUED_MESSAGE_MAX_BYTES;
+  return scn.discovery.holderStrategy === 'statement' || oneMessage
     ? takeWithStatement(scn, session, tag, opts)
     : takeWithTransaction(scn, session, tag, opts);
 }

@@ -68,27 +68,31 @@ describe('a queued take that gives up (PgBouncer, transaction pooling, pool of 2
     };
   }
 
-  test('gives up without costing PgBouncer a server connection, its statements too large to wait', async () => {
-    expect(queryMessageBytes(['BEGIN', 'SELECT pg_backend_pid() AS pid', ...VISIT].join('; '))).toBeGreaterThan(
-      QUEUED_MESSAGE_MAX_BYTES,
-    );
-    const scn = new Scenario({ target: target(), direct: null, discovery, runId: RUN, bounds });
-    try {
-      const before = closedServers();
-      const pool = await holdPool(scn);
-      expect(pool.pids.size).toBe(2);
-      const queued = await take(scn, await scn.open('Q'), 'visit', { statements: VISIT, waitMs: 300 });
-      expect(queued.waited).toBe(true);
-      await pool.release();
-      // The same two server connections, still: a closed one would have been replaced by a new backend.
-      const again = await holdPool(scn);
-      await again.release();
-      expect(again.pids).toEqual(pool.pids);
-      expect(closedServers()).toBe(before);
-    } finally {
-      await scn.closeAll();
-    }
-  });
+  // oneMessage: the tidy-up's visit (backend-visits.ts), which would hold with one statement.
+  test.each([false, true])(
+    'gives up without costing PgBouncer a server connection, its statements too large to wait (oneMessage %s)',
+    async (oneMessage) => {
+      expect(queryMessageBytes(['BEGIN', 'SELECT pg_backend_pid() AS pid', ...VISIT].join('; '))).toBeGreaterThan(
+        QUEUED_MESSAGE_MAX_BYTES,
+      );
+      const scn = new Scenario({ target: target(), direct: null, discovery, runId: RUN, bounds });
+      try {
+        const before = closedServers();
+        const pool = await holdPool(scn);
+        expect(pool.pids.size).toBe(2);
+        const queued = await take(scn, await scn.open('Q'), 'visit', { statements: VISIT, waitMs: 300, oneMessage });
+        expect(queued.waited).toBe(true);
+        await pool.release();
+        // The same two server connections, still: a closed one would have been replaced by a new backend.
+        const again = await holdPool(scn);
+        await again.release();
+        expect(again.pids).toEqual(pool.pids);
+        expect(closedServers()).toBe(before);
+      } finally {
+        await scn.closeAll();
+      }
+    },
+  );
 
   test('with a backend free, the statements run on the held backend, in a step that reads its pid', async () => {
     const scn = new Scenario({ target: target(), direct: null, discovery, runId: RUN, bounds });
