@@ -26,7 +26,7 @@ Finds the statements of an application that rely on session state, and says what
 does to each of them.
 
 Inputs (any combination, at least one):
-  --sql FILE...             SQL files or migrations (several statements per file; '-' = stdin)
+  --sql FILE...             SQL files or migrations (several statements per file; '-' = stdin; 16 MiB each at most)
   --log FILE...             PostgreSQL server logs with log_statement = 'all' ('-' = stdin)
   --log-format FORMAT       stderr | csvlog | jsonlog (default: detected from the first line)
   --stats URL               read pg_stat_statements over a direct connection (with call counts)

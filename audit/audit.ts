@@ -88,7 +88,12 @@ export async function audit(options: AuditOptions): Promise<AuditReport> {
   const collector = new AuditCollector();
   const inputs: InputSummary[] = [];
   const warnings: string[] = [];
-  for (const file of sql) inputs.push(await auditSqlFile(file, collector, maxStatementBytes, options.stdin));
+  for (const file of sql) {
+    const summary = await auditSqlFile(file, collector, maxStatementBytes, options.stdin);
+    inputs.push(summary);
+    // As for an empty --log: a pass over nothing must not read as "nothing relies on session state".
+    if (summary.statements === 0) warnings.push(`--sql ${summary.name}: no statements in it`);
+  }
   for (const file of logs) {
     const result = await auditLogFile(file, collector, {
       format: options.logFormat ?? 'auto',

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { renderDiffMarkdown } from '../reporters/diff-markdown.js';
 import { renderDiff } from '../reporters/diff-terminal.js';
 import { diffToJson } from '../reporters/json-reporter.js';
+import { parseJsonBytes } from '../engine/json-file.js';
 import { PooltestError } from '../engine/errors.js';
 import { diffReports } from '../reporters/report-diff.js';
 import { READABLE_SCHEMA_VERSIONS, upgradeReport } from '../reporters/report-compat.js';
@@ -57,17 +58,23 @@ export function diffCommand(argv: string[], io: Pick<CliIo, 'stdout' | 'stderr' 
 /** Reads a report file (or a run folder's report.json) and checks it is one this version can compare. */
 export function readReport(file: string): Report {
   let resolved = file;
-  let value: unknown;
+  let bytes: Buffer;
   try {
     if (statSync(file).isDirectory()) resolved = path.join(file, 'report.json');
-    value = JSON.parse(readFileSync(resolved, 'utf8'));
+    bytes = readFileSync(resolved);
   } catch (err) {
     throw new PooltestError(
       'REPORT_INVALID',
-      // JSON.parse quotes the file's text: printable, as everything read from a report is.
       `cannot read a pooltest report from ${resolved}: ${oneLine(err instanceof Error ? err.message : String(err))}`,
     );
   }
+  const read = parseJsonBytes(bytes);
+  if (!read.ok)
+    throw new PooltestError(
+      'REPORT_INVALID',
+      `cannot read a pooltest report from ${resolved}: ${oneLine(read.problem)}`,
+    );
+  const value = read.value;
   const problem = reportProblem(value);
   if (problem)
     throw new PooltestError(

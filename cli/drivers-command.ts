@@ -6,6 +6,7 @@
  * could not run.
  */
 import { readFileSync } from 'node:fs';
+import { parseJsonBytes } from '../engine/json-file.js';
 import { PooltestError } from '../engine/errors.js';
 import { redactUrl, resolveRelated, resolveTarget } from '../engine/target.js';
 import { DRIVERS, selectDrivers } from '../drivers/catalogue.js';
@@ -172,12 +173,15 @@ function listDrivers(): string {
 
 /** An --expect file: an object of result id to outcome label. */
 export function readExpectations(file: string): Record<string, string> {
-  let value: unknown;
+  let bytes: Buffer;
   try {
-    value = JSON.parse(readFileSync(file, 'utf8'));
+    bytes = readFileSync(file);
   } catch (err) {
     throw new PooltestError('BAD_ARGUMENTS', `--expect ${file}: ${err instanceof Error ? err.message : String(err)}`);
   }
+  const read = parseJsonBytes(bytes);
+  if (!read.ok) throw new PooltestError('BAD_ARGUMENTS', `--expect ${file} ${read.problem}`);
+  const value = read.value;
   const labels = new Set(['works', 'retried', 'failed']);
   if (typeof value !== 'object' || value === null || Array.isArray(value))
     throw new PooltestError('BAD_ARGUMENTS', `--expect ${file}: an object of "driver/scenario@config": outcome`);

@@ -232,7 +232,15 @@ function parseUrl(text: string): ParsedText {
   const db = url.pathname.replace(/^\//, '');
   if (db) out.database = decode(db, 'database name');
   // libpq keywords in the query (`postgresql:///db?host=/tmp`) are read after the URL's parts
-  // and so win over them, as in libpq.
+  // and so win over them, as in libpq. One pooltest does not use is refused, as in a keyword/value
+  // string: silently dropping `?options=-c statement_timeout=1` would test another session than
+  // the user's application gets.
+  for (const key of url.searchParams.keys())
+    if (!KEYWORDS.has(key))
+      throw new PooltestError(
+        'BAD_TARGET_URL',
+        `connection keyword "${key}" in the URL is not one pooltest uses (it takes ${[...KEYWORDS].join(', ')})`,
+      );
   Object.assign(
     out,
     fromParameters((key) => url.searchParams.get(key) ?? undefined, redactUrl(text)),

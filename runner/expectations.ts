@@ -15,6 +15,7 @@
  * `null` removes an expectation inherited from the base profile (the check is then observed only).
  */
 import { readFileSync } from 'node:fs';
+import { parseJsonBytes } from '../engine/json-file.js';
 import path from 'node:path';
 import { PooltestError } from '../engine/errors.js';
 import { labelsOf } from '../suites/labels.js';
@@ -31,25 +32,18 @@ const toStderr: ExpectationsWarn = (text) => void process.stderr.write(`${text}\
 
 /** Reads and validates an expectations file; throws EXPECTATIONS_INVALID listing every problem. */
 export function loadExpectations(file: string, warn: ExpectationsWarn = toStderr): Profile {
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = readFileSync(file, 'utf8');
+    bytes = readFileSync(file);
   } catch (err) {
     throw new PooltestError(
       'EXPECTATIONS_INVALID',
       `cannot read expectations file ${file}: ${err instanceof Error ? err.message : String(err)}`,
     );
   }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (err) {
-    throw new PooltestError(
-      'EXPECTATIONS_INVALID',
-      `${file} is not valid JSON: ${err instanceof Error ? err.message : String(err)}`,
-    );
-  }
-  return parseExpectations(value, file, warn);
+  const read = parseJsonBytes(bytes);
+  if (!read.ok) throw new PooltestError('EXPECTATIONS_INVALID', `${file} ${read.problem}`);
+  return parseExpectations(read.value, file, warn);
 }
 
 /** Validates parsed expectations (`source` names them in messages) and builds the profile. */

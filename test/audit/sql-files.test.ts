@@ -99,6 +99,21 @@ describe('SQL files', () => {
     expect(stdout).toContain('Not classified: 1 statement(s)');
   });
 
+  test('an empty SQL file (or one of only comments) is audited with a warning, not passed silently; a file with statements gets none', async () => {
+    const empty = dir.file('empty.sql');
+    const comments = dir.file('comments.sql');
+    const one = dir.file('one.sql');
+    await writeFile(empty, '');
+    await writeFile(comments, '-- nothing here yet\n/* still nothing */\n');
+    await writeFile(one, 'SELECT 1;\n');
+    const { report, code } = await auditJson([empty, comments, one]);
+    expect(code).toBe(0);
+    expect(report.warnings).toEqual(
+      expect.arrayContaining([`--sql ${empty}: no statements in it`, `--sql ${comments}: no statements in it`]),
+    );
+    // The control: the file with a statement is not warned about.
+    expect(report.warnings.join('\n')).not.toContain(one);
+  });
   test('a file the lexer cannot split (unterminated quote) is one unparsed entry at the error, not an empty audit', async () => {
     const file = dir.file('unterminated.sql');
     await writeFile(file, "SET a.b = 1;\nSELECT 'never closed;\nLISTEN x;\n");

@@ -81,6 +81,25 @@ describe('resolveTarget', () => {
     expect(err).toBeInstanceOf(PooltestError);
     expect((err as PooltestError).code).toBe('BAD_TARGET_URL');
   });
+  test.each(['bogus=1', 'options=-c%20statement_timeout%3D1', 'application_name=zz', 'passwd=hunter3'])(
+    'a URL query keyword pooltest does not use (?%s) is refused as in a keyword/value string, without the password',
+    (query) => {
+      let err: unknown;
+      try {
+        resolveTarget({ target: `postgres://u:hunter2@h:1/db?sslmode=disable&${query}` }, {});
+      } catch (e) {
+        err = e;
+      }
+      expect(err).toBeInstanceOf(PooltestError);
+      expect((err as PooltestError).code).toBe('BAD_TARGET_URL');
+      expect((err as Error).message).toContain(`connection keyword "${query.split('=')[0]}"`);
+      expect((err as Error).message).not.toMatch(/hunter[23]/);
+    },
+  );
+  test('the query keywords pooltest uses are still read from a URL (control)', () => {
+    const t = resolveTarget({ target: 'postgres://u@h:1/db?host=h2&port=7&sslmode=disable&dbname=d2' }, {});
+    expect(t).toMatchObject({ host: 'h2', port: 7, database: 'd2', sslmode: 'disable' });
+  });
   test("a mistyped URL's error does not repeat its password", () => {
     try {
       resolveTarget({ target: 'postgress://u:hunter2@h:1/db' }, {});
