@@ -275,28 +275,34 @@ export function describeFaultMatrix(title: string, names: readonly FaultName[]):
         injection = f.inject();
       };
       let run: CliRun;
+      let leftovers: string[];
+      // The row's folder goes whatever happens: a run that throws (its bound, an unanswered
+      // target) must not leave it in the temp folder for the next file to trip over.
       try {
-        run = await runCli(['--target', url(f.via), ...TIMEOUT, ...CHECKS], {
-          json: true,
-          timeoutMs: RUN_BOUND_MS,
-          // The CLI's own temp files go to a folder of this row: whatever is left there is a leftover.
-          env: { TMPDIR: tmp },
-          onSpawn: (child) => {
-            cliPid = child.pid ?? 0;
-            watchPhase(pgFixture, child, phase, fire);
-          },
-        });
-        await injection;
+        try {
+          run = await runCli(['--target', url(f.via), ...TIMEOUT, ...CHECKS], {
+            json: true,
+            timeoutMs: RUN_BOUND_MS,
+            // The CLI's own temp files go to a folder of this row: whatever is left there is a leftover.
+            env: { TMPDIR: tmp },
+            onSpawn: (child) => {
+              cliPid = child.pid ?? 0;
+              watchPhase(pgFixture, child, phase, fire);
+            },
+          });
+          await injection;
+        } finally {
+          await f.heal();
+        }
+        await targetAnswers(f.via === 'refusing' ? refusing! : bouncer);
+        leftovers = [
+          ...(await serverLeftovers(pgFixture)),
+          ...folderLeftovers(tmp),
+          ...family.filter(stillRunning).map((p) => `process ${p.pid}`),
+        ];
       } finally {
-        await f.heal();
+        rmSync(tmp, { recursive: true, force: true });
       }
-      await targetAnswers(f.via === 'refusing' ? refusing! : bouncer);
-      const leftovers = [
-        ...(await serverLeftovers(pgFixture)),
-        ...folderLeftovers(tmp),
-        ...family.filter(stillRunning).map((p) => `process ${p.pid}`),
-      ];
-      rmSync(tmp, { recursive: true, force: true });
       const baseline = baselines[f.via]!;
       const changed = (run.report?.checks ?? [])
         .filter((c) => c.outcome !== null && baseline[c.id] !== null && c.outcome !== baseline[c.id])
