@@ -65,3 +65,13 @@ export function runState(ctx: { readonly runId: string }): RunState {
 export function everyRunState(): RunState[] {
   return [...runs.values()];
 }
+
+/**
+ * Drops the run's state from this process once the run is over, and returns it so its sessions
+ * can be closed: a library user running many runs in one process keeps none of them.
+ */
+export function forgetRun(runId: string): RunState | undefined {
+  const state = runs.get(runId);
+  runs.delete(runId);
+  return state;
+}

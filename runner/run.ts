@@ -11,6 +11,9 @@ import { exitCodeOfAbort } from '../engine/signals.js';
 import { restoreNamesAfterDiscovery } from '../engine/sweep-names.js';
 import { discover } from '../engine/discovery.js';
 import { newRunId } from '../engine/markers.js';
+import { forgetRun } from '../engine/run-state.js';
+import { closeSpares } from '../engine/steering/spare-session.js';
+import { closeKeptSessions } from '../engine/steering/kept-session.js';
 import { findProfile } from '../profiles/index.js';
 import { prepareSweep, sweep, type PreparedSweep } from '../engine/sweep.js';
 import { checkDirect } from '../engine/direct-check.js';
@@ -81,6 +84,18 @@ export const DEFAULT_TIMEOUT_MS = 10_000;
 export const DEFAULT_MAX_POOL = 8;
 
 export async function run(opts: RunOptions = {}): Promise<Report> {
+  const runId = opts.runId ?? newRunId();
+  try {
+    return await runWithId({ ...opts, runId });
+  } finally {
+    // What this process learned of the run (its spares, kept sessions, TLS choices) goes with
+    // it: a library user running many runs in one process keeps none of them open or in memory.
+    const state = forgetRun(runId);
+    if (state) await Promise.all([closeSpares(state), closeKeptSessions('all', state)]);
+  }
+}
+
+async function runWithId(opts: RunOptions & { runId: string }): Promise<Report> {
   const startedAt = new Date();
   const t0 = performance.now();
   const env = opts.env ?? process.env;
@@ -94,7 +109,7 @@ export async function run(opts: RunOptions = {}): Promise<Report> {
   assertCheckFiles(selected);
   const stepMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const bounds = { connectMs: stepMs, stepMs };
-  const runId = opts.runId ?? newRunId();
+  const runId = opts.runId;
   // Once the last check has reported, the sweep's clients log in while Vitest closes.
   let prepared: PreparedSweep | null = null;
   let reported = 0;

@@ -118,10 +118,11 @@ function forget(kept: RunState['kept'], key: string, e: Kept): void {
 
 /**
  * Closes kept sessions now: all of them, or (`'target'`) only those through the target, which
- * count as its clients; over --direct a question may be in flight alongside a check.
+ * count as its clients; over --direct a question may be in flight alongside a check. `of`: only
+ * that run's, where another run in the same process must keep its own.
  */
-export async function closeKeptSessions(which: 'all' | 'target' = 'all'): Promise<void> {
-  const all = everyRunState().flatMap(({ kept }) => {
+export async function closeKeptSessions(which: 'all' | 'target' = 'all', of?: RunState): Promise<void> {
+  const all = (of ? [of] : everyRunState()).flatMap(({ kept }) => {
     const chosen = [...kept.entries()].filter(([key]) => which === 'all' || key.startsWith('target|'));
     for (const [key] of chosen) kept.delete(key);
     return chosen;

@@ -90,7 +90,9 @@ export class Scenario {
   async ownClientsOnly(): Promise<void> {
     this.spares = null;
     this.noSpares = true;
-    await Promise.all([closeSpares(), closeKeptSessions('target')]);
+    // This run's only: another run in the same process (a library user's) keeps its own.
+    const state = runState(this.ctx);
+    await Promise.all([closeSpares(state), closeKeptSessions('target', state)]);
   }
 
   /**

@@ -151,7 +151,7 @@ export class Spares {
   }
 }
 
-/** Closes every run's spares in this process now. */
-export async function closeSpares(): Promise<void> {
-  await Promise.all(everyRunState().flatMap((state) => [...state.spares.values()].map((s) => s.close())));
+/** Closes the spares of run `of` now, or every run's in this process. */
+export async function closeSpares(of?: RunState): Promise<void> {
+  await Promise.all((of ? [of] : everyRunState()).flatMap((state) => [...state.spares.values()].map((s) => s.close())));
 }

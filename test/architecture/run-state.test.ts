@@ -80,3 +80,26 @@ test('control: a module-level Map, Set or let is found; a constant table is not'
   ].join('\n');
   expect(mutableModuleState(source)).toEqual(['refused', 'byRun', 'counter']);
 });
+
+test("a run's state is dropped when the run ends, and closing one run's spares leaves another run's open", async () => {
+  const { forgetRun, runState, everyRunState } = await import('../../engine/run-state.js');
+  const { closeSpares } = await import('../../engine/steering/spare-session.js');
+  type SparesOf = ReturnType<typeof runState>['spares'] extends Map<string, infer S> ? S : never;
+  const closed: string[] = [];
+  // Stand-ins that only count close(): this test is about which run's are closed, not how.
+  const spare = (name: string): SparesOf => ({ close: async () => void closed.push(name) }) as unknown as SparesOf;
+  const a = runState({ runId: 'test-run-a' });
+  const b = runState({ runId: 'test-run-b' });
+  a.spares.set('target|u', spare('a'));
+  b.spares.set('target|u', spare('b'));
+  await closeSpares(a);
+  expect(closed).toEqual(['a']);
+  expect(forgetRun('test-run-a')).toBe(a);
+  expect(everyRunState()).not.toContain(a);
+  expect(runState({ runId: 'test-run-a' })).not.toBe(a);
+  // The control: without a run named, every run's spares in the process are closed.
+  await closeSpares();
+  expect(closed.sort()).toEqual(['a', 'b']);
+  forgetRun('test-run-a');
+  forgetRun('test-run-b');
+});
