@@ -63,7 +63,12 @@ export function watchInterrupts(opts: InterruptOptions): Interrupt {
   const force = (why: string): void => {
     if (forcing) return;
     forcing = true;
-    write(`pooltest: ${why}: stopping fixtures and quitting without the sweep\n`);
+    // Without the sweep nobody proves the target clean: say what may be left, and where.
+    write(
+      `pooltest: ${why}: stopping fixtures and quitting without the sweep. On the target may remain what the check in flight had set up, ` +
+        "all named after this run (objects and channels named pooltest_<run>, an advisory lock in pooltest's namespace, harmless timeouts of an hour or more) " +
+        'and application_name pooltest-<run> on server connections until the pooler resets or closes them; no report is written\n',
+    );
     void (async () => {
       try {
         await within(
