@@ -3,7 +3,7 @@
  * argument up to the next option, so a shell glob works: `--sql migrations/*.sql`.
  */
 import { PooltestError } from '../engine/errors.js';
-import { parseDuration } from '../engine/time.js';
+import { parseDurationWithUnit } from '../engine/time.js';
 import { DEFAULT_MAX_STATEMENT_BYTES, DEFAULT_TIMEOUT_MS, type AuditOptions } from './audit.js';
 import { LOG_FORMATS, type LogFormat } from './log-format.js';
 import { positiveInt, readCommandLine, type OptionSpec } from '../common/command-args.js';
@@ -47,7 +47,7 @@ Output:
   --no-color                plain terminal output (NO_COLOR is honoured too)
 
 Limits:
-  --timeout T               bound for each network step: 10s, 2500ms, or a bare number of ms (default ${DEFAULT_TIMEOUT_MS})
+  --timeout T               bound for each network step: 10s or 2500ms, with its unit (default ${DEFAULT_TIMEOUT_MS}ms)
   --max-statement-bytes N   longer statements are reported as unparsed (default ${DEFAULT_MAX_STATEMENT_BYTES})
   --jobs N                  threads per log file (default: one per core for a log file of
                             64 MB or more, else 1; stdin and csvlog are always read on one thread)
@@ -138,8 +138,7 @@ export function parseAuditArgs(argv: string[]): AuditArgs {
         args.color = true;
         break;
       case 'timeout':
-        // As the main command's --timeout (10s, 2500ms); a bare number stays milliseconds here.
-        args.timeoutMs = durationMs(flag, value);
+        args.timeoutMs = parseDurationWithUnit(value, flag);
         break;
       case 'jobs':
         args.jobs = positiveInt(flag, value);
@@ -183,9 +182,4 @@ function logFormat(value: string): LogFormat | 'auto' {
       `--log-format must be one of auto, ${LOG_FORMATS.join(', ')}, not "${value}"`,
     );
   return format;
-}
-
-/** `10s`, `2500ms` (parseDuration, as the main command); a bare number is milliseconds, as it always was here. */
-function durationMs(flag: string, value: string): number {
-  return /^\d+$/.test(value.trim()) ? positiveInt(flag, value.trim()) : parseDuration(value);
 }

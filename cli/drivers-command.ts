@@ -7,6 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseJsonBytes } from '../engine/json-file.js';
+import { parseDurationWithUnit } from '../engine/time.js';
 import { PooltestError } from '../engine/errors.js';
 import { redactUrl, resolveRelated, resolveTarget } from '../engine/target.js';
 import { DRIVERS, selectDrivers } from '../drivers/catalogue.js';
@@ -24,7 +25,7 @@ import type { CliIo } from './run-command.js';
 export const DRIVERS_USAGE = `Usage: pooltest drivers [--target HOST:PORT|URL | --stack NAME] [--driver a,b] [--list]
                         [--user U --password P --database D] [--profile NAME] [--expect FILE] [--strict]
                         [--direct HOST:PORT|URL] [--server-log FILE]
-                        [--json FILE] [--junit FILE] [--markdown FILE] [--html FILE] [--timeout MS]
+                        [--json FILE] [--junit FILE] [--markdown FILE] [--html FILE] [--timeout T]
 
 Runs real drivers through the target, each in its default configuration and in the one its
 documentation advises for transaction pooling, and reports per scenario: moved (the driver's
@@ -109,9 +110,7 @@ export async function driversCommand(argv: string[], io: Pick<CliIo, 'stdout' | 
     const log = ServerLogReader.open(v['server-log']);
     if ('unreadable' in log) throw new PooltestError('BAD_ARGUMENTS', `--server-log: ${log.unreadable}`);
   }
-  const stepMs = v.timeout !== undefined ? Number(v.timeout) : 10_000;
-  if (!Number.isInteger(stepMs) || stepMs < 100)
-    throw new PooltestError('BAD_ARGUMENTS', `--timeout takes milliseconds (>= 100), not "${v.timeout}"`);
+  const stepMs = v.timeout !== undefined ? parseDurationWithUnit(v.timeout, '--timeout') : 10_000;
   if (v.stack !== undefined && v.target !== undefined)
     throw new PooltestError('BAD_ARGUMENTS', '--stack and --target exclude each other');
   let stop: (() => Promise<void>) | null = null;

@@ -3,6 +3,7 @@
  * the watch, untouched (its own flags are never read as ours).
  */
 import { PooltestError } from '../engine/errors.js';
+import { parseDurationWithUnit } from '../engine/time.js';
 import { positiveInt, readCommandLine, type OptionSpec } from '../common/command-args.js';
 
 /** Everything `pooltest watch` was asked to do. */
@@ -38,7 +39,7 @@ transaction pooling takes away.
   --json FILE               write the findings as JSON (format: docs/watch.md)
   --markdown FILE           write them as Markdown
   --html FILE               write them as one self-contained HTML page
-  --connect-timeout MS      bound on each upstream connection (default 10000)
+  --connect-timeout T       bound on each upstream connection: 10s or 2500ms (default 10s)
   --no-color                plain terminal output (NO_COLOR is honoured too)
 
 COMMAND gets PGHOST, PGPORT, PGSSLMODE=disable, PGUSER, PGDATABASE (from the upstream URL),
@@ -109,7 +110,7 @@ export function parseWatchArgs(argv: string[]): WatchArgs {
         args.html = value;
         break;
       case 'connect-timeout':
-        args.connectTimeoutMs = positiveInt(flag, value);
+        args.connectTimeoutMs = parseDurationWithUnit(value, flag);
         break;
       case 'no-color':
         args.color = false;

@@ -14,10 +14,18 @@ describe('pooltest audit arguments', () => {
     expect(a).toMatchObject({ sql: ['a.sql', 'b.sql', '-'], logs: ['x.log', 'y.log'], jobs: 2 });
   });
 
-  test('values inline or after the flag, switches, -h, a duration or bare milliseconds', () => {
+  test('values inline or after the flag, switches, -h, a duration with its unit', () => {
     const a = parseAuditArgs(['--json=o.json', '--markdown', 'o.md', '--no-color', '-h', '--timeout', '2s']);
     expect(a).toMatchObject({ json: 'o.json', markdown: 'o.md', color: false, help: true, timeoutMs: 2000 });
-    expect(parseAuditArgs(['--timeout', '2500']).timeoutMs).toBe(2500);
+    expect(parseAuditArgs(['--timeout', '2500ms']).timeoutMs).toBe(2500);
+  });
+
+  // `pooltest --timeout 5` is 5 seconds; here a bare 5 was 5 ms: neither is assumed any more.
+  test.each([
+    ['audit --timeout', () => parseAuditArgs(['--timeout', '5'])],
+    ['watch --connect-timeout', () => parseWatchArgs(['--upstream=db:5432', '--connect-timeout', '500', '--', 'x'])],
+  ])('%s: a bare number is refused, naming both units', (_, parse) => {
+    expect(parse).toThrow(/needs a unit: \d+ms or \d+s/);
   });
 
   test.each([
@@ -41,7 +49,7 @@ describe('pooltest audit arguments', () => {
 
 describe('pooltest watch arguments', () => {
   test('an inline value and everything after the first -- untouched', () => {
-    const a = parseWatchArgs(['--upstream=db:5432', '--connect-timeout', '500', '--', 'node', '--json', '--']);
+    const a = parseWatchArgs(['--upstream=db:5432', '--connect-timeout', '500ms', '--', 'node', '--json', '--']);
     expect(a).toMatchObject({ upstream: 'db:5432', connectTimeoutMs: 500, command: ['node', '--json', '--'] });
   });
 

@@ -28,7 +28,7 @@ test.each([
 });
 
 test('an unreachable target is a coded error, not a hang', async () => {
-  const r = await runCli(['drivers', '--target', '127.0.0.1:1', '--driver', 'psycopg2', '--timeout', '2000']);
+  const r = await runCli(['drivers', '--target', '127.0.0.1:1', '--driver', 'psycopg2', '--timeout', '2000ms']);
   expect(r.code).toBe(2);
   expect(r.stderr).toMatch(/pooltest: [A-Z_]+: /);
 });

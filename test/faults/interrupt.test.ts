@@ -82,7 +82,9 @@ describe('interrupted mid-run', () => {
     expect(run.code, run.stderr).toBe(130);
     expect(run.stderr).toMatch(/SIGINT again: stopping fixtures and quitting without the sweep/);
     // Unswept, the user is told what may remain and that no report comes.
-    expect(run.stderr).toMatch(/may remain .*named after this run.*application_name pooltest-<run>.*no report is written/);
+    expect(run.stderr).toMatch(
+      /may remain .*named after this run.*application_name pooltest-<run>.*no report is written/,
+    );
     expect(servers.filter(stillRunning).map((p) => p.pid)).toEqual([]);
   });
 
