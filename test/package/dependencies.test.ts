@@ -43,7 +43,7 @@ function importedPackages(): Set<string> {
       'fixtures',
       'profiles',
       'runner',
-      'shared',
+      'common',
       'audit',
       'cli',
       'watch',
