@@ -174,7 +174,7 @@ describe('network bounds', () => {
         '--stats',
         `postgres://auditor:${AUDITOR_PW}@127.0.0.1:${port}/db`,
         '--timeout',
-        '300',
+        '300ms',
       ]);
       expect(Date.now() - started).toBeLessThan(3_000);
       expect(run.code).toBe(2);
