@@ -1,9 +1,11 @@
 /**
- * Records reports of this schema for the re-judging test (test/judges/rejudge.test.ts holds
- * every stored report to its record): real runs of a few checks against the fixtures, with the
- * fixture's profile, written as `--json` writes them. PostgreSQL direct has no --direct (it is
- * the server); PgBouncer 1.18 in transaction pooling has one, so its sweep also looks directly.
- * The checks are those of the schema-1 samples the reporter tests read (test/reporters/fixtures).
+ * Records the stored sample reports: real runs of a few checks against the fixtures, with the
+ * fixture's profile, written as `--json` writes them. Both the re-judging test
+ * (test/judges/rejudge.test.ts holds every stored report to its record) and the reporter tests
+ * (test/reporters/samples.ts) read them, so a re-recording reaches every reader; the reporter
+ * tests read their expectations from the files, not from one recording. PostgreSQL direct has
+ * no --direct (it is the server); PgBouncer 1.18 in transaction pooling has one, so its sweep
+ * also looks directly. The checks are those of the first (schema-1) samples.
  *
  *   node dist/bench/record-sample-reports.js [OUT_DIR]   (default test/judges/reports)
  */

@@ -24,7 +24,7 @@ const LOG = [
 /** A pooltest report of PgBouncer 1.18 transaction mode with the drivers run of `stack`. */
 async function reportWithDrivers(stack: string): Promise<string> {
   const read = async (rel: string) => JSON.parse(await readFile(new URL(rel, import.meta.url), 'utf8')) as object;
-  const report = await read('../reporters/fixtures/pgbouncer-transaction.report.json');
+  const report = await read('../judges/reports/pgbouncer-transaction.report.json');
   const drivers = await read(`../recorded/drivers-${stack}.json`);
   const file = dir.file(`report-${stack}.json`);
   await writeFile(file, JSON.stringify({ ...report, drivers }));

@@ -38,8 +38,10 @@ describe('HTML report', () => {
     expect(svgOf(html, leak.id)).toContain(
       `<g class="step ok crossing reached decisive" data-seq="${take.seq}" data-pid="${take.pid}" data-session="O1">`,
     );
-    expect(svgOf(html, 'session/tracked-parameter')).toContain('crossing landed');
-    expect(svgOf(html, 'session/tracked-parameter')).not.toContain('crossing reached');
+    // SET LOCAL's state ends with A's transaction (scoped on any pooler): O1 lands, reaches nothing.
+    expect(report.checks.find((c) => c.id === 'session/set-local')?.outcome).toBe('scoped');
+    expect(svgOf(html, 'session/set-local')).toContain('crossing landed');
+    expect(svgOf(html, 'session/set-local')).not.toContain('crossing reached');
   });
 
   test('hostile SQL, errors and notices stay text: no tag, attribute or script of theirs survives', () => {

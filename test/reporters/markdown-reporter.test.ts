@@ -35,9 +35,10 @@ describe('Markdown report', () => {
     const report = pgbouncerReport();
     const md = renderMarkdown(report);
     const lines = md.split('\n');
-    expect(lines[0]).toBe('### pooltest: PgBouncer 1.18.0, transaction mode, pool 2');
+    const { pooler, poolSize } = report.discovery;
+    expect(lines[0]).toBe(`### pooltest: PgBouncer ${pooler!.version}, transaction mode, pool ${poolSize}`);
     expect(lines[2]).toContain(`**${report.checks.length} checks:** ${report.checks.length} pass, 0 fail`);
-    expect(md.indexOf('**7 checks:**')).toBeLessThan(md.indexOf('| Check'));
+    expect(md.indexOf(`**${report.checks.length} checks:**`)).toBeLessThan(md.indexOf('| Check'));
     expect(md.match(/^\| Check/gm)).toHaveLength(1);
     expect(rows(md)).toHaveLength(report.checks.length);
     for (const row of rows(md)) expect(cells(row)).toHaveLength(5);
@@ -64,8 +65,12 @@ describe('Markdown report', () => {
       for (const pid of new Set(c.steps.map((s) => s.pid).filter((p) => p !== null)))
         expect(block, id).toContain(`pid ${pid}`);
     }
+    // The reference the profile gives, with where its expectation came from.
+    const setLeak = report.checks.find((c) => c.id === 'session/set-leak')!;
+    expect(setLeak.expectedRef).toContain('SET/RESET: Never');
+    expect(setLeak.expectedBasis).toBe('observed');
     expect(found.get('session/set-leak')).toContain(
-      'Expected per: <https://www.pgbouncer.org/features.html> (SET/RESET: Never)',
+      `Expected (observed on pooltest's fixtures) per: ${withLinks(setLeak.expectedRef!)}`,
     );
     expect(found.get('session/set-leak')).toMatch(
       /rect rgb\(255, 215, 213\)[\s\S]*Note over c1,b0: decisive: O1 got A's backend/,
@@ -99,12 +104,14 @@ describe('Markdown report', () => {
   test('a report too big for one GitHub comment keeps every block but drops the last diagrams, and says so', () => {
     const r = pgbouncerReport();
     const base = r.checks[0]!;
+    // A step drawn in a diagram (the record's run.markers step, first, is not drawn).
+    const drawn = base.steps.find((st) => st.tag === 'A.create')!;
     // 40 breaking checks with long steps: far beyond what a comment may hold with diagrams.
     r.checks = Array.from({ length: 40 }, (_, i) => ({
       ...structuredClone(base),
       id: `session/copy-${i}`,
       steps: Array.from({ length: 30 }, (_, j) => ({
-        ...structuredClone(base.steps[0]!),
+        ...structuredClone(drawn),
         seq: j + 1,
         sql: `SELECT ${'x'.repeat(200)} -- ${j}`,
       })),

@@ -21,7 +21,7 @@ describe('Mermaid sequence diagrams', () => {
     expect(lines).toContain('  participant c1 as O1');
     const create = c.steps.find((s) => s.tag === 'A.create')!;
     expect(lines).toContain(`  participant b0 as pid ${create.pid}`);
-    expect(text).toMatch(/ {2}c0->>b0: 1 A\.create\n/);
+    expect(text).toContain(`  c0->>b0: ${create.seq} A.create\n`);
     // The SQL that created the state is in a note, folded, in full.
     expect(text).toMatch(
       /Note over b0: state created here: SELECT<br>pg_backend_pid\(\) AS pid#59; SET<br>statement_timeout =/,
@@ -34,10 +34,13 @@ describe('Mermaid sequence diagrams', () => {
     expect(findCrossings(leak)).toEqual([
       expect.objectContaining({ fromSession: 'A', toSession: 'O1', reached: true }),
     ]);
-    // tracked: O1 landed on A's old backend but the state had followed A: a landing, not a crossing.
-    const tracked = check('session/tracked-parameter');
-    expect(findCrossings(tracked)).toEqual([expect.objectContaining({ reached: false })]);
-    expect(renderMermaid(tracked)).toContain('rect rgb(219, 233, 255)');
+    // set-local: O1 lands on A's backend after A's transaction ended, and SET LOCAL's state ended
+    // with it (scoped, on any pooler): a landing, not a crossing.
+    const scoped = check('session/set-local');
+    expect(scoped.outcome).toBe('scoped');
+    expect(findCrossings(scoped)).toEqual([expect.objectContaining({ reached: false })]);
+    expect(renderMermaid(scoped)).toContain('rect rgb(219, 233, 255)');
+    expect(renderMermaid(scoped)).not.toContain('rect rgb(255, 215, 213)');
     // Control: move the observer off A's backend and there is nothing to highlight.
     for (const s of leak.steps) if (s.tag === 'observe.take') s.pid = 1;
     expect(findCrossings(leak)).toEqual([]);

@@ -4,7 +4,6 @@
  * strict, a check that proved nothing fails the run and shows as a JUnit failure. Reports of
  * schema 1 (which called observations `pass`) are read as schema 2.
  */
-import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
 import { readReport } from '../../cli/diff-command.js';
 import { renderJunit } from '../../reporters/junit-reporter.js';
@@ -14,7 +13,7 @@ import { renderQuiet, renderReport } from '../../reporters/terminal-reporter.js'
 import { runExitCode, sweepUnfinished, verdictFor } from '../../engine/verdict.js';
 import type { Report } from '../../engine/types.js';
 import { reportSchemaErrors } from '../support/report-schema.js';
-import { pgbouncerReport, schemaOneReport, troubledReport } from './samples.js';
+import { pgbouncerReport, SCHEMA_ONE_FILE, schemaOneReport, troubledReport } from './samples.js';
 
 /** The PgBouncer run as it reads with no profile: every outcome an observation. */
 function unassertedReport(): Report {
@@ -41,7 +40,8 @@ describe('observed: an outcome with no expectation', () => {
   test('the terminal shows a leak as observed and breaking, with its severity, never as pass', () => {
     const out = renderReport(unassertedReport(), { color: false });
     expect(out).toMatch(/session\/set-leak\s+leaked\s+-\s+observed: BREAKS \(correctness\)/);
-    expect(out).toMatch(/session\/tracked-parameter\s+tracked\s+-\s+observed: no break/);
+    // SET LOCAL's state is scoped to the transaction on any pooler: an observation that breaks nothing.
+    expect(out).toMatch(/session\/set-local\s+scoped\s+-\s+observed: no break/);
     expect(out).not.toMatch(/\spass$/m);
     expect(out).toMatch(/0 pass, 0 fail, \d+ observed/);
   });
@@ -50,7 +50,7 @@ describe('observed: an outcome with no expectation', () => {
     const md = renderMarkdown(unassertedReport());
     expect(md).not.toContain('✅');
     expect(md).toMatch(/`session\/set-leak`.*\| ❗ \*\*observed: BREAKS \(correctness\)\*\* \|/);
-    expect(md).toMatch(/`session\/tracked-parameter`.*\| observed: no break \|/);
+    expect(md).toMatch(/`session\/set-local`.*\| observed: no break \|/);
   });
 
   test('JUnit reports an observation as skipped with its outcome and effect, not as a passing testcase', () => {
@@ -69,10 +69,11 @@ describe('--strict', () => {
   };
 
   test('JUnit turns an inconclusive check into a failure that carries the reason', () => {
-    const xml = renderJunit(strictTroubled());
-    expect(xml).toMatch(
-      /<failure type="inconclusive" message="inconclusive: steering failed: the observer never landed on backend 1935">/,
-    );
+    const r = strictTroubled();
+    const xml = renderJunit(r);
+    const reason = r.checks.find((c) => c.id === 'temp/temp-table')!.reason;
+    expect(reason).toMatch(/^steering failed: /);
+    expect(xml).toContain(`<failure type="inconclusive" message="inconclusive: ${reason}">`);
     // set-leak failed, temp-table inconclusive, the sweep dirty: three failures; one skip left.
     expect(xml).toMatch(/<testsuites [^>]*failures="3" errors="0" skipped="1"/);
     // Control: the same report without strict keeps inconclusive as a skip.
@@ -119,7 +120,7 @@ describe('--strict', () => {
 
 describe('reports of schema 1', () => {
   test('an old `pass` with no expectation reads as observed; a pass against an expectation stays pass', () => {
-    const old = schemaOneReport('direct');
+    const old = schemaOneReport();
     expect(old.schemaVersion).toBe(1);
     const unexpected = old.checks.filter((c) => c.verdict === 'pass' && c.expected === null).map((c) => c.id);
     const expectedPass = old.checks.filter((c) => c.verdict === 'pass' && c.expected !== null).map((c) => c.id);
@@ -133,10 +134,9 @@ describe('reports of schema 1', () => {
   });
 
   test('pooltest diff reads a schema 1 report file as schema 2', () => {
-    const file = fileURLToPath(new URL('./fixtures/direct.report.json', import.meta.url));
-    const read = readReport(file);
+    const read = readReport(SCHEMA_ONE_FILE);
     expect(read.schemaVersion).toBe(2);
-    expect(read.summary.observed).toBe(upgradeReport(schemaOneReport('direct')).summary.observed);
+    expect(read.summary.observed).toBe(upgradeReport(schemaOneReport()).summary.observed);
   });
 
   test('a schema 2 report is left as it is', () => {

@@ -1,24 +1,35 @@
 /**
- * Reports for the reporter tests: two real runs recorded from the fixtures (PgBouncer 1.18 in
- * transaction mode with its profile, and PostgreSQL direct), plus variants built from them for
- * what a healthy run does not show (failures, inconclusives, dirty sweeps, hostile text).
+ * Reports for the reporter tests: the real runs stored in test/judges/reports (PgBouncer 1.18 in
+ * transaction mode with its profile, and PostgreSQL direct), the same files the re-judging test
+ * holds to their record, so there is one set of stored reports and a re-recording
+ * (bench/record-sample-reports.ts) reaches every reader. Tests read what they expect from the
+ * report they are given (ids, outcomes, pids, step counts), never a literal of one recording.
+ * Variants built from them stand for what a healthy run does not show (failures, inconclusives,
+ * dirty sweeps, hostile text). One deliberately old schema-1 report is kept apart for the
+ * compatibility tests (test/judges/reports/old).
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CheckResult, Report } from '../../engine/types.js';
-import { upgradeReport } from '../../reporters/report-compat.js';
 
-const HERE = path.dirname(fileURLToPath(import.meta.url));
+const REPORTS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../judges/reports');
 
-/** The files were recorded with schema 1; they are read the way every reader reads one. */
-function load(name: string): Report {
-  return upgradeReport(JSON.parse(readFileSync(path.join(HERE, 'fixtures', `${name}.report.json`), 'utf8')) as Report);
+/** The file of a stored report of this schema, by the fixture it was recorded on. */
+export function sampleFile(name: 'direct' | 'pgbouncer-transaction'): string {
+  return path.join(REPORTS, `${name}.report.json`);
 }
 
-/** A recorded report exactly as schema 1 wrote it, for the compatibility tests. */
-export function schemaOneReport(name: 'direct' | 'pgbouncer-transaction'): Report {
-  return JSON.parse(readFileSync(path.join(HERE, 'fixtures', `${name}.report.json`), 'utf8')) as Report;
+/** The one stored report of schema 1, kept as the control for the compatibility readers. */
+export const SCHEMA_ONE_FILE = path.join(REPORTS, 'old', 'schema-1.report.json');
+
+function load(name: 'direct' | 'pgbouncer-transaction'): Report {
+  return JSON.parse(readFileSync(sampleFile(name), 'utf8')) as Report;
+}
+
+/** The old report exactly as schema 1 wrote it (PostgreSQL direct), for the compatibility tests. */
+export function schemaOneReport(): Report {
+  return JSON.parse(readFileSync(SCHEMA_ONE_FILE, 'utf8')) as Report;
 }
 
 /** PgBouncer 1.18, transaction pooling, profile pgbouncer-transaction: every check as expected. */
@@ -46,6 +57,8 @@ export const CONTROL = /[\u0000-\u0009\u000B-\u001F\u007F-\u009F]/;
  */
 export function troubledReport(): Report {
   const r = pgbouncerReport();
+  // A backend of the recorded run, whatever its pid was this recording.
+  const pid = r.sweep!.backendsVisited[0]!;
   const edit = (id: string, change: Partial<CheckResult>): void => {
     const c = r.checks.find((x) => x.id === id);
     if (!c) throw new Error(`no ${id} in the sample`);
@@ -60,14 +73,15 @@ export function troubledReport(): Report {
   edit('temp/temp-table', {
     verdict: 'inconclusive',
     outcome: null,
-    reason: 'steering failed: the observer never landed on backend 1935',
+    reason: `steering failed: the observer never landed on backend ${pid}`,
   });
   edit('notify/listen', { verdict: 'skipped', outcome: null, reason: 'needs --direct' });
   edit('locks/advisory-session', { severity: 'security' });
   r.sweep = {
     clean: false,
-    backendsVisited: [1935],
-    leftovers: ['backend 1935: statement_timeout = 3438007ms'],
+    state: 'dirty',
+    backendsVisited: [pid],
+    leftovers: [`backend ${pid}: statement_timeout = 3438007ms`],
     via: ['target'],
   };
   const count = (v: string): number => r.checks.filter((c) => c.verdict === v).length;
