@@ -14,7 +14,7 @@
  * Q is `SELECT pg_backend_pid() AS pid, $1::int AS answer /* pooltest-drivers <run> *\/`: every
  * run proves where it ran, and the comment marks the statement text, so the cleanup can
  * deallocate the drivers' statements (whatever they named them) on every backend they touched.
- * The judges (judge.ts) decide; this file only drives and records.
+ * The tags are drivers/tags.ts's. The judges (judge.ts) decide; this file only drives and records.
  */
 import { createHash } from 'node:crypto';
 import { landOn } from '../engine/steering/land-on.js';
@@ -24,6 +24,7 @@ import { sharesBackends } from '../engine/judging/landing.js';
 import type { Scenario } from '../engine/steering/scenario.js';
 import { AgentProcess } from './agent-process.js';
 import type { DriverConfig, DriverSpec } from './catalogue.js';
+import { DRIVER_TAGS } from './tags.js';
 
 /** Executions before the move: past psycopg's and pgjdbc's prepare threshold (5). */
 export const WARM_RUNS = 7;
@@ -84,15 +85,15 @@ export async function runDriverScenario(
   const seen = (pids: Array<number | null>) => pids.forEach((p) => p !== null && touched.add(p));
   try {
     scn.recordMarkers({ marker, driver: driver.id, config: config.name, warmRuns: WARM_RUNS });
-    const conn = await a.step('A.connect', connect, opts.stepMs, `(connect ${config.how})`);
+    const conn = await a.step(DRIVER_TAGS.connect, connect, opts.stepMs, `(connect ${config.how})`);
     if (conn.error) return { version: a.hello?.version ?? '?' };
     // moved
-    const warm = await a.step('moved:A.create', query(WARM_RUNS), opts.stepMs, what(WARM_RUNS));
+    const warm = await a.step(DRIVER_TAGS.moved.create, query(WARM_RUNS), opts.stepMs, what(WARM_RUNS));
     seen(runPids(warm.results[0]));
     if (warm.pid !== null && !warm.error) {
-      const landing = await landOn(scn, warm.pid, { tag: 'moved:observe.take', prefix: 'O' });
+      const landing = await landOn(scn, warm.pid, { tag: DRIVER_TAGS.moved.observe, prefix: 'O' });
       await dismiss(landing.others);
-      const next = await a.step('moved:A.readback', query(1), opts.stepMs, what(1));
+      const next = await a.step(DRIVER_TAGS.moved.readback, query(1), opts.stepMs, what(1));
       seen(runPids(next.results[0]));
       await dismiss([landing.observer]);
       // collision
@@ -100,12 +101,12 @@ export async function runDriverScenario(
       const held = await leaveOnlyFree(scn, b1);
       const b = second;
       if (!('skipped' in b)) {
-        const bConn = await b.step('collision:B.connect', connect, opts.stepMs, `(connect ${config.how})`);
+        const bConn = await b.step(DRIVER_TAGS.collision.connect, connect, opts.stepMs, `(connect ${config.how})`);
         if (!bConn.error) {
-          const bWarm = await b.step('collision:B.create', query(WARM_RUNS), opts.stepMs, what(WARM_RUNS));
+          const bWarm = await b.step(DRIVER_TAGS.collision.create, query(WARM_RUNS), opts.stepMs, what(WARM_RUNS));
           seen(runPids(bWarm.results[0]));
         }
-        await b.step('collision:B.close', { op: 'close' }, opts.stepMs, '(close)');
+        await b.step(DRIVER_TAGS.collision.close, { op: 'close' }, opts.stepMs, '(close)');
       }
       await dismiss(held);
     }
@@ -113,17 +114,17 @@ export async function runDriverScenario(
     if (driver.cursor !== null) {
       const cursor = { op: 'cursor', sql: cursorSql, param: CURSOR_ROWS, fetch: CURSOR_FETCH };
       const cwhat = `BEGIN; ${cursorSql} (fetch ${CURSOR_FETCH} at a time); COMMIT`;
-      const c1 = await a.step('cursor:A.create', cursor, opts.stepMs, cwhat);
+      const c1 = await a.step(DRIVER_TAGS.cursor.create, cursor, opts.stepMs, cwhat);
       seen(runPids(c1.results[0]));
       if (c1.pid !== null && !c1.error) {
-        const landing = await landOn(scn, c1.pid, { tag: 'cursor:observe.take', prefix: 'Q' });
+        const landing = await landOn(scn, c1.pid, { tag: DRIVER_TAGS.cursor.observe, prefix: 'Q' });
         await dismiss(landing.others);
-        const c2 = await a.step('cursor:A.readback', cursor, opts.stepMs, cwhat);
+        const c2 = await a.step(DRIVER_TAGS.cursor.readback, cursor, opts.stepMs, cwhat);
         seen(runPids(c2.results[0]));
         await dismiss([landing.observer]);
       }
     }
-    await a.step('A.close', { op: 'close' }, opts.stepMs, '(close)');
+    await a.step(DRIVER_TAGS.close, { op: 'close' }, opts.stepMs, '(close)');
     return { version: a.hello?.version ?? '?' };
   } finally {
     await Promise.all(agents.map((x) => x.close()));
@@ -155,7 +156,7 @@ async function leaveOnlyFree(scn: Scenario, pid: number): Promise<Hold[]> {
   let onPid: Hold | null = null;
   for (let i = 1; i <= d.poolSize + 1 && held.length < d.poolSize - 1; i++) {
     const session = await scn.open(`K${i}`);
-    const hold = await take(scn, session, 'collision:hold.take');
+    const hold = await take(scn, session, DRIVER_TAGS.collision.hold);
     if (hold.pid === pid) onPid = hold;
     else if (hold.pid !== null) held.push(hold);
     else {

@@ -18,10 +18,10 @@ import { readLanding, sharesBackends } from '../engine/judging/landing.js';
 import type { Discovery, Facts, Judgement, StepRecord } from '../engine/types.js';
 import { DRIVER_LOG } from './agent-process.js';
 import { SERVER_LOG } from './server-log.js';
-import { LANDING_TAGS } from '../engine/steering/tags.js';
+import { DRIVER_TAGS, isInPhase, isPhaseless, phasePrefix, type DriverScenarioId } from './tags.js';
 
-export const DRIVER_SCENARIOS = ['moved', 'collision', 'cursor'] as const;
-export type DriverScenarioId = (typeof DRIVER_SCENARIOS)[number];
+// The phases are defined with their tags (tags.ts); readers of the judges import them from here too.
+export { DRIVER_SCENARIOS, type DriverScenarioId } from './tags.js';
 
 export const DRIVER_OUTCOMES: Record<string, { means: string; breaks: boolean }> = {
   works: { means: 'answered on the backend steering put it on, with no server error', breaks: false },
@@ -40,9 +40,9 @@ export const DRIVER_OUTCOMES: Record<string, { means: string; breaks: boolean }>
 export function phaseSteps(steps: readonly StepRecord[], scenario: DriverScenarioId): StepRecord[] {
   return steps.filter(
     (s) =>
-      !s.tag.includes(':') ||
-      s.tag.startsWith(`${scenario}:`) ||
-      (scenario === 'collision' && s.tag === 'moved:A.create'),
+      isPhaseless(s.tag) ||
+      isInPhase(s.tag, scenario) ||
+      (scenario === 'collision' && s.tag === DRIVER_TAGS.moved.create),
   );
 }
 
@@ -92,7 +92,7 @@ function failure(step: StepRecord, facts: Facts, what: string): Judgement | null
 }
 
 /**
- * moved (prefix `moved:`) and cursor (prefix `cursor:`): A's use after the move.
+ * moved and cursor (each phase's tags in DRIVER_TAGS): A's use after the move.
  * - A's first step failed with an SQLSTATE: `failed` (the driver fails even unsteered).
  * - A's first step ran on several backends, or has no pids: inconclusive.
  * - A's next use failed with an SQLSTATE: `failed`.
@@ -105,9 +105,10 @@ function failure(step: StepRecord, facts: Facts, what: string): Judgement | null
 export function judgeMovedUse(
   steps: readonly StepRecord[],
   discovery: Discovery,
-  prefix: 'moved:' | 'cursor:',
+  scenario: 'moved' | 'cursor',
 ): Judgement {
-  const first = stepOf(steps, `${prefix}${LANDING_TAGS.create}`);
+  const tags = DRIVER_TAGS[scenario];
+  const first = stepOf(steps, tags.create);
   const facts: Facts = {};
   // An error without SQLSTATE is the driver's own (pgpool-II answering psycopg's named-cursor
   // Describe in a way psycopg cannot read): said as it is, not as "runs without a pid".
@@ -116,10 +117,10 @@ export function judgeMovedUse(
   const b1 = oneBackend(first, "A's first use");
   if (typeof b1 === 'string') return none(facts, b1);
   facts.aBackend = b1;
-  const next = stepOf(steps, `${prefix}${LANDING_TAGS.readback}`);
+  const next = stepOf(steps, tags.readback);
   if (!next) return none(facts, "A's next use did not run");
   if (next.timedOut) return none(facts, "A's next use did not answer within its bound");
-  const observer = stepsOf(steps, `${prefix}${LANDING_TAGS.observe}`).find((t) => t.pid === b1 && !t.timedOut);
+  const observer = stepsOf(steps, tags.observe).find((t) => t.pid === b1 && !t.timedOut);
   facts.otherOnOldBackend = observer !== undefined;
   facts.aNextBackend = next.pid;
   const hidden = hiddenErrors(next);
@@ -127,7 +128,7 @@ export function judgeMovedUse(
   if (hidden.length > 0) facts.hiddenError = hidden[0] ?? null;
   const failed = failure(next, facts, "A's next use");
   if (failed) return failed;
-  if (prefix === 'moved:' && runs(next)[0]?.answer !== 42) return none(facts, "A's next use gave no answer");
+  if (scenario === 'moved' && runs(next)[0]?.answer !== 42) return none(facts, "A's next use gave no answer");
   const label = hidden.length > 0 ? 'retried' : 'works';
   const how = hidden.length > 0 ? `, after the driver received ${hidden[0]}` : '';
   if (next.pid === null) return none(facts, "A's next use read no backend pid");
@@ -144,7 +145,7 @@ export function judgeMovedUse(
   // read `works` (A kept b1, "queue") where every quiet run fails.
   if (sharesBackends(discovery))
     return none(facts, `A's next use ran on its old backend ${b1} again: nothing was moved (backends are shared here)`);
-  const landing = readLanding(steps, discovery, b1, prefix);
+  const landing = readLanding(steps, discovery, b1, phasePrefix(scenario));
   if (landing.reservedBy === null)
     return none(facts, `A stayed on backend ${b1}, and nothing proves that no other client could use it`);
   return { outcome: label, facts, reason: `A kept its own backend ${b1} (${landing.reservedBy})${how}` };
@@ -160,7 +161,7 @@ export function judgeMovedUse(
  */
 export function judgeCollision(steps: readonly StepRecord[], discovery: Discovery): Judgement {
   const facts: Facts = {};
-  const first = stepOf(steps, 'moved:A.create');
+  const first = stepOf(steps, DRIVER_TAGS.moved.create);
   // The collision is run only after A's statement stands on b1 (driver-scenario.ts).
   if (first?.error)
     return none(
@@ -170,9 +171,12 @@ export function judgeCollision(steps: readonly StepRecord[], discovery: Discover
   const b1 = oneBackend(first, "A's first use");
   if (typeof b1 === 'string') return none(facts, b1);
   facts.aBackend = b1;
-  const b = stepOf(steps, 'collision:B.create');
+  const b = stepOf(steps, DRIVER_TAGS.collision.create);
   if (!b)
-    return none(facts, `B did not run${stepOf(steps, 'collision:B.connect')?.error ? ': it could not connect' : ''}`);
+    return none(
+      facts,
+      `B did not run${stepOf(steps, DRIVER_TAGS.collision.connect)?.error ? ': it could not connect' : ''}`,
+    );
   if (b.timedOut) return none(facts, "B's runs did not answer within their bound");
   const pids = pidsOf(b);
   facts.bBackends = [...new Set(pids)].join(',');
@@ -201,8 +205,8 @@ export function judgeDriverRun(
   hasCursor: boolean,
 ): Partial<Record<DriverScenarioId, Judgement>> {
   return {
-    moved: judgeMovedUse(steps, discovery, 'moved:'),
+    moved: judgeMovedUse(steps, discovery, 'moved'),
     collision: judgeCollision(steps, discovery),
-    ...(hasCursor ? { cursor: judgeMovedUse(steps, discovery, 'cursor:') } : {}),
+    ...(hasCursor ? { cursor: judgeMovedUse(steps, discovery, 'cursor') } : {}),
   };
 }

@@ -15,6 +15,7 @@
  */
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import type { StepRecord } from '../engine/types.js';
+import { AGENT_USE_TAGS } from './tags.js';
 
 /** Severity of a notice that carries a server log line (a server error the step met). */
 export const SERVER_LOG = 'server-log';
@@ -89,9 +90,6 @@ export class ServerLogReader {
   }
 }
 
-/** Sessions whose steps are a driver's (the agents A and B), not pooltest's own holders. */
-const AGENT_STEP = /^(moved:|collision:|cursor:)(A|B)\.(create|readback)$/;
-
 /**
  * Adds each logged error to the driver step that ran on its backend at that time, as a notice
  * of severity {@link SERVER_LOG}. `originMs` is the epoch time of the record's 0 (its
@@ -100,7 +98,8 @@ const AGENT_STEP = /^(moved:|collision:|cursor:)(A|B)\.(create|readback)$/;
  */
 export function attachServerErrors(steps: StepRecord[], errors: readonly LoggedError[], originMs: number): void {
   for (const s of steps) {
-    if (!AGENT_STEP.test(s.tag) || s.error) continue;
+    // Only the agents' uses of the driver (A's and B's queries, not pooltest's own holders).
+    if (!AGENT_USE_TAGS.has(s.tag) || s.error) continue;
     const pids = new Set<number>([
       ...(s.pid !== null ? [s.pid] : []),
       ...(s.results[0] ?? []).map((r) => r.pid).filter((p): p is number => typeof p === 'number'),

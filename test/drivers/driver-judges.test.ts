@@ -53,7 +53,7 @@ describe('PgBouncer 1.18 transaction mode, as the issue saw it by hand', () => {
   });
 
   test("asyncpg's failure carries the driver's exception and the server's SQLSTATE verbatim", () => {
-    const j = judgeMovedUse(record(tx, 'asyncpg', 'default'), tx.discovery as never, 'moved:');
+    const j = judgeMovedUse(record(tx, 'asyncpg', 'default'), tx.discovery as never, 'moved');
     expect(j.reason).toMatch(
       /26000 InvalidSQLStatementNameError: prepared statement "__asyncpg_stmt_\w+__" does not exist/,
     );
@@ -77,7 +77,7 @@ describe('controls: the same records, changed, come out differently', () => {
   test("pgjdbc's retried rests on its log: without the driver's log lines it reads as works", () => {
     const steps = record(tx, 'pgjdbc', 'default');
     stepOf(steps, 'moved:A.readback').notices = [];
-    expect(judgeMovedUse(steps, tx.discovery as never, 'moved:').outcome).toBe('works');
+    expect(judgeMovedUse(steps, tx.discovery as never, 'moved').outcome).toBe('works');
   });
 
   test("A's next use on the backend the observer holds is no evidence: inconclusive", () => {
@@ -86,14 +86,14 @@ describe('controls: the same records, changed, come out differently', () => {
     const next = stepOf(steps, 'moved:A.readback');
     next.pid = b1;
     (next.results[0] ?? [])[0]!.pid = b1;
-    expect(judgeMovedUse(steps, tx.discovery as never, 'moved:').outcome).toBeNull();
+    expect(judgeMovedUse(steps, tx.discovery as never, 'moved').outcome).toBeNull();
   });
 
   test('a warm-up that ran on two backends steered nothing: inconclusive, even where it later failed', () => {
     const steps = record(tx, 'asyncpg', 'default');
     const runs = stepOf(steps, 'moved:A.create').results[0] ?? [];
     runs[0]!.pid = 1;
-    const j = judgeMovedUse(steps, tx.discovery as never, 'moved:');
+    const j = judgeMovedUse(steps, tx.discovery as never, 'moved');
     expect(j.outcome).toBeNull();
     expect(j.reason).toMatch(/several backends/);
   });
@@ -109,10 +109,10 @@ describe('controls: the same records, changed, come out differently', () => {
     const steps = record(tx, 'asyncpg', 'default');
     const next = stepOf(steps, 'moved:A.readback');
     next.timedOut = true;
-    expect(judgeMovedUse(steps, tx.discovery as never, 'moved:').outcome).toBeNull();
+    expect(judgeMovedUse(steps, tx.discovery as never, 'moved').outcome).toBeNull();
     next.timedOut = false;
     next.error = { message: 'the agent is not running' };
-    expect(judgeMovedUse(steps, tx.discovery as never, 'moved:').outcome).toBeNull();
+    expect(judgeMovedUse(steps, tx.discovery as never, 'moved').outcome).toBeNull();
   });
 });
 
