@@ -10,8 +10,7 @@ import { fstatSync } from 'node:fs';
 import { isPooltestError, PooltestError } from '../engine/errors.js';
 import { EARLY_INTERRUPT_MESSAGE, takeEarlySignal } from './early-signals.js';
 import { loadExpectations } from '../runner/expectations.js';
-import { toolVersion } from '../runner/run.js';
-import { selectOrRefuse } from './selection.js';
+import { selectChecks, toolVersion } from '../runner/run.js';
 import { redactUrl } from '../engine/target.js';
 import { colorWanted } from '../reporters/terminal-reporter.js';
 import { terminalWidth } from '../reporters/terminal-text.js';
@@ -82,9 +81,10 @@ async function main(argv: string[]): Promise<number> {
   const interrupt = watchInterrupts({ stopEmbedded: () => stopEmbedded });
   io.signal = interrupt.signal;
   try {
-    // Expectations and the selection are validated before anything starts or connects.
+    // Expectations and the selection (selectChecks refuses one that leaves no check) are
+    // validated before anything starts or connects.
     const expectations = opts.expect !== undefined ? loadExpectations(opts.expect) : null;
-    selectOrRefuse(opts.only, opts.skip);
+    selectChecks(opts.only, opts.skip);
     // So are the output files: a path that cannot be written costs no run.
     checkOutputs(opts);
     // A signal while the command loaded: start no fixture only to stop it again.

@@ -205,7 +205,15 @@ async function runWithId(opts: RunOptions & { runId: string }): Promise<Report> 
   });
 }
 
-/** Resolves `--only`/`--skip` (ids or areas) against the catalogue; unknown names are errors. */
+/**
+ * Resolves `--only`/`--skip` (`only`/`skip` in RunOptions: ids or areas) against the catalogue.
+ * An unknown name is BAD_ARGUMENTS. A selection that leaves no check is NO_CHECKS_SELECTED:
+ * it would otherwise run nothing and report "0 checks", exit 0, and a CI gate would pass on a
+ * run that tested nothing (with or without strict). Refused here, where the selection is made,
+ * so the CLI, `--list` and a library caller of run() are refused alike, before anything
+ * connects. A profile or an expectations file never narrows the selection: these two are the
+ * only way to an empty one.
+ */
 export function selectChecks(only: string[], skip: string[]): string[] {
   const ids = CATALOGUE.map((c) => c.id);
   const matches = (name: string, id: string): boolean => id === name || id.startsWith(`${name.replace(/\/$/, '')}/`);
@@ -214,8 +222,17 @@ export function selectChecks(only: string[], skip: string[]): string[] {
       throw new PooltestError('BAD_ARGUMENTS', `"${name}" is neither a check id nor an area; see pooltest --list`);
     }
   }
-  return ids.filter(
-    (id) => (only.length === 0 || only.some((n) => matches(n, id))) && !skip.some((n) => matches(n, id)),
+  const chosen = ids.filter((id) => only.length === 0 || only.some((n) => matches(n, id)));
+  const selected = chosen.filter((id) => !skip.some((n) => matches(n, id)));
+  if (selected.length > 0) return selected;
+  // Every `only` name matches some check (refused above otherwise), and the catalogue is not
+  // empty: an empty selection always comes from `skip` taking what was left.
+  const what =
+    only.length > 0 ? `--only ${only.join(',')} selects ${chosen.length}` : `the catalogue holds ${chosen.length}`;
+  throw new PooltestError(
+    'NO_CHECKS_SELECTED',
+    `no check left to run: ${what} and --skip ${skip.join(',')} leaves out every one (see pooltest --list)`,
+    { only: only.join(','), skip: skip.join(',') },
   );
 }
 

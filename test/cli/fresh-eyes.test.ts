@@ -10,9 +10,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { parseCli } from '../../cli/args.js';
 import { checkOutputs } from '../../cli/outputs.js';
-import { selectOrRefuse } from '../../cli/selection.js';
 import { PooltestError } from '../../engine/errors.js';
 import { CATALOGUE } from '../../suites/catalogue.js';
+import { selectChecks } from '../../runner/run.js';
 import { runCli } from '../support/cli.js';
 
 function codeOf(f: () => unknown): string | null {
@@ -46,8 +46,8 @@ describe('a selection that leaves nothing', () => {
     expect(r.stderr).not.toMatch(/TARGET_REFUSED/);
     expect(r.stdout).not.toMatch(/Summary/);
     // Without --strict, and with --profile: the same refusal (the profile never narrows it).
-    expect(codeOf(() => selectOrRefuse(['session/set-leak'], ['session/set-leak']))).toBe('NO_CHECKS_SELECTED');
-    expect(codeOf(() => selectOrRefuse(['session/set-leak'], []))).toBeNull();
+    expect(codeOf(() => selectChecks(['session/set-leak'], ['session/set-leak']))).toBe('NO_CHECKS_SELECTED');
+    expect(codeOf(() => selectChecks(['session/set-leak'], []))).toBeNull();
   });
 
   test('--skip of every area, with --expect, is refused the same way', async () => {
