@@ -18,7 +18,7 @@
  */
 import type { CheckResult, StepRecord } from '../engine/types.js';
 import { clip } from './html.js';
-import { isCleanupWork } from '../engine/steering/tags.js';
+import { isCleanupWork, withoutPhase } from '../engine/steering/tags.js';
 import { sessionRole } from './diagram-legend.js';
 import { fold } from './sequence-svg.js';
 import { sequenceModel, type DiagramCheck } from './sequence-model.js';
@@ -66,7 +66,7 @@ export function renderMermaid(check: Pick<CheckResult, 'steps' | 'outcome' | 'fa
     const to = backend(a.backend);
     const arrowHead = a.inferred ? '-)' : '->>';
     const body = [
-      `  ${from}${arrowHead}${to}: ${mermaidText(`${a.step.seq} ${a.step.tag.replace(/^.*:/, '')}`)}`,
+      `  ${from}${arrowHead}${to}: ${mermaidText(`${a.step.seq} ${withoutPhase(a.step.tag)}`)}`,
       `  ${to}-->>${from}: ${mermaidText(shortAnswer(a.step), ANSWER)}`,
     ];
     if (a.creates) body.push(`  Note over ${to}: ${noteText(`state created here: ${a.step.sql}`)}`);

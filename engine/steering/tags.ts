@@ -81,6 +81,14 @@ export function phaseOf(tag: string, base: string): string | null {
   return tag.endsWith(base) ? tag.slice(0, tag.length - base.length) : null;
 }
 
+/** The phase prefix's separator (`set:A.create`); a phase never contains one. */
+const PHASE_END = ':';
+
+/** `tag` without its phase prefix (`set:A.create` is `A.create`), for a diagram's short labels. */
+export function withoutPhase(tag: string): string {
+  return tag.slice(tag.lastIndexOf(PHASE_END) + 1);
+}
+
 /** Whether `tag` is a failed login's (`connect`, `A.connect`). */
 export function isConnectTag(tag: string): boolean {
   return tag === CONNECT_TAG || tag.endsWith(`.${CONNECT_TAG}`);
