@@ -63,11 +63,7 @@ export function landingHoldMs(discovery: Pick<Discovery, 'rttMs'>): number {
 export function take(scn: Scenario, session: Session, tag: string, opts: TakeOptions = {}): Promise<Hold> {
   // One message only where it may wait in a pooler's queue (QUEUED_MESSAGE_MAX_BYTES): a
   // larger one is a transaction's take, which sends its statements once it holds the backend.
-  // The sleep's own text is a few bytes: 64 covers it.
-  const oneMessage =
-    opts.oneMessage === true &&
-    queryMessageBytes(['SELECT pg_backend_pid() AS pid', ...(opts.statements ?? []), FLUSH_PID].join('; ')) + 64 <=
-      QUEUED_MESSAGE_MAX_BYTES;
+  const oneMessage = opts.oneMessage === true && oneMessageTakeBytes(opts.statements ?? []) <= QUEUED_MESSAGE_MAX_BYTES;
   return scn.discovery.holderStrategy === 'statement' || oneMessage
     ? takeWithStatement(scn, session, tag, opts)
     : takeWithTransaction(scn, session, tag, opts);
@@ -87,6 +83,14 @@ export function take(scn: Scenario, session: Session, tag: string, opts: TakeOpt
  * leaving, 4096 are not; test/safety/queued-take.test.ts).
  */
 export const QUEUED_MESSAGE_MAX_BYTES = 4095;
+
+/**
+ * Bytes of a one-message take (TakeOptions.oneMessage) of `statements`: the pid, the
+ * statements, the pid's flush and the sleep, whose own text is a few bytes (64 covers it).
+ */
+export function oneMessageTakeBytes(statements: readonly string[]): number {
+  return queryMessageBytes(['SELECT pg_backend_pid() AS pid', ...statements, FLUSH_PID].join('; ')) + 64;
+}
 
 /** Bytes of a simple-protocol Query message carrying `sql`: type, int32 length, text, zero. */
 export function queryMessageBytes(sql: string): number {

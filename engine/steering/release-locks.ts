@@ -18,16 +18,17 @@ const MAX_LEVELS = 1000;
  */
 export function releaseHeldLocksSql(namespace: number, keys: readonly number[]): string {
   if (keys.length === 0) return '';
-  // Two-key locks show as classid = first key, objid = second key, objsubid = 2.
-  const held = `SELECT objid::bigint AS k, mode FROM pg_catalog.pg_locks WHERE locktype = 'advisory' AND classid = ${namespace} AND objsubid = 2 AND objid IN (${keys.join(', ')}) AND pid = pg_catalog.pg_backend_pid() AND granted LIMIT 1`;
+  // Two-key locks show as classid = first key, objid = second key, objsubid = 2. The keys are
+  // int4 (markers.ts), so objid casts to the unlock's argument type without a detour.
+  const held = `SELECT objid::int AS k, mode = 'ShareLock' AS shared INTO held FROM pg_catalog.pg_locks WHERE locktype = 'advisory' AND classid = ${namespace} AND objsubid = 2 AND objid IN (${keys.join(', ')}) AND pid = pg_catalog.pg_backend_pid() AND granted LIMIT 1`;
   return [
     `DECLARE held record; BEGIN`,
     `FOR i IN 1..${MAX_LEVELS} LOOP`,
-    `${held.replace(/^SELECT (.*?) FROM/, 'SELECT $1 INTO held FROM')};`,
+    `${held};`,
     `EXIT WHEN NOT FOUND;`,
     // A lock pg_locks shows but an unlock cannot release (a transaction-level lock of the
     // session's own open transaction) would be shown again: stop at the first refusal.
-    `IF NOT (CASE WHEN held.mode = 'ShareLock' THEN pg_catalog.pg_advisory_unlock_shared(${namespace}, held.k::int) ELSE pg_catalog.pg_advisory_unlock(${namespace}, held.k::int) END) THEN EXIT; END IF;`,
+    `EXIT WHEN NOT CASE WHEN held.shared THEN pg_catalog.pg_advisory_unlock_shared(${namespace}, held.k) ELSE pg_catalog.pg_advisory_unlock(${namespace}, held.k) END;`,
     `END LOOP;`,
     `END;`,
   ].join(' ');
