@@ -148,6 +148,7 @@ async function runWithId(opts: RunOptions & { runId: string }): Promise<Report> 
       poolBound: opts.maxPool ?? DEFAULT_MAX_POOL,
       runId,
       signal: opts.signal ? AbortSignal.any([opts.signal, directFailed.signal]) : directFailed.signal,
+      onReachable: () => checks.preload(),
       beforeTimed: () => checks.start(),
     }),
   ]);
