@@ -3,8 +3,9 @@
  * uses. Vitest (the check runner, with Vite and rolldown about 70 modules and most of a second
  * of CPU on the busy machine) is loaded once the target accepts a TCP connection, alongside the
  * first login; a target that cannot be reached is said without it, and the process is not kept
- * alive by a module still loading. The subcommands and --help, --version and --list load
- * neither Vitest nor the engine's steering and judging.
+ * alive by a module still loading. --help and --version load neither the engine nor the
+ * catalogue nor Vitest; the subcommands (diff, audit, watch, matrix, drivers) load neither the
+ * run nor Vitest.
  *
  * Each run goes through a module hook (node --import) that writes every module URL Node loads to
  * a file. The control runs prove the hook sees what the others must not load.
@@ -47,7 +48,7 @@ let runs = 0;
 async function loaded(args: string[]): Promise<{ code: number | null; stderr: string; modules: string[] }> {
   const log = path.join(dir, `modules-${++runs}.txt`);
   writeFileSync(log, '');
-  const child = spawn(process.execPath, ['--import', register, CLI, ...args, '--no-color'], {
+  const child = spawn(process.execPath, ['--import', register, CLI, ...args], {
     cwd: dir,
     env: { ...process.env, NO_COLOR: '1', POOLTEST_MODULE_LOG: log },
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -62,8 +63,30 @@ async function loaded(args: string[]): Promise<{ code: number | null; stderr: st
 }
 
 const VITEST = /\/node_modules\/(vitest|vite|rolldown)\//;
-/** The engine's steering and judging: what only a run against a target needs. */
-const ENGINE_RUN = /\/dist\/engine\/(steering|judging)\//;
+/** The engine's steering and judging, and the check definitions that use them. */
+const ENGINE_RUN = /\/dist\/(engine\/(steering|judging)|suites)\//;
+/** The run itself: only the run command loads it. */
+const RUNNER = /\/dist\/runner\/(run|vitest-runner)\.js$/;
+
+describe('commands that run no check', () => {
+  // --help returns from the same place, before anything of the run is loaded.
+  test.each([['--version']])('%s loads neither the engine nor the catalogue nor Vitest', async (flag) => {
+    const run = await loaded([flag]);
+    expect(run.code, run.stderr).toBe(0);
+    // The hook saw the command itself.
+    expect(run.modules.some((m) => m.endsWith('/dist/cli/command.js'))).toBe(true);
+    expect(run.modules.filter((m) => ENGINE_RUN.test(m) || VITEST.test(m) || RUNNER.test(m))).toEqual([]);
+  });
+
+  // One of the five subcommands, which all return before the run's imports: each CLI run
+  // costs seconds on the busy machine.
+  test.each([['diff']])('%s --help loads neither the run nor Vitest', async (sub) => {
+    const run = await loaded([sub, '--help']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.modules.some((m) => m.endsWith('/dist/cli/command.js'))).toBe(true);
+    expect(run.modules.filter((m) => VITEST.test(m) || RUNNER.test(m))).toEqual([]);
+  });
+});
 
 describe('a run that cannot reach its target', () => {
   test('is refused without loading Vitest', async () => {
@@ -72,7 +95,10 @@ describe('a run that cannot reach its target', () => {
     expect(run.code, run.stderr).toBe(2);
     expect(run.stderr).toMatch(/TARGET_REFUSED/);
     // The run itself was loaded (the hook saw the engine), Vitest was not.
+    // Control for the commands above: the run command loads the engine, the catalogue and the runner.
     expect(run.modules.some((m) => m.includes('/dist/engine/discovery.js'))).toBe(true);
+    expect(run.modules.some((m) => ENGINE_RUN.test(m))).toBe(true);
+    expect(run.modules.some((m) => RUNNER.test(m))).toBe(true);
     expect(run.modules.filter((m) => VITEST.test(m))).toEqual([]);
   });
 
