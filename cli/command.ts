@@ -9,17 +9,13 @@
 import { fstatSync } from 'node:fs';
 import { isPooltestError, PooltestError } from '../engine/errors.js';
 import { EARLY_INTERRUPT_MESSAGE, takeEarlySignal } from './early-signals.js';
-import { loadExpectations } from '../runner/expectations.js';
-import { selectChecks, toolVersion } from '../runner/run.js';
+import { toolVersion } from '../runner/version.js';
 import { redactUrl } from '../engine/target.js';
-import { colorWanted } from '../reporters/terminal-reporter.js';
-import { terminalWidth } from '../reporters/terminal-text.js';
+import { colorWanted, terminalWidth } from '../reporters/terminal-env.js';
 import { parseCli, USAGE } from './args.js';
 import { writeTo } from './closed-pipes.js';
-import { startEndpoints } from './endpoints.js';
 import { interruptedCode, interruptedExitCode, watchInterrupts } from './interrupt.js';
-import { checkOutputs } from './outputs.js';
-import { runCommand, type CliIo } from './run-command.js';
+import type { CliIo } from './run-command.js';
 
 type Stop = () => Promise<void>;
 
@@ -75,6 +71,16 @@ async function main(argv: string[]): Promise<number> {
     return listCommand(opts, (t) => writeTo(process.stdout, t));
   }
   io.color = colorWanted(opts.color, process.env, process.stdout.isTTY === true);
+  // What only the run command needs (the engine, the check runner, the catalogue, the
+  // reporters) is loaded here: the subcommands, --help, --version and --list load none of it.
+  const [{ loadExpectations }, { selectChecks }, { checkOutputs }, { startEndpoints }, { runCommand }] =
+    await Promise.all([
+      import('../runner/expectations.js'),
+      import('../runner/run.js'),
+      import('./outputs.js'),
+      import('./endpoints.js'),
+      import('./run-command.js'),
+    ]);
   let stopEmbedded: Stop | null = null;
   // SIGINT/SIGTERM/SIGHUP/SIGQUIT: the run stops, sweeps and reports, then we exit 130 (129
   // after SIGHUP, 131 after SIGQUIT; see interrupt.ts).

@@ -13,7 +13,7 @@
  * reproducible image pin their own with the POOLTEST_SPAWN_*_IMAGE variables.
  */
 import { PooltestError } from '../engine/errors.js';
-import { toolVersion } from '../runner/run.js';
+import { toolVersion } from '../runner/version.js';
 
 /** What `--spawn` starts: the endpoint to test, the Postgres behind it, and how to stop both. */
 export interface Spawned {

@@ -56,6 +56,13 @@ export interface DiscoveryOptions {
    */
   beforeTimed?: () => Promise<unknown>;
   /**
+   * Called once the target accepted a TCP connection, before the first login: the runner starts
+   * loading Vitest's module here (alongside that login). Not before: a target that cannot be
+   * reached ends the run at once, and a module still loading would keep the process alive for
+   * about a second of CPU after the error was said.
+   */
+  onReachable?: () => void;
+  /**
    * An earlier discovery of the same target, for a recount (engine/pool-watch.ts): its round
    * trips, identity and transaction-block answer are taken as they were, and only the pool is
    * counted and classified again. At a distance that saves most of discovery's round trips.
@@ -90,6 +97,7 @@ export function blankDiscovery(poolBound: number, waitBoundMs: number): Discover
 
 export async function discover(target: Target, opts: DiscoveryOptions): Promise<Discovery> {
   await probeTcp(target, opts.bounds.connectMs);
+  opts.onReachable?.();
   const d = blankDiscovery(opts.poolBound, opts.waitMs ?? 250);
   const scn = new Scenario(
     { target, direct: null, discovery: d, runId: opts.runId ?? 'discovery', bounds: opts.bounds },

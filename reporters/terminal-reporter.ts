@@ -22,13 +22,8 @@ export interface TerminalOptions {
   width?: number;
 }
 
-/** Colour on a TTY unless --no-color or NO_COLOR says otherwise; FORCE_COLOR turns it on anywhere. */
-export function colorWanted(flag: boolean | undefined, env: NodeJS.ProcessEnv, isTty: boolean): boolean {
-  if (flag === false) return false;
-  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
-  if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '0') return true;
-  return isTty;
-}
+// Where callers have always found it (terminal-env.ts holds it, free of the renderers' imports).
+export { colorWanted } from './terminal-env.js';
 
 /** Two lines: what discovery found (mode, pool, server, pooler), then the facts behind the mode. */
 export function renderDiscovery(unsafe: Omit<Discovery, 'steps'>, c: ChalkInstance): string {

@@ -29,15 +29,7 @@ export function terminalSafe<T>(value: T): T {
   return value;
 }
 
-/**
- * The width to lay out for, from what the terminal reports. A pipe reports nothing, and some
- * terminals (a container's console, an IDE's) report 0 columns: folding to that printed one
- * word per line. Below 40 columns nothing folds readably either.
- */
-export function terminalWidth(columns: number | undefined, fallback = 120): number {
-  if (columns === undefined || !Number.isFinite(columns) || columns <= 0) return fallback;
-  return Math.max(40, Math.floor(columns));
-}
+export { terminalWidth } from './terminal-env.js';
 
 /** `text` as one line, cut to `width` characters with an ellipsis. */
 export function cut(text: string, width: number): string {

@@ -39,8 +39,14 @@ export class EarlyChecks {
         if (this.live) caller.onWait?.(what, boundMs);
       },
     };
-    // Loading Vitest's module (CPU) goes alongside the first login.
-    if (fileFilters.length > 0) preloadVitest();
+  }
+
+  /**
+   * Starts loading Vitest's module (CPU) without waiting for it, so that it goes alongside the
+   * first login; called once the target is known to be reachable (discovery's onReachable).
+   */
+  preload(): void {
+    if (this.fileFilters.length > 0 && !this.events.signal?.aborted) preloadVitest();
   }
 
   /** Starts the check run (once); resolves when Vitest's start-up on this thread is done. */

@@ -3,7 +3,6 @@
  * through Vitest, sweep for leftovers, and assemble the report. The CLI is a thin shell around
  * this; library users call it directly.
  */
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { PooltestError } from '../engine/errors.js';
 import { notRun, resultBase } from '../engine/execute.js';
@@ -21,6 +20,7 @@ import { runExitCode } from '../engine/verdict.js';
 import { announceRun } from '../engine/steering/other-runs.js';
 import { publicTarget, resolveRelated, resolveTarget, type Target } from '../engine/target.js';
 import { checkFileProblems } from './check-files.js';
+import { toolVersion } from './version.js';
 import { runOrder } from './check-order.js';
 import { suitesLocation } from './vitest-runner.js';
 import { EarlyChecks } from './early-checks.js';
@@ -79,6 +79,9 @@ export interface RunOptions {
   /** Wall time of each phase as it ends, in ms (the benchmark's breakdown). */
   onPhase?(phase: 'discovery' | 'checks' | 'sweep', ms: number): void;
 }
+
+// Where it always was for library users; it lives apart so that commands that run nothing load no engine.
+export { toolVersion } from './version.js';
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
 export const DEFAULT_MAX_POOL = 8;
@@ -148,6 +151,7 @@ async function runWithId(opts: RunOptions & { runId: string }): Promise<Report> 
       poolBound: opts.maxPool ?? DEFAULT_MAX_POOL,
       runId,
       signal: opts.signal ? AbortSignal.any([opts.signal, directFailed.signal]) : directFailed.signal,
+      onReachable: () => checks.preload(),
       beforeTimed: () => checks.start(),
     }),
   ]);
@@ -352,23 +356,4 @@ function buildReport(p: ReportParts): Report {
       ...(p.interruptedExit !== null ? { interrupted: true } : {}),
     },
   };
-}
-
-let cachedVersion: string | null = null;
-
-/** The version in pooltest's own package.json. */
-export function toolVersion(): string {
-  if (cachedVersion) return cachedVersion;
-  for (const rel of ['../package.json', '../../package.json']) {
-    try {
-      const pkg = JSON.parse(readFileSync(new URL(rel, import.meta.url), 'utf8')) as {
-        name?: string;
-        version?: string;
-      };
-      if (pkg.name === 'pooltest' && pkg.version) return (cachedVersion = pkg.version);
-    } catch {
-      // try the next location: source checkout vs compiled dist
-    }
-  }
-  return (cachedVersion = '0.0.0');
 }

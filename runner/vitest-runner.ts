@@ -47,8 +47,9 @@ export function suitesLocation(): { root: string; pattern: string } {
 let vitestModule: Promise<typeof import('vitest/node')> | null = null;
 
 /**
- * Starts loading Vitest (about 0.2 s of CPU) without waiting for it: `run()` calls this before
- * discovery, whose time is mostly spent waiting on the network, so the two overlap.
+ * Starts loading Vitest (about 0.2 s of CPU) without waiting for it: `run()` calls this once the
+ * target accepted a TCP connection (early-checks.ts), and discovery's first login, mostly
+ * waiting on the network, goes alongside.
  */
 export function preloadVitest(): void {
   vitestModule ??= import('vitest/node');

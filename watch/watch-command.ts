@@ -12,7 +12,7 @@ import { commandFailed } from '../common/command-failure.js';
 import { PooltestError } from '../engine/errors.js';
 import { hostPort } from '../engine/target.js';
 import { checkOutputPath } from '../reporters/output-file.js';
-import { colorWanted } from '../reporters/terminal-reporter.js';
+import { colorWanted } from '../reporters/terminal-env.js';
 import { childEnvironment, exitStatus, runChild, type ChildExit } from './child-command.js';
 import { parseWatchArgs, WATCH_USAGE, type WatchArgs } from './watch-args.js';
 import { renderWatchHtml } from './watch-html.js';
