@@ -269,6 +269,13 @@ async function openFirst(scn: Scenario, target: Target, opts: DiscoveryOptions):
   try {
     return await openWhenAdmitted(scn, 'D', opts.bounds.connectMs);
   } catch (err) {
+    const received = err instanceof PooltestError ? Number(err.detail.received ?? 0) : 0;
+    if (err instanceof PooltestError && err.code === 'STEP_TIMEOUT' && received > 0)
+      throw new PooltestError(
+        'STEP_TIMEOUT',
+        `${describeTarget(target)} began answering the PostgreSQL startup (${received} bytes) but did not end it with ReadyForQuery within ${opts.bounds.connectMs} ms: a server stuck in its login, or one that floods it`,
+        err.detail,
+      );
     if (err instanceof PooltestError && err.code === 'STEP_TIMEOUT') {
       throw new PooltestError(
         'STEP_TIMEOUT',

@@ -154,7 +154,11 @@ export function classifyConnectError(
     return new PooltestError('AUTH_FAILED', `authentication with ${where} failed: ${msg}`, detail);
   }
   if (/timeout expired|timed out/i.test(msg)) {
-    return new PooltestError('STEP_TIMEOUT', `${where} did not complete the connection within ${timeoutMs} ms`, detail);
+    // How much of an answer came tells a silent peer from one stuck (or flooding) in its login.
+    return new PooltestError('STEP_TIMEOUT', `${where} did not complete the connection within ${timeoutMs} ms`, {
+      ...detail,
+      received,
+    });
   }
   if (/error establishing an SSL connection/i.test(msg)) {
     // pg's words for an answer to the SSLRequest that is not the one byte 'S' or 'N': an SSH

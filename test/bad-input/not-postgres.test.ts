@@ -100,6 +100,17 @@ describe('a target that does not speak PostgreSQL', () => {
     }
   });
 
+  // Hostile-input hunt: the flood was bounded, but said "did not answer the PostgreSQL startup".
+  test('a login that floods ParameterStatus and never ends: STEP_TIMEOUT saying it began answering', async () => {
+    const run = await against('startup-flood');
+    const line = expectRefusedInOneLine(run);
+    expect(line).toMatch(
+      /^pooltest: STEP_TIMEOUT: u@127\.0\.0\.1:\d+\/d began answering the PostgreSQL startup \(\d+ bytes\) but did not end it with ReadyForQuery within 2000 ms/,
+    );
+    expect(line).not.toMatch(FOREIGN);
+    expect(run.server.bytesSent).toBeGreaterThan(0);
+  });
+
   test('a server that closes without sending a byte: NOT_POSTGRES, with the same advice', async () => {
     const line = expectRefusedInOneLine(await against('close'));
     expect(line).toMatch(
