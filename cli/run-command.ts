@@ -17,6 +17,7 @@ import type { CliOptions } from './args.js';
 import { writeOutputs, type Comparison } from './outputs.js';
 import type { StoredRun } from './run-store.js';
 import { PooltestError } from '../engine/errors.js';
+import { exitCodeOfAbort } from '../engine/signals.js';
 
 /** Where the command writes, and how its terminal looks. */
 export interface CliIo {
@@ -140,13 +141,27 @@ function finish(report: Report, comparison: Comparison | null, opts: CliOptions,
   } catch (err) {
     failure = err;
   }
-  const shown: Report =
-    failure === null ? report : { ...report, summary: { ...report.summary, exitCode: OUTPUT_FAILED_EXIT_CODE } };
+  const code = processExitCode(report, comparison, io.signal);
+  // The Summary states the code the process ends with, not the report's own (the two differ
+  // with --compare, whose changes may fail the run, and after a signal once the run was over).
+  const shown: Report = {
+    ...report,
+    summary: { ...report.summary, exitCode: failure === null ? code : OUTPUT_FAILED_EXIT_CODE },
+  };
   printReport(shown, comparison, opts, io);
   // After the checks' report, as they ran (--drivers).
   if (driversText) io.stdout(driversText);
   if (failure !== null) throw failure;
   if (stored && !opts.quiet) io.stderr(`Stored in ${stored.dir} (.pooltest/latest points at it)\n`);
+  return code;
+}
+
+/**
+ * The exit code the process ends with: the worse of the report's and the comparison's, or the
+ * signal's once one came (command.ts applies the same rule through interrupt.exitCode).
+ */
+function processExitCode(report: Report, comparison: Comparison | null, signal: AbortSignal | undefined): number {
+  if (signal?.aborted) return exitCodeOfAbort(signal);
   return Math.max(report.summary.exitCode, comparison?.diff.summary.exitCode ?? 0);
 }
 

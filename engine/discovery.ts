@@ -30,6 +30,7 @@ import { PROTOCOL_VIOLATION, violationError } from './judging/protocol.js';
 import { askPgBouncer, askPgpool, OptionalProbes } from './discovery-probes.js';
 import { askStartupFingerprint } from './discovery-fingerprint.js';
 import { violationIn } from './wire/violation.js';
+import { isForeignProtocolError } from './wire/foreign-protocol.js';
 import { sleep } from './time.js';
 import { describeTarget, type Target } from './target.js';
 import type { Discovery } from './types.js';
@@ -213,7 +214,8 @@ export async function discover(target: Target, opts: DiscoveryOptions): Promise<
   } catch (err) {
     // A malformed message explains whatever discovery made of it (NOT_POSTGRES, STEERING_FAILED...).
     const v = probes.unaccounted(scn.steps);
-    throw v ? violationError(v, 'during discovery, before any check could run') : err;
+    // A target that is no PostgreSQL server at all is said plainly (wire/foreign-protocol.ts).
+    throw v && !isForeignProtocolError(err) ? violationError(v, 'during discovery, before any check could run') : err;
   } finally {
     await scn.closeAll();
     d.steps = scn.steps;
@@ -275,6 +277,13 @@ async function openFirst(scn: Scenario, target: Target, opts: DiscoveryOptions):
   try {
     return await openWhenAdmitted(scn, 'D', opts.bounds.connectMs);
   } catch (err) {
+    const received = err instanceof PooltestError ? Number(err.detail.received ?? 0) : 0;
+    if (err instanceof PooltestError && err.code === 'STEP_TIMEOUT' && received > 0)
+      throw new PooltestError(
+        'STEP_TIMEOUT',
+        `${describeTarget(target)} began answering the PostgreSQL startup (${received} bytes) but did not end it with ReadyForQuery within ${opts.bounds.connectMs} ms: a server stuck in its login, or one that floods it`,
+        err.detail,
+      );
     if (err instanceof PooltestError && err.code === 'STEP_TIMEOUT') {
       throw new PooltestError(
         'STEP_TIMEOUT',

@@ -40,7 +40,7 @@ export async function executeCheck(
 ): Promise<CheckResult> {
   const started = performance.now();
   const base = resultBase(def, profile);
-  const skip = def.skipIf?.(ctx) ?? unmetRequirement(def, ctx);
+  const skip = skipReason(def, ctx);
   if (skip) return notRun(base, 'skipped', skip);
   // A pool that shrank below what steering needs, earlier in this run: nothing to steer with.
   const shrunk = blockingChange(ctx);
@@ -173,6 +173,15 @@ export function resultBase(
     expectedRef: expectation?.ref ?? null,
     expectedBasis: expectation?.basis ?? null,
   };
+}
+
+/**
+ * Why a check cannot run against this target at all (it is then `skipped`), or null. Asked
+ * before a check runs, and of the checks an interrupted run never started (runner/run.ts):
+ * either way a check that was never going to run here is a skip, not a gap.
+ */
+export function skipReason(def: Pick<CheckDefinition, 'requires' | 'skipIf'>, ctx: RunContext): string | null {
+  return def.skipIf?.(ctx) ?? unmetRequirement(def, ctx);
 }
 
 /**

@@ -18,7 +18,7 @@ import { visitBackends, type Visits } from './backend-visits.js';
 import { cleanupBlock } from './steering/state-scenario.js';
 import { LEFTOVER_COLUMNS, cleanupSql, inspectionSql, lockKeys } from './visit-sql.js';
 import { describeViolationStep, protocolViolationIn } from './judging/protocol.js';
-import { countRunTablesSql, dropTablesSql, runTablePattern } from './steering/run-table.js';
+import { CATALOG_TAG, lookCatalogWide, lookDirectInstead } from './sweep-catalog.js';
 import { numberOf, valueOf } from './judging/record.js';
 import { sleep } from './time.js';
 import { namesScenario, restoreNames } from './sweep-names.js';
@@ -78,6 +78,12 @@ export async function sweep(
     await sweepGlobal(scn, ctx, checkIds, leftovers, doubts, via, early);
   } catch (err) {
     doubts.push(`the sweep could not finish: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  try {
+    // The pooler did not answer the catalog-wide look: over --direct instead (sweep-catalog.ts).
+    await lookDirectInstead(scn, ctx, checkIds, leftovers, doubts, via, early.direct, (s) =>
+      idleInTransaction(scn, s, 'direct', ctx.runId, leftovers, doubts),
+    );
   } finally {
     // A login still under way would be left open after closeAll.
     await Promise.allSettled([early.target, early.direct]);
@@ -210,35 +216,8 @@ async function sweepGlobal(
   via: string[],
   early: Logins,
 ): Promise<void> {
-  const keys = lockKeys(ctx.runId, checkIds).join(', ');
-  const globalSql = `SELECT pg_backend_pid() AS pid,
-    (SELECT count(*)::int FROM pg_locks WHERE locktype = 'advisory' AND classid = ${LOCK_NAMESPACE} AND objid IN (${keys})) AS any_locks,
-    (SELECT count(*)::int FROM pg_class WHERE relpersistence = 't' AND relname LIKE 'pooltest\\_${ctx.runId}%') AS any_temp_tables,
-    (SELECT count(*)::int FROM pg_namespace WHERE nspname LIKE 'pooltest\\_${ctx.runId}%') AS any_schemas,
-    (${countRunTablesSql(runTablePattern(ctx.runId))}) AS run_tables`;
   const g = await (early.target ?? scn.open('G'));
-  const step = await g.run('sweep.global', globalSql);
-  if (step.error) doubts.push(`could not look catalog-wide: ${step.error.message}`);
-  for (const col of ['any_locks', 'any_temp_tables', 'any_schemas', 'run_tables']) {
-    const n = numberOf(step, col) ?? 0;
-    if (n > 0) leftovers.push(`some backend: ${col} = ${n}`);
-  }
-  // Unlike session state, a schema outlives every backend: drop it here. The name is unique to
-  // this run and nobody else's CREATE lands in it (checks put it last in search_path), so
-  // CASCADE removes only what pooltest put there.
-  if ((numberOf(step, 'any_schemas') ?? 0) > 0) {
-    await g.run(
-      'sweep.cleanup',
-      cleanupBlock(
-        `DECLARE r record; BEGIN FOR r IN SELECT nspname AS n FROM pg_namespace WHERE nspname LIKE 'pooltest\\_${ctx.runId}%' LOOP EXECUTE format('DROP SCHEMA %I CASCADE', r.n); END LOOP; END;`,
-      ),
-    );
-  }
-  // Regular tables outlive backends too: drop them here, ending any session of ours still
-  // inside a transaction on one (an abandoned INSERT a pooler kept open).
-  if ((numberOf(step, 'run_tables') ?? 0) > 0) {
-    await g.run('sweep.cleanup', cleanupBlock(dropTablesSql(runTablePattern(ctx.runId), ctx.bounds.stepMs / 2)));
-  }
+  await lookCatalogWide({ session: g, where: 'some backend', tag: CATALOG_TAG }, ctx, checkIds, leftovers, doubts);
   // The two looks for idle transactions, through the target and directly, ask the same
   // question of different sessions: together, one round trip instead of two.
   const direct = ctx.direct ? (early.direct ?? scn.open('GD', { to: 'direct' })) : null;

@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { PooltestError } from '../engine/errors.js';
-import { notRun, resultBase } from '../engine/execute.js';
+import { notRun, resultBase, skipReason } from '../engine/execute.js';
 import { exitCodeOfAbort } from '../engine/signals.js';
 import { restoreNamesAfterDiscovery } from '../engine/sweep-names.js';
 import { discover } from '../engine/discovery.js';
@@ -22,7 +22,7 @@ import { publicTarget, resolveRelated, resolveTarget, type Target } from '../eng
 import { checkFileProblems } from './check-files.js';
 import { toolVersion } from './version.js';
 import { runOrder } from './check-order.js';
-import { suitesLocation } from './vitest-runner.js';
+import { INTERRUPTED_NOT_RUN, suitesLocation } from './vitest-runner.js';
 import { EarlyChecks } from './early-checks.js';
 import { CATALOGUE } from '../suites/catalogue.js';
 import {
@@ -191,9 +191,9 @@ async function runWithId(opts: RunOptions & { runId: string }): Promise<Report> 
     await withdraw();
   }
   const notRun = opts.signal?.aborted
-    ? 'not run: the run was interrupted before this check started'
+    ? INTERRUPTED_NOT_RUN
     : 'not run: Vitest reported no result for this check (its suite file failed to load or was not found)';
-  const ordered = orderByCatalogue(withNotRun(results, selected, notRun, profile));
+  const ordered = orderByCatalogue(withNotRun(results, selected, notRun, profile, ctx));
   return buildReport({
     startedAt,
     t0,
@@ -294,12 +294,21 @@ function withNotRun(
   selected: readonly string[],
   reason: string,
   profile: Profile | null,
+  ctx: RunContext,
 ): CheckResult[] {
-  const done = new Set(results.map((r) => r.id));
-  const missing = CATALOGUE.filter((c) => selected.includes(c.id) && !done.has(c.id)).map((c) =>
-    notRun(resultBase(c, profile), 'inconclusive', reason),
-  );
-  return [...results, ...missing];
+  // Vitest's stand-in for a check a cancelled run never started (vitest-runner.ts) knows only
+  // the test's name: it is rebuilt from the catalogue like a check that never reported.
+  const kept = results.filter((r) => !(r.reason === INTERRUPTED_NOT_RUN && r.steps.length === 0));
+  const done = new Set(kept.map((r) => r.id));
+  const missing = CATALOGUE.filter((c) => selected.includes(c.id) && !done.has(c.id)).map((c) => {
+    // A check that could never run against this target (fixtures only, say) is skipped with
+    // its reason, as in an uninterrupted run, not reported as a gap the interrupt made.
+    const skip = skipReason(c, ctx);
+    return skip
+      ? notRun(resultBase(c, profile), 'skipped', skip)
+      : notRun(resultBase(c, profile), 'inconclusive', reason);
+  });
+  return [...kept, ...missing];
 }
 
 function fileFilter(id: string): string {

@@ -151,9 +151,7 @@ async function runVitest(
     onTestCaseResult(testCase: TestCaseLike) {
       const meta = testCase.meta().pooltest;
       // A check Vitest skipped because the run was cancelled never ran: say so, not "crashed".
-      const result =
-        meta ??
-        crashed(testCase, events.signal?.aborted ? 'not run: the run was interrupted before this check started' : null);
+      const result = meta ?? crashed(testCase, events.signal?.aborted ? INTERRUPTED_NOT_RUN : null);
       results.push(result);
       events.onCheckResult?.(result);
     },
@@ -239,6 +237,9 @@ function keepSignalsToCaller(): () => void {
     }
   };
 }
+
+/** The reason of a check an interrupted run never started (runner/run.ts rebuilds such results). */
+export const INTERRUPTED_NOT_RUN = 'not run: the run was interrupted before this check started';
 
 /** A test that ended without a result (it threw before judging): report it, never drop it. */
 function crashed(testCase: TestCaseLike, notRun: string | null): CheckResult {

@@ -6,7 +6,8 @@ import net from 'node:net';
 import pg from 'pg';
 import { PooltestError } from '../errors.js';
 import { describeTarget, isSocketHost, netAddress, pgConfig, type Target } from '../target.js';
-import { assertGuarded, guardClient } from '../wire/pg-guard.js';
+import { assertGuarded, bytesReceived, guardClient } from '../wire/pg-guard.js';
+import { foreignProtocolError } from '../wire/foreign-protocol.js';
 
 /**
  * Connects, honouring libpq's two-attempt modes: `prefer` tries TLS first and falls back to
@@ -69,17 +70,25 @@ async function connectOnce(
   } catch (err) {
     const stream = (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream;
     stream?.destroy();
-    throw classifyConnectError(err, target, timeoutMs);
+    throw classifyConnectError(err, target, timeoutMs, bytesReceived(client));
   } finally {
     clearTimeout(timer);
   }
 }
 
-/** Maps a connection failure to a stable code. */
-export function classifyConnectError(err: unknown, target: Target, timeoutMs: number): PooltestError {
-  if (err instanceof PooltestError) return err;
-  const e = err as Error & { code?: string };
+/**
+ * Maps a connection failure to a stable code. `received`: bytes the server sent before it
+ * failed, when known (a server that closes without one byte is not a PostgreSQL refusal).
+ */
+export function classifyConnectError(
+  err: unknown,
+  target: Target,
+  timeoutMs: number,
+  received: number | null = null,
+): PooltestError {
   const where = describeTarget(target);
+  if (err instanceof PooltestError) return foreignProtocolError(err, where) ?? err;
+  const e = err as Error & { code?: string };
   const msg = e?.message ?? String(err);
   const detail = { target: where, sqlstate: e?.code ?? null };
   switch (e?.code) {
@@ -145,10 +154,31 @@ export function classifyConnectError(err: unknown, target: Target, timeoutMs: nu
     return new PooltestError('AUTH_FAILED', `authentication with ${where} failed: ${msg}`, detail);
   }
   if (/timeout expired|timed out/i.test(msg)) {
-    return new PooltestError('STEP_TIMEOUT', `${where} did not complete the connection within ${timeoutMs} ms`, detail);
+    // How much of an answer came tells a silent peer from one stuck (or flooding) in its login.
+    return new PooltestError('STEP_TIMEOUT', `${where} did not complete the connection within ${timeoutMs} ms`, {
+      ...detail,
+      received,
+    });
+  }
+  if (/error establishing an SSL connection/i.test(msg)) {
+    // pg's words for an answer to the SSLRequest that is not the one byte 'S' or 'N': an SSH
+    // greeting, an HTTP page. TLS_FAILED still, so that sslmode=prefer tries plaintext next.
+    return new PooltestError(
+      'TLS_FAILED',
+      `${where} answered the SSLRequest with neither 'S' nor 'N' alone: it does not speak the PostgreSQL protocol (or refused TLS with an error); check the host and port (PostgreSQL listens on 5432 by default, PgBouncer on 6432)`,
+      detail,
+    );
   }
   if (/ssl|tls|certificate|self.signed/i.test(msg)) {
     return new PooltestError('TLS_FAILED', `TLS with ${where} failed: ${msg}`, detail);
+  }
+  if (received === 0 && /terminated unexpectedly|ECONNRESET|EPIPE/i.test(msg)) {
+    // A PostgreSQL server or pooler that refuses says why (an ErrorResponse) before it closes.
+    return new PooltestError(
+      'NOT_POSTGRES',
+      `${where} closed the connection without answering the PostgreSQL startup (not one byte): it does not speak the PostgreSQL protocol, or it drops this client at once; check the host and port (PostgreSQL listens on 5432 by default, PgBouncer on 6432)`,
+      detail,
+    );
   }
   if (/terminated unexpectedly|ECONNRESET|unexpected|Unknown message|EPIPE/i.test(msg)) {
     return new PooltestError('NOT_POSTGRES', `${where} did not answer like a PostgreSQL server: ${msg}`, detail);

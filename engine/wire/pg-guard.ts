@@ -21,13 +21,17 @@ import type pg from 'pg';
 import { PooltestError } from '../errors.js';
 import { FrameReader } from './frame-reader.js';
 import { ProtocolViolationError } from './violation.js';
+import { firstByteViolation } from './foreign-protocol.js';
 
 /** pg's Connection, as far as the guard touches it: the parser reads the stream it is given. */
 interface GuardableConnection {
   attachListeners(stream: Duplex | EventEmitter): unknown;
 }
 
-const guarded = new WeakMap<pg.Client, { attached: boolean; violation: ProtocolViolationError | null }>();
+const guarded = new WeakMap<
+  pg.Client,
+  { attached: boolean; violation: ProtocolViolationError | null; received: number }
+>();
 
 /** Installs the guard on a client that has not connected yet. */
 export function guardClient(client: pg.Client, opts: { maxMessageBytes?: number } = {}): void {
@@ -39,13 +43,18 @@ export function guardClient(client: pg.Client, opts: { maxMessageBytes?: number 
       'this version of pg has no connection.attachListeners: the wire guard cannot be installed (pooltest pins pg 8.x)',
     );
   }
-  const state = { attached: false, violation: null as ProtocolViolationError | null };
+  const state = { attached: false, violation: null as ProtocolViolationError | null, received: 0 };
   guarded.set(client, state);
   connection.attachListeners = function (this: GuardableConnection, stream: Duplex): unknown {
     state.attached = true;
     return original.call(
       this,
-      guardedSource(stream, opts, (v) => (state.violation ??= v)),
+      guardedSource(
+        stream,
+        opts,
+        (v) => (state.violation ??= v),
+        (n) => (state.received += n),
+      ),
     );
   };
 }
@@ -58,6 +67,11 @@ export function assertGuarded(client: pg.Client): void {
       'pg connected without attaching its parser through the wire guard: this pg version is not supported',
     );
   }
+}
+
+/** How many bytes the server sent this client through the guard (0: not one, or never attached). */
+export function bytesReceived(client: pg.Client): number {
+  return guarded.get(client)?.received ?? 0;
 }
 
 /** The violation that closed this client's connection, if one did. */
@@ -76,6 +90,7 @@ function guardedSource(
   stream: Duplex,
   opts: { maxMessageBytes?: number },
   onViolation: (v: ProtocolViolationError) => void,
+  onBytes: (n: number) => void,
 ): EventEmitter {
   const source = new EventEmitter();
   const reader = new FrameReader({
@@ -92,9 +107,17 @@ function guardedSource(
     if (v instanceof ProtocolViolationError) onViolation(v);
     stream.destroy(v);
   };
+  let first = true;
   stream.on('data', (chunk: Buffer) => {
-    if (stopped) return;
+    if (stopped || chunk.length === 0) return;
+    onBytes(chunk.length);
     try {
+      // The frame reader knows message types, not where a stream is: the first byte is checked
+      // apart, so that a peer that is no PostgreSQL server is named at its first byte (an
+      // 'S' of "SSH-2.0" would otherwise pass as a ParameterStatus of some 500 MB).
+      const foreign = first ? firstByteViolation(chunk) : null;
+      first = false;
+      if (foreign) throw foreign;
       reader.check(chunk);
     } catch (err) {
       stop(err);

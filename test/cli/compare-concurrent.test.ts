@@ -32,6 +32,11 @@ describe('--compare: concurrent only without a shared pool or server', () => {
     expect(run.stderr).toContain('--compare: different PostgreSQL servers behind different endpoints: both at once');
     expect(run.report?.checks.map((c) => c.outcome)).toEqual(['leaked', 'scoped', 'leaked']);
     expect(run.stdout).toMatch(/session\/set-leak\s+session\s+leaked\s+BREAKS/);
+    // The change breaks the run: the process exits 1, and the Summary states that code, not the
+    // target report's own (0: nothing was expected of it).
+    expect(run.report?.summary.exitCode).toBe(0);
+    expect(run.code, run.stderr).toBe(1);
+    expect(run.stdout).toMatch(/Summary\s+3 checks: .*exit 1\b/);
   });
 
   test('a pooler and the server behind it share a server: one after the other', async () => {

@@ -127,6 +127,53 @@ describe('interrupted mid-run', () => {
       await expectSweptClean(run, stack);
     });
 
+    // The new-user trial: an interrupted run listed the fixture-only checks it never reached as
+    // inconclusive "not run", though against this target they were never going to run.
+    test('SIGINT before the last checks: fixture-only checks are skipped with their reason, the rest not run; the Summary says exit 130', async () => {
+      const only = [
+        '--only',
+        'session/set-leak,session/set-local,temp/temp-table,locks/advisory-session,prepared/sql-prepare,capacity/burst,auth/stale-password',
+      ];
+      const { run } = await interrupted(
+        ['--target', stack.target.url(), '--direct', stack.postgres.url(), ...only],
+        1,
+        ['SIGINT'],
+      );
+      expect(run.code, run.stderr).toBe(130);
+      expect(run.report?.summary.interrupted).toBe(true);
+      const byId = new Map(run.report!.checks.map((c) => [c.id, c]));
+      for (const id of ['capacity/burst', 'auth/stale-password'])
+        expect({ id, verdict: byId.get(id)?.verdict, reason: byId.get(id)?.reason }).toEqual({
+          id,
+          verdict: 'skipped',
+          reason: expect.stringMatching(/^fixtures only: /),
+        });
+      // Control: a check that could have run here and was not reached is still a gap, said so.
+      const gaps = run.report!.checks.filter(
+        (c) => c.verdict === 'inconclusive' && /^not run: the run was interrupted/.test(c.reason),
+      );
+      expect(
+        gaps.length,
+        run.report!.checks.map((c) => `${c.id}: ${c.verdict} ${c.reason}`).join('\n'),
+      ).toBeGreaterThan(0);
+      for (const c of gaps) expect(c.title).not.toMatch(/^[a-z]+\/[a-z-]+:/);
+      expect(run.stdout).toMatch(/Summary\s+7 checks: .*exit 130\b/);
+    });
+
+    // The Summary showed the target report's own code (exit 0) above a process that exited 130:
+    // the signal came during the --compare baseline, after the target's run had ended.
+    test('SIGINT during the --compare baseline: exit 130, and the Summary says so', async () => {
+      const { run } = await interrupted(
+        ['--target', stack.target.url(), '--compare', stack.postgres.url(), '--only', 'session/set-leak'],
+        2,
+        ['SIGINT'],
+      );
+      expect(run.code, run.stderr).toBe(130);
+      expect(run.stderr).toMatch(/one after the other/);
+      expect(run.stdout).toMatch(/Summary\s+1 check: .*exit 130\b/);
+      expect(run.stdout).not.toMatch(/exit 0\b/);
+    });
+
     // An SSH drop sends SIGHUP: it exited 129 at once, no message, no sweep, and the pooled
     // server connections kept application_name pooltest-<run> and the check's state.
     test('SIGHUP mid-check: exit 129, sweep clean, and nothing is left on the server', async () => {
