@@ -189,14 +189,20 @@ async function entryStart(file: FileHandle, from: number, size: number, format: 
   return size;
 }
 
-/** Newlines in `[start, end)` of the open file. */
+/**
+ * Newlines in `[start, end)` of the open file. One buffer serves every read: a fresh (zeroed)
+ * one per read made a worker touch as much new memory as the part before its own, which cost
+ * more CPU than the counting (measured: about 0.5 CPU s for the first half of the bench's 1M log).
+ */
 export async function countNewlines(file: FileHandle, start: number, end: number): Promise<number> {
   let n = 0;
+  const buffer = Buffer.allocUnsafe(Math.max(1, Math.min(SCAN_BYTES * 8, end - start)));
   for (let pos = start; pos < end;) {
-    const buf = await readAt(file, pos, Math.min(SCAN_BYTES * 8, end - pos));
-    if (buf.length === 0) break;
+    const { bytesRead } = await file.read(buffer, 0, Math.min(buffer.length, end - pos), pos);
+    if (bytesRead === 0) break;
+    const buf = buffer.subarray(0, bytesRead);
     for (let i = buf.indexOf(0x0a); i !== -1; i = buf.indexOf(0x0a, i + 1)) n++;
-    pos += buf.length;
+    pos += bytesRead;
   }
   return n;
 }
