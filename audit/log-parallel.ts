@@ -45,12 +45,12 @@ const SNIFF_BYTES = 64 * 1024;
 const SCAN_BYTES = 1024 * 1024;
 /**
  * What the main thread reads while a worker starts (its thread, modules and parser). Measured
- * on the bench's 1M log (153 MB, two threads, load average about 20): with an equal split the
- * main thread then waited 1.5 to 2.7 s for the worker (0.3 to 0.5 CPU s of the worker's
- * reading); with 20 MB more for the main thread 0.2 to 0.9 s; with 40 MB the worker finished
- * 0.8 to 1.3 s first.
+ * on the bench's 1M log (153 MB, two threads, load average 15 to 20, three runs each): with
+ * 8 MB more for the main thread the worker finished 0.3 to 1.6 s after it, with 24 MB 0.6 to
+ * 1.0 s before it, with 16 MB within 0.7 s either way. (Before workers got the catalogue as data,
+ * an equal split left the main thread waiting 1.5 to 2.7 s.)
  */
-const HEAD_START_BYTES = 24 * 1024 * 1024;
+const HEAD_START_BYTES = 16 * 1024 * 1024;
 
 /** What the main thread tells a worker (audit/log-worker.ts). */
 export interface WorkerTask {
