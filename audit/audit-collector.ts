@@ -5,7 +5,7 @@
  * sources per finding, unparsed samples), so memory does not grow with the input's size.
  */
 import { createHash } from 'node:crypto';
-import { CLAIMS } from '../suites/catalogue.js';
+import { CLAIMS } from './audit-knowledge.js';
 import type { AuditCheckId, Hazard, UnparsedSample, UnparsedSummary } from './audit-types.js';
 import { normalizeStatement } from '../common/sql-parser.js';
 import {

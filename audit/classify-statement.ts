@@ -9,9 +9,8 @@
  * not take a lock or set anything when it runs, so it is not a finding; neither is plain
  * EXPLAIN, which plans without executing.
  */
-import { AUDIT_CHECKS } from './audit-checks.js';
 import { asNode, booleanOf, child, constantOf, list, nodeType, text } from '../common/ast-json.js';
-import { checkPriority } from './audit-checks.js';
+import { AUDIT_CHECK_IDS, checkPriority } from './audit-knowledge.js';
 import type { AuditCheckId, Hazard, StatementAnalysis } from './audit-types.js';
 import { functionCallHazards } from './function-calls.js';
 import { doBlockHazards } from './plpgsql-body.js';
@@ -146,7 +145,7 @@ function orderHazards(own: Hazard[], expressions: Hazard[]): Hazard[] {
 }
 
 /** Checks whose state `DISCARD ALL` removes: every piece of session state the audit knows. */
-const DISCARD_ALL_UNDOES: readonly AuditCheckId[] = AUDIT_CHECKS.map((c) => c.id);
+const DISCARD_ALL_UNDOES: readonly AuditCheckId[] = AUDIT_CHECK_IDS;
 
 /** `DISCARD ALL | TEMP | SEQUENCES` as cleanup hazards; `DISCARD PLANS` drops only cached plans. */
 function discardCleanups(target: string | null): Hazard[] {

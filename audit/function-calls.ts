@@ -6,7 +6,7 @@
  * check, is the checks' own claim (their `audit.claims.functions`); `set_config` is a SET and
  * goes by the setting it names.
  */
-import { CLAIMS } from '../suites/catalogue.js';
+import { CLAIMS } from './audit-knowledge.js';
 import { asNode, booleanOf, builtinName, child, constantOf, forEachNode, list, text } from '../common/ast-json.js';
 import type { Hazard } from './audit-types.js';
 import { checkForSetting } from './set-statement.js';

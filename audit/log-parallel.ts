@@ -11,13 +11,16 @@
  * so a line start is no proof of an entry start).
  *
  * The main thread reads the first part itself, straight into the main collector (which is what
- * one reader would have done with it), so `jobs` threads in all do the reading. Workers start
+ * one reader would have done with it), so `jobs` threads in all do the reading. Its part is
+ * longer than the workers' by what it reads while they start (see {@link cutNear}). Workers start
  * loading the parser at once and count the lines before their part themselves (for the file's
  * line numbers), so no thread waits on another.
  *
  * The default (see {@link workersFor}): a log file of PARALLEL_MIN_BYTES or more is read with
- * as many threads as the machine has cores. Each extra thread pays about a second of CPU to
- * load the catalogue and make the parser's first calls, which a smaller log does not win back.
+ * as many threads as the machine has cores. Each extra thread pays its own start (measured on
+ * the bench's 1M log: about 0.3 CPU s for the thread and its modules, 0.2 s for the lines
+ * before its part and the parser, and its JIT and caches warming up), which a smaller log does
+ * not win back. Workers get the catalogue's facts as data (audit-knowledge.ts), not its modules.
  */
 import { existsSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
@@ -26,6 +29,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { PooltestError, type PooltestErrorCode } from '../engine/errors.js';
 import type { AuditCollector, CollectorState } from './audit-collector.js';
+import { KNOWLEDGE_KEY, knowledgeForWorkers, type AuditKnowledge } from './audit-knowledge.js';
 import type { InputSummary } from './audit-types.js';
 import { fileChunks } from './file-chunks.js';
 import { fileError } from './input-checks.js';
@@ -39,6 +43,14 @@ const MAX_WORKERS = 8;
 export const PARALLEL_MIN_BYTES = 64 * 1024 * 1024;
 const SNIFF_BYTES = 64 * 1024;
 const SCAN_BYTES = 1024 * 1024;
+/**
+ * What the main thread reads while a worker starts (its thread, modules and parser). Measured
+ * on the bench's 1M log (153 MB, two threads, load average 15 to 20, three runs each): with
+ * 8 MB more for the main thread the worker finished 0.3 to 1.6 s after it, with 24 MB 0.6 to
+ * 1.0 s before it, with 16 MB within 0.7 s either way. (Before workers got the catalogue as data,
+ * an equal split left the main thread waiting 1.5 to 2.7 s.)
+ */
+const HEAD_START_BYTES = 16 * 1024 * 1024;
 
 /** What the main thread tells a worker (audit/log-worker.ts). */
 export interface WorkerTask {
@@ -50,6 +62,8 @@ export interface WorkerTask {
   maxStatementBytes: number;
   /** Bytes per read (tests make it small so statements cross reads). */
   chunkBytes: number;
+  /** The catalogue's facts the classifier needs, so the worker need not import it (audit-knowledge.ts). */
+  [KNOWLEDGE_KEY]: AuditKnowledge;
 }
 
 /** What a worker sends back. */
@@ -93,7 +107,7 @@ export async function auditLogParallel(
     if (format === null || format === 'csvlog') return null;
     const starts = [0];
     for (let k = 1; k < jobs; k++) {
-      const cut = await entryStart(file, Math.floor((size * k) / jobs), size, format);
+      const cut = await entryStart(file, cutNear(size, jobs, k), size, format);
       if (cut > starts[starts.length - 1]! && cut < size) starts.push(cut);
     }
     const parts = starts.map((start, k) => ({ start, end: starts[k + 1] ?? size }));
@@ -109,6 +123,7 @@ export async function auditLogParallel(
     };
     opts.progress?.start(path, size);
     const chunkBytes = opts.chunkBytes ?? CHUNK_BYTES;
+    const knowledge = await knowledgeForWorkers();
     const results: Promise<{ counts: LogCounts; collector: CollectorState }>[] = [];
     for (const [k, part] of parts.entries()) {
       if (k === 0) continue;
@@ -119,6 +134,7 @@ export async function auditLogParallel(
         format,
         maxStatementBytes: opts.maxStatementBytes,
         chunkBytes,
+        [KNOWLEDGE_KEY]: knowledge,
       };
       const worker = new Worker(script, { workerData: task });
       workers.push(worker);
@@ -159,6 +175,20 @@ function runWorker(
   });
 }
 
+/**
+ * Where part `k` of `jobs` should start. The main thread reads from the moment the parts are
+ * known, while each worker first starts a thread, loads its modules and the parser; so the
+ * first part is longer by what the main thread reads meanwhile, and the workers share the rest
+ * equally, so that all threads finish together rather than the main thread waiting on them.
+ */
+export function cutNear(size: number, jobs: number, k: number): number {
+  // At most half as much again as an equal share, so that a small log still gives every
+  // thread a part (the tests read a few kilobytes with three threads).
+  const share = size / jobs;
+  const first = Math.floor(share + Math.min(HEAD_START_BYTES, share / 2));
+  return first + Math.floor(((size - first) * (k - 1)) / (jobs - 1));
+}
+
 /** The format the first non-empty line says, or null when the head holds no complete one. */
 function formatOf(head: Buffer): LogFormat | null {
   let pos = 0;
@@ -189,14 +219,20 @@ async function entryStart(file: FileHandle, from: number, size: number, format: 
   return size;
 }
 
-/** Newlines in `[start, end)` of the open file. */
+/**
+ * Newlines in `[start, end)` of the open file. One buffer serves every read: a fresh (zeroed)
+ * one per read made a worker touch as much new memory as the part before its own, which cost
+ * more CPU than the counting (measured: about 0.5 CPU s for the first half of the bench's 1M log).
+ */
 export async function countNewlines(file: FileHandle, start: number, end: number): Promise<number> {
   let n = 0;
+  const buffer = Buffer.allocUnsafe(Math.max(1, Math.min(SCAN_BYTES * 8, end - start)));
   for (let pos = start; pos < end;) {
-    const buf = await readAt(file, pos, Math.min(SCAN_BYTES * 8, end - pos));
-    if (buf.length === 0) break;
+    const { bytesRead } = await file.read(buffer, 0, Math.min(buffer.length, end - pos), pos);
+    if (bytesRead === 0) break;
+    const buf = buffer.subarray(0, bytesRead);
     for (let i = buf.indexOf(0x0a); i !== -1; i = buf.indexOf(0x0a, i + 1)) n++;
-    pos += buf.length;
+    pos += bytesRead;
   }
   return n;
 }

@@ -3,7 +3,7 @@
  * transaction, so poolers cannot carry them anywhere: they are not findings. Which check
  * observes a setting is the checks' own claim (their `audit.claims.settings`).
  */
-import { CLAIMS } from '../suites/catalogue.js';
+import { CLAIMS } from './audit-knowledge.js';
 import { text } from '../common/ast-json.js';
 import type { AuditCheckId, Hazard } from './audit-types.js';
 import { statementHazard } from './statement-hazard.js';

@@ -3,7 +3,7 @@
  * the kind (engine/audit-claims.ts), and a kind of the cleanup half is flagged as such.
  */
 import { isCleanupStatement, type StatementKind } from '../engine/audit-claims.js';
-import { CLAIMS } from '../suites/catalogue.js';
+import { CLAIMS } from './audit-knowledge.js';
 import type { Hazard } from './audit-types.js';
 
 /** A certain hazard for `kind`, shown as `what` (`LISTEN jobs`, `DEALLOCATE ALL`). */

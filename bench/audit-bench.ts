@@ -18,8 +18,11 @@
  * cache cannot help with those, so it sets how much parsing the run does. `--jobs` is the
  * audit's own option (threads per log; by default one per core for a log of 64 MB or more).
  * The load average is printed too: on a shared machine it says how far the clock can be trusted.
+ * A log read by more than one thread is audited again on one thread, and the bench says whether
+ * the reports are identical (apart from generatedAt, durationMs, parsedTexts); it exits 1 if not.
  */
 import { spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
@@ -41,6 +44,8 @@ interface ChildResult {
   perSecond: number;
   perCpuSecond: number;
   maxRssMb: number;
+  /** SHA-256 of the report without what may differ between runs and thread counts. */
+  reportHash: string;
 }
 
 /** Runs in the child: one audit, one measurement, printed as JSON. */
@@ -64,8 +69,21 @@ async function child(file: string, jobs: number | undefined): Promise<void> {
     perCpuSecond: Math.round(report.summary.statements / cpuSeconds),
     // maxRSS is the process's peak resident set in KiB.
     maxRssMb: Math.round(usage.maxRSS / 1024),
+    reportHash: reportHash(report),
   };
   process.stdout.write(`${JSON.stringify(result)}\n`);
+}
+
+/**
+ * The report as it must come out whatever the build and the thread count: without the time it
+ * was made and took, and without `parsedTexts` (each thread has a text cache of its own).
+ */
+function reportHash(report: Awaited<ReturnType<typeof audit>>): string {
+  const { generatedAt: _at, ...rest } = report;
+  const { durationMs: _ms, parsedTexts: _texts, ...summary } = rest.summary;
+  return createHash('sha256')
+    .update(JSON.stringify({ ...rest, summary }))
+    .digest('hex');
 }
 
 const PGBADGER = '/usr/bin/pgbadger';
@@ -128,7 +146,9 @@ async function main(argv: string[]): Promise<number> {
   const jobs = option(argv, '--jobs');
   const dir = await mkdtemp(join(tmpdir(), 'pooltest-audit-bench-'));
   try {
-    const rows: Array<ChildResult & { size: number; fileMb: number; processSeconds: number }> = [];
+    const rows: Array<
+      ChildResult & { size: number; fileMb: number; processSeconds: number; sameAsOne: boolean | null }
+    > = [];
     let largest = '';
     for (const size of sizes) {
       const file = join(dir, `postgresql-${size}.log`);
@@ -142,7 +162,19 @@ async function main(argv: string[]): Promise<number> {
       // What a user waits for: the whole process, Node's start and the imports included.
       const processSeconds = (performance.now() - spawned) / 1000;
       if (run.status !== 0) throw new Error(`audit child failed: ${run.stderr}`);
-      rows.push({ size, fileMb, processSeconds, ...(JSON.parse(run.stdout) as ChildResult) });
+      const result = JSON.parse(run.stdout) as ChildResult;
+      // Several threads must give the report one thread gives: audited again on one thread
+      // (after the measured run, so its figures are its own) and compared.
+      let sameAsOne: boolean | null = null;
+      if (result.jobs > 1) {
+        const one = spawnSync(process.execPath, [args[0]!, '--child', file, '1'], {
+          encoding: 'utf8',
+          maxBuffer: 1 << 20,
+        });
+        if (one.status !== 0) throw new Error(`audit child (one thread) failed: ${one.stderr}`);
+        sameAsOne = (JSON.parse(one.stdout) as ChildResult).reportHash === result.reportHash;
+      }
+      rows.push({ size, fileMb, processSeconds, sameAsOne, ...result });
     }
     const out = (line: string): boolean => process.stdout.write(`${line}\n`);
     out(
@@ -160,6 +192,12 @@ async function main(argv: string[]): Promise<number> {
     out(
       'seconds: the audit() call; process s: the whole `node` process as a user waits for it (start and imports too); CPU s: all threads of the process',
     );
+    for (const r of rows)
+      if (r.sameAsOne !== null)
+        out(
+          `${r.statements} statements: the ${r.jobs}-thread report is ${r.sameAsOne ? 'identical to' : 'NOT the same as'} one thread's (apart from generatedAt, durationMs, parsedTexts)`,
+        );
+    const mismatch = rows.some((r) => r.sameAsOne === false);
     // On a shared machine the clock figures say as much about the neighbours as about the audit.
     const [one, five] = loadavg();
     out(
@@ -188,7 +226,7 @@ async function main(argv: string[]): Promise<number> {
         );
     }
     if (keep) out(`logs kept in ${dir}`);
-    return slowest >= target ? 0 : 1;
+    return slowest >= target && !mismatch ? 0 : 1;
   } finally {
     if (!keep) await rm(dir, { recursive: true, force: true });
   }

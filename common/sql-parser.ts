@@ -3,6 +3,7 @@
  * audit knows about SQL comes through here; nothing looks at SQL text with patterns. The
  * synchronous calls need the module loaded once, which {@link loadParser} does.
  */
+import { setFlagsFromString } from 'node:v8';
 import { loadModule, normalizeSync, parsePlPgSQLSync, parseSync, scanSync } from 'libpg-query';
 
 /** A parsed node as plain JSON: `{ SelectStmt: {...} }` and so on. */
@@ -30,9 +31,26 @@ export class SqlParseFailure extends Error {
 
 let loading: Promise<void> | null = null;
 
+/**
+ * V8 compiles each WASM function with its quick compiler (Liftoff) when first called, then
+ * recompiles the ones that run hot with its optimizing compiler (TurboFan) on background
+ * threads. For PostgreSQL's parser that second step is the dearest thing an audit does:
+ * TurboFan on the grammar's huge functions took about 1 CPU s per thread that parses (each
+ * worker again), and on the bench's 1M-statement log the cache and the screen leave 22 texts
+ * for the parser (and their findings' normalize and lexer calls), far too few to win it back. Measured with 50,000 distinct parses (/tmp bench, loaded
+ * machine): first 1,000 parses 0.13 CPU s instead of 0.53, all 50,000 2.5-2.7 s instead of
+ * 2.8-2.9 s, so even a parser-bound log does not lose. The flags are V8's own switches (not its
+ * testing-only `--liftoff-only`); they are process-wide and must be set before the module is
+ * compiled, hence here, the only place that compiles it.
+ */
+const NO_WASM_TIER_UP = '--no-wasm-tier-up --no-wasm-dynamic-tiering';
+
 /** Loads the WASM parser; cheap to call again. */
 export function loadParser(): Promise<void> {
-  loading ??= loadModule();
+  if (loading === null) {
+    setFlagsFromString(NO_WASM_TIER_UP);
+    loading = loadModule();
+  }
   return loading;
 }
 

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, test } from 'vitest';
 import type { AuditReport } from '../../audit/audit-types.js';
-import { PARALLEL_MIN_BYTES, workersFor } from '../../audit/log-parallel.js';
+import { cutNear, PARALLEL_MIN_BYTES, workersFor } from '../../audit/log-parallel.js';
 import { MULTI_LINE, REPEATED, inlined } from '../../bench/audit-log-mix.js';
 import { REPO } from '../support/cli.js';
 import { useScratchDir } from './audit-helpers.js';
@@ -134,6 +134,23 @@ test('a log file of PARALLEL_MIN_BYTES or more is read by one thread per core un
   expect(workersFor(undefined, PARALLEL_MIN_BYTES)).toBe(Math.min(availableParallelism(), 8));
   expect(workersFor(1, 10 * PARALLEL_MIN_BYTES)).toBe(1);
   expect(workersFor(3, 10)).toBe(3);
+});
+
+test('the main thread, which starts reading first, gets a longer part; the workers share the rest and none goes without', () => {
+  const cuts = (size: number, jobs: number): number[] =>
+    Array.from({ length: jobs - 1 }, (_, i) => cutNear(size, jobs, i + 1));
+  const parts = (size: number, jobs: number): number[] =>
+    [0, ...cuts(size, jobs), size].slice(1).map((end, i, ends) => end - (i === 0 ? 0 : ends[i - 1]!));
+  // The bench's 1M log with two threads: more than half for the main thread, not all of it.
+  const [main, worker] = parts(160_000_000, 2);
+  expect(main).toBeGreaterThan(worker! + 20_000_000);
+  expect(worker).toBeGreaterThan(0);
+  // Four threads: the three workers' parts are equal (to a byte) and each shorter than the first.
+  const four = parts(160_000_000, 4);
+  expect(Math.max(...four.slice(1)) - Math.min(...four.slice(1))).toBeLessThanOrEqual(1);
+  expect(four[0]).toBeGreaterThan(four[1]!);
+  // A few kilobytes (what the tests read with three threads) still gives every thread a part.
+  for (const part of parts(5000, 3)) expect(part).toBeGreaterThan(1000);
 });
 
 test('non-ASCII statements keep their characters whether their read is ASCII or not', async () => {
