@@ -47,11 +47,18 @@ describe('an unreachable host (SYNs dropped, on loopback)', () => {
 
   test('TARGET_UNREACHABLE within the timeout, exit 2', async () => {
     const run = await runCli(['--target', `127.0.0.1:${port}`, '--timeout', '2s']);
-    console.log(`unreachable: exit ${run.code} in ${run.ms} ms`);
+    console.log(`unreachable: exit ${run.code} in ${run.ms} ms (${/gave up after \d+ ms/.exec(run.stderr)?.[0]})`);
     expect(run.code, run.stderr).toBe(2);
     expect(run.stderr).toMatch(
       /pooltest: TARGET_UNREACHABLE: no TCP connection to .*127\.0\.0\.1:\d+.* within 2000 ms/,
     );
-    expect(run.ms).toBeLessThan(2_000 + 5_000);
+    // The bound honoured, judged from inside the process (issue 21): timing the whole CLI from
+    // here counts its start-up, which under load took more than 5 s by itself. The CLI measures
+    // its own wait: at least the 2 s asked for (it did wait, the silence was not taken for a
+    // refusal), and short of the 10 s default (which it would be, had --timeout been ignored).
+    const waited = /gave up after (\d+) ms/.exec(run.stderr);
+    expect(waited, run.stderr).not.toBeNull();
+    expect(Number(waited![1])).toBeGreaterThanOrEqual(2_000);
+    expect(Number(waited![1])).toBeLessThan(10_000);
   });
 });

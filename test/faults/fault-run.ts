@@ -21,13 +21,18 @@ export interface FaultRun extends CliRun {
 
 /**
  * Starts `pooltest args`, waits for `afterChecks` progress lines on stderr, runs `inject`, and
- * waits for the CLI to end (bounded by `timeoutMs`, after which it is killed: a hang).
+ * waits for the CLI to end (bounded by `timeoutMs`, after which it is killed: a hang). With
+ * `freeze`, the CLI is stopped (SIGSTOP) while `inject` runs and continued after: the fault
+ * then lands no later in the CLI's run than where this process read the line (under load the
+ * CLI ran on by seconds before the line was read, issue 21), though it may still have run on
+ * between writing the line and the freeze.
  */
 export async function runWithFault(
   args: string[],
   afterChecks: number,
   inject: () => Promise<void>,
   timeoutMs = 150_000,
+  freeze = false,
 ): Promise<FaultRun> {
   let injected = false;
   let injection: Promise<void> = Promise.resolve();
@@ -45,7 +50,10 @@ export async function runWithFault(
         }
         if (!injected && seen >= afterChecks) {
           injected = true;
-          injection = inject();
+          if (freeze) child.kill('SIGSTOP');
+          injection = inject().finally(() => {
+            if (freeze) child.kill('SIGCONT');
+          });
         }
       });
     },

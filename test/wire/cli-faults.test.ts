@@ -83,7 +83,9 @@ describe('a protocol violation during discovery: exit 2, PROTOCOL_VIOLATION, the
         /PROTOCOL_VIOLATION: the target broke the PostgreSQL wire protocol during discovery, before any check could run \(step D \S+: protocol violation by the server: .*bytes at stream offset \d+: [0-9a-f]{2}( [0-9a-f]{2})*/,
       );
     expect(`${run.stdout}${run.stderr}`).not.toContain(PASSWORD);
-    expect(run.ms).toBeLessThan(20_000);
+    // No bound on the whole CLI's time here (issue 21: its start-up alone took over 15 s under
+    // load, against 20 s allowed): that the violation, not a 2 s step bound, ended discovery is
+    // what PROTOCOL_VIOLATION above says; the runner's 90 s kill (signal null) is the hang guard.
   });
 
   test('control: a valid startup split into one-byte packets is accepted (discovery completes, no violation)', async () => {
