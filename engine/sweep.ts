@@ -16,7 +16,7 @@ import { LOCK_NAMESPACE } from './markers.js';
 import { Scenario, type RunContext } from './steering/scenario.js';
 import { visitBackends, type Visits } from './backend-visits.js';
 import { cleanupBlock } from './steering/state-scenario.js';
-import { LEFTOVER_COLUMNS, cleanupSql, inspectionSql, lockKeys } from './visit-sql.js';
+import { LEFTOVER_COLUMNS, cleanupSql, inspectionSql } from './visit-sql.js';
 import { describeViolationStep, protocolViolationIn } from './judging/protocol.js';
 import { CATALOG_TAG, lookCatalogWide, lookDirectInstead } from './sweep-catalog.js';
 import { numberOf, valueOf } from './judging/record.js';
