@@ -24,7 +24,7 @@ import { dismiss, landingHoldMs } from '../../engine/steering/holders.js';
 import { landOn } from '../../engine/steering/land-on.js';
 import { cleanupBlock } from '../../engine/steering/state-scenario.js';
 import { LAND_ON_A, LANDING_TAGS } from '../../engine/steering/tags.js';
-import { cleanupSql, inspectionSql } from '../../engine/sweep.js';
+import { cleanupSql, inspectionSql } from '../../engine/sweep-sql.js';
 import { sleep } from '../../engine/time.js';
 import type { Judgement, StepRecord } from '../../engine/types.js';
 

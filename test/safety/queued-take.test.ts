@@ -15,7 +15,7 @@ import { valueOf } from '../../engine/judging/record.js';
 import { QUEUED_MESSAGE_MAX_BYTES, queryMessageBytes, take, type Hold } from '../../engine/steering/holders.js';
 import { cleanupBlock } from '../../engine/steering/state-scenario.js';
 import { Scenario } from '../../engine/steering/scenario.js';
-import { cleanupSql, inspectionSql } from '../../engine/sweep.js';
+import { cleanupSql, inspectionSql } from '../../engine/sweep-sql.js';
 import { resolveTarget } from '../../engine/target.js';
 import type { Discovery } from '../../engine/types.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
