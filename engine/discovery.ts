@@ -23,14 +23,15 @@ import { Session } from './session/session.js';
 import { Scenario, type RunContext } from './steering/scenario.js';
 import { classify, countPool, modeDecided, readReuse } from './pool-count.js';
 import { findStaleBackends, staleNote } from './steering/stale-backends.js';
-import { openOrRefused, openWhenAdmitted } from './steering/admitted.js';
+import { openWhenAdmitted } from './steering/admitted.js';
 import { isCapacityRefusal } from './judging/capacity-refusal.js';
-import { depthFor } from './steering/spare-session.js';
 import { PROTOCOL_VIOLATION, violationError } from './judging/protocol.js';
 import { askPgBouncer, askPgpool, OptionalProbes } from './discovery-probes.js';
 import { askStartupFingerprint } from './discovery-fingerprint.js';
-import { violationIn } from './wire/violation.js';
 import { isForeignProtocolError } from './wire/foreign-protocol.js';
+import { probeClientRoom } from './discovery-client-room.js';
+import { recount } from './discovery-recount.js';
+import { probeTransactionBlocks, secondLogin } from './discovery-transaction-block.js';
 import { sleep } from './time.js';
 import { describeTarget, type Target } from './target.js';
 import type { Discovery } from './types.js';
@@ -233,46 +234,6 @@ export async function discover(target: Target, opts: DiscoveryOptions): Promise<
   return d;
 }
 
-/**
- * The pool counted again with what `known` already says of the target: what a destructive
- * check can change is the number of backends and how they are shared, not the round trip, the
- * pooler's name, or whether it accepts BEGIN. A pooler that changed its mind about BEGIN makes
- * holders fail, which the count reports as a failure like any other.
- */
-async function recount(
-  scn: Scenario,
-  d: Discovery,
-  first: Session,
-  opts: DiscoveryOptions,
-  known: Discovery,
-  /** D's backend, read by the server query just before: the count need not read it again. */
-  idlePid: number,
-): Promise<void> {
-  Object.assign(d, {
-    rttMs: known.rttMs,
-    connectLatencyMs: Math.min(d.connectLatencyMs, known.connectLatencyMs),
-    waitBoundMs: opts.waitMs ?? known.waitBoundMs,
-    pooler: known.pooler,
-    transactionBlocks: known.transactionBlocks,
-    holderStrategy: known.holderStrategy,
-  });
-  // Where the pooler is known to share backends and to admit idle clients freely, a holder's
-  // login holds nothing: holders log in ahead of their turn (see countPool).
-  const knownShared =
-    (known.mode === 'transaction' || known.mode === 'statement') && !known.clientLimit && !known.spareRoomRefused;
-  // Only a smaller pool matters to a recount (engine/pool-watch.ts): holding as many backends as
-  // before proves it is not, with no wait for a holder the pooler queues.
-  const seen = await countPool(scn, d, first, {
-    ...opts,
-    knownShared,
-    idlePid,
-    ...(known.poolSize ? { stopAt: known.poolSize } : {}),
-  });
-  // A recount that saw backends shared between connected clients needs no new client.
-  if (!modeDecided(d)) await readReuse(scn, d, seen, opts);
-  classify(d);
-}
-
 async function openFirst(scn: Scenario, target: Target, opts: DiscoveryOptions): Promise<Session> {
   try {
     return await openWhenAdmitted(scn, 'D', opts.bounds.connectMs);
@@ -305,115 +266,6 @@ async function measureRtt(s: Session): Promise<number> {
   return Math.max(0.1, times[2] ?? 1);
 }
 
-interface SecondLogin {
-  session: Promise<Session | null | 'refused'>;
-  /** How long the login took, once it ended. */
-  ms: Promise<number>;
-}
-
-/** T's login through the target, timed (a failure rejects `session`, as openOrRefused does). */
-function secondLogin(scn: Scenario): SecondLogin {
-  const t0 = performance.now();
-  const session = openOrRefused(scn, 'T', scn.ctx.bounds.connectMs, 'discovery.transaction-block.connect');
-  // Awaited by the transaction-block probe; a failure before that is discovery's own.
-  session.catch(() => undefined);
-  const ms = session.then(
-    () => Math.round(performance.now() - t0),
-    () => 0,
-  );
-  return { session, ms };
-}
-
-/**
- * Returns how long T's login took (null when the pooler admitted no second client), and T
- * itself when the probe left it connected outside a transaction: the pool count's first holder
- * (see countPool's `firstHolder`).
- */
-async function probeTransactionBlocks(
-  d: Discovery,
-  first: Session,
-  second: SecondLogin,
-): Promise<{ connectMs: number | null; holder: Session | null }> {
-  const s = await second.session;
-  // A pooler that admits one client at a time refuses T while D is connected: probe on D.
-  if (s === 'refused' || s === null) {
-    d.notes.push('transaction blocks probed on the first client: the pooler admitted no second one');
-    await probeOn(first, d);
-    return { connectMs: null, holder: null };
-  }
-  const connectMs = await second.ms;
-  const idle = await probeOn(s, d);
-  if (idle && s.alive) return { connectMs, holder: s };
-  await s.close();
-  return { connectMs, holder: null };
-}
-
-/** True when the block committed and `s` is idle again (a client like any other that just logged in). */
-async function probeOn(s: Session, d: Discovery): Promise<boolean> {
-  const step = await s.run('discovery.transaction-block', 'BEGIN; SELECT pg_backend_pid() AS pid');
-  if (step.txStatus === 'T') {
-    const commit = await s.run('discovery.transaction-block', 'COMMIT');
-    return commit.error === null && commit.txStatus === 'I';
-  } else {
-    d.transactionBlocks = 'refused';
-    d.holderStrategy = 'statement';
-    d.notes.push(`transaction blocks refused: ${step.error?.message ?? 'the connection was closed'}`);
-    return false;
-  }
-}
-
 function clamp(v: number, lo: number, hi: number): number {
   return Math.min(hi, Math.max(lo, Math.round(v)));
-}
-
-/**
- * Where a run will keep logins ahead of need (transaction and statement pooling: see
- * steering/spare-session.ts), checks that the pooler admits that many idle clients beside a
- * check's own sessions, all at once, before any check relies on it. A pooler with a client
- * limit (PgBouncer's max_client_conn) refuses some: that is its client limit, and the run then
- * keeps no spares, so its own idle logins never take the slots its checks need. Logins only, no
- * query: no backend is involved.
- */
-async function probeClientRoom(scn: Scenario, d: Discovery, probes: OptionalProbes): Promise<void> {
-  if ((d.mode !== 'transaction' && d.mode !== 'statement') || d.clientLimit) return;
-  // The spares, plus a check's own sessions (A, an observer, a notifier).
-  const want = depthFor({ discovery: d }) + 3;
-  const connectMs = Math.min(scn.ctx.bounds.connectMs, d.waitBoundMs + 3 * d.connectLatencyMs);
-  const tries = await Promise.all(
-    Array.from({ length: want }, (_, i) =>
-      openOrRefused(scn, `R${i + 1}`, connectMs, 'discovery.room.connect').catch((err: unknown) => {
-        const violation = violationIn(err);
-        if (!violation) return null;
-        // A login answered with a malformed message (pgagroal's "connection pool is full" lacks
-        // its final terminator) is a finding; it is counted as refused, so no spares are kept.
-        probes.record(
-          {
-            probe: 'discovery.room.connect',
-            session: `R${i + 1}`,
-            connection: 'an idle login counting the room for logins kept ahead of need',
-          },
-          'counted as a refused login: no logins are kept ahead of need',
-          violation,
-        );
-        return 'refused' as const;
-      }),
-    ),
-  );
-  const admitted = tries.filter((t): t is Session => t !== null && t !== 'refused');
-  await Promise.all(admitted.map((s) => s.close()));
-  if (!tries.includes('refused')) return;
-  const refusal = scn.steps
-    .filter((s) => s.tag === 'discovery.room.connect' && isCapacityRefusal(s.error))
-    .at(-1)?.error;
-  const text = refusal
-    ? `${refusal.code ? `${refusal.code} ` : ''}${refusal.message.replace(/^[A-Z_]+: (cannot connect to \S+: )?/, '')}`
-    : d.wireFindings?.some((f) => f.probe === 'discovery.room.connect')
-      ? 'answered with a malformed message (see the wire findings)'
-      : 'refused at capacity';
-  // Not a clientLimit: how many it admits depends on who else was connected in that instant,
-  // and the landing proofs read clientLimit as the pool's own boundary (judging/landing.ts).
-  d.spareRoomRefused = text;
-  d.notes.push(
-    `the pooler refused ${want - admitted.length} of ${want} idle logins at once (${text}): no logins are kept ahead of need`,
-  );
 }

@@ -71,7 +71,7 @@ describe.each(Object.keys(EXPECTED))('catalogue against %s', (name) => {
     // check's or discovery's) shows, as often as the steps show it, such as A's unlock on the
     // wrong backend in locks/advisory-session, which is that check's finding.
     const recorded = new Map<string, number>();
-    for (const s of [...run.report!.discovery.steps, ...run.report!.checks.flatMap((c) => c.steps)])
+    for (const s of [...(run.report!.discovery.steps ?? []), ...run.report!.checks.flatMap((c) => c.steps)])
       for (const m of [...(s.error ? [s.error.message] : []), ...s.notices.map((n) => n.message)])
         recorded.set(m, (recorded.get(m) ?? 0) + 1);
     const unrecorded: string[] = [];

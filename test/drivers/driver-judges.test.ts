@@ -5,8 +5,7 @@
  */
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+import { schemaValidator } from '../support/ajv.js';
 import { judgeCollision, judgeDriverRun, judgeMovedUse } from '../../drivers/judge.js';
 import { driverLogNotice } from '../../drivers/agent-process.js';
 import { driverOfStatement } from '../../drivers/catalogue.js';
@@ -136,9 +135,7 @@ test('an --expect file with an unknown label or id is refused with BAD_ARGUMENTS
 });
 
 test('the recorded drivers reports match the drivers section of the published schema', () => {
-  const addFormats = (addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule;
-  const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true });
-  addFormats(ajv);
+  const ajv = schemaValidator();
   const schema = JSON.parse(readFileSync(SCHEMA_FILE, 'utf8')) as { $id: string };
   ajv.addSchema(schema);
   const validate = ajv.getSchema(`${schema.$id}#/$defs/driversReport`);

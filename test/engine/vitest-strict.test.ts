@@ -47,7 +47,7 @@ async function vitest(
   strict: string | undefined,
 ): Promise<{ code: number | null; result: { status: string; failureMessages: string[] } | undefined }> {
   const out = path.join(dir, `out-${strict ?? 'none'}.json`);
-  const env = {
+  const env: NodeJS.ProcessEnv = {
     ...process.env,
     POOLTEST_TARGET: stack.target.url(),
     ...(strict !== undefined ? { POOLTEST_STRICT: strict } : {}),

@@ -4,12 +4,12 @@ import { phaseSteps, worstOf } from '../../engine/judging/phases.js';
 import type { Judgement, StepRecord } from '../../engine/types.js';
 
 const ORDER = ['leaked', 'lost', 'session'];
-const j = (outcome: string | null, extra: Partial<Judgement> = {}): Judgement => ({
-  outcome,
-  facts: { seen: outcome !== null },
-  reason: `saw ${outcome}`,
-  ...extra,
-});
+// A labelled judgement, or (null) an inconclusive one, or a skipped one when `skipped` says so.
+const j = (outcome: string | null, extra: { skipped?: true } = {}): Judgement => {
+  const base = { facts: { seen: outcome !== null }, reason: `saw ${outcome}` };
+  if (outcome !== null) return { ...base, outcome };
+  return extra.skipped ? { ...base, outcome, skipped: true } : { ...base, outcome };
+};
 
 describe('worstOf', () => {
   test('the worst label wins, and every phase keeps its facts under its name', () => {

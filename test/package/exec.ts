@@ -15,7 +15,7 @@ export async function exec(
   args: string[],
   opts: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs?: number },
 ): Promise<Exec> {
-  const env = {
+  const env: NodeJS.ProcessEnv = {
     ...Object.fromEntries(
       Object.entries(process.env).filter(([k]) => !k.startsWith('PG') && !k.startsWith('POOLTEST_')),
     ),

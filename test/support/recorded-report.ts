@@ -8,7 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { adviceFor } from '../../engine/check.js';
+import { adviceFor, type CheckDefinition } from '../../engine/check.js';
 import { resultBase } from '../../engine/execute.js';
 import { judgeRun } from '../../engine/judging/judge-record.js';
 import {
@@ -51,7 +51,7 @@ function logsOf(fixture: string): { discovery: Discovery; checks: Logs } {
 export function recordedReport(fixture = 'pgbouncer-transaction', profileName: string | null = fixture): Report {
   const { discovery, checks: logs } = logsOf(fixture);
   const profile = profileName ? findProfile(profileName) : null;
-  const checks = CATALOGUE.map((def): CheckResult => {
+  const checks = CATALOGUE.map((def: CheckDefinition): CheckResult => {
     const base = resultBase(def, profile);
     const log = logs[def.id];
     if (!log) {
@@ -98,7 +98,7 @@ export function recordedReport(fixture = 'pgbouncer-transaction', profileName: s
     profile: profile ? { name: profile.name, title: profile.title, ref: profile.ref } : null,
     checks,
     sweep: { clean: true, backendsVisited: [], leftovers: [], via: ['target', 'direct'] },
-    summary: { total: 0, pass: 0, fail: 0, observed: 0, inconclusive: 0, skipped: 0, exitCode: 0 },
+    summary: { total: 0, pass: 0, fail: 0, observed: 0, inconclusive: 0, skipped: 0, strict: false, exitCode: 0 },
   });
 }
 

@@ -7,18 +7,13 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+import { schemaValidator } from './ajv.js';
 import type { Report } from '../../engine/types.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const SCHEMA_FILE = path.join(REPO, 'schema/report.schema.json');
 
-// ajv-formats is CommonJS with a default export; under ESM interop it may arrive wrapped.
-const addFormats = (addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule;
-
-const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true });
-addFormats(ajv);
+const ajv = schemaValidator();
 const validate = ajv.compile<Report>(JSON.parse(readFileSync(SCHEMA_FILE, 'utf8')) as object);
 
 /** The schema's errors for `value`, one readable line each; empty when it is a valid report. */

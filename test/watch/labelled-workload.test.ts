@@ -59,12 +59,12 @@ describe('labelled workload through the proxy', () => {
     const lock = report.findings.find((f) => f.check === 'locks/advisory-session')!;
     // The bound parameter makes the key: lock and unlock are matched by value, not by text.
     expect(lock.created.sql).toBe('SELECT pg_advisory_lock($1)');
-    expect(lock.used.sql).toBe('SELECT pg_advisory_unlock($1)');
+    expect(lock.used?.sql).toBe('SELECT pg_advisory_unlock($1)');
     expect(lock.use).toBe('explicit');
-    expect(lock.used.transaction).toBeGreaterThan(lock.created.transaction);
+    expect(lock.used?.transaction).toBeGreaterThan(lock.created.transaction);
     const named = report.findings.find((f) => f.check === 'prepared/protocol-named')!;
     expect(named.created.sql).toBe('SELECT $1::int AS id');
-    expect(named.used.what).toBe('Bind to named statement "fetch-item"');
+    expect(named.used?.what).toBe('Bind to named statement "fetch-item"');
     expect(named.connection.applicationName).toContain('named statement');
     const path = report.findings.find((f) => f.check === 'session/search-path-leak')!;
     expect(path).toMatchObject({

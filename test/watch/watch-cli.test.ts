@@ -87,18 +87,18 @@ describe('pooltest watch -- <real command>', () => {
     const lock = run.watch.findings.find((f) => f.check === 'locks/advisory-session');
     expect(lock).toBeDefined();
     expect(lock!.created.sql).toMatch(/^SELECT pg_try_advisory_lock\(\d+\) AS "lockObtained"$/);
-    expect(lock!.used.sql).toMatch(/^SELECT pg_advisory_unlock\(\d+\) AS "lockReleased"$/);
+    expect(lock!.used!.sql).toMatch(/^SELECT pg_advisory_unlock\(\d+\) AS "lockReleased"$/);
     expect(lock!.use).toBe('explicit');
     // Matched by the lock's key (a bigint literal), not by chance.
     expect(lock!.state).toBe('advisory lock 7241865325823964');
-    expect(lock!.used.transaction).toBeGreaterThan(lock!.created.transaction + 1);
+    expect(lock!.used!.transaction).toBeGreaterThan(lock!.created.transaction + 1);
     // With a schema option it also sets search_path for the session and relies on it later.
     // Exactly these two: node-pg-migrate's other statements keep nothing across transactions.
     expect(run.watch.findings.map((f) => f.check)).toEqual(['session/search-path-leak', 'locks/advisory-session']);
     const searchPath = run.watch.findings.find((f) => f.check === 'session/search-path-leak');
     expect(searchPath?.created.sql).toBe('SET search_path TO "watch_mig"');
     expect(run.stdout).toContain(lock!.created.sql);
-    expect(run.stdout).toContain(lock!.used.sql);
+    expect(run.stdout).toContain(lock!.used!.sql);
     expect(run.watch.command).toEqual({
       argv: ['node', client('migrate.mjs'), path.join(dir, 'migrations'), 'watch_mig'],
       exitCode: 0,
@@ -130,7 +130,7 @@ describe('pooltest watch -- <real command>', () => {
       use: 'explicit',
       connection: { applicationName: 'queue-worker' },
     });
-    expect(listen[0]!.used.what).toBe('notification on queue_jobs');
+    expect(listen[0]!.used?.what).toBe('notification on queue_jobs');
     expect(run.watch.findings.map((f) => f.check)).toEqual(['notify/listen']);
   });
 

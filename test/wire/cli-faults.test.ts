@@ -121,7 +121,7 @@ describe('a protocol violation in a check or the sweep (through a proxy in front
     expect(control.fired).toBe(false);
     expect(control.code, control.stderr).toBe(0);
     expect(control.report?.checks[0]?.outcome).toBeTruthy();
-    expect(control.report?.sweep.clean).toBe(true);
+    expect(control.report?.sweep?.clean).toBe(true);
   });
 
   test.each(MALFORMED)('%s in a check: the check is inconclusive with the evidence, the run goes on', async (fault) => {
@@ -137,7 +137,7 @@ describe('a protocol violation in a check or the sweep (through a proxy in front
     );
     expect(result.steps.some((s) => s.error?.code === 'PROTOCOL_VIOLATION')).toBe(true);
     // The run went on: the sweep reached the pool and found it clean.
-    expect(run.report!.sweep.clean).toBe(true);
+    expect(run.report!.sweep?.clean).toBe(true);
     expect(`${run.stdout}${run.stderr}`).not.toContain(bouncer.password);
     expect(run.ms).toBeLessThan(60_000);
   });
@@ -150,9 +150,9 @@ describe('a protocol violation in a check or the sweep (through a proxy in front
       expect(run.signal).toBeNull();
       expect([0, 1]).toContain(run.code);
       // What a misbehaving target said proves nothing either way: unknown, not dirty (exit 0 without --strict).
-      expect(run.report!.sweep.clean).toBe(false);
-      expect(run.report!.sweep.state).toBe('unknown');
-      expect(run.report!.sweep.reason).toMatch(
+      expect(run.report!.sweep?.clean).toBe(false);
+      expect(run.report!.sweep?.state).toBe('unknown');
+      expect(run.report!.sweep?.reason).toMatch(
         /not proven clean: the target broke the PostgreSQL wire protocol during the sweep \(G sweep\.global: protocol violation by the server/,
       );
       // The check ran before the fault: its outcome is the control's.
