@@ -7,6 +7,7 @@ import { execFile, execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { stripVTControlCharacters } from 'node:util';
 import * as prettier from 'prettier';
 import { describe, expect, test } from 'vitest';
 import { REPO } from '../support/cli.js';
@@ -50,9 +51,12 @@ function checkInChild(files: string[], cacheFile?: string): Promise<string[]> {
     execFile(
       path.join(REPO, 'node_modules/.bin/prettier'),
       ['--check', '--ignore-path', path.join(REPO, '.prettierignore'), ...cache, ...files],
-      { cwd: REPO, maxBuffer: 16 * 1024 * 1024 },
-      (error, _stdout, stderr) => {
+      // Prettier colours its `[warn]` prefix when it thinks a terminal or CI wants colour (CI=true
+      // did, and the pattern below then matched nothing): ask for none, and strip any that comes.
+      { cwd: REPO, maxBuffer: 16 * 1024 * 1024, env: { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1' } },
+      (error, _stdout, rawStderr) => {
         if (error === null) return resolve([]);
+        const stderr = stripVTControlCharacters(rawStderr);
         const warned = [...stderr.matchAll(/^\[warn\] (.+)$/gm)]
           .map((m) => m[1]!)
           .filter((f) => !f.startsWith('Code style issues'));
