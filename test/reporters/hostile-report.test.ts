@@ -28,7 +28,7 @@ function hostileReport(): Report {
   const r = pgbouncerReport();
   r.runId = ESCAPES;
   r.target.host = ESCAPES;
-  r.discovery.pooler = { name: ESCAPES, version: ESCAPES };
+  r.discovery.pooler = { name: ESCAPES, version: ESCAPES, how: ESCAPES };
   r.discovery.serverVersion = ESCAPES;
   r.discovery.notes = [`server finding: ${ESCAPES}`];
   for (const c of r.checks.slice(1)) {
@@ -144,7 +144,7 @@ function hostileWatch(): WatchReport {
     upstream: ESCAPES,
     listen: ESCAPES,
     command: { argv: [ESCAPES], exitCode: 0, signal: null },
-    pooler: { name: ESCAPES, basis: 'typical' } as WatchReport['pooler'],
+    pooler: { name: ESCAPES, basis: 'typical', outcomes: {}, parameters: {} },
     summary: {
       connections: 1,
       transactions: 2,
@@ -156,7 +156,7 @@ function hostileWatch(): WatchReport {
     },
     findings: [
       {
-        check: 'session/set-leak' as WatchReport['findings'][number]['check'],
+        check: 'session/set-leak',
         title: ESCAPES,
         severity: 'correctness',
         state: ESCAPES,

@@ -13,6 +13,7 @@ import { renderQuiet, renderReport } from '../../reporters/terminal-reporter.js'
 import { runExitCode, sweepUnfinished, verdictFor } from '../../engine/verdict.js';
 import type { Report } from '../../engine/types.js';
 import { reportSchemaErrors } from '../support/report-schema.js';
+import { sweepBeforeState, sweepResult } from '../support/sweep.js';
 import { pgbouncerReport, SCHEMA_ONE_FILE, schemaOneReport, troubledReport } from './samples.js';
 
 /** The PgBouncer run as it reads with no profile: every outcome an observation. */
@@ -92,7 +93,8 @@ describe('--strict', () => {
       { verdict: 'pass' as const, steps: step },
       { verdict: 'inconclusive' as const, steps: [] },
     ];
-    const clean = { clean: true };
+    // A report from before `state` existed: `clean` alone says the sweep found nothing.
+    const clean = sweepBeforeState(true);
     expect(runExitCode(inconclusive, clean, false)).toBe(0);
     expect(runExitCode(inconclusive, clean, true)).toBe(1);
     // Every check inconclusive: the case a vendor's CI must not take for green.
@@ -107,14 +109,17 @@ describe('--strict', () => {
         true,
       ),
     ).toBe(0);
+    expect(runExitCode([{ verdict: 'pass', steps: step }], sweepResult('clean'), true)).toBe(0);
     expect(runExitCode([{ verdict: 'pass', steps: step }], null, true)).toBe(1);
     expect(runExitCode([{ verdict: 'pass', steps: step }], null, false)).toBe(0);
-    const unknown = { clean: true, state: 'unknown' };
+    // `clean` is false here as the engine writes it: the state, not `clean`, says it could not look.
+    const unknown = sweepResult('unknown', { reason: 'the target refused the sweep' });
     expect(sweepUnfinished(unknown, true)).toBe(true);
     expect(runExitCode([{ verdict: 'pass', steps: step }], unknown, true)).toBe(1);
     expect(runExitCode([{ verdict: 'pass', steps: step }], unknown, false)).toBe(0);
     expect(runExitCode([{ verdict: 'fail', steps: step }], clean, false)).toBe(1);
-    expect(runExitCode([{ verdict: 'pass', steps: step }], { clean: false }, false)).toBe(1);
+    expect(runExitCode([{ verdict: 'pass', steps: step }], sweepBeforeState(false), false)).toBe(1);
+    expect(runExitCode([{ verdict: 'pass', steps: step }], sweepResult('dirty'), false)).toBe(1);
   });
 });
 

@@ -12,6 +12,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CheckResult, Report } from '../../engine/types.js';
+import { sweepResult } from '../support/sweep.js';
 
 const REPORTS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../judges/reports');
 
@@ -77,13 +78,10 @@ export function troubledReport(): Report {
   });
   edit('notify/listen', { verdict: 'skipped', outcome: null, reason: 'needs --direct' });
   edit('locks/advisory-session', { severity: 'security' });
-  r.sweep = {
-    clean: false,
-    state: 'dirty',
+  r.sweep = sweepResult('dirty', {
     backendsVisited: [pid],
     leftovers: [`backend ${pid}: statement_timeout = 3438007ms`],
-    via: ['target'],
-  };
+  });
   const count = (v: string): number => r.checks.filter((c) => c.verdict === v).length;
   r.summary = {
     total: r.checks.length,

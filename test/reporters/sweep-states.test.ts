@@ -9,6 +9,7 @@ import { renderMarkdown } from '../../reporters/markdown-reporter.js';
 import { renderReport } from '../../reporters/terminal-reporter.js';
 import { sweepState, type Report } from '../../engine/types.js';
 import { assertValidReport } from '../support/report-schema.js';
+import { sweepBeforeState, sweepResult } from '../support/sweep.js';
 import { pgbouncerReport } from './samples.js';
 
 const REASON =
@@ -16,7 +17,7 @@ const REASON =
 
 function unknownSweep(): Report {
   const r = pgbouncerReport();
-  r.sweep = { clean: false, state: 'unknown', reason: REASON, backendsVisited: [], leftovers: [], via: ['target'] };
+  r.sweep = sweepResult('unknown', { reason: REASON });
   return r;
 }
 
@@ -42,20 +43,14 @@ describe('the sweep in every format', () => {
 
   test('dirty: still named as pooltest leaving state behind, and a JUnit failure', () => {
     const r = pgbouncerReport();
-    r.sweep = {
-      clean: false,
-      state: 'dirty',
-      backendsVisited: [7],
-      leftovers: ['backend 7: locks = 1'],
-      via: ['target'],
-    };
+    r.sweep = sweepResult('dirty', { backendsVisited: [7], leftovers: ['backend 7: locks = 1'] });
     expect(renderReport(r, view)).toMatch(/Sweep: DIRTY - pooltest left state behind: backend 7: locks = 1/);
     expect(renderJunit(r)).toMatch(/<failure type="leftover-state"/);
   });
 
   test('a report written before `state` existed reads as clean or dirty from `clean`', () => {
     const r = pgbouncerReport();
-    r.sweep = { clean: false, backendsVisited: [7], leftovers: ['backend 7: locks = 1'], via: ['target'] };
+    r.sweep = sweepBeforeState(false, { backendsVisited: [7], leftovers: ['backend 7: locks = 1'] });
     assertValidReport(JSON.parse(JSON.stringify(r)));
     expect(sweepState(r.sweep)).toBe('dirty');
     expect(sweepState({ ...r.sweep, clean: true, leftovers: [] })).toBe('clean');
