@@ -9,7 +9,7 @@
  *   npm run docs:drivers [-- [--record DIR] [STACK...]]
  *   npm run docs:drivers -- --render      (no runs: the pages again from docs/drivers.json)
  *
- * test/drivers/drivers-docs.test.ts fails when the pages differ from the stored runs.
+ * test/reporters/drivers-table.test.ts fails when the pages differ from the stored runs.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';

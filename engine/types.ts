@@ -42,9 +42,9 @@ export interface ErrorRecord {
 export interface StepRecord {
   /** Order of the step in its check, starting at 1. */
   seq: number;
-  /** Session label: A, B, C..., or H1, H2 for holders, O for the observer. */
+  /** Session label: A, B, C..., or H1, H2 for holders, O1, O2 for observers. */
   session: string;
-  /** What the step is for in the scenario (`A.set`, `O.take`...): judges look steps up by tag. */
+  /** What the step is for in the scenario (`A.create`, `observe.take`...): judges look steps up by tag. */
   tag: string;
   sql: string;
   /** `pg_backend_pid()` of the backend that ran the step, when the step read it. */

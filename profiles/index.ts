@@ -1,7 +1,7 @@
 /**
  * The built-in profiles: documented expectations per pooler, mode and version. A check with no
  * expectation in a profile is reported, not asserted. One file per pooler family; the labels an
- * expectation may name are in ../labels.ts, and validate-profile.ts says what a well-formed
+ * expectation may name are in ../suites/labels.ts, and validate-profile.ts says what a well-formed
  * profile is (the tests hold every profile here to it).
  */
 import { PooltestError } from '../engine/errors.js';

@@ -20,8 +20,9 @@ command -v openssl >/dev/null 2>&1 || missing+=(openssl)
 [ -f /usr/share/java/postgresql.jar ] || missing+=(libpostgresql-jdbc-java)
 command -v javac >/dev/null 2>&1 || missing+=(openjdk-17-jdk-headless)
 ruby -e 'require "pg"' >/dev/null 2>&1 || missing+=(ruby-pg)
-# Build dependencies of the poolers built from source (fixtures/pooler-build.ts); see
-# ../shared/poolers/README.md. dpkg-query is cheap and exact for libraries without a command.
+# Build dependencies of the poolers built from source (fixtures/pooler-build.ts), as listed by
+# the README beside their tarballs, which live outside the repository (POOLTEST_POOLER_SOURCES,
+# see fixtures/README.md). dpkg-query is cheap and exact for libraries without a command.
 for pkg in build-essential autoconf automake libtool pkg-config cmake libevent-dev libssl-dev libc-ares-dev \
   libsystemd-dev libev-dev libcjson-dev python3-docutils; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")

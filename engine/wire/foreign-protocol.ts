@@ -4,9 +4,9 @@
  * length of hundreds of megabytes read out of ASCII text), but its sentence is about message
  * types and lengths, which tells a user who typed the wrong port nothing. These helpers tell the
  * two cases apart and say the plain one in one line: the first bytes as text, and "check the
- * port". The code stays `PROTOCOL_VIOLATION` (DESIGN.md: a protocol violation before any check
- * exits 2), with the violation's evidence in the detail as before, so scripts that gate on the
- * code see no change; only the sentence is new.
+ * port". The code stays `PROTOCOL_VIOLATION` (exit 2: a protocol violation before any check
+ * means pooltest could not run, INTERPRETING.md section 8), with the violation's evidence in the
+ * detail as before, so scripts that gate on the code see no change; only the sentence is new.
  */
 import { PooltestError } from '../errors.js';
 import { SPECS } from './messages.js';

@@ -11,7 +11,8 @@
  *   A:  SELECT pg_backend_pid() AS pid; SELECT to_regclass('pg_temp.<t>') IS NOT NULL AS survived; <drop if so>
  *   O:  (only when A's last step ran elsewhere) the same probe, on b1
  *
- * Labels, beyond DESIGN's `works` / `rejected`:
+ * Labels, beyond `works` (the table existed inside its transaction only) and `rejected` (the
+ * transaction block itself was refused):
  * - `lost`: inside its own transaction the table was missing, or a statement ran on another
  *   backend (a pooler that does not keep a transaction on one server connection).
  * - `leaked`: the table was still there on b1 after COMMIT.

@@ -1,5 +1,5 @@
 /**
- * The command lines of `pooltest audit` and `pooltest watch`, read by shared/command-args.ts
+ * The command lines of `pooltest audit` and `pooltest watch`, read by common/command-args.ts
  * over node:util's parseArgs: every form the hand-written parsers accepted is still accepted,
  * and every refusal keeps its message.
  */

@@ -107,8 +107,8 @@ describe('expectations files', () => {
     expect(err.message).toMatch(/^acme\.json: 3 problem\(s\):/);
   });
 
-  // warnUnknownChecks said such files were legal ("the file may be newer"), but the file was
-  // refused before it could warn: forward compatibility wins, and the warning names the ids.
+  // Such files were once documented as legal ("the file may be newer") yet refused before any
+  // warning could be given: forward compatibility wins, and the warning names the ids.
   test('a check id this version does not have is warned about, by name, and ignored; the known ones still count', () => {
     const warnings: string[] = [];
     const p = parseExpectations(
