@@ -32,9 +32,9 @@ export function failsUnderStrict(verdict: Verdict): boolean {
 }
 
 /**
- * Whether a sweep could not finish. Another branch gives SweepResult a `state` field
- * (`clean` | `dirty` | `unknown`); it is read optionally so this compiles with or without it.
- * `null` when checks ran means no sweep result at all, which proves nothing either.
+ * Whether a sweep could not finish: its state is `unknown` (a report written before `state`
+ * existed is read from `clean` by sweepState, and never says so). `null` when checks ran means
+ * no sweep result at all, which proves nothing either.
  */
 export function sweepUnfinished(sweep: SweepResult | null, checksRan: boolean): boolean {
   if (sweep === null) return checksRan;
