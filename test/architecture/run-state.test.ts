@@ -13,9 +13,6 @@ import { REPO } from '../support/cli.js';
 /** file: name -> why it is not run state (or why it is the one place run state lives). */
 const ALLOWED: Record<string, Record<string, string>> = {
   'engine/run-state.ts': { runs: 'the one registry of run state, one RunState per run id (see its file comment)' },
-  'engine/tls-files.ts': {
-    cache: 'file contents by path (certificates read once per process), the same for every run',
-  },
   'engine/wire/pg-guard.ts': { guarded: 'per pg.Client, weakly: dies with the client, whatever run opened it' },
 };
 
