@@ -14,7 +14,7 @@
  * Nothing here needs dropping or closing: pooltest's runner starts a Vitest, with its own
  * worker thread, per run, and the thread ends with the run (after the last check, before the
  * runner's sweep); a state's spares and kept session also close themselves once idle
- * (steering/spare-session.ts, steering/kept-session.ts). The runner's own process closes its
+ * (engine/steering/spare-session.ts, engine/steering/kept-session.ts). The runner's own process closes its
  * state when `run()` ends (runner/run.ts).
  */
 import { RunState } from '../engine/run-state.js';
