@@ -5,7 +5,9 @@
  */
 import { discover } from '../engine/discovery.js';
 import { newRunId } from '../engine/markers.js';
-import { Scenario, type RunContext } from '../engine/steering/scenario.js';
+import { runContext, RunState } from '../engine/run-state.js';
+import { closeKeptSessions } from '../engine/steering/kept-session.js';
+import { Scenario } from '../engine/steering/scenario.js';
 import { publicTarget, type Target } from '../engine/target.js';
 import type { Discovery, Judgement, PublicTarget, StepRecord, Verdict } from '../engine/types.js';
 import { DRIVERS, type DriverSpec } from './catalogue.js';
@@ -80,14 +82,13 @@ export async function runDrivers(target: Target, opts: DriversRunOptions = {}): 
   const stepMs = opts.stepMs ?? 10_000;
   const bounds = { connectMs: stepMs, stepMs };
   const runId = newRunId();
-  const { steps: _steps, ...discovery } = await discover(target, { bounds, poolBound: 8, runId });
-  const ctx: RunContext = {
-    target,
-    direct: opts.direct ?? null,
-    discovery: { ...discovery, steps: [] },
-    runId,
-    bounds,
-  };
+  // One live state for the whole drivers run: what discovery and each configuration learn.
+  const state = new RunState();
+  const { steps: _steps, ...discovery } = await discover(target, { bounds, poolBound: 8, runId, state });
+  const ctx = runContext(
+    { target, direct: opts.direct ?? null, discovery: { ...discovery, steps: [] }, runId, bounds },
+    state,
+  );
   const report: DriversReport = {
     runId,
     startedAt: startedAt.toISOString(),
@@ -189,6 +190,8 @@ export async function runDrivers(target: Target, opts: DriversRunOptions = {}): 
     }
   } finally {
     await withdraw();
+    // The other-run probe's kept session: closed with the run, not left to its idle timer.
+    await closeKeptSessions('all', state);
   }
   report.durationMs = Math.round(performance.now() - t0);
   return report;

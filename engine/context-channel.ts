@@ -11,6 +11,7 @@
  * worker asks (`want`) and the runner answers every ask, now or once it has the answer.
  */
 import { BroadcastChannel } from 'node:worker_threads';
+import { runData } from './run-state.js';
 import type { PooltestProvided } from './vitest-check.js';
 
 type Answer = { provided: PooltestProvided } | { failed: string };
@@ -39,7 +40,8 @@ export function offerContext(runId: string): ContextOffer {
   };
   return {
     name,
-    give: (provided) => settle({ provided }),
+    // Only the data crosses: a live state (sessions, timers) cannot be cloned, nor be of use there.
+    give: (provided) => settle({ provided: { ...provided, ctx: runData(provided.ctx) } }),
     refuse: (reason) => settle({ failed: reason }),
     close: () => channel.close(),
   };

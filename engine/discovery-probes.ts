@@ -14,7 +14,6 @@
  */
 import { PooltestError } from './errors.js';
 import { PROTOCOL_VIOLATION } from './judging/protocol.js';
-import { runState } from './run-state.js';
 import { Session } from './session/session.js';
 import type { Scenario } from './steering/scenario.js';
 import type { Target } from './target.js';
@@ -149,7 +148,7 @@ export async function askPgBouncer(
     admin = await Session.open(ADMIN_SITE.session, { ...target, database: 'pgbouncer' }, scn.recorder, {
       connectMs: scn.ctx.bounds.connectMs,
       stepMs: scn.ctx.bounds.stepMs,
-      tlsFirst: runState(scn.ctx).tlsFirst,
+      tlsFirst: scn.ctx.state.tlsFirst,
     });
   } catch (err) {
     const violation = violationIn(err);

@@ -35,6 +35,7 @@ import { probeTransactionBlocks, secondLogin } from './discovery-transaction-blo
 import { sleep } from './time.js';
 import { describeTarget, type Target } from './target.js';
 import type { Discovery } from './types.js';
+import { runContext, type RunState } from './run-state.js';
 
 /** PgBouncer's answer while server_login_retry runs after a failed server login. */
 const LOGIN_RETRY = /server login has been failing, try again later/;
@@ -48,6 +49,12 @@ export interface DiscoveryOptions {
   failOnLargePool?: boolean;
   /** The run's id: discovery's sessions carry the run's application_name (see Session). */
   runId?: string;
+  /**
+   * The run's live state in this process (run-state.ts), when discovery is a phase of a run
+   * that has one: its TLS choices carry over, and a recount takes the run's spares. A
+   * discovery of its own gets a new one.
+   */
+  state?: RunState;
   /** Stops discovery at once (its sessions fail, and discovery throws). */
   signal?: AbortSignal;
   /**
@@ -102,7 +109,10 @@ export async function discover(target: Target, opts: DiscoveryOptions): Promise<
   opts.onReachable?.();
   const d = blankDiscovery(opts.poolBound, opts.waitMs ?? 250);
   const scn = new Scenario(
-    { target, direct: null, discovery: d, runId: opts.runId ?? 'discovery', bounds: opts.bounds },
+    runContext(
+      { target, direct: null, discovery: d, runId: opts.runId ?? 'discovery', bounds: opts.bounds },
+      opts.state,
+    ),
     opts.signal,
   );
   // A recount (engine/pool-watch.ts) takes the run's logins made ahead of need, where the

@@ -7,13 +7,13 @@
  * it, with the counts; the run carries on with the new count when it can still steer (2
  * backends or more), and otherwise every later check is inconclusive with that reason.
  *
- * The change is kept in the run's state (run-state.ts): the Vitest worker runs every check file
- * of a run in one process without isolation, so a change seen after one check is known to the
- * next. The recount's result is also a fact of the check's record (judging/run-facts.ts).
+ * The change is kept in the run's state (`ctx.state`, run-state.ts): the Vitest worker runs
+ * every check file of a run in one process, with one state per run for all of them
+ * (runner/worker-run-states.ts), so a change seen after one check is known to the next. The
+ * recount's result is also a fact of the check's record (judging/run-facts.ts).
  */
 import { discover } from './discovery.js';
 import type { PoolChange } from './judging/pool-change.js';
-import { runState } from './run-state.js';
 import type { RunContext } from './steering/scenario.js';
 
 export { describeChange, type PoolChange } from './judging/pool-change.js';
@@ -22,8 +22,8 @@ export { describeChange, type PoolChange } from './judging/pool-change.js';
 export type Recount = { change: PoolChange | null } | { failed: string };
 
 /** The blocking pool change of this run, if one was found. */
-export function blockingChange(ctx: Pick<RunContext, 'runId'>): PoolChange | null {
-  const c = runState(ctx).poolChange;
+export function blockingChange(ctx: Pick<RunContext, 'state'>): PoolChange | null {
+  const c = ctx.state.poolChange;
   return c?.blocking ? c : null;
 }
 
@@ -42,6 +42,7 @@ export async function recountAfter(ctx: RunContext, checkId: string): Promise<Re
       bounds: ctx.bounds,
       poolBound: ctx.discovery.poolBound,
       runId: ctx.runId,
+      state: ctx.state,
       waitMs: ctx.discovery.waitBoundMs,
       failOnLargePool: false,
       known: ctx.discovery,
@@ -54,7 +55,7 @@ export async function recountAfter(ctx: RunContext, checkId: string): Promise<Re
   if (after === null || after >= before) return { change: null };
   const blocking = after < 2 || again.mode !== ctx.discovery.mode;
   const change: PoolChange = { check: checkId, before, after, blocking };
-  runState(ctx).poolChange = change;
+  ctx.state.poolChange = change;
   if (!blocking)
     Object.assign(ctx.discovery, {
       poolSize: after,

@@ -3,18 +3,19 @@
  * object: a pool found smaller, a target that stopped answering, a refusal at capacity, the
  * logins made ahead of need, the kept engine session, and which TLS attempt worked per endpoint.
  *
- * Why a registry keyed by run id rather than a field of the run context: the run context is
- * data that crosses the process boundary (the runner hands it to the Vitest workers through
- * provide/inject, which serializes it), so every check file may see its own copy of it, and
- * open sessions and timers cannot travel in it. One Vitest worker runs every check file of a
- * run in one process without isolation (runner/vitest-runner.ts), and what one check finds (a
- * smaller pool, a target gone) must reach the next: so the state outlives any one copy of the
- * context, and there is exactly one {@link RunState} per run id in each process, found through
- * the context with {@link runState}. Nothing else in engine/ keeps run state at module level
- * (test/architecture/run-state.test.ts).
+ * The engine finds it as a field of the run context it is handed (`ctx.state`), never by run id
+ * in a table of its own: engine/ keeps no run state at module level
+ * (test/architecture/run-state.test.ts). The context has two parts. {@link RunData} is data
+ * (target, discovery, bounds, run id) and is what crosses the process boundary: the runner
+ * hands it to the Vitest workers through provide/inject or a channel, which serialize it. The
+ * {@link RunState} is live (open sessions, timers) and never travels: whoever owns a process
+ * makes the one for its side and attaches it. `run()` makes the runner's; in a Vitest worker,
+ * runner/worker-run-states.ts keeps one per run for every check file of that run; a caller of
+ * the engine's functions gets one from {@link runContext}, which builds the context.
  */
 import type { PoolChange } from './judging/pool-change.js';
 import type { Session } from './session/session.js';
+import type { RunContext, RunData } from './steering/scenario.js';
 import type { Spares } from './steering/spare-session.js';
 
 /** A session the engine keeps open for its own questions (steering/kept-session.ts). */
@@ -48,30 +49,17 @@ export class RunState {
   readonly tlsFirst = new Map<string, boolean>();
 }
 
-/** The one registry: see the file comment for why it is keyed by run id. */
-const runs = new Map<string, RunState>();
-
-/** The state of the run `ctx` belongs to in this process, created on first use. */
-export function runState(ctx: { readonly runId: string }): RunState {
-  let state = runs.get(ctx.runId);
-  if (!state) {
-    state = new RunState();
-    runs.set(ctx.runId, state);
-  }
-  return state;
-}
-
-/** Every run's state in this process (closing every run's sessions at once). */
-export function everyRunState(): RunState[] {
-  return [...runs.values()];
-}
-
 /**
- * Drops the run's state from this process once the run is over, and returns it so its sessions
- * can be closed: a library user running many runs in one process keeps none of them.
+ * The run context for `data`, carrying `state`: a new one unless the caller shares one (the
+ * later phases of the same run in the same process must, or they forget what earlier ones
+ * learned). The data is not copied: a change to `discovery` is seen through both.
  */
-export function forgetRun(runId: string): RunState | undefined {
-  const state = runs.get(runId);
-  runs.delete(runId);
-  return state;
+export function runContext(data: RunData, state: RunState = new RunState()): RunContext {
+  return { ...data, state };
+}
+
+/** The serializable part of `ctx`, for handing to another process: the live state stays here. */
+export function runData(ctx: RunData & { state?: unknown }): RunData {
+  const { state: _live, ...data } = ctx;
+  return data;
 }

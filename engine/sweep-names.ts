@@ -5,6 +5,7 @@
 import { blankDiscovery } from './discovery.js';
 import { Scenario, type RunContext } from './steering/scenario.js';
 import type { Target } from './target.js';
+import { runContext, type RunState } from './run-state.js';
 import { visitBackends } from './backend-visits.js';
 import { cleanupBlock } from './steering/state-scenario.js';
 import { valueOf } from './judging/record.js';
@@ -103,10 +104,10 @@ export function namesScenario(ctx: RunContext): Scenario {
  */
 export async function restoreNamesAfterDiscovery(
   target: Target,
-  opts: { runId: string; bounds: RunContext['bounds']; poolBound: number },
+  opts: { runId: string; bounds: RunContext['bounds']; poolBound: number; state?: RunState },
 ): Promise<string> {
   const discovery = { ...blankDiscovery(opts.poolBound, 250), mode: 'transaction' as const };
-  const ctx: RunContext = { target, direct: null, discovery, runId: opts.runId, bounds: opts.bounds };
+  const ctx = runContext({ target, direct: null, discovery, runId: opts.runId, bounds: opts.bounds }, opts.state);
   const leftovers: string[] = [];
   const doubts: string[] = [];
   const restored = await restoreNames(ctx, leftovers, doubts);

@@ -5,21 +5,21 @@
  * bound per check, minutes for a catalogue). Instead the later checks are inconclusive at once,
  * with the reason, and the sweep still looks (bounded) and says `unknown` when it cannot.
  *
- * Kept in the run's state (run-state.ts): one Vitest worker runs every check of a run.
+ * Kept in the run's state (`ctx.state`, run-state.ts): one Vitest worker runs every check of a
+ * run, with one state per run for all of them (runner/worker-run-states.ts).
  */
-import { runState, type TargetGone } from './run-state.js';
+import type { RunState, TargetGone } from './run-state.js';
 
 export type { TargetGone } from './run-state.js';
 
 /** Remembers that the target did not answer within `waitedMs` after `check`. */
-export function markTargetGone(ctx: { readonly runId: string }, check: string, waitedMs: number): void {
-  const state = runState(ctx);
-  state.gone ??= { check, waitedMs };
+export function markTargetGone(ctx: { readonly state: RunState }, check: string, waitedMs: number): void {
+  ctx.state.gone ??= { check, waitedMs };
 }
 
 /** Whether the target of this run stopped answering, and after which check. */
-export function targetGone(ctx: { readonly runId: string }): TargetGone | null {
-  return runState(ctx).gone;
+export function targetGone(ctx: { readonly state: RunState }): TargetGone | null {
+  return ctx.state.gone;
 }
 
 /** The reason a later check gives for not running. */

@@ -34,16 +34,16 @@ export function tlsOptions(t: Target): ConnectionOptions {
   return opts;
 }
 
-/** Files are read once per process: every session of a run opens the same ones. */
-const cache = new Map<string, Buffer>();
-
+/**
+ * Read for every connection attempt, as libpq does, and never kept: a file replaced while the
+ * process lives (a renewed client certificate, a rotated root) is what the next connection
+ * uses. A table of contents by path outlived runs (a library user's next run, a long-lived
+ * `pooltest watch` proxy) and went on presenting the old file. A few kilobytes read from the
+ * page cache cost little beside the TLS handshake they are for.
+ */
 function readPem(file: string, what: string): Buffer {
-  const cached = cache.get(file);
-  if (cached) return cached;
   try {
-    const pem = readFileSync(file);
-    cache.set(file, pem);
-    return pem;
+    return readFileSync(file);
   } catch (err) {
     throw new PooltestError(
       'TLS_FAILED',

@@ -3,17 +3,25 @@
  * discovery, profile) arrives through Vitest's provide/inject, set by pooltest's runner or by
  * the global setup a vendor adds to their own Vitest config. The full result travels back to
  * the reporter in `task.meta.pooltest`.
+ *
+ * What arrives is data; the run's live state in this worker (run-state.ts) comes from the test
+ * context's `pooltestRunState`, which pooltest's worker setup file sets
+ * (runner/vitest-worker-setup.ts): one state per run for every check file in the worker. A
+ * test run without that setup file gives each check a state of its own, so a check does not
+ * learn what an earlier one found (a smaller pool, a target gone) nor share its spares.
  */
 import { expect, inject, test } from 'vitest';
 import type { CheckDefinition } from './check.js';
 import { awaitContext } from './context-channel.js';
 import { executeCheck, WAIT_ANNOTATION } from './execute.js';
-import type { RunContext } from './steering/scenario.js';
+import { runContext, type RunState } from './run-state.js';
+import type { RunData } from './steering/scenario.js';
 import type { CheckResult, Profile } from './types.js';
 
 /** What pooltest provides to the test workers. */
 export interface PooltestProvided {
-  ctx: RunContext;
+  /** Data only: it is serialized on its way to the workers (see run-state.ts). */
+  ctx: RunData;
   profile: Profile | null;
   /** `--strict` / `POOLTEST_STRICT`: an inconclusive check fails its test instead of skipping. */
   strict?: boolean;
@@ -31,6 +39,10 @@ declare module 'vitest' {
   export interface TaskMeta {
     pooltest?: CheckResult;
   }
+  export interface TestContext {
+    /** The worker's one live state of the run `ctx` belongs to (runner/vitest-worker-setup.ts). */
+    pooltestRunState?: (ctx: RunData) => RunState;
+  }
 }
 
 /** A check's whole run is bounded by its steps; this is only a safety net. */
@@ -41,7 +53,8 @@ const TEST_TIMEOUT_MS = 120_000;
  * it, or fails it under strict; an observation (nothing expected) passes, as nothing was asserted.
  */
 export function checkTest(def: CheckDefinition): void {
-  test(`${def.id}: ${def.title}`, { timeout: TEST_TIMEOUT_MS }, async ({ task, skip, signal, annotate }) => {
+  test(`${def.id}: ${def.title}`, { timeout: TEST_TIMEOUT_MS }, async (context) => {
+    const { task, skip, signal, annotate } = context;
     const channel = inject('pooltestChannel');
     const provided = channel ? await awaitContext(channel) : inject('pooltest');
     if (!provided) {
@@ -54,7 +67,8 @@ export function checkTest(def: CheckDefinition): void {
     // Waits reach pooltest's reporter while the check runs, as annotations of this test.
     const onWait = (what: string, boundMs: number): void =>
       void annotate(JSON.stringify({ what, boundMs }), WAIT_ANNOTATION).catch(() => undefined);
-    const result = await executeCheck(def, provided.ctx, provided.profile, signal, { onWait });
+    const ctx = runContext(provided.ctx, context.pooltestRunState?.(provided.ctx));
+    const result = await executeCheck(def, ctx, provided.profile, signal, { onWait });
     task.meta.pooltest = result;
     if (result.verdict === 'fail') {
       expect.fail(

@@ -10,7 +10,7 @@ import { exitCodeOfAbort } from '../engine/signals.js';
 import { restoreNamesAfterDiscovery } from '../engine/sweep-names.js';
 import { discover } from '../engine/discovery.js';
 import { newRunId } from '../engine/markers.js';
-import { forgetRun } from '../engine/run-state.js';
+import { runContext, runData, RunState } from '../engine/run-state.js';
 import { closeSpares } from '../engine/steering/spare-session.js';
 import { closeKeptSessions } from '../engine/steering/kept-session.js';
 import { findProfile } from '../profiles/index.js';
@@ -88,17 +88,19 @@ export const DEFAULT_MAX_POOL = 8;
 
 export async function run(opts: RunOptions = {}): Promise<Report> {
   const runId = opts.runId ?? newRunId();
+  // The run's live state in this process (engine/run-state.ts), for every phase here:
+  // discovery, the announcement, the sweep. The check workers make their own.
+  const state = new RunState();
   try {
-    return await runWithId({ ...opts, runId });
+    return await runWithId({ ...opts, runId }, state);
   } finally {
     // What this process learned of the run (its spares, kept sessions, TLS choices) goes with
     // it: a library user running many runs in one process keeps none of them open or in memory.
-    const state = forgetRun(runId);
-    if (state) await Promise.all([closeSpares(state), closeKeptSessions('all', state)]);
+    await Promise.all([closeSpares(state), closeKeptSessions('all', state)]);
   }
 }
 
-async function runWithId(opts: RunOptions & { runId: string }): Promise<Report> {
+async function runWithId(opts: RunOptions & { runId: string }, state: RunState): Promise<Report> {
   const startedAt = new Date();
   const t0 = performance.now();
   const env = opts.env ?? process.env;
@@ -137,7 +139,7 @@ async function runWithId(opts: RunOptions & { runId: string }): Promise<Report> 
       })
     : Promise.resolve();
   // Over --direct, other runs see this one from before discovery (steering/other-runs.ts).
-  const announced = direct ? announceRun({ target, direct, runId, bounds }) : null;
+  const announced = direct ? announceRun({ target, direct, runId, bounds, state }) : null;
   let phaseStart = performance.now();
   const phaseEnd = (phase: 'discovery' | 'checks' | 'sweep'): void => {
     const now = performance.now();
@@ -150,6 +152,7 @@ async function runWithId(opts: RunOptions & { runId: string }): Promise<Report> 
       bounds,
       poolBound: opts.maxPool ?? DEFAULT_MAX_POOL,
       runId,
+      state,
       signal: opts.signal ? AbortSignal.any([opts.signal, directFailed.signal]) : directFailed.signal,
       onReachable: () => checks.preload(),
       beforeTimed: () => checks.start(),
@@ -162,7 +165,7 @@ async function runWithId(opts: RunOptions & { runId: string }): Promise<Report> 
   const discovery = found.value;
   phaseEnd('discovery');
   opts.onDiscovery?.(discovery);
-  ctx = { target, direct, discovery, runId, bounds, fixture: opts.fixture === true };
+  ctx = runContext({ target, direct, discovery, runId, bounds, fixture: opts.fixture === true }, state);
   let results: CheckResult[];
   let sweepResult: Report['sweep'];
   // Other runs on this target see this one for as long as it lasts (steering/other-runs.ts).
@@ -175,7 +178,10 @@ async function runWithId(opts: RunOptions & { runId: string }): Promise<Report> 
   }
   try {
     if (opts.signal?.aborted) await checks.abandon('the run was interrupted before the checks');
-    results = opts.signal?.aborted ? [] : await checks.run({ ctx, profile, strict: opts.strict === true });
+    // The workers get the data; the live state stays in this process.
+    results = opts.signal?.aborted
+      ? []
+      : await checks.run({ ctx: runData(ctx), profile, strict: opts.strict === true });
     phaseEnd('checks');
     // Never interrupted: whatever the checks left, the sweep is what removes it.
     sweepResult = await sweep(
@@ -265,6 +271,7 @@ async function discoverUnlessInterrupted(
       const names = await restoreNamesAfterDiscovery(target, {
         runId: opts.runId ?? 'discovery',
         bounds: opts.bounds,
+        state: opts.state,
         poolBound: opts.poolBound,
       });
       throw interruptedError('during discovery, before any check created state', names);

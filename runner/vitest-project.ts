@@ -23,6 +23,9 @@ const DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 /** The global setup module, as a path Vitest can load. */
 export const POOLTEST_GLOBAL_SETUP = path.join(DIST, 'runner', 'vitest-setup.js');
 
+/** The workers' setup file: the check files of a run in one worker share its live state. */
+export const POOLTEST_WORKER_SETUP = path.join(DIST, 'runner', 'vitest-worker-setup.js');
+
 /**
  * A Vitest project that runs pooltest's checks against `options.target` (or `POOLTEST_TARGET`).
  * The suites are found with `dir` pointing into the installed package, so Vitest's default
@@ -39,6 +42,7 @@ export function pooltestProject(
       dir: DIST,
       include: ['suites/**/*.test.js'],
       globalSetup: [POOLTEST_GLOBAL_SETUP],
+      setupFiles: [POOLTEST_WORKER_SETUP],
       provide: { pooltestSetup: setup },
       fileParallelism: false,
       maxWorkers: 1,

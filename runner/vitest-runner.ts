@@ -13,6 +13,7 @@ import type { PooltestProvided } from '../engine/vitest-check.js';
 import { WAIT_ANNOTATION } from '../engine/execute.js';
 import { sequencerFor } from './check-order.js';
 import { offerContext } from '../engine/context-channel.js';
+import { runData } from '../engine/run-state.js';
 import type { CheckResult } from '../engine/types.js';
 
 export interface SuiteRunEvents {
@@ -34,14 +35,21 @@ interface TestCaseLike {
   module: { moduleId: string };
 }
 
-/** Where the suites live: `dist/suites` beside the compiled engine, or `suites` in a source checkout. */
-export function suitesLocation(): { root: string; pattern: string } {
+/**
+ * Where the suites live: `dist/suites` beside the compiled engine, or `suites` in a source
+ * checkout; and the workers' setup file beside this one (vitest-worker-setup.ts).
+ */
+export function suitesLocation(): { root: string; pattern: string; workerSetup: string } {
   const here = path.dirname(fileURLToPath(import.meta.url));
   const root = path.resolve(here, '..');
   const compiled = here.split(path.sep).includes('dist');
   const pattern = compiled ? 'suites/**/*.test.js' : 'suites/**/*.test.ts';
   if (!existsSync(path.join(root, 'suites'))) throw new Error(`pooltest suites not found under ${root}`);
-  return { root, pattern };
+  return {
+    root,
+    pattern,
+    workerSetup: path.join(here, compiled ? 'vitest-worker-setup.js' : 'vitest-worker-setup.ts'),
+  };
 }
 
 let vitestModule: Promise<typeof import('vitest/node')> | null = null;
@@ -63,7 +71,8 @@ export async function runSuites(
   fileFilters: string[],
   events: SuiteRunEvents = {},
 ): Promise<CheckResult[]> {
-  return runVitest({ pooltest: provided }, fileFilters, events, () => undefined);
+  // Only the data crosses to the workers (engine/run-state.ts).
+  return runVitest({ pooltest: { ...provided, ctx: runData(provided.ctx) } }, fileFilters, events, () => undefined);
 }
 
 /** A run of the check files started before its context exists (see {@link startSuites}). */
@@ -125,7 +134,7 @@ async function runVitest(
   const cancelSignal = events.cancelSignal ?? events.signal;
   preloadVitest();
   const { startVitest } = await vitestModule!;
-  const { root, pattern } = suitesLocation();
+  const { root, pattern, workerSetup } = suitesLocation();
   const results: CheckResult[] = [];
   let cancel: (() => void) | null = null;
   const collector = {
@@ -171,6 +180,8 @@ async function runVitest(
         config: false,
         watch: false,
         include: [pattern],
+        // One live state per run for all check files in the worker (worker-run-states.ts).
+        setupFiles: [workerSetup],
         reporters: [collector],
         provide,
         fileParallelism: false,

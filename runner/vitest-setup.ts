@@ -21,7 +21,9 @@ import { loadExpectations } from './expectations.js';
 import { newRunId } from '../engine/markers.js';
 import { findProfile } from '../profiles/index.js';
 import { DEFAULT_MAX_POOL, DEFAULT_TIMEOUT_MS, type RunOptions } from './run.js';
-import type { RunContext } from '../engine/steering/scenario.js';
+import { runContext, runData, RunState } from '../engine/run-state.js';
+import { closeKeptSessions } from '../engine/steering/kept-session.js';
+import { closeSpares } from '../engine/steering/spare-session.js';
 import { sweep } from '../engine/sweep.js';
 import { sweepUnfinished } from '../engine/verdict.js';
 import { describeTarget, resolveRelated, resolveTarget } from '../engine/target.js';
@@ -96,11 +98,21 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const stepMs = o.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const bounds = { connectMs: stepMs, stepMs };
   const runId = newRunId();
-  const discovery = await discover(target, { bounds, poolBound: o.maxPool ?? DEFAULT_MAX_POOL, runId });
-  const ctx: RunContext = { target, direct, discovery, runId, bounds, fixture: false };
-  const provided: PooltestProvided = { ctx, profile, strict: o.strict === true };
+  // This process's live state of the run, for discovery and the sweep; the workers, which get
+  // the context as data, make their own (runner/vitest-worker-setup.ts).
+  const state = new RunState();
+  const discovery = await discover(target, { bounds, poolBound: o.maxPool ?? DEFAULT_MAX_POOL, runId, state });
+  const ctx = runContext({ target, direct, discovery, runId, bounds, fixture: false }, state);
+  const provided: PooltestProvided = { ctx: runData(ctx), profile, strict: o.strict === true };
   project.provide('pooltest', provided);
   return async () => {
+    try {
+      await sweepAfter();
+    } finally {
+      await Promise.all([closeSpares(state), closeKeptSessions('all', state)]);
+    }
+  };
+  async function sweepAfter(): Promise<void> {
     // The checks' own steps stay in the workers; the backends discovery saw are what this
     // process knows about, and with a pool small enough to steer they are all of them.
     const touched = [...new Set(discovery.steps.flatMap((s) => (s.pid === null ? [] : [s.pid])))];
@@ -126,7 +138,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
         `pooltest left state behind on ${describeTarget(target)}: ${result.leftovers.join('; ')}`,
       );
     }
-  };
+  }
 }
 
 /** `1`/`true`/`yes` on, `0`/`false`/`no` off; anything else is a typo worth stopping for. */

@@ -16,7 +16,7 @@
  */
 import { Recorder } from '../session/recorder.js';
 import { applicationNameFor, Session } from '../session/session.js';
-import { everyRunState, runState, type KeptSession as Kept, type RunState } from '../run-state.js';
+import type { KeptSession as Kept, RunState } from '../run-state.js';
 import type { RunContext } from './scenario.js';
 
 /** Long enough to span a check and the tidy-up after it; short enough not to linger after the run. */
@@ -46,7 +46,7 @@ function open(ctx: RunContext, label: string, connectMs: number): Promise<Sessio
     connectMs,
     stepMs: ctx.bounds.stepMs,
     applicationName,
-    tlsFirst: runState(ctx).tlsFirst,
+    tlsFirst: ctx.state.tlsFirst,
   });
 }
 
@@ -70,7 +70,7 @@ export async function withKeptSession<T>(
     }
   }
   // Kept in the run's state (run-state.ts): the next question of the run in this process finds it.
-  const { kept } = runState(ctx);
+  const { kept } = ctx.state;
   const key = `${endpointOf(ctx)}|${ctx.target.host}:${ctx.target.port}`;
   let entry = kept.get(key);
   if (
@@ -117,16 +117,14 @@ function forget(kept: RunState['kept'], key: string, e: Kept): void {
 }
 
 /**
- * Closes kept sessions now: all of them, or (`'target'`) only those through the target, which
- * count as its clients; over --direct a question may be in flight alongside a check. `of`: only
- * that run's, where another run in the same process must keep its own.
+ * Closes the kept sessions of the run whose state is `of` now: all of them, or (`'target'`)
+ * only those through the target, which count as its clients; over --direct a question may be in
+ * flight alongside a check. Another run in the same process keeps its own.
  */
-export async function closeKeptSessions(which: 'all' | 'target' = 'all', of?: RunState): Promise<void> {
-  const all = (of ? [of] : everyRunState()).flatMap(({ kept }) => {
-    const chosen = [...kept.entries()].filter(([key]) => which === 'all' || key.startsWith('target|'));
-    for (const [key] of chosen) kept.delete(key);
-    return chosen;
-  });
+export async function closeKeptSessions(which: 'all' | 'target', of: RunState): Promise<void> {
+  const { kept } = of;
+  const all = [...kept.entries()].filter(([key]) => which === 'all' || key.startsWith('target|'));
+  for (const [key] of all) kept.delete(key);
   await Promise.all(
     all.map(async ([, e]) => {
       if (e.timer) clearTimeout(e.timer);

@@ -18,7 +18,6 @@
  *   last client's name hides the one before it; runs without --direct rely on it.
  */
 import { LOCK_NAMESPACE } from '../markers.js';
-import { runState } from '../run-state.js';
 import { Recorder } from '../session/recorder.js';
 import { applicationNameFor, Session } from '../session/session.js';
 import type { Discovery } from '../types.js';
@@ -45,7 +44,7 @@ export async function announceRun(
       connectMs: ctx.bounds.connectMs,
       stepMs: ctx.bounds.stepMs,
       applicationName: applicationNameFor(ctx.runId),
-      tlsFirst: runState(ctx).tlsFirst,
+      tlsFirst: ctx.state.tlsFirst,
     });
     await session.run('engine.presence', `SELECT pg_advisory_lock_shared(${LOCK_NAMESPACE}, ${PRESENCE_KEY})`);
   } catch {

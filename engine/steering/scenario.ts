@@ -12,11 +12,14 @@ import type { Target } from '../target.js';
 import type { Discovery, ErrorRecord, StepRecord } from '../types.js';
 import { closeSpares, noSparesAfterRefusal, Spares } from './spare-session.js';
 import { closeKeptSessions } from './kept-session.js';
-import { runState } from '../run-state.js';
+import type { RunState } from '../run-state.js';
 import { connectTag } from './tags.js';
 
-/** Everything a check needs to know about the run; handed to Vitest workers via provide/inject. */
-export interface RunContext {
+/**
+ * Everything a check needs to know about the run, as data: handed to Vitest workers via
+ * provide/inject (serialized), so it holds nothing live.
+ */
+export interface RunData {
   target: Target;
   direct: Target | null;
   discovery: Discovery;
@@ -28,6 +31,14 @@ export interface RunContext {
    * that would disturb other users of a shared server (capacity/burst) may run.
    */
   fixture?: boolean;
+}
+
+/**
+ * The run as the engine sees it in one process: the data, and the run's live state there (its
+ * spares, kept sessions, what earlier checks found). Built with `runContext` (run-state.ts).
+ */
+export interface RunContext extends RunData {
+  readonly state: RunState;
 }
 
 export class Scenario {
@@ -91,8 +102,7 @@ export class Scenario {
     this.spares = null;
     this.noSpares = true;
     // This run's only: another run in the same process (a library user's) keeps its own.
-    const state = runState(this.ctx);
-    await Promise.all([closeSpares(state), closeKeptSessions('target', state)]);
+    await Promise.all([closeSpares(this.ctx.state), closeKeptSessions('target', this.ctx.state)]);
   }
 
   /**
@@ -110,7 +120,7 @@ export class Scenario {
         connectMs: this.ctx.bounds.connectMs,
         stepMs: this.ctx.bounds.stepMs,
         applicationName: name,
-        tlsFirst: runState(this.ctx).tlsFirst,
+        tlsFirst: this.ctx.state.tlsFirst,
       }).catch(() => null),
     );
     this.ahead = { name, logins: [...(this.ahead?.name === name ? this.ahead.logins : []), ...logins] };
@@ -161,7 +171,7 @@ export class Scenario {
       connectMs,
       stepMs: this.ctx.bounds.stepMs,
       applicationName,
-      tlsFirst: runState(this.ctx).tlsFirst,
+      tlsFirst: this.ctx.state.tlsFirst,
       ...(this.signal ? { signal: this.signal } : {}),
     }).catch(async (err: unknown) => {
       // A malformed startup answer is evidence about the target: recorded, so judges and the engine see it.

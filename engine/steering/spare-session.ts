@@ -22,7 +22,7 @@
 import { classifyConnectError } from '../session/connect.js';
 import { Recorder } from '../session/recorder.js';
 import { applicationNameFor, Session } from '../session/session.js';
-import { runState, everyRunState, type RunState } from '../run-state.js';
+import type { RunState } from '../run-state.js';
 import { within } from '../time.js';
 import type { RunContext } from './scenario.js';
 
@@ -33,17 +33,17 @@ const IDLE_CLOSE_MS = 3_000;
 export function sparesAllowed(ctx: RunContext): boolean {
   // A pooler that limits its clients counts every idle spare against that limit: no spares
   // where discovery met the limit, nor once a run has been refused at capacity.
-  if (ctx.discovery.clientLimit || ctx.discovery.spareRoomRefused || runState(ctx).sparesRefused) return false;
+  if (ctx.discovery.clientLimit || ctx.discovery.spareRoomRefused || ctx.state.sparesRefused) return false;
   return ctx.discovery.mode === 'transaction' || ctx.discovery.mode === 'statement';
 }
 
 /**
- * A client of `runId` was refused at capacity (max_client_conn and the like): this process
+ * A client of the run was refused at capacity (max_client_conn and the like): this process
  * keeps no more logins ahead for the run, and closes those it has, so that the run's own idle
  * spares never take the slots its checks need.
  */
-export async function noSparesAfterRefusal(ctx: Pick<RunContext, 'runId'>): Promise<void> {
-  const state = runState(ctx);
+export async function noSparesAfterRefusal(ctx: Pick<RunContext, 'state'>): Promise<void> {
+  const { state } = ctx;
   if (state.sparesRefused) return;
   state.sparesRefused = true;
   await Promise.all([...state.spares.values()].map((s) => s.close()));
@@ -74,7 +74,7 @@ export class Spares {
   static forRun(ctx: RunContext): Spares | null {
     if (!sparesAllowed(ctx)) return null;
     // Kept in the run's state (run-state.ts), so every scenario of the run in this process shares them.
-    const state = runState(ctx);
+    const { state } = ctx;
     const key = `${ctx.target.host}:${ctx.target.port}|${ctx.target.database}|${ctx.target.user}`;
     let spares = state.spares.get(key);
     if (!spares) {
@@ -151,7 +151,7 @@ export class Spares {
   }
 }
 
-/** Closes the spares of run `of` now, or every run's in this process. */
-export async function closeSpares(of?: RunState): Promise<void> {
-  await Promise.all((of ? [of] : everyRunState()).flatMap((state) => [...state.spares.values()].map((s) => s.close())));
+/** Closes the spares of the run whose state is `of` now. */
+export async function closeSpares(of: RunState): Promise<void> {
+  await Promise.all([...of.spares.values()].map((s) => s.close()));
 }

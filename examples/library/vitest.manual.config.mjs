@@ -13,6 +13,8 @@ export default defineConfig({
           dir: 'node_modules/pooltest/dist',
           include: ['suites/**/*.test.js'],
           globalSetup: ['pooltest/vitest/setup'],
+          // Hands each check its run's live state in the worker (spares, what earlier checks found).
+          setupFiles: ['pooltest/vitest/worker-setup'],
           // The checks steer a small pool: one file at a time.
           fileParallelism: false,
           testTimeout: 120_000,

@@ -8,6 +8,7 @@
  */
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { discover } from '../../engine/discovery.js';
+import { runContext } from '../../engine/run-state.js';
 import { Scenario, type RunContext } from '../../engine/steering/scenario.js';
 import { crowd } from '../../engine/steering/crowd.js';
 import { resolveTarget } from '../../engine/target.js';
@@ -26,7 +27,7 @@ beforeAll(async () => {
   const direct = resolveTarget({ target: pg.url() }, {});
   const discovery = await discover(direct, { bounds, poolBound: 8, runId: 'c0ffee21' });
   const target = resolveTarget({ target: loginUrl({ ...pg, port: proxy.port, caFile: null }) }, {});
-  ctx = { target, direct: null, discovery, runId: 'c0ffee21', bounds };
+  ctx = runContext({ target, direct: null, discovery, runId: 'c0ffee21', bounds });
 });
 afterAll(async () => {
   await proxy?.close();

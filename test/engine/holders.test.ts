@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { discover } from '../../engine/discovery.js';
+import { runContext } from '../../engine/run-state.js';
 import { outageIn } from '../../engine/judging/outage.js';
 import { take } from '../../engine/steering/holders.js';
 import { Scenario } from '../../engine/steering/scenario.js';
@@ -24,7 +25,7 @@ test('a queued statement-strategy holder is recorded as unanswered, not as an ou
   const bounds = { connectMs: 5_000, stepMs: 5_000 };
   const discovery = await discover(target, { bounds, poolBound: 8 });
   expect(discovery.holderStrategy).toBe('statement');
-  const scn = new Scenario({ target, direct: null, discovery, runId: 'holdtest', bounds });
+  const scn = new Scenario(runContext({ target, direct: null, discovery, runId: 'holdtest', bounds }));
   try {
     const holds = [];
     for (const label of ['H1', 'H2', 'H3'])

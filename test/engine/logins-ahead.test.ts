@@ -12,6 +12,7 @@ import { discover } from '../../engine/discovery.js';
 import { otherRunsActive } from '../../engine/steering/other-runs.js';
 import { closeKeptSessions } from '../../engine/steering/kept-session.js';
 import { closeSpares } from '../../engine/steering/spare-session.js';
+import { runContext, RunState } from '../../engine/run-state.js';
 import { Scenario, type RunContext } from '../../engine/steering/scenario.js';
 import { resolveTarget } from '../../engine/target.js';
 import { startFaultProxy, type FaultProxy } from '../../fixtures/fault-proxy.js';
@@ -27,8 +28,10 @@ async function behindProxy(name: StackName): Promise<{ stack: Stack; proxy: Faul
   const url = new URL(stack.target.url());
   url.port = String(proxy.port);
   const target = resolveTarget({ target: url.toString() }, {});
-  const discovery = await discover(target, { bounds, poolBound: 8, runId: 'a1b2c3d4' });
-  return { stack, proxy, ctx: { target, direct: null, discovery, runId: 'a1b2c3d4', bounds } };
+  // Discovery and the checks share the run's live state, as in a run.
+  const state = new RunState();
+  const discovery = await discover(target, { bounds, poolBound: 8, runId: 'a1b2c3d4', state });
+  return { stack, proxy, ctx: runContext({ target, direct: null, discovery, runId: 'a1b2c3d4', bounds }, state) };
 }
 
 /** Waits (bounded) until the proxy has accepted `n` connections. */
@@ -46,8 +49,7 @@ describe.each([
     s = await behindProxy(name);
   });
   afterAll(async () => {
-    await closeSpares();
-    await closeKeptSessions();
+    if (s) await Promise.all([closeSpares(s.ctx.state), closeKeptSessions('all', s.ctx.state)]);
     await s?.proxy.close();
     await s?.stack.stop();
   });
@@ -72,7 +74,7 @@ describe.each([
         expect(await accepted(s.proxy, before + 5)).toBe(before + (spares ? 5 : 1));
       } finally {
         await scn.closeAll();
-        await closeSpares();
+        await closeSpares(s.ctx.state);
       }
     },
   );
@@ -104,8 +106,7 @@ describe('capacity checks see only their own clients', () => {
     s = await behindProxy('pgbouncer-transaction');
   });
   afterAll(async () => {
-    await closeSpares();
-    await closeKeptSessions();
+    if (s) await Promise.all([closeSpares(s.ctx.state), closeKeptSessions('all', s.ctx.state)]);
     await s?.proxy.close();
     await s?.stack.stop();
   });

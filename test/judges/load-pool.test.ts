@@ -6,6 +6,7 @@
  */
 import { describe, expect, test } from 'vitest';
 import { executeCheck } from '../../engine/execute.js';
+import { runContext } from '../../engine/run-state.js';
 import { judgeRecord } from '../../engine/judging/judge-record.js';
 import { readLanding } from '../../engine/judging/landing.js';
 import { freePort } from '../../fixtures/free-port.js';
@@ -78,13 +79,13 @@ describe('load: an interrupted scenario proves nothing', () => {
       .map((s) => ({ ...s, notifications: [] }));
     expect(judgeRecord({ judge: judgeListen }, steps, tx).outcome).toBe('dropped');
     const port = await freePort();
-    const ctx = {
+    const ctx = runContext({
       target: { host: '127.0.0.1', port, user: 'u', password: 'p', database: 'd', sslmode: 'disable' as const },
       direct: null,
       discovery: tx,
       runId: 'feedface',
       bounds: { connectMs: 500, stepMs: 500 },
-    };
+    });
     const interrupted = new AbortController();
     interrupted.abort();
     const def = {

@@ -4,6 +4,7 @@
  */
 import { describe, expect, test } from 'vitest';
 import { executeCheck } from '../../engine/execute.js';
+import { runContext } from '../../engine/run-state.js';
 import { judgeRoleLeak, roleLeak, roleLookupSql } from '../../suites/session/role-leak.check.js';
 import { mutate, without } from '../support/recorded.js';
 import { judgesToRecordedOutcomes, setColumn, stateDiscovery, stateSteps } from '../support/state-recorded.js';
@@ -69,13 +70,13 @@ describe(`${ID}: no role to assume`, () => {
         for (const s of recordedSteps) scn.recorder.add(s);
       },
     };
-    const ctx: RunContext = {
+    const ctx = runContext({
       target: {} as RunContext['target'],
       direct: null,
       discovery: tx,
       runId: 'test',
       bounds: { connectMs: 100, stepMs: 100 },
-    };
+    });
     const profile = {
       name: 'p',
       title: 'p',

@@ -86,6 +86,7 @@ describe('the packed pooltest, installed in an empty project', () => {
       'dist/cli/main.js',
       'dist/runner/vitest-project.js',
       'dist/runner/vitest-setup.js',
+      'dist/runner/vitest-worker-setup.js',
       'dist/suites/session/set-leak.test.js',
       'dist/fixtures/stack.js',
     ]) {

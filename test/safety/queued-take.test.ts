@@ -11,6 +11,7 @@ import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { discover } from '../../engine/discovery.js';
+import { runContext } from '../../engine/run-state.js';
 import { valueOf } from '../../engine/judging/record.js';
 import { QUEUED_MESSAGE_MAX_BYTES, queryMessageBytes, take, type Hold } from '../../engine/steering/holders.js';
 import { cleanupBlock } from '../../engine/steering/state-scenario.js';
@@ -75,7 +76,7 @@ describe('a queued take that gives up (PgBouncer, transaction pooling, pool of 2
       expect(queryMessageBytes(['BEGIN', 'SELECT pg_backend_pid() AS pid', ...VISIT].join('; '))).toBeGreaterThan(
         QUEUED_MESSAGE_MAX_BYTES,
       );
-      const scn = new Scenario({ target: target(), direct: null, discovery, runId: RUN, bounds });
+      const scn = new Scenario(runContext({ target: target(), direct: null, discovery, runId: RUN, bounds }));
       try {
         const before = closedServers();
         const pool = await holdPool(scn);
@@ -95,7 +96,7 @@ describe('a queued take that gives up (PgBouncer, transaction pooling, pool of 2
   );
 
   test('with a backend free, the statements run on the held backend, in a step that reads its pid', async () => {
-    const scn = new Scenario({ target: target(), direct: null, discovery, runId: RUN, bounds });
+    const scn = new Scenario(runContext({ target: target(), direct: null, discovery, runId: RUN, bounds }));
     try {
       const visit = await take(scn, await scn.open('V'), 'visit', { statements: VISIT });
       await visit.release();
@@ -113,7 +114,7 @@ describe('a queued take that gives up (PgBouncer, transaction pooling, pool of 2
   });
 
   test('control: a 4096-byte query left waiting and given up does cost a server connection', async () => {
-    const scn = new Scenario({ target: target(), direct: null, discovery, runId: RUN, bounds });
+    const scn = new Scenario(runContext({ target: target(), direct: null, discovery, runId: RUN, bounds }));
     const client = new pg.Client({ connectionString: stack.target.url() });
     client.on('error', () => undefined);
     try {
