@@ -1,5 +1,6 @@
 import { accessSync, constants } from 'node:fs';
 import { defineConfig } from 'vitest/config';
+import SlowFirstSequencer from './scripts/slow-first-sequencer.js';
 import { testGroups } from './scripts/test-groups.js';
 
 /**
@@ -40,6 +41,8 @@ export default defineConfig({
     pool: 'forks',
     env: fastTmp(),
     isolate: false,
+    // Longest files first in each project, on a fresh clone too (scripts/slow-first-sequencer.ts).
+    sequence: { sequencer: SlowFirstSequencer },
     projects: [
       {
         extends: true,

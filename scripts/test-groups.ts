@@ -28,6 +28,10 @@ const UNIT_FOLDERS = new Set([
   'audit',
   'bad-input',
   'cli',
+  // The driver agents' judges and tags are unit tests; the files that run agents against a
+  // fixture steer state as the CLI's catalogue does (no check that judges overlap or latency),
+  // so they go with the other fixture files.
+  'drivers',
   'engine',
   'fixtures',
   'judges',
