@@ -4,10 +4,11 @@
  * a fresh `pooltest` process with POOLTEST_TRACE set (engine/trace.ts) and prints the wire's
  * count beside the trace's breakdown (trace-report.ts).
  *
- *   node dist/bench/speed/trace-main.js [--delay MS] [--trace FILE] [--timeline]
+ *   node dist/bench/speed/trace-main.js [--delay MS (default 40)] [--trace FILE (default
+ *     .pooltest/bench/trace-MS.jsonl)] [--timeline]
  */
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -19,7 +20,8 @@ const { values } = parseArgs({
   options: { delay: { type: 'string' }, trace: { type: 'string' }, timeline: { type: 'boolean' } },
 });
 const delayMs = Number(values.delay ?? 40);
-const file = path.resolve(values.trace ?? `pooltest-trace-${delayMs}.jsonl`);
+const file = path.resolve(values.trace ?? path.join('.pooltest', 'bench', `trace-${delayMs}.jsonl`));
+mkdirSync(path.dirname(file), { recursive: true });
 rmSync(file, { force: true });
 
 const wire: Array<{ kind: string; label: string; what: string; from: number; to: number }> = [];
