@@ -12,7 +12,8 @@
  *
  * Behind the proxies, the bench also counts the run's sequential round trips on the wire
  * (bench/speed/round-trips.ts), per phase and per check, beside the count derived from the
- * wall times ((time there - time on loopback) / round trip).
+ * wall times ((time there - time on loopback) / round trip). What inside a check those round
+ * trips wait for (logins, steps, the tidy-up): bench/speed/trace-main.ts, one traced run.
  *
  * Flags: --runs N (default 5, or BENCH_RUNS), --delay MS[,MS...] (each way, one condition per
  * value; 0 skips the latency condition), --json FILE (default

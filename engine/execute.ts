@@ -20,6 +20,7 @@ import { tidy, type Findings } from './sweep.js';
 import { describeGone, markTargetGone, targetGone } from './target-gone.js';
 import type { CheckResult, Judgement, Profile, StepRecord } from './types.js';
 import { verdictFor } from './verdict.js';
+import { traced, traceNow, traceSpan } from './trace.js';
 
 /** Annotation type of a wait in Vitest (vitest-check.ts); its message is `{ what, boundMs }` as JSON. */
 export const WAIT_ANNOTATION = 'pooltest-wait';
@@ -39,6 +40,7 @@ export async function executeCheck(
   events: CheckEvents = {},
 ): Promise<CheckResult> {
   const started = performance.now();
+  const tracedFrom = traceNow();
   const base = resultBase(def, profile);
   const skip = skipReason(def, ctx);
   if (skip) return notRun(base, 'skipped', skip);
@@ -65,7 +67,7 @@ export async function executeCheck(
   const askedBefore = otherRunsActive(ctx, 0);
   if (!ctx.direct) await askedBefore;
   try {
-    await def.scenario(scn);
+    await traced('part', def.id, 'scenario', () => def.scenario(scn));
   } catch (err) {
     runError = isPooltestError(err) ? `${err.code}: ${err.message}` : err instanceof Error ? err.message : String(err);
   }
@@ -80,7 +82,7 @@ export async function executeCheck(
   // Asking about other runs touches none of the check's sessions: it goes while they close.
   // Over --direct it touches no pooled backend either, so the tidy-up's visits of the pool go
   // alongside it (after an outage they wait for the target to answer again, below).
-  const closed = scn.closeAll();
+  const closed = traced('part', def.id, 'close', () => scn.closeAll());
   // Only where a closing client holds nothing a visitor needs (as for spares): a pooler with a
   // client limit may not yet have freed the check's slots for the visitors. There the visits
   // start while the check's clients say goodbye (at a distance a close is half a round trip;
@@ -120,8 +122,9 @@ export async function executeCheck(
     : { left: [], unreached: touchedBy(scn.steps) };
   // A check that can damage the pool: count it again; a smaller one is this check's finding.
   if (def.flags?.includes('destructive') && !scn.interrupted && answersAgain)
-    noteRecount(scn, await recountAfter(ctx, def.id));
+    noteRecount(scn, await traced('part', def.id, 'recount', () => recountAfter(ctx, def.id)));
   const judgement = judgeRun(def, scn.steps, ctx.discovery);
+  traceSpan('part', def.id, 'check', tracedFrom);
   return {
     ...base,
     outcome: judgement.outcome,
@@ -213,7 +216,7 @@ export function notRun(
 /** The visits right after a check, to every backend its steps reported (engine/sweep.ts, tidy). */
 function tidyAfter(def: CheckDefinition, ctx: RunContext, scn: Scenario): Promise<Findings> {
   if (scn.steps.every(isRunFact)) return Promise.resolve({ left: [], unreached: [] });
-  return tidy(ctx, [def.id], touchedBy(scn.steps), withSpares(new Scenario(ctx)));
+  return traced('part', def.id, 'tidy', () => tidy(ctx, [def.id], touchedBy(scn.steps), withSpares(new Scenario(ctx))));
 }
 
 /** The tidy-up's visitors log in ahead of need too (never interrupted: no signal). */

@@ -34,6 +34,7 @@ import {
   type Report,
 } from '../engine/types.js';
 import type { RunContext } from '../engine/steering/scenario.js';
+import { traceNow, traceSpan } from '../engine/trace.js';
 
 export interface RunOptions {
   /**
@@ -141,10 +142,13 @@ async function runWithId(opts: RunOptions & { runId: string }, state: RunState):
   // Over --direct, other runs see this one from before discovery (steering/other-runs.ts).
   const announced = direct ? announceRun({ target, direct, runId, bounds, state }) : null;
   let phaseStart = performance.now();
+  let tracedFrom = traceNow();
   const phaseEnd = (phase: 'discovery' | 'checks' | 'sweep'): void => {
     const now = performance.now();
     opts.onPhase?.(phase, now - phaseStart);
     phaseStart = now;
+    traceSpan('part', 'run', phase, tracedFrom);
+    tracedFrom = traceNow();
   };
   const [checked, found] = await Promise.allSettled([
     directChecked,

@@ -26,7 +26,12 @@ function viaPort(url: string, port: number): string {
   return u.toString();
 }
 
-export async function condition(stack: Stack, delayMs: number): Promise<Condition> {
+/** `onWire`: also told of every chunk in flight (bench/speed/trace-main.ts writes them into its trace). */
+export async function condition(
+  stack: Stack,
+  delayMs: number,
+  onWire?: (fromMs: number, toMs: number) => void,
+): Promise<Condition> {
   const wire = new SequentialWire();
   if (delayMs === 0) {
     return {
@@ -41,7 +46,10 @@ export async function condition(stack: Stack, delayMs: number): Promise<Conditio
   const proxies: FaultProxy[] = [];
   try {
     // One wire for both: a step on the direct server while the pooler works overlaps, as it should.
-    const onInFlight = (from: number, to: number): void => wire.add(from, to);
+    const onInFlight = (from: number, to: number): void => {
+      wire.add(from, to);
+      onWire?.(from, to);
+    };
     proxies.push(await startFaultProxy({ upstreamPort: stack.target.port, delayMs, onInFlight }));
     proxies.push(await startFaultProxy({ upstreamPort: stack.postgres.port, delayMs, onInFlight }));
   } catch (err) {

@@ -9,6 +9,7 @@ import { connectClient } from './connect.js';
 import { PooltestError } from '../errors.js';
 import { onAbort, sleep, within } from '../time.js';
 import { violationOf } from '../wire/pg-guard.js';
+import { traceNow, traceSpan, tracing } from '../trace.js';
 import type { ProtocolViolation } from '../wire/violation.js';
 import type { Recorder } from './recorder.js';
 import type { Target } from '../target.js';
@@ -97,12 +98,14 @@ export class Session {
   /** Opens a session; connection failures become coded {@link PooltestError}s. */
   static async open(label: string, target: Target, recorder: Recorder, bounds: SessionBounds): Promise<Session> {
     throwIfInterrupted(bounds.signal);
+    const tracedFrom = tracing ? traceNow() : 0;
     const client = await connectClient(
       target,
       bounds.connectMs,
       bounds.applicationName ?? APPLICATION_NAME,
       bounds.tlsFirst,
     );
+    if (tracing) traceSpan('login', label, `${target.host}:${target.port}`, tracedFrom);
     if (bounds.signal?.aborted) {
       // Interrupted while connecting (bounded by connectMs): do not hand out a new session.
       await within(
@@ -191,6 +194,7 @@ export class Session {
     build: (done: (err: Error | undefined) => void) => pg.Query,
   ): Promise<StepRecord> {
     const startMs = this.recorder.now();
+    const tracedFrom = tracing ? traceNow() : 0;
     this.recorder.statements += statements;
     const base = { session: this.label, tag, sql, startMs };
     if (this.bounds.signal?.aborted) this.destroy(INTERRUPTED);
@@ -221,6 +225,7 @@ export class Session {
     const raced = await within(Promise.race([settled, abort.promise]), bound, { error: null, timedOut: true });
     abort.dispose();
     const results = collectResults(query as unknown as QueryInternals);
+    if (tracing) traceSpan('step', this.label, tag, tracedFrom);
     if (raced === 'interrupted') {
       this.destroy(INTERRUPTED);
       return this.record(base, results, { message: INTERRUPTED }, false);

@@ -106,15 +106,14 @@ export class Scenario {
   }
 
   /**
-   * Starts `count` logins through the target now, with the scenario's application_name as it
-   * is at this moment; the next `open()`s through the target with that name take them before
+   * Starts `count` logins through the target now, with `name` (default: the scenario's
+   * application_name as it is at this moment); the next `open()`s through the target with that name take them before
    * logging in themselves. For a scenario that knows it will need clients later (the sweep's
    * nameless visitors) on a target where an idle login holds nothing (the caller checks
    * `sparesAllowed`). A failed login ahead is simply none: that open() logs in afresh, so
    * failures surface with their usual codes. `closeAll` closes the ones never taken.
    */
-  loginAhead(count: number): void {
-    const name = this.applicationName;
+  loginAhead(count: number, name = this.applicationName): void {
     const logins = Array.from({ length: count }, () =>
       Session.open('ahead', this.ctx.target, new Recorder(), {
         connectMs: this.ctx.bounds.connectMs,

@@ -87,14 +87,27 @@ export const listen = defineCheck({
     await n.run(NOTIFY_TAG, `SELECT pg_backend_pid() AS pid; NOTIFY ${m.channel}, '${m.tag}'`);
     await landing.observer?.release(LANDING_TAGS.release);
     await a.run(LANDING_TAGS.readback, 'SELECT pg_backend_pid() AS pid');
-    await a.collectNotifications(waitTag('A'), listenerWaitMs(scn, m.channel));
+    // Once another session has the notification the outcome is `misrouted` whatever comes
+    // later, so b1's UNLISTEN need not wait for A's short wait: they go together. While nobody
+    // has it, the wait comes first, so that nothing else lands on b1 until it ends.
+    const elsewhere = deliveredElsewhere(scn, m.channel);
+    const cleaned = elsewhere && landing.observer ? cleanOn(scn, b1, unlisten) : null;
+    await a.collectNotifications(waitTag('A'), listenerWaitMs(scn, elsewhere));
     for (const s of [landing.observer?.session, n]) await s?.collectNotifications(waitTag(s.label), 0);
-    if (landing.observer) await cleanOn(scn, b1, unlisten);
+    if (landing.observer) await (cleaned ?? cleanOn(scn, b1, unlisten));
     await a.run(LANDING_TAGS.cleanup, cleanupBlock(unlisten));
   },
   judge: judgeListen,
   evidence: (j) => j.reason,
 });
+
+/** Whether a session other than A has received a notification on `channel`. */
+function deliveredElsewhere(scn: Scenario, channel: string): boolean {
+  return scn.steps.some(
+    (s) =>
+      s.session !== 'A' && s.notifications.some((n) => n.channel === channel.toLowerCase() || n.channel === channel),
+  );
+}
 
 /**
  * How long A waits for its notification. Nobody has it yet: the whole wait bound, since "nobody
@@ -104,11 +117,7 @@ export const listen = defineCheck({
  * that copies it; for that, a few round trips after A's own next transaction are plenty (the
  * copy would travel like any other message on A's connection), with a floor for timer noise.
  */
-function listenerWaitMs(scn: Scenario, channel: string): number {
-  const elsewhere = scn.steps.some(
-    (s) =>
-      s.session !== 'A' && s.notifications.some((n) => n.channel === channel.toLowerCase() || n.channel === channel),
-  );
+function listenerWaitMs(scn: Scenario, elsewhere: boolean): number {
   return elsewhere ? Math.min(scn.waitMs, Math.max(25, Math.round(4 * scn.discovery.rttMs))) : scn.waitMs;
 }
 

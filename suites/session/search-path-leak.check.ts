@@ -26,6 +26,7 @@ import { errorText, markerOf, stepOf, valueOf } from '../../engine/judging/recor
 import { judgeState } from '../../engine/judging/state-judge.js';
 import { markersFor } from '../../engine/markers.js';
 import { runStateScenario, STATE_SCENARIO } from '../../engine/steering/state-scenario.js';
+import type { Scenario } from '../../engine/steering/scenario.js';
 import type { StepRecord } from '../../engine/types.js';
 import { LANDING_TAGS } from '../../engine/steering/tags.js';
 
@@ -63,13 +64,12 @@ export const searchPathLeak = defineCheck({
   async scenario(scn) {
     const s = markersFor(scn.ctx.runId, this.id).schemaName;
     scn.recordMarkers({ schema: s });
-    const setup = await scn.open('U');
-    const path = await setup.run(
-      'setup.path',
-      `SELECT reset_val AS default_path FROM pg_settings WHERE name = 'search_path'`,
-    );
-    const schema = await setup.run(TAGS.schema, `CREATE SCHEMA ${s}; CREATE TABLE ${s}.${s} (v int)`);
-    await setup.close();
+    // The two setup steps do not depend on each other: two setup sessions run them at once (at
+    // a distance, one round trip instead of two), and both are closed before A connects.
+    const [path, schema] = await Promise.all([
+      setupStep(scn, 'setup.path', `SELECT reset_val AS default_path FROM pg_settings WHERE name = 'search_path'`),
+      setupStep(scn, TAGS.schema, `CREATE SCHEMA ${s}; CREATE TABLE ${s}.${s} (v int)`),
+    ]);
     const defaultPath = valueOf(path, 'default_path');
     if (typeof defaultPath !== 'string') return;
     const inPath = `position('${s}' in current_setting('search_path')) > 0`;
@@ -105,3 +105,13 @@ export const searchPathLeak = defineCheck({
     return j;
   },
 });
+
+/** One setup statement on a session U of its own, closed once it answered. */
+async function setupStep(scn: Scenario, tag: string, sql: string): Promise<StepRecord> {
+  const u = await scn.open('U');
+  try {
+    return await u.run(tag, sql);
+  } finally {
+    await u.close();
+  }
+}

@@ -36,6 +36,7 @@ import { markersFor } from '../../engine/markers.js';
 import { runStateScenario, STATE_SCENARIO } from '../../engine/steering/state-scenario.js';
 import type { Discovery, Facts, Judgement, StepRecord } from '../../engine/types.js';
 import { LANDING_TAGS } from '../../engine/steering/tags.js';
+import { sparesAllowed } from '../../engine/steering/spare-session.js';
 import {
   TRACKED_PARAMETERS,
   cleanupSql,
@@ -92,6 +93,9 @@ export const trackedParameter = defineCheck({
       readback: `SELECT ${readList(params, 'mine')}`,
       cleanup: cleanupSql(params, tag),
     };
+    // The nameless phase's candidates log in while the named phase runs, where an idle login
+    // holds nothing (steering/spare-session.ts): at a distance a login is several round trips.
+    if (sparesAllowed(scn.ctx)) scn.loginAhead(scn.discovery.poolSize ?? 2, '');
     // Named observers first, under the plain tags (as recorded before the nameless phase).
     scn.recordMarkers(markersOf(params, tag));
     await runStateScenario(scn, probe);
