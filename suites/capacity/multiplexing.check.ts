@@ -105,8 +105,17 @@ export function judgeMultiplexing(steps: readonly StepRecord[], discovery: Disco
     withinPool: discovery.poolSize === null ? null : owners.size <= discovery.poolSize,
     serverConnections: numberOf(stepOf(steps, TAGS.server), 'server_connections'),
   };
-  if (served.length < 2)
-    return { outcome: null, facts, reason: `only ${served.length} of ${clients.length} clients were served` };
+  if (served.length < 2) {
+    // Say what became of the others: on a busy machine many logins run out of their bound at
+    // once, and that reads differently from a pooler that refuses them.
+    const fates = clients.filter((c) => c.state !== 'served');
+    const why = errorSummary(fates);
+    return {
+      outcome: null,
+      facts,
+      reason: `only ${served.length} of ${clients.length} clients were served${why ? `; the others: ${why}` : ''}`,
+    };
+  }
   if (shared > 0)
     return {
       outcome: 'multiplexed',

@@ -54,6 +54,8 @@ describe(`${ID}: inconclusive`, () => {
     const steps = mutate(trafficSteps('pgbouncer-transaction', ID), 'mux.tx', (s) => (s.timedOut = s.session !== 'C1'));
     const j = judgeMultiplexing(steps, traffic('pgbouncer-transaction').discovery);
     expect(j.outcome).toBeNull();
-    expect(j.reason).toMatch(/only 1 of 20 clients were served/);
+    // The reason says what became of the other 19 (a busy machine's logins run out of time
+    // together; a refusal would name its error instead).
+    expect(j.reason).toBe('only 1 of 20 clients were served; the others: no answer within the bound (19x)');
   });
 });
