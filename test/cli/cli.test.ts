@@ -180,6 +180,19 @@ describe('pooltest CLI', () => {
     expect(run.ms).toBeLessThan(30_000);
   });
 
+  test('a wrong password said only "SASL authentication failed" (PgBouncer) or the server\'s words: now both say what to check', async () => {
+    for (const url of [stack.target.url(), stack.postgres.url()]) {
+      const wrong = new URL(url);
+      wrong.password = 'not-the-password-4712';
+      const run = await runCli(['--target', wrong.href, '--only', 'session/set-leak']);
+      expect(run.code, run.stderr).toBe(2);
+      expect(run.stderr).toMatch(
+        /pooltest: AUTH_FAILED: .*; check the user and password \(--user, --password, PGPASSWORD/,
+      );
+      expect(run.stderr).not.toContain('not-the-password-4712');
+    }
+  });
+
   // The mistake of giving the pooler's address twice: the run went ahead, its presence lock
   // (a session advisory lock) stayed on PgBouncer's server connections, the sweep said clean,
   // and every later run straight at that PostgreSQL was inconclusive ("2 other pooltest
