@@ -97,6 +97,17 @@ async function main(argv: string[]): Promise<number> {
     if (interrupt.signal.aborted) throw new PooltestError('INTERRUPTED', EARLY_INTERRUPT_MESSAGE);
     const started = await startEndpoints(opts, process.env, (t) => {
       if (!opts.quiet) io.stderr(`${t}\n`);
+    }).catch((error: unknown) => {
+      // A terminal's Ctrl-C reaches the fixture's helper commands too (initdb, cp, postgres
+      // --single share our process group), so the start fails with "initdb ... exited with
+      // null": that is the interruption, not a fault to report. The registry removes what the
+      // start left (the half-built template, the servers' folders).
+      if (interrupt.signal.aborted && !(isPooltestError(error) && error.code === 'INTERRUPTED'))
+        throw new PooltestError(
+          'INTERRUPTED',
+          'interrupted while starting the throwaway PostgreSQL and PgBouncer; they were stopped, nothing to clean up',
+        );
+      throw error;
     });
     stopEmbedded = started?.stop ?? null;
     return interrupt.exitCode(

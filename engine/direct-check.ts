@@ -2,12 +2,21 @@
  * `--direct` is checked before anything else runs: it is used only by the sweep at the end and
  * by a few checks, so a mistyped host or password would otherwise surface after the whole run,
  * as a sweep that could not look. One bounded connection and `SELECT 1`, then closed.
+ *
+ * It must be PostgreSQL itself, not the pooler given twice: the run's presence lock (a session
+ * advisory lock, steering/other-runs.ts) and the sweep's direct look need a session that keeps
+ * its backend. Postgres's BackendKeyData names the backend's own pid; a pooler sends a key of
+ * its own (PgBouncer, Odyssey: random numbers), so a key that is not `pg_backend_pid()` means
+ * something between us and the server. A pooler that passes the backend's key on is not
+ * caught; one that cannot answer pg_backend_pid() is left to the checks.
  */
 import { connectClient } from './session/connect.js';
 import { APPLICATION_NAME } from './session/session.js';
 import { PooltestError } from './errors.js';
 import { describeTarget, type Target } from './target.js';
 import { within } from './time.js';
+
+type Client = Awaited<ReturnType<typeof connectClient>>;
 
 /** Throws a coded error naming `--direct` when it cannot be reached or logged into. */
 export async function checkDirect(
@@ -44,6 +53,7 @@ export async function checkDirect(
         'NOT_POSTGRES',
         `--direct: ${describeTarget(direct)} refused SELECT 1: ${answer.message}`,
       );
+    await refusePooler(client, direct, bounds.stepMs);
   } finally {
     await within(
       client.end().catch(() => undefined),
@@ -52,4 +62,26 @@ export async function checkDirect(
     );
     (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
   }
+}
+
+/** Refuses a --direct whose BackendKeyData does not name the backend that runs its queries. */
+async function refusePooler(client: Client, direct: Target, stepMs: number): Promise<void> {
+  const keyPid = (client as unknown as { processID?: number }).processID;
+  if (typeof keyPid !== 'number') return;
+  const pid = await within(
+    client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid').then(
+      (r) => r.rows[0]?.pid ?? null,
+      () => null,
+    ),
+    stepMs,
+    null,
+  );
+  if (pid === null || pid === keyPid) return;
+  throw new PooltestError(
+    'BAD_ARGUMENTS',
+    `--direct: ${describeTarget(direct)} is not PostgreSQL itself: its cancel key names process ${keyPid}, ` +
+      `but the session runs on backend ${pid}, as behind a pooler. Give the PostgreSQL server behind the pooler ` +
+      '(its host:port), or leave --direct out',
+    { keyPid, backendPid: pid },
+  );
 }

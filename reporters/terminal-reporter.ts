@@ -137,7 +137,12 @@ function closingLines(report: Report, c: ChalkInstance, full: boolean): string[]
   const observed = report.checks.filter((r) => r.verdict === 'observed').length;
   const seconds = (report.durationMs / 1000).toFixed(1);
   lines.push(`${c.bold('Summary')}  ${plural(s.total, 'check')}: ${counts}  (${seconds} s)  exit ${s.exitCode}`);
-  if (s.inconclusive > 0 && s.strict !== true)
+  // Interrupted, the exit is 130 whatever --strict says: the advice is to run again.
+  if (s.inconclusive > 0 && s.interrupted)
+    lines.push(
+      c.yellow(`  the run was interrupted: run it again for an outcome of the ${s.inconclusive} inconclusive check(s)`),
+    );
+  else if (s.inconclusive > 0 && s.strict !== true)
     lines.push(
       c.yellow(
         `  ${s.inconclusive} inconclusive check(s) proved nothing and do not change the exit code; --strict makes them fail the run`,

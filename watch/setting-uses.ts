@@ -62,7 +62,11 @@ export function settingUses(stmt: AstNode): SettingUses {
     if (typeof node['relname'] === 'string' && typeof node['relpersistence'] === 'string') {
       const schema = text(node, 'schemaname');
       const at = typeof node['location'] === 'number' ? node['location'] : Infinity;
-      if (schema === null && !ctes.has(node['relname'])) relations.push({ name: node['relname'], at });
+      // pg_catalog is searched first unless the path names it, and the pg_ prefix is the
+      // system's (a user table named pg_* is possible but against the docs' advice): an
+      // unqualified pg_class or pg_stat_activity resolves the same whatever search_path says.
+      if (schema === null && !ctes.has(node['relname']) && !node['relname'].startsWith('pg_'))
+        relations.push({ name: node['relname'], at });
     }
     const call = asNode(node['FuncCall']);
     if (call !== null) {

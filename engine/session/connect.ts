@@ -10,6 +10,13 @@ import { assertGuarded, bytesReceived, guardClient } from '../wire/pg-guard.js';
 import { foreignProtocolError } from '../wire/foreign-protocol.js';
 
 /**
+ * What to do about a refused login, said once for every pooler's wording of it (PgBouncer 1.18:
+ * 08P01 "SASL authentication failed"; Postgres: 28P01). A pooler checks the password itself,
+ * against its own list (PgBouncer's auth_file or auth_query), so both may need the change.
+ */
+const AUTH_HINT =
+  "check the user and password (--user, --password, PGPASSWORD or the URL's); a pooler checks them against its own list too (PgBouncer: auth_file or auth_query)";
+/**
  * Connects, honouring libpq's two-attempt modes: `prefer` tries TLS first and falls back to
  * plaintext when the server does not offer it; `allow` tries plaintext first and uses TLS when
  * the server insists. Which attempt worked is remembered per endpoint in `learned` (the run's,
@@ -115,7 +122,7 @@ export function classifyConnectError(
     case '28P01':
       return new PooltestError(
         'AUTH_FAILED',
-        `authentication failed for user "${target.user}" at ${where}: ${msg}`,
+        `authentication failed for user "${target.user}" at ${where}: ${msg}; ${AUTH_HINT}`,
         detail,
       );
     case '3D000':
@@ -151,7 +158,7 @@ export function classifyConnectError(
     );
   }
   if (/password|SASL|SCRAM|authentication/i.test(msg)) {
-    return new PooltestError('AUTH_FAILED', `authentication with ${where} failed: ${msg}`, detail);
+    return new PooltestError('AUTH_FAILED', `authentication with ${where} failed: ${msg}; ${AUTH_HINT}`, detail);
   }
   if (/timeout expired|timed out/i.test(msg)) {
     // How much of an answer came tells a silent peer from one stuck (or flooding) in its login.

@@ -46,7 +46,16 @@ export async function announceRun(
       applicationName: applicationNameFor(ctx.runId),
       tlsFirst: ctx.state.tlsFirst,
     });
-    await session.run('engine.presence', `SELECT pg_advisory_lock_shared(${LOCK_NAMESPACE}, ${PRESENCE_KEY})`);
+    // Only on a session that keeps its backend: given a pooler as --direct, the lock would stay
+    // on a pooled server connection after close, and every later run straight at that server
+    // would count it as another run. Postgres's cancel key names the backend's own pid; a
+    // pooler's does not (engine/direct-check.ts refuses such a --direct, while this runs).
+    const keyPid = session.cancelKey?.processId;
+    const onOwnBackend = keyPid === undefined ? '' : ` WHERE pg_backend_pid() = ${keyPid}`;
+    await session.run(
+      'engine.presence',
+      `SELECT pg_advisory_lock_shared(${LOCK_NAMESPACE}, ${PRESENCE_KEY}) FROM (SELECT 1) AS once${onOwnBackend}`,
+    );
   } catch {
     // Not announced; the application_name sign still works.
   }

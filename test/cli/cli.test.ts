@@ -3,6 +3,7 @@
  * within the timeout, and no password anywhere in what it prints or writes.
  */
 import net from 'node:net';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { freePort } from '../../fixtures/free-port.js';
@@ -177,6 +178,46 @@ describe('pooltest CLI', () => {
     expect(run.stderr).toContain(`pooltest: ${code}:`);
     // A bound, not a speed target: the run must end on its own, well inside --timeout plus startup.
     expect(run.ms).toBeLessThan(30_000);
+  });
+
+  test('a wrong password said only "SASL authentication failed" (PgBouncer) or the server\'s words: now both say what to check', async () => {
+    for (const url of [stack.target.url(), stack.postgres.url()]) {
+      const wrong = new URL(url);
+      wrong.password = 'not-the-password-4712';
+      const run = await runCli(['--target', wrong.href, '--only', 'session/set-leak']);
+      expect(run.code, run.stderr).toBe(2);
+      expect(run.stderr).toMatch(
+        /pooltest: AUTH_FAILED: .*; check the user and password \(--user, --password, PGPASSWORD/,
+      );
+      expect(run.stderr).not.toContain('not-the-password-4712');
+    }
+  });
+
+  // The mistake of giving the pooler's address twice: the run went ahead, its presence lock
+  // (a session advisory lock) stayed on PgBouncer's server connections, the sweep said clean,
+  // and every later run straight at that PostgreSQL was inconclusive ("2 other pooltest
+  // run(s) worked on this target") for as long as PgBouncer kept those connections.
+  test('--direct given the pooler itself ran and left its presence lock on the server connections: now refused before the checks, exit 2', async () => {
+    const run = await runCli([
+      '--target',
+      stack.target.url(),
+      '--direct',
+      stack.target.url(),
+      '--only',
+      'session/set-leak',
+    ]);
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.stderr).toMatch(/pooltest: BAD_ARGUMENTS: --direct: .* is not PostgreSQL itself/);
+    expect(run.stdout).not.toContain('Summary');
+    const client = new pg.Client({ connectionString: stack.postgres.url() });
+    client.on('error', () => undefined);
+    await client.connect();
+    try {
+      const locks = await client.query(`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory'`);
+      expect(locks.rows[0].n).toBe(0);
+    } finally {
+      await client.end();
+    }
   });
 
   test('a plain PostgreSQL given as --target is not an error: discovery sees no pooling', async () => {

@@ -2,15 +2,17 @@
  * What a fresh-eyes trial of the CLI found, each test named after what the user saw. None
  * needs a pooler: each refusal must come before anything connects, so the target is port 1,
  * where nothing listens (had pooltest tried it, the error would be TARGET_REFUSED instead).
+ * One exception: a Ctrl-C while the embedded default starts needs that start under way.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { parseCli } from '../../cli/args.js';
 import { checkOutputs } from '../../cli/outputs.js';
 import { PooltestError } from '../../engine/errors.js';
+import { processFamily } from '../../fixtures/proc-table.js';
 import { CATALOGUE } from '../../suites/catalogue.js';
 import { selectChecks } from '../../runner/run.js';
 import { runCli } from '../support/cli.js';
@@ -125,6 +127,55 @@ describe('a Ctrl-C while pooltest starts', () => {
       expect(r.stderr).toMatch(/pooltest: INTERRUPTED: interrupted before anything started/);
       // Nothing was in flight: the line about stopping a check would mislead.
       expect(r.stderr).not.toMatch(/stopping the check in flight|TARGET_REFUSED|REPORT_INVALID/);
+    }
+  });
+});
+
+describe('a Ctrl-C while the embedded default starts its PostgreSQL', () => {
+  // A cold temp folder makes the fixture run initdb (about a second), a window a user's Ctrl-C
+  // falls into on a first run. The Ctrl-C killed initdb too, and the run then reported that as
+  // its failure: "FIXTURE_FAILED: .../initdb -D ... exited with null:", exit 130.
+  test('Ctrl-C during initdb said "FIXTURE_FAILED: initdb ... exited with null": now INTERRUPTED, exit 130, nothing left', async () => {
+    const tmp = mkdtempSync(path.join(os.tmpdir(), 'pooltest-fresh-eyes-tmp-'));
+    // The fixture's servers run as the unprivileged `postgres` user, who must reach the folder.
+    chmodSync(tmp, 0o755);
+    try {
+      let sent = false;
+      const r = await runCli(['--only', 'session/set-leak', '--no-store'], {
+        env: { TMPDIR: tmp },
+        timeoutMs: 60_000,
+        onSpawn(child) {
+          const poll = setInterval(() => {
+            if (child.exitCode !== null || child.signalCode !== null) return clearInterval(poll);
+            const initdb = processFamily(child.pid!).find((p) => {
+              try {
+                return /initdb/.test(readFileSync(`/proc/${p.pid}/cmdline`, 'utf8'));
+              } catch {
+                return false;
+              }
+            });
+            if (initdb) {
+              clearInterval(poll);
+              // A terminal's Ctrl-C goes to the whole foreground process group, and pooltest's
+              // helper commands (initdb, cp, postgres --single) are in its group: both get it.
+              sent = child.kill('SIGINT');
+              try {
+                process.kill(initdb.pid, 'SIGINT');
+              } catch {
+                // initdb had just ended: the CLI's signal alone is the same moment.
+              }
+            }
+          }, 5);
+        },
+      });
+      expect(sent, `initdb never showed: ${r.stderr}`).toBe(true);
+      expect(r.code, r.stderr).toBe(130);
+      expect(r.stderr).toMatch(/pooltest: INTERRUPTED: interrupted while starting the throwaway PostgreSQL/);
+      expect(r.stderr).not.toMatch(/FIXTURE_FAILED|exited with null/);
+      // The half-made template and the servers' folders are gone.
+      expect(readdirSync(tmp).filter((f) => f !== 'pooltest-vite-cache')).toEqual([]);
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
     }
   });
 });

@@ -36,6 +36,14 @@ describe('terminal report', () => {
     expect(renderQuiet(pgbouncerReport(), { color: false }).trimEnd().split('\n')).toHaveLength(2);
   });
 
+  test('an interrupted run (exit 130) said its inconclusive checks "do not change the exit code; --strict makes them fail": now it says they were cut short', () => {
+    const troubled = troubledReport();
+    const report = { ...troubled, summary: { ...troubled.summary, interrupted: true, exitCode: 130 } };
+    const out = renderReport(report, { color: false, width: 200 });
+    expect(out).toContain('  the run was interrupted: run it again for an outcome of the 1 inconclusive check(s)');
+    expect(out).not.toContain('--strict makes them fail');
+  });
+
   test('--verbose adds every recorded step with its backend', () => {
     const report = pgbouncerReport();
     const plain = renderReport(report, { color: false, width: 200 });

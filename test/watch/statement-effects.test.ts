@@ -79,6 +79,14 @@ describe('what a statement depends on, setting by setting (watch/setting-uses.ts
     ['search_path', 'SELECT * FROM information_schema.tables WHERE table_schema = $1', null],
     ['search_path', 'WITH w AS (SELECT 1) SELECT * FROM w', null],
     ['search_path', 'SELECT 1 FROM public.a JOIN b USING (id)', 'resolves relation b through search_path'],
+    // A catalog resolves in pg_catalog first whatever the path: `SET search_path` then a
+    // monitoring query on pg_class was reported as relying on the SET.
+    ['search_path', 'SELECT count(*) FROM pg_class', null],
+    [
+      'search_path',
+      'SELECT * FROM pg_stat_activity JOIN jobs USING (pid)',
+      'resolves relation jobs through search_path',
+    ],
     ['timezone', 'SELECT now()', 'now() depends on TimeZone'],
     ['timezone', 'SELECT CURRENT_TIMESTAMP', 'CURRENT_TIMESTAMP depends on TimeZone'],
     ['timezone', "SELECT '2024-01-01 10:00'::timestamptz", '::timestamptz depends on TimeZone'],
