@@ -10,7 +10,7 @@
  *       SELECT current_setting('search_path') AS seen_path,
  *              <schema that the unqualified name <s> resolves to> AS seen_resolves
  *   A:  SELECT pg_backend_pid() AS pid; SELECT current_setting('search_path') AS mine_path
- *   U:  DROP TABLE <s>.<s>; DROP SCHEMA <s>                      -- if it was created
+ *   U:  DROP TABLE <s>.<s>; DROP SCHEMA <s>     -- always, unless CREATE was refused; again if unanswered
  *
  * U is a setup session, closed before A connects so that it holds no backend while A is
  * steered. The schema goes last in the login's own default path, so whoever inherits the value
@@ -29,10 +29,12 @@ import { runStateScenario, STATE_SCENARIO } from '../../engine/steering/state-sc
 import type { Scenario } from '../../engine/steering/scenario.js';
 import type { StepRecord } from '../../engine/types.js';
 import { LANDING_TAGS } from '../../engine/steering/tags.js';
+import { droppedBy, dropOwn } from '../../engine/steering/drop-own.js';
 
 /** The tags of this check's own steps, written by its scenario and read by its judge. */
 const TAGS = {
   schema: 'setup.schema',
+  drop: 'setup.cleanup',
 } as const;
 
 export const searchPathLeak = defineCheck({
@@ -70,20 +72,26 @@ export const searchPathLeak = defineCheck({
       setupStep(scn, 'setup.path', `SELECT reset_val AS default_path FROM pg_settings WHERE name = 'search_path'`),
       setupStep(scn, TAGS.schema, `CREATE SCHEMA ${s}; CREATE TABLE ${s}.${s} (v int)`),
     ]);
-    const defaultPath = valueOf(path, 'default_path');
-    if (typeof defaultPath !== 'string') return;
-    const inPath = `position('${s}' in current_setting('search_path')) > 0`;
-    await runStateScenario(scn, {
-      create: `SET search_path = ${['', '""'].includes(defaultPath.trim()) ? s : `${defaultPath}, ${s}`}`,
-      observe: [
-        `SELECT current_setting('search_path') AS seen_path, (SELECT n.nspname::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = to_regclass('${s}')) AS seen_resolves`,
-      ],
-      readback: `SELECT current_setting('search_path') AS mine_path`,
-      cleanup: `IF ${inPath} THEN RESET search_path; END IF;`,
-    });
-    if (schema.error) return;
-    const teardown = await scn.open('U');
-    await teardown.run('setup.cleanup', `DROP TABLE IF EXISTS ${s}.${s}; DROP SCHEMA IF EXISTS ${s}`);
+    try {
+      const defaultPath = valueOf(path, 'default_path');
+      if (typeof defaultPath !== 'string') return;
+      const inPath = `position('${s}' in current_setting('search_path')) > 0`;
+      await runStateScenario(scn, {
+        create: `SET search_path = ${['', '""'].includes(defaultPath.trim()) ? s : `${defaultPath}, ${s}`}`,
+        observe: [
+          `SELECT current_setting('search_path') AS seen_path, (SELECT n.nspname::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = to_regclass('${s}')) AS seen_resolves`,
+        ],
+        readback: `SELECT current_setting('search_path') AS mine_path`,
+        cleanup: `IF ${inPath} THEN RESET search_path; END IF;`,
+      });
+    } finally {
+      // On every path, not only the one where A got through: the schema stays after every
+      // backend is gone. Only a refusal with a SQLSTATE proves nothing was created; an
+      // unanswered CREATE may still have committed (under load, queued behind another run).
+      if (!schema.error?.code) {
+        await dropOwn(scn, 'U', TAGS.drop, `DROP TABLE IF EXISTS ${s}.${s}; DROP SCHEMA IF EXISTS ${s}`);
+      }
+    }
   },
   judge(steps, discovery) {
     const schema = markerOf(steps, 'schema');
@@ -100,6 +108,8 @@ export const searchPathLeak = defineCheck({
     const observer = steps.find((t) => t.tag === LANDING_TAGS.observe && t.pid !== null && t.pid === j.facts.aBackend);
     j.facts.schemaCreated = setup ? setup.error === null : null;
     if (setup?.error) j.facts.schemaNotCreated = errorText(setup);
+    // Whether the check removed its schema itself (false: the sweep finds and drops it).
+    j.facts.schemaDropped = droppedBy(steps, TAGS.drop);
     j.facts.otherResolvedIntoSchema =
       observer && setup?.error === null ? valueOf(observer, 'seen_resolves') === schema : null;
     return j;

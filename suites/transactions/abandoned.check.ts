@@ -30,6 +30,7 @@ import { dismiss } from '../../engine/steering/holders.js';
 import { landOn } from '../../engine/steering/land-on.js';
 import { dropTablesSql, exactPattern, qualified } from '../../engine/steering/run-table.js';
 import { cleanupBlock } from '../../engine/steering/state-scenario.js';
+import { droppedBy, dropOwn } from '../../engine/steering/drop-own.js';
 import { sleep } from '../../engine/time.js';
 import type { Scenario } from '../../engine/steering/scenario.js';
 import type { Session } from '../../engine/session/session.js';
@@ -42,6 +43,7 @@ const TAGS = {
   begin: 'A.begin',
   insert: 'A.insert',
   abandon: 'A.abandon',
+  drop: 'V.cleanup',
 } as const;
 
 /** The transaction's start in microseconds: equal only for statements of the same transaction. */
@@ -92,16 +94,24 @@ export const abandoned = defineCheck({
       TAGS.setup,
       `SELECT pg_backend_pid() AS pid, current_schema()::text AS schema; CREATE TABLE ${m.table} (note text)`,
     );
-    const schema = setup.results[0]?.[0]?.schema;
-    const table = typeof schema === 'string' && !setup.error ? qualified(schema, m.table) : null;
-    const b1 = table ? await abandon(scn, a, table, m.tag) : null;
-    // Opened only now: under pgpool-II an idle client would hold one of the two child processes.
-    const v = await scn.open('V');
-    const last = table && b1 ? await verify(scn, v, b1, table) : null;
-    // A verifier the pooler put inside A's open transaction must end it, or the DROP below
-    // would be rolled back with it.
-    if (last?.txStatus === 'T' || last?.txStatus === 'E') await v.run('V.rollback', 'ROLLBACK');
-    await v.run('V.cleanup', cleanupBlock(dropTablesSql(exactPattern(m.table), scn.ctx.bounds.stepMs / 2)));
+    const drop = cleanupBlock(dropTablesSql(exactPattern(m.table), scn.ctx.bounds.stepMs / 2));
+    try {
+      const schema = setup.results[0]?.[0]?.schema;
+      const table = typeof schema === 'string' && !setup.error ? qualified(schema, m.table) : null;
+      const b1 = table ? await abandon(scn, a, table, m.tag) : null;
+      // Opened only now: under pgpool-II an idle client would hold one of the two child processes.
+      const v = await scn.open('V');
+      const last = table && b1 ? await verify(scn, v, b1, table) : null;
+      // A verifier the pooler put inside A's open transaction must end it, or the DROP below
+      // would be rolled back with it.
+      if (last?.txStatus === 'T' || last?.txStatus === 'E') await v.run('V.rollback', 'ROLLBACK');
+      await v.run(TAGS.drop, drop);
+    } finally {
+      // The table outlives every backend: where V's DROP did not happen (a step above threw, or
+      // it went unanswered queued behind other clients), again on new sessions. A CREATE
+      // refused with a SQLSTATE created nothing.
+      if (!setup.error?.code && droppedBy(scn.steps, TAGS.drop) !== true) await dropOwn(scn, 'W', TAGS.drop, drop);
+    }
   },
   judge: judgeAbandoned,
   evidence: (j) => j.reason,

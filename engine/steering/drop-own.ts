@@ -1,0 +1,51 @@
+/**
+ * Dropping what a check created in the catalog (a schema, a regular table of the run). Unlike
+ * session state these outlive every backend, and the per-check tidy-up visits only look at
+ * backends, so the check itself must drop them on every path. Two things made that fail under
+ * load with another pooltest run holding both backends of a pool of 2 (a fresh-clone CI run
+ * found a run's own schema and table at its sweep):
+ *
+ * - the drop was skipped when the scenario ended early (a setup step unanswered within its
+ *   bound, a login that failed and threw), although the CREATE beside it had committed;
+ * - the drop itself, queued behind the other run, went unanswered within its bound once, and
+ *   nobody tried again.
+ *
+ * So: callers run it in a `finally`, and an unanswered or lost attempt (an error without a
+ * SQLSTATE) is tried again on a new session, a few times. An answer from the server (done, or
+ * refused with a SQLSTATE) ends it. Every attempt is a recorded step under `tag`, so the
+ * check's record says whether its objects were dropped; the sweep looks again anyway.
+ */
+import type { Scenario } from './scenario.js';
+import type { StepRecord } from '../types.js';
+
+/** Attempts before the check gives up and leaves the objects to the sweep. */
+const ATTEMPTS = 3;
+
+/** Runs `sql` on a new session `label`, again while it goes unanswered; never throws. */
+export async function dropOwn(scn: Scenario, label: string, tag: string, sql: string): Promise<StepRecord> {
+  let last: StepRecord | null = null;
+  for (let i = 0; i < ATTEMPTS; i++) {
+    const startMs = scn.recorder.now();
+    let step: StepRecord;
+    try {
+      const s = await scn.open(label);
+      try {
+        step = await s.run(tag, sql);
+      } finally {
+        await s.close();
+      }
+    } catch (err) {
+      // The login itself failed (or the run was interrupted): recorded, and tried again.
+      step = scn.note(label, tag, sql, { startMs, error: err instanceof Error ? err.message : String(err) });
+    }
+    last = step;
+    if (!step.error || step.error.code || scn.interrupted) break;
+  }
+  return last!;
+}
+
+/** Whether the last `tag` step of a record dropped what it was for: null when none ran. */
+export function droppedBy(steps: readonly StepRecord[], tag: string): boolean | null {
+  const last = steps.filter((s) => s.tag === tag).at(-1);
+  return last ? last.error === null : null;
+}
