@@ -25,6 +25,17 @@ beforeAll(async () => {
   server = await startPostgres();
   bouncer = await startPgBouncer(server, { poolMode: 'transaction' });
   dir = mkdtempSync(path.join(os.tmpdir(), 'pooltest-watch-sig-'));
+  // The workload's table, made directly (not through the watch): an unqualified name that only
+  // search_path resolves. A catalog such as pg_class would not do, since pg_catalog is searched
+  // first whatever the path says (watch/setting-uses.ts leaves pg_* names out).
+  const c = new pg.Client({ connectionString: server.url(), connectionTimeoutMillis: 10_000 });
+  c.on('error', () => undefined);
+  await c.connect();
+  try {
+    await c.query('CREATE TABLE public.watched_orders (id int)');
+  } finally {
+    await c.end();
+  }
 });
 afterAll(async () => {
   await bouncer?.stop();
@@ -74,7 +85,7 @@ async function searchPathWorkload(port: number): Promise<void> {
   c.on('error', () => undefined);
   await c.connect();
   await c.query('SET search_path = public');
-  await c.query('SELECT count(*) FROM pg_class');
+  await c.query('SELECT count(*) FROM watched_orders');
   await c.end();
 }
 
