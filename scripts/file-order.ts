@@ -5,7 +5,7 @@
  */
 
 /**
- * Seconds per file, the fixture files of half a minute or more: Vitest's figure (its tests, not
+ * Seconds per file, the files of half a minute or more: Vitest's figure (its tests, not
  * its hooks) from one `.ci/run` of a fresh clone on the shared 2-core machine at load 10-14,
  * 2026-12-02 (test/drivers/agents.test.ts from a run of test/drivers). Only the order of these
  * figures matters, and a little drift in them costs seconds, never a result.
@@ -33,6 +33,15 @@ export const MEASURED_S: Record<string, number> = {
   'test/faults/shrinking-pool.test.ts': 31,
   'test/faults/interrupt-discovery-names.test.ts': 31,
   'test/bad-input/rights-and-modes.test.ts': 30,
+  // The timing files of half a minute or more, from a run of the `timing` project two at once
+  // under stress-ng (2026-12-02).
+  'test/catalogue/catalogue.test.ts': 118,
+  'test/faults/stall-every-moment.test.ts': 96,
+  'test/load/honest-under-load.test.ts': 89,
+  'test/catalogue/compatibility.test.ts': 85,
+  'test/wire/cli-faults.test.ts': 76,
+  'test/faults/interrupt-offsets.test.ts': 54,
+  'test/faults/mid-run-faults.test.ts': 34,
 };
 
 /** What the order of one file rests on. */

@@ -11,11 +11,12 @@
  *   once: most of their time is waiting (servers starting, step bounds, injected stalls), which
  *   a second file fills. Their time bounds are hang guards (a run that must end within 20 s or
  *   more), and a fault or a slow step makes a check inconclusive, which they accept.
- * - `timing`: one at a time. The catalogue and load tests (whole catalogue runs whose capacity,
- *   cancel and notify checks need things to happen at once), the files named in
- *   TIMING_DEPENDENT and ALONE, every file that asserts a tight elapsed time (under 15 s, see
- *   TIGHT_BOUND_MS), and any file in a folder this list does not know: a new folder lands here
- *   until someone says otherwise.
+ * - `timing`: two at a time, each beside another of its own group only, after the fixture files.
+ *   The catalogue and load tests (whole catalogue runs whose capacity, cancel and notify checks
+ *   need things to happen at once), the files named in TIMING_DEPENDENT and ALONE, every file
+ *   that asserts a tight elapsed time (under 15 s, see TIGHT_BOUND_MS), and any file in a folder
+ *   this list does not know: a new folder lands here until someone says otherwise. The group
+ *   ran one file at a time until its checks arranged their own overlap (issue 21).
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -45,12 +46,12 @@ const UNIT_FOLDERS = new Set([
 ]);
 
 /**
- * Folders whose files that start servers or processes run alone all the same: the catalogue and
- * load tests run whole catalogues, whose capacity checks judge overlap and latency.
+ * Folders whose files that start servers or processes run in `timing` all the same: the
+ * catalogue and load tests run whole catalogues, whose capacity checks judge overlap and latency.
  */
 const ALONE_FOLDERS = new Set(['catalogue', 'load']);
 
-/** Folders this list knows: a file elsewhere that starts something runs alone. */
+/** Folders this list knows: a file elsewhere that starts something runs in `timing`. */
 const KNOWN_FOLDERS = new Set([...UNIT_FOLDERS, ...ALONE_FOLDERS, 'faults']);
 
 /**
@@ -85,10 +86,12 @@ export const TIMING_DEPENDENT = [
 ] as const;
 
 /**
- * Files that start something and run alone although their folder would put them beside another
- * file, each for a reason seen under load: a step bound of 2 s or less that a run must get
- * through to conclude, or a clock on how soon a run ends. (Measured 2026-12-02 with the fixtures
- * project two at once on the shared machine at load 20-24; the rest of test/faults passed so.)
+ * Files that start something and run in `timing` although their folder would put them among
+ * the fixture files, each for a reason seen under load: a step bound of 2 s or less that a run
+ * must get through to conclude, or a clock on how soon a run ends. (Measured 2026-12-02 with the
+ * fixtures project two at once on the shared machine at load 20-24; the rest of test/faults
+ * passed so. That was when `timing` ran one file at a time; two timing files at once under
+ * stress-ng, all of these passed.)
  */
 const ALONE: Record<string, string> = {
   // Two at once beside stress-ng, its set-leak check came out inconclusive (audit owns the file).
@@ -131,8 +134,8 @@ function startsSomething(file: string, root: string, seen = new Set<string>()): 
 
 /**
  * An elapsed time asserted against a bound of a second or more ("stops within 5 s"). A bound
- * under TIGHT_BOUND_MS is a clock a second file beside it would move: that file runs alone. A
- * longer one guards against a hang (a run that normally ends in seconds must end within 20 s)
+ * under TIGHT_BOUND_MS is a clock a fixture file beside it would move: that file runs in
+ * `timing`. A longer one guards against a hang (a run that normally ends in seconds must end within 20 s)
  * and holds beside another file.
  */
 const TIMES_ITSELF = /toBeLessThan(?:OrEqual)?\(\s*([\d_]{4,})\s*\)/g;

@@ -28,13 +28,14 @@ export async function connectClient(
   timeoutMs: number,
   applicationName: string,
   learned: Map<string, boolean> = new Map(),
+  giveUp?: AbortSignal,
 ): Promise<pg.Client> {
   if (target.sslmode !== 'prefer' && target.sslmode !== 'allow')
-    return connectOnce(target, timeoutMs, applicationName, target.sslmode !== 'disable');
+    return connectOnce(target, timeoutMs, applicationName, target.sslmode !== 'disable', giveUp);
   const key = `${target.host}:${target.port}:${target.sslmode}`;
   const first = learned.get(key) ?? target.sslmode === 'prefer';
   try {
-    const client = await connectOnce(target, timeoutMs, applicationName, first);
+    const client = await connectOnce(target, timeoutMs, applicationName, first, giveUp);
     learned.set(key, first);
     return client;
   } catch (err) {
@@ -44,18 +45,23 @@ export async function connectClient(
       ? /does not support SSL/i.test(String((err as Error).message)) ||
         (err instanceof PooltestError && err.code === 'TLS_FAILED')
       : err instanceof PooltestError && err.code === 'TLS_FAILED';
-    if (!retry) throw err;
-    const client = await connectOnce(target, timeoutMs, applicationName, !first);
+    if (!retry || giveUp?.aborted) throw err;
+    const client = await connectOnce(target, timeoutMs, applicationName, !first, giveUp);
     learned.set(key, !first);
     return client;
   }
 }
 
+/**
+ * `giveUp`: the caller stops waiting before `timeoutMs` (a crowd whose logins stopped coming,
+ * engine/steering/crowd.ts); the attempt fails with the signal's reason, a coded error.
+ */
 async function connectOnce(
   target: Target,
   timeoutMs: number,
   applicationName: string,
   tls: boolean,
+  giveUp?: AbortSignal,
 ): Promise<pg.Client> {
   const client = new pg.Client(pgConfig(target, timeoutMs, applicationName, tls));
   // An error emitted while connecting would otherwise be unhandled.
@@ -63,6 +69,7 @@ async function connectOnce(
   // Every backend byte is validated before pg parses it (see wire/pg-guard.ts).
   guardClient(client);
   let timer: NodeJS.Timeout | undefined;
+  let onGiveUp: (() => void) | undefined;
   try {
     await Promise.race([
       client.connect(),
@@ -70,6 +77,10 @@ async function connectOnce(
         // pg's own connectionTimeoutMillis covers the socket; this covers a TLS or startup
         // exchange that stalls after it.
         timer = setTimeout(() => reject(new Error('timeout expired')), timeoutMs + 50);
+        if (!giveUp) return;
+        onGiveUp = () => reject(giveUp.reason);
+        if (giveUp.aborted) onGiveUp();
+        else giveUp.addEventListener('abort', onGiveUp, { once: true });
       }),
     ]);
     assertGuarded(client);
@@ -80,6 +91,7 @@ async function connectOnce(
     throw classifyConnectError(err, target, timeoutMs, bytesReceived(client));
   } finally {
     clearTimeout(timer);
+    if (onGiveUp) giveUp?.removeEventListener('abort', onGiveUp);
   }
 }
 

@@ -56,6 +56,11 @@ export interface SessionBounds {
    * run's memory (run-state.ts), so its many sessions do not each pay for the failed one.
    */
   tlsFirst?: Map<string, boolean>;
+  /**
+   * Read only while logging in: the caller stops waiting for the login before `connectMs`
+   * (engine/steering/crowd.ts, once a crowd's logins stopped coming). Its reason is thrown.
+   */
+  giveUp?: AbortSignal;
 }
 
 export class Session {
@@ -104,6 +109,7 @@ export class Session {
       bounds.connectMs,
       bounds.applicationName ?? APPLICATION_NAME,
       bounds.tlsFirst,
+      bounds.giveUp,
     );
     if (tracing) traceSpan('login', label, `${target.host}:${target.port}`, tracedFrom);
     if (bounds.signal?.aborted) {
@@ -115,7 +121,8 @@ export class Session {
       );
       throwIfInterrupted(bounds.signal);
     }
-    return new Session(label, client, recorder, bounds);
+    const { giveUp: _loginOnly, ...kept } = bounds;
+    return new Session(label, client, recorder, kept);
   }
 
   /** The session's name in recorded steps (A, O1, ...). */

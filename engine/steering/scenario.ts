@@ -141,7 +141,7 @@ export class Scenario {
   /** Opens a session through the target. Connection failures are thrown (the check becomes inconclusive). */
   async open(
     label: string,
-    opts: { connectMs?: number; to?: 'target' | 'direct'; applicationName?: string } = {},
+    opts: { connectMs?: number; to?: 'target' | 'direct'; applicationName?: string; giveUp?: AbortSignal } = {},
   ): Promise<Session> {
     const target = opts.to === 'direct' ? this.ctx.direct : this.ctx.target;
     if (!target) throw new PooltestError('BAD_ARGUMENTS', 'this step needs --direct');
@@ -154,7 +154,7 @@ export class Scenario {
         ? await this.spares.take(label, connectMs, this.recorder, this.signal)
         : null;
     const early = spare ?? (opts.to === 'direct' ? null : await this.takeAhead(label, name));
-    const session = early ?? (await this.login(label, target, connectMs, name));
+    const session = early ?? (await this.login(label, target, connectMs, name, opts.giveUp));
     this.sessions.push(session);
     return session;
   }
@@ -164,6 +164,7 @@ export class Scenario {
     target: Target,
     connectMs: number,
     applicationName = this.applicationName,
+    giveUp?: AbortSignal,
   ): Promise<Session> {
     const startMs = this.recorder.now();
     return Session.open(label, target, this.recorder, {
@@ -172,6 +173,7 @@ export class Scenario {
       applicationName,
       tlsFirst: this.ctx.state.tlsFirst,
       ...(this.signal ? { signal: this.signal } : {}),
+      ...(giveUp ? { giveUp } : {}),
     }).catch(async (err: unknown) => {
       // A malformed startup answer is evidence about the target: recorded, so judges and the engine see it.
       if (err instanceof PooltestError && err.code === 'PROTOCOL_VIOLATION')
@@ -188,12 +190,13 @@ export class Scenario {
   /**
    * Like {@link open}, but a connection that does not complete within `connectMs` is recorded
    * as a waited step instead of thrown: a pooler with no free slot (pgpool-II's children all
-   * busy) holds new connections in its listen queue.
+   * busy) holds new connections in its listen queue. A login given up on through `giveUp`
+   * (with a STEP_TIMEOUT reason) is recorded the same way.
    */
-  async tryOpen(label: string, tag: string, connectMs: number): Promise<Session | null> {
+  async tryOpen(label: string, tag: string, connectMs: number, giveUp?: AbortSignal): Promise<Session | null> {
     const startMs = this.recorder.now();
     try {
-      return await this.open(label, { connectMs });
+      return await this.open(label, giveUp ? { connectMs, giveUp } : { connectMs });
     } catch (err) {
       if (err instanceof PooltestError && err.code === 'PROTOCOL_VIOLATION') throw err; // open() recorded it
       const timedOut = err instanceof PooltestError && err.code === 'STEP_TIMEOUT';

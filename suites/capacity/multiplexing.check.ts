@@ -63,7 +63,9 @@ export const multiplexing = defineCheck({
       count: CLIENTS,
       prefix: 'C',
       connectTag: TAGS.connect,
-      connectMs: candidateConnectMs(scn),
+      // A login the target holds is a waiting client; a slow one that comes is not (crowd.ts).
+      connectMs: scn.ctx.bounds.connectMs,
+      loginStallMs: candidateConnectMs(scn),
       stayConnected: true,
       work: async (s) => {
         for (let i = 0; i < TRANSACTIONS && s.alive; i++)

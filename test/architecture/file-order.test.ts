@@ -39,8 +39,9 @@ test('projects keep their order: no file leaves its group for a longer time', ()
   expect(orderFiles([timing, slow, unit]).map((f) => f.project)).toEqual(['unit', 'fixtures', 'timing']);
 });
 
-test('every file the table names exists and runs in the fixtures project (the one two workers share)', () => {
-  const fixtures = testGroups(REPO).fixtures;
+test('every file the table names exists and runs in a project two workers share (fixtures, timing)', () => {
+  const groups = testGroups(REPO);
+  const fixtures = [...groups.fixtures, ...groups.timing];
   const onDisk = new Set(
     readdirSync(path.join(REPO, 'test'), { recursive: true, encoding: 'utf8' }).map(
       (f) => `test/${f.split(path.sep).join('/')}`,
