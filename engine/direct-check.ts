@@ -77,11 +77,28 @@ async function refusePooler(client: Client, direct: Target, stepMs: number): Pro
     null,
   );
   if (pid === null || pid === keyPid) return;
-  throw new PooltestError(
-    'BAD_ARGUMENTS',
-    `--direct: ${describeTarget(direct)} is not PostgreSQL itself: its cancel key names process ${keyPid}, ` +
-      `but the session runs on backend ${pid}, as behind a pooler. Give the PostgreSQL server behind the pooler ` +
-      '(its host:port), or leave --direct out',
-    { keyPid, backendPid: pid },
+  throw new PooltestError('BAD_ARGUMENTS', `--direct: ${keyMismatchMessage(describeTarget(direct), keyPid, pid)}`, {
+    keyPid: unsigned32(keyPid),
+    backendPid: pid,
+  });
+}
+
+/**
+ * BackendKeyData's process id is 32 bits the server chooses. PostgreSQL puts the backend's pid
+ * there; a pooler puts a number of its own (PgBouncer: random bits), which `pg` reads as a
+ * signed integer, so half the time it would print as a negative "pid". Printed unsigned, it is
+ * the number that was on the wire.
+ */
+function unsigned32(n: number): number {
+  return n >>> 0;
+}
+
+/** Why a --direct whose cancel key is not its backend's pid is refused, in a user's words. */
+export function keyMismatchMessage(where: string, keyPid: number, backendPid: number): string {
+  return (
+    `${where} is not PostgreSQL itself: its queries run on backend ${backendPid}, but the cancel key it ` +
+    `sent at login names process ${unsigned32(keyPid)}. PostgreSQL's key names the session's own backend; ` +
+    'a pooler answers logins with a key of its own, as this one did. Give the PostgreSQL server behind the ' +
+    'pooler (its host:port), or leave --direct out'
   );
 }

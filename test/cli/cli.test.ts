@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { freePort } from '../../fixtures/free-port.js';
 import { runCli } from '../support/cli.js';
+import { keyMismatchMessage } from '../../engine/direct-check.js';
 
 describe('pooltest CLI', () => {
   let stack: Stack;
@@ -208,6 +209,12 @@ describe('pooltest CLI', () => {
     ]);
     expect(run.code, run.stderr).toBe(2);
     expect(run.stderr).toMatch(/pooltest: BAD_ARGUMENTS: --direct: .* is not PostgreSQL itself/);
+    // The message says the pooler answered with a key of its own, and prints that key's
+    // process id as the unsigned number it is (PgBouncer's random key read signed looked
+    // like a broken pid about half the time).
+    expect(run.stderr).toMatch(
+      /the cancel key it sent at login names process \d+\. .*a pooler answers logins with a key of its own/,
+    );
     expect(run.stdout).not.toContain('Summary');
     const client = new pg.Client({ connectionString: stack.postgres.url() });
     client.on('error', () => undefined);
@@ -218,6 +225,13 @@ describe('pooltest CLI', () => {
     } finally {
       await client.end();
     }
+  });
+
+  test('a pooler cancel key with the top bit set was printed as a negative pid: now unsigned', () => {
+    const message = keyMismatchMessage('127.0.0.1:6432', -123456789, 4242);
+    expect(message).toContain('names process 4171510507.');
+    expect(message).toContain('run on backend 4242');
+    expect(message).not.toMatch(/-\d/);
   });
 
   test('a plain PostgreSQL given as --target is not an error: discovery sees no pooling', async () => {
