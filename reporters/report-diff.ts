@@ -16,7 +16,7 @@ export const DIFF_SCHEMA_VERSION = 1;
  * - `fixed`: OLD's outcome broke applications, NEW's does not;
  * - `same`: the same outcome on both;
  * - `changed`: a different outcome, and neither breaks (e.g. `session` to `tracked`);
- * - `unknown`: a side has no outcome (inconclusive, skipped, not run) or a label the table does not know.
+ * - `unknown`: a side (or both) has no outcome (inconclusive, skipped, not run) or a label the table does not know.
  */
 export type ChangeKind = 'breaks' | 'fixed' | 'same' | 'changed' | 'unknown';
 
@@ -100,6 +100,7 @@ function compareCheck(o: CheckResult | undefined, n: CheckResult | undefined): D
 
 function classify(o: CheckResult | undefined, n: CheckResult | undefined): { change: ChangeKind; why: string } {
   if (!o || !n) return { change: 'unknown', why: `not run in ${o ? 'NEW' : 'OLD'}` };
+  if (o.outcome === null && n.outcome === null) return { change: 'unknown', why: neitherHasOutcome(o, n) };
   if (o.outcome === null || n.outcome === null) {
     const which = o.outcome === null ? o : n;
     return {
@@ -124,6 +125,18 @@ function classify(o: CheckResult | undefined, n: CheckResult | undefined): { cha
   if (oldBreaks === true)
     return { change: 'fixed', why: `${o.outcome} becomes ${n.outcome}, which does not break applications` };
   return { change: 'changed', why: `${o.outcome} becomes ${n.outcome}; neither breaks applications` };
+}
+
+/**
+ * Neither run has an outcome: naming only OLD's would read as if NEW had one. Both skipped (or
+ * both inconclusive) is said once, with the reason once when the two runs give the same one.
+ */
+function neitherHasOutcome(o: CheckResult, n: CheckResult): string {
+  if (o.verdict === n.verdict) {
+    const why = o.reason === n.reason ? o.reason : `OLD: ${o.reason}; NEW: ${n.reason}`;
+    return `${o.verdict} in both runs: ${why}`;
+  }
+  return `no outcome in either run: OLD ${o.verdict} (${o.reason}), NEW ${n.verdict} (${n.reason})`;
 }
 
 function side(r: Report): DiffSide {

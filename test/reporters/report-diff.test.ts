@@ -112,6 +112,23 @@ describe('diffReports', () => {
     expect(entry).toMatchObject({ change: 'unknown', why: 'NEW has no outcome (inconclusive): steering failed' });
   });
 
+  test('a check both runs skipped said "OLD has no outcome", as if NEW had one: now both skipped, and why', () => {
+    const skip = (r: Report, reason: string): Report => {
+      Object.assign(r.checks[0]!, { outcome: null, verdict: 'skipped', reason });
+      return r;
+    };
+    const why = 'the login may not SET ROLE to any role';
+    const same = diffReports(skip(pgbouncerReport(), why), skip(pgbouncerReport(), why)).entries[0]!;
+    expect(same).toMatchObject({ change: 'unknown', why: `skipped in both runs: ${why}` });
+    const apart = diffReports(skip(pgbouncerReport(), why), skip(pgbouncerReport(), 'needs --direct')).entries[0]!;
+    expect(apart.why).toBe(`skipped in both runs: OLD: ${why}; NEW: needs --direct`);
+    const before = pgbouncerReport();
+    Object.assign(before.checks[0]!, { outcome: null, verdict: 'inconclusive', reason: 'steering failed' });
+    expect(diffReports(before, skip(pgbouncerReport(), why)).entries[0]!.why).toBe(
+      `no outcome in either run: OLD inconclusive (steering failed), NEW skipped (${why})`,
+    );
+  });
+
   test('one breaking behaviour replaced by another is still a break', () => {
     const after = pgbouncerReport();
     Object.assign(after.checks[0]!, { outcome: 'lost' });
