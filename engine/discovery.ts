@@ -234,7 +234,7 @@ export async function discover(target: Target, opts: DiscoveryOptions): Promise<
   const violation = probes.unaccounted(d.steps);
   if (violation) throw violationError(violation, 'during discovery, before any check could run');
   if (opts.failOnLargePool !== false && d.sharedAcrossClients && d.poolSize === null) {
-    const fix = 'Point it at a pool of 2 (e.g. default_pool_size = 2), or raise --max-pool.';
+    const fix = poolTooLargeAdvice(opts.poolBound);
     throw new PooltestError(
       'POOL_TOO_LARGE',
       `${describeTarget(target)} shares backends between clients but gave more than ${opts.poolBound} at once: pooltest cannot steer a pool that large. ${fix}`,
@@ -242,6 +242,19 @@ export async function discover(target: Target, opts: DiscoveryOptions): Promise<
     );
   }
   return d;
+}
+
+/**
+ * What to do when the pool is larger than --max-pool. A pool of 2 is what steering needs (one
+ * backend held, one free), and any pool up to the bound is counted; a bound under 2 refuses a
+ * pool of 2 as well, so that advice would not be true there.
+ */
+function poolTooLargeAdvice(bound: number): string {
+  if (bound >= 2) return 'Point it at a pool of 2 (e.g. default_pool_size = 2), or raise --max-pool.';
+  return (
+    `--max-pool ${bound} refuses a pool of 2 as well, and steering needs at least 2 backends: give --max-pool ` +
+    "at least the pool's size (or leave it out for the default), ideally against a pool of 2 (e.g. default_pool_size = 2)."
+  );
 }
 
 async function openFirst(scn: Scenario, target: Target, opts: DiscoveryOptions): Promise<Session> {

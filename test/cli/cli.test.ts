@@ -234,6 +234,17 @@ describe('pooltest CLI', () => {
     expect(message).not.toMatch(/-\d/);
   });
 
+  // The advice was "Point it at a pool of 2", and a pool of 2 is what the fixture has: a bound
+  // of 1 refuses it as well, so the advice has to be about --max-pool itself.
+  test('--max-pool 1 against a pool of 2 advised a pool of 2: now it says to raise --max-pool', async () => {
+    const run = await runCli(['--target', stack.target.url(), '--max-pool', '1', '--only', 'session/set-leak']);
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.stderr).toMatch(/pooltest: POOL_TOO_LARGE: .*more than 1 at once/);
+    expect(run.stderr).not.toContain('Point it at a pool of 2');
+    expect(run.stderr).toContain('--max-pool 1 refuses a pool of 2 as well');
+    expect(run.stderr).toContain("give --max-pool at least the pool's size");
+  });
+
   test('a plain PostgreSQL given as --target is not an error: discovery sees no pooling', async () => {
     const run = await runCli(['--target', stack.postgres.url(), '--only', 'session/set-leak,temp/temp-table'], {
       json: true,
