@@ -69,7 +69,10 @@ Target (psql's options and PG* environment variables, as for psql; the options w
   -U, --user U        user name, also --username (PGUSER; default: the operating-system user)
   -d, --database D    database name, also --dbname (PGDATABASE; default: the user name); a
                       URL or keyword=value string here is the whole connection string
-  --password P        (or PGPASSWORD, or in the URL)
+  --password P        (or PGPASSWORD, or in the URL). On a machine others log in to, set
+                      PGPASSWORD instead: any user can read a password given in --password
+                      or a URL from the process list (ps), while a process's environment is
+                      readable only by its own user and root
   --direct T          the PostgreSQL behind the pooler (baseline and leftover sweep)
   --spawn NAME        EXPERIMENTAL: start NAME in containers and test it (needs Docker and
                       testcontainers; NAME: pgbouncer). What it lacks: only PgBouncer; the

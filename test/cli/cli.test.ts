@@ -2,12 +2,14 @@
  * The CLI as a user meets it: exit codes, the JSON report's shape, bad input with stable codes
  * within the timeout, and no password anywhere in what it prints or writes.
  */
+import { readFileSync } from 'node:fs';
 import net from 'node:net';
+import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { freePort } from '../../fixtures/free-port.js';
-import { runCli } from '../support/cli.js';
+import { REPO, runCli } from '../support/cli.js';
 import { keyMismatchMessage } from '../../engine/direct-check.js';
 
 describe('pooltest CLI', () => {
@@ -42,6 +44,20 @@ describe('pooltest CLI', () => {
     expect(profiles.stdout).toContain('pgbouncer-transaction');
     // References are pinned (issue 10): the feature map at the commit that documented 1.18.
     expect(profiles.stdout).toContain('pgbouncer/pgbouncer.github.io@1ce5540a:features.md');
+  });
+
+  // A password in argv is readable by every user of the machine (ps); the help and the README
+  // said only "(or PGPASSWORD, or in the URL)", as if the three were equal.
+  test('--help and the README recommend PGPASSWORD over a password in argv on a shared machine', async () => {
+    const help = await runCli(['--help']);
+    const flat = (text: string): string => text.replace(/\s+/g, ' ');
+    expect(flat(help.stdout)).toContain('On a machine others log in to, set PGPASSWORD instead');
+    expect(flat(help.stdout)).toContain('from the process list (ps)');
+    const readme = flat(readFileSync(path.join(REPO, 'README.md'), 'utf8'));
+    expect(readme).toContain('give the password in `PGPASSWORD` rather than in `--password` or the URL');
+    // pg finds ~/.pgpass for some connections only (not the admin console's, not the checks'):
+    // the docs must not send users there.
+    expect(readme).toContain('`~/.pgpass` is not supported');
   });
 
   test('the JSON report has the documented shape and never the password', async () => {
