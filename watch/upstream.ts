@@ -6,6 +6,7 @@
 import net from 'node:net';
 import tls from 'node:tls';
 import { PooltestError } from '../engine/errors.js';
+import { classifyConnectError } from '../engine/session/connect.js';
 import { hostPort, type Target } from '../engine/target.js';
 import { tlsOptions } from '../engine/tls-files.js';
 import { SSL_REQUEST } from './message-stream.js';
@@ -55,9 +56,11 @@ function connectTcp(target: Target, timeoutMs: number): Promise<net.Socket> {
     });
     socket.once('error', (error) => {
       clearTimeout(timer);
-      reject(
-        new PooltestError('TARGET_UNREACHABLE', `upstream ${hostPort(target.host, target.port)}: ${error.message}`),
-      );
+      // The same codes as every other command's connection errors: ECONNREFUSED is TARGET_REFUSED.
+      const coded = classifyConnectError(error, target, timeoutMs);
+      const why =
+        coded.code === 'TARGET_REFUSED' ? `connection refused: nothing listens on port ${target.port}` : error.message;
+      reject(new PooltestError(coded.code, `upstream ${hostPort(target.host, target.port)}: ${why}`, coded.detail));
     });
   });
 }

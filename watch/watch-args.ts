@@ -47,9 +47,14 @@ PGPASSWORD (only when the URL has one; never printed) and DATABASE_URL.
 
 Without COMMAND, Ctrl-C (or SIGTERM) ends the watch and writes the report.
 
+The upstream must accept a connection (TCP, and TLS when its URL asks for it) within the
+connect timeout before COMMAND runs; if it does not, the watch stops with its error code
+(TARGET_REFUSED when nothing listens) and exit 2, and COMMAND does not run.
+
 Exit codes: the command's own code when it fails (128 + signal when it was killed); otherwise
-1 when a finding breaks on the pooler given with --report/--target, else 0; 2 when the watch
-could not run.
+1 when a finding breaks on the pooler given with --report/--target; otherwise 2 when some
+connection got no answer from the upstream (the report then covers only the others), else 0;
+2 also when the watch could not run.
 `;
 
 const WATCH_OPTIONS: Readonly<Record<string, OptionSpec>> = {

@@ -4,7 +4,9 @@
  *
  * Exit code precedence: a command that failed passes its own code through (the test suite's
  * failure is the first thing CI must see); otherwise 1 when a finding breaks on the pooler the
- * watch was joined with (--report/--target); otherwise 0. 2 when the watch could not run.
+ * watch was joined with (--report/--target); otherwise 2 when a connection got no answer from
+ * the upstream (what it sent was never seen, so "no finding" would be a verdict on nothing);
+ * otherwise 0. 2 also when the watch could not run (the upstream refused before the command).
  */
 import { writeFile } from 'node:fs/promises';
 import { Chalk } from 'chalk';
@@ -96,7 +98,8 @@ export function watchExitCode(report: WatchReport, exit: ChildExit | null): numb
     const status = exitStatus(exit);
     if (status !== 0) return status;
   }
-  return report.pooler.basis !== 'typical' && report.summary.breaking > 0 ? 1 : 0;
+  if (report.pooler.basis !== 'typical' && report.summary.breaking > 0) return 1;
+  return report.summary.unanswered > 0 ? 2 : 0;
 }
 
 function untilInterrupted(): Promise<void> {

@@ -3,7 +3,7 @@
  * a migration ticket. Deliberately simple and independent of the main HTML report in
  * reporters/. Every text from the traffic is HTML-escaped.
  */
-import { basisText, connectionText, evidenceText } from './watch-render.js';
+import { basisText, connectionText, evidenceText, nothingFoundText, unansweredText } from './watch-render.js';
 import type { WatchReport } from './watch-types.js';
 
 const STYLE = `body{font:14px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:72rem;padding:0 1rem;color:#222}
@@ -31,16 +31,19 @@ export function renderWatchHtml(report: WatchReport): string {
     ['connections', s.connections],
     ['transactions', s.transactions],
     ['statements', s.statements],
+    ['not seen', s.unanswered],
     ['findings', s.findings],
     ['breaking', s.breaking],
   ];
   const names = counts.map(([name]) => `<th>${name}</th>`).join('');
   const values = counts.map(([, n]) => `<td>${n}</td>`).join('');
   parts.push(`<table><tr>${names}</tr><tr>${values}</tr></table>`);
-  if (report.findings.length === 0)
-    parts.push(
-      '<p class="fine">No statement relied on session state left by an earlier transaction of its connection.</p>',
-    );
+  const unseen = unansweredText(s);
+  if (unseen !== null) parts.push(`<p class="breaks">${esc(unseen)}</p>`);
+  if (report.findings.length === 0) {
+    const none = nothingFoundText(s);
+    parts.push(`<p class="${none.clean ? 'fine' : 'unknown'}">${esc(none.text)}</p>`);
+  }
   for (const f of report.findings) {
     const cls = f.breaks === true ? 'breaks' : f.breaks === false ? 'fine' : 'unknown';
     const verdict = f.breaks === true ? 'breaks' : f.breaks === false ? 'fine' : 'unknown';

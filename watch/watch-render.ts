@@ -27,8 +27,12 @@ export function renderWatchTerminal(unsafe: WatchReport, c: ChalkInstance, width
         `command: ${report.command.argv.join(' ')} -> ${report.command.signal ?? `exit ${report.command.exitCode}`}`,
       ),
     );
-  if (report.findings.length === 0)
-    out.push('', c.green('No statement relied on session state left by an earlier transaction of its connection.'));
+  const unseen = unansweredText(s);
+  if (unseen !== null) out.push('', c.red.bold(unseen));
+  if (report.findings.length === 0) {
+    const none = nothingFoundText(s);
+    out.push('', none.clean ? c.green(none.text) : c.yellow(none.text));
+  }
   const sql = Math.max(30, width - 16);
   for (const f of report.findings) {
     out.push('', `${c.bold(f.check)}  ${f.title}`);
@@ -49,7 +53,8 @@ export function renderWatchTerminal(unsafe: WatchReport, c: ChalkInstance, width
   for (const w of report.warnings) out.push(c.yellow(`warning: ${w}`));
   const where = report.pooler.basis === 'typical' ? ' under typical transaction pooling' : ' on this pooler';
   const line = `${s.findings} finding(s), ${s.breaking} break${where}; ${s.parsedTexts} distinct texts parsed; ${s.durationMs} ms`;
-  out.push('', s.breaking > 0 ? c.red(line) : c.green(line));
+  const unanswered = s.unanswered > 0 ? `; ${s.unanswered} connection(s) not seen` : '';
+  out.push('', s.breaking > 0 || s.unanswered > 0 ? c.red(line + unanswered) : c.green(line));
   return `${out.join('\n')}\n`;
 }
 
@@ -66,10 +71,17 @@ export function renderWatchMarkdown(report: WatchReport): string {
       `Command: \`${cell(report.command.argv.join(' '))}\`, ${report.command.signal ?? `exit ${report.command.exitCode}`}.`,
       '',
     );
-  lines.push('| connections | transactions | statements | findings | breaking |', '|---:|---:|---:|---:|---:|');
-  lines.push(`| ${s.connections} | ${s.transactions} | ${s.statements} | ${s.findings} | ${s.breaking} |`, '');
-  if (report.findings.length === 0)
-    lines.push('No statement relied on session state left by an earlier transaction of its connection.');
+  lines.push(
+    '| connections | not seen | transactions | statements | findings | breaking |',
+    '|---:|---:|---:|---:|---:|---:|',
+  );
+  lines.push(
+    `| ${s.connections} | ${s.unanswered} | ${s.transactions} | ${s.statements} | ${s.findings} | ${s.breaking} |`,
+    '',
+  );
+  const unseen = unansweredText(s);
+  if (unseen !== null) lines.push(`**${unseen}**`, '');
+  if (report.findings.length === 0) lines.push(nothingFoundText(s).text);
   for (const f of report.findings) {
     lines.push('', `## \`${f.check}\`: ${cell(f.state)}`, '');
     const seen = `Seen ${f.count} time(s) on ${f.connections} connection(s); first on ${cell(connectionText(f))}.`;
@@ -92,6 +104,33 @@ export function renderWatchMarkdown(report: WatchReport): string {
   }
   if (report.warnings.length > 0) lines.push('', '## Warnings', '', ...report.warnings.map((w) => `- ${cell(w)}`));
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * The warning for connections the upstream never answered (see `summary.unanswered`), or null.
+ * Their statements were never seen: the report must not read as a clean result.
+ */
+export function unansweredText(s: WatchReport['summary']): string | null {
+  if (s.unanswered === 0) return null;
+  return `${s.unanswered} of ${s.connections} connection(s) got no answer from the upstream (it could not be reached, or closed at once): what they would have run was never seen, so this is not a clean result.`;
+}
+
+/** What to say when there is no finding; `clean` only when every connection was seen. */
+export function nothingFoundText(s: WatchReport['summary']): { text: string; clean: boolean } {
+  if (s.connections === 0)
+    return { text: 'No connection came through the proxy: there was nothing to observe.', clean: false };
+  if (s.unanswered === s.connections)
+    return { text: 'Nothing was observed: no connection got an answer from the upstream.', clean: false };
+  const seen = s.connections - s.unanswered;
+  if (s.unanswered > 0)
+    return {
+      text: `No statement relied on session state in the ${seen} connection(s) the upstream answered; the other ${s.unanswered} were not seen.`,
+      clean: false,
+    };
+  return {
+    text: 'No statement relied on session state left by an earlier transaction of its connection.',
+    clean: true,
+  };
 }
 
 /** Where a finding was first seen, as a person looking for it in the app's logs needs it. */

@@ -100,6 +100,12 @@ export interface WatchReport {
     connections: number;
     transactions: number;
     statements: number;
+    /**
+     * Connections (past their StartupMessage) the upstream sent nothing to: it could not be
+     * reached, or it closed at once. Their traffic was never seen, so no finding about them
+     * is possible: more than 0 means the report is not a clean result.
+     */
+    unanswered: number;
     /** Distinct texts handed to the parser. */
     parsedTexts: number;
     findings: number;

@@ -15,6 +15,7 @@ import { ConnectionTracker } from './connection-tracker.js';
 import { FindingsCollector } from './findings-collector.js';
 import { startProxy, type RunningProxy } from './proxy.js';
 import { EffectsCache } from './statement-effects.js';
+import { connectUpstream } from './upstream.js';
 import { WATCH_SCHEMA_VERSION, type WatchReport } from './watch-types.js';
 
 export interface WatchOptions {
@@ -60,13 +61,18 @@ export async function startWatch(options: WatchOptions): Promise<Watching> {
   const upstream = resolveTarget({ target: options.upstream }, options.env ?? process.env);
   // Read the report first: a typo in its path should not cost a whole test run.
   const fromReport = options.report !== undefined ? await behaviourFromReportFile(options.report) : null;
+  // Nor an upstream that cannot be reached: every connection of the command would fail, and a
+  // watch that saw nothing has nothing to report. Only what each connection will do (TCP, then
+  // TLS when the URL asks for it), bounded the same way; no login, the proxy never has one.
+  await checkUpstreamReachable(upstream, options.connectTimeoutMs ?? 10_000);
   // And a pooler that cannot be reached should not cost one either.
   if (options.target !== undefined)
     await checkTargetReachable(options.target, options.connectTimeoutMs ?? 10_000, options.password, options.env);
   await loadParser();
   const cache = new EffectsCache();
   const collector = new FindingsCollector();
-  const trackers = new Set<ConnectionTracker>();
+  // The open connections, each with whether the upstream has sent it a message yet.
+  const trackers = new Map<ConnectionTracker, boolean>();
   const warnings: string[] = [];
   let dropped = 0;
   const warn = (text: string): void => {
@@ -79,6 +85,8 @@ export async function startWatch(options: WatchOptions): Promise<Watching> {
   let connections = 0;
   let transactions = 0;
   let statements = 0;
+  // Connections the upstream never answered (unreachable, or closed without a byte): unseen.
+  let unanswered = 0;
   let proxy: RunningProxy;
   try {
     proxy = await startProxy({
@@ -95,14 +103,19 @@ export async function startWatch(options: WatchOptions): Promise<Watching> {
           (d, c) => collector.add(d, c),
           warn,
         );
-        trackers.add(tracker);
+        trackers.set(tracker, false);
         return {
           frontend: (frame) => tracker.frontend(frame),
-          backend: (frame) => tracker.backend(frame),
+          backend(frame) {
+            // Not after close: bytes still in flight must not bring a closed connection back.
+            if (trackers.has(tracker)) trackers.set(tracker, true);
+            tracker.backend(frame);
+          },
           closed() {
             tracker.close();
             transactions += tracker.transactions;
             statements += tracker.statements;
+            if (trackers.get(tracker) === false) unanswered++;
             if (tracker.state.capped)
               warn(
                 `connection ${tracker.info.id}: more than the per-connection bound of live state items; later ones were not followed`,
@@ -128,10 +141,11 @@ export async function startWatch(options: WatchOptions): Promise<Watching> {
     async stop() {
       await proxy.stop();
       // Connections the proxy could not close in time still report what they saw.
-      for (const tracker of trackers) {
+      for (const [tracker, answered] of trackers) {
         tracker.close();
         transactions += tracker.transactions;
         statements += tracker.statements;
+        if (!answered) unanswered++;
       }
       if (dropped > 0) warnings.push(`... and ${dropped} more warning(s)`);
       const checks = collector.checks();
@@ -154,6 +168,7 @@ export async function startWatch(options: WatchOptions): Promise<Watching> {
           connections,
           transactions,
           statements,
+          unanswered,
           parsedTexts: cache.parsedTexts,
           findings: findings.length,
           breaking: findings.filter((f) => f.breaks === true).length,
@@ -165,4 +180,14 @@ export async function startWatch(options: WatchOptions): Promise<Watching> {
       };
     },
   };
+}
+
+/**
+ * Throws the upstream's coded error (TARGET_REFUSED, TARGET_UNREACHABLE, TLS_FAILED...) when a
+ * connection to it cannot be opened within `timeoutMs` (each of TCP, SSLRequest and handshake).
+ */
+async function checkUpstreamReachable(upstream: Target, timeoutMs: number): Promise<void> {
+  const socket = await connectUpstream(upstream, timeoutMs);
+  socket.on('error', () => undefined);
+  socket.destroy();
 }

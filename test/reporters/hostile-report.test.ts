@@ -149,6 +149,7 @@ function hostileWatch(): WatchReport {
       connections: 1,
       transactions: 2,
       statements: 2,
+      unanswered: 0,
       parsedTexts: 2,
       findings: 1,
       breaking: 1,

@@ -1,8 +1,9 @@
 /**
  * Malformed traffic from either side, and a silent or unreachable peer: each is reported as a
- * warning and the connection is relayed or closed in bounded time, never left hanging. The
- * hostile parts are real sockets: a raw client writing garbage, and a loopback "server" that
- * answers a StartupMessage with bytes that are not a message.
+ * warning and the connection is relayed or closed in bounded time, never left hanging (an
+ * upstream unreachable from the start stops the watch before it starts). The hostile parts are
+ * real sockets: a raw client writing garbage, and a loopback "server" that answers a
+ * StartupMessage with bytes that are not a message.
  */
 import net from 'node:net';
 import pg from 'pg';
@@ -18,6 +19,15 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.stop();
 });
+
+/** A loopback port where nothing listens (taken, then released). */
+async function deadPort(): Promise<number> {
+  const closed = net.createServer();
+  await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+  const port = (closed.address() as net.AddressInfo).port;
+  await new Promise((resolve) => closed.close(resolve));
+  return port;
+}
 
 /** Writes `bytes` on a raw connection to the proxy and resolves with how long until it closed. */
 function rawClient(w: Watching, bytes: Buffer[]): Promise<{ ms: number; received: Buffer }> {
@@ -133,15 +143,23 @@ describe('malformed traffic is reported and never hangs', () => {
     expect(report.warnings.join('\n')).toContain('no StartupMessage within 300 ms');
   });
 
-  test('an unreachable upstream: the client gets an ErrorResponse saying so, not a hang', async () => {
-    const closed = net.createServer();
-    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
-    const port = (closed.address() as net.AddressInfo).port;
-    await new Promise((resolve) => closed.close(resolve));
+  test('an upstream where nothing listens: the watch does not start (TARGET_REFUSED)', async () => {
+    const port = await deadPort();
+    await expect(
+      startWatch({ upstream: `postgres://u@127.0.0.1:${port}/d?sslmode=disable`, connectTimeoutMs: 2_000 }),
+    ).rejects.toMatchObject({ code: 'TARGET_REFUSED', message: expect.stringContaining(`upstream 127.0.0.1:${port}`) });
+  });
+
+  test('an upstream gone after the start: the client gets an ErrorResponse saying so, not a hang', async () => {
+    // Listening while the watch starts (its reachability check), gone when the client comes.
+    const listener = net.createServer((socket) => socket.destroy());
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+    const port = (listener.address() as net.AddressInfo).port;
     const w = await startWatch({
       upstream: `postgres://u@127.0.0.1:${port}/d?sslmode=disable`,
       connectTimeoutMs: 2_000,
     });
+    await new Promise((resolve) => listener.close(resolve));
     const client = new pg.Client({
       host: w.host,
       port: w.port,
@@ -152,6 +170,7 @@ describe('malformed traffic is reported and never hangs', () => {
     client.on('error', () => undefined);
     await expect(client.connect()).rejects.toThrow(/pooltest watch could not reach the upstream/);
     const report = await w.stop();
-    expect(report.warnings.join('\n')).toContain(`upstream 127.0.0.1:${port}`);
+    expect(report.warnings.join('\n')).toContain(`upstream 127.0.0.1:${port}: connection refused`);
+    expect(report.summary).toMatchObject({ connections: 1, unanswered: 1 });
   });
 });

@@ -82,9 +82,13 @@ describe('TLS to the upstream', () => {
     expect(report.findings).toEqual([]);
   });
 
-  test('verify-full trusting only the system roots: refused with TLS_FAILED, reported as a warning', async () => {
-    const { error, report } = await sessionThroughWatch('?sslmode=verify-full&sslrootcert=system', false);
-    expect(error).toMatch(/could not reach the upstream/);
-    expect(report.warnings.join('\n')).toMatch(/self-signed certificate/);
+  test('verify-full trusting only the system roots: TLS_FAILED before the watch starts, no connection could pass', async () => {
+    await expect(
+      startWatch({
+        upstream: url('?sslmode=verify-full&sslrootcert=system'),
+        env: { HOME: home },
+        connectTimeoutMs: 5_000,
+      }),
+    ).rejects.toMatchObject({ code: 'TLS_FAILED', message: expect.stringMatching(/self-signed certificate/) });
   });
 });
