@@ -5,6 +5,7 @@
 import net from 'node:net';
 import pg from 'pg';
 import { PooltestError } from '../errors.js';
+import { onAbort } from '../time.js';
 import { describeTarget, isSocketHost, netAddress, pgConfig, type Target } from '../target.js';
 import { assertGuarded, bytesReceived, guardClient } from '../wire/pg-guard.js';
 import { foreignProtocolError } from '../wire/foreign-protocol.js';
@@ -69,7 +70,7 @@ async function connectOnce(
   // Every backend byte is validated before pg parses it (see wire/pg-guard.ts).
   guardClient(client);
   let timer: NodeJS.Timeout | undefined;
-  let onGiveUp: (() => void) | undefined;
+  const gaveUp = onAbort(giveUp, null);
   try {
     await Promise.race([
       client.connect(),
@@ -77,11 +78,8 @@ async function connectOnce(
         // pg's own connectionTimeoutMillis covers the socket; this covers a TLS or startup
         // exchange that stalls after it.
         timer = setTimeout(() => reject(new Error('timeout expired')), timeoutMs + 50);
-        if (!giveUp) return;
-        onGiveUp = () => reject(giveUp.reason);
-        if (giveUp.aborted) onGiveUp();
-        else giveUp.addEventListener('abort', onGiveUp, { once: true });
       }),
+      gaveUp.promise.then(() => Promise.reject(giveUp!.reason)),
     ]);
     assertGuarded(client);
     return client;
@@ -91,7 +89,7 @@ async function connectOnce(
     throw classifyConnectError(err, target, timeoutMs, bytesReceived(client));
   } finally {
     clearTimeout(timer);
-    if (onGiveUp) giveUp?.removeEventListener('abort', onGiveUp);
+    gaveUp.dispose();
   }
 }
 

@@ -71,31 +71,21 @@ export async function crowd(scn: Scenario, opts: CrowdOptions): Promise<Array<Se
 
 /**
  * Resolves `released` once `count` clients have settled, or once `idleMs` has passed since the
- * latest one settled without another following. The timer is unref'd and cleared on release.
+ * latest one settled without another following.
  */
 function gathering(count: number, idleMs: number): { settled(): void; released: Promise<void> } {
-  let n = 0;
-  let timer: NodeJS.Timeout | undefined;
   let release!: () => void;
-  const released = new Promise<void>((r) => (release = r)).finally(() => clearTimeout(timer));
-  return {
-    released,
-    settled() {
-      clearTimeout(timer);
-      if (++n === count) return release();
-      timer = setTimeout(release, idleMs);
-      timer.unref();
-    },
-  };
+  const released = new Promise<void>((r) => (release = r));
+  const watch = settleWatch(count, idleMs, { fromStart: false, onIdle: release, onAll: release });
+  return { released, settled: watch.settled };
 }
 
 /**
  * Aborts `signal` once `stallMs` has passed without a client settling, counted from now and
- * then from each one that settles; stops watching once all `count` have. The timer is unref'd.
+ * then from each one that settles; stops watching once all `count` have.
  */
 function loginWatch(count: number, stallMs: number): { signal: AbortSignal; settled(): void } {
   const controller = new AbortController();
-  let n = 0;
   const giveUp = (): void =>
     controller.abort(
       new PooltestError(
@@ -103,15 +93,38 @@ function loginWatch(count: number, stallMs: number): { signal: AbortSignal; sett
         `no login of the crowd completed for ${stallMs} ms since the one before (or the start): given up as held by the target`,
       ),
     );
-  let timer = setTimeout(giveUp, stallMs);
-  timer.unref();
+  const watch = settleWatch(count, stallMs, { fromStart: true, onIdle: giveUp, onAll: () => undefined });
+  return { signal: controller.signal, settled: watch.settled };
+}
+
+/**
+ * The timer both share: `onIdle` once `idleMs` passes with no client settling (counted from the
+ * latest one that did, and from now too when `fromStart`), `onAll` once all `count` settled
+ * first. Each fires at most once, and nothing more after either; the timer is unref'd.
+ */
+function settleWatch(
+  count: number,
+  idleMs: number,
+  on: { fromStart: boolean; onIdle(): void; onAll(): void },
+): { settled(): void } {
+  let n = 0;
+  let over = false;
+  let timer: NodeJS.Timeout | undefined;
+  const arm = (): void => {
+    timer = setTimeout(() => {
+      over = true;
+      on.onIdle();
+    }, idleMs);
+    timer.unref();
+  };
+  if (on.fromStart) arm();
   return {
-    signal: controller.signal,
     settled() {
       clearTimeout(timer);
-      if (++n === count || controller.signal.aborted) return;
-      timer = setTimeout(giveUp, stallMs);
-      timer.unref();
+      if (over) return;
+      if (++n < count) return arm();
+      over = true;
+      on.onAll();
     },
   };
 }
