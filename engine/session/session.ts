@@ -341,10 +341,23 @@ function destroySocket(client: pg.Client): void {
   stream?.destroy();
 }
 
-function toErrorRecord(err: Error & { code?: string; severity?: string }): ErrorRecord {
-  const rec: ErrorRecord = { message: err.message };
-  if (err.code) rec.code = err.code;
-  if (err.severity) rec.severity = err.severity;
+/**
+ * A step's error as evidence. `code` is kept only for an error the target sent (pg's
+ * DatabaseError: an ErrorResponse, whose code is its SQLSTATE) and for pooltest's own coded
+ * errors (the wire guard's PROTOCOL_VIOLATION). A socket error's errno (ECONNRESET, EPIPE) is
+ * no answer from the target: recorded with a code, judges read "read ECONNRESET" on BEGIN as
+ * the pooler refusing the transaction, and the outage rule (a link that broke without a word)
+ * never saw it. Its errno goes into the message instead when the message does not say it.
+ */
+function toErrorRecord(err: Error & { code?: unknown }): ErrorRecord {
+  const fromTarget = err instanceof pg.DatabaseError || err instanceof PooltestError;
+  const code = typeof err.code === 'string' && err.code !== '' ? err.code : undefined;
+  const message = String(err.message ?? err);
+  if (!fromTarget) return { message: code && !message.includes(code) ? `${message} (${code})` : message };
+  const rec: ErrorRecord = { message };
+  if (code) rec.code = code;
+  const severity = err instanceof pg.DatabaseError ? err.severity : undefined;
+  if (typeof severity === 'string' && severity !== '') rec.severity = severity;
   return rec;
 }
 

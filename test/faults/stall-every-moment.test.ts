@@ -14,7 +14,8 @@
  * "dropped"), plus three evenly spaced across the check; for
  * session/set-leak, temp/temp-table and session/set-local ("scoped" is an absence here),
  * three evenly spaced. Every other evenly spaced moment drops every connection instead of
- * stalling (a lost connection is an outage, section 5c of INTERPRETING.md).
+ * stalling (a lost connection is an outage, section 5c of INTERPRETING.md); for set-leak and
+ * set-local the drop is a TCP reset, which the client reads as ECONNRESET.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startFaultProxy, type Direction, type FaultProxy } from '../../fixtures/fault-proxy.js';
@@ -45,6 +46,11 @@ interface Case {
    * for notify/listen the NOTIFY on its way in, and its answer on its way back to N.
    */
   keys?: Array<{ name: string; dir: Direction; match: (chunk: Buffer) => boolean; after: number }>;
+  /**
+   * Its drops close the clients' side with a TCP RST (the client reads ECONNRESET), not a FIN:
+   * a pooler restarted under load resets, and a reset SET LOCAL once read as "rejected".
+   */
+  reset?: boolean;
 }
 
 /** A simple-protocol query or a CommandComplete carrying `text` (latin1 is byte for byte). */
@@ -63,13 +69,13 @@ const CASES: Case[] = [
       { name: 'NOTIFY answered', dir: 'toClient', match: carries('NOTIFY\0'), after: 3 },
     ],
   },
-  { id: 'session/set-leak', spread: 3 },
+  { id: 'session/set-leak', spread: 3, reset: true },
   { id: 'temp/temp-table', spread: 3 },
   // "scoped" is an absence on this pooler: nobody saw the value after COMMIT.
-  { id: 'session/set-local', spread: 3 },
+  { id: 'session/set-local', spread: 3, reset: true },
 ];
 
-type Fault = 'stall' | 'drop';
+type Fault = 'stall' | 'drop' | 'reset';
 
 interface Moment {
   /** For the table: `12` (the 12th client chunk of the check) or `NOTIFY+1` (the one after the key). */
@@ -142,7 +148,7 @@ describe('a stall or a drop at sampled moments of a check reads the unfaulted ou
   }
 
   // test.for, not test.each: only test.for hands the case its context (the signal of its time running out).
-  test.for(CASES)('$id', { timeout: 120_000 }, async ({ id, spread, keys }, { signal }) => {
+  test.for(CASES)('$id', { timeout: 120_000 }, async ({ id, spread, keys, reset }, { signal }) => {
     // The unfaulted run with the default step bound: it must conclude, loaded machine or not.
     const base = await once(id, undefined);
     expect(base.check.outcome, base.check.reason).not.toBeNull();
@@ -152,13 +158,14 @@ describe('a stall or a drop at sampled moments of a check reads the unfaulted ou
     );
     // Each moment: where (the k-th client chunk of the check, or the d-th after a key chunk
     // of the same run: the other clients' chunks interleave differently each run) and the
-    // fault, a stall or (every other spread moment) every connection dropped.
+    // fault, a stall or (every other spread moment) every connection dropped (or reset).
     const moments: Moment[] = [];
     for (const key of keys ?? [])
       for (let d = 0; d <= key.after; d++) moments.push({ at: `${key.name}+${d}`, key, k: d, fault: 'stall' });
     const spreadAt = new Set<number>();
     for (let i = 1; i <= spread; i++) spreadAt.add(Math.max(1, Math.round((i * base.chunks) / (spread + 1))));
-    [...spreadAt].forEach((k, i) => moments.push({ at: String(k), k, fault: i % 2 === 1 ? 'drop' : 'stall' }));
+    const drop: Fault = reset === true ? 'reset' : 'drop';
+    [...spreadAt].forEach((k, i) => moments.push({ at: String(k), k, fault: i % 2 === 1 ? drop : 'stall' }));
     const runs: Faulted[] = [];
     for (const m of moments) {
       // A case that ran out of time stops here: runs it went on starting would be another
@@ -168,7 +175,7 @@ describe('a stall or a drop at sampled moments of a check reads the unfaulted ou
       const inject = (): void => {
         fired = true;
         if (m.fault === 'stall') proxy.stall(timeoutMs + STALL_BEYOND_MS);
-        else proxy.drop('all');
+        else proxy.drop('all', { reset: m.fault === 'reset' });
       };
       const r = await once(id, timeoutMs, () => {
         if (!m.key) return proxy.afterChunk('toServer', m.k, inject);
