@@ -99,7 +99,10 @@ export function judgeSetLocal(steps: readonly StepRecord[]): Judgement<Label> {
       };
     }
   }
-  if (!set || set.pid === null) return { outcome: null, facts: {}, reason: 'A never ran SET LOCAL' };
+  if (!set) return { outcome: null, facts: {}, reason: 'A never ran SET LOCAL' };
+  // Sent but unanswered (a reset or closed connection, a stall): no reading either way.
+  if (set.pid === null)
+    return { outcome: null, facts: {}, reason: `A's SET LOCAL got no answer: ${errorText(set) ?? 'no backend pid'}` };
   const marker = markerOf(steps, 'statement_timeout');
   const inside = valueOf(stepOf(steps, TAGS.inside), 'inside');
   const readback = stepOf(steps, LANDING_TAGS.readback);
