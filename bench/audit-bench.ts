@@ -4,8 +4,9 @@
  * many times, ORM-style queries with inlined literals that never repeat, multi-line statements,
  * DETAIL and connection lines, and some statements that rely on session state), then audits
  * each in a fresh child process and prints statements per second (by the clock for the audit
- * call and for the whole process, which is what a user waits for and what the target is judged
- * on; and per CPU second: on a shared machine the clock says more about the neighbours), and
+ * call and for the whole process, which is what a user waits for and what the target of
+ * 1,000,000 statements/s is judged on, for logs of a million statements or more; and per CPU
+ * second: on a shared machine the clock says more about the neighbours), and
  * peak RSS. `--sizes 1000000,2000000` shows memory staying flat past the default sizes. Equal
  * peaks for both sizes show memory does not grow with the log. When pgBadger is installed
  * (Debian `pgbadger`), it analyses the largest log too (`-j 1`, output to a temporary folder,
@@ -31,6 +32,9 @@ import { fileURLToPath } from 'node:url';
 import { audit } from '../audit/audit.js';
 import { workersFor } from '../audit/log-parallel.js';
 import { generateLog } from './audit-log-mix.js';
+
+/** The statements/s target applies to logs of this many statements and more (see main). */
+const JUDGED_FROM = 1_000_000;
 
 interface ChildResult {
   /** Threads that read the log (the audit's default unless --jobs is given). */
@@ -203,11 +207,20 @@ async function main(argv: string[]): Promise<number> {
     out(
       `load average during the runs: ${one!.toFixed(2)} (1 min), ${five!.toFixed(2)} (5 min) on ${availableParallelism()} cores`,
     );
-    // Judged on the whole process, which is what a user waits for.
-    const slowest = Math.min(...rows.map((r) => Math.round(r.statements / r.processSeconds)));
+    // Judged on the whole process, which is what a user waits for, for the logs the target is
+    // about (issue 23: the 1M-statement log, and larger): on a smaller log Node's start and the
+    // imports (about 0.15 s) are a large part of the whole, which says nothing about the audit's speed.
     const target = 1_000_000;
+    const judged = rows.filter((r) => r.statements >= JUDGED_FROM);
+    const slowest = judged.length > 0 ? Math.min(...judged.map((r) => Math.round(r.statements / r.processSeconds))) : 0;
+    const busy =
+      one! > availableParallelism()
+        ? `; the load exceeds the ${availableParallelism()} cores, so the clock figures are the neighbours' as much as the audit's: CPU s is the steadier figure`
+        : '';
     out(
-      `target >= ${target} statements/s (whole process): ${slowest >= target ? 'met' : 'NOT met'} (slowest ${slowest}/s)${one! > availableParallelism() ? `; the load exceeds the ${availableParallelism()} cores, so the clock figures are the neighbours' as much as the audit's: CPU s is the steadier figure` : ''}`,
+      judged.length === 0
+        ? `target >= ${target} statements/s (whole process): not judged, no log of ${JUDGED_FROM} statements or more (--sizes)`
+        : `target >= ${target} statements/s (whole process, logs of ${JUDGED_FROM} statements or more): ${slowest >= target ? 'met' : 'NOT met'} (slowest ${slowest}/s)${busy}`,
     );
     if (rows.length >= 2) {
       const first = rows[0]!;
@@ -226,7 +239,7 @@ async function main(argv: string[]): Promise<number> {
         );
     }
     if (keep) out(`logs kept in ${dir}`);
-    return slowest >= target && !mismatch ? 0 : 1;
+    return judged.length > 0 && slowest >= target && !mismatch ? 0 : 1;
   } finally {
     if (!keep) await rm(dir, { recursive: true, force: true });
   }
