@@ -17,7 +17,9 @@
  *
  * Flags: --runs N (default 5, or BENCH_RUNS), --delay MS[,MS...] (each way, one condition per
  * value; 0 skips the latency condition), --json FILE (default
- * .pooltest/bench/catalogue-<time>.json), --no-start (skip 1).
+ * .pooltest/bench/catalogue-<time>.json), --no-start (skip 1), --handshake (the proxies delay each
+ * new connection's TCP handshake by a round trip as well, as a real path does; without it they
+ * accept on loopback, so every login costs a round trip less than at that distance).
  * Targets: catalogue within 3x the floor on loopback (issue 13); at most 8 s at 20 ms round
  * trip with every check as conclusive as on loopback (issue 23).
  */
@@ -36,17 +38,20 @@ const { values: flags } = parseArgs({
     delay: { type: 'string' },
     json: { type: 'string' },
     'no-start': { type: 'boolean' },
+    handshake: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   },
 });
 if (flags.help) {
   process.stdout.write(
-    'Usage: node dist/bench/catalogue-bench.js [--runs N] [--delay MS] [--json FILE] [--no-start]\n' +
+    'Usage: node dist/bench/catalogue-bench.js [--runs N] [--delay MS] [--json FILE] [--no-start] [--handshake]\n' +
       '  --runs N     rounds per network condition (default 5, or BENCH_RUNS)\n' +
       '  --delay MS   added each way behind the delaying proxies (default 10; a list such as 10,40\n' +
       '               measures each; 0 skips the latency condition)\n' +
       '  --json FILE  every sample (default .pooltest/bench/catalogue-<time>.json)\n' +
-      '  --no-start   skip timing the fixture start\n',
+      '  --no-start   skip timing the fixture start\n' +
+      "  --handshake  each new connection's TCP handshake takes a round trip too, as on a real path\n" +
+      '               (without it the proxies accept on loopback: every login a round trip cheaper)\n',
   );
   process.exit(0);
 }
@@ -87,7 +92,7 @@ async function fixtureStart(): Promise<{ coldMs: number; warmMs: number[] }> {
 }
 
 async function measure(delayMs: number, stack: Awaited<ReturnType<typeof startStack>>): Promise<ConditionSamples> {
-  const c = await condition(stack, delayMs);
+  const c = await condition(stack, delayMs, undefined, flags.handshake === true);
   const samples: ConditionSamples = {
     name: c.name,
     delayMs,

@@ -26,11 +26,15 @@ function viaPort(url: string, port: number): string {
   return u.toString();
 }
 
-/** `onWire`: also told of every chunk in flight (bench/speed/trace-main.ts writes them into its trace). */
+/**
+ * `onWire`: also told of every chunk in flight (bench/speed/trace-main.ts writes them into its
+ * trace). `handshake`: each new connection's TCP handshake takes a round trip too (fault-proxy.ts).
+ */
 export async function condition(
   stack: Stack,
   delayMs: number,
   onWire?: (fromMs: number, toMs: number) => void,
+  handshake = false,
 ): Promise<Condition> {
   const wire = new SequentialWire();
   if (delayMs === 0) {
@@ -50,14 +54,14 @@ export async function condition(
       wire.add(from, to);
       onWire?.(from, to);
     };
-    proxies.push(await startFaultProxy({ upstreamPort: stack.target.port, delayMs, onInFlight }));
-    proxies.push(await startFaultProxy({ upstreamPort: stack.postgres.port, delayMs, onInFlight }));
+    proxies.push(await startFaultProxy({ upstreamPort: stack.target.port, delayMs, handshake, onInFlight }));
+    proxies.push(await startFaultProxy({ upstreamPort: stack.postgres.port, delayMs, handshake, onInFlight }));
   } catch (err) {
     await Promise.all(proxies.map((p) => p.close()));
     throw err;
   }
   return {
-    name: `${delayMs} ms each way`,
+    name: handshake ? `${delayMs} ms/way+handshake` : `${delayMs} ms each way`,
     delayMs,
     target: viaPort(stack.target.url(), proxies[0]!.port),
     direct: viaPort(stack.postgres.url(), proxies[1]!.port),

@@ -5,7 +5,7 @@
  * count beside the trace's breakdown (trace-report.ts).
  *
  *   node dist/bench/speed/trace-main.js [--delay MS (default 40)] [--trace FILE (default
- *     .pooltest/bench/trace-MS.jsonl)] [--timeline]
+ *     .pooltest/bench/trace-MS.jsonl)] [--timeline] [--handshake (TCP handshakes take a round trip too)]
  */
 import { spawnSync } from 'node:child_process';
 import { appendFileSync, mkdirSync, rmSync } from 'node:fs';
@@ -17,7 +17,12 @@ import { condition } from './conditions.js';
 import { cliRun } from './measure.js';
 
 const { values } = parseArgs({
-  options: { delay: { type: 'string' }, trace: { type: 'string' }, timeline: { type: 'boolean' } },
+  options: {
+    delay: { type: 'string' },
+    trace: { type: 'string' },
+    timeline: { type: 'boolean' },
+    handshake: { type: 'boolean' },
+  },
 });
 const delayMs = Number(values.delay ?? 40);
 const file = path.resolve(values.trace ?? path.join('.pooltest', 'bench', `trace-${delayMs}.jsonl`));
@@ -33,6 +38,7 @@ try {
     stack,
     delayMs,
     (from, to) => void wire.push({ kind: 'wire', label: 'proxy', what: '', from, to }),
+    values.handshake === true,
   );
   try {
     // The spawned pooltest (and its Vitest workers) inherit the variable.

@@ -7,31 +7,21 @@
  * read their late starts as waits.
  */
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { discover } from '../../engine/discovery.js';
-import { runContext } from '../../engine/run-state.js';
 import { Scenario, type RunContext } from '../../engine/steering/scenario.js';
 import { crowd } from '../../engine/steering/crowd.js';
-import { resolveTarget } from '../../engine/target.js';
-import { startFaultProxy, type FaultProxy } from '../../fixtures/fault-proxy.js';
-import { loginUrl } from '../../fixtures/login.js';
-import { startPostgres, type PostgresFixture } from '../../fixtures/postgres-fixture.js';
+import type { FaultProxy } from '../../fixtures/fault-proxy.js';
+import { startProxiedPostgres, type ProxiedPostgres } from '../support/proxied-postgres.js';
 
-const bounds = { connectMs: 5_000, stepMs: 5_000 };
-let pg: PostgresFixture;
+let stack: ProxiedPostgres | undefined;
 let proxy: FaultProxy;
 let ctx: RunContext;
 
 beforeAll(async () => {
-  pg = await startPostgres();
-  proxy = await startFaultProxy({ upstreamPort: pg.port });
-  const direct = resolveTarget({ target: pg.url() }, {});
-  const discovery = await discover(direct, { bounds, poolBound: 8, runId: 'c0ffee21' });
-  const target = resolveTarget({ target: loginUrl({ ...pg, port: proxy.port, caFile: null }) }, {});
-  ctx = runContext({ target, direct: null, discovery, runId: 'c0ffee21', bounds });
+  stack = await startProxiedPostgres('c0ffee21');
+  ({ proxy, ctx } = stack);
 });
 afterAll(async () => {
-  await proxy?.close();
-  await pg?.stop();
+  await stack?.stop();
 });
 
 test('logins one every 250 ms, bound 1 s: every client starts its work once all six are connected', async () => {
@@ -44,7 +34,7 @@ test('logins one every 250 ms, bound 1 s: every client starts its work once all 
       count: 6,
       prefix: 'T',
       connectTag: 'gather.connect',
-      connectMs: bounds.connectMs,
+      connectMs: ctx.bounds.connectMs,
       startTogetherMs: 1_000,
       work: async (s) => {
         began.push(performance.now() - t0);
@@ -96,7 +86,7 @@ async function paced(
 }
 
 test('logins one every 250 ms, stall bound 600 ms: all six connect, each waited for from the one before', async () => {
-  const r = await paced(250, { connectMs: bounds.connectMs, loginStallMs: 600 });
+  const r = await paced(250, { connectMs: ctx.bounds.connectMs, loginStallMs: 600 });
   try {
     expect(r.waited).toEqual([]);
     expect(r.connected).toBe(6);
@@ -117,7 +107,7 @@ test('control: the same logins with a 600 ms bound counted from the start leave 
 
 test('a target that admits two logins and holds the rest: given up 600 ms after the last, sockets closed', async () => {
   // Two connections go through at once; the next would move only 4 s from now: past the stall bound.
-  const r = await paced(4_000, { connectMs: bounds.connectMs, loginStallMs: 600 }, 2);
+  const r = await paced(4_000, { connectMs: ctx.bounds.connectMs, loginStallMs: 600 }, 2);
   try {
     expect(r.connected).toBe(2);
     expect(r.waited).toHaveLength(4);
@@ -132,7 +122,7 @@ test('a target that admits two logins and holds the rest: given up 600 ms after 
 });
 
 test('a target that admits no login: all given up 600 ms after the start, not at the 5 s bound', async () => {
-  const r = await paced(4_000, { connectMs: bounds.connectMs, loginStallMs: 600 });
+  const r = await paced(4_000, { connectMs: ctx.bounds.connectMs, loginStallMs: 600 });
   try {
     expect(r.connected).toBe(0);
     expect(r.waited).toHaveLength(6);

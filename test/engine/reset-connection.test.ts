@@ -12,35 +12,25 @@
  * SQLSTATE, and set-local without the fault is `scoped`.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { discover } from '../../engine/discovery.js';
 import { executeCheck } from '../../engine/execute.js';
 import { outageIn } from '../../engine/judging/outage.js';
 import { answered, refused, sqlError } from '../../engine/judging/record.js';
-import { runContext } from '../../engine/run-state.js';
 import { Scenario, type RunContext } from '../../engine/steering/scenario.js';
-import { resolveTarget } from '../../engine/target.js';
-import { startFaultProxy, type FaultProxy } from '../../fixtures/fault-proxy.js';
-import { loginUrl } from '../../fixtures/login.js';
-import { startPostgres, type PostgresFixture } from '../../fixtures/postgres-fixture.js';
+import type { FaultProxy } from '../../fixtures/fault-proxy.js';
+import { startProxiedPostgres, type ProxiedPostgres } from '../support/proxied-postgres.js';
 import { setLocal } from '../../suites/session/set-local.check.js';
 import type { StepRecord } from '../../engine/types.js';
 
-const bounds = { connectMs: 5_000, stepMs: 5_000 };
-let pg: PostgresFixture;
+let stack: ProxiedPostgres | undefined;
 let proxy: FaultProxy;
 let ctx: RunContext;
 
 beforeAll(async () => {
-  pg = await startPostgres();
-  proxy = await startFaultProxy({ upstreamPort: pg.port });
-  const direct = resolveTarget({ target: pg.url() }, {});
-  const discovery = await discover(direct, { bounds, poolBound: 8, runId: 'c0ffee29' });
-  const target = resolveTarget({ target: loginUrl({ ...pg, port: proxy.port, caFile: null }) }, {});
-  ctx = runContext({ target, direct: null, discovery, runId: 'c0ffee29', bounds });
+  stack = await startProxiedPostgres('c0ffee29');
+  ({ proxy, ctx } = stack);
 });
 afterAll(async () => {
-  await proxy?.close();
-  await pg?.stop();
+  await stack?.stop();
 });
 
 /** Runs `sql` on a fresh session whose connection the proxy cuts right after passing it on. */

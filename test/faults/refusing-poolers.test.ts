@@ -43,23 +43,31 @@ describe('poolers that refuse at capacity', () => {
     return r;
   }
 
-  test('pgpool-II, reserved_connections = 1, 3 children (admits 2): pool of 2 counted, queueing rejected verbatim, the rest steered', async () => {
-    const r = await runAgainst(await startPgpool(pgFixture, { children: 3, reservedConnections: 1 }));
-    expect(r.discovery.poolSize).toBe(2);
-    expect(r.discovery.clientLimit).toMatchObject({
-      clients: 2,
-      refusal: expect.stringMatching(/^53300 .*Sorry, too many clients already/),
-    });
-    const queueing = r.checks.find((c) => c.id === 'capacity/queueing')!;
-    expect(queueing.outcome, queueing.reason).toBe('rejected');
-    expect(String(queueing.facts.rejectedWith)).toMatch(/53300 .*Sorry, too many clients already/);
-    // Two clients are enough to steer a state check: within the limit, the checks conclude.
-    const setLeak = r.checks.find((c) => c.id === 'session/set-leak')!;
-    expect(setLeak.outcome, setLeak.reason).not.toBeNull();
-    // The sweep, too, holds no more clients at once than the pooler admits (red before: DIRTY,
-    // "the sweep could not finish: ... Sorry, too many clients already").
-    expect(r.sweep?.clean, r.sweep?.leftovers.join('; ')).toBe(true);
-  });
+  // pgpool-II frees a child only once it has reset the backend of the client that left: the
+  // previous check's last clients (the tidy-up's two visitors) may still hold both slots when
+  // capacity/queueing's first client logs in, which is then refused and the check rightly
+  // inconclusive (seen once on a quiet machine, in a full run). One more run.
+  test(
+    'pgpool-II, reserved_connections = 1, 3 children (admits 2): pool of 2 counted, queueing rejected verbatim, the rest steered',
+    { retry: 1 },
+    async () => {
+      const r = await runAgainst(await startPgpool(pgFixture, { children: 3, reservedConnections: 1 }));
+      expect(r.discovery.poolSize).toBe(2);
+      expect(r.discovery.clientLimit).toMatchObject({
+        clients: 2,
+        refusal: expect.stringMatching(/^53300 .*Sorry, too many clients already/),
+      });
+      const queueing = r.checks.find((c) => c.id === 'capacity/queueing')!;
+      expect(queueing.outcome, queueing.reason).toBe('rejected');
+      expect(String(queueing.facts.rejectedWith)).toMatch(/53300 .*Sorry, too many clients already/);
+      // Two clients are enough to steer a state check: within the limit, the checks conclude.
+      const setLeak = r.checks.find((c) => c.id === 'session/set-leak')!;
+      expect(setLeak.outcome, setLeak.reason).not.toBeNull();
+      // The sweep, too, holds no more clients at once than the pooler admits (red before: DIRTY,
+      // "the sweep could not finish: ... Sorry, too many clients already").
+      expect(r.sweep?.clean, r.sweep?.leftovers.join('; ')).toBe(true);
+    },
+  );
 
   test('pgpool-II, reserved_connections = 1, 2 children (admits 1): checks needing a second client say so, with the limit', async () => {
     const r = await runAgainst(await startPgpool(pgFixture, { children: 2, reservedConnections: 1 }));
