@@ -10,7 +10,8 @@
  */
 import { PooltestError } from '../errors.js';
 import type { Session } from '../session/session.js';
-import type { Scenario } from './scenario.js';
+import { openWhenAdmitted } from './admitted.js';
+import { connectError, type Scenario } from './scenario.js';
 
 export interface CrowdOptions {
   /** How many clients. */
@@ -46,6 +47,17 @@ export interface CrowdOptions {
    * end the wait.
    */
   startTogetherMs?: number;
+  /**
+   * Clients 1 to `admitFirst` keep logging in while the target refuses them at capacity (bounded
+   * by `connectMs`; steering/admitted.ts) before the others start. For a pooler that refuses
+   * rather than queues (discovery's clientLimit), with this many set to its limit: the slots the
+   * run's previous clients had may not be free yet when the crowd begins (pgpool-II frees a
+   * child only once it has reset the backend of the client that left), and a crowd refused
+   * whole because of them says nothing about the pooler. What the crowd asks, what becomes of
+   * the clients beyond the limit, is unchanged; a client still refused at the bound is recorded
+   * as any other.
+   */
+  admitFirst?: number;
 }
 
 /** Runs the crowd; resolves with the clients that connected (in index order, null for the others). */
@@ -54,10 +66,19 @@ export async function crowd(scn: Scenario, opts: CrowdOptions): Promise<Array<Se
   // need would count against its client limit (max_client_conn) and turn waits into refusals.
   await scn.ownClientsOnly();
   const start = opts.startTogetherMs === undefined ? null : gathering(opts.count, opts.startTogetherMs);
+  const first = Math.min(opts.admitFirst ?? 0, opts.count);
+  const admitted = await Promise.all(
+    Array.from({ length: first }, (_, i) => admit(scn, `${opts.prefix}${i + 1}`, opts.connectTag, opts.connectMs)),
+  );
   const stall = opts.loginStallMs === undefined ? null : loginWatch(opts.count, opts.loginStallMs);
   const clients = Array.from({ length: opts.count }, async (_, i) => {
     const label = `${opts.prefix}${i + 1}`;
-    const session = await openOrRecord(scn, label, opts.connectTag, opts.connectMs, stall?.signal);
+    // One still refused at the bound logs in once more as the rest do, and that refusal is recorded.
+    const early = admitted[i];
+    const session =
+      early === undefined || early === 'refused'
+        ? await openOrRecord(scn, label, opts.connectTag, opts.connectMs, stall?.signal)
+        : early;
     stall?.settled();
     start?.settled();
     if (!session) return null;
@@ -127,6 +148,32 @@ function settleWatch(
       on.onAll();
     },
   };
+}
+
+/**
+ * A login retried while the target refuses it at capacity (steering/admitted.ts): the session,
+ * `'refused'` when it was refused until `connectMs` passed, or null for any other failure,
+ * recorded under `tag` as `tryOpen` records one (a malformed answer open() recorded itself).
+ */
+async function admit(
+  scn: Scenario,
+  label: string,
+  tag: string,
+  connectMs: number,
+): Promise<Session | null | 'refused'> {
+  const startMs = scn.recorder.now();
+  try {
+    return await openWhenAdmitted(scn, label, connectMs);
+  } catch (err) {
+    if (err instanceof PooltestError && err.code === 'TARGET_FULL') return 'refused';
+    if (!(err instanceof PooltestError && err.code === 'PROTOCOL_VIOLATION'))
+      scn.note(label, tag, '(connect)', {
+        startMs,
+        error: connectError(err),
+        timedOut: err instanceof PooltestError && err.code === 'STEP_TIMEOUT',
+      });
+    return null;
+  }
 }
 
 /** `tryOpen`, except that a refused connection is also only recorded, never thrown. */

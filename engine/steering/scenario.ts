@@ -258,7 +258,7 @@ export class Scenario {
 }
 
 /** A failed connection as evidence: the coded message, and the server's SQLSTATE when it sent one (53300). */
-function connectError(err: unknown): ErrorRecord {
+export function connectError(err: unknown): ErrorRecord {
   if (!(err instanceof PooltestError)) return { message: String(err) };
   const sqlstate = err.detail.sqlstate;
   const isSqlstate = typeof sqlstate === 'string' && /^[0-9A-Z]{5}$/.test(sqlstate);

@@ -13,6 +13,10 @@
  * start offset from the first one is its wait for a backend wherever the pooler made it wait:
  * before its first row (PgBouncer) or in the listen queue before the login (pgpool-II). With
  * a pool of 2 the six run in three rounds: offsets of about 0, 0, 200, 200, 400, 400 ms.
+ *
+ * A pooler that refuses at capacity instead of queueing (discovery's clientLimit, k clients):
+ * T1..Tk first keep logging in until it admits them (the run's previous clients may still hold
+ * its slots for a moment), then the rest connect; what matters is what becomes of those.
  */
 import { defineCheck, type OutcomeInfo } from '../../engine/check.js';
 import { failedStep } from '../../engine/judging/absence.js';
@@ -75,6 +79,8 @@ export const queueing = defineCheck({
       connectTag: TAGS.connect,
       connectMs: scn.ctx.bounds.connectMs,
       startTogetherMs: scn.waitMs + 3 * scn.discovery.connectLatencyMs,
+      // A pooler that refuses at capacity: its limit's worth of clients first (see crowd.ts).
+      ...(scn.discovery.clientLimit ? { admitFirst: scn.discovery.clientLimit.clients } : {}),
       work: async (s) => void (await s.run(TAGS.tx, sql)),
     });
   },
