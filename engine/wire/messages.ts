@@ -66,6 +66,33 @@ function fields(buf: Buffer, start: number, end: number): Problem | null {
   }
 }
 
+/** The fields of an ErrorResponse the protocol says are always present, as type bytes. */
+const ALWAYS_IN_ERRORS: ReadonlyArray<[number, string]> = [
+  [0x53, 'S (severity)'],
+  [0x43, 'C (the SQLSTATE)'],
+  [0x4d, 'M (the message)'],
+];
+
+/**
+ * ErrorResponse: framed as {@link fields}, and holding severity, SQLSTATE and message, which
+ * the protocol says are always present. Without its SQLSTATE an error cannot be told from a
+ * connection that broke (a record's error code is the server's SQLSTATE): a finding about the
+ * server, not something to guess past. NoticeResponse is held only to its framing.
+ */
+function errorFields(buf: Buffer, start: number, end: number): Problem | null {
+  const framing = fields(buf, start, end);
+  if (framing) return framing;
+  const missing = ALWAYS_IN_ERRORS.filter(([type]) => {
+    // Framing is sound here: every field ends inside the body and the list ends with a 0 byte.
+    for (let p = start; buf[p] !== 0; p = cstringEnd(buf, p + 1, end)) if (buf[p] === type) return false;
+    return true;
+  });
+  if (missing.length === 0) return null;
+  return {
+    reason: `no field ${missing.map(([, name]) => name).join(', ')}: the protocol says an ErrorResponse always has its severity, SQLSTATE and message`,
+  };
+}
+
 /** Strings that must fill the body exactly (`count` of them). */
 function strings(count: number): (buf: Buffer, start: number, end: number) => Problem | null {
   return (buf, start, end) => {
@@ -227,7 +254,7 @@ const BACKEND: Record<string, MessageSpec> = {
   W: { name: 'CopyBothResponse', min: 7, max: 7 + 2 * 0x7fff, check: counted(1, 2) },
   D: { name: 'DataRow', min: 6, max: null, check: dataRow },
   I: fixed('EmptyQueryResponse', 4),
-  E: { name: 'ErrorResponse', min: 5, max: MIB, check: fields },
+  E: { name: 'ErrorResponse', min: 5, max: MIB, check: errorFields },
   V: { name: 'FunctionCallResponse', min: 8, max: null, check: functionResult },
   v: { name: 'NegotiateProtocolVersion', min: 12, max: 64 * KIB, check: negotiateVersion },
   n: fixed('NoData', 4),

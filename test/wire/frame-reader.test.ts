@@ -273,6 +273,16 @@ describe('violations', () => {
       msg('E', cstr('SERROR'), Buffer.from([0, 0x41])),
       /1 byte\(s\) follow the field list's terminator/,
     ],
+    [
+      'ErrorResponse without its SQLSTATE',
+      msg('E', cstr('SERROR'), cstr('VERROR'), cstr('Mtoo many connections'), Buffer.from([0])),
+      /no field C \(the SQLSTATE\): the protocol says an ErrorResponse always has its severity, SQLSTATE and message/,
+    ],
+    [
+      'ErrorResponse with nothing but a detail',
+      msg('E', cstr('Dsome detail'), Buffer.from([0])),
+      /no field S \(severity\), C \(the SQLSTATE\), M \(the message\)/,
+    ],
     ['ParameterStatus with one string', msg('S', cstr('only')), /string 2 of 2 is not NUL-terminated/],
     [
       'CommandComplete longer than its text',
@@ -303,6 +313,12 @@ describe('violations', () => {
     const { hex, ...rest } = violation('backend', bytewise(bytes)).violation;
     expect({ ...v.violation, hex }).toEqual({ ...rest, hex });
     expect(v.violation.hex.startsWith(hex)).toBe(true);
+  });
+
+  test('control: a NoticeResponse is held to its framing only (no SQLSTATE needed), an ErrorResponse with S, C and M in any order passes', () => {
+    const notice = msg('N', cstr('SNOTICE'), cstr('Mhello'), Buffer.from([0]));
+    const error = msg('E', cstr('Mboom'), cstr('C22012'), cstr('SERROR'), Buffer.from([0]));
+    expect(read('backend', [notice, error]).map((f) => f.type)).toEqual(['N', 'E']);
   });
 
   test('an unknown type byte is refused the moment it arrives, before its length', () => {
