@@ -72,7 +72,8 @@ Target (psql's options and PG* environment variables, as for psql; the options w
   --password P        (or PGPASSWORD, or in the URL). On a machine others log in to, set
                       PGPASSWORD instead: any user can read a password given in --password
                       or a URL from the process list (ps), while a process's environment is
-                      readable only by its own user and root
+                      readable only by its own user and root. With none given, the line
+                      for the target in ~/.pgpass (or PGPASSFILE), as libpq reads it
   --direct T          the PostgreSQL behind the pooler (baseline and leftover sweep)
   --spawn NAME        EXPERIMENTAL: start NAME in containers and test it (needs Docker and
                       testcontainers; NAME: pgbouncer). What it lacks: only PgBouncer; the

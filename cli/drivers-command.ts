@@ -132,12 +132,14 @@ export async function driversCommand(argv: string[], io: Pick<CliIo, 'stdout' | 
     }
     if (targetText === undefined && !io.env.PGHOST && !io.env.PGPORT)
       throw new PooltestError('BAD_ARGUMENTS', `pooltest drivers needs --target or --stack\n\n${DRIVERS_USAGE}`);
+    const warn = (message: string): void => io.stderr(`pooltest: warning: ${message}\n`);
     const target = resolveTarget(
       { target: targetText, user: v.user, password: v.password, database: v.database },
       io.env,
+      warn,
     );
     // What --direct does not spell out (user, password, database) comes from the target, as for a run.
-    const direct = directText !== undefined ? resolveRelated(directText, target) : null;
+    const direct = directText !== undefined ? resolveRelated(directText, target, io.env, warn) : null;
     const report = await runDrivers(target, {
       drivers: selected,
       direct,

@@ -74,6 +74,7 @@ export async function runCommand(opts: CliOptions, ends: Endpoints, io: CliIo): 
       database: opts.database,
     },
     io.env,
+    warnTo(io),
   );
   if (!opts.compare) {
     const report = await run({
@@ -90,7 +91,7 @@ export async function runCommand(opts: CliOptions, ends: Endpoints, io: CliIo): 
   if (opts.drivers) throw new PooltestError('BAD_ARGUMENTS', '--drivers does not combine with --compare');
   // What the baseline does not spell out (user, password, database) comes from the target.
   // No --direct and no profile for it: it is observed, and its sweep goes through itself.
-  const base = resolveRelated(opts.compare, main);
+  const base = resolveRelated(opts.compare, main, io.env, warnTo(io));
   const plan = await planCompare(main, base, Math.min(opts.timeoutMs ?? DEFAULT_TIMEOUT_MS, 5_000));
   if (!opts.quiet) io.stderr(`--compare: ${plan.reason}\n`);
   // Two runs at once print progress lines, never one line rewritten in place.
@@ -179,14 +180,17 @@ async function addDrivers(report: Report, ends: Endpoints, opts: CliOptions, io:
   const { runDrivers } = await import('../drivers/run-drivers.js');
   const { DRIVER_PROFILES } = await import('../drivers/profiles.js');
   const { renderDriversTerminal } = await import('../reporters/drivers-text.js');
+  // The run resolved the same target and said what it ignored already.
+  const quiet = (): void => undefined;
   const target = resolveTarget(
     { target: ends.target, user: opts.user, password: opts.password, database: opts.database },
     io.env,
+    quiet,
   );
   const profile = typeof ends.profile === 'string' ? DRIVER_PROFILES[ends.profile] : undefined;
   if (!opts.quiet) io.stderr('--drivers: running the installed drivers through the target...\n');
   // The run's --direct carries the drivers' own questions too (is another run active?).
-  const direct = ends.direct !== undefined ? resolveRelated(ends.direct, target) : null;
+  const direct = ends.direct !== undefined ? resolveRelated(ends.direct, target, io.env, quiet) : null;
   const drivers = await runDrivers(target, {
     direct,
     ...(opts.timeoutMs !== undefined ? { stepMs: opts.timeoutMs } : {}),
@@ -197,14 +201,20 @@ async function addDrivers(report: Report, ends: Endpoints, opts: CliOptions, io:
   if (drivers.results.some((r) => r.verdict === 'fail')) report.summary.exitCode = Math.max(report.summary.exitCode, 1);
 }
 
-/** Discovery and progress on stderr, unless --quiet. */
+/** The CLI's way of saying what it ignored (a password file others can read): one line on stderr. */
+function warnTo(io: CliIo): (message: string) => void {
+  return (message) => io.stderr(`pooltest: warning: ${message}\n`);
+}
+
+/** Discovery and progress on stderr, unless --quiet; warnings always. */
 function events(
   opts: CliOptions,
   io: CliIo,
   total: number,
   label: string | undefined,
-): Pick<RunOptions, 'onDiscovery' | 'onCheckStart' | 'onCheckResult' | 'onWait'> {
-  if (opts.quiet) return {};
+): Pick<RunOptions, 'onDiscovery' | 'onCheckStart' | 'onCheckResult' | 'onWait' | 'onWarning'> {
+  // Said even with --quiet: it is why a login may fail.
+  if (opts.quiet) return { onWarning: warnTo(io) };
   const c = new Chalk({ level: io.color ? 1 : 0 });
   const progress = createProgress({ total, color: io.color, tty: io.tty, label, write: io.stderr });
   return {
@@ -215,6 +225,7 @@ function events(
     onCheckStart: progress.onCheckStart,
     onCheckResult: progress.onCheckResult,
     onWait: progress.onWait,
+    onWarning: warnTo(io),
   };
 }
 

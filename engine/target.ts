@@ -9,6 +9,7 @@ import os from 'node:os';
 import type { ClientConfig } from 'pg';
 import { isKeywordValue, parseKeywordValue } from './conninfo.js';
 import { PooltestError } from './errors.js';
+import { passFileName, passwordFromFile } from './pass-file.js';
 import { tlsOptions } from './tls-files.js';
 import type { PublicTarget } from './types.js';
 
@@ -20,6 +21,11 @@ export interface Target {
   port: number;
   user: string;
   password: string | undefined;
+  /**
+   * The password file the password was read from (engine/pass-file.ts), when none was given:
+   * an endpoint derived from this one (--direct) then looks the file up for itself first.
+   */
+  passFile?: string;
   database: string;
   sslmode: SslMode;
   /**
@@ -53,7 +59,11 @@ const SSL_MODES: readonly SslMode[] = ['disable', 'allow', 'prefer', 'require', 
  * Resolves a target the way psql would: explicit flags first, then what the URL says, then
  * the PG* environment variables, then libpq's defaults.
  */
-export function resolveTarget(input: TargetInput, env: NodeJS.ProcessEnv = process.env): Target {
+export function resolveTarget(
+  input: TargetInput,
+  env: NodeJS.ProcessEnv = process.env,
+  warn: (message: string) => void = passFileWarning,
+): Target {
   const fromText = input.target !== undefined ? parseTargetText(input.target) : {};
   const port = input.port ?? fromText.port ?? numberFromEnv(env.PGPORT) ?? 5432;
   const user = input.user ?? fromText.user ?? env.PGUSER ?? osUser();
@@ -66,7 +76,21 @@ export function resolveTarget(input: TargetInput, env: NodeJS.ProcessEnv = proce
     database: input.database ?? fromText.database ?? env.PGDATABASE ?? user,
     sslmode,
   };
+  // Last, as libpq: the password file, for this host, port, database and user.
+  if (target.password === undefined) withPassFile(target, env, warn);
   return withTlsFiles(target, fromText, env);
+}
+
+/** How a library caller hears that a password file was ignored (the CLI prints it instead). */
+function passFileWarning(message: string): void {
+  process.emitWarning(message, { code: 'POOLTEST_PASSFILE' });
+}
+
+function withPassFile(t: Target, env: NodeJS.ProcessEnv, warn: (message: string) => void): void {
+  const password = passwordFromFile(t, env, warn);
+  if (password === undefined) return;
+  t.password = password;
+  t.passFile = passFileName(env);
 }
 
 /**
@@ -321,8 +345,20 @@ export function pgConfig(
 }
 
 /** A second endpoint (`--direct`, `--compare`): what it does not spell out comes from `base`. */
-export function resolveRelated(text: string, base: Target): Target {
+export function resolveRelated(
+  text: string,
+  base: Target,
+  env: NodeJS.ProcessEnv = process.env,
+  warn: (message: string) => void = passFileWarning,
+): Target {
   const given = parseTargetText(text);
   const defined = Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined));
-  return { ...base, ...defined };
+  const related: Target = { ...base, ...defined };
+  // The base's password came from the password file: so does this endpoint's, from its own line
+  // when the file has one (libpq would look it up for this host and port), else the base's.
+  if (given.password === undefined && base.passFile !== undefined) {
+    const own = passwordFromFile(related, env, warn);
+    if (own !== undefined) related.password = own;
+  }
+  return related;
 }

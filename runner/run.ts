@@ -79,6 +79,11 @@ export interface RunOptions {
   onWait?(what: string, boundMs: number): void;
   /** Wall time of each phase as it ends, in ms (the benchmark's breakdown). */
   onPhase?(phase: 'discovery' | 'checks' | 'sweep', ms: number): void;
+  /**
+   * Something the run ignored and the user should know (a password file others can read).
+   * Without it, a Node process warning (`process.emitWarning`).
+   */
+  onWarning?(message: string): void;
 }
 
 // Where it always was for library users; it lives apart so that commands that run nothing load no engine.
@@ -108,8 +113,12 @@ async function runWithId(opts: RunOptions & { runId: string }, state: RunState):
   const target =
     typeof opts.target === 'object'
       ? opts.target
-      : resolveTarget({ target: opts.target, user: opts.user, password: opts.password, database: opts.database }, env);
-  const direct = opts.direct ? resolveRelated(opts.direct, target) : null;
+      : resolveTarget(
+          { target: opts.target, user: opts.user, password: opts.password, database: opts.database },
+          env,
+          opts.onWarning,
+        );
+  const direct = opts.direct ? resolveRelated(opts.direct, target, env, opts.onWarning) : null;
   const profile = typeof opts.profile === 'string' ? findProfile(opts.profile) : (opts.profile ?? null);
   const selected = selectChecks(opts.only ?? [], opts.skip ?? []);
   assertCheckFiles(selected);

@@ -93,7 +93,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
       'pooltest/vitest: set a profile or an expectations file, not both (an expectations file can extend a profile)',
     );
   const target = resolveTarget({ target: o.target, user: o.user, password: o.password, database: o.database }, env);
-  const direct = o.direct ? resolveRelated(o.direct, target) : null;
+  const direct = o.direct ? resolveRelated(o.direct, target, env) : null;
   const profile = o.expect ? loadExpectations(o.expect) : o.profile ? findProfile(o.profile) : null;
   const stepMs = o.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const bounds = { connectMs: stepMs, stepMs };

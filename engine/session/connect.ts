@@ -16,7 +16,7 @@ import { foreignProtocolError } from '../wire/foreign-protocol.js';
  * against its own list (PgBouncer's auth_file or auth_query), so both may need the change.
  */
 const AUTH_HINT =
-  "check the user and password (--user, --password, PGPASSWORD or the URL's); a pooler checks them against its own list too (PgBouncer: auth_file or auth_query)";
+  "check the user and password (--user, --password, PGPASSWORD, the URL's or ~/.pgpass); a pooler checks them against its own list too (PgBouncer: auth_file or auth_query)";
 /**
  * Connects, honouring libpq's two-attempt modes: `prefer` tries TLS first and falls back to
  * plaintext when the server does not offer it; `allow` tries plaintext first and uses TLS when
@@ -163,7 +163,7 @@ export function classifyConnectError(
     // pg's words for "the server asked for a password and there is none" (SCRAM): say it as psql does.
     return new PooltestError(
       'AUTH_FAILED',
-      `${where} asks for a password and none was given: pass --password, set PGPASSWORD, or put it in the URL`,
+      `${where} asks for a password and none was given: pass --password, set PGPASSWORD, put it in the URL, or add a line for it to ~/.pgpass`,
       detail,
     );
   }

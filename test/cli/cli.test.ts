@@ -55,9 +55,8 @@ describe('pooltest CLI', () => {
     expect(flat(help.stdout)).toContain('from the process list (ps)');
     const readme = flat(readFileSync(path.join(REPO, 'README.md'), 'utf8'));
     expect(readme).toContain('give the password in `PGPASSWORD` rather than in `--password` or the URL');
-    // pg finds ~/.pgpass for some connections only (not the admin console's, not the checks'):
-    // the docs must not send users there.
-    expect(readme).toContain('`~/.pgpass` is not supported');
+    // The password file is read once per target (engine/pass-file.ts, test/engine/pass-file.test.ts).
+    expect(readme).toContain("pooltest reads libpq's password file (`~/.pgpass`, or the file `PGPASSFILE` names)");
   });
 
   test('the JSON report has the documented shape and never the password', async () => {
