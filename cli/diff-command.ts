@@ -25,7 +25,10 @@ Compares two pooltest JSON reports (or run folders such as .pooltest/latest) che
 what changes for the application going from OLD (what it runs on today) to NEW.
   breaks   NEW shows an outcome that breaks applications that OLD did not (e.g. session -> leaked)
   fixed    OLD's outcome broke applications, NEW's does not
-  same     the same outcome; changed: different, neither breaks; unknown: a side has no outcome
+  same     the same outcome on both
+  changed  a different outcome, and neither breaks applications (e.g. session -> tracked)
+  unknown  one report or both has no outcome for the check (inconclusive, skipped or not
+           run there), or NEW's outcome is one pooltest cannot place; the line says which
 
 Exit codes: 0 nothing breaks, 1 something breaks, 2 the reports could not be read.`;
 

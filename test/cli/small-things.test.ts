@@ -81,6 +81,17 @@ describe('what the terminal shows', () => {
   });
 });
 
+describe('what diff --help says', () => {
+  // It said "unknown: a side has no outcome", which a new user could not map to anything.
+  test('each change kind on its own line; unknown says which outcomes it covers', async () => {
+    const r = await runCli(['diff', '--help']);
+    expect(r.code).toBe(0);
+    for (const kind of ['breaks', 'fixed', 'same', 'changed', 'unknown'])
+      expect(r.stdout).toMatch(new RegExp(`^  ${kind} +\\S`, 'm'));
+    expect(r.stdout.replace(/\s+/g, ' ')).toContain('(inconclusive, skipped or not run there)');
+  });
+});
+
 describe('no password at all', () => {
   let stack: Stack;
   beforeAll(async () => {
