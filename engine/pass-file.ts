@@ -22,10 +22,19 @@ export interface PassFileQuery {
   user: string;
 }
 
-/** The file libpq would read: PGPASSFILE, else .pgpass in $HOME, else in the user's home directory. */
-export function passFileName(env: NodeJS.ProcessEnv): string {
+/**
+ * The file libpq would read: PGPASSFILE, else .pgpass in $HOME, else in the user's home
+ * directory; null when there is none to name (no HOME and a uid with no passwd entry, as in
+ * some containers).
+ */
+export function passFileName(env: NodeJS.ProcessEnv): string | null {
   if (env.PGPASSFILE) return env.PGPASSFILE;
-  return path.join(env.HOME || os.userInfo().homedir, '.pgpass');
+  if (env.HOME) return path.join(env.HOME, '.pgpass');
+  try {
+    return path.join(os.userInfo().homedir, '.pgpass');
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -39,6 +48,7 @@ export function passwordFromFile(
   warn: (message: string) => void,
 ): string | undefined {
   const file = passFileName(env);
+  if (file === null) return undefined;
   let text: string;
   try {
     const stats = statSync(file);

@@ -90,7 +90,7 @@ function withPassFile(t: Target, env: NodeJS.ProcessEnv, warn: (message: string)
   const password = passwordFromFile(t, env, warn);
   if (password === undefined) return;
   t.password = password;
-  t.passFile = passFileName(env);
+  t.passFile = passFileName(env) ?? undefined;
 }
 
 /**
