@@ -7,7 +7,7 @@ import net from 'node:net';
 import tls from 'node:tls';
 import { PooltestError } from '../engine/errors.js';
 import { classifyConnectError } from '../engine/session/connect.js';
-import { hostPort, type Target } from '../engine/target.js';
+import { hostPort, isSocketHost, netAddress, type Target } from '../engine/target.js';
 import { tlsOptions } from '../engine/tls-files.js';
 import { SSL_REQUEST } from './message-stream.js';
 
@@ -20,7 +20,8 @@ export type UpstreamSocket = net.Socket | tls.TLSSocket;
  */
 export async function connectUpstream(target: Target, timeoutMs: number): Promise<UpstreamSocket> {
   const socket = await connectTcp(target, timeoutMs);
-  if (target.sslmode === 'disable' || target.sslmode === 'allow') return socket;
+  // libpq never negotiates TLS over a Unix socket, whatever sslmode says.
+  if (target.sslmode === 'disable' || target.sslmode === 'allow' || isSocketHost(target.host)) return socket;
   try {
     const answer = await sslAnswer(socket, timeoutMs, target);
     if (answer === 'N') {
@@ -37,15 +38,16 @@ export async function connectUpstream(target: Target, timeoutMs: number): Promis
   }
 }
 
+/** The connection to the upstream: TCP, or its Unix socket (a host that is a directory, as for libpq). */
 function connectTcp(target: Target, timeoutMs: number): Promise<net.Socket> {
   return new Promise((resolve, reject) => {
-    const socket = net.connect({ host: target.host, port: target.port });
+    const socket = net.connect(netAddress(target));
     const timer = setTimeout(() => {
       socket.destroy();
       reject(
         new PooltestError(
           'TARGET_UNREACHABLE',
-          `upstream ${hostPort(target.host, target.port)}: no TCP connection within ${timeoutMs} ms`,
+          `upstream ${where(target)}: no ${isSocketHost(target.host) ? 'connection' : 'TCP connection'} within ${timeoutMs} ms`,
         ),
       );
     }, timeoutMs);
@@ -59,10 +61,20 @@ function connectTcp(target: Target, timeoutMs: number): Promise<net.Socket> {
       // The same codes as every other command's connection errors: ECONNREFUSED is TARGET_REFUSED.
       const coded = classifyConnectError(error, target, timeoutMs);
       const why =
-        coded.code === 'TARGET_REFUSED' ? `connection refused: nothing listens on port ${target.port}` : error.message;
-      reject(new PooltestError(coded.code, `upstream ${hostPort(target.host, target.port)}: ${why}`, coded.detail));
+        coded.code !== 'TARGET_REFUSED'
+          ? error.message
+          : isSocketHost(target.host)
+            ? 'no server listens on that socket'
+            : `connection refused: nothing listens on port ${target.port}`;
+      reject(new PooltestError(coded.code, `upstream ${where(target)}: ${why}`, coded.detail));
     });
   });
+}
+
+/** The upstream as a message names it: host and port, or the socket file. */
+function where(target: Target): string {
+  const address = netAddress(target);
+  return 'path' in address ? `socket "${address.path}"` : hostPort(target.host, target.port);
 }
 
 /** Sends SSLRequest and reads the one-byte answer. */

@@ -32,7 +32,8 @@ variables pointing at it (or watches until Ctrl-C), and reports which statements
 session state that an earlier transaction of the same connection left behind: what
 transaction pooling takes away.
 
-  --upstream URL            the real PostgreSQL or pooler (postgres:// URL or host:port; PG* fill in)
+  --upstream URL            the real PostgreSQL or pooler (postgres:// URL, host:port, or
+                            'host=/var/run/postgresql port=5432' for a Unix socket; PG* fill in)
   --listen HOST:PORT        where the proxy listens (default 127.0.0.1 on a free port)
   --report FILE             a pooltest JSON report of the pooler you plan to use
   --target URL              run the relevant checks against that pooler when the watch ends

@@ -66,6 +66,48 @@ describe('an upstream where nothing listens', () => {
   });
 });
 
+describe('an upstream on a Unix socket (a host that is a directory, as for libpq)', () => {
+  // The watch connected to host and port only: a socket directory as the host was looked up as
+  // a host name. The fixture trusts its superuser over the socket.
+  const overSocket = (socketDir: string): string =>
+    `host=${socketDir} port=${server.port} user=postgres dbname=${server.database}`;
+
+  test('the watch relays to it: the command runs through the proxy and the report counts its traffic', async () => {
+    const json = path.join(dir, 'socket.json');
+    const run = await runCli(
+      [
+        'watch',
+        '--upstream',
+        overSocket(server.socketDir),
+        '--json',
+        json,
+        '--',
+        'node',
+        path.join(REPO, 'test/watch/clients/control.mjs'),
+      ],
+      { timeoutMs: 90_000 },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout + run.stderr).toContain('control done');
+    const watch = JSON.parse(readFileSync(json, 'utf8')) as WatchReport;
+    expect(watchSchemaErrors(watch)).toEqual([]);
+    expect(watch.summary.connections).toBeGreaterThanOrEqual(1);
+    expect(watch.summary.statements).toBeGreaterThan(0);
+    expect(watch.summary).toMatchObject({ unanswered: 0 });
+  });
+
+  test('control: a socket directory where nothing listens is TARGET_REFUSED naming the socket file, before the command runs', async () => {
+    const empty = mkdtempSync(path.join(dir, 'no-server-'));
+    const marker = path.join(dir, 'socket-refused-ran');
+    const run = await runCli(['watch', '--upstream', overSocket(empty), '--', ...markerCommand(marker)]);
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.stderr).toContain(
+      `pooltest watch: TARGET_REFUSED: upstream socket "${empty}/.s.PGSQL.${server.port}": no server listens on that socket`,
+    );
+    expect(existsSync(marker)).toBe(false);
+  });
+});
+
 describe('an upstream that goes away during the run', () => {
   /**
    * Runs the client under the watch with the fault proxy as upstream; after its first
