@@ -38,7 +38,7 @@ export function passFileName(env: NodeJS.ProcessEnv): string | null {
 }
 
 /**
- * The password the file has for `q`, or undefined (no file, no line for it, or a file that is
+ * The password the file has for `q`, and the file, or undefined (no file, no line for it, or a file that is
  * ignored, in which case `warn` says why). Never throws: an unreadable file is no password, as
  * for libpq.
  */
@@ -46,7 +46,7 @@ export function passwordFromFile(
   q: PassFileQuery,
   env: NodeJS.ProcessEnv,
   warn: (message: string) => void,
-): string | undefined {
+): { password: string; file: string } | undefined {
   const file = passFileName(env);
   if (file === null) return undefined;
   let text: string;
@@ -70,7 +70,8 @@ export function passwordFromFile(
   for (const line of text.split(/\r?\n/)) {
     if (/^\s*#/.test(line)) continue; // a comment, as libpq reads the file
     const entry = helper.parseLine(line);
-    if (entry && helper.isValidEntry(entry) && helper.match(connection, entry)) return entry.password;
+    if (entry && helper.isValidEntry(entry) && helper.match(connection, entry))
+      return { password: entry.password, file };
   }
   return undefined;
 }

@@ -9,7 +9,7 @@ import os from 'node:os';
 import type { ClientConfig } from 'pg';
 import { isKeywordValue, parseKeywordValue } from './conninfo.js';
 import { PooltestError } from './errors.js';
-import { passFileName, passwordFromFile } from './pass-file.js';
+import { passwordFromFile } from './pass-file.js';
 import { tlsOptions } from './tls-files.js';
 import type { PublicTarget } from './types.js';
 
@@ -87,10 +87,10 @@ function passFileWarning(message: string): void {
 }
 
 function withPassFile(t: Target, env: NodeJS.ProcessEnv, warn: (message: string) => void): void {
-  const password = passwordFromFile(t, env, warn);
-  if (password === undefined) return;
-  t.password = password;
-  t.passFile = passFileName(env) ?? undefined;
+  const found = passwordFromFile(t, env, warn);
+  if (found === undefined) return;
+  t.password = found.password;
+  t.passFile = found.file;
 }
 
 /**
@@ -358,7 +358,7 @@ export function resolveRelated(
   // when the file has one (libpq would look it up for this host and port), else the base's.
   if (given.password === undefined && base.passFile !== undefined) {
     const own = passwordFromFile(related, env, warn);
-    if (own !== undefined) related.password = own;
+    if (own !== undefined) related.password = own.password;
   }
   return related;
 }

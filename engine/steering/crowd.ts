@@ -11,7 +11,7 @@
 import { PooltestError } from '../errors.js';
 import type { Session } from '../session/session.js';
 import { openWhenAdmitted } from './admitted.js';
-import { connectError, type Scenario } from './scenario.js';
+import type { Scenario } from './scenario.js';
 
 export interface CrowdOptions {
   /** How many clients. */
@@ -166,12 +166,7 @@ async function admit(
     return await openWhenAdmitted(scn, label, connectMs);
   } catch (err) {
     if (err instanceof PooltestError && err.code === 'TARGET_FULL') return 'refused';
-    if (!(err instanceof PooltestError && err.code === 'PROTOCOL_VIOLATION'))
-      scn.note(label, tag, '(connect)', {
-        startMs,
-        error: connectError(err),
-        timedOut: err instanceof PooltestError && err.code === 'STEP_TIMEOUT',
-      });
+    scn.noteConnectFailure(label, tag, startMs, err);
     return null;
   }
 }

@@ -198,12 +198,21 @@ export class Scenario {
     try {
       return await this.open(label, giveUp ? { connectMs, giveUp } : { connectMs });
     } catch (err) {
-      if (err instanceof PooltestError && err.code === 'PROTOCOL_VIOLATION') throw err; // open() recorded it
-      const timedOut = err instanceof PooltestError && err.code === 'STEP_TIMEOUT';
-      this.note(label, tag, '(connect)', { startMs, error: connectError(err), timedOut });
-      if (timedOut) return null;
+      if (this.noteConnectFailure(label, tag, startMs, err)) return null;
       throw err;
     }
+  }
+
+  /**
+   * Records a connection that failed, from `startMs`, as a `tag` step with its coded error and
+   * the server's SQLSTATE (53300) when it sent one; a malformed answer is not recorded again
+   * (open() recorded it). True when it was a timeout (a waited step, not an error to throw).
+   */
+  noteConnectFailure(label: string, tag: string, startMs: number, err: unknown): boolean {
+    if (err instanceof PooltestError && err.code === 'PROTOCOL_VIOLATION') return false;
+    const timedOut = err instanceof PooltestError && err.code === 'STEP_TIMEOUT';
+    this.note(label, tag, '(connect)', { startMs, error: connectError(err), timedOut });
+    return timedOut;
   }
 
   /**
@@ -258,7 +267,7 @@ export class Scenario {
 }
 
 /** A failed connection as evidence: the coded message, and the server's SQLSTATE when it sent one (53300). */
-export function connectError(err: unknown): ErrorRecord {
+function connectError(err: unknown): ErrorRecord {
   if (!(err instanceof PooltestError)) return { message: String(err) };
   const sqlstate = err.detail.sqlstate;
   const isSqlstate = typeof sqlstate === 'string' && /^[0-9A-Z]{5}$/.test(sqlstate);

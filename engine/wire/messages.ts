@@ -82,11 +82,10 @@ const ALWAYS_IN_ERRORS: ReadonlyArray<[number, string]> = [
 function errorFields(buf: Buffer, start: number, end: number): Problem | null {
   const framing = fields(buf, start, end);
   if (framing) return framing;
-  const missing = ALWAYS_IN_ERRORS.filter(([type]) => {
-    // Framing is sound here: every field ends inside the body and the list ends with a 0 byte.
-    for (let p = start; buf[p] !== 0; p = cstringEnd(buf, p + 1, end)) if (buf[p] === type) return false;
-    return true;
-  });
+  // Framing is sound here: every field ends inside the body and the list ends with a 0 byte.
+  const seen = new Set<number>();
+  for (let p = start; buf[p] !== 0; p = cstringEnd(buf, p + 1, end)) seen.add(buf[p]!);
+  const missing = ALWAYS_IN_ERRORS.filter(([type]) => !seen.has(type));
   if (missing.length === 0) return null;
   return {
     reason: `no field ${missing.map(([, name]) => name).join(', ')}: the protocol says an ErrorResponse always has its severity, SQLSTATE and message`,

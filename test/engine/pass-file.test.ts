@@ -44,24 +44,26 @@ describe('the lookup, as libpq does it', () => {
         '*:*:*:*:last',
       ]),
     };
-    expect(passwordFromFile(q, env, none)).toBe('first');
-    expect(passwordFromFile({ ...q, user: 'admin' }, env, none)).toBe('last');
+    expect(passwordFromFile(q, env, none)?.password).toBe('first');
+    expect(passwordFromFile({ ...q, user: 'admin' }, env, none)?.password).toBe('last');
   });
 
   test('an escaped colon or backslash belongs to the password; no matching line is no password', () => {
     const env = { HOME: home(['db.internal:6432:app:web:pa\\:ss\\\\word']) };
-    expect(passwordFromFile(q, env, none)).toBe('pa:ss\\word');
+    expect(passwordFromFile(q, env, none)?.password).toBe('pa:ss\\word');
     expect(passwordFromFile({ ...q, database: 'other' }, env, none)).toBeUndefined();
   });
 
   test('localhost also stands for a Unix-socket connection', () => {
     const env = { HOME: home(['localhost:5432:app:web:over-the-socket']) };
-    expect(passwordFromFile({ ...q, host: '/var/run/postgresql', port: 5432 }, env, none)).toBe('over-the-socket');
+    expect(passwordFromFile({ ...q, host: '/var/run/postgresql', port: 5432 }, env, none)?.password).toBe(
+      'over-the-socket',
+    );
   });
 
   test('PGPASSFILE names the file; no file at all is no password and no warning', () => {
     const dir = home(['*:*:*:*:from-pgpassfile']);
-    expect(passwordFromFile(q, { PGPASSFILE: path.join(dir, '.pgpass'), HOME: '/nonexistent' }, none)).toBe(
+    expect(passwordFromFile(q, { PGPASSFILE: path.join(dir, '.pgpass'), HOME: '/nonexistent' }, none)?.password).toBe(
       'from-pgpassfile',
     );
     expect(passwordFromFile(q, { HOME: path.join(dir, 'missing') }, none)).toBeUndefined();
