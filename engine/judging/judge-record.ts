@@ -13,7 +13,7 @@ import { capacityRefusalIn, isCapacityRefusal } from './capacity-refusal.js';
 import { describeChange } from './pool-change.js';
 import { describeViolationStep, protocolViolationIn } from './protocol.js';
 import { isRunFact, runFactsOf } from './run-facts.js';
-import { firstVeto } from './vetoes.js';
+import { firstVeto, otherRunsIn } from './vetoes.js';
 
 type Judged = Pick<CheckDefinition, 'judge' | 'restsOn' | 'answersWithRefusals'>;
 
@@ -34,7 +34,7 @@ export function judgeRecord(def: Judged, steps: readonly StepRecord[], discovery
   }
   if (judgement.outcome === null) {
     const refused = capacityRefusalIn(steps);
-    return refused ? limitJudgement(judgement, failedStep(refused), discovery) : judgement;
+    return withOtherRuns(refused ? limitJudgement(judgement, failedStep(refused), discovery) : judgement, steps);
   }
   const veto = firstVeto({
     steps,
@@ -48,6 +48,21 @@ export function judgeRecord(def: Judged, steps: readonly StepRecord[], discovery
     outcome: null,
     facts: { ...judgement.facts, unprovenOutcome: judgement.outcome, ...veto.facts },
     reason: veto.reason,
+  };
+}
+
+/**
+ * An inconclusive judgement made while other pooltest runs worked on the target says so first:
+ * their holders and sessions share the pool, and are the likely reason a step waited (the
+ * vetoes say it of a proposed outcome; the judge's own reason is kept after it).
+ */
+function withOtherRuns(judgement: Judgement, steps: readonly StepRecord[]): Judgement {
+  const others = otherRunsIn(steps);
+  if (others <= 0) return judgement;
+  return {
+    ...judgement,
+    facts: { ...judgement.facts, otherPooltestRuns: others },
+    reason: `not conclusive: ${others} other pooltest run(s) worked on this target during the check, sharing its pool; run one at a time for a conclusive answer (${judgement.reason})`,
   };
 }
 

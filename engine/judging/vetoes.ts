@@ -40,11 +40,7 @@ const unproven = (outcome: string): string => `(without that the record would re
  * resets can erase this run's state on shared backends.
  */
 export const otherRunsVeto: VetoRule = ({ steps, outcome }) => {
-  const others =
-    numberOf(
-      steps.find((s) => s.tag === OTHER_RUNS_TAG),
-      'other_runs',
-    ) ?? 0;
+  const others = otherRunsIn(steps);
   if (others <= 0) return null;
   const why =
     `${others} other pooltest run(s) worked on this target during the check, ` +
@@ -54,6 +50,16 @@ export const otherRunsVeto: VetoRule = ({ steps, outcome }) => {
     reason: `not conclusive: ${why}; run one at a time for a conclusive answer ${unproven(outcome)}`,
   };
 };
+
+/** How many other pooltest runs the engine saw active during the check (its note), 0 if none. */
+export function otherRunsIn(steps: readonly StepRecord[]): number {
+  return (
+    numberOf(
+      steps.find((s) => s.tag === OTHER_RUNS_TAG),
+      'other_runs',
+    ) ?? 0
+  );
+}
 
 /**
  * The target was unavailable during the check (judging/outage.ts: a restarting server's errors

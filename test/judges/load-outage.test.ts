@@ -76,6 +76,27 @@ describe('load: another pooltest run on the same target', () => {
     expect(j.reason).toMatch(/other pooltest run\(s\) worked on this target.*DISCARD ALL/);
   });
 
+  // Seen in a fresh-clone run: two runs at once, A's readback queued behind the other run's
+  // holders for the whole step bound, and the judge's own "did not answer" was all the report
+  // said: the veto names the other run only over a proposed outcome.
+  test("inconclusive on its own while another run is active: the reason names that run first, and keeps the judge's", () => {
+    const unanswered = mutate(stepsOf('pgbouncer-transaction', 'session/set-leak'), 'A.readback', (s) => {
+      s.results = [];
+      s.pid = null;
+      s.timedOut = true;
+      s.error = { message: 'no answer within 10000 ms' };
+    });
+    const alone = judgeRecord(setLeak, unanswered, tx);
+    expect(alone.outcome).toBeNull();
+    // The control: alone on the target, the judge's reason as it was, no other run named.
+    expect(alone.reason).not.toMatch(/other pooltest run/);
+    const j = judgeRecord(setLeak, [...unanswered, note(1)], tx);
+    expect(j.outcome).toBeNull();
+    expect(j.facts).toMatchObject({ otherPooltestRuns: 1 });
+    expect(j.reason).toMatch(/^not conclusive: 1 other pooltest run\(s\) worked on this target during the check/);
+    expect(j.reason).toContain(`(${alone.reason})`);
+  });
+
   test('alone on the target, the recorded outcome stands', () => {
     expect(judgeRecord(setLeak, stepsOf('pgbouncer-transaction', 'session/set-leak'), tx).outcome).toBe('leaked');
   });
