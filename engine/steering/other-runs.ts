@@ -74,6 +74,8 @@ export async function otherRunsActive(ctx: RunContext, windowMs: number): Promis
     // Asked before and after every check: one kept session saves a login each time.
     return await withKeptSession(ctx, 'R', Math.min(ctx.bounds.connectMs, bound), async (s) => {
       const mine = `'pooltest-${ctx.runId}%'`;
+      // A run is counted once by its name, whichever signs show it: its presence lock's session
+      // carries the run's name too (counted apart, one other run read as two).
       const step = await s.run(
         'engine.other-runs',
         `SELECT count(DISTINCT run)::int AS other_runs FROM (
@@ -81,7 +83,7 @@ export async function otherRunsActive(ctx: RunContext, windowMs: number): Promis
         WHERE application_name ~ '^pooltest-[0-9a-f]{8}' AND application_name NOT LIKE ${mine}
           AND (state = 'active' OR state_change > clock_timestamp() - make_interval(secs => ${(windowMs / 1000).toFixed(3)}))
       UNION ALL
-      SELECT 'presence:' || l.pid FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+      SELECT coalesce(substring(a.application_name FROM '^pooltest-[0-9a-f]{8}'), 'presence:' || l.pid) FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
         WHERE l.locktype = 'advisory' AND l.classid = ${LOCK_NAMESPACE} AND l.objid = ${PRESENCE_KEY} AND l.objsubid = 2 AND l.granted
           AND a.application_name NOT LIKE ${mine}) AS others`,
         { boundMs: bound },

@@ -67,12 +67,20 @@ export const searchPathLeak = defineCheck({
     const s = markersFor(scn.ctx.runId, this.id).schemaName;
     scn.recordMarkers({ schema: s });
     // The two setup steps do not depend on each other: two setup sessions run them at once (at
-    // a distance, one round trip instead of two), and both are closed before A connects.
-    const [path, schema] = await Promise.all([
+    // a distance, one round trip instead of two), and both are closed before A connects. Each
+    // is settled before anything is thrown: when the path's login fails (a pooler at its
+    // client limit, a login past its bound) the CREATE beside it may still have committed, and
+    // the drop below must see it.
+    const [pathSettled, schemaSettled] = await Promise.allSettled([
       setupStep(scn, 'setup.path', `SELECT reset_val AS default_path FROM pg_settings WHERE name = 'search_path'`),
       setupStep(scn, TAGS.schema, `CREATE SCHEMA ${s}; CREATE TABLE ${s}.${s} (v int)`),
     ]);
+    // A rejected setup step never sent its statement: only its login failed.
+    const schema = schemaSettled.status === 'fulfilled' ? schemaSettled.value : null;
     try {
+      if (pathSettled.status === 'rejected') throw pathSettled.reason;
+      if (schemaSettled.status === 'rejected') throw schemaSettled.reason;
+      const path = pathSettled.value;
       const defaultPath = valueOf(path, 'default_path');
       if (typeof defaultPath !== 'string') return;
       const inPath = `position('${s}' in current_setting('search_path')) > 0`;
@@ -88,7 +96,7 @@ export const searchPathLeak = defineCheck({
       // On every path, not only the one where A got through: the schema stays after every
       // backend is gone. Only a refusal with a SQLSTATE proves nothing was created; an
       // unanswered CREATE may still have committed (under load, queued behind another run).
-      if (!schema.error?.code) {
+      if (schema && !schema.error?.code) {
         await dropOwn(scn, 'U', TAGS.drop, `DROP TABLE IF EXISTS ${s}.${s}; DROP SCHEMA IF EXISTS ${s}`);
       }
     }

@@ -10,11 +10,19 @@
  * must still drop its schema itself: the record says so (`schemaDropped`), the sweep finds
  * nothing, and the server holds no schema of the run. Before the fix the sweep reported both
  * objects as leftovers.
+ *
+ * The same CI check found them again later, for another path out: the default search_path read's
+ * login failed (thrown, not a step) while the CREATE beside it committed, and the rejection of
+ * the pair skipped the DROP. The second case makes that login fail: the fault proxy in front of
+ * real PostgreSQL holds the first new connection past the connect bound and lets the next through.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startPostgres, type PostgresFixture } from '../../fixtures/postgres-fixture.js';
 import { superuserView, withSuperuser } from '../safety/trace-inspection.js';
 import { runCli } from '../support/cli.js';
+import { startProxiedPostgres, type ProxiedPostgres } from '../support/proxied-postgres.js';
+import { Scenario } from '../../engine/steering/scenario.js';
+import { searchPathLeak } from '../../suites/session/search-path-leak.check.js';
 
 const STEP_MS = 2_000;
 
@@ -43,6 +51,42 @@ describe('session/search-path-leak drops its schema when a setup step goes unans
     expect(run.report?.sweep?.leftovers).toEqual([]);
     expect(check?.facts).toMatchObject({ schemaDropped: true });
     expect(await superuserView(pgFixture)).toMatchObject({ schemas: [], tables: [] });
+  });
+});
+
+describe("session/search-path-leak drops its schema when the other setup step's login fails", () => {
+  let stack: ProxiedPostgres | undefined;
+  beforeAll(async () => {
+    stack = await startProxiedPostgres('5ea2c41f', { connectMs: 1_000, stepMs: 5_000 });
+  });
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  test('the path read cannot log in, the CREATE commits: the scenario still throws, and the check drops its schema', async () => {
+    const { proxy, ctx, pg } = stack!;
+    // The first new connection (the path read's: it is opened first) is held for 5 s, past the
+    // 1 s connect bound; the ones after it go through.
+    proxy.holdNext(5_000);
+    const scn = new Scenario(ctx);
+    let thrown: unknown = null;
+    try {
+      await searchPathLeak.scenario.call(searchPathLeak, scn);
+    } catch (err) {
+      thrown = err;
+    } finally {
+      await scn.closeAll();
+    }
+    // The login that failed is thrown, as before: the engine records it, the judge is not asked.
+    expect(String(thrown)).toMatch(/connect|login|within/i);
+    const tags = scn.steps.map((s) => `${s.tag}:${s.error === null ? 'ok' : (s.error.code ?? 'no answer')}`);
+    // The path read never ran (its login was the one held), and the CREATE did: what this test
+    // is for. With the logins accepted the other way round it would prove nothing.
+    expect(tags).not.toContain('setup.path:ok');
+    expect(tags).toContain('setup.schema:ok');
+    // The drop ran, on a new session the proxy let through once the pace was lifted.
+    expect(tags).toContain('setup.cleanup:ok');
+    expect(await superuserView(pg)).toMatchObject({ schemas: [], tables: [] });
   });
 });
 
