@@ -14,6 +14,11 @@
  * SQLSTATE) is tried again on a new session, a few times. An answer from the server (done, or
  * refused with a SQLSTATE) ends it. Every attempt is a recorded step under `tag`, so the
  * check's record says whether its objects were dropped; the sweep looks again anyway.
+ *
+ * An interrupted run drops them too: the drop's session does not stop with the run (it is
+ * bounded like any other), and is tried once, so that Ctrl-C still ends the run promptly.
+ * Only a SQLSTATE is an answer from the server: pooltest's own codes (a protocol violation,
+ * a timeout) say nothing about whether the statement took effect.
  */
 import type { Scenario } from './scenario.js';
 import type { StepRecord } from '../types.js';
@@ -28,7 +33,7 @@ export async function dropOwn(scn: Scenario, label: string, tag: string, sql: st
     const startMs = scn.recorder.now();
     let step: StepRecord;
     try {
-      const s = await scn.open(label);
+      const s = await scn.open(label, { uninterruptible: true });
       try {
         step = await s.run(tag, sql);
       } finally {
@@ -39,7 +44,7 @@ export async function dropOwn(scn: Scenario, label: string, tag: string, sql: st
       step = scn.note(label, tag, sql, { startMs, error: err instanceof Error ? err.message : String(err) });
     }
     last = step;
-    if (!step.error || step.error.code || scn.interrupted) break;
+    if (!step.error || refusedByServer(step) || scn.interrupted) break;
   }
   return last!;
 }
@@ -48,4 +53,13 @@ export async function dropOwn(scn: Scenario, label: string, tag: string, sql: st
 export function droppedBy(steps: readonly StepRecord[], tag: string): boolean | null {
   const last = steps.filter((s) => s.tag === tag).at(-1);
   return last ? last.error === null : null;
+}
+
+/**
+ * Whether the server refused the step with a SQLSTATE, so it took no effect. An error without
+ * one (unanswered, a connection lost, a reply that broke the protocol) may have committed.
+ */
+export function refusedByServer(step: StepRecord): boolean {
+  const code = step.error?.code;
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code);
 }

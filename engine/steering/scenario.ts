@@ -141,12 +141,28 @@ export class Scenario {
   /** Opens a session through the target. Connection failures are thrown (the check becomes inconclusive). */
   async open(
     label: string,
-    opts: { connectMs?: number; to?: 'target' | 'direct'; applicationName?: string; giveUp?: AbortSignal } = {},
+    opts: {
+      connectMs?: number;
+      to?: 'target' | 'direct';
+      applicationName?: string;
+      giveUp?: AbortSignal;
+      /**
+       * Not stopped by the run's interruption (bounded by its connect and step bounds like any
+       * session): for dropping what outlives every backend, which an interrupted run must
+       * still do. A fresh login, never a spare (those stop with the run).
+       */
+      uninterruptible?: boolean;
+    } = {},
   ): Promise<Session> {
     const target = opts.to === 'direct' ? this.ctx.direct : this.ctx.target;
     if (!target) throw new PooltestError('BAD_ARGUMENTS', 'this step needs --direct');
     const connectMs = opts.connectMs ?? this.ctx.bounds.connectMs;
     const name = opts.applicationName ?? this.applicationName;
+    if (opts.uninterruptible) {
+      const session = await this.login(label, target, connectMs, name, opts.giveUp, false);
+      this.sessions.push(session);
+      return session;
+    }
     // Spares log in with the run's own name: not for a session that must send another (the
     // state scenario's nameless observers).
     const spare =
@@ -165,6 +181,7 @@ export class Scenario {
     connectMs: number,
     applicationName = this.applicationName,
     giveUp?: AbortSignal,
+    interruptible = true,
   ): Promise<Session> {
     const startMs = this.recorder.now();
     return Session.open(label, target, this.recorder, {
@@ -172,7 +189,7 @@ export class Scenario {
       stepMs: this.ctx.bounds.stepMs,
       applicationName,
       tlsFirst: this.ctx.state.tlsFirst,
-      ...(this.signal ? { signal: this.signal } : {}),
+      ...(this.signal && interruptible ? { signal: this.signal } : {}),
       ...(giveUp ? { giveUp } : {}),
     }).catch(async (err: unknown) => {
       // A malformed startup answer is evidence about the target: recorded, so judges and the engine see it.

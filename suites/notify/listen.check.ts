@@ -91,10 +91,21 @@ export const listen = defineCheck({
     // later, so b1's UNLISTEN need not wait for A's short wait: they go together. While nobody
     // has it, the wait comes first, so that nothing else lands on b1 until it ends.
     const elsewhere = deliveredElsewhere(scn, m.channel);
-    const cleaned = elsewhere && landing.observer ? cleanOn(scn, b1, unlisten) : null;
+    // Settled here and thrown below, in order: a login of its that fails while A waits must
+    // not be a rejection nobody handles.
+    const cleaned =
+      elsewhere && landing.observer
+        ? cleanOn(scn, b1, unlisten).then(
+            () => null,
+            (err: unknown) => ({ err }),
+          )
+        : null;
     await a.collectNotifications(waitTag('A'), listenerWaitMs(scn, elsewhere));
     for (const s of [landing.observer?.session, n]) await s?.collectNotifications(waitTag(s.label), 0);
-    if (landing.observer) await (cleaned ?? cleanOn(scn, b1, unlisten));
+    if (cleaned) {
+      const failed = await cleaned;
+      if (failed) throw failed.err;
+    } else if (landing.observer) await cleanOn(scn, b1, unlisten);
     await a.run(LANDING_TAGS.cleanup, cleanupBlock(unlisten));
   },
   judge: judgeListen,

@@ -29,7 +29,7 @@ import { runStateScenario, STATE_SCENARIO } from '../../engine/steering/state-sc
 import type { Scenario } from '../../engine/steering/scenario.js';
 import type { StepRecord } from '../../engine/types.js';
 import { LANDING_TAGS } from '../../engine/steering/tags.js';
-import { droppedBy, dropOwn } from '../../engine/steering/drop-own.js';
+import { droppedBy, dropOwn, refusedByServer } from '../../engine/steering/drop-own.js';
 
 /** The tags of this check's own steps, written by its scenario and read by its judge. */
 const TAGS = {
@@ -96,7 +96,7 @@ export const searchPathLeak = defineCheck({
       // On every path, not only the one where A got through: the schema stays after every
       // backend is gone. Only a refusal with a SQLSTATE proves nothing was created; an
       // unanswered CREATE may still have committed (under load, queued behind another run).
-      if (schema && !schema.error?.code) {
+      if (schema && !refusedByServer(schema)) {
         await dropOwn(scn, 'U', TAGS.drop, `DROP TABLE IF EXISTS ${s}.${s}; DROP SCHEMA IF EXISTS ${s}`);
       }
     }

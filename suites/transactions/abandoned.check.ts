@@ -30,7 +30,7 @@ import { dismiss } from '../../engine/steering/holders.js';
 import { landOn } from '../../engine/steering/land-on.js';
 import { dropTablesSql, exactPattern, qualified } from '../../engine/steering/run-table.js';
 import { cleanupBlock } from '../../engine/steering/state-scenario.js';
-import { droppedBy, dropOwn } from '../../engine/steering/drop-own.js';
+import { droppedBy, dropOwn, refusedByServer } from '../../engine/steering/drop-own.js';
 import { sleep } from '../../engine/time.js';
 import type { Scenario } from '../../engine/steering/scenario.js';
 import type { Session } from '../../engine/session/session.js';
@@ -110,7 +110,7 @@ export const abandoned = defineCheck({
       // The table outlives every backend: where V's DROP did not happen (a step above threw, or
       // it went unanswered queued behind other clients), again on new sessions. A CREATE
       // refused with a SQLSTATE created nothing.
-      if (!setup.error?.code && droppedBy(scn.steps, TAGS.drop) !== true) await dropOwn(scn, 'W', TAGS.drop, drop);
+      if (!refusedByServer(setup) && droppedBy(scn.steps, TAGS.drop) !== true) await dropOwn(scn, 'W', TAGS.drop, drop);
     }
   },
   judge: judgeAbandoned,

@@ -88,6 +88,32 @@ describe("session/search-path-leak drops its schema when the other setup step's 
     expect(tags).toContain('setup.cleanup:ok');
     expect(await superuserView(pg)).toMatchObject({ schemas: [], tables: [] });
   });
+
+  test('the run is interrupted after the CREATE committed: the check still drops its schema, once', async () => {
+    const { proxy, ctx, pg } = stack!;
+    // The path read's login is held, so the scenario is waiting when the interruption comes.
+    proxy.holdNext(5_000);
+    const interrupt = new AbortController();
+    const scn = new Scenario(ctx, interrupt.signal);
+    const running = searchPathLeak.scenario.call(searchPathLeak, scn).then(
+      () => null,
+      (err: unknown) => err,
+    );
+    try {
+      for (let i = 0; i < 200 && !scn.steps.some((s) => s.tag === 'setup.schema'); i++)
+        await new Promise((r) => setTimeout(r, 10));
+      expect(scn.steps.find((s) => s.tag === 'setup.schema')?.error).toBeNull();
+      interrupt.abort();
+      // The held login ends (interrupted or past its bound) with the run already interrupted.
+      expect(await running).toBeInstanceOf(Error);
+      expect(scn.interrupted).toBe(true);
+    } finally {
+      await scn.closeAll();
+    }
+    const drops = scn.steps.filter((s) => s.tag === 'setup.cleanup');
+    expect(drops.map((s) => s.error?.message ?? 'ok')).toEqual(['ok']);
+    expect(await superuserView(pg)).toMatchObject({ schemas: [], tables: [] });
+  });
 });
 
 /**
