@@ -56,6 +56,8 @@ export class Scenario {
    */
   applicationName: string;
   private noSpares = false;
+  /** How many times closeAll has run: a login that began before the latest one is closed as it ends. */
+  private closings = 0;
   /** Logins this scenario started ahead of its own need ({@link loginAhead}), with their name. */
   private ahead: { name: string; logins: Array<Promise<Session | null>> } | null = null;
 
@@ -158,10 +160,9 @@ export class Scenario {
     if (!target) throw new PooltestError('BAD_ARGUMENTS', 'this step needs --direct');
     const connectMs = opts.connectMs ?? this.ctx.bounds.connectMs;
     const name = opts.applicationName ?? this.applicationName;
+    const closedBefore = this.closings;
     if (opts.uninterruptible) {
-      const session = await this.login(label, target, connectMs, name, opts.giveUp, false);
-      this.sessions.push(session);
-      return session;
+      return this.keep(await this.login(label, target, connectMs, name, opts.giveUp, false), closedBefore);
     }
     // Spares log in with the run's own name: not for a session that must send another (the
     // state scenario's nameless observers).
@@ -171,7 +172,18 @@ export class Scenario {
         : null;
     const early = spare ?? (opts.to === 'direct' ? null : await this.takeAhead(label, name));
     const session = early ?? (await this.login(label, target, connectMs, name, opts.giveUp));
-    this.sessions.push(session);
+    return this.keep(session, closedBefore);
+  }
+
+  /**
+   * Adds a session whose login just completed to those closeAll closes. A login still under
+   * way when closeAll ran (a scenario that threw while a sibling was logging in) would
+   * otherwise stay connected, idle and unowned: it is closed at once instead, and returned
+   * closed (its steps fail as on any closed session).
+   */
+  private async keep(session: Session, closedBefore: number): Promise<Session> {
+    if (this.closings !== closedBefore) await session.close();
+    else this.sessions.push(session);
     return session;
   }
 
@@ -277,6 +289,7 @@ export class Scenario {
 
   /** Closes every session this scenario opened, politely and in parallel, bounded. */
   async closeAll(): Promise<void> {
+    this.closings++;
     const all = this.sessions.splice(0);
     const unused = this.ahead?.logins.splice(0) ?? [];
     await Promise.all([...all.map((s) => s.close()), ...unused.map(async (p) => (await p)?.close())]);
