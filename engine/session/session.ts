@@ -104,13 +104,22 @@ export class Session {
   static async open(label: string, target: Target, recorder: Recorder, bounds: SessionBounds): Promise<Session> {
     throwIfInterrupted(bounds.signal);
     const tracedFrom = tracing ? traceNow() : 0;
+    // The run's interruption ends a login under way too, as a caller's giveUp does: Ctrl-C
+    // during a login a pooler holds does not wait out the connect bound.
+    const stop =
+      bounds.signal && bounds.giveUp
+        ? AbortSignal.any([bounds.signal, bounds.giveUp])
+        : (bounds.signal ?? bounds.giveUp);
     const client = await connectClient(
       target,
       bounds.connectMs,
       bounds.applicationName ?? APPLICATION_NAME,
       bounds.tlsFirst,
-      bounds.giveUp,
-    );
+      stop,
+    ).catch((err: unknown) => {
+      throwIfInterrupted(bounds.signal);
+      throw err;
+    });
     if (tracing) traceSpan('login', label, `${target.host}:${target.port}`, tracedFrom);
     if (bounds.signal?.aborted) {
       // Interrupted while connecting (bounded by connectMs): do not hand out a new session.
