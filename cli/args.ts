@@ -86,8 +86,9 @@ What to run and assert:
   --expect FILE       assert your own expectations (JSON; may extend a profile)
   --compare T         also run against T (the baseline, e.g. direct Postgres or today's
                       pooler) and report what changes for the application going to --target
-  --strict            fail (exit 1) when a check is inconclusive or the sweep could not
-                      finish; JUnit then reports inconclusive checks as failures
+  --strict            fail (exit 1) when a check is inconclusive, the sweep could not
+                      finish, or every check was skipped; JUnit then reports inconclusive
+                      checks as failures
   --only IDS          check ids or areas, comma separated (e.g. session/set-leak,locks)
   --skip IDS          the same, to leave out
   --list              print the catalogue of checks with the outcome labels of each
@@ -118,7 +119,8 @@ Exit codes:
   0    every asserted check as expected, or nothing asserted, and the sweep was clean
        (inconclusive checks do not change it unless --strict)
   1    a check failed its expectation, the run left state behind, (with --compare) something
-       breaks, or (with --strict) a check was inconclusive or the sweep could not finish
+       breaks, or (with --strict) a check was inconclusive, the sweep could not finish or
+       every check was skipped
   2    pooltest could not run (bad arguments, target unreachable, authentication, ...)
   130  interrupted by SIGINT or SIGTERM (after cleanup: the check stops, the sweep runs)
   129  the same after SIGHUP (a dropped SSH session), 131 after SIGQUIT`;

@@ -43,8 +43,8 @@ export function sweepUnfinished(sweep: SweepResult | null, checksRan: boolean): 
 
 /**
  * The run's exit code as INTERPRETING.md section 6 defines it: 1 when a check failed its
- * expectation or the sweep found leftovers, and under `strict` also when a check was inconclusive or the sweep
- * could not finish; else 0. (2 and 130 are the CLI's: the run never got that far.)
+ * expectation or the sweep found leftovers, and under `strict` also when a check was inconclusive, the sweep
+ * could not finish, or every check was skipped; else 0. (2 and 130 are the CLI's: the run never got that far.)
  */
 export function runExitCode(
   checks: ReadonlyArray<{ verdict: Verdict; steps: readonly unknown[] }>,
@@ -55,6 +55,9 @@ export function runExitCode(
   // Only leftovers found count; a sweep that could not look (unknown) counts under strict.
   if (sweep !== null && sweepState(sweep) === 'dirty') return 1;
   if (!strict) return 0;
+  // Every check skipped (the login lacks what they need, --only picked fixture-only checks):
+  // each skip says why, but the run as a whole proved nothing.
+  if (checks.every((c) => c.verdict === 'skipped')) return 1;
   const unproven =
     checks.some((c) => failsUnderStrict(c.verdict)) ||
     sweepUnfinished(

@@ -142,6 +142,10 @@ function closingLines(report: Report, c: ChalkInstance, full: boolean): string[]
     lines.push(
       c.yellow(`  the run was interrupted: run it again for an outcome of the ${s.inconclusive} inconclusive check(s)`),
     );
+  else if (s.strict === true && report.checks.length > 0 && report.checks.every((r) => r.verdict === 'skipped'))
+    lines.push(
+      c.red(`  --strict: every check was skipped, so the run proved nothing (exit 1); each skip says why above`),
+    );
   else if (s.inconclusive > 0 && s.strict !== true)
     lines.push(
       c.yellow(

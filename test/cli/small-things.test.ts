@@ -109,4 +109,16 @@ describe('no password at all', () => {
     expect(r.stderr).toMatch(/AUTH_FAILED: .* asks for a password and none was given: pass --password, set PGPASSWORD/);
     expect(r.stderr).not.toMatch(/SASL|SCRAM/);
   });
+
+  // A run whose every check was skipped proved nothing: under --strict that is no green run.
+  test('--strict with every check skipped exits 1 and says why; control: without --strict, exit 0', async () => {
+    const fixtureOnly = ['--target', stack.target.url(), '--only', 'capacity/burst,auth/stale-password'];
+    const strict = await runCli([...fixtureOnly, '--strict'], { json: true });
+    expect(strict.report?.checks.map((c) => c.verdict)).toEqual(['skipped', 'skipped']);
+    expect(strict.code, strict.stderr).toBe(1);
+    expect(strict.stdout).toMatch(/--strict: every check was skipped, so the run proved nothing \(exit 1\)/);
+    const plain = await runCli(fixtureOnly, { json: true });
+    expect(plain.code, plain.stderr).toBe(0);
+    expect(plain.stdout).not.toMatch(/proved nothing \(exit 1\)/);
+  });
 });

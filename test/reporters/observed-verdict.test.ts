@@ -109,6 +109,13 @@ describe('--strict', () => {
         true,
       ),
     ).toBe(0);
+    // Every check skipped: each skip is explained, but under strict the run proved nothing.
+    const allSkipped = [
+      { verdict: 'skipped' as const, steps: [] },
+      { verdict: 'skipped' as const, steps: [] },
+    ];
+    expect(runExitCode(allSkipped, null, true)).toBe(1);
+    expect(runExitCode(allSkipped, null, false)).toBe(0);
     expect(runExitCode([{ verdict: 'pass', steps: step }], sweepResult('clean'), true)).toBe(0);
     expect(runExitCode([{ verdict: 'pass', steps: step }], null, true)).toBe(1);
     expect(runExitCode([{ verdict: 'pass', steps: step }], null, false)).toBe(0);
