@@ -289,9 +289,24 @@ async function discoverUnlessInterrupted(
       });
       throw interruptedError('during discovery, before any check created state', names);
     }
+    // Refused after it logged in and steered (a pool larger than --max-pool, steering that
+    // failed): the names are reset as well, and the error says so. The count held up to one
+    // backend past the bound besides D's: as many are visited.
+    if (err instanceof PooltestError && REFUSED_AFTER_LOGINS.has(err.code)) {
+      const names = await restoreNamesAfterDiscovery(target, {
+        runId: opts.runId ?? 'discovery',
+        bounds: opts.bounds,
+        state: opts.state,
+        poolBound: opts.poolBound + 2,
+      });
+      throw new PooltestError(err.code, `${err.message} (${names})`, err.detail);
+    }
     throw err;
   }
 }
+
+/** Discovery's refusals that come after its clients logged in with the run's name. */
+const REFUSED_AFTER_LOGINS: ReadonlySet<string> = new Set(['POOL_TOO_LARGE', 'STEERING_FAILED']);
 
 function interruptedError(when: string, cleanup: string): PooltestError {
   return new PooltestError('INTERRUPTED', `interrupted ${when}; ${cleanup}`);

@@ -75,4 +75,17 @@ describe('interrupted during discovery', () => {
     }
     expect(wrong).toEqual([]);
   }, 120_000);
+
+  test('refused by discovery after its logins (a pool larger than --max-pool): POOL_TOO_LARGE, and the names are reset too', async () => {
+    const runId = 'big00001';
+    const outcome = await run({ target: proxied(), only: ['session/set-leak'], runId, maxPool: 1 })
+      .then(() => 'completed')
+      .catch((e: unknown) => (isPooltestError(e) ? `${e.code}: ${e.message}` : String(e)));
+    expect(outcome).toMatch(/^POOL_TOO_LARGE: /);
+    expect(outcome).toMatch(
+      /application_name reset on \d+ server connection|no server connection kept this run's application_name/,
+    );
+    const names = (await namesSeenByNamelessClients(bouncer.url(), bouncer.poolSize)).map((v) => v.app);
+    expect(names.filter((name) => name.startsWith(`pooltest-${runId}`))).toEqual([]);
+  }, 60_000);
 });
