@@ -8,7 +8,7 @@ import { PooltestError } from '../engine/errors.js';
 import { connectClient } from '../engine/session/connect.js';
 import { APPLICATION_NAME } from '../engine/session/session.js';
 import { INTERRUPT_SIGNALS, interruptedExitCode } from '../engine/signals.js';
-import { redactUrl, resolveTarget } from '../engine/target.js';
+import { redactEndpoint, resolveTarget } from '../engine/target.js';
 import { within } from '../engine/time.js';
 import { behaviourFromReport, checkedReport, type PoolerBehaviour } from './pooler-behaviour.js';
 
@@ -27,8 +27,10 @@ export async function behaviourFromTarget(
 ): Promise<PoolerBehaviour> {
   const { run, selectChecks } = await import('../runner/run.js');
   const runnable = checkIds.filter((id) => isRunnable(selectChecks, id));
-  if (runnable.length === 0) return { basis: 'target', name: redactUrl(target), outcomes: new Map() };
-  process.stderr.write(`pooltest audit: running ${runnable.length} check(s) against --target ${redactUrl(target)}\n`);
+  if (runnable.length === 0) return { basis: 'target', name: redactEndpoint(target), outcomes: new Map() };
+  process.stderr.write(
+    `pooltest audit: running ${runnable.length} check(s) against --target ${redactEndpoint(target)}\n`,
+  );
   const report = await interruptible((signal) =>
     run({
       target,
@@ -40,7 +42,7 @@ export async function behaviourFromTarget(
       ...(timeoutMs !== undefined ? { timeoutMs } : {}),
     }),
   );
-  return behaviourFromReport(checkedReport(report, `--target ${redactUrl(target)}`), 'target', target);
+  return behaviourFromReport(checkedReport(report, `--target ${redactEndpoint(target)}`), 'target', target);
 }
 
 /**

@@ -91,7 +91,7 @@ export async function runCommand(opts: CliOptions, ends: Endpoints, io: CliIo): 
   if (opts.drivers) throw new PooltestError('BAD_ARGUMENTS', '--drivers does not combine with --compare');
   // What the baseline does not spell out (user, password, database) comes from the target.
   // No --direct and no profile for it: it is observed, and its sweep goes through itself.
-  const base = resolveRelated(opts.compare, main, io.env, warnTo(io));
+  const base = resolveRelated(opts.compare, main, io.env, warnTo(io), '--compare');
   const plan = await planCompare(main, base, Math.min(opts.timeoutMs ?? DEFAULT_TIMEOUT_MS, 5_000));
   if (!opts.quiet) io.stderr(`--compare: ${plan.reason}\n`);
   // Two runs at once print progress lines, never one line rewritten in place.

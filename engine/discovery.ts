@@ -265,13 +265,13 @@ async function openFirst(scn: Scenario, target: Target, opts: DiscoveryOptions):
     if (err instanceof PooltestError && err.code === 'STEP_TIMEOUT' && received > 0)
       throw new PooltestError(
         'STEP_TIMEOUT',
-        `${describeTarget(target)} began answering the PostgreSQL startup (${received} bytes) but did not end it with ReadyForQuery within ${opts.bounds.connectMs} ms: a server stuck in its login, or one that floods it`,
+        `${describeTarget(target)} began answering the PostgreSQL startup (${received} bytes) but did not end it with ReadyForQuery within ${opts.bounds.connectMs} ms: a server stuck in its login, one that floods it, or a login slower than that bound (a busy machine, a distant or TLS target: raise --timeout)`,
         err.detail,
       );
     if (err instanceof PooltestError && err.code === 'STEP_TIMEOUT') {
       throw new PooltestError(
         'STEP_TIMEOUT',
-        `${describeTarget(target)} accepted a TCP connection but did not answer the PostgreSQL startup within ${opts.bounds.connectMs} ms: not a PostgreSQL server, or a pooler with no free slot`,
+        `${describeTarget(target)} accepted a TCP connection but did not answer the PostgreSQL startup within ${opts.bounds.connectMs} ms: not a PostgreSQL server, a pooler with no free slot, or a login slower than that bound (raise --timeout)`,
         err.detail,
       );
     }

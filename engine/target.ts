@@ -161,15 +161,15 @@ export interface ParsedText {
 }
 
 /** What a `host:port` or URL spells out, and nothing else. */
-export function parseTargetText(text: string): ParsedText {
+export function parseTargetText(text: string, what = 'target'): ParsedText {
   // An empty value (`--target ''`, an unset variable in a script) would otherwise mean
   // localhost:5432 without a word: libpq's defaults are for leaving the target out.
   if (text.trim() === '')
     throw new PooltestError(
       'BAD_TARGET_URL',
-      'the target is empty: give host:port or a postgres:// URL (or leave it out to use the PG* variables and defaults)',
+      `${what === 'target' ? 'the target' : what} is empty: give host:port or a postgres:// URL (or leave it out to use the PG* variables and defaults)`,
     );
-  if (/^postgres(ql)?:\/\//i.test(text)) return parseUrl(text);
+  if (/^postgres(ql)?:\/\//i.test(text)) return parseUrl(text, what);
   if (isKeywordValue(text)) {
     const pairs = parseKeywordValue(text);
     for (const key of pairs.keys())
@@ -182,14 +182,20 @@ export function parseTargetText(text: string): ParsedText {
   }
   if (isSocketHost(text)) return { host: text };
   if (text.includes('://')) {
-    throw new PooltestError('BAD_TARGET_URL', `target "${redactUrl(text)}" is not a postgres:// URL or host:port`);
+    throw new PooltestError(
+      'BAD_TARGET_URL',
+      `${what} "${redactEndpoint(text)}" is not a postgres:// URL or host:port`,
+    );
   }
   // A bare IPv6 literal is a host, as a bare name is; its last group cannot be told from a
   // port, so a port needs the brackets (`[::1]:6432`), as in a URL.
   if (isIPv6(text)) return { host: text };
   const match = /^(\[[^\]]+\]|[^:/\s]+)(?::(\d+))?$/.exec(text);
   if (!match)
-    throw new PooltestError('BAD_TARGET_URL', `target "${redactUrl(text)}" is not host:port or a postgres:// URL`);
+    throw new PooltestError(
+      'BAD_TARGET_URL',
+      `${what} "${redactEndpoint(text)}" is not host:port or a postgres:// URL`,
+    );
   const host = match[1]!.replace(/^\[|\]$/g, '');
   return { host, ...(match[2] ? { port: checkedPort(match[2], text) } : {}) };
 }
@@ -229,12 +235,15 @@ function fromParameters(get: (key: string) => string | undefined, shown: string)
  * failing far from the typo), writes a warning about sslmode to stderr, and maps sslmode to
  * its own TLS options, while pooltest follows libpq's sslmode itself (session/connect.ts).
  */
-function parseUrl(text: string): ParsedText {
+function parseUrl(text: string, what: string): ParsedText {
   let url: URL;
   try {
     url = new URL(text);
   } catch {
-    throw new PooltestError('BAD_TARGET_URL', `target "${redactUrl(text)}" is not a valid URL`);
+    // The URL parser refuses a port past 65535 as a whole: said as `host:99999` is.
+    const port = /^[a-z]+:\/\/(?:.*@)?(?:\[[^\]]*\]|[^:/?#@]*):(\d+)(?=[/?#]|$)/i.exec(text)?.[1];
+    if (port !== undefined) checkedPort(port, redactEndpoint(text));
+    throw new PooltestError('BAD_TARGET_URL', `${what} "${redactEndpoint(text)}" is not a valid URL`);
   }
   const decode = (part: string, what: string): string => {
     try {
@@ -243,14 +252,14 @@ function parseUrl(text: string): ParsedText {
       // URIError: a % not followed by two hex digits. The message never shows the password.
       throw new PooltestError(
         'BAD_TARGET_URL',
-        `the ${what} in "${redactUrl(text)}" has an invalid %-escape (write a literal % as %25)`,
+        `the ${what} in "${redactEndpoint(text)}" has an invalid %-escape (write a literal % as %25)`,
       );
     }
   };
   const out: ParsedText = {};
   // A socket directory spelled in the host part (`postgres://%2Ftmp/db`): libpq decodes it.
   if (url.hostname) out.host = decode(url.hostname, 'host').replace(/^\[|\]$/g, '');
-  if (url.port) out.port = checkedPort(url.port, redactUrl(text));
+  if (url.port) out.port = checkedPort(url.port, redactEndpoint(text));
   if (url.username) out.user = decode(url.username, 'user name');
   if (url.password) out.password = decode(url.password, 'password');
   const db = url.pathname.replace(/^\//, '');
@@ -267,7 +276,7 @@ function parseUrl(text: string): ParsedText {
       );
   Object.assign(
     out,
-    fromParameters((key) => url.searchParams.get(key) ?? undefined, redactUrl(text)),
+    fromParameters((key) => url.searchParams.get(key) ?? undefined, redactEndpoint(text)),
   );
   return out;
 }
@@ -303,6 +312,23 @@ export function describeTarget(t: Pick<Target, 'user' | 'host' | 'port' | 'datab
 /** `host:port`, with an IPv6 host in brackets so that its port reads apart from it. */
 export function hostPort(host: string, port: number): string {
   return `${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
+/**
+ * One endpoint as the user typed it (`--target`, `--direct`, `--upstream`), for a message that
+ * echoes it: everything between the user name's `:` and the last `@` is the password, as a URL
+ * parser reads it, whatever it holds (spaces, `@`, quotes: a raw space is valid in a URL's
+ * password). redactUrl, made for whole documents, stops at such characters so as not to eat
+ * the text around a URL; an input is one endpoint, so nothing else can be lost here.
+ */
+export function redactEndpoint(text: string): string {
+  const at = text.lastIndexOf('@');
+  if (at < 0) return redactUrl(text);
+  const scheme = /^[a-z][\w+.-]*:\/+/i.exec(text)?.[0] ?? '';
+  const userinfo = text.slice(scheme.length, at);
+  const colon = userinfo.indexOf(':');
+  const kept = colon < 0 ? text : `${scheme}${userinfo.slice(0, colon + 1)}***${text.slice(at)}`;
+  return redactUrl(kept);
 }
 
 /** Replaces the password of anything that looks like a connection URL. */
@@ -350,8 +376,10 @@ export function resolveRelated(
   base: Target,
   env: NodeJS.ProcessEnv = process.env,
   warn: (message: string) => void = passFileWarning,
+  /** How messages name the endpoint: `--direct`, `--compare`. */
+  what = '--direct',
 ): Target {
-  const given = parseTargetText(text);
+  const given = parseTargetText(text, what);
   const defined = Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined));
   const related: Target = { ...base, ...defined };
   // The base's password came from the password file: so does this endpoint's, from its own line

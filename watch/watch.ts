@@ -5,7 +5,7 @@
  * `pooltest watch` is a thin shell around {@link startWatch}.
  */
 import { PooltestError } from '../engine/errors.js';
-import { hostPort, redactUrl, resolveTarget, type Target } from '../engine/target.js';
+import { hostPort, redactEndpoint, resolveTarget, type Target } from '../engine/target.js';
 import type { AuditCheckId } from '../audit/audit-types.js';
 import { behaviourFromReportFile, poolerSummary } from '../audit/pooler-behaviour.js';
 import { resolveBehaviour } from '../audit/pooler-source.js';
@@ -132,7 +132,7 @@ export async function startWatch(options: WatchOptions): Promise<Watching> {
       `--listen ${options.listenHost ?? '127.0.0.1'}:${options.listenPort ?? 0}: cannot listen (${e.code ?? e.message})`,
     );
   }
-  const upstreamText = redactUrl(options.upstream);
+  const upstreamText = redactEndpoint(options.upstream);
   return {
     host: proxy.host,
     port: proxy.port,

@@ -164,6 +164,32 @@ describe('redaction of mistyped targets', () => {
       expect(redactUrl(message)).not.toContain('s3cret');
     },
   );
+  // A URL parser reads everything between the user's ':' and the last '@' as the password:
+  // so must the echo of what was typed (a raw space is even valid there).
+  test.each([
+    ['postgres://alice:s3cret word@exa mple:5/db', 'postgres://alice:***@exa mple:5/db'],
+    ['postgres://alice:s3cret@x@127.0.0.1:99999/db', 'postgres://alice:***@127.0.0.1:99999/db'],
+    ['alice:s3cret word@127.0.0.1:1', 'alice:***@127.0.0.1:1'],
+  ])('"%s" is echoed as "%s"', (text, shown) => {
+    let message = '';
+    try {
+      resolveTarget({ target: text }, {});
+    } catch (e) {
+      message = (e as Error).message;
+    }
+    expect(message).toContain(`"${shown}"`);
+    expect(message).not.toContain('s3cret');
+  });
+  test('a bad --direct or --compare is named as such, and a port past 65535 in a URL is said to be one', () => {
+    const base = resolveTarget({ target: '127.0.0.1:6432' }, {});
+    expect(() => resolveRelated('postgres://u:pw@h:70000/db', base, {})).toThrow(
+      'port "70000" in "postgres://u:***@h:70000/db" is not a TCP port',
+    );
+    expect(() => resolveRelated('postgres://u:pw@bad host/db', base, {}, () => undefined, '--compare')).toThrow(
+      '--compare "postgres://u:***@bad host/db" is not a valid URL',
+    );
+    expect(() => resolveRelated('', base, {})).toThrow(/^--direct is empty/);
+  });
   test('text without credentials is left alone', () => {
     expect(redactUrl('pooltest@127.0.0.1:5432/pooltest and host:6432')).toBe(
       'pooltest@127.0.0.1:5432/pooltest and host:6432',
