@@ -343,6 +343,9 @@ export function redactUrl(text: string): string {
   );
 }
 
+/** pg's password callback when there is none: undefined is "no password", as for pg itself. */
+const noPassword = (() => undefined) as unknown as () => string;
+
 /**
  * `pg` configuration for one connection attempt. `tls` says whether this attempt uses TLS:
  * libpq's `allow` and `prefer` are two attempts (plaintext then TLS, or TLS then plaintext),
@@ -361,7 +364,10 @@ export function pgConfig(
     host: t.host,
     port: t.port,
     user: t.user,
-    password: t.password,
+    // With no password, a function answering none: pg would otherwise look in the password
+    // file itself on every login (a lookup it deprecates), warning again about a file that
+    // resolveTarget already read, or ignored and said why, once for the run.
+    password: t.password ?? noPassword,
     database: t.database,
     ssl,
     connectionTimeoutMillis: connectTimeoutMs,

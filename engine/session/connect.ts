@@ -163,7 +163,7 @@ export function classifyConnectError(
     // pg's words for "the server asked for a password and there is none" (SCRAM): say it as psql does.
     return new PooltestError(
       'AUTH_FAILED',
-      `${where} asks for a password and none was given: pass --password, set PGPASSWORD, put it in the URL, or add a line for it to ~/.pgpass`,
+      `${where} asks for a password and none was given: pass --password, set PGPASSWORD, put it in the URL, or add a line for it to the password file (~/.pgpass, or the file PGPASSFILE names; one that others can read is ignored)`,
       detail,
     );
   }
