@@ -48,7 +48,7 @@ export const customGucLeak = defineCheck({
   }),
   uses: STATE_SCENARIO,
   audit: {
-    statement: 'custom setting (app.x) set for the session',
+    statement: 'custom setting (a dotted name, such as app.tenant_id) set for the session',
     consequence: 'row-level security keyed on it sees another tenant',
     priority: 20,
     claims: { settings: { dotted: true } },
