@@ -50,3 +50,19 @@ export function dropTablesSql(pattern: string, lockTimeoutMs: number): string {
     `END;`,
   ].join(' ');
 }
+
+/**
+ * PL/pgSQL (for `cleanupBlock`, before the drop) that ends any other session still running
+ * the statement `statementStart` begins (`CREATE TABLE <name> `), and waits for it to go, up to
+ * about a second. A CREATE whose answer never came may still be running on the server (a stall
+ * there, not a queue in the pooler, which drops a query whose client left): a DROP now would
+ * find nothing, and the CREATE would commit after it. Only this run's statement has that text.
+ */
+export function endCreatorsSql(statementStart: string): string {
+  const text = statementStart.replace(/'/g, "''");
+  const running = `SELECT 1 FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND state = 'active' AND position('${text}' in query) > 0`;
+  return [
+    `PERFORM pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND state = 'active' AND position('${text}' in query) > 0;`,
+    `FOR i IN 1..50 LOOP EXIT WHEN NOT EXISTS (${running}); PERFORM pg_sleep(0.02); END LOOP;`,
+  ].join(' ');
+}

@@ -25,7 +25,8 @@ import { stateOutcomes } from '../../engine/judging/state-outcomes.js';
 import { errorText, markerOf, stepOf, valueOf } from '../../engine/judging/record.js';
 import { judgeState } from '../../engine/judging/state-judge.js';
 import { markersFor } from '../../engine/markers.js';
-import { runStateScenario, STATE_SCENARIO } from '../../engine/steering/state-scenario.js';
+import { cleanupBlock, runStateScenario, STATE_SCENARIO } from '../../engine/steering/state-scenario.js';
+import { endCreatorsSql } from '../../engine/steering/run-table.js';
 import type { Scenario } from '../../engine/steering/scenario.js';
 import type { StepRecord } from '../../engine/types.js';
 import { LANDING_TAGS } from '../../engine/steering/tags.js';
@@ -97,7 +98,10 @@ export const searchPathLeak = defineCheck({
       // backend is gone. Only a refusal with a SQLSTATE proves nothing was created; an
       // unanswered CREATE may still have committed (under load, queued behind another run).
       if (schema && !refusedByServer(schema)) {
-        await dropOwn(scn, 'U', TAGS.drop, `DROP TABLE IF EXISTS ${s}.${s}; DROP SCHEMA IF EXISTS ${s}`);
+        // Unanswered, the CREATE may still be running on the server: ended first, or it would
+        // commit after the drop (run-table.ts).
+        const endCreator = schema.error ? `${cleanupBlock(endCreatorsSql(`CREATE SCHEMA ${s};`))}; ` : '';
+        await dropOwn(scn, 'U', TAGS.drop, `${endCreator}DROP TABLE IF EXISTS ${s}.${s}; DROP SCHEMA IF EXISTS ${s}`);
       }
     }
   },

@@ -28,7 +28,7 @@ import { answered, errorText, numberOf, refused, stepOf, stepsOf, valueOf } from
 import { markersFor } from '../../engine/markers.js';
 import { dismiss } from '../../engine/steering/holders.js';
 import { landOn } from '../../engine/steering/land-on.js';
-import { dropTablesSql, exactPattern, qualified } from '../../engine/steering/run-table.js';
+import { dropTablesSql, endCreatorsSql, exactPattern, qualified } from '../../engine/steering/run-table.js';
 import { cleanupBlock } from '../../engine/steering/state-scenario.js';
 import { droppedBy, dropOwn, refusedByServer } from '../../engine/steering/drop-own.js';
 import { sleep } from '../../engine/time.js';
@@ -94,7 +94,13 @@ export const abandoned = defineCheck({
       TAGS.setup,
       `SELECT pg_backend_pid() AS pid, current_schema()::text AS schema; CREATE TABLE ${m.table} (note text)`,
     );
-    const drop = cleanupBlock(dropTablesSql(exactPattern(m.table), scn.ctx.bounds.stepMs / 2));
+    // A CREATE left unanswered may still be running on the server: ended first, or it would
+    // commit after the drop (run-table.ts).
+    const unanswered = setup.error !== null && !refusedByServer(setup);
+    const drop = cleanupBlock(
+      (unanswered ? `${endCreatorsSql(`CREATE TABLE ${m.table} `)} ` : '') +
+        dropTablesSql(exactPattern(m.table), scn.ctx.bounds.stepMs / 2),
+    );
     try {
       const schema = setup.results[0]?.[0]?.schema;
       const table = typeof schema === 'string' && !setup.error ? qualified(schema, m.table) : null;
