@@ -30,6 +30,8 @@ export async function recount(
     pooler: known.pooler,
     transactionBlocks: known.transactionBlocks,
     holderStrategy: known.holderStrategy,
+    // Read again only where the count has to (countPool): else what the first discovery saw.
+    clientKeepsBackend: known.clientKeepsBackend,
   });
   // Where the pooler is known to share backends and to admit idle clients freely, a holder's
   // login holds nothing: holders log in ahead of their turn (see countPool).

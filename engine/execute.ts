@@ -119,7 +119,7 @@ export async function executeCheck(
   // Against a target that no longer answers, what the check touched is left to the sweep.
   const missed = answersAgain
     ? await (tidied ?? tidyAfter(def, ctx, scn))
-    : { left: [], unreached: touchedBy(scn.steps) };
+    : { left: [], unreached: scn.pooledBackends() };
   // A check that can damage the pool: count it again; a smaller one is this check's finding.
   if (def.flags?.includes('destructive') && !scn.interrupted && answersAgain)
     noteRecount(scn, await traced('part', def.id, 'recount', () => recountAfter(ctx, def.id)));
@@ -216,17 +216,13 @@ export function notRun(
 /** The visits right after a check, to every backend its steps reported (engine/sweep.ts, tidy). */
 function tidyAfter(def: CheckDefinition, ctx: RunContext, scn: Scenario): Promise<Findings> {
   if (scn.steps.every(isRunFact)) return Promise.resolve({ left: [], unreached: [] });
-  return traced('part', def.id, 'tidy', () => tidy(ctx, [def.id], touchedBy(scn.steps), withSpares(new Scenario(ctx))));
+  return traced('part', def.id, 'tidy', () => tidy(ctx, [def.id], scn.pooledBackends(), withSpares(new Scenario(ctx))));
 }
 
 /** The tidy-up's visitors log in ahead of need too (never interrupted: no signal). */
 function withSpares(scn: Scenario): Scenario {
   scn.useSpares();
   return scn;
-}
-
-function touchedBy(steps: readonly StepRecord[]): number[] {
-  return [...new Set(steps.map((s) => s.pid).filter((p): p is number => p !== null))];
 }
 
 /**

@@ -112,7 +112,13 @@ export async function countPool(
       const given = label === 1 && opts.firstHolder?.alive ? opts.firstHolder : null;
       const s: Session | null | 'refused' = given ?? (await (ahead.get(label) ?? login(label)));
       ahead.delete(label);
-      if (opts.knownShared && s && s !== 'refused' && holders.length + 1 < most) loginAhead(label + 1);
+      // One ahead, where an idle login holds nothing: a recount of a pooler known to share
+      // backends, or a count whose holders already took D's backend while D stayed connected
+      // (backends are shared between connected clients: transaction or statement pooling).
+      // Never two: the next login is always the only one in flight, as when they log in in
+      // turn, so a pooler that refuses at its client limit refuses the same client.
+      const shared = opts.knownShared || holders.some((h) => h.pid === firstPid);
+      if (shared && s && s !== 'refused' && holders.length + 1 < most) loginAhead(label + 1);
       const h = s && s !== 'refused' ? await take(scn, s, 'discovery.hold') : null;
       // Refused at capacity, at login or while queued for a backend: the pooler's boundary,
       // found by refusal instead of a queue (it counted the pool).
@@ -176,10 +182,15 @@ export async function countPool(
   // With D's old backend held, D's next transaction shows whether a client keeps its backend.
   const onFirst = holders.find((h) => h.pid === firstPid);
   const spare = holders.find((h) => h.pid !== firstPid);
-  if (onFirst && spare) {
-    await spare.release();
+  if (onFirst && spare && opts.knownShared && reachedStop) {
+    // A recount that held as many backends as before: nothing it would learn from D's next
+    // transaction changes (the mode is known and the pool is no smaller; discovery-recount.ts).
+  } else if (onFirst && spare) {
+    // D's next transaction is sent as the spare lets go: it cannot land on its old backend (a
+    // holder keeps it) and at worst waits for the spare's backend a moment, which is where it
+    // would have gone had it been sent after.
+    await Promise.all([spare.release(), readKeep(first, firstPid, d)]);
     holders.splice(holders.indexOf(spare), 1);
-    await readKeep(first, firstPid, d);
   } else if (!onFirst) {
     await readKeep(first, firstPid, d);
   }

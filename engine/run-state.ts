@@ -54,12 +54,24 @@ export class RunState {
  * later phases of the same run in the same process must, or they forget what earlier ones
  * learned). The data is not copied: a change to `discovery` is seen through both.
  */
-export function runContext(data: RunData, state: RunState = new RunState()): RunContext {
+export function runContext(data: RunData, state: RunState = stateFor(data)): RunContext {
   return { ...data, state };
 }
 
-/** The serializable part of `ctx`, for handing to another process: the live state stays here. */
+/**
+ * The serializable part of `ctx`, for handing to another process: the live state stays here,
+ * but for what it learned of TLS per endpoint (`tlsLearned`), so that the other side's first
+ * login does not ask for TLS a server already refused (a round trip and a TCP connection).
+ */
 export function runData(ctx: RunData & { state?: unknown }): RunData {
-  const { state: _live, ...data } = ctx;
-  return data;
+  const { state, ...data } = ctx;
+  const learned = state instanceof RunState ? [...state.tlsFirst] : [];
+  return learned.length > 0 ? { ...data, tlsLearned: learned } : data;
+}
+
+/** A new live state for the run `data` describes, knowing what it says was learned of TLS. */
+export function stateFor(data: Pick<RunData, 'tlsLearned'>): RunState {
+  const state = new RunState();
+  for (const [endpoint, tls] of data.tlsLearned ?? []) state.tlsFirst.set(endpoint, tls);
+  return state;
 }

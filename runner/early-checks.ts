@@ -10,7 +10,7 @@
  * loading during discovery is not a check starting, and the results of a run abandoned
  * (discovery failed, the run was interrupted) are not results.
  */
-import { preloadVitest, startSuites, type StartedSuites, type SuiteRunEvents } from './vitest-runner.js';
+import { hostsVitest, preloadVitest, startSuites, type StartedSuites, type SuiteRunEvents } from './vitest-runner.js';
 import type { PooltestProvided } from '../engine/vitest-check.js';
 import type { CheckResult } from '../engine/types.js';
 
@@ -46,7 +46,11 @@ export class EarlyChecks {
    * first login; called once the target is known to be reachable (discovery's onReachable).
    */
   preload(): void {
-    if (this.fileFilters.length > 0 && !this.events.signal?.aborted) preloadVitest();
+    if (this.fileFilters.length === 0 || this.events.signal?.aborted) return;
+    preloadVitest();
+    // Where Vitest runs on a thread of its own (runner/vitest-host.ts) it starts now: nothing
+    // of it runs on this thread, so it goes alongside all of discovery.
+    if (hostsVitest()) void this.start();
   }
 
   /** Starts the check run (once); resolves when Vitest's start-up on this thread is done. */

@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import type { PooltestProvided } from '../engine/vitest-check.js';
 import { WAIT_ANNOTATION } from '../engine/execute.js';
 import { sequencerFor } from './check-order.js';
@@ -39,7 +40,13 @@ interface TestCaseLike {
  * Where the suites live: `dist/suites` beside the compiled engine, or `suites` in a source
  * checkout; and the workers' setup file beside this one (vitest-worker-setup.ts).
  */
-export function suitesLocation(): { root: string; pattern: string; workerSetup: string } {
+export function suitesLocation(): {
+  root: string;
+  pattern: string;
+  workerSetup: string;
+  /** The thread Vitest runs on in a compiled run (vitest-host.ts); null from source (TypeScript). */
+  host: string | null;
+} {
   const here = path.dirname(fileURLToPath(import.meta.url));
   const root = path.resolve(here, '..');
   const compiled = here.split(path.sep).includes('dist');
@@ -49,7 +56,24 @@ export function suitesLocation(): { root: string; pattern: string; workerSetup: 
     root,
     pattern,
     workerSetup: path.join(here, compiled ? 'vitest-worker-setup.js' : 'vitest-worker-setup.ts'),
+    host: compiled ? path.join(here, 'vitest-host.js') : null,
   };
+}
+
+/**
+ * Whether Vitest runs on a thread of its own (vitest-host.ts): in a compiled run, unless
+ * POOLTEST_VITEST_THREAD=0 keeps it on the runner's thread (for a profiler that follows one
+ * thread). From source there is no compiled host to start: it runs here.
+ */
+export function hostsVitest(): boolean {
+  return hostFile() !== null;
+}
+
+/** The host's file when Vitest runs on a thread of its own (see {@link hostsVitest}), else null. */
+function hostFile(): string | null {
+  if (process.env.POOLTEST_VITEST_THREAD === '0') return null;
+  const { host } = suitesLocation();
+  return host && existsSync(host) ? host : null;
 }
 
 let vitestModule: Promise<typeof import('vitest/node')> | null = null;
@@ -60,9 +84,16 @@ let vitestModule: Promise<typeof import('vitest/node')> | null = null;
  * waiting on the network, goes alongside.
  */
 export function preloadVitest(): void {
+  // Hosted, Vitest loads on its own thread when the run starts (startSuites).
+  if (!hostFile()) void loadVitest();
+}
+
+/** Vitest's Node API, loaded once per thread. */
+function loadVitest(): Promise<typeof import('vitest/node')> {
   vitestModule ??= import('vitest/node');
-  // A failed load is reported by runSuites, which awaits the same promise.
+  // A failed load is reported by runVitest, which awaits the same promise.
   vitestModule.catch(() => undefined);
+  return vitestModule;
 }
 
 /** Runs the selected check files, in the order of `fileFilters`, and returns one result per test, in completion order. */
@@ -79,9 +110,12 @@ export async function runSuites(
 export interface StartedSuites {
   /**
    * Resolves once Vitest's start-up on this thread is done (what is left runs on its worker's
-   * thread): the caller's timed steps wait for it, so that no measurement includes it.
+   * thread): the caller's timed steps wait for it, so that no measurement includes it. Hosted
+   * on a thread of its own (vitest-host.ts), nothing of it runs here: resolved at once.
    */
   created: Promise<void>;
+  /** Vitest runs on a thread of its own (vitest-host.ts), not on the caller's. */
+  hosted: boolean;
   /** Hands the run context to the checks, which wait for it; they start now. */
   provide(provided: PooltestProvided): void;
   /**
@@ -105,9 +139,15 @@ export function startSuites(runId: string, fileFilters: string[], events: SuiteR
   // Abandoned, the run is cancelled as an interrupted one is: the files not started are skipped.
   const abandoned = new AbortController();
   const signal = events.signal ? AbortSignal.any([events.signal, abandoned.signal]) : abandoned.signal;
-  const run = runVitest({ pooltestChannel: offer.name }, fileFilters, { ...events, cancelSignal: signal }, () =>
-    created(),
-  );
+  const host = hostFile();
+  let given = false;
+  const hosted = host
+    ? hostedVitest(host, offer.name, fileFilters, { ...events, cancelSignal: signal }, () => given)
+    : null;
+  if (hosted) created();
+  const run =
+    hosted?.results ??
+    runVitest({ pooltestChannel: offer.name }, fileFilters, { ...events, cancelSignal: signal }, () => created());
   const results = run.finally(() => {
     // A run that ended before it was given anything (Vitest failed to start): nobody waits now.
     offer.refuse('the check run ended before discovery finished');
@@ -116,13 +156,100 @@ export function startSuites(runId: string, fileFilters: string[], events: SuiteR
   });
   return {
     created: createdP,
-    provide: (p) => offer.give(p),
+    hosted: hosted !== null,
+    provide: (p) => {
+      given = true;
+      offer.give(p);
+    },
     abandon: (reason) => {
       offer.refuse(reason);
       abandoned.abort();
     },
     results,
   };
+}
+
+/** What the runner hands Vitest's own thread (vitest-host.ts). */
+export interface HostData {
+  channel: string;
+  fileFilters: string[];
+  /** The caller passed a signal: Vitest's own SIGINT handling stays off, as in process. */
+  interruptible: boolean;
+}
+
+/** From the runner to Vitest's thread. */
+export type RunnerMessage = { type: 'interrupt' } | { type: 'cancel' };
+
+/** From Vitest's thread to the runner. */
+export type HostMessage =
+  | { type: 'created' }
+  | { type: 'start'; file: string }
+  | { type: 'wait'; what: string; boundMs: number }
+  | { type: 'result'; result: CheckResult }
+  | { type: 'done'; results: CheckResult[] }
+  | { type: 'failed'; message: string; stack: string | null };
+
+/**
+ * Vitest on a thread of its own (vitest-host.ts), its events passed on to `events` here. The
+ * checks ask for their context on `channel`, which this thread keeps. Cancelled before any
+ * context was given (`given`), nothing of the run can have touched the target (every check
+ * waits for its context first): the thread is ended at once rather than waited for, so that a
+ * run that fails in discovery says so without waiting for Vitest to start and close.
+ */
+function hostedVitest(
+  host: string,
+  channel: string,
+  fileFilters: string[],
+  events: SuiteRunEvents & { cancelSignal: AbortSignal },
+  given: () => boolean,
+): { results: Promise<CheckResult[]> } {
+  const data: HostData = { channel, fileFilters, interruptible: events.signal !== undefined };
+  const worker = new Worker(host, { workerData: data });
+  const results = new Promise<CheckResult[]>((resolve, reject) => {
+    let settled = false;
+    const settle = (f: () => void): void => {
+      if (settled) return;
+      settled = true;
+      events.signal?.removeEventListener('abort', interrupt);
+      events.cancelSignal.removeEventListener('abort', cancel);
+      f();
+      // Vitest has closed (or never will): whatever the thread still holds goes with it.
+      void worker.terminate();
+    };
+    const interrupt = (): void => worker.postMessage({ type: 'interrupt' } satisfies RunnerMessage);
+    const cancel = (): void => {
+      if (!given()) settle(() => resolve([]));
+      else worker.postMessage({ type: 'cancel' } satisfies RunnerMessage);
+    };
+    worker.on('message', (m: HostMessage) => {
+      if (m.type === 'start') events.onCheckStart?.(m.file);
+      else if (m.type === 'wait') events.onWait?.(m.what, m.boundMs);
+      else if (m.type === 'result') events.onCheckResult?.(m.result);
+      else if (m.type === 'done') settle(() => resolve(m.results));
+      else if (m.type === 'failed')
+        settle(() => reject(Object.assign(new Error(m.message), m.stack ? { stack: m.stack } : {})));
+    });
+    worker.on('error', (err) => settle(() => reject(err)));
+    worker.on('exit', (code) =>
+      settle(() => reject(new Error(`the check runner's thread ended without results (exit code ${code})`))),
+    );
+    // The interruption first: a run both interrupted and cancelled reads as interrupted there.
+    if (events.signal?.aborted) interrupt();
+    else events.signal?.addEventListener('abort', interrupt, { once: true });
+    if (events.cancelSignal.aborted) cancel();
+    else events.cancelSignal.addEventListener('abort', cancel, { once: true });
+  });
+  return { results };
+}
+
+/** The run of `fileFilters` whose checks ask for their context on `channel` (vitest-host.ts runs it). */
+export function runVitestOn(
+  channel: string,
+  fileFilters: string[],
+  events: SuiteRunEvents & { cancelSignal?: AbortSignal },
+  onCreated: () => void,
+): Promise<CheckResult[]> {
+  return runVitest({ pooltestChannel: channel }, fileFilters, events, onCreated);
 }
 
 async function runVitest(
@@ -132,8 +259,7 @@ async function runVitest(
   onCreated: () => void,
 ): Promise<CheckResult[]> {
   const cancelSignal = events.cancelSignal ?? events.signal;
-  preloadVitest();
-  const { startVitest } = await vitestModule!;
+  const { startVitest } = await loadVitest();
   const { root, pattern, workerSetup } = suitesLocation();
   const results: CheckResult[] = [];
   let cancel: (() => void) | null = null;

@@ -17,17 +17,17 @@
  * (engine/steering/spare-session.ts, engine/steering/kept-session.ts). The runner's own process closes its
  * state when `run()` ends (runner/run.ts).
  */
-import { RunState } from '../engine/run-state.js';
+import { stateFor, type RunState } from '../engine/run-state.js';
 import type { RunData } from '../engine/steering/scenario.js';
 
 /** The one table: see the file comment for why it is keyed by run id and lives here. */
 const runs = new Map<string, RunState>();
 
 /** This worker's state of the run `ctx` belongs to, made on first use. */
-export function workerRunState(ctx: Pick<RunData, 'runId'>): RunState {
+export function workerRunState(ctx: Pick<RunData, 'runId' | 'tlsLearned'>): RunState {
   let state = runs.get(ctx.runId);
   if (!state) {
-    state = new RunState();
+    state = stateFor(ctx);
     runs.set(ctx.runId, state);
   }
   return state;

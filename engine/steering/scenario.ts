@@ -31,6 +31,11 @@ export interface RunData {
    * that would disturb other users of a shared server (capacity/burst) may run.
    */
   fixture?: boolean;
+  /**
+   * Which TLS attempt worked per endpoint and sslmode (RunState.tlsFirst), as the process that
+   * handed this over had learned it (engine/run-state.ts, runData).
+   */
+  tlsLearned?: Array<[string, boolean]>;
 }
 
 /**
@@ -60,11 +65,29 @@ export class Scenario {
   private closings = 0;
   /** Logins this scenario started ahead of its own need ({@link loginAhead}), with their name. */
   private ahead: { name: string; logins: Array<Promise<Session | null>> } | null = null;
+  /** Labels of its sessions to the direct server (--direct), see {@link markDirect}. */
+  private readonly directLabels = new Set<string>();
 
   constructor(ctx: RunContext, signal?: AbortSignal) {
     this.ctx = ctx;
     this.signal = signal;
     this.applicationName = applicationNameFor(ctx.runId);
+  }
+
+  /**
+   * Says that the session `label` is connected to the direct server, not through the target
+   * ({@link open} with `to: 'direct'` says so itself; a check that opens one with Session.open
+   * calls this). Its backends are no pooled backend: the tidy-up after the check does not go
+   * looking for them through the pooler (engine/execute.ts), where it would never find one.
+   */
+  markDirect(label: string): void {
+    this.directLabels.add(label);
+  }
+
+  /** The backends the scenario's steps ran on through the target (not those of its direct sessions). */
+  pooledBackends(): number[] {
+    const pids = this.steps.filter((s) => !this.directLabels.has(s.session)).map((s) => s.pid);
+    return [...new Set(pids.filter((p): p is number => p !== null))];
   }
 
   get interrupted(): boolean {
@@ -158,6 +181,7 @@ export class Scenario {
   ): Promise<Session> {
     const target = opts.to === 'direct' ? this.ctx.direct : this.ctx.target;
     if (!target) throw new PooltestError('BAD_ARGUMENTS', 'this step needs --direct');
+    if (opts.to === 'direct') this.markDirect(label);
     const connectMs = opts.connectMs ?? this.ctx.bounds.connectMs;
     const name = opts.applicationName ?? this.applicationName;
     const closedBefore = this.closings;

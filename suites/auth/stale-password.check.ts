@@ -135,6 +135,7 @@ function bounds(scn: Scenario, interruptible = true): Parameters<typeof Session.
     connectMs: scn.ctx.bounds.connectMs,
     stepMs: scn.ctx.bounds.stepMs,
     applicationName: applicationNameFor(scn.ctx.runId),
+    tlsFirst: scn.ctx.state.tlsFirst,
     ...(interruptible && scn.signal ? { signal: scn.signal } : {}),
   };
 }

@@ -21,8 +21,7 @@ import { boolOf, errorText, numberOf, stepOf } from '../../engine/judging/record
 import { sendCancelRequest } from '../../engine/session/cancel.js';
 import { startLongStatement } from '../../engine/steering/long-statement.js';
 import { within } from '../../engine/time.js';
-import type { Scenario } from '../../engine/steering/scenario.js';
-import type { Judgement, StepRecord } from '../../engine/types.js';
+import type { Discovery, Judgement, StepRecord } from '../../engine/types.js';
 
 /** The tags of this check's own steps, written by its scenario and read by its judge. */
 const TAGS = {
@@ -62,7 +61,7 @@ export const routing = defineCheck({
   outcomes: OUTCOMES,
   flags: ['timing-dependent'],
   async scenario(scn) {
-    const { shortMs, longMs } = sleepsFor(scn);
+    const { shortMs, longMs } = sleepsFor(scn.discovery);
     const net = `SET LOCAL statement_timeout = '${longMs + 1000}ms'`;
     const a = await scn.open('A');
     const b = await scn.open('B');
@@ -112,9 +111,17 @@ export const routing = defineCheck({
  * B's sleep must outlast the time a cancel needs to travel through the pooler (a new TCP
  * connection to it, and from it to the server), so a misrouted one would still find B running;
  * A's sleep is longer, so "A ran to the end" is unambiguous.
+ *
+ * The request is written about one round trip after B's sleep began (B's pid has to come back
+ * first) and reaches the server half a round trip and the pooler's own hop later: a fraction
+ * of a login, which is a TCP connection and several exchanges more. So three logins' worth,
+ * and ten round trips, leave B's sleep running several times longer than any cancel can take
+ * to arrive, and 300 ms covers a busy machine on loopback. (Five logins and twenty round trips
+ * were more margin than the proof needs: at a 20 ms round trip they cost the check 150 ms,
+ * at 80 ms most of a second.) Longer than the client's own bound (2 s): not worth waiting for.
  */
-function sleepsFor(scn: Scenario): { shortMs: number; longMs: number } {
-  const shortMs = Math.min(2000, Math.max(300, 5 * scn.discovery.connectLatencyMs, 20 * scn.discovery.rttMs));
+export function sleepsFor(d: Pick<Discovery, 'connectLatencyMs' | 'rttMs'>): { shortMs: number; longMs: number } {
+  const shortMs = Math.min(2000, Math.max(300, 3 * d.connectLatencyMs, 10 * d.rttMs));
   return { shortMs, longMs: shortMs + 200 };
 }
 

@@ -131,6 +131,7 @@ function side(scn: Scenario, label: string, tag: string, target: Target): Side {
   let firstError: string | null = null;
   let recordedOne = false;
   const startMs = scn.recorder.now();
+  if (target === scn.ctx.direct) scn.markDirect(label);
   return {
     async cycle(deadline) {
       if (failures >= 5) return; // a side that keeps failing is not measured further
@@ -144,6 +145,10 @@ function side(scn: Scenario, label: string, tag: string, target: Target): Side {
           connectMs: Math.min(scn.ctx.bounds.connectMs, left),
           stepMs: Math.min(scn.ctx.bounds.stepMs, left),
           applicationName: applicationNameFor(scn.ctx.runId),
+          // TLS or not as the run learned it works there (sslmode=prefer tries TLS first): a
+          // cycle is the login the run's own sessions make, not one that first asks for TLS a
+          // server without it refuses (a round trip and a TCP connection more, every cycle).
+          tlsFirst: scn.ctx.state.tlsFirst,
           ...(scn.signal ? { signal: scn.signal } : {}),
         });
         const step = await s.run(`${tag}.cycle`, 'SELECT pg_backend_pid() AS pid');

@@ -2,7 +2,7 @@
  * What the CLI loads: a command or a run that ends early must not pay for modules it never
  * uses. Vitest (the check runner, with Vite and rolldown about 70 modules and most of a second
  * of CPU on the busy machine) is loaded once the target accepts a TCP connection, alongside the
- * first login; a target that cannot be reached is said without it, and the process is not kept
+ * first login (on a thread of its own, runner/vitest-host.ts); a target that cannot be reached is said without it, and the process is not kept
  * alive by a module still loading. --help and --version load neither the engine nor the
  * catalogue nor Vitest; the subcommands (diff, audit, watch, matrix, drivers) load neither the
  * run nor Vitest.
@@ -11,12 +11,12 @@
  * a file. The control runs prove the hook sees what the others must not load.
  */
 import { spawn } from 'node:child_process';
+import net from 'node:net';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { freePort } from '../../fixtures/free-port.js';
-import { startMisbehavingServer } from '../../fixtures/misbehaving-server.js';
 import { CLI } from '../support/cli.js';
 
 let dir: string;
@@ -62,7 +62,11 @@ async function loaded(args: string[]): Promise<{ code: number | null; stderr: st
   return { code, stderr, modules: readFileSync(log, 'utf8').split('\n').filter(Boolean) };
 }
 
-const VITEST = /\/node_modules\/(vitest|vite|rolldown)\//;
+/**
+ * Vitest, or the thread a compiled run starts it on (runner/vitest-host.js): a run that fails
+ * its login ends that thread at once, perhaps before Vitest's own modules were read.
+ */
+const VITEST = /\/node_modules\/(vitest|vite|rolldown)\/|\/dist\/runner\/vitest-host\.js$/;
 /** The engine's steering and judging, and the check definitions that use them. */
 const ENGINE_RUN = /\/dist\/(engine\/(steering|judging)|suites)\//;
 /** The run itself: only the run command loads it. */
@@ -102,15 +106,22 @@ describe('a run that cannot reach its target', () => {
     expect(run.modules.filter((m) => VITEST.test(m))).toEqual([]);
   });
 
-  test('control: a target that accepts TCP and then breaks the login does load Vitest alongside it', async () => {
-    const server = await startMisbehavingServer({ fault: 'garbage', at: 'startup' });
+  // A listener that accepts and never answers: the login waits out the 2 s bound, and Vitest's
+  // thread has long started. (A login that breaks at once ends that thread before it has read
+  // a module, as it should.)
+  test('control: a target that accepts TCP and then never answers the login does load Vitest alongside it', async () => {
+    const held: net.Socket[] = [];
+    const server = net.createServer((socket) => void held.push(socket));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     try {
-      const run = await loaded(['--target', `postgres://u:p@127.0.0.1:${server.port}/d`, '--no-store']);
+      const port = (server.address() as net.AddressInfo).port;
+      const run = await loaded(['--target', `postgres://u:p@127.0.0.1:${port}/d`, '--no-store', '--timeout', '2']);
       expect(run.code, run.stderr).toBe(2);
-      expect(run.stderr).toMatch(/PROTOCOL_VIOLATION/);
+      expect(run.stderr).toMatch(/STEP_TIMEOUT/);
       expect(run.modules.some((m) => VITEST.test(m))).toBe(true);
     } finally {
-      await server.close();
+      for (const socket of held) socket.destroy();
+      await new Promise((r) => server.close(r));
     }
   });
 });
