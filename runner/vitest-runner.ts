@@ -204,7 +204,7 @@ function hostedVitest(
   given: () => boolean,
 ): { results: Promise<CheckResult[]> } {
   const data: HostData = { channel, fileFilters, interruptible: events.signal !== undefined };
-  const worker = new Worker(host, { workerData: data });
+  const worker = new Worker(host, { workerData: data, execArgv: workerExecArgv(process.execArgv) });
   const results = new Promise<CheckResult[]>((resolve, reject) => {
     let settled = false;
     const settle = (f: () => void): void => {
@@ -240,6 +240,23 @@ function hostedVitest(
     else events.cancelSignal.addEventListener('abort', cancel, { once: true });
   });
   return { results };
+}
+
+/**
+ * The caller's Node options for Vitest's thread, less those that only name the caller's own
+ * code (`-e`/`--eval`, `-p`/`--print` and their script, `--input-type`): a worker refuses them
+ * (ERR_WORKER_INVALID_EXEC_ARGV), as in a library run from `node --input-type=module -e ...`.
+ */
+export function workerExecArgv(argv: readonly string[]): string[] {
+  const kept: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '-e' || a === '--eval' || a === '-p' || a === '--print') i++;
+    else if (/^--(eval|print|input-type)(=|$)/.test(a)) continue;
+    else if (a === '-pe' || a === '-ep') i++;
+    else kept.push(a);
+  }
+  return kept;
 }
 
 /** The run of `fileFilters` whose checks ask for their context on `channel` (vitest-host.ts runs it). */
