@@ -159,8 +159,12 @@ export async function discover(target: Target, opts: DiscoveryOptions): Promise<
     d.serverVersionNum = Number(info.results[0]?.[0]?.num ?? 0);
     if (opts.known) await recount(scn, d, first, opts, opts.known, info.pid);
     else {
-      // T, the second client, logs in while D asks and times its round trips: a login is several.
+      // T, the second client, logs in while D times its round trips: a login is several.
       const second = secondLogin(scn);
+      // The round trip is D's second query, before any optional probe: a malformed answer to it
+      // ends discovery (PROTOCOL_VIOLATION), where one to an optional probe is only a finding
+      // (test/wire/cli-faults.test.ts holds the order; moving the probes ahead broke it twice).
+      d.rttMs = await measureRtt(first);
       const pgpool = await askPgpool(first, probes);
       // D's connection died with the malformed answer: the count needs an idle client D.
       if (pgpool.dead) first = await openFirst(scn, target, opts);
@@ -171,13 +175,9 @@ export async function discover(target: Target, opts: DiscoveryOptions): Promise<
       // pool about to be counted, so a pooler the fingerprint named is not asked.
       if (named?.pooler?.name === 'pgagroal') d.notes.push(PGAGROAL_NO_ADMIN_LOGIN);
       // PgBouncer's admin console is a database of its own that uses none of the pool's
-      // backends: its login goes while D times its round trips, and its question while T probes
-      // transaction blocks (at a distance, a login's round trips off the critical path).
-      // askPgBouncer records its failures and never rejects; the catch only keeps a rejection
-      // from being reported unhandled before it is awaited below.
+      // backends: it is asked while T probes transaction blocks (a login's round trips off the
+      // critical path at a distance). askPgBouncer records its failures and never rejects.
       const bouncerAsked = pgpool.pooler || named?.pooler ? Promise.resolve(null) : askPgBouncer(scn, target, probes);
-      bouncerAsked.catch(() => undefined);
-      d.rttMs = await measureRtt(first);
       // D is idle while T probes transaction blocks: it looks for dead runs' leftovers meanwhile
       // (not when T was not admitted: the probe then runs on D itself).
       const d0 = first;
