@@ -13,15 +13,11 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { defineCheck } from '../../engine/check.js';
-import { discover } from '../../engine/discovery.js';
 import { executeCheck } from '../../engine/execute.js';
-import { runContext, RunState } from '../../engine/run-state.js';
 import { applicationNameFor, Session } from '../../engine/session/session.js';
-import { closeKeptSessions } from '../../engine/steering/kept-session.js';
-import { closeSpares } from '../../engine/steering/spare-session.js';
 import { Scenario, type RunContext } from '../../engine/steering/scenario.js';
-import { resolveTarget } from '../../engine/target.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
+import { discoveredRun, releaseRun } from '../support/discovered-run.js';
 
 const RUN_ID = 'd1ec7a11';
 const bounds = { connectMs: 5_000, stepMs: 5_000 };
@@ -32,16 +28,12 @@ const held: Session[] = [];
 
 beforeAll(async () => {
   stack = await startStack('pgbouncer-transaction');
-  const target = resolveTarget({ target: stack.target.url() }, {});
-  const direct = resolveTarget({ target: stack.postgres.url() }, {});
-  const state = new RunState();
-  const discovery = await discover(target, { bounds, poolBound: 8, runId: RUN_ID, state });
-  ctx = runContext({ target, direct, discovery, runId: RUN_ID, bounds }, state);
+  ctx = await discoveredRun(stack.target.url(), stack.postgres.url(), RUN_ID, bounds);
 }, 120_000);
 
 afterAll(async () => {
   await Promise.all(held.map((s) => s.close()));
-  if (stack) await Promise.all([closeSpares(ctx.state), closeKeptSessions('all', ctx.state)]);
+  await releaseRun(ctx);
   await stack?.stop();
 });
 

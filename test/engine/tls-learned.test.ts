@@ -17,18 +17,15 @@
  * Control: a login with a fresh memory sends one, so the count sees what it claims to.
  */
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { discover } from '../../engine/discovery.js';
 import { executeCheck } from '../../engine/execute.js';
-import { runContext, runData, RunState } from '../../engine/run-state.js';
+import { runContext, runData } from '../../engine/run-state.js';
 import { Recorder } from '../../engine/session/recorder.js';
 import { Session } from '../../engine/session/session.js';
-import { closeKeptSessions } from '../../engine/steering/kept-session.js';
-import { closeSpares } from '../../engine/steering/spare-session.js';
 import type { RunContext } from '../../engine/steering/scenario.js';
-import { resolveTarget } from '../../engine/target.js';
 import { startFaultProxy, type FaultProxy } from '../../fixtures/fault-proxy.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { connectChurn } from '../../suites/capacity/connect-churn.check.js';
+import { discoveredRun, releaseRun } from '../support/discovered-run.js';
 
 /** The 8 bytes of an SSLRequest: length 8, code 80877103. */
 const SSL_REQUEST = Buffer.from([0, 0, 0, 8, 0x04, 0xd2, 0x16, 0x2f]);
@@ -50,15 +47,11 @@ beforeAll(async () => {
   proxy.afterChunk('toServer', count, () => undefined);
   const url = new URL(stack.target.url());
   url.port = String(proxy.port);
-  const target = resolveTarget({ target: url.toString() }, {});
-  const direct = resolveTarget({ target: stack.postgres.url() }, {});
-  const state = new RunState();
-  const discovery = await discover(target, { bounds, poolBound: 8, runId: RUN_ID, state });
-  ctx = runContext({ target, direct, discovery, runId: RUN_ID, bounds }, state);
+  ctx = await discoveredRun(url.toString(), stack.postgres.url(), RUN_ID, bounds);
 }, 120_000);
 
 afterAll(async () => {
-  if (stack) await Promise.all([closeSpares(ctx.state), closeKeptSessions('all', ctx.state)]);
+  await releaseRun(ctx);
   await proxy?.close();
   await stack?.stop();
 });
@@ -88,21 +81,21 @@ test("the run's data carries what it learned: a worker's first login asks for no
   const worker = runContext(handed);
   expect(worker.state).not.toBe(ctx.state);
   const before = sslRequests;
+  await loginAsWorker(worker);
+  expect(sslRequests - before).toBe(0);
+  // Control: the same data without it asks once.
+  const { tlsLearned: _learned, ...forgetful } = handed;
+  const fresh = runContext(forgetful);
+  await loginAsWorker(fresh);
+  expect(sslRequests - before).toBe(1);
+}, 30_000);
+
+/** Logs in and out as a check worker's first session does, with the TLS memory of `worker`'s state. */
+async function loginAsWorker(worker: RunContext): Promise<void> {
   const s = await Session.open('W', worker.target, new Recorder(), {
     ...bounds,
     applicationName: 'worker',
     tlsFirst: worker.state.tlsFirst,
   });
   await s.close();
-  expect(sslRequests - before).toBe(0);
-  // Control: the same data without it asks once.
-  const { tlsLearned: _learned, ...forgetful } = handed;
-  const fresh = runContext(forgetful);
-  const again = await Session.open('W', fresh.target, new Recorder(), {
-    ...bounds,
-    applicationName: 'worker',
-    tlsFirst: fresh.state.tlsFirst,
-  });
-  await again.close();
-  expect(sslRequests - before).toBe(1);
-}, 30_000);
+}
