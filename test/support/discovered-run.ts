@@ -1,7 +1,7 @@
 /**
  * A run context as the runner makes one, for engine tests that execute a check themselves:
  * discovery of the target (through whatever URL the test gives, a proxy included), then the
- * context with the direct server beside it. `release` closes what the run's steering kept
+ * context with the direct server beside it. `releaseRun` closes what the run's steering kept
  * open (spares, kept sessions), as the runner does at the end of a run.
  */
 import { discover } from '../../engine/discovery.js';
