@@ -133,6 +133,15 @@ export interface CheckDefinition<Id extends string = string, Label extends strin
    * statements means the pool had no room at that moment, and nothing is concluded.
    */
   answersWithRefusals?: boolean;
+  /**
+   * Why nothing this check sends can leave state on a server connection (it only reads, and
+   * any setting it makes is scoped to its transaction), where that is so. The engine then makes
+   * no tidy-up visits after it: they could find nothing of it, and after a crowd of clients
+   * they cost a round of logins. The final sweep still visits every backend the run touched.
+   * test/engine/leaves-no-state.test.ts runs each such check and reads every statement it sent
+   * with the audit's classifier.
+   */
+  leavesNoState?: string;
   /** Why this check cannot run against this target (it is then `skipped`), or null. */
   skipIf?(ctx: RunContext): string | null;
   /** Drives sessions and records; must not judge. */

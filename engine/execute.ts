@@ -87,7 +87,10 @@ export async function executeCheck(
   // client limit may not yet have freed the check's slots for the visitors. There the visits
   // start while the check's clients say goodbye (at a distance a close is half a round trip;
   // a visitor that reaches a backend a closing client still has just queues for it).
-  const tidied = ctx.direct && sparesAllowed(ctx) && !scn.interrupted && !unavailable ? tidyAfter(def, ctx, scn) : null;
+  const tidied =
+    ctx.direct && sparesAllowed(ctx) && !scn.interrupted && !unavailable && !def.leavesNoState
+      ? tidyAfter(def, ctx, scn)
+      : null;
   const [, othersDuring] = await Promise.all([
     closed,
     scn.interrupted ? null : otherRunsActive(ctx, performance.now() - started),
@@ -117,9 +120,12 @@ export async function executeCheck(
   const durationMs = Math.round(performance.now() - started);
   // Never interrupted: an interrupted check is exactly the one most likely to leave state.
   // Against a target that no longer answers, what the check touched is left to the sweep.
-  const missed = answersAgain
-    ? await (tidied ?? tidyAfter(def, ctx, scn))
-    : { left: [], unreached: scn.pooledBackends() };
+  // A check that cannot leave state (leavesNoState) is not visited: nothing of it can be found.
+  const missed = def.leavesNoState
+    ? { left: [], unreached: [] }
+    : answersAgain
+      ? await (tidied ?? tidyAfter(def, ctx, scn))
+      : { left: [], unreached: scn.pooledBackends() };
   // A check that can damage the pool: count it again; a smaller one is this check's finding.
   if (def.flags?.includes('destructive') && !scn.interrupted && answersAgain)
     noteRecount(scn, await traced('part', def.id, 'recount', () => recountAfter(ctx, def.id)));
@@ -140,7 +146,7 @@ export async function executeCheck(
     steps: scn.steps,
     durationMs,
     statements: scn.recorder.statements,
-    cleanup: cleanupStatus(scn.steps, missed),
+    cleanup: cleanupStatus(scn.steps, missed, def.leavesNoState),
   };
 }
 
@@ -229,7 +235,12 @@ function withSpares(scn: Scenario): Scenario {
  * Cleanup steps are tagged `*.cleanup`; any error in them is reported, and so is anything the
  * visits after the check found left behind (and removed).
  */
-function cleanupStatus(steps: readonly StepRecord[], missed: Findings): CheckResult['cleanup'] {
+function cleanupStatus(
+  steps: readonly StepRecord[],
+  missed: Findings,
+  /** The check's leavesNoState, when it declares one: said instead of a count of none. */
+  noState?: string,
+): CheckResult['cleanup'] {
   const failed = steps.filter((s) => isCleanupTag(s.tag) && (s.error || s.timedOut));
   const left = [
     ...(missed.left.length > 0 ? [`left behind, removed right after the check: ${missed.left.join('; ')}`] : []),
@@ -239,8 +250,15 @@ function cleanupStatus(steps: readonly StepRecord[], missed: Findings): CheckRes
         ]
       : []),
   ];
+  const cleanups = steps.filter((s) => isCleanupTag(s.tag)).length;
   if (failed.length === 0 && left.length === 0)
-    return { ok: true, detail: `${steps.filter((s) => isCleanupTag(s.tag)).length} cleanup step(s) succeeded` };
+    return {
+      ok: true,
+      detail:
+        noState && cleanups === 0
+          ? `nothing to clean, no tidy-up visit: ${noState}`
+          : `${cleanups} cleanup step(s) succeeded`,
+    };
   return {
     ok: false,
     detail: [...failed.map((s) => `${s.session} ${s.tag}: ${s.error?.message ?? 'timed out'}`), ...left].join('; '),

@@ -8,6 +8,7 @@
  * SQLSTATE when it sent one (53300 "too many clients") - and is not retried: a refusal is
  * what the capacity checks are looking for.
  */
+import { setMaxListeners } from 'node:events';
 import { PooltestError } from '../errors.js';
 import type { Session } from '../session/session.js';
 import { openWhenAdmitted } from './admitted.js';
@@ -107,6 +108,8 @@ function gathering(count: number, idleMs: number): { settled(): void; released: 
  */
 function loginWatch(count: number, stallMs: number): { signal: AbortSignal; settled(): void } {
   const controller = new AbortController();
+  // Every login of the crowd listens at once (multiplexing's 20): not a leak, so no warning.
+  setMaxListeners(count + 1, controller.signal);
   const giveUp = (): void =>
     controller.abort(
       new PooltestError(

@@ -60,6 +60,7 @@ export const routing = defineCheck({
   summary: "a CancelRequest with A's key while A and B both run slow queries: whose query stops",
   outcomes: OUTCOMES,
   flags: ['timing-dependent'],
+  leavesNoState: 'its sessions only sleep and read the backend pid, under a SET LOCAL that ends with the transaction',
   async scenario(scn) {
     const { shortMs, longMs } = sleepsFor(scn.discovery);
     const net = `SET LOCAL statement_timeout = '${longMs + 1000}ms'`;

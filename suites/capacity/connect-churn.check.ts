@@ -83,6 +83,7 @@ export const connectChurn = defineCheck({
     'with `--direct`: connect, one query, disconnect, many times each way; throughput and p50/p99 per side and their ratio',
   outcomes: OUTCOMES,
   flags: ['timing-dependent'],
+  leavesNoState: 'each cycle only reads the backend pid',
   skipIf: (ctx) =>
     ctx.direct
       ? null

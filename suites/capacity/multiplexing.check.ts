@@ -47,6 +47,7 @@ export const multiplexing = defineCheck({
   id: 'capacity/multiplexing',
   title: 'many connected clients share a few backends',
   severity: 'availability',
+  leavesNoState: 'its clients only read the backend pid, and the direct look only reads pg_stat_activity',
   docs: [
     'https://www.pgbouncer.org/config.html#pool_mode (transaction: a server is assigned to a client only during a transaction)',
     'https://www.pgbouncer.org/features.html',

@@ -70,6 +70,7 @@ export const queueing = defineCheck({
   summary: '3 x pool size concurrent 200 ms transactions: do they wait their turn or fail',
   outcomes: OUTCOMES,
   flags: ['timing-dependent'],
+  leavesNoState: 'its transactions only read the backend pid and the clock, and sleep',
   async scenario(scn) {
     // Three per backend, not two: a crowd of 2 x pool size stays within a client limit a little
     // above it (PgBouncer with max_client_conn 4 and a pool of 2 queued all four), where a third
