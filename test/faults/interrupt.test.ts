@@ -10,6 +10,7 @@ import { processFamily, stillRunning, type ProcessInfo } from '../../fixtures/pr
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { cleanBackend, freshSettings, superuserView, visitPool } from '../safety/trace-inspection.js';
 import { runCli, type CliRun } from '../support/cli.js';
+import { signalAt } from './signal-at.js';
 
 /**
  * Runs the CLI, sends `signals` once `afterChecks` checks have reported; snapshots its servers
@@ -182,6 +183,36 @@ describe('interrupted mid-run', () => {
       expect(run.stderr).toMatch(/one after the other/);
       expect(run.stdout).toMatch(/Summary\s+1 check: .*exit 130\b/);
       expect(run.stdout).not.toMatch(/exit 0\b/);
+    });
+
+    // The new-user trial: a check in flight when SIGINT came (within half a second of its
+    // start) was reported "not run: the run was interrupted before this check started", cleanup
+    // "nothing to clean": Vitest ended the cancelled test before the check handed over its
+    // result. The signal goes while cancel/routing's own pg_sleep runs on the server.
+    test('SIGINT while a check runs its queries: that check is reported interrupted, with its steps, not "not run"', async () => {
+      const r = await signalAt(
+        ['--target', stack.target.url(), '--direct', stack.postgres.url(), '--only', 'session/set-leak,cancel/routing'],
+        {
+          name: 'cancel/routing in flight',
+          sig: 'SIGINT',
+          when: { sessionOn: stack.postgres, running: '%SET LOCAL statement_timeout%SELECT pg_sleep(%' },
+        },
+      );
+      expect(r.delivered, r.run.stderr).toBe(true);
+      expect(r.run.code, r.run.stderr).toBe(130);
+      const check = r.run.report?.checks.find((c) => c.id === 'cancel/routing');
+      expect({ outcome: check?.outcome, verdict: check?.verdict, reason: check?.reason }).toEqual({
+        outcome: null,
+        verdict: 'inconclusive',
+        reason: expect.stringMatching(/^interrupted: /),
+      });
+      expect(check?.facts.interrupted).toBe(true);
+      // What it did before the signal is in the record: both sessions reached their backends.
+      expect(check?.steps.filter((s) => s.pid !== null).length).toBeGreaterThan(0);
+      expect(check?.cleanup.detail).not.toBe('nothing to clean');
+      // Control: the check that ended before the signal kept its conclusion.
+      expect(r.run.report?.checks.find((c) => c.id === 'session/set-leak')?.outcome).toBe('leaked');
+      await expectSweptClean(r.run, stack);
     });
 
     // An SSH drop sends SIGHUP: it exited 129 at once, no message, no sweep, and the pooled
