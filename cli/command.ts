@@ -86,6 +86,7 @@ async function main(argv: string[]): Promise<number> {
   // after SIGHUP, 131 after SIGQUIT; see interrupt.ts).
   const interrupt = watchInterrupts({ stopEmbedded: () => stopEmbedded });
   io.signal = interrupt.signal;
+  io.quit = interrupt.quit;
   try {
     // Expectations and the selection (selectChecks refuses one that leaves no check) are
     // validated before anything starts or connects.
@@ -110,18 +111,19 @@ async function main(argv: string[]): Promise<number> {
       throw error;
     });
     stopEmbedded = started?.stop ?? null;
-    return interrupt.exitCode(
-      await runCommand(
-        opts,
-        {
-          target: started?.target ?? opts.target,
-          direct: opts.direct ?? started?.direct,
-          profile: expectations ?? opts.profile ?? started?.profile ?? undefined,
-          fixture: started?.fixture ?? false,
-        },
-        io,
-      ),
+    const code = await runCommand(
+      opts,
+      {
+        target: started?.target ?? opts.target,
+        direct: opts.direct ?? started?.direct,
+        profile: expectations ?? opts.profile ?? started?.profile ?? undefined,
+        fixture: started?.fixture ?? false,
+      },
+      io,
     );
+    // A signal while the fixtures stop (below) gives up nothing of the run: it says so.
+    interrupt.reported();
+    return interrupt.exitCode(code);
   } finally {
     if (stopEmbedded) await stopEmbedded();
     interrupt.dispose();

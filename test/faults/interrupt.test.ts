@@ -99,6 +99,29 @@ describe('interrupted mid-run', () => {
     expect(servers.filter(stillRunning).map((p) => p.pid)).toEqual([]);
   });
 
+  // The new-user trial: a second SIGINT printed "quitting without the sweep ... no report is
+  // written", and then the sweep ran on and the report was written while the fixtures stopped
+  // (or a sweep was tried against fixtures already stopped). Sent as the sweep starts, the
+  // second signal meets a run whose report is either not written yet (then none may be) or
+  // already out (then the message must say so, not "no report").
+  test('SIGINT twice as the sweep starts: what the CLI says of the report is what happens', async () => {
+    const { run, servers } = await interrupted(['--only', 'session/set-leak,temp/temp-table'], 2, ['SIGINT', 'SIGINT']);
+    expect(run.code, run.stderr).toBe(130);
+    expect(servers.filter(stillRunning).map((p) => p.pid)).toEqual([]);
+    const quitUnswept = /SIGINT again: stopping fixtures and quitting without the sweep.*no report is written/.test(
+      run.stderr,
+    );
+    const quitAfterReport = /SIGINT again: the sweep ran and the report is written; stopping fixtures/.test(run.stderr);
+    expect(quitUnswept || quitAfterReport, run.stderr).toBe(true);
+    if (quitUnswept) {
+      expect(run.report, run.stderr).toBeNull();
+      expect(run.stdout).not.toMatch(/Summary|Sweep:/);
+      expect(run.stderr).toMatch(/INTERRUPTED: SIGINT again: quit without the sweep; no report was written/);
+    } else {
+      expect(run.report?.summary.interrupted).toBe(true);
+    }
+  });
+
   // kill -QUIT exited 131 at once and orphaned PostgreSQL, PgBouncer and their folders.
   test('SIGQUIT on the embedded default: the same orderly stop, exit 131, the fixtures are gone', async () => {
     const { run, servers, folders } = await interrupted([], 3, ['SIGQUIT']);
