@@ -86,6 +86,7 @@ async function main(argv: string[]): Promise<number> {
   // after SIGHUP, 131 after SIGQUIT; see interrupt.ts).
   const interrupt = watchInterrupts({ stopEmbedded: () => stopEmbedded });
   io.signal = interrupt.signal;
+  io.quit = interrupt.quit;
   try {
     // Expectations and the selection (selectChecks refuses one that leaves no check) are
     // validated before anything starts or connects.
@@ -110,22 +111,52 @@ async function main(argv: string[]): Promise<number> {
       throw error;
     });
     stopEmbedded = started?.stop ?? null;
-    return interrupt.exitCode(
-      await runCommand(
-        opts,
-        {
-          target: started?.target ?? opts.target,
-          direct: opts.direct ?? started?.direct,
-          profile: expectations ?? opts.profile ?? started?.profile ?? undefined,
-          fixture: started?.fixture ?? false,
-        },
-        io,
-      ),
-    );
+    const code = await runCommand(
+      opts,
+      {
+        target: started?.target ?? opts.target,
+        direct: opts.direct ?? started?.direct,
+        profile: expectations ?? opts.profile ?? started?.profile ?? undefined,
+        fixture: started?.fixture ?? false,
+      },
+      io,
+    ).catch(async (error: unknown) => {
+      // The run failed against fixtures pooltest started: if one of them exited by itself
+      // (killed, crashed), that is the failure, not what the run's clients made of it
+      // (NOT_POSTGRES, STEERING_FAILED...).
+      throw started ? await fixtureExitBehind(error) : error;
+    });
+    // A signal while the fixtures stop (below) gives up nothing of the run: it says so.
+    interrupt.reported();
+    return interrupt.exitCode(code);
   } finally {
     if (stopEmbedded) await stopEmbedded();
     interrupt.dispose();
   }
+}
+
+/** How long a failed run waits for the exit of a fixture it lost to be reported (reaped). */
+const FIXTURE_EXIT_WAIT_MS = 500;
+
+/**
+ * `error`, or FIXTURE_FAILED naming the fixture server that exited by itself during the run and
+ * how it ended, with `error` after it. Waits (bounded) for the exit to be reaped: a killed
+ * server's clients can fail a moment before its parent hears of the exit.
+ */
+async function fixtureExitBehind(error: unknown): Promise<unknown> {
+  if (isPooltestError(error) && error.code === 'INTERRUPTED') return error;
+  const { unexpectedExits } = await import('../fixtures/processes.js');
+  for (const until = Date.now() + FIXTURE_EXIT_WAIT_MS; unexpectedExits().length === 0 && Date.now() < until;)
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  const exit = unexpectedExits()[0];
+  if (!exit) return error;
+  const how = exit.signal !== null ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`;
+  const then = isPooltestError(error) ? `${error.code}: ${error.message}` : String(error);
+  return new PooltestError(
+    'FIXTURE_FAILED',
+    `the throwaway ${exit.label} (pid ${exit.pid}) ${how} during the run; the run then failed with ${then}`,
+    { fixture: exit.label, pid: exit.pid, exitCode: exit.code, signal: exit.signal },
+  );
 }
 
 /** Whether two file descriptors lead to one file, pipe or terminal (fstat's device and inode). */

@@ -21,10 +21,18 @@ type Stop = () => Promise<void>;
 export interface Interrupt {
   /** Aborted on the first signal; hand it to `run()`. */
   readonly signal: AbortSignal;
+  /**
+   * Aborted when pooltest quits at once (a second signal, or the cleanup over its grace
+   * period): the fixtures are being stopped, so the run must neither start the sweep nor write
+   * a report (the message said so); its reason is the INTERRUPTED error to end with.
+   */
+  readonly quit: AbortSignal;
   /** The signal received, or null. */
   readonly received: NodeJS.Signals | null;
   /** The signal's exit code once interrupted (see interruptedExitCode), otherwise the run's own. */
   exitCode(code: number): number;
+  /** The report is written (and the sweep behind it done): a forced quit from now on says so. */
+  reported(): void;
   /** Removes the handlers and the grace timer (the run is over). */
   dispose(): void;
 }
@@ -55,20 +63,31 @@ export function interruptedCode(): number | null {
 
 export function watchInterrupts(opts: InterruptOptions): Interrupt {
   const controller = new AbortController();
+  const quit = new AbortController();
   const write = opts.write ?? ((text: string) => writeTo(process.stderr, text));
   let received: NodeJS.Signals | null = null;
   let grace: NodeJS.Timeout | undefined;
   let forcing = false;
+  let reportWritten = false;
 
   const force = (why: string): void => {
     if (forcing) return;
     forcing = true;
-    // Without the sweep nobody proves the target clean: say what may be left, and where.
-    write(
-      `pooltest: ${why}: stopping fixtures and quitting without the sweep. On the target may remain what the check in flight had set up, ` +
-        "all named after this run (objects and channels named pooltest_<run>, an advisory lock in pooltest's namespace, harmless timeouts of an hour or more) " +
-        'and application_name pooltest-<run> on server connections until the pooler resets or closes them; no report is written\n',
+    quit.abort(
+      new PooltestError('INTERRUPTED', `${why}: quit without the sweep; no report was written`, {
+        signal: received ?? 'SIGINT',
+      }),
     );
+    // Only the fixtures are left to stop: nothing of the run is given up.
+    if (reportWritten)
+      write(`pooltest: ${why}: the sweep ran and the report is written; stopping fixtures and quitting at once\n`);
+    // Without the sweep nobody proves the target clean: say what may be left, and where.
+    else
+      write(
+        `pooltest: ${why}: stopping fixtures and quitting without the sweep. On the target may remain what the check in flight had set up, ` +
+          "all named after this run (objects and channels named pooltest_<run>, an advisory lock in pooltest's namespace, harmless timeouts of an hour or more) " +
+          'and application_name pooltest-<run> on server connections until the pooler resets or closes them; no report is written\n',
+      );
     void (async () => {
       try {
         await within(
@@ -108,10 +127,14 @@ export function watchInterrupts(opts: InterruptOptions): Interrupt {
 
   return {
     signal: controller.signal,
+    quit: quit.signal,
     get received() {
       return received;
     },
     exitCode: (code) => (received !== null ? interruptedExitCode(received) : code),
+    reported() {
+      reportWritten = true;
+    },
     dispose() {
       clearTimeout(grace);
       for (const sig of SIGNALS) process.off(sig, onSignal);

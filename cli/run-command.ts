@@ -35,6 +35,8 @@ export interface CliIo {
   sameStream?: boolean;
   /** Aborted on SIGINT/SIGTERM: the run stops, sweeps, and reports what it has (interrupt.ts). */
   signal?: AbortSignal;
+  /** Aborted when pooltest quits at once (a second signal): no sweep, no report (interrupt.ts). */
+  quit?: AbortSignal;
 }
 
 /** What to test, after `--spawn` or the embedded default had their say. */
@@ -61,6 +63,7 @@ export async function runCommand(opts: CliOptions, ends: Endpoints, io: CliIo): 
     strict: opts.strict,
     env: io.env,
     ...(io.signal ? { signal: io.signal } : {}),
+    ...(io.quit ? { quit: io.quit } : {}),
   };
   const label = opts.compare ? 'target' : undefined;
   // Resolved here, not in run(): psql's -h and -p have no place in the library's options.
@@ -130,6 +133,8 @@ export async function runCommand(opts: CliOptions, ends: Endpoints, io: CliIo): 
  * terminal still gets the run's results before that error is thrown.
  */
 function finish(report: Report, comparison: Comparison | null, opts: CliOptions, io: CliIo): number {
+  // Quitting at once: the user was told that no report is written, and none is (nor printed).
+  if (io.quit?.aborted) throw io.quit.reason;
   let stored: StoredRun | null = null;
   let failure: unknown = null;
   try {

@@ -38,6 +38,8 @@ declare module 'vitest' {
   }
   export interface TaskMeta {
     pooltest?: CheckResult;
+    /** The check's scenario began (it may have touched the target), result or not. */
+    pooltestBegan?: boolean;
   }
   export interface TestContext {
     /** The worker's one live state of the run `ctx` belongs to (runner/vitest-worker-setup.ts). */
@@ -48,13 +50,25 @@ declare module 'vitest' {
 /** A check's whole run is bounded by its steps; this is only a safety net. */
 const TEST_TIMEOUT_MS = 120_000;
 
+/** How long a cancelled check may take to close its sessions and tidy up before Vitest reports it. */
+const WIND_DOWN_MS = 60_000;
+
 /**
  * Declares the Vitest test for a check. A failed expectation fails the test; inconclusive skips
  * it, or fails it under strict; an observation (nothing expected) passes, as nothing was asserted.
  */
 export function checkTest(def: CheckDefinition): void {
   test(`${def.id}: ${def.title}`, { timeout: TEST_TIMEOUT_MS }, async (context) => {
-    const { task, skip, signal, annotate } = context;
+    const { task, skip, signal, annotate, onTestFinished } = context;
+    // Cancelled (pooltest's SIGINT handling), Vitest ends the test the moment its signal aborts,
+    // without waiting for this function: the check is still closing its sessions and tidying
+    // up, and its result would never reach the reporter, which then took the check for one that
+    // never started. Vitest awaits this hook before it reports the test: the result is there.
+    // Bounded by the hook's timeout; the check's own wind-down is bounded by its steps.
+    let running: Promise<CheckResult> | null = null;
+    onTestFinished(async () => {
+      if (running && !task.meta.pooltest) task.meta.pooltest = await running;
+    }, WIND_DOWN_MS);
     const channel = inject('pooltestChannel');
     const provided = channel ? await awaitContext(channel) : inject('pooltest');
     if (!provided) {
@@ -68,7 +82,9 @@ export function checkTest(def: CheckDefinition): void {
     const onWait = (what: string, boundMs: number): void =>
       void annotate(JSON.stringify({ what, boundMs }), WAIT_ANNOTATION).catch(() => undefined);
     const ctx = runContext(provided.ctx, context.pooltestRunState?.(provided.ctx));
-    const result = await executeCheck(def, ctx, provided.profile, signal, { onWait });
+    task.meta.pooltestBegan = true;
+    running = executeCheck(def, ctx, provided.profile, signal, { onWait });
+    const result = await running;
     task.meta.pooltest = result;
     if (result.verdict === 'fail') {
       expect.fail(

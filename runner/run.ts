@@ -72,6 +72,12 @@ export interface RunOptions {
    * during discovery, nothing has been created yet: `run` rejects with INTERRUPTED.
    */
   signal?: AbortSignal;
+  /**
+   * Quit without the sweep (the CLI's second signal: its fixtures are being stopped). Aborted
+   * before the sweep starts, `run` rejects with this signal's reason (an INTERRUPTED error)
+   * instead of sweeping a target that is going away.
+   */
+  quit?: AbortSignal;
   onDiscovery?(d: Discovery): void;
   onCheckStart?(file: string): void;
   onCheckResult?(r: CheckResult): void;
@@ -196,6 +202,7 @@ async function runWithId(opts: RunOptions & { runId: string }, state: RunState):
       ? []
       : await checks.run({ ctx: runData(ctx), profile, strict: opts.strict === true });
     phaseEnd('checks');
+    if (opts.quit?.aborted) throw quitReason(opts.quit);
     // Never interrupted: whatever the checks left, the sweep is what removes it.
     sweepResult = await sweep(
       ctx,
@@ -307,6 +314,11 @@ async function discoverUnlessInterrupted(
 
 /** Discovery's refusals that come after its clients logged in with the run's name. */
 const REFUSED_AFTER_LOGINS: ReadonlySet<string> = new Set(['POOL_TOO_LARGE', 'STEERING_FAILED']);
+
+/** Why the run quit without its sweep: the quit signal's reason, or a plain INTERRUPTED. */
+function quitReason(quit: AbortSignal): unknown {
+  return quit.reason instanceof Error ? quit.reason : interruptedError('again', 'quit without the sweep');
+}
 
 function interruptedError(when: string, cleanup: string): PooltestError {
   return new PooltestError('INTERRUPTED', `interrupted ${when}; ${cleanup}`);

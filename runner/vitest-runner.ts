@@ -31,7 +31,7 @@ export interface SuiteRunEvents {
 
 interface TestCaseLike {
   name: string;
-  meta(): { pooltest?: CheckResult };
+  meta(): { pooltest?: CheckResult; pooltestBegan?: boolean };
   result(): { state: string; errors?: ReadonlyArray<{ message?: string }> };
   module: { moduleId: string };
 }
@@ -280,19 +280,26 @@ async function runVitest(
   const { root, pattern, workerSetup } = suitesLocation();
   const results: CheckResult[] = [];
   let cancel: (() => void) | null = null;
+  // Whether Vitest is cancelling now: a cancel made before the run began was forgotten (cleared).
+  let cancelling = (): boolean => false;
   const collector = {
     onInit(vitest: { cancelCurrentRun(reason: string): Promise<void> }) {
       onCreated();
       const signal = cancelSignal;
       if (!signal) return;
+      // Public on Vitest's object, though not in its types.
+      cancelling = () => (vitest as { isCancelling?: boolean }).isCancelling === true;
       cancel = () => void vitest.cancelCurrentRun('pooltest-interrupted');
       if (signal.aborted) cancel();
       else signal.addEventListener('abort', cancel, { once: true });
     },
     onTestModuleStart(mod: { moduleId: string }) {
       // A cancel that came before the run began is forgotten: Vitest clears its cancelling
-      // flag when the run starts (runFiles). Say it again once a file is under way.
-      if (cancelSignal?.aborted) cancel?.();
+      // flag when the run starts (runFiles). Say it again once a file is under way. Only then:
+      // a second cancel while the first is still going is Vitest's "Ctrl-C twice", which stops
+      // the test worker at once, and the check in flight (this event arrives late, batched)
+      // died before its tidy-up and its result (reported as never started).
+      if (cancelSignal?.aborted && !cancelling()) cancel?.();
       events.onCheckStart?.(mod.moduleId);
     },
     onTestCaseAnnotate(_testCase: unknown, annotation: { type: string; message: string }) {
@@ -302,8 +309,12 @@ async function runVitest(
     },
     onTestCaseResult(testCase: TestCaseLike) {
       const meta = testCase.meta().pooltest;
-      // A check Vitest skipped because the run was cancelled never ran: say so, not "crashed".
-      const result = meta ?? crashed(testCase, events.signal?.aborted ? INTERRUPTED_NOT_RUN : null);
+      // Without a result after a cancel: a check that never began (Vitest skipped its file, or
+      // it was still waiting for the run's context) touched nothing: say so, not "crashed". One
+      // that had begun its scenario was interrupted, and what it left is not known here.
+      const began = testCase.meta().pooltestBegan === true;
+      const cut = events.signal?.aborted ? (began ? 'started' : 'not-started') : null;
+      const result = meta ?? crashed(testCase, cut);
       results.push(result);
       events.onCheckResult?.(result);
     },
@@ -395,9 +406,21 @@ function keepSignalsToCaller(): () => void {
 /** The reason of a check an interrupted run never started (runner/run.ts rebuilds such results). */
 export const INTERRUPTED_NOT_RUN = 'not run: the run was interrupted before this check started';
 
-/** A test that ended without a result (it threw before judging): report it, never drop it. */
-function crashed(testCase: TestCaseLike, notRun: string | null): CheckResult {
+/**
+ * The reason of a check the interrupt stopped after it started but before it handed over its
+ * result (it normally does: engine/vitest-check.ts). It starts as judge-record.ts's
+ * interruptedJudgement does: the one label of an interrupted check.
+ */
+export const INTERRUPTED_UNREPORTED =
+  'interrupted: the run was cancelled while this check ran, before it reported its steps; the sweep visits the backends the run touched';
+
+/**
+ * A test that ended without a result: it threw before judging (crashed), or the run was
+ * cancelled before it started or while it ran (`cut`). Reported, never dropped.
+ */
+function crashed(testCase: TestCaseLike, cut: 'started' | 'not-started' | null): CheckResult {
   const errors = testCase.result().errors ?? [];
+  const notRun = cut === 'not-started' ? INTERRUPTED_NOT_RUN : cut === 'started' ? INTERRUPTED_UNREPORTED : null;
   const message = notRun ?? (errors.map((e) => e.message ?? '').join('; ') || 'the check ended without a result');
   const id = testCase.name.split(':')[0] ?? testCase.name;
   return {
@@ -409,12 +432,17 @@ function crashed(testCase: TestCaseLike, notRun: string | null): CheckResult {
     expectedRef: null,
     verdict: 'inconclusive',
     reason: notRun ?? `pooltest error: ${message}`,
-    facts: {},
+    facts: cut === 'started' ? { interrupted: true } : {},
     evidence: message,
     advice: null,
     steps: [],
     durationMs: 0,
     statements: 0,
-    cleanup: notRun ? { ok: true, detail: 'nothing to clean' } : { ok: false, detail: 'unknown: the check crashed' },
+    cleanup:
+      cut === 'not-started'
+        ? { ok: true, detail: 'nothing to clean' }
+        : cut === 'started'
+          ? { ok: false, detail: 'unknown: the check was stopped before it reported its cleanup; left to the sweep' }
+          : { ok: false, detail: 'unknown: the check crashed' },
   };
 }

@@ -10,6 +10,7 @@ import { processFamily, stillRunning, type ProcessInfo } from '../../fixtures/pr
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { cleanBackend, freshSettings, superuserView, visitPool } from '../safety/trace-inspection.js';
 import { runCli, type CliRun } from '../support/cli.js';
+import { signalAt } from './signal-at.js';
 
 /**
  * Runs the CLI, sends `signals` once `afterChecks` checks have reported; snapshots its servers
@@ -98,6 +99,29 @@ describe('interrupted mid-run', () => {
     expect(servers.filter(stillRunning).map((p) => p.pid)).toEqual([]);
   });
 
+  // The new-user trial: a second SIGINT printed "quitting without the sweep ... no report is
+  // written", and then the sweep ran on and the report was written while the fixtures stopped
+  // (or a sweep was tried against fixtures already stopped). Sent as the sweep starts, the
+  // second signal meets a run whose report is either not written yet (then none may be) or
+  // already out (then the message must say so, not "no report").
+  test('SIGINT twice as the sweep starts: what the CLI says of the report is what happens', async () => {
+    const { run, servers } = await interrupted(['--only', 'session/set-leak,temp/temp-table'], 2, ['SIGINT', 'SIGINT']);
+    expect(run.code, run.stderr).toBe(130);
+    expect(servers.filter(stillRunning).map((p) => p.pid)).toEqual([]);
+    const quitUnswept = /SIGINT again: stopping fixtures and quitting without the sweep.*no report is written/.test(
+      run.stderr,
+    );
+    const quitAfterReport = /SIGINT again: the sweep ran and the report is written; stopping fixtures/.test(run.stderr);
+    expect(quitUnswept || quitAfterReport, run.stderr).toBe(true);
+    if (quitUnswept) {
+      expect(run.report, run.stderr).toBeNull();
+      expect(run.stdout).not.toMatch(/Summary|Sweep:/);
+      expect(run.stderr).toMatch(/INTERRUPTED: SIGINT again: quit without the sweep; no report was written/);
+    } else {
+      expect(run.report?.summary.interrupted).toBe(true);
+    }
+  });
+
   // kill -QUIT exited 131 at once and orphaned PostgreSQL, PgBouncer and their folders.
   test('SIGQUIT on the embedded default: the same orderly stop, exit 131, the fixtures are gone', async () => {
     const { run, servers, folders } = await interrupted([], 3, ['SIGQUIT']);
@@ -182,6 +206,36 @@ describe('interrupted mid-run', () => {
       expect(run.stderr).toMatch(/one after the other/);
       expect(run.stdout).toMatch(/Summary\s+1 check: .*exit 130\b/);
       expect(run.stdout).not.toMatch(/exit 0\b/);
+    });
+
+    // The new-user trial: a check in flight when SIGINT came (within half a second of its
+    // start) was reported "not run: the run was interrupted before this check started", cleanup
+    // "nothing to clean": Vitest ended the cancelled test before the check handed over its
+    // result. The signal goes while cancel/routing's own pg_sleep runs on the server.
+    test('SIGINT while a check runs its queries: that check is reported interrupted, with its steps, not "not run"', async () => {
+      const r = await signalAt(
+        ['--target', stack.target.url(), '--direct', stack.postgres.url(), '--only', 'session/set-leak,cancel/routing'],
+        {
+          name: 'cancel/routing in flight',
+          sig: 'SIGINT',
+          when: { sessionOn: stack.postgres, running: '%SET LOCAL statement_timeout%SELECT pg_sleep(%' },
+        },
+      );
+      expect(r.delivered, r.run.stderr).toBe(true);
+      expect(r.run.code, r.run.stderr).toBe(130);
+      const check = r.run.report?.checks.find((c) => c.id === 'cancel/routing');
+      expect({ outcome: check?.outcome, verdict: check?.verdict, reason: check?.reason }).toEqual({
+        outcome: null,
+        verdict: 'inconclusive',
+        reason: expect.stringMatching(/^interrupted: /),
+      });
+      expect(check?.facts.interrupted).toBe(true);
+      // What it did before the signal is in the record: both sessions reached their backends.
+      expect(check?.steps.filter((s) => s.pid !== null).length).toBeGreaterThan(0);
+      expect(check?.cleanup.detail).not.toBe('nothing to clean');
+      // Control: the check that ended before the signal kept its conclusion.
+      expect(r.run.report?.checks.find((c) => c.id === 'session/set-leak')?.outcome).toBe('leaked');
+      await expectSweptClean(r.run, stack);
     });
 
     // An SSH drop sends SIGHUP: it exited 129 at once, no message, no sweep, and the pooled

@@ -20,8 +20,11 @@ export type When =
   | { stdout: RegExp }
   /** Once the run's descendants (fixture servers, with their command lines) satisfy this. */
   | { family: (servers: Array<ProcessInfo & { cmd: string }>) => boolean }
-  /** Once a session of a pooltest run shows on this server (discovery under way). */
-  | { sessionOn: PostgresFixture };
+  /**
+   * Once a session of a pooltest run shows on this server (discovery under way); with
+   * `running`, once one runs a statement LIKE it (a check's own query: that check is in flight).
+   */
+  | { sessionOn: PostgresFixture; running?: string };
 
 export interface Moment {
   /** For messages and the log: "discovery", "the sweep". */
@@ -101,7 +104,10 @@ export async function signalAt(args: string[], m: Moment): Promise<SignalledRun>
         stopPolling = () => (polling = false);
         void withSuperuser(w.sessionOn, async (c) => {
           while (polling && !ended()) {
-            const r = await c.query(`SELECT 1 FROM pg_stat_activity WHERE application_name LIKE 'pooltest-%' LIMIT 1`);
+            const r = await c.query(
+              `SELECT 1 FROM pg_stat_activity WHERE application_name LIKE 'pooltest-%' AND ($1::text IS NULL OR (state = 'active' AND query LIKE $1)) LIMIT 1`,
+              [w.running ?? null],
+            );
             if (r.rowCount) return send();
             await new Promise((resolve) => setTimeout(resolve, POLL_MS));
           }
