@@ -57,8 +57,9 @@ export async function executeCheck(
   const silent = targetGone(ctx);
   if (silent) return notRun(base, 'inconclusive', describeGone(silent), { targetGoneAfter: silent.check });
   const scn = new Scenario(ctx, signal);
-  // Logins ahead of need (steering/spare-session.ts): made while the previous check ended.
-  scn.useSpares();
+  // Logins ahead of need (steering/spare-session.ts): made while the previous check ended,
+  // taken from its first login on (a crowd check ends them before it logs in anyone).
+  scn.useSparesFromFirstOpen();
   let runError: string | null = null;
   // Before: another run in the middle of a statement. During: any backend it
   // used since this check began (a run that finished earlier changes nothing after it ended).

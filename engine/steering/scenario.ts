@@ -61,6 +61,8 @@ export class Scenario {
    */
   applicationName: string;
   private noSpares = false;
+  /** {@link useSparesFromFirstOpen} was called: the first open() through the target turns spares on. */
+  private sparesOnOpen = false;
   /** How many times closeAll has run: a login that began before the latest one is closed as it ends. */
   private closings = 0;
   /** Logins this scenario started ahead of its own need ({@link loginAhead}), with their name. */
@@ -116,6 +118,16 @@ export class Scenario {
     // `known`: what an earlier discovery learned of the target, for a scenario whose own
     // discovery is still blank (the recount after a destructive check, engine/pool-watch.ts).
     if (!this.noSpares) this.spares ??= Spares.forRun(known ? { ...this.ctx, discovery: known } : this.ctx);
+  }
+
+  /**
+   * As {@link useSpares}, from this scenario's first open() through the target on. A check's
+   * scenario starts so: a crowd (capacity checks) ends the spares before it opens anything
+   * (ownClientsOnly), and spares started at its outset would only be logging in then, adding
+   * to the crowd's clients at a distance or holding it up while they are closed.
+   */
+  useSparesFromFirstOpen(): void {
+    this.sparesOnOpen = true;
   }
 
   /**
@@ -188,6 +200,7 @@ export class Scenario {
     if (opts.uninterruptible) {
       return this.keep(await this.login(label, target, connectMs, name, opts.giveUp, false), closedBefore);
     }
+    if (this.sparesOnOpen && opts.to !== 'direct') this.useSpares();
     // Spares log in with the run's own name: not for a session that must send another (the
     // state scenario's nameless observers).
     const spare =
