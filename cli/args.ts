@@ -116,8 +116,9 @@ was expected (the outcome is shown with whether it breaks an application); incon
 pooltest could not force or prove the situation; skipped when the check cannot run here.
 
 Exit codes:
-  0    every asserted check as expected, or nothing asserted, and the sweep was clean
-       (inconclusive checks do not change it unless --strict)
+  0    every asserted check as expected, or nothing asserted, and the sweep found nothing
+       left behind (inconclusive checks, and a sweep that could not finish, change it only
+       under --strict)
   1    a check failed its expectation, the run left state behind, (with --compare) something
        breaks, or (with --strict) a check was inconclusive, the sweep could not finish or
        every check was skipped

@@ -10,7 +10,7 @@ import { PooltestError } from './errors.js';
 import { isCapacityRefusal } from './judging/capacity-refusal.js';
 import type { Session } from './session/session.js';
 import { openOrRefused, openWhenAdmitted } from './steering/admitted.js';
-import { releaseAll, take, type Hold } from './steering/holders.js';
+import { take, type Hold } from './steering/holders.js';
 import type { Scenario } from './steering/scenario.js';
 import { staleCondition } from './steering/stale-backends.js';
 import type { DiscoveryOptions } from './discovery.js';
@@ -118,7 +118,11 @@ export async function countPool(
       // Never two: the next login is always the only one in flight, as when they log in in
       // turn, so a pooler that refuses at its client limit refuses the same client.
       const shared = opts.knownShared || holders.some((h) => h.pid === firstPid);
-      if (shared && s && s !== 'refused' && holders.length + 1 < most) loginAhead(label + 1);
+      // A given first holder is already connected: the next login is the only one in flight
+      // while it takes, as in turn, and under session pooling it queues or is refused just as
+      // it would after the take (at a distance, the take's round trip off the critical path).
+      const next = shared || given !== null;
+      if (next && s && s !== 'refused' && holders.length + 1 < most) loginAhead(label + 1);
       const h = s && s !== 'refused' ? await take(scn, s, 'discovery.hold') : null;
       // Refused at capacity, at login or while queued for a backend: the pooler's boundary,
       // found by refusal instead of a queue (it counted the pool).
@@ -194,7 +198,8 @@ export async function countPool(
   } else if (!onFirst) {
     await readKeep(first, firstPid, d);
   }
-  await releaseAll(holders);
+  // Together: the count is over, and which backend comes free first decides nothing after it.
+  await Promise.all(holders.map((h) => h.release()));
   await first.close();
   d.notes.push(
     waited

@@ -21,19 +21,32 @@
  * a timeout) say nothing about whether the statement took effect.
  */
 import type { Scenario } from './scenario.js';
+import type { Session } from '../session/session.js';
+import { sparesAllowed } from './spare-session.js';
 import type { StepRecord } from '../types.js';
 
 /** Attempts before the check gives up and leaves the objects to the sweep. */
 const ATTEMPTS = 3;
 
-/** Runs `sql` on a new session `label`, again while it goes unanswered; never throws. */
-export async function dropOwn(scn: Scenario, label: string, tag: string, sql: string): Promise<StepRecord> {
+/**
+ * Runs `sql` on a new session `label`, again while it goes unanswered; never throws. `early`:
+ * that session, opened ahead by the caller ({@link dropLoginAhead}); a login that failed or a
+ * session that died since is replaced by a fresh one, as for any attempt.
+ */
+export async function dropOwn(
+  scn: Scenario,
+  label: string,
+  tag: string,
+  sql: string,
+  early: Promise<Session | null> | null = null,
+): Promise<StepRecord> {
   let last: StepRecord | null = null;
   for (let i = 0; i < ATTEMPTS; i++) {
     const startMs = scn.recorder.now();
     let step: StepRecord;
     try {
-      const s = await scn.open(label, { uninterruptible: true });
+      const ready = i === 0 && early ? await early : null;
+      const s = ready?.alive ? ready : await scn.open(label, { uninterruptible: true });
       try {
         step = await s.run(tag, sql);
       } finally {
@@ -62,4 +75,16 @@ export function droppedBy(steps: readonly StepRecord[], tag: string): boolean | 
 export function refusedByServer(step: StepRecord): boolean {
   const code = step.error?.code;
   return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code);
+}
+
+/**
+ * The drop's session, logging in now while the check goes on, where an idle login holds
+ * nothing (transaction and statement pooling, as for spares): at a distance a login is three
+ * round trips the check's end would otherwise wait for. Elsewhere null: under session pooling
+ * an idle client keeps a backend the check's steering counts on. Uninterruptible like the
+ * drop's own logins; closed with the scenario when it is not used.
+ */
+export function dropLoginAhead(scn: Scenario, label: string): Promise<Session | null> | null {
+  if (!sparesAllowed(scn.ctx)) return null;
+  return scn.open(label, { uninterruptible: true }).catch(() => null);
 }

@@ -30,7 +30,7 @@ import { endCreatorsSql } from '../../engine/steering/run-table.js';
 import type { Scenario } from '../../engine/steering/scenario.js';
 import type { StepRecord } from '../../engine/types.js';
 import { LANDING_TAGS } from '../../engine/steering/tags.js';
-import { droppedBy, dropOwn, refusedByServer } from '../../engine/steering/drop-own.js';
+import { droppedBy, dropLoginAhead, dropOwn, refusedByServer } from '../../engine/steering/drop-own.js';
 
 /** The tags of this check's own steps, written by its scenario and read by its judge. */
 const TAGS = {
@@ -78,6 +78,8 @@ export const searchPathLeak = defineCheck({
     ]);
     // A rejected setup step never sent its statement: only its login failed.
     const schema = schemaSettled.status === 'fulfilled' ? schemaSettled.value : null;
+    // The drop's session logs in while A's scenario runs (drop-own.ts), where that is safe.
+    const dropLogin = schema && !refusedByServer(schema) ? dropLoginAhead(scn, 'U') : null;
     try {
       if (pathSettled.status === 'rejected') throw pathSettled.reason;
       if (schemaSettled.status === 'rejected') throw schemaSettled.reason;
@@ -101,7 +103,13 @@ export const searchPathLeak = defineCheck({
         // Unanswered, the CREATE may still be running on the server: ended first, or it would
         // commit after the drop (run-table.ts).
         const endCreator = schema.error ? `${cleanupBlock(endCreatorsSql(`CREATE SCHEMA ${s};`))}; ` : '';
-        await dropOwn(scn, 'U', TAGS.drop, `${endCreator}DROP TABLE IF EXISTS ${s}.${s}; DROP SCHEMA IF EXISTS ${s}`);
+        await dropOwn(
+          scn,
+          'U',
+          TAGS.drop,
+          `${endCreator}DROP TABLE IF EXISTS ${s}.${s}; DROP SCHEMA IF EXISTS ${s}`,
+          dropLogin,
+        );
       }
     }
   },

@@ -218,7 +218,13 @@ describe('interrupted mid-run', () => {
         {
           name: 'cancel/routing in flight',
           sig: 'SIGINT',
-          when: { sessionOn: stack.postgres, running: '%SET LOCAL statement_timeout%SELECT pg_sleep(%' },
+          // Both sleeps running (B's, the shorter, lasts 300 ms at least), and their pids read.
+          when: {
+            sessionOn: stack.postgres,
+            running: '%SET LOCAL statement_timeout%SELECT pg_sleep(%',
+            atLeast: 2,
+            settleMs: 50,
+          },
         },
       );
       expect(r.delivered, r.run.stderr).toBe(true);

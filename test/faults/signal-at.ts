@@ -24,7 +24,17 @@ export type When =
    * Once a session of a pooltest run shows on this server (discovery under way); with
    * `running`, once one runs a statement LIKE it (a check's own query: that check is in flight).
    */
-  | { sessionOn: PostgresFixture; running?: string };
+  | {
+      sessionOn: PostgresFixture;
+      running?: string;
+      /** With `running`: once this many sessions run it at once (default 1). */
+      atLeast?: number;
+      /**
+       * Then this long more: a statement seen running on the server has sent the rows before
+       * it (a flushed pid), but a busy client may not have read them yet.
+       */
+      settleMs?: number;
+    };
 
 export interface Moment {
   /** For messages and the log: "discovery", "the sweep". */
@@ -105,10 +115,13 @@ export async function signalAt(args: string[], m: Moment): Promise<SignalledRun>
         void withSuperuser(w.sessionOn, async (c) => {
           while (polling && !ended()) {
             const r = await c.query(
-              `SELECT 1 FROM pg_stat_activity WHERE application_name LIKE 'pooltest-%' AND ($1::text IS NULL OR (state = 'active' AND query LIKE $1)) LIMIT 1`,
+              `SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name LIKE 'pooltest-%' AND ($1::text IS NULL OR (state = 'active' AND query LIKE $1))`,
               [w.running ?? null],
             );
-            if (r.rowCount) return send();
+            if ((r.rows[0]?.n ?? 0) >= (w.atLeast ?? 1)) {
+              if (w.settleMs) await new Promise((resolve) => setTimeout(resolve, w.settleMs));
+              return send();
+            }
             await new Promise((resolve) => setTimeout(resolve, POLL_MS));
           }
         }).catch(() => undefined);
