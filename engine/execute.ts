@@ -16,7 +16,9 @@ import { Scenario, type RunContext } from './steering/scenario.js';
 import { sparesAllowed } from './steering/spare-session.js';
 import { isCleanupTag } from './steering/tags.js';
 import { untilAnswering } from './steering/until-answering.js';
-import { tidy, type Findings } from './sweep.js';
+import { tidy, visitStatements, type Findings } from './sweep.js';
+import { inlineCoverage, inlineTidyStatements } from './steering/inline-tidy.js';
+import { LEFTOVER_COLUMNS } from './visit-sql.js';
 import { describeGone, markTargetGone, targetGone } from './target-gone.js';
 import type { CheckResult, Judgement, Profile, StepRecord } from './types.js';
 import { verdictFor } from './verdict.js';
@@ -66,7 +68,20 @@ export async function executeCheck(
   // Over --direct the question uses no pooled backend, so it goes alongside the scenario's
   // first steps; through the target it comes first, since its query takes a backend a moment.
   const askedBefore = otherRunsActive(ctx, 0);
+  // The window of the question about other runs during the check, on the server's clock: from
+  // the check's start, plus the time the question takes to reach the server (a round trip, a
+  // wait behind the question before on the kept session) - measured on the client it began too
+  // late, and a statement of another run right after the start fell between the two questions.
+  const sinceStart = (): number => performance.now() - started + 100 + 2 * ctx.discovery.rttMs;
   if (!ctx.direct) await askedBefore;
+  // Where the check's last steps can do the tidy-up's work (steering/inline-tidy.ts).
+  if (inlineTidyAllowed(def, ctx)) scn.inlineTidy = inlineTidyStatements(visitStatements(ctx.runId, [def.id]));
+  // Other runs during the check: asked once its evidence is in, alongside its cleanup (the
+  // latest such moment counts), or after it when the scenario never says.
+  let askedDuring: Promise<number | null> | null = null;
+  scn.whenEvidenceComplete(() => {
+    askedDuring = otherRunsActive(ctx, sinceStart());
+  });
   try {
     await traced('part', def.id, 'scenario', () => def.scenario(scn));
   } catch (err) {
@@ -84,17 +99,27 @@ export async function executeCheck(
   // Over --direct it touches no pooled backend either, so the tidy-up's visits of the pool go
   // alongside it (after an outage they wait for the target to answer again, below).
   const closed = traced('part', def.id, 'close', () => scn.closeAll());
+  // The check's last steps did the tidy-up's work on every backend it needs (inline-tidy.ts).
+  const inline = !scn.interrupted && !unavailable ? inlineFindings(scn, ctx) : null;
+  // The next check's logins ahead of need start as this one ends: by the tidy-up's visitors
+  // (withSpares), or here for a check that has none (at a distance a login is three round trips
+  // the next check would begin with). Not after a crowd, which ended them to count only its own
+  // clients: the capacity checks run one after another, and spares between two crowds would
+  // only be closed again.
+  if ((def.leavesNoState || inline) && !scn.countsOwnClientsOnly && !scn.interrupted && !unavailable)
+    new Scenario(ctx).useSpares();
   // Only where a closing client holds nothing a visitor needs (as for spares): a pooler with a
   // client limit may not yet have freed the check's slots for the visitors. There the visits
   // start while the check's clients say goodbye (at a distance a close is half a round trip;
   // a visitor that reaches a backend a closing client still has just queues for it).
-  const tidied =
-    ctx.direct && sparesAllowed(ctx) && !scn.interrupted && !unavailable && !def.leavesNoState
+  const tidied = inline
+    ? Promise.resolve(inline)
+    : ctx.direct && sparesAllowed(ctx) && !scn.interrupted && !unavailable && !def.leavesNoState
       ? tidyAfter(def, ctx, scn)
       : null;
   const [, othersDuring] = await Promise.all([
     closed,
-    scn.interrupted ? null : otherRunsActive(ctx, performance.now() - started),
+    scn.interrupted ? null : (askedDuring ?? otherRunsActive(ctx, sinceStart())),
   ]);
   const others = Math.max(othersBefore ?? 0, othersDuring ?? 0);
   if (others > 0)
@@ -226,6 +251,40 @@ function tidyAfter(def: CheckDefinition, ctx: RunContext, scn: Scenario): Promis
   return traced('part', def.id, 'tidy', () => tidy(ctx, [def.id], scn.pooledBackends(), withSpares(new Scenario(ctx))));
 }
 
+/**
+ * Where the check's last steps may carry the tidy-up's statements: a check that can leave state,
+ * under transaction or statement pooling (as for spares: sessions there hold no backend between
+ * transactions) with transaction holders, on a counted pool.
+ */
+function inlineTidyAllowed(def: CheckDefinition, ctx: RunContext): boolean {
+  return (
+    !def.leavesNoState &&
+    sparesAllowed(ctx) &&
+    ctx.discovery.holderStrategy === 'transaction' &&
+    ctx.discovery.poolSize !== null
+  );
+}
+
+/**
+ * The tidy-up's findings from the check's own last steps, when they stand for its visits
+ * (inlineCoverage); null when the visits must run. What any inline inspection found is counted
+ * either way: the visits after it would find nothing it removed.
+ */
+function inlineFindings(scn: Scenario, ctx: RunContext): Findings | null {
+  const inlineOn = inlineCoverage(scn, ctx.discovery.poolSize);
+  if (!inlineOn) return null;
+  const left: string[] = [];
+  for (const v of scn.inlineVisits) {
+    const counts = v.sets[1]?.[0];
+    if (!counts || v.pid === null) continue;
+    for (const col of LEFTOVER_COLUMNS) {
+      const n = Number(counts[col] ?? 0);
+      if (n > 0) left.push(`backend ${v.pid}: ${col} = ${n}`);
+    }
+  }
+  return { left, unreached: [], inlineOn };
+}
+
 /** The tidy-up's visitors log in ahead of need too (never interrupted: no signal). */
 function withSpares(scn: Scenario): Scenario {
   scn.useSpares();
@@ -258,10 +317,17 @@ function cleanupStatus(
       detail:
         noState && cleanups === 0
           ? `nothing to clean, no tidy-up visit: ${noState}`
-          : `${cleanups} cleanup step(s) succeeded`,
+          : `${cleanups} cleanup step(s) succeeded${tidiedBy(missed)}`,
     };
   return {
     ok: false,
-    detail: [...failed.map((s) => `${s.session} ${s.tag}: ${s.error?.message ?? 'timed out'}`), ...left].join('; '),
+    detail:
+      [...failed.map((s) => `${s.session} ${s.tag}: ${s.error?.message ?? 'timed out'}`), ...left].join('; ') +
+      tidiedBy(missed),
   };
+}
+
+/** Where the check's own last steps did the tidy-up (steering/inline-tidy.ts), said so. */
+function tidiedBy(missed: Findings): string {
+  return missed.inlineOn ? `; tidy-up done by the check's last steps on backends ${missed.inlineOn.join(', ')}` : '';
 }

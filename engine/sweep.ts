@@ -184,6 +184,8 @@ export function visitStatements(runId: string, checkIds: readonly string[]): str
 export interface Findings {
   left: string[];
   unreached: number[];
+  /** The backends the check's own last steps tidied, where they stood for the visits (steering/inline-tidy.ts). */
+  inlineOn?: number[];
 }
 
 function findings(visits: Visits): Findings & { doubts: string[] } {

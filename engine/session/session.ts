@@ -39,6 +39,23 @@ export interface RunOptions {
   boundMs?: number;
   /** Called with the first row of the first statement as soon as it arrives. */
   onFirstRow?: (row: Record<string, unknown>) => void;
+  /** Statements sent after the step's own in the same message, answered apart (see {@link StepTail}). */
+  tail?: StepTail;
+}
+
+/**
+ * Work sent in the same Query message as a step, after its statements, that is not the step's
+ * own: the tidy-up after a check, done on the backend the check's last step holds
+ * (steering/inline-tidy.ts). The step records its own SQL followed by `note`, and its own
+ * answers; the tail's answers, from the first result set carrying `column` on, go to `onAnswer`.
+ * The tail's first statement must return that column. Outside a transaction block the step and
+ * its tail are one implicit transaction: a failing tail rolls the step back too.
+ */
+export interface StepTail {
+  statements: readonly string[];
+  column: string;
+  note: string;
+  onAnswer(sets: Array<Array<Record<string, unknown>>>): void;
 }
 
 export interface SessionBounds {
@@ -173,7 +190,15 @@ export class Session {
    * connections: those are evidence, and the judge decides what they mean.
    */
   async run(tag: string, sql: string, opts: RunOptions = {}): Promise<StepRecord> {
-    return this.send(tag, sql, countStatements(sql), opts, (done) => new pg.Query(sql, undefined, done));
+    const tail = opts.tail;
+    const sent = tail ? [sql, ...tail.statements].join('; ') : sql;
+    return this.send(
+      tag,
+      tail ? `${sql} ${tail.note}` : sql,
+      countStatements(sent),
+      opts,
+      (done) => new pg.Query(sent, undefined, done),
+    );
   }
 
   /**
@@ -240,7 +265,7 @@ export class Session {
     const abort = onAbort(this.bounds.signal, 'interrupted' as const);
     const raced = await within(Promise.race([settled, abort.promise]), bound, { error: null, timedOut: true });
     abort.dispose();
-    const results = collectResults(query as unknown as QueryInternals);
+    const results = splitTail(collectResults(query as unknown as QueryInternals), opts.tail);
     if (tracing) traceSpan('step', this.label, tag, tracedFrom);
     if (raced === 'interrupted') {
       this.destroy(INTERRUPTED);
@@ -374,6 +399,17 @@ function collectResults(q: QueryInternals): Array<Array<Record<string, unknown>>
   const raw = q._results;
   const list = Array.isArray(raw) ? raw : raw ? [raw] : [];
   return list.filter((r) => r.command || r.rows.length > 0).map((r) => r.rows as Array<Record<string, unknown>>);
+}
+
+/** The step's own result sets; the tail's (from its first column on) go to its `onAnswer`. */
+function splitTail(
+  results: Array<Array<Record<string, unknown>>>,
+  tail: StepTail | undefined,
+): Array<Array<Record<string, unknown>>> {
+  if (!tail) return results;
+  const at = results.findIndex((rows) => rows[0] !== undefined && Object.hasOwn(rows[0], tail.column));
+  tail.onAnswer(at < 0 ? [] : results.slice(at));
+  return at < 0 ? results : results.slice(0, at);
 }
 
 /** The first `pid` column any statement of the step returned. */

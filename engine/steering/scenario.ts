@@ -14,6 +14,7 @@ import { closeSpares, noSparesAfterRefusal, Spares } from './spare-session.js';
 import { closeKeptSessions } from './kept-session.js';
 import type { RunState } from '../run-state.js';
 import { connectTag } from './tags.js';
+import type { InlineVisit } from './inline-tidy.js';
 
 /**
  * Everything a check needs to know about the run, as data: handed to Vitest workers via
@@ -61,6 +62,10 @@ export class Scenario {
    */
   applicationName: string;
   private noSpares = false;
+  /** {@link ownClientsOnly} ended the run's spares: every client it counted was its own. */
+  get countsOwnClientsOnly(): boolean {
+    return this.noSpares;
+  }
   /** {@link useSparesFromFirstOpen} was called: the first open() through the target turns spares on. */
   private sparesOnOpen = false;
   /** How many times closeAll has run: a login that began before the latest one is closed as it ends. */
@@ -69,6 +74,14 @@ export class Scenario {
   private ahead: { name: string; logins: Array<Promise<Session | null>> } | null = null;
   /** Labels of its sessions to the direct server (--direct), see {@link markDirect}. */
   private readonly directLabels = new Set<string>();
+  /**
+   * The tidy-up's statements, where the engine lets the check's last steps do its work on the
+   * backends they hold (inline-tidy.ts); null: the tidy-up visits the pool after the check.
+   */
+  inlineTidy: readonly string[] | null = null;
+  /** What the tidy-up's statements found where the check's steps carried them (inline-tidy.ts). */
+  readonly inlineVisits: InlineVisit[] = [];
+  private onEvidence: (() => void) | null = null;
 
   constructor(ctx: RunContext, signal?: AbortSignal) {
     this.ctx = ctx;
@@ -84,6 +97,29 @@ export class Scenario {
    */
   markDirect(label: string): void {
     this.directLabels.add(label);
+  }
+
+  /**
+   * Called by the engine's `fn` each time the scenario says its evidence is in
+   * ({@link evidenceComplete}).
+   */
+  whenEvidenceComplete(fn: () => void): void {
+    this.onEvidence = fn;
+  }
+
+  /**
+   * Everything the check's judge reads has been recorded; what follows only cleans up. The
+   * engine asks its end-of-check questions (other runs active during the check) now, alongside
+   * the cleanup, instead of after it. A scenario that gathers more evidence later says so again:
+   * the latest call counts.
+   */
+  evidenceComplete(): void {
+    this.onEvidence?.();
+  }
+
+  /** Whether `step` went through the target (not a direct session's). */
+  throughTarget(step: StepRecord): boolean {
+    return !this.directLabels.has(step.session);
   }
 
   /** The backends the scenario's steps ran on through the target (not those of its direct sessions). */

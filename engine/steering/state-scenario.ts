@@ -14,6 +14,7 @@
  * commits with the observer in both holder strategies and only ever touches A's old backend.
  */
 import { landOn } from './land-on.js';
+import { runWithTidy } from './inline-tidy.js';
 import { LANDING_TAGS } from './tags.js';
 
 export { STATE_SCENARIO } from './tags.js';
@@ -88,10 +89,22 @@ async function observeAndReadBack(
   if (sparesAllowed(scn.ctx)) await releaseAll(landing.others);
   else await dismiss(landing.others);
   await a.run(t(LANDING_TAGS.readback), `SELECT pg_backend_pid() AS pid; ${probe.readback}`);
+  // All the judge reads is in: the engine asks about other runs alongside the cleanup.
+  scn.evidenceComplete();
   // The observer lets b1 go while A cleans up wherever it lands: the observer's take already
   // cleaned b1, so neither waits for the other (the tidy-up after the check visits b1 anyway).
+  // Where the engine allows it, both messages also carry the tidy-up's work (inline-tidy.ts):
+  // A's after its cleanup, on the other backend; the observer's after its COMMIT, on b1. A's
+  // is written first, so that it reaches the pooler while b1 is still held: sent the other way
+  // round, a pooler that hands out the backend freed last (PgBouncer) put A on b1 at times,
+  // and the other backend then had to be visited after all.
+  const observer = landing.observer;
+  const carries = observer !== null && observer.step?.txStatus === 'T' && observer.session.alive;
+  const cleaned = runWithTidy(scn, a, t(LANDING_TAGS.cleanup), cleanupBlock(probe.cleanup), false);
   await Promise.all([
-    landing.observer?.release(t(LANDING_TAGS.release)),
-    a.run(t(LANDING_TAGS.cleanup), cleanupBlock(probe.cleanup)),
+    carries
+      ? runWithTidy(scn, observer.session, t(LANDING_TAGS.release), 'COMMIT', true)
+      : observer?.release(t(LANDING_TAGS.release)),
+    cleaned,
   ]);
 }
