@@ -147,11 +147,13 @@ export async function executeCheck(
   // Never interrupted: an interrupted check is exactly the one most likely to leave state.
   // Against a target that no longer answers, what the check touched is left to the sweep.
   // A check that cannot leave state (leavesNoState) is not visited: nothing of it can be found.
-  const missed = def.leavesNoState
+  const visited = def.leavesNoState
     ? { left: [], unreached: [] }
     : answersAgain
       ? await (tidied ?? tidyAfter(def, ctx, scn))
       : { left: [], unreached: scn.pooledBackends() };
+  // Visits that ran after inline inspections would not find what those removed: said here.
+  const missed = inline ? visited : { ...visited, left: [...inlineLeftovers(scn), ...visited.left] };
   // A check that can damage the pool: count it again; a smaller one is this check's finding.
   if (def.flags?.includes('destructive') && !scn.interrupted && answersAgain)
     noteRecount(scn, await traced('part', def.id, 'recount', () => recountAfter(ctx, def.id)));
@@ -272,7 +274,11 @@ function inlineTidyAllowed(def: CheckDefinition, ctx: RunContext): boolean {
  */
 function inlineFindings(scn: Scenario, ctx: RunContext): Findings | null {
   const inlineOn = inlineCoverage(scn, ctx.discovery.poolSize);
-  if (!inlineOn) return null;
+  return inlineOn ? { left: inlineLeftovers(scn), unreached: [], inlineOn } : null;
+}
+
+/** What the inline inspections found (and their cleanup removed), as the visits say it. */
+function inlineLeftovers(scn: Scenario): string[] {
   const left: string[] = [];
   for (const v of scn.inlineVisits) {
     const counts = v.sets[1]?.[0];
@@ -282,7 +288,7 @@ function inlineFindings(scn: Scenario, ctx: RunContext): Findings | null {
       if (n > 0) left.push(`backend ${v.pid}: ${col} = ${n}`);
     }
   }
-  return { left, unreached: [], inlineOn };
+  return left;
 }
 
 /** The tidy-up's visitors log in ahead of need too (never interrupted: no signal). */

@@ -164,6 +164,23 @@ describe('the tidy-up in a state check’s last steps', () => {
     expect(result.cleanup.detail).not.toMatch(INLINE);
   }, 60_000);
 
+  test('what an inline inspection found is reported when the visits run after it', async () => {
+    const id = 'test/no-cleanup-step-after';
+    const check = stateCheck(id, 'NULL;', async (scn) => {
+      const u = await scn.open('U');
+      await u.run('U.after', 'SELECT pg_backend_pid() AS pid');
+    });
+    const result = await executeCheck(check, ctx, null);
+    expect(result.outcome).toBe('ran');
+    expect(result.cleanup.ok).toBe(false);
+    expect(result.cleanup.detail).toMatch(
+      /left behind, removed right after the check: backend \d+: timeout_marker = 1/,
+    );
+    expect(result.cleanup.detail).not.toMatch(INLINE);
+    const swept = await sweep(ctx, [id], pidsOf(result));
+    expect(swept.state, swept.reason).toBe('clean');
+  }, 60_000);
+
   test('another run working while the evidence is gathered is noticed, though the engine asks during the cleanup', async () => {
     const id = 'test/other-run';
     // Over --direct, where its backend keeps its name (through the pooler the next client's hides it).
