@@ -18,7 +18,7 @@ import { runWithTidy } from './inline-tidy.js';
 import { LANDING_TAGS } from './tags.js';
 
 export { STATE_SCENARIO } from './tags.js';
-import { dismiss, landingHoldMs, releaseAll } from './holders.js';
+import { dismiss, landingHoldMs, releaseAll, type Hold } from './holders.js';
 import { sparesAllowed } from './spare-session.js';
 import type { Scenario } from './scenario.js';
 import type { Session } from '../session/session.js';
@@ -89,18 +89,33 @@ async function observeAndReadBack(
   if (sparesAllowed(scn.ctx)) await releaseAll(landing.others);
   else await dismiss(landing.others);
   await a.run(t(LANDING_TAGS.readback), `SELECT pg_backend_pid() AS pid; ${probe.readback}`);
-  // All the judge reads is in: the engine asks about other runs alongside the cleanup.
+  await endLanding(scn, a, landing.observer, cleanupBlock(probe.cleanup), t);
+}
+
+/**
+ * The end of a landing, once A has read its state back: all the judge reads is in (the engine
+ * asks about other runs alongside what follows, Scenario.evidenceComplete), the observer lets
+ * b1 go while A cleans up wherever it lands. The observer's take already cleaned b1, so
+ * neither waits for the other (the tidy-up after the check visits b1 anyway). Where the engine
+ * allows it, both messages also carry the tidy-up's work (inline-tidy.ts): A's after its
+ * cleanup, on the other backend; the observer's after its COMMIT, on b1. A's is written first,
+ * so that it reaches the pooler while b1 is still held: sent the other way round, a pooler
+ * that hands out the backend freed last (PgBouncer) put A on b1 at times, and the other
+ * backend then had to be visited after all.
+ */
+export async function endLanding(
+  scn: Scenario,
+  a: Session,
+  observer: Hold | null,
+  cleanup: string,
+  t: (tag: string) => string = (tag) => tag,
+): Promise<void> {
   scn.evidenceComplete();
-  // The observer lets b1 go while A cleans up wherever it lands: the observer's take already
-  // cleaned b1, so neither waits for the other (the tidy-up after the check visits b1 anyway).
-  // Where the engine allows it, both messages also carry the tidy-up's work (inline-tidy.ts):
-  // A's after its cleanup, on the other backend; the observer's after its COMMIT, on b1. A's
-  // is written first, so that it reaches the pooler while b1 is still held: sent the other way
-  // round, a pooler that hands out the backend freed last (PgBouncer) put A on b1 at times,
-  // and the other backend then had to be visited after all.
-  const observer = landing.observer;
-  const carries = observer !== null && observer.step?.txStatus === 'T' && observer.session.alive;
-  const cleaned = runWithTidy(scn, a, t(LANDING_TAGS.cleanup), cleanupBlock(probe.cleanup), false);
+  // Still inside its transaction (its last step says so): a statement-strategy holder has no
+  // message to carry the tidy-up, and one whose transaction failed rolls back as before.
+  const last = observer ? scn.steps.filter((st) => st.session === observer.session.label).at(-1) : undefined;
+  const carries = observer !== null && observer.session.alive && last?.txStatus === 'T';
+  const cleaned = runWithTidy(scn, a, t(LANDING_TAGS.cleanup), cleanup, false);
   await Promise.all([
     carries
       ? runWithTidy(scn, observer.session, t(LANDING_TAGS.release), 'COMMIT', true)

@@ -84,12 +84,24 @@ export const queueing = defineCheck({
       connectMs: scn.ctx.bounds.connectMs,
       startTogetherMs: scn.waitMs + 3 * scn.discovery.connectLatencyMs,
       // A pooler that refuses at capacity: its limit's worth of clients first (see crowd.ts).
-      ...(scn.discovery.clientLimit ? { admitFirst: scn.discovery.clientLimit.clients } : {}),
+      // One whose logins take a slot (session pooling, pgpool-II's children): the pool's worth
+      // first, so that the crowd begins once the slots the run's earlier clients had are free
+      // again. Without it, pgpool-II still busy with cancel/routing's cancel connection (which
+      // it never closes) started one of the first two transactions some 100 ms late, on a
+      // backend nobody had used before: a delay, not a queue (inconclusive).
+      ...admitFirst(scn.discovery),
       work: async (s) => void (await s.run(TAGS.tx, sql)),
     });
   },
   judge: judgeQueueing,
 });
+
+/** How many clients of the crowd log in before the others start (crowd.ts, admitFirst). */
+function admitFirst(d: Discovery): { admitFirst?: number } {
+  if (d.clientLimit) return { admitFirst: d.clientLimit.clients };
+  if (d.mode === 'session' && d.poolSize !== null) return { admitFirst: d.poolSize };
+  return {};
+}
 
 /**
  * - No client recorded: inconclusive.

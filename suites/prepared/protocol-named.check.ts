@@ -21,7 +21,7 @@ import { candidatesExhausted } from '../../engine/judging/state-judge.js';
 import { markersFor } from '../../engine/markers.js';
 import { dismiss, landingHoldMs } from '../../engine/steering/holders.js';
 import { landOn } from '../../engine/steering/land-on.js';
-import { cleanupBlock } from '../../engine/steering/state-scenario.js';
+import { cleanupBlock, endLanding } from '../../engine/steering/state-scenario.js';
 import { LAND_ON_A, LANDING_TAGS } from '../../engine/steering/tags.js';
 import type { Discovery, Judgement, StepRecord } from '../../engine/types.js';
 
@@ -95,8 +95,7 @@ export const protocolNamed = defineCheck({
       await observer.session.runPrepared(TAGS.prepare, p, TEXT);
       await observer.session.run('observe.cleanup', `ROLLBACK TO SAVEPOINT pooltest; ${cleanupBlock(dealloc, b1)}`);
     }
-    await observer?.release(LANDING_TAGS.release);
-    await a.run(LANDING_TAGS.cleanup, cleanupBlock(dealloc));
+    await endLanding(scn, a, observer, cleanupBlock(dealloc));
   },
   judge: judgeProtocolNamed,
   evidence: (j) => j.reason,

@@ -16,7 +16,7 @@ import { answered, errorText, markerOf, refused, stepOf, stepsOf, valueOf } from
 import { markersFor } from '../../engine/markers.js';
 import { dismiss, landingHoldMs } from '../../engine/steering/holders.js';
 import { landOn } from '../../engine/steering/land-on.js';
-import { cleanupBlock } from '../../engine/steering/state-scenario.js';
+import { cleanupBlock, endLanding } from '../../engine/steering/state-scenario.js';
 import { LAND_ON_A, LANDING_TAGS } from '../../engine/steering/tags.js';
 import type { Judgement, StepRecord } from '../../engine/types.js';
 
@@ -73,8 +73,7 @@ export const setLocal = defineCheck({
     });
     await dismiss(landing.others);
     await a.run(LANDING_TAGS.readback, `SELECT pg_backend_pid() AS pid, current_setting('statement_timeout') AS after`);
-    await landing.observer?.release(LANDING_TAGS.release);
-    await a.run(LANDING_TAGS.cleanup, cleanupBlock(guard));
+    await endLanding(scn, a, landing.observer, cleanupBlock(guard));
   },
   judge: judgeSetLocal,
 });

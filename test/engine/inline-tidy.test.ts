@@ -37,7 +37,10 @@ const bounds = { connectMs: 5_000, stepMs: 5_000 };
 let stack: Stack | undefined;
 let ctx: RunContext;
 
-const STATE_CHECKS = CATALOGUE.filter((c) => c.uses === STATE_SCENARIO) as readonly CheckDefinition[];
+/** The state scenario's checks, and the landings that end as it does (endLanding). */
+const STATE_CHECKS = CATALOGUE.filter(
+  (c) => c.uses === STATE_SCENARIO || ['session/set-local', 'prepared/protocol-named'].includes(c.id),
+) as readonly CheckDefinition[];
 /**
  * Visited as before: search-path-leak's schema drop runs after its last state step, through the
  * target; tracked-parameter's cleanup of six parameters and the tidy-up's statements together
@@ -97,7 +100,7 @@ describe('the tidy-up in a state check’s last steps', () => {
   const results: CheckResult[] = [];
 
   test('the state checks are the ones expected', () => {
-    expect(STATE_CHECKS.length).toBeGreaterThanOrEqual(11);
+    expect(STATE_CHECKS.length).toBeGreaterThanOrEqual(13);
     for (const id of VISITED) expect(STATE_CHECKS.map((c) => c.id)).toContain(id);
   });
 
