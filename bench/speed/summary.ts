@@ -153,7 +153,7 @@ export function render(sums: ConditionSummary[]): string {
   }
   lines.push('');
   head(
-    'check (own ms, median; round trips)',
+    'check (own ms, median; statements on loopback, sequential round trips at a distance)',
     sums.map((c) => c.name),
   );
   for (const id of Object.keys(sums[0]?.checks ?? {})) {
@@ -162,7 +162,9 @@ export function render(sums: ConditionSummary[]): string {
       sums.map((c) => {
         const k = c.checks[id];
         const n = c.delayMs > 0 ? k?.roundTrips.toFixed(0) : k?.statements;
-        return k ? `${k.ms.toFixed(0)} ms ${String(n).padStart(3)} ${k.outcomes.join(',')}`.slice(0, 21) : '-';
+        return k
+          ? `${k.ms.toFixed(0).padStart(4)} ms ${String(n).padStart(3)} ${k.outcomes.join(',')}`.slice(0, 21)
+          : '-';
       }),
     );
   }
