@@ -18,7 +18,7 @@ import { isCleanupTag } from './steering/tags.js';
 import { untilAnswering } from './steering/until-answering.js';
 import { tidy, visitStatements, type Findings } from './sweep.js';
 import { inlineCoverage, inlineTidyStatements } from './steering/inline-tidy.js';
-import { LEFTOVER_COLUMNS } from './visit-sql.js';
+import { leftoversOn } from './visit-sql.js';
 import { describeGone, markTargetGone, targetGone } from './target-gone.js';
 import type { CheckResult, Judgement, Profile, StepRecord } from './types.js';
 import { verdictFor } from './verdict.js';
@@ -279,16 +279,10 @@ function inlineFindings(scn: Scenario, ctx: RunContext): Findings | null {
 
 /** What the inline inspections found (and their cleanup removed), as the visits say it. */
 function inlineLeftovers(scn: Scenario): string[] {
-  const left: string[] = [];
-  for (const v of scn.inlineVisits) {
+  return scn.inlineVisits.flatMap((v) => {
     const counts = v.sets[1]?.[0];
-    if (!counts || v.pid === null) continue;
-    for (const col of LEFTOVER_COLUMNS) {
-      const n = Number(counts[col] ?? 0);
-      if (n > 0) left.push(`backend ${v.pid}: ${col} = ${n}`);
-    }
-  }
-  return left;
+    return counts && v.pid !== null ? leftoversOn(v.pid, (col) => Number(counts[col] ?? 0)) : [];
+  });
 }
 
 /** The tidy-up's visitors log in ahead of need too (never interrupted: no signal). */

@@ -12,14 +12,13 @@
  * with `--direct` also directly, for a session of this run (by its application_name) left
  * idle in a transaction.
  */
-import { LOCK_NAMESPACE } from './markers.js';
 import { Scenario, type RunContext } from './steering/scenario.js';
 import { visitBackends, type Visits } from './backend-visits.js';
 import { cleanupBlock } from './steering/state-scenario.js';
-import { LEFTOVER_COLUMNS, cleanupSql, inspectionSql } from './visit-sql.js';
+import { cleanupSql, inspectionSql, leftoversOn } from './visit-sql.js';
 import { describeViolationStep, protocolViolationIn } from './judging/protocol.js';
 import { CATALOG_TAG, lookCatalogWide, lookDirectInstead } from './sweep-catalog.js';
-import { numberOf, valueOf } from './judging/record.js';
+import { numberOf } from './judging/record.js';
 import { sleep } from './time.js';
 import { namesScenario, restoreNames } from './sweep-names.js';
 import type { Session } from './session/session.js';
@@ -193,10 +192,7 @@ function findings(visits: Visits): Findings & { doubts: string[] } {
   const doubts: string[] = [];
   for (const step of visits.steps) {
     if (step.pid === null) continue;
-    for (const col of LEFTOVER_COLUMNS) {
-      const n = numberOf(step, col) ?? 0;
-      if (n > 0) left.push(`backend ${step.pid}: ${col} = ${n}`);
-    }
+    left.push(...leftoversOn(step.pid, (col) => numberOf(step, col)));
     if (step.error) doubts.push(`backend ${step.pid}: could not inspect: ${step.error.message}`);
   }
   return { left, doubts, unreached: visits.unvisited };

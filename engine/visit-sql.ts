@@ -33,6 +33,14 @@ export const LEFTOVER_COLUMNS = [
   'other_settings',
 ] as const;
 
+/** What an inspection's counts (`count` of each column) say was left on backend `pid`: a line per count above 0. */
+export function leftoversOn(pid: number, count: (column: string) => number | null): string[] {
+  return LEFTOVER_COLUMNS.flatMap((col) => {
+    const n = count(col) ?? 0;
+    return n > 0 ? [`backend ${pid}: ${col} = ${n}`] : [];
+  });
+}
+
 /**
  * The run's three marker values as SQL literals: `n`, the LIKE pattern of the names of what
  * checks create (`pooltest_<run>%`, its `_` escaped); `a`, the tag prefix of the values they

@@ -124,7 +124,7 @@ export class Scenario {
 
   /** The backends the scenario's steps ran on through the target (not those of its direct sessions). */
   pooledBackends(): number[] {
-    const pids = this.steps.filter((s) => !this.directLabels.has(s.session)).map((s) => s.pid);
+    const pids = this.steps.filter((s) => this.throughTarget(s)).map((s) => s.pid);
     return [...new Set(pids.filter((p): p is number => p !== null))];
   }
 
