@@ -17,6 +17,7 @@ import { doBlockHazards } from './plpgsql-body.js';
 import { setStatementHazard } from './set-statement.js';
 import { statementHazard } from './statement-hazard.js';
 import type { AstNode } from '../common/sql-parser.js';
+import { isTempRelation } from '../common/temp-relation.js';
 
 /** DECLARE's options bitmask: CURSOR_OPT_HOLD in PostgreSQL's parsenodes.h. */
 const CURSOR_OPT_HOLD = 0x20;
@@ -83,22 +84,23 @@ export function analyzeStatement(wrapper: AstNode, sql: string, depth = 0): Stat
       break;
     }
     case 'CreateStmt':
-      if (isTemp(child(stmt, 'relation')) && text(stmt, 'oncommit') !== 'ONCOMMIT_DROP')
+      if (isTempRelation(child(stmt, 'relation')) && text(stmt, 'oncommit') !== 'ONCOMMIT_DROP')
         own.push(tempHazard('CREATE TEMP TABLE', child(stmt, 'relation')));
       break;
     case 'CreateTableAsStmt': {
       const into = child(stmt, 'into');
-      if (isTemp(child(into, 'rel')) && text(into, 'onCommit') !== 'ONCOMMIT_DROP')
+      if (isTempRelation(child(into, 'rel')) && text(into, 'onCommit') !== 'ONCOMMIT_DROP')
         own.push(tempHazard('CREATE TEMP TABLE AS', child(into, 'rel')));
       // WITH NO DATA creates the table without running the query.
       if (into?.['skipData'] !== true) expressions = functionCallHazards(stmt['query']);
       break;
     }
     case 'ViewStmt':
-      if (isTemp(child(stmt, 'view'))) own.push(tempHazard('CREATE TEMP VIEW', child(stmt, 'view')));
+      if (isTempRelation(child(stmt, 'view'))) own.push(tempHazard('CREATE TEMP VIEW', child(stmt, 'view')));
       break;
     case 'CreateSeqStmt':
-      if (isTemp(child(stmt, 'sequence'))) own.push(tempHazard('CREATE TEMP SEQUENCE', child(stmt, 'sequence')));
+      if (isTempRelation(child(stmt, 'sequence')))
+        own.push(tempHazard('CREATE TEMP SEQUENCE', child(stmt, 'sequence')));
       break;
     case 'ExplainStmt':
       if (explainExecutes(stmt)) {
@@ -118,7 +120,7 @@ export function analyzeStatement(wrapper: AstNode, sql: string, depth = 0): Stat
   }
   if (type === 'SelectStmt') {
     const into = child(stmt, 'intoClause');
-    if (isTemp(child(into, 'rel')) && text(into, 'onCommit') !== 'ONCOMMIT_DROP')
+    if (isTempRelation(child(into, 'rel')) && text(into, 'onCommit') !== 'ONCOMMIT_DROP')
       own.push(tempHazard('SELECT INTO TEMP', child(into, 'rel')));
   }
   if (EVALUATING.has(type)) expressions = functionCallHazards(stmt);
@@ -154,14 +156,6 @@ function discardCleanups(target: string | null): Hazard[] {
   if (target === 'DISCARD_TEMP') return [statementHazard('DISCARD TEMP', 'DISCARD TEMP')];
   if (target === 'DISCARD_SEQUENCES') return [statementHazard('DISCARD SEQUENCES', 'DISCARD SEQUENCES')];
   return [];
-}
-
-/** `relpersistence 't'`, or created in `pg_temp` explicitly (which makes it temporary too). */
-function isTemp(rangeVar: AstNode | null): boolean {
-  if (rangeVar === null) return false;
-  if (text(rangeVar, 'relpersistence') === 't') return true;
-  const schema = text(rangeVar, 'schemaname');
-  return schema !== null && (schema === 'pg_temp' || schema.startsWith('pg_temp_'));
 }
 
 function tempHazard(what: string, rangeVar: AstNode | null): Hazard {

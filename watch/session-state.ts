@@ -178,7 +178,9 @@ export class SessionState {
     for (const item of this.awaitingImplicit) {
       if (item.created.transaction >= this.transaction) continue;
       const what =
-        item.kind === 'lock' ? 'runs while the lock is held' : useOfSetting(item.key, effects.uses, effects.relies);
+        item.kind === 'lock'
+          ? 'runs while the lock is held'
+          : useOfSetting(item.key, effects.uses, effects.relies, (name) => this.items.has(`temp:${name}`));
       if (what === null) continue;
       item.implicit = { sql, what, transaction: this.transaction };
       this.awaitingImplicit.delete(item);

@@ -25,6 +25,7 @@ import {
 import { BoundedCache } from '../common/bounded-cache.js';
 import { checkForSetting, setStatementHazard } from '../audit/set-statement.js';
 import { parseStatements, SqlParseFailure, type AstNode } from '../common/sql-parser.js';
+import { isTempRelation, isTempSchema } from '../common/temp-relation.js';
 import { NO_USES, settingUses, type SettingUses } from './setting-uses.js';
 import type { StateKind, WatchCheckId } from './watch-types.js';
 
@@ -200,7 +201,7 @@ export function statementEffects(wrapper: AstNode): StatementEffects {
       for (const object of list(stmt, 'objects')) {
         const parts = nameParts(list(child(asNode(object), 'List'), 'items'));
         const name = parts[parts.length - 1];
-        if (name !== undefined && (parts.length === 1 || parts[0]!.startsWith('pg_temp')))
+        if (name !== undefined && (parts.length === 1 || isTempSchema(parts[0]!)))
           effects.push({ op: 'undo', kind: 'temp', key: name });
       }
       break;
@@ -267,10 +268,8 @@ function discardEffects(target: string | null, effects: Effect[]): void {
 
 function tempCreate(rangeVar: AstNode | null, onCommit: string | null, what: string, effects: Effect[]): void {
   if (rangeVar === null) return;
-  const schema = text(rangeVar, 'schemaname');
-  const temp = text(rangeVar, 'relpersistence') === 't' || (schema !== null && schema.startsWith('pg_temp'));
   // ON COMMIT DROP lives and dies inside its transaction: nothing is left behind.
-  if (!temp || onCommit === 'ONCOMMIT_DROP') return;
+  if (!isTempRelation(rangeVar) || onCommit === 'ONCOMMIT_DROP') return;
   const name = text(rangeVar, 'relname') ?? '';
   effects.push({
     op: 'create',
@@ -299,7 +298,7 @@ function walkExpressions(root: unknown, effects: Effect[]): void {
 function relationUse(rangeVar: AstNode | null, effects: Effect[]): void {
   const schema = text(rangeVar, 'schemaname');
   const name = text(rangeVar, 'relname');
-  if (name === null || (schema !== null && !schema.startsWith('pg_temp'))) return;
+  if (name === null || (schema !== null && !isTempSchema(schema))) return;
   effects.push({ op: 'use', kind: 'temp', key: name, what: name });
 }
 

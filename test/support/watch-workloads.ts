@@ -177,6 +177,30 @@ export const DEPENDENT: LabelledCase[] = [
       }),
   },
   {
+    // Issue 40: the CREATE TEMP was reported as resolving scratch through search_path; a temp
+    // table lives in pg_temp, which is searched first, so the later uses do not depend on it.
+    name: 'search_path set, then a temp table created and named in later transactions',
+    expect: ['temp/temp-table|temporary relation scratch'],
+    run: (connect) =>
+      each(connect, async (c) => {
+        await c.query('SET search_path = public, watch_app');
+        await c.query('CREATE TEMP TABLE scratch (id int, note text)');
+        await c.query("INSERT INTO scratch VALUES (1, 'a')");
+        await c.query('SELECT count(*) FROM scratch');
+      }),
+  },
+  {
+    // The control of the case above: the same without TEMP does resolve through the path.
+    name: 'search_path set, then a plain table created and named in later transactions',
+    expect: ['session/search-path-leak|search_path'],
+    run: (connect) =>
+      each(connect, async (c) => {
+        await c.query('SET search_path = watch_app');
+        await c.query('CREATE TABLE IF NOT EXISTS scratch_plain (id int, note text)');
+        await c.query('SELECT count(*) FROM scratch_plain');
+      }),
+  },
+  {
     name: 'TimeZone set for the session, then now() in a later transaction',
     expect: ['session/tracked-parameter|timezone'],
     run: (connect) =>

@@ -84,10 +84,18 @@ describe('labelled workload through the proxy', () => {
     // Only the unqualified query is a use of search_path, though the qualified one ran first.
     const paths = report.findings.filter((f) => f.check === 'session/search-path-leak');
     expect(paths.map((f) => f.used?.sql).sort()).toEqual([
+      'CREATE TABLE IF NOT EXISTS scratch_plain (id int, note text)',
       'SELECT count(*) FROM watch_items',
       'SELECT count(*) FROM watch_items',
     ]);
-    expect(paths[0]!.used!.what).toBe('resolves relation watch_items through search_path');
+    expect(paths.find((f) => f.used?.sql === 'SELECT count(*) FROM watch_items')!.used!.what).toBe(
+      'resolves relation watch_items through search_path',
+    );
+    // A temp table is not resolved through search_path (issue 40), neither when it is created
+    // nor when named later; its own finding is the temp table's.
+    expect(paths.find((f) => f.created.sql === 'SET search_path = public, watch_app')).toBeUndefined();
+    const scratch = report.findings.find((f) => f.state === 'temporary relation scratch')!;
+    expect(scratch).toMatchObject({ use: 'explicit', used: { sql: "INSERT INTO scratch VALUES (1, 'a')" } });
     const tz = report.findings.find((f) => f.check === 'session/tracked-parameter')!;
     expect(tz).toMatchObject({ used: { sql: 'SELECT now()::text AS at' }, parameter: 'timezone' });
     // Typical PgBouncer replays TimeZone: fine, not "leaked -> BREAKS".

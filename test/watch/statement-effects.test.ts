@@ -6,6 +6,7 @@
 import { beforeAll, describe, expect, test } from 'vitest';
 import { loadParser } from '../../common/sql-parser.js';
 import { textEffects, type Effect } from '../../watch/statement-effects.js';
+import { SessionState, type Dependency } from '../../watch/session-state.js';
 import { useOfSetting } from '../../watch/setting-uses.js';
 
 beforeAll(async () => {
@@ -87,6 +88,18 @@ describe('what a statement depends on, setting by setting (watch/setting-uses.ts
       'SELECT * FROM pg_stat_activity JOIN jobs USING (pid)',
       'resolves relation jobs through search_path',
     ],
+    // A temporary relation goes to pg_temp whatever the path (issue 40); controls: the same
+    // statement without TEMP, and the relation a temp table is filled from, still resolve.
+    ['search_path', 'CREATE TEMP TABLE scratch (id int, note text)', null],
+    ['search_path', 'CREATE TEMPORARY TABLE scratch AS SELECT 1 AS id', null],
+    ['search_path', 'CREATE TABLE pg_temp.scratch (id int)', null],
+    ['search_path', 'CREATE TABLE scratch (id int, note text)', 'resolves relation scratch through search_path'],
+    [
+      'search_path',
+      'CREATE TEMP TABLE scratch AS SELECT * FROM widgets',
+      'resolves relation widgets through search_path',
+    ],
+    ['search_path', 'SELECT * INTO TEMP scratch FROM widgets', 'resolves relation widgets through search_path'],
     ['timezone', 'SELECT now()', 'now() depends on TimeZone'],
     ['timezone', 'SELECT CURRENT_TIMESTAMP', 'CURRENT_TIMESTAMP depends on TimeZone'],
     ['timezone', "SELECT '2024-01-01 10:00'::timestamptz", '::timestamptz depends on TimeZone'],
@@ -105,5 +118,70 @@ describe('what a statement depends on, setting by setting (watch/setting-uses.ts
     ['statement_timeout', 'SHOW statement_timeout', null],
   ])('%s: %s', (key, sql, expected) => {
     expect(useOf(key, sql)).toBe(expected);
+  });
+});
+
+describe('a temp table the session created is not resolved through search_path (issue 40)', () => {
+  /** Runs `transactions` (one text each) on one connection's state; returns what each finding used. */
+  function dependencies(transactions: string[]): string[] {
+    const found: Dependency[] = [];
+    const state = new SessionState((d) => found.push(d));
+    for (const sql of transactions) {
+      const r = textEffects(sql);
+      if (!r.ok) throw new Error(r.error);
+      for (const s of r.statements) state.statement(s.text, s);
+      state.endTransaction(false);
+    }
+    state.close();
+    return found.map((d) => `${d.check}: ${d.used?.what ?? 'none'} (${d.used?.sql ?? ''})`);
+  }
+
+  test('CREATE TEMP TABLE after SET search_path, then the temp table named later: only the temp table', () => {
+    expect(
+      dependencies([
+        'SET search_path TO app, public',
+        'CREATE TEMP TABLE scratch (id int, note text)',
+        "INSERT INTO scratch VALUES (1, 'a')",
+        'SELECT count(*) FROM scratch',
+      ]),
+    ).toEqual(["temp/temp-table: scratch (INSERT INTO scratch VALUES (1, 'a'))"]);
+  });
+
+  test('control: a plain CREATE TABLE and its unqualified name still resolve through search_path', () => {
+    expect(
+      dependencies([
+        'SET search_path TO app, public',
+        'CREATE TABLE scratch (id int, note text)',
+        'SELECT count(*) FROM scratch',
+      ]),
+    ).toEqual([
+      'session/search-path-leak: resolves relation scratch through search_path (CREATE TABLE scratch (id int, note text))',
+    ]);
+  });
+
+  test('control: once the temp table is dropped, the same name resolves through search_path again', () => {
+    expect(
+      dependencies([
+        'SET search_path TO app, public',
+        'CREATE TEMP TABLE scratch (id int)',
+        'DROP TABLE scratch',
+        'SELECT count(*) FROM scratch JOIN items USING (id)',
+      ]),
+    ).toEqual([
+      'session/search-path-leak: resolves relation scratch through search_path (SELECT count(*) FROM scratch JOIN items USING (id))',
+    ]);
+  });
+
+  test('a statement naming the temp table and another relation resolves the other one', () => {
+    expect(
+      dependencies([
+        'SET search_path TO app',
+        'CREATE TEMP TABLE scratch (id int)',
+        'SELECT * FROM scratch JOIN items USING (id)',
+      ]),
+    ).toEqual([
+      'session/search-path-leak: resolves relation items through search_path (SELECT * FROM scratch JOIN items USING (id))',
+      'temp/temp-table: scratch (SELECT * FROM scratch JOIN items USING (id))',
+    ]);
   });
 });
