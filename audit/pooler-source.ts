@@ -5,7 +5,7 @@
  */
 import { redactUrl } from '../engine/target.js';
 import { typicalBehaviour, type PoolerBehaviour } from './pooler-behaviour.js';
-import { behaviourFromTarget } from './target-run.js';
+import { behaviourFromTarget, type FindingsCommand } from './target-run.js';
 
 /** The behaviour for the findings' `checks`, from the report when one was read. */
 export async function resolveBehaviour(
@@ -14,6 +14,8 @@ export async function resolveBehaviour(
     readonly target?: string | undefined;
     readonly password?: string | undefined;
     readonly timeoutMs?: number | undefined;
+    /** Whose name the progress lines of a --target run carry (default audit). */
+    readonly command?: FindingsCommand | undefined;
   },
   checks: string[],
 ): Promise<PoolerBehaviour> {
@@ -21,5 +23,5 @@ export async function resolveBehaviour(
   if (options.target === undefined) return typicalBehaviour();
   // Nothing found: no reason to touch the pooler (nor to load the runner).
   if (checks.length === 0) return { basis: 'target', name: redactUrl(options.target), outcomes: new Map() };
-  return behaviourFromTarget(options.target, checks, options.password, options.timeoutMs);
+  return behaviourFromTarget(options.target, checks, options.password, options.timeoutMs, options.command);
 }

@@ -12,32 +12,36 @@ import { redactEndpoint, resolveTarget } from '../engine/target.js';
 import { within } from '../engine/time.js';
 import { behaviourFromReport, checkedReport, type PoolerBehaviour } from './pooler-behaviour.js';
 
+/** The commands that join findings with a pooler: each prints under its own name. */
+export type FindingsCommand = 'audit' | 'watch';
+
 /**
  * Runs the checks among `checkIds` that this build has against `target` and returns the
  * outcomes. Ids without a check stay unknown (the audit warns about them). Every step is
  * bounded by `timeoutMs`; while the checks run, SIGINT, SIGTERM, SIGHUP and SIGQUIT stop them
  * in order (the check in flight ends, the sweep removes what it left) and the audit ends with
  * INTERRUPTED (exit 128 + the signal, see interruptedExitCode); a second signal quits at once.
+ * Progress lines start with `pooltest COMMAND:`, the command that asked (audit or watch).
  */
 export async function behaviourFromTarget(
   target: string,
   checkIds: string[],
   password?: string,
   timeoutMs?: number,
+  command: FindingsCommand = 'audit',
 ): Promise<PoolerBehaviour> {
+  const prefix = `pooltest ${command}:`;
   const { run, selectChecks } = await import('../runner/run.js');
   const runnable = checkIds.filter((id) => isRunnable(selectChecks, id));
   if (runnable.length === 0) return { basis: 'target', name: redactEndpoint(target), outcomes: new Map() };
-  process.stderr.write(
-    `pooltest audit: running ${runnable.length} check(s) against --target ${redactEndpoint(target)}\n`,
-  );
-  const report = await interruptible((signal) =>
+  process.stderr.write(`${prefix} running ${runnable.length} check(s) against --target ${redactEndpoint(target)}\n`);
+  const report = await interruptible(prefix, (signal) =>
     run({
       target,
       only: runnable,
       signal,
       // One line per check, so a long run shows it is alive (and where a signal found it).
-      onCheckResult: (r) => void process.stderr.write(`pooltest audit: ${r.id}: ${r.outcome ?? r.verdict}\n`),
+      onCheckResult: (r) => void process.stderr.write(`${prefix} ${r.id}: ${r.outcome ?? r.verdict}\n`),
       ...(password !== undefined ? { password } : {}),
       ...(timeoutMs !== undefined ? { timeoutMs } : {}),
     }),
@@ -50,14 +54,14 @@ export async function behaviourFromTarget(
  * throws INTERRUPTED (detail.signal names the signal) once `work` has ended, whatever it
  * returned: a report of stopped checks must not be joined as if it were an answer.
  */
-async function interruptible<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+async function interruptible<T>(prefix: string, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const controller = new AbortController();
   let received: NodeJS.Signals | null = null;
   const onSignal = (sig: NodeJS.Signals): void => {
     if (received !== null) process.exit(interruptedExitCode(received));
     received = sig;
     process.stderr.write(
-      `\npooltest audit: ${sig}: stopping the checks against --target, then sweeping it (send it again to quit at once)\n`,
+      `\n${prefix} ${sig}: stopping the checks against --target, then sweeping it (send it again to quit at once)\n`,
     );
     controller.abort(new PooltestError('INTERRUPTED', `interrupted by ${sig}`, { signal: sig }));
   };

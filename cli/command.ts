@@ -3,8 +3,8 @@
  * `pooltest matrix` / `pooltest audit` / `pooltest watch`. Exit codes: 0 as expected (or nothing asserted and nothing broke), 1 a check failed
  * its expectation, the run left state behind, something breaks (`diff`, `--compare`), or with
  * `--strict` a check was inconclusive or the sweep could not finish, 2 pooltest could not run,
- * 130 interrupted (SIGINT/SIGTERM; 129 SIGHUP, 131 SIGQUIT), after cleanup. `pooltest audit` adds 3 (findings that
- * typically break, no pooler to confirm them).
+ * 130 interrupted (SIGINT/SIGTERM; 129 SIGHUP, 131 SIGQUIT), after cleanup. `pooltest audit` and `pooltest watch` add 3
+ * (findings that typically break, no pooler to confirm them).
  */
 import { fstatSync } from 'node:fs';
 import { isPooltestError, PooltestError } from '../engine/errors.js';

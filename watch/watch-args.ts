@@ -21,11 +21,14 @@ export interface WatchArgs {
   connectTimeoutMs: number;
   /** false for --no-color; undefined lets NO_COLOR / FORCE_COLOR / the terminal decide. */
   color?: boolean;
+  /** Without --report/--target, findings that typically break exit 1 instead of 3. */
+  failOnFindings: boolean;
   help: boolean;
 }
 
 export const WATCH_USAGE = `Usage: pooltest watch --upstream URL [--listen HOST:PORT] [--report FILE | --target URL]
-                      [--json FILE] [--markdown FILE] [--html FILE] [-- COMMAND...]
+                      [--json FILE] [--markdown FILE] [--html FILE] [--fail-on-findings]
+                      [-- COMMAND...]
 
 Puts a recording proxy in front of PostgreSQL (or a pooler), runs COMMAND with the PG*
 variables pointing at it (or watches until Ctrl-C), and reports which statements rely on
@@ -40,6 +43,7 @@ transaction pooling takes away.
   --json FILE               write the findings as JSON (format: docs/watch.md)
   --markdown FILE           write them as Markdown
   --html FILE               write them as one self-contained HTML page
+  --fail-on-findings        without --report/--target, exit 1 (not 3) when a finding typically breaks
   --connect-timeout T       bound on each upstream connection: 10s or 2500ms (default 10s)
   --no-color                plain terminal output (NO_COLOR is honoured too)
 
@@ -52,10 +56,15 @@ The upstream must accept a connection (TCP, and TLS when its URL asks for it) wi
 connect timeout before COMMAND runs; if it does not, the watch stops with its error code
 (TARGET_REFUSED when nothing listens) and exit 2, and COMMAND does not run.
 
-Exit codes: the command's own code when it fails (128 + signal when it was killed); otherwise
-1 when a finding breaks on the pooler given with --report/--target; otherwise 2 when some
-connection got no answer from the upstream (the report then covers only the others), else 0;
-2 also when the watch could not run.
+Exit codes (the first that applies; 0, 1 and 3 as for pooltest audit):
+  COMMAND's own code when it fails (128 + signal when it was killed)
+  1  at least one finding breaks on the pooler given (--report or --target), or, with
+     --fail-on-findings and no pooler given, a finding typically breaks
+  2  some connection got no answer from the upstream (the report covers only the others);
+     also when the watch could not run (bad arguments, upstream or --target unreachable)
+  3  no pooler given, and findings typically break under transaction pooling: not confirmed
+     (give --report or --target for a verdict, or --fail-on-findings to make this 1)
+  0  nothing breaks (no finding, or none breaks on the pooler given)
 `;
 
 const WATCH_OPTIONS: Readonly<Record<string, OptionSpec>> = {
@@ -67,6 +76,7 @@ const WATCH_OPTIONS: Readonly<Record<string, OptionSpec>> = {
   markdown: { type: 'string' },
   html: { type: 'string' },
   'connect-timeout': { type: 'string' },
+  'fail-on-findings': { type: 'boolean' },
   'no-color': { type: 'boolean' },
   color: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
@@ -79,6 +89,7 @@ export function parseWatchArgs(argv: string[]): WatchArgs {
     listenPort: 0,
     command: [],
     connectTimeoutMs: 10_000,
+    failOnFindings: false,
     help: false,
   };
   const line = readCommandLine(
@@ -117,6 +128,9 @@ export function parseWatchArgs(argv: string[]): WatchArgs {
         break;
       case 'connect-timeout':
         args.connectTimeoutMs = parseDurationWithUnit(value, flag);
+        break;
+      case 'fail-on-findings':
+        args.failOnFindings = true;
         break;
       case 'no-color':
         args.color = false;

@@ -4,13 +4,17 @@
  *
  * Exit code precedence: a command that failed passes its own code through (the test suite's
  * failure is the first thing CI must see); otherwise 1 when a finding breaks on the pooler the
- * watch was joined with (--report/--target); otherwise 2 when a connection got no answer from
- * the upstream (what it sent was never seen, so "no finding" would be a verdict on nothing);
- * otherwise 0. 2 also when the watch could not run (the upstream refused before the command).
+ * watch was joined with (--report/--target), or typically breaks with --fail-on-findings;
+ * otherwise 2 when a connection got no answer from the upstream (what it sent was never seen,
+ * so "no finding" would be a verdict on nothing); otherwise 3 when findings typically break and
+ * no pooler was given to confirm it; otherwise 0. 0, 1 and 3 are the audit's rule
+ * (common/findings-exit.ts). 2 also when the watch could not run (the upstream refused before
+ * the command).
  */
 import { writeFile } from 'node:fs/promises';
 import { Chalk } from 'chalk';
 import { commandFailed } from '../common/command-failure.js';
+import { findingsExitCode, findingsExitMeaning, findingsVerdict } from '../common/findings-exit.js';
 import { PooltestError } from '../engine/errors.js';
 import { hostPort } from '../engine/target.js';
 import { checkOutputPath } from '../reporters/output-file.js';
@@ -79,27 +83,35 @@ export async function watchCommand(
     await writeOutputs(report, args);
     const isTty = (io.stdout as { isTTY?: boolean }).isTTY === true;
     const color = colorWanted(args.color, env, isTty);
-    io.stdout.write(
-      renderWatchTerminal(
-        report,
-        new Chalk({ level: color ? 1 : 0 }),
-        (io.stdout as { columns?: number }).columns ?? 120,
-      ),
-    );
-    return watchExitCode(report, exit);
+    const chalk = new Chalk({ level: color ? 1 : 0 });
+    io.stdout.write(renderWatchTerminal(report, chalk, (io.stdout as { columns?: number }).columns ?? 120));
+    const code = watchExitCode(report, exit, args.failOnFindings);
+    // As the audit's last line: what this run's exit code means (a 3 without it reads as a crash).
+    io.stdout.write(`${chalk.dim(exitMeaningLine(report, exit, args.failOnFindings, code))}\n`);
+    return code;
   } catch (error) {
     return commandFailed('watch', error, io.stderr);
   }
 }
 
 /** The precedence documented above. */
-export function watchExitCode(report: WatchReport, exit: ChildExit | null): number {
+export function watchExitCode(report: WatchReport, exit: ChildExit | null, failOnFindings = false): number {
   if (exit !== null) {
     const status = exitStatus(exit);
     if (status !== 0) return status;
   }
-  if (report.pooler.basis !== 'typical' && report.summary.breaking > 0) return 1;
-  return report.summary.unanswered > 0 ? 2 : 0;
+  const findings = findingsExitCode(findingsVerdict(report, report.summary.breaking), failOnFindings);
+  if (findings === 1) return 1;
+  if (report.summary.unanswered > 0) return 2;
+  return findings;
+}
+
+/** What `code` (from {@link watchExitCode}) means for this run, in one line. */
+function exitMeaningLine(report: WatchReport, exit: ChildExit | null, failOnFindings: boolean, code: number): string {
+  if (exit !== null && exitStatus(exit) !== 0) return `exit ${code}: the command failed (its own exit code)`;
+  // 2 comes before 3 and 0, never before 1 (watchExitCode): a 2 here is the unseen connections.
+  if (code === 2) return 'exit 2: some connection(s) got no answer from the upstream and were not seen';
+  return findingsExitMeaning(findingsVerdict(report, report.summary.breaking), failOnFindings);
 }
 
 function untilInterrupted(): Promise<void> {

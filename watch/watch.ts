@@ -149,7 +149,8 @@ export async function startWatch(options: WatchOptions): Promise<Watching> {
       }
       if (dropped > 0) warnings.push(`... and ${dropped} more warning(s)`);
       const checks = collector.checks();
-      const behaviour = await resolveBehaviour(fromReport, options, checks);
+      // Its progress lines say `pooltest watch:` (they said `pooltest audit:`, issue 40).
+      const behaviour = await resolveBehaviour(fromReport, { ...options, command: 'watch' }, checks);
       for (const id of checks) {
         if (behaviour.basis !== 'typical' && !behaviour.outcomes.has(id))
           warnings.push(`${id} is not in the pooler's results: what it does there is unknown`);

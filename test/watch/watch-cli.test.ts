@@ -83,7 +83,12 @@ describe('pooltest watch -- <real command>', () => {
   test("node-pg-migrate's session advisory lock spans its transactions: lock and unlock both shown", async () => {
     const run = await watch([], ['node', client('migrate.mjs'), path.join(dir, 'migrations'), 'watch_mig'], 'migrate');
     expect(run.stderr).toContain('PGPASSWORD=***');
-    expect(run.code).toBe(0);
+    // The lock typically breaks and no pooler was given: 3, as the audit (issue 40: it was 0).
+    expect(run.code).toBe(3);
+    expect(run.stdout).toContain('typically (transaction pooling): shared -> BREAKS');
+    expect(run.stdout.trimEnd().split('\n').pop()).toBe(
+      'exit 3: findings typically break under transaction pooling, not confirmed on a pooler (give --report or --target; --fail-on-findings exits 1)',
+    );
     const lock = run.watch.findings.find((f) => f.check === 'locks/advisory-session');
     expect(lock).toBeDefined();
     expect(lock!.created.sql).toMatch(/^SELECT pg_try_advisory_lock\(\d+\) AS "lockObtained"$/);
@@ -119,9 +124,40 @@ describe('pooltest watch -- <real command>', () => {
     expect(lock).toMatchObject({ outcome: 'shared', basis: 'report', breaks: true });
   });
 
+  test('--fail-on-findings makes a typically breaking finding exit 1, as in the audit', async () => {
+    const run = await watch(
+      ['--fail-on-findings'],
+      ['node', client('migrate.mjs'), path.join(dir, 'migrations'), 'watch_mig3'],
+      'migrate-fail',
+    );
+    expect(run.code, run.stderr).toBe(1);
+    expect(run.stdout).toContain('exit 1: findings typically break under transaction pooling (--fail-on-findings)');
+    // Control: a pooler given decides alone, the flag changes only the typical case. On a
+    // pooler that keeps both the lock and the path with their session, nothing breaks: 0.
+    const keeps = path.join(dir, 'keeps.json');
+    writeFileSync(
+      keeps,
+      JSON.stringify({
+        checks: [
+          { id: 'locks/advisory-session', outcome: 'exclusive' },
+          { id: 'session/search-path-leak', outcome: 'session' },
+        ],
+        target: null,
+      }),
+    );
+    const joined = await watch(
+      ['--fail-on-findings', '--report', keeps],
+      ['node', client('migrate.mjs'), path.join(dir, 'migrations'), 'watch_mig4'],
+      'migrate-fail-report',
+    );
+    expect(joined.watch.findings.map((f) => f.breaks)).toEqual([false, false]);
+    expect(joined.code, joined.stderr).toBe(0);
+    expect(joined.stdout).toContain('exit 0: nothing breaks on this pooler');
+  });
+
   test('a LISTEN job queue: the notifications arriving in later transactions are the use', async () => {
     const run = await watch([], ['node', client('job-queue.mjs'), '4'], 'queue');
-    expect(run.code).toBe(0);
+    expect(run.code).toBe(3);
     const listen = run.watch.findings.filter((f) => f.check === 'notify/listen');
     expect(listen).toHaveLength(1);
     expect(listen[0]).toMatchObject({
@@ -148,6 +184,7 @@ describe('pooltest watch -- <real command>', () => {
   test('the control workload keeps its state in transactions: no finding, and not blind', async () => {
     const run = await watch([], ['node', client('control.mjs')], 'control');
     expect(run.code).toBe(0);
+    expect(run.stdout).toContain('exit 0: no statement relies on session state');
     expect(run.watch.findings).toEqual([]);
     expect(run.watch.summary.statements).toBeGreaterThan(40);
     expect(run.stdout).toContain('No statement relied on session state');

@@ -96,7 +96,9 @@ describe('ending a watch', () => {
     await searchPathWorkload(run.port);
     run.signal('SIGINT');
     const { code, stdout } = await run.exit;
-    expect(code).toBe(0);
+    // Typically breaks, no pooler given: 3, the audit's code for it (issue 40: it was 0).
+    expect(code).toBe(3);
+    expect(stdout).toContain('exit 3: findings typically break under transaction pooling, not confirmed on a pooler');
     expect(stdout).toContain('SET search_path = public');
     const report = JSON.parse(readFileSync(json, 'utf8')) as WatchReport;
     expect(watchSchemaErrors(report)).toEqual([]);
@@ -141,5 +143,9 @@ describe('ending a watch', () => {
     });
     expect(code, stderr).toBe(1);
     expect(stderr + readFileSync(json, 'utf8')).not.toContain(bouncer.password);
+    // The checks it runs speak as the watch (issue 40: they printed `pooltest audit:`).
+    expect(stderr).toContain('pooltest watch: running 1 check(s) against --target');
+    expect(stderr).toContain('pooltest watch: session/search-path-leak: leaked');
+    expect(stderr).not.toContain('pooltest audit');
   });
 });
