@@ -8,7 +8,8 @@ import { createHash } from 'node:crypto';
 
 /**
  * Layout: nothing may be wider than the page. Long SQL folds; a diagram keeps its text at its
- * size and scrolls sideways inside its box instead of shrinking to fit.
+ * size, written under its arrows so that it reads at 800 px, and whatever of the lifelines is
+ * wider than its box scrolls sideways inside it instead of shrinking to fit.
  */
 export const STYLE = `
 :root{--fg:#1d232a;--muted:#5b6570;--line:#d5dbe1;--bg:#fff;--card:#f7f9fb;--pass:#1a7f37;--fail:#cf222e;--inc:#9a6700;--skip:#6e7781;--reach:#ffd7d5;--land:#dbe9ff}
@@ -27,6 +28,7 @@ th{color:var(--muted);font-weight:600}
 .verdict{font-weight:600;border-radius:10px;padding:0 8px;display:inline-block}
 .v-pass{color:var(--pass)}.v-fail{color:var(--fail)}.v-inconclusive{color:var(--inc)}.v-skipped{color:var(--skip)}.v-observed{color:var(--skip)}
 .breaks{color:var(--fail);font-weight:600}
+.check-title{color:var(--muted)}
 .filters label{margin-right:12px;white-space:nowrap}
 .filters fieldset{display:inline-block;border:1px solid var(--line);border-radius:6px;margin:0 8px 8px 0}
 dl.facts{display:grid;grid-template-columns:minmax(0,max-content) minmax(0,1fr);gap:0 12px;margin:6px 0}
@@ -42,6 +44,7 @@ svg.seq marker path{fill:#57606a}
 svg.seq .step.error line{stroke:var(--fail)}svg.seq .step.error .answer{fill:var(--fail)}
 svg.seq .step.waited line{stroke-dasharray:3 3}svg.seq .step.waited .answer{fill:var(--inc)}
 svg.seq .step .answer{fill:var(--muted)}
+svg.seq .step .label{fill:#fff;opacity:.9}svg.seq[data-reached="true"] .step.decisive .label{fill:var(--reach)}svg.seq[data-reached="false"] .step.decisive .label{fill:var(--land)}
 svg.seq .step.crossing.reached line,svg.seq[data-reached="true"] .step.decisive line{stroke:var(--fail);stroke-width:2.4}
 svg.seq[data-reached="false"] .step.decisive line{stroke:#2f6fde;stroke-width:2.4}
 svg.seq .step.inferred line{stroke-dasharray:6 3}

@@ -118,7 +118,8 @@ function filters(): string {
 
 function overview(checks: readonly CheckResult[]): string {
   const rows = checks.map((c) => {
-    const id = `<a href="#${anchor(c.id)}"><code>${esc(c.id)}</code></a>`;
+    // The title as the Markdown's table has it: an id alone tells a newcomer little.
+    const id = `<a href="#${anchor(c.id)}"><code>${esc(c.id)}</code></a><br><span class="check-title">${esc(c.title)}</span>`;
     const cells = [id, esc(c.severity), outcomeCell(c), expectedCell(c), verdict(c)];
     return `<tr ${dataAttrs(c)}>${cells.map((x) => td(x)).join('')}</tr>`;
   });

@@ -1,15 +1,20 @@
 /**
  * A check's recorded steps as an inline SVG sequence diagram: one lifeline per client session
  * on the left, one per backend pid on the right, and per step an arrow from the client to the
- * backend that ran it, labelled with the tag and SQL and, below, what came back (rows, error
- * with SQLSTATE, notices, a wait). The decisive step (reporters/sequence-model.ts) is a band
- * with its sentence written out; the crossing is joined to the creating step along the
- * backend's lifeline. A legend beside the drawing names each lifeline and mark.
+ * backend that ran it, with the tag and SQL written under the arrow and, below that, what came
+ * back (rows, error with SQLSTATE, notices, a wait). The decisive step
+ * (reporters/sequence-model.ts) is a band with its sentence written out; the crossing is joined
+ * to the creating step along the backend's lifeline. A legend beside the drawing names each
+ * lifeline and mark.
  *
- * Text keeps its size: the SVG is drawn at its natural width, and a narrow page scrolls it
- * (`.diagram` scrolls sideways) rather than shrinking 11 px text to 5. Nothing is cut: long
- * SQL and answers are folded onto more lines, so the leaked value and the error read in full
- * on a screen, on touch and in print, not only in a tooltip.
+ * Text keeps its size: the SVG is drawn at its natural width rather than shrinking 11 px text
+ * to 5. The text goes under the arrows, from the left edge, not in a column to their right:
+ * with the text beside them a diagram was about 1,070 px wide and at 800 px the SQL and the
+ * DECISIVE line were past the right edge (issue 40). Under the arrows the diagram is as wide
+ * as the wider of its lifelines and one folded line (about 600 px), and whatever the lifelines
+ * need beyond the page scrolls while the text stays in view. Nothing is cut: long SQL and
+ * answers are folded onto more lines, so the leaked value and the error read in full on a
+ * screen, on touch and in print, not only in a tooltip.
  *
  * Hand-written rather than a diagram library: the report must open offline from one file, and
  * the drawing is a few rectangles, lines and text elements.
@@ -23,9 +28,12 @@ const LANE = 76;
 const BACKEND = 96;
 const TOP = 40;
 const LINE = 14;
-const TEXT = 600;
 /** Characters per text line: 11 px monospace is about 6.6 px a character. */
 const CHARS = 88;
+/** Width of the text under the arrows, {@link CHARS} characters and a margin. */
+const TEXT = Math.ceil(CHARS * 6.6) + 12;
+/** Where a row's first text baseline sits below its arrow. */
+const UNDER = 22;
 
 /** The SVG (and its legend) for `check`, or an empty string when it recorded no steps. */
 export function renderSequenceSvg(check: Pick<CheckResult, 'id' | 'steps' | 'outcome' | 'facts'>): string {
@@ -36,21 +44,21 @@ export function renderSequenceSvg(check: Pick<CheckResult, 'id' | 'steps' | 'out
   const laneX = (i: number): number => 10 + LANE / 2 + i * LANE;
   const backendX = (j: number): number =>
     10 + model.lanes.length * LANE + 24 + BACKEND / 2 + (j === -1 ? model.backends.length : j) * BACKEND;
-  const textX = 10 + model.lanes.length * LANE + 24 + backendCount * BACKEND + 16;
-  const width = textX + TEXT;
-  // Rows grow with their folded text.
+  const textX = 10;
+  const width = Math.max(10 + model.lanes.length * LANE + 24 + backendCount * BACKEND + 10, textX + TEXT);
+  // Rows grow with their folded text, which sits under the row's arrow.
   const texts = model.arrows.map((a) => rowText(a, model));
   const tops: number[] = [];
   let y = TOP + 12;
   for (const t of texts) {
     tops.push(y);
-    y += (t.sql.length + t.answer.length) * LINE + 8;
+    y += rowHeight(t) + 4;
   }
   const height = y + 8;
   const parts: string[] = [];
   // Bands first, so lines and text draw on top of them.
   model.arrows.forEach((a, i) => {
-    const h = (texts[i]!.sql.length + texts[i]!.answer.length) * LINE + 6;
+    const h = rowHeight(texts[i]!);
     if (a.decisive)
       parts.push(
         `<rect class="band decisive ${model.decisive!.reached ? 'reached' : 'landed'}" x="2" y="${tops[i]! - 4}" width="${width - 4}" height="${h}" rx="4"/>`,
@@ -100,6 +108,11 @@ export function renderSequenceSvg(check: Pick<CheckResult, 'id' | 'steps' | 'out
 interface RowText {
   sql: string[];
   answer: string[];
+}
+
+/** A row's height from its band's top (4 above the arrow's row) to below its last line. */
+function rowHeight(t: RowText): number {
+  return 4 + 8 + UNDER + (t.sql.length + t.answer.length - 1) * LINE + 6;
 }
 
 /** The label and answer of one row, folded to {@link CHARS}, never cut. */
@@ -158,13 +171,19 @@ function arrow(a: Arrow, t: RowText, y: number, x1: number, x2: number, textX: n
         : `<path class="x" d="M${x2 - 5},${y + 3} l10,10 m0,-10 l-10,10"/>`;
   const lines = (cls: string, rows: string[], first: number): string =>
     rows.map((r, k) => `<text class="${cls}" x="${textX}" y="${first + k * LINE}">${esc(r)}</text>`).join('');
+  const first = y + 8 + UNDER;
+  const count = t.sql.length + t.answer.length;
+  const longest = Math.max(...t.sql.map((r) => r.length), ...t.answer.map((r) => r.length));
+  // The lifelines run under the text: a backing the colour of the row keeps it legible.
+  const backing = `<rect class="label" x="${textX - 4}" y="${first - 11}" width="${Math.ceil(longest * 6.6) + 8}" height="${count * LINE + 2}" rx="2"/>`;
   return [
     `<g class="${classes}" data-seq="${s.seq}" data-pid="${s.pid ?? ''}" data-session="${esc(s.session)}">`,
+    backing,
     `<line x1="${x1}" y1="${y + 8}" x2="${x2 - 6}" y2="${y + 8}" marker-end="url(#${ah})"/>`,
     marker,
     cross,
-    lines('sql', t.sql, y + 6),
-    lines('answer', t.answer, y + 6 + t.sql.length * LINE),
+    lines('sql', t.sql, first),
+    lines('answer', t.answer, first + t.sql.length * LINE),
     '</g>',
   ].join('');
 }
