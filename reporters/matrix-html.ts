@@ -2,6 +2,11 @@
  * The compatibility matrix as one self-contained HTML page (docs/compatibility.html): the
  * table with the first column as the reference, differing cells highlighted, breaking outcomes
  * in red, and the targets described under it. No script at all; the policy forbids one.
+ *
+ * A matrix of many targets is wider than a laptop's page (at 800 px, 5 of 9 columns showed and
+ * the rows' names scrolled away with the rest, issue 40): the table scrolls sideways inside
+ * its box and the check column stays where it is (position: sticky), so every cell can be read
+ * against its row. Borders are `separate`: collapsed borders do not travel with a sticky cell.
  */
 import { redactUrl } from '../engine/target.js';
 import { esc, token } from './html.js';
@@ -14,9 +19,13 @@ const STYLE = `
 *{box-sizing:border-box}body{margin:0;font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:#1d232a}
 main{max-width:1400px;margin:0 auto;padding:16px}h1{font-size:20px}
 .wrap{overflow-x:auto;max-width:100%}
-table{border-collapse:collapse;font-size:12px}
-th,td{border:1px solid #d5dbe1;padding:3px 6px;text-align:left;vertical-align:top}
-thead th{background:#eef2f6;position:sticky;top:0}
+table{border-collapse:separate;border-spacing:0;font-size:12px}
+th,td{border:solid #d5dbe1;border-width:0 1px 1px 0;padding:3px 6px;text-align:left;vertical-align:top}
+tr>:first-child{border-left-width:1px}thead th{border-top-width:1px}
+thead th{background:#eef2f6}
+tr>th:first-child{position:sticky;left:0;z-index:1;background:#fff;min-width:13em;max-width:16em;overflow-wrap:anywhere;box-shadow:2px 0 0 #d5dbe1}
+thead tr>th:first-child{z-index:2;background:#eef2f6}
+tbody th .sev{font-weight:400}
 td.differs{background:#fff4dc;font-weight:700}
 code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
 .breaks{color:#cf222e}.v-fail{outline:2px solid #cf222e}.v-inconclusive{color:#9a6700}.none{color:#6e7781}
