@@ -12,7 +12,7 @@
  *
  * Without /usr/bin/chromium the test says so and skips (scripts/setup.sh installs it).
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
@@ -22,8 +22,8 @@ import { renderHtml } from '../../reporters/html-reporter.js';
 import { findCrossings } from '../../reporters/sequence-model.js';
 import { stepOutcome } from '../../reporters/step-text.js';
 import { outcomeBreaks } from '../../suites/outcome-breaks.js';
-import { REPO } from '../support/cli.js';
 import { recordedReport } from '../support/recorded-report.js';
+import { screenshot, textInView, titlesInTable } from '../support/report-at-800.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const SKIP = existsSync(CHROMIUM)
@@ -151,7 +151,7 @@ describe.skipIf(SKIP !== null)('sequence diagrams in Chromium', () => {
       expect(widths.cards).toBe(0);
       if (width === 800) {
         await textInView(page);
-        await titlesInTable(page);
+        await titlesInTable(page, report);
         await screenshot(page, 'diagrams-800.png');
         await shrinkingIsCaught(page);
       } else {
@@ -188,90 +188,6 @@ describe.skipIf(SKIP !== null)('sequence diagrams in Chromium', () => {
     const ld = diagrams.find((x) => x.id === listen.id)!;
     expect(ld.decisive[0]).toMatchObject({ seq: String(got.seq), session: 'O1' });
     expect(ld.decisive[0]!.x2 + 6).toBe(ld.backendX[String(listen.steps.find((s) => s.tag === 'A.create')!.pid)]);
-  }
-
-  /**
-   * Where each diagram's step text is on the page, unscrolled: the right edge of its widest line
-   * (the page's and the diagram box's), for the decisive step and for all steps.
-   */
-  function textEdges(
-    page: Page,
-  ): Promise<
-    Array<{ id: string; decisive: number | null; right: number; box: number; visible: boolean; scrolled: number }>
-  > {
-    return page.$$eval('svg.seq', (svgs) =>
-      svgs.map((svg) => {
-        const box = svg.closest('.diagram')!;
-        const right = (els: Element[]): number => Math.max(...els.map((t) => t.getBoundingClientRect().right));
-        const decisive = [...svg.querySelectorAll('g.step.decisive text')];
-        const first = decisive[0]?.getBoundingClientRect();
-        return {
-          id: svg.getAttribute('data-check')!,
-          decisive: decisive.length > 0 ? right(decisive) : null,
-          right: right([...svg.querySelectorAll('g.step text')]),
-          box: box.getBoundingClientRect().right,
-          // Painted there, not hidden or under something else.
-          visible:
-            first === undefined ||
-            document.elementFromPoint(first.left + 2, first.top + first.height / 2)?.closest('g.step.decisive') !==
-              null,
-          scrolled: box.scrollLeft,
-        };
-      }),
-    );
-  }
-
-  /** At 800 px the SQL and the DECISIVE line of every diagram read without scrolling sideways. */
-  async function textInView(page: Page): Promise<void> {
-    const viewport = page.viewportSize()!.width;
-    const edges = await textEdges(page);
-    const withDecisive = edges.filter((e) => e.decisive !== null);
-    expect(withDecisive.length).toBeGreaterThanOrEqual(10);
-    for (const e of edges) {
-      expect(e.scrolled, e.id).toBe(0);
-      if (e.decisive !== null) {
-        expect(e.decisive, `${e.id}: the DECISIVE line`).toBeLessThanOrEqual(viewport);
-        expect(e.decisive, `${e.id}: the DECISIVE line, inside its box`).toBeLessThanOrEqual(e.box);
-      }
-      expect(e.right, `${e.id}: every step's text`).toBeLessThanOrEqual(Math.min(viewport, e.box));
-    }
-    for (const e of withDecisive) {
-      // The first decisive line is in the viewport's height too once scrolled to, and painted.
-      await page.locator(`svg.seq[data-check="${e.id}"] g.step.decisive text`).first().scrollIntoViewIfNeeded();
-    }
-    expect((await textEdges(page)).filter((e) => !e.visible).map((e) => e.id)).toEqual([]);
-    // Control: text placed where the old layout put it (a column right of the arrows, about 460 px
-    // in) is caught by the same measure.
-    const moved = await page.addStyleTag({ content: 'svg.seq g.step text{transform:translateX(460px)}' });
-    const beyond = (await textEdges(page)).filter((e) => e.decisive !== null && e.decisive > viewport);
-    expect(beyond.length).toBeGreaterThan(0);
-    await moved.evaluate((el) => (el as Element).remove());
-  }
-
-  /** The checks table names each check by id and title, as the Markdown table does. */
-  async function titlesInTable(page: Page): Promise<void> {
-    const rows = await page.$$eval('#overview tbody tr', (trs) =>
-      trs.map((tr) => ({
-        id: tr.getAttribute('data-id')!,
-        title: tr.querySelector('td .check-title')?.textContent ?? '',
-        right: tr.querySelector('td')!.getBoundingClientRect().right,
-      })),
-    );
-    expect(rows.map((r) => r.id).sort()).toEqual(report.checks.map((c) => c.id).sort());
-    for (const r of rows) {
-      expect(r.title, r.id).toBe(report.checks.find((c) => c.id === r.id)!.title);
-      expect(r.right, r.id).toBeLessThanOrEqual(page.viewportSize()!.width);
-    }
-  }
-
-  async function screenshot(page: Page, name: string): Promise<void> {
-    mkdirSync(path.join(REPO, 'test-artifacts'), { recursive: true });
-    const shot = path.join(REPO, 'test-artifacts', name);
-    // For a person to look at, not an assertion: a busy machine that cannot paint in time says so.
-    await page
-      .screenshot({ path: shot, fullPage: true })
-      .then(() => console.log(`diagram screenshot: ${shot}`))
-      .catch((err: Error) => console.warn(`no screenshot: ${err.message.split('\n')[0]}`));
   }
 
   /**

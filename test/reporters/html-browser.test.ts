@@ -3,8 +3,10 @@
  * the catalogue against PgBouncer in transaction mode writes report.html through the CLI, and
  * the rendered page must show a diagram per check with the recorded backends in it, overflow
  * nowhere, log no console error (a Content Security Policy violation would be one), and filter
- * by severity and verdict. A hostile variant proves report text cannot run a script. The
- * screenshot is kept under test-artifacts/ (gitignored) for a human to look at.
+ * by severity and verdict; at 800 px every diagram's step text, the DECISIVE line first, reads
+ * without scrolling sideways and the checks table has titles (test/support/report-at-800.ts). A
+ * hostile variant proves report text cannot run a script. The screenshots are kept under
+ * test-artifacts/ (gitignored) for a human to look at.
  *
  * Without /usr/bin/chromium the test says so and skips (scripts/setup.sh installs it).
  */
@@ -17,6 +19,7 @@ import { startStack, type Stack } from '../../fixtures/stack.js';
 import { renderHtml } from '../../reporters/html-reporter.js';
 import type { Report } from '../../engine/types.js';
 import { REPO, runCli } from '../support/cli.js';
+import { screenshot, textInView, titlesInTable } from '../support/report-at-800.js';
 import { hostileReport } from './html-samples.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -169,6 +172,15 @@ describe.skipIf(SKIP !== null)('HTML report in Chromium', () => {
       }
       await page.close();
     }
+    expect(errors).toEqual([]);
+  });
+
+  test('at 800 px the SQL and the DECISIVE line of every diagram read without scrolling sideways; the checks table has titles', async () => {
+    const page = await open('report.html', 800);
+    await textInView(page);
+    await titlesInTable(page, report);
+    await screenshot(page, 'html-report-800.png');
+    await page.close();
     expect(errors).toEqual([]);
   });
 
