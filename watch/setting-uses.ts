@@ -22,7 +22,7 @@ import { asNode, builtinName, child, forEachNode, list, nameParts, text } from '
 import type { AstNode } from '../common/sql-parser.js';
 import { isTempRelation } from '../common/temp-relation.js';
 
-/** What in one statement can depend on a setting; each field names the first such thing found. */
+/** What in one statement can depend on a setting; each single field names the first such thing found. */
 export interface SettingUses {
   /** Relations named without a schema that search_path would resolve, distinct, in text order. */
   relations: readonly string[];
@@ -80,8 +80,8 @@ export function settingUses(stmt: AstNode): SettingUses {
       // unqualified pg_class or pg_stat_activity resolves the same whatever search_path says.
       // The relation a CREATE TEMP names goes to pg_temp whatever the path (issue 40: `CREATE
       // TEMP TABLE scratch` was reported as resolving scratch through search_path).
-      const temp = isTempRelation(node);
-      if (schema === null && !temp && !ctes.has(node['relname']) && !node['relname'].startsWith('pg_'))
+      const unqualified = schema === null && !isTempRelation(node);
+      if (unqualified && !ctes.has(node['relname']) && !node['relname'].startsWith('pg_'))
         relations.push({ name: node['relname'], at });
     }
     const call = asNode(node['FuncCall']);
