@@ -13,6 +13,9 @@
  *     UPDATE_GOLDEN=1 npx vitest run test/reporters/renderers-golden.test.ts
  *
  * Terminal text is rendered with colour off and a fixed width, so the files hold no escapes.
+ * Each file is named after what it holds plus `.golden` (`pgpool.junit.xml.golden`): the
+ * walkers of stored reports and documents (test/judges/rejudge.test.ts, the format check) are
+ * not to take renderer output for a report of a run.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -49,7 +52,7 @@ const WIDTH = 120;
  * first line that differs, rather than printing two reports of a megabyte side by side.
  */
 function matchesGolden(name: string, text: string): void {
-  const file = path.join(GOLDEN, name);
+  const file = path.join(GOLDEN, `${name}.golden`);
   if (UPDATE) {
     mkdirSync(GOLDEN, { recursive: true });
     writeFileSync(file, text);
