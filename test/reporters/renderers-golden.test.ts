@@ -79,24 +79,28 @@ function relativeSelf(): string {
 }
 
 /**
- * A check report in the formats a user can ask for. The HTML page (a third of a megabyte each)
- * is held for the reports named in {@link WITH_HTML}; the JSON for every report judged from a
- * recording, since it is the whole judgement (outcome, reason, facts, evidence) as data.
+ * A check report in the formats a user can ask for. The whole JSON report, the verbose terminal
+ * text and the HTML page (each a quarter of a megabyte or more: they carry every step) are held
+ * for the reports named in {@link WHOLE}; for the others, the judgement of every check (what
+ * the JSON says of it, less its steps), so that each recording's re-judging is held too.
  */
 function everyCheckRenderer(name: string, report: Report): void {
   matchesGolden(`${name}.terminal.txt`, renderReport(report, { color: false, width: WIDTH }));
   matchesGolden(`${name}.quiet.txt`, renderQuiet(report, { color: false, width: WIDTH }));
   matchesGolden(`${name}.md`, renderMarkdown(report));
   matchesGolden(`${name}.junit.xml`, renderJunit(report));
-  if (FIXTURES.includes(name) || name === 'troubled') {
+  if (WHOLE.includes(name)) {
     matchesGolden(`${name}.verbose.txt`, renderReport(report, { color: false, width: WIDTH, verbose: true }));
     matchesGolden(`${name}.json`, reportToJson(report));
+    matchesGolden(`${name}.html`, renderHtml(report));
+  } else if (FIXTURES.includes(name)) {
+    const judged = report.checks.map(({ steps: _steps, ...rest }) => rest);
+    matchesGolden(`${name}.judged.json`, `${JSON.stringify(judged, null, 2)}\n`);
   }
-  if (WITH_HTML.includes(name)) matchesGolden(`${name}.html`, renderHtml(report));
 }
 
-/** The reports whose HTML page is held byte for byte: a healthy run, another pooler, trouble. */
-const WITH_HTML = ['pgbouncer-transaction', 'pgpool', 'troubled'];
+/** The reports held whole: a healthy run with its profile, another pooler, trouble. */
+const WHOLE = ['pgbouncer-transaction', 'pgpool', 'troubled'];
 
 /** The recorded reports of the fixtures, each with its own profile. */
 const FIXTURES = ['direct', 'pgbouncer-transaction', 'pgbouncer-session', 'pgbouncer-statement', 'pgpool'];
