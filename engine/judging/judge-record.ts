@@ -99,9 +99,10 @@ function withRunError(
   if (!runError || j.outcome !== null) return j;
   // A protocol violation's evidence is already in the reason (judgeRecord): not said twice.
   const said = protocolViolationIn(own) ? j : { ...j, reason: `${runError}; ${j.reason}` };
-  return !said.facts.clientLimit && isCapacityRefusal({ message: runError })
-    ? limitJudgement(said, runError, discovery)
-    : said;
+  if (said.facts.clientLimit || !isCapacityRefusal({ message: runError })) return said;
+  const limited = limitJudgement(said, runError, discovery);
+  // A judge's skip stays one (amending the judge's object in place kept it too).
+  return said.skipped ? { ...limited, outcome: null, skipped: true } : limited;
 }
 
 /** A target that did not answer again, and the pool counted again, as facts (and a finding). */
