@@ -16,7 +16,16 @@ import { DRIVER_SCENARIOS, judgeDriverRun, type DriverScenarioId } from './judge
 import { adviceFor } from './advice.js';
 import { resultId } from './ids.js';
 import { attachServerErrors, ServerLogReader } from './server-log.js';
-import { afterOutage, announce, goneBefore, noteOtherRuns, notRunJudgement, vetoed } from './vetoes.js';
+import {
+  announce,
+  foundUnavailable,
+  goneBefore,
+  noteOtherRuns,
+  notRunJudgement,
+  OtherRunsQuestion,
+  untilBack,
+  vetoed,
+} from './vetoes.js';
 
 /** One scenario of one driver configuration: the unit of a drivers report. */
 export interface DriverResult {
@@ -153,15 +162,17 @@ export async function runDrivers(target: Target, opts: DriversRunOptions = {}): 
         // A target that went silent earlier: nothing is run against it, every scenario says why.
         const gone = goneBefore(ctx);
         if (gone) {
-          for (const scenario of scenarios) push(driver, config, scenario, version(), notRunJudgement(gone), null);
+          for (const scenario of scenarios)
+            push(driver, config, scenario, version(), notRunJudgement(gone.reason), null);
           continue;
         }
         const scn = new Scenario(ctx);
         const c0 = performance.now();
         let ran;
         if (log && !('unreadable' in log)) log.readNew(); // what other clients logged before: not this configuration's
+        const others = new OtherRunsQuestion(ctx, c0);
         try {
-          await noteOtherRuns(ctx, scn, 0);
+          await others.ready();
           ran = await runDriverScenario(scn, driver, config, { stepMs, startMs: Math.max(stepMs, 15_000) });
         } finally {
           await scn.closeAll();
@@ -170,7 +181,7 @@ export async function runDrivers(target: Target, opts: DriversRunOptions = {}): 
           report.skipped.push({ driver: driver.id, reason: ran.skipped });
           break; // the same agent would fail the same way for every configuration
         }
-        await noteOtherRuns(ctx, scn, performance.now() - c0);
+        noteOtherRuns(scn, await others.answer(), 'the driver run');
         if (log && !('unreadable' in log))
           attachServerErrors(scn.steps, log.readNew(), performance.timeOrigin + scn.recorder.startedAt);
         const record =
@@ -185,7 +196,8 @@ export async function runDrivers(target: Target, opts: DriversRunOptions = {}): 
           const j = judged[scenario];
           if (j) push(driver, config, scenario, ran.version, vetoed(j, scn.steps, ctx.discovery, scenario), record);
         }
-        await afterOutage(ctx, scn.steps, `${driver.id} in configuration ${config.name}`);
+        // After an outage the next configuration waits (bounded) for the target, as a check does.
+        if (foundUnavailable(scn.steps)) await untilBack(ctx, `${driver.id} in configuration ${config.name}`);
       }
     }
   } finally {

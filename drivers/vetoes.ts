@@ -14,44 +14,23 @@
  *
  * The run also announces itself (other-runs.ts's presence lock), so other runs' vetoes see it.
  *
- * This is the only file of drivers/ that calls into the engine's judgement and run state: when
- * those are reorganised, only this file changes.
+ * The target-gone, other-runs and outage phases are the engine's own (engine/run-phases.ts),
+ * the ones a check runs. This is the only file of drivers/ that calls into the engine's
+ * judgement and run state: when those are reorganised, only this file changes.
  */
 import { judgeRecord } from '../engine/judging/judge-record.js';
-import { announceRun, OTHER_RUNS_TAG, otherRunsActive } from '../engine/steering/other-runs.js';
-import type { RunContext, Scenario } from '../engine/steering/scenario.js';
-import { untilAnswering } from '../engine/steering/until-answering.js';
-import { describeGone, markTargetGone, targetGone } from '../engine/target-gone.js';
-import { nothingAnswered, outageIn } from '../engine/judging/outage.js';
+import { announceRun } from '../engine/steering/other-runs.js';
+import type { RunContext } from '../engine/steering/scenario.js';
 import type { Discovery, Judgement, StepRecord } from '../engine/types.js';
 import { phaseSteps, type DriverScenarioId } from './judge.js';
+
+// The phases a driver configuration shares with a check (engine/run-phases.ts): the target gone
+// before it, the question about other runs around it, the wait after it found an outage.
+export { foundUnavailable, goneBefore, noteOtherRuns, OtherRunsQuestion, untilBack } from '../engine/run-phases.js';
 
 /** Holds the run's presence (other-runs.ts) until the returned function is called; best effort. */
 export function announce(ctx: RunContext): Promise<() => Promise<void>> {
   return announceRun(ctx);
-}
-
-/** Why nothing of this run can be concluded any more (the target went silent), or null. */
-export function goneBefore(ctx: RunContext): string | null {
-  const gone = targetGone(ctx);
-  return gone ? describeGone(gone) : null;
-}
-
-/**
- * Asks whether other pooltest runs are active (within the last `windowMs`) and, when some are,
- * notes it in the record, where {@link vetoed} finds it. Never throws.
- */
-export async function noteOtherRuns(ctx: RunContext, scn: Scenario, windowMs: number): Promise<void> {
-  const others = await otherRunsActive(ctx, windowMs).catch(() => null);
-  if (others !== null && others > 0)
-    scn.note(
-      'engine',
-      OTHER_RUNS_TAG,
-      `(${others} other pooltest run(s) active on this target during the driver run)`,
-      {
-        facts: { other_runs: others },
-      },
-    );
 }
 
 /** The judge's judgement after the engine's vetoes (pure: tests apply it to recorded logs). */
@@ -62,19 +41,6 @@ export function vetoed(
   scenario: DriverScenarioId,
 ): Judgement {
   return judgeRecord({ judge: () => judgement }, phaseSteps(steps, scenario), discovery);
-}
-
-/**
- * After a configuration whose record shows the target unavailable: waits (bounded) for it to
- * answer again, and when it does not, marks it gone so the next configurations are not run
- * against silence. Returns whether it answers.
- */
-export async function afterOutage(ctx: RunContext, steps: readonly StepRecord[], what: string): Promise<boolean> {
-  if (outageIn(steps) === undefined && nothingAnswered(steps) === undefined) return true;
-  const boundMs = ctx.bounds.connectMs + ctx.bounds.stepMs;
-  const back = await untilAnswering(ctx, boundMs);
-  if (!back) markTargetGone(ctx, what, boundMs);
-  return back;
 }
 
 /** An inconclusive judgement for a scenario that was not run, with the reason. */

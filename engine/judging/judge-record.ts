@@ -12,7 +12,7 @@ import { failedStep } from './absence.js';
 import { capacityRefusalIn, isCapacityRefusal } from './capacity-refusal.js';
 import { describeChange } from './pool-change.js';
 import { describeViolationStep, protocolViolationIn } from './protocol.js';
-import { isRunFact, runFactsOf } from './run-facts.js';
+import { isRunFact, runFactsOf, type RunFacts } from './run-facts.js';
 import { firstVeto, otherRunsIn } from './vetoes.js';
 
 type Judged = Pick<CheckDefinition, 'judge' | 'restsOn' | 'answersWithRefusals'>;
@@ -69,7 +69,8 @@ function withOtherRuns(judgement: Judgement, steps: readonly StepRecord[]): Judg
 /**
  * The whole judgement of a recorded run of a check: {@link judgeRecord} of the check's own steps
  * (an interrupted run is inconclusive whatever they say), then what the engine recorded about
- * the run. Pure: the executor (engine/execute.ts) returns exactly this.
+ * the run. Pure: the executor (engine/execute.ts) returns exactly this, and the judgement the
+ * check's judge returned is never changed (a caller may hold it: the drivers' vetoes do).
  */
 export function judgeRun(def: Judged, steps: readonly StepRecord[], discovery: Discovery): Judgement {
   const run = runFactsOf(steps);
@@ -81,26 +82,40 @@ export function judgeRun(def: Judged, steps: readonly StepRecord[], discovery: D
       ...(run.notRun.verdict === 'skipped' ? { skipped: true } : {}),
     };
   const own = steps.filter((s) => !isRunFact(s));
-  const judgement = run.interrupted ? interruptedJudgement(def, own, discovery) : judgeRecord(def, own, discovery);
-  const { runError } = run;
+  const judged = run.interrupted ? interruptedJudgement(def, own, discovery) : judgeRecord(def, own, discovery);
+  return withRecount(withRunError(judged, run.runError, own, discovery), run);
+}
+
+/**
+ * An inconclusive judgement of a scenario that threw starts with its error, and reads as a
+ * refusal at capacity when the error was one (unless the judge already said so).
+ */
+function withRunError(
+  j: Judgement,
+  runError: string | null,
+  own: readonly StepRecord[],
+  discovery: Discovery,
+): Judgement {
+  if (!runError || j.outcome !== null) return j;
   // A protocol violation's evidence is already in the reason (judgeRecord): not said twice.
-  if (runError && judgement.outcome === null && !protocolViolationIn(own))
-    judgement.reason = `${runError}; ${judgement.reason}`;
-  if (
-    runError &&
-    judgement.outcome === null &&
-    !judgement.facts.clientLimit &&
-    isCapacityRefusal({ message: runError })
-  )
-    Object.assign(judgement, limitJudgement(judgement, runError, discovery));
-  if (run.targetGone) judgement.facts.targetGone = true;
-  if (run.recount && 'failed' in run.recount) judgement.facts.poolRecount = `failed: ${run.recount.failed}`;
-  else if (run.recount) {
-    const change = run.recount;
-    Object.assign(judgement.facts, { poolShrank: true, poolBefore: change.before, poolAfter: change.after });
-    judgement.reason = `${judgement.reason}; availability finding: ${describeChange(change)}${change.blocking ? ', too few to steer the checks after it' : ''}`;
-  }
-  return judgement;
+  const said = protocolViolationIn(own) ? j : { ...j, reason: `${runError}; ${j.reason}` };
+  if (said.facts.clientLimit || !isCapacityRefusal({ message: runError })) return said;
+  const limited = limitJudgement(said, runError, discovery);
+  // A judge's skip stays one (amending the judge's object in place kept it too).
+  return said.skipped ? { ...limited, outcome: null, skipped: true } : limited;
+}
+
+/** A target that did not answer again, and the pool counted again, as facts (and a finding). */
+function withRecount(j: Judgement, run: RunFacts): Judgement {
+  const facts: Judgement['facts'] = { ...j.facts, ...(run.targetGone ? { targetGone: true } : {}) };
+  const { recount } = run;
+  if (recount && 'failed' in recount) return { ...j, facts: { ...facts, poolRecount: `failed: ${recount.failed}` } };
+  if (!recount) return run.targetGone ? { ...j, facts } : j;
+  return {
+    ...j,
+    facts: { ...facts, poolShrank: true, poolBefore: recount.before, poolAfter: recount.after },
+    reason: `${j.reason}; availability finding: ${describeChange(recount)}${recount.blocking ? ', too few to steer the checks after it' : ''}`,
+  };
 }
 
 /**
