@@ -82,10 +82,13 @@ export async function watchCommand(
         throw error;
       }
     } else {
+      // Listening before the line says so: a script that signals as soon as it reads the line
+      // found Node's default still in place now and then (killed, no report).
+      const interrupted = untilInterrupted();
       io.stderr.write(
         `pooltest watch: point the application at it (${child.shown}); Ctrl-C ends the watch and reports\n`,
       );
-      await untilInterrupted();
+      await interrupted;
     }
     const report = await watching.stop();
     if (exit !== null) report.command = { argv: args.command, exitCode: exit.exitCode, signal: exit.signal };
