@@ -16,9 +16,8 @@ import { REPORT_SCHEMA_VERSION, type Report } from '../engine/types.js';
 import { oneLine } from '../reporters/terminal-text.js';
 import { labelsOf } from '../suites/labels.js';
 import { writeOutput } from './outputs.js';
-import { parseCommand, stdoutOutput, type CommandGrammar } from '../common/command-grammar.js';
-import { helpOrVersion } from '../common/command-help.js';
-import { toolVersion } from '../runner/version.js';
+import { stdoutOutput, type CommandGrammar } from '../common/command-grammar.js';
+import { readOrAnswer } from './command-line.js';
 import type { CliIo } from './run-command.js';
 
 /** `pooltest diff`'s grammar: it reads two reports and connects to nothing. */
@@ -52,13 +51,9 @@ what changes for the application going from OLD (what it runs on today) to NEW.
 
 /** Runs `pooltest diff` with the arguments after `diff`; returns the exit code. */
 export function diffCommand(argv: string[], io: Pick<CliIo, 'stdout' | 'stderr' | 'color' | 'width'>): number {
-  const parsed = parseCommand(DIFF_GRAMMAR, argv);
+  const parsed = readOrAnswer(DIFF_GRAMMAR, argv, io.stdout);
+  if (parsed === null) return 0;
   const v = parsed.shared;
-  const answer = helpOrVersion(DIFF_GRAMMAR, v, toolVersion);
-  if (answer !== null) {
-    io.stdout(answer);
-    return 0;
-  }
   if (parsed.positionals.length !== 2)
     throw new PooltestError('BAD_ARGUMENTS', 'pooltest diff takes two reports, OLD and NEW (see pooltest diff --help)');
   const [oldPath, newPath] = parsed.positionals as [string, string];

@@ -16,22 +16,17 @@ import { DRIVER_PROFILES } from '../drivers/profiles.js';
 import { renderDriversHtml } from '../reporters/drivers-html.js';
 import { renderDriversJunit } from '../reporters/drivers-junit.js';
 import { renderDriversMarkdown, renderDriversTerminal } from '../reporters/drivers-text.js';
-import { parseCommand, stdoutOutput } from '../common/command-grammar.js';
+import { stdoutOutput } from '../common/command-grammar.js';
+import { readOrAnswer } from './command-line.js';
 import type { GivenOption } from '../common/command-args.js';
-import { helpOrVersion } from '../common/command-help.js';
-import { toolVersion } from '../runner/version.js';
 import { DRIVERS_GRAMMAR } from './drivers-grammar.js';
 import { checkOutputs, writeOutput } from './outputs.js';
 import type { CliIo } from './run-command.js';
 
 export async function driversCommand(argv: string[], io: Pick<CliIo, 'stdout' | 'stderr' | 'env'>): Promise<number> {
-  const parsed = parseCommand(DRIVERS_GRAMMAR, argv);
+  const parsed = readOrAnswer(DRIVERS_GRAMMAR, argv, io.stdout);
+  if (parsed === null) return 0;
   const v = parsed.shared;
-  const answer = helpOrVersion(DRIVERS_GRAMMAR, v, toolVersion);
-  if (answer !== null) {
-    io.stdout(answer);
-    return 0;
-  }
   const own = ownValues(parsed.own);
   if (own.list) {
     io.stdout(listDrivers());

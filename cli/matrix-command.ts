@@ -8,9 +8,8 @@
 import { existsSync } from 'node:fs';
 import { PooltestError } from '../engine/errors.js';
 import { writeOutput } from './outputs.js';
-import { parseCommand, stdoutOutput, type CommandGrammar } from '../common/command-grammar.js';
-import { helpOrVersion } from '../common/command-help.js';
-import { toolVersion } from '../runner/version.js';
+import { stdoutOutput, type CommandGrammar } from '../common/command-grammar.js';
+import { readOrAnswer } from './command-line.js';
 import { renderMatrixHtml } from '../reporters/matrix-html.js';
 import { renderMatrixMarkdown, renderMatrixTerminal } from '../reporters/matrix-text.js';
 import { buildMatrix, type NamedReport } from '../reporters/matrix.js';
@@ -45,13 +44,9 @@ pooler, mode and PostgreSQL version, and two reports that would share a name are
 
 /** Runs `pooltest matrix` with the arguments after `matrix`; returns the exit code. */
 export function matrixCommand(argv: string[], io: Pick<CliIo, 'stdout' | 'stderr' | 'color' | 'width'>): number {
-  const parsed = parseCommand(MATRIX_GRAMMAR, argv);
+  const parsed = readOrAnswer(MATRIX_GRAMMAR, argv, io.stdout);
+  if (parsed === null) return 0;
   const v = parsed.shared;
-  const answer = helpOrVersion(MATRIX_GRAMMAR, v, toolVersion);
-  if (answer !== null) {
-    io.stdout(answer);
-    return 0;
-  }
   if (parsed.positionals.length === 0)
     throw new PooltestError('BAD_ARGUMENTS', 'pooltest matrix takes one or more reports (see pooltest matrix --help)');
   const title = parsed.own.find((o) => o.name === 'title')?.values[0];

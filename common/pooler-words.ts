@@ -5,17 +5,9 @@
  * with no pooler named would be silently ignored, so they are refused.
  */
 import { PooltestError } from '../engine/errors.js';
+import type { SharedArgs } from './command-grammar.js';
 
-interface Words {
-  target?: string;
-  host?: string;
-  port?: number;
-  user?: string;
-  database?: string;
-  password?: string;
-  direct?: string;
-  report?: string;
-}
+type Words = Pick<SharedArgs, 'target' | 'host' | 'port' | 'user' | 'database' | 'password' | 'direct'>;
 
 /** Gives `args` a target from `-h`/`-p` when it has none; BAD_ARGUMENTS for words with no pooler. */
 export function poolerFromWords(args: Words): void {
