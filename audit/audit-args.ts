@@ -1,12 +1,15 @@
 /**
- * Command-line arguments of `pooltest audit`. `--sql` and `--log` take every following
- * argument up to the next option, so a shell glob works: `--sql migrations/*.sql`.
+ * Command-line arguments of `pooltest audit`, read by its grammar (AUDIT_GRAMMAR) as every
+ * command reads its own. `--sql` and `--log` take every following argument up to the next
+ * option, so a shell glob works: `--sql migrations/*.sql`.
  */
 import { PooltestError } from '../engine/errors.js';
-import { parseDurationWithUnit } from '../engine/time.js';
 import { DEFAULT_MAX_STATEMENT_BYTES, DEFAULT_TIMEOUT_MS, type AuditOptions } from './audit.js';
 import { LOG_FORMATS, type LogFormat } from './log-format.js';
-import { positiveInt, readCommandLine, type OptionSpec } from '../common/command-args.js';
+import { positiveInt } from '../common/command-args.js';
+import { parseCommand, type CommandGrammar } from '../common/command-grammar.js';
+import { renderHelp } from '../common/command-help.js';
+import { poolerFromWords } from '../common/pooler-words.js';
 
 /** Everything `pooltest audit` was asked to do. */
 export interface AuditArgs extends AuditOptions {
@@ -17,42 +20,108 @@ export interface AuditArgs extends AuditOptions {
   failOnFindings: boolean;
   /** false for --no-color; undefined lets NO_COLOR / FORCE_COLOR / the terminal decide. */
   color?: boolean;
+  /** No reading progress on stderr. */
+  quiet: boolean;
   help: boolean;
+  version: boolean;
 }
 
-export const AUDIT_USAGE = `Usage: pooltest audit [inputs] [pooler] [output]
-
-Finds the statements of an application that rely on session state, and says what a pooler
-does to each of them.
-
-Inputs (any combination, at least one):
-  --sql FILE...             SQL files or migrations (several statements per file; '-' = stdin; 16 MiB each at most)
-  --log FILE...             PostgreSQL server logs with log_statement = 'all' ('-' = stdin)
-  --log-format FORMAT       stderr | csvlog | jsonlog (default: detected from the first line)
-  --stats URL               read pg_stat_statements over a direct connection (with call counts)
-  --stats-partial           audit the visible rows when other roles' texts are hidden
-
-Merging (instead of inputs and pooler):
-  --merge FILE...           audit reports (--json) of several logs or servers merged into one:
-                            counts added, first sources kept, ordered as one audit of all
-
-Pooler (at most one; without either, what transaction pooling typically does is shown):
-  --report FILE             a pooltest JSON report of the pooler (pooltest --json FILE)
-  --target URL              run the relevant checks against the pooler now
-
-Output:
-  --json FILE               write the audit as JSON
-  --markdown FILE           write the audit as Markdown
-  --fail-on-findings        without --report/--target, exit 1 (not 3) when a finding typically breaks
-  --no-color                plain terminal output (NO_COLOR is honoured too)
-
-Limits:
-  --timeout T               bound for each network step: 10s or 2500ms, with its unit (default ${DEFAULT_TIMEOUT_MS}ms)
-  --max-statement-bytes N   longer statements are reported as unparsed (default ${DEFAULT_MAX_STATEMENT_BYTES})
-  --jobs N                  threads per log file (default: one per core for a log file of
-                            64 MB or more, else 1; stdin and csvlog are always read on one thread)
-
-Statements that undo session state (RESET, DEALLOCATE, UNLISTEN, pg_advisory_unlock*,
+/** `pooltest audit`'s grammar (common/command-grammar.ts): the shared words, and its own inputs. */
+export const AUDIT_GRAMMAR: CommandGrammar = {
+  command: 'audit',
+  synopsis: ['pooltest audit [inputs] [pooler] [output]'],
+  about: `Finds the statements of an application that rely on session state, and says what a pooler
+does to each of them.`,
+  shared: {
+    target: 'the pooler: run the relevant checks against it now (host:port, postgres:// URL or libpq pairs)',
+    host: 'host name or Unix socket directory of the pooler; with -p, a --target of its own',
+    port: true,
+    user: true,
+    database: true,
+    password: true,
+    direct: 'the PostgreSQL behind --target, for the sweep after its checks',
+    json: 'write the audit as JSON',
+    markdown: 'write the audit as Markdown',
+    timeout: `bound for each network step: 10s or 2500ms, with its unit (default ${DEFAULT_TIMEOUT_MS}ms)`,
+    quiet: 'print no reading progress',
+    'no-store': 'accepted for one command line with pooltest: the audit keeps no copy anyway',
+    'no-color': 'plain terminal output (NO_COLOR is honoured too)',
+    color: true,
+    help: true,
+    version: true,
+  },
+  own: {
+    sql: {
+      section: 'Inputs (any combination, at least one)',
+      type: 'files',
+      value: 'FILE',
+      help: "SQL files or migrations (several statements per file; '-' = stdin; 16 MiB each at most)",
+    },
+    log: {
+      section: 'Inputs (any combination, at least one)',
+      type: 'files',
+      value: 'FILE',
+      help: "PostgreSQL server logs with log_statement = 'all' ('-' = stdin)",
+    },
+    'log-format': {
+      section: 'Inputs (any combination, at least one)',
+      type: 'string',
+      value: 'FORMAT',
+      help: 'stderr | csvlog | jsonlog (default: detected from the first line)',
+    },
+    stats: {
+      section: 'Inputs (any combination, at least one)',
+      type: 'string',
+      value: 'URL',
+      help: 'read pg_stat_statements over a direct connection (with call counts)',
+    },
+    'stats-partial': {
+      section: 'Inputs (any combination, at least one)',
+      type: 'boolean',
+      help: "audit the visible rows when other roles' texts are hidden",
+    },
+    merge: {
+      section: 'Merging (instead of inputs and pooler)',
+      type: 'files',
+      value: 'FILE',
+      help: 'audit reports (--json) of several logs or servers merged into one: counts added, first sources kept, ordered as one audit of all',
+    },
+    report: {
+      section: 'Connection',
+      type: 'string',
+      value: 'FILE',
+      help: 'instead of --target: a pooltest JSON report of the pooler (pooltest --json FILE)',
+    },
+    'fail-on-findings': {
+      section: 'Output',
+      type: 'boolean',
+      help: 'without --report/--target, exit 1 (not 3) when a finding typically breaks',
+    },
+    'max-statement-bytes': {
+      section: 'General',
+      type: 'string',
+      value: 'N',
+      help: `longer statements are reported as unparsed (default ${DEFAULT_MAX_STATEMENT_BYTES})`,
+    },
+    jobs: {
+      section: 'General',
+      type: 'string',
+      value: 'N',
+      help: 'threads per log file (default: one per core for a log file of 64 MB or more, else 1; stdin and csvlog are always read on one thread)',
+    },
+  },
+  sections: [
+    'Inputs (any combination, at least one)',
+    'Merging (instead of inputs and pooler)',
+    'Connection',
+    'Output',
+    'General',
+  ],
+  groupNotes: {
+    Connection:
+      'The pooler, at most one of --report and --target (or -h/-p); without either, what transaction pooling typically does is shown. -U, -d and --password refine --target.',
+  },
+  notes: `Statements that undo session state (RESET, DEALLOCATE, UNLISTEN, pg_advisory_unlock*,
 DISCARD) are shown as the cleanup half of a finding, never as breaks of their own. A driver's
 named prepared statements are found in server logs (execute NAME:, and parse/bind lines where
 logged); pg_stat_statements does not record statement names.
@@ -63,39 +132,29 @@ Exit codes:
      --fail-on-findings and no pooler given, a finding typically breaks
   2  the audit could not run (bad arguments, unreadable input, stats server unreachable)
   3  no pooler given, and findings typically break under transaction pooling: not confirmed
-     (give --report or --target for a verdict, or --fail-on-findings to make this 1)
-`;
-
-const AUDIT_OPTIONS: Readonly<Record<string, OptionSpec>> = {
-  sql: { type: 'files' },
-  log: { type: 'files' },
-  merge: { type: 'files' },
-  'log-format': { type: 'string' },
-  stats: { type: 'string' },
-  'stats-partial': { type: 'boolean' },
-  report: { type: 'string' },
-  target: { type: 'string' },
-  json: { type: 'string' },
-  markdown: { type: 'string' },
-  'fail-on-findings': { type: 'boolean' },
-  'no-color': { type: 'boolean' },
-  color: { type: 'boolean' },
-  timeout: { type: 'string' },
-  jobs: { type: 'string' },
-  'max-statement-bytes': { type: 'string' },
-  help: { type: 'boolean', short: 'h' },
+     (give --report or --target for a verdict, or --fail-on-findings to make this 1)`,
+  noStdout: null,
+  bareTimeout: 'unit',
+  stray: (arg) => `unexpected argument "${arg}": files go after --sql or --log`,
 };
+
+/** The audit's help, generated from its grammar. */
+export const AUDIT_USAGE = renderHelp(AUDIT_GRAMMAR);
 
 /** Parses `pooltest audit` arguments (without the word `audit`). */
 export function parseAuditArgs(argv: string[]): AuditArgs {
-  const args: AuditArgs = { failOnFindings: false, help: false };
   const sql: string[] = [];
   const logs: string[] = [];
   const merge: string[] = [];
-  const stray = (arg: string): string => `unexpected argument "${arg}": files go after --sql or --log`;
-  const line = readCommandLine('audit', argv, AUDIT_OPTIONS, stray);
-  if (line.rest !== null) throw new PooltestError('BAD_ARGUMENTS', stray('--'));
-  for (const { name, flag, values } of line.options) {
+  const line = parseCommand(AUDIT_GRAMMAR, argv);
+  if (line.rest !== null) throw new PooltestError('BAD_ARGUMENTS', AUDIT_GRAMMAR.stray('--')!);
+  const s = line.shared;
+  const args: AuditArgs = { failOnFindings: false, quiet: s.quiet, help: s.help, version: s.version };
+  for (const key of ['target', 'host', 'port', 'user', 'database', 'password', 'direct', 'json', 'markdown'] as const)
+    if (s[key] !== undefined) Object.assign(args, { [key]: s[key] });
+  if (s.color !== undefined) args.color = s.color;
+  if (s.timeoutMs !== undefined) args.timeoutMs = s.timeoutMs;
+  for (const { name, flag, values } of line.own) {
     const value = values[0]!;
     switch (name) {
       case 'sql':
@@ -119,26 +178,8 @@ export function parseAuditArgs(argv: string[]): AuditArgs {
       case 'report':
         args.report = value;
         break;
-      case 'target':
-        args.target = value;
-        break;
-      case 'json':
-        args.json = value;
-        break;
-      case 'markdown':
-        args.markdown = value;
-        break;
       case 'fail-on-findings':
         args.failOnFindings = true;
-        break;
-      case 'no-color':
-        args.color = false;
-        break;
-      case 'color':
-        args.color = true;
-        break;
-      case 'timeout':
-        args.timeoutMs = parseDurationWithUnit(value, flag);
         break;
       case 'jobs':
         args.jobs = positiveInt(flag, value);
@@ -146,11 +187,9 @@ export function parseAuditArgs(argv: string[]): AuditArgs {
       case 'max-statement-bytes':
         args.maxStatementBytes = positiveInt(flag, value);
         break;
-      case 'help':
-        args.help = true;
-        break;
     }
   }
+  poolerFromWords(args);
   // Stdin can be read once: `--sql - --log -` would leave the second reading nothing.
   if ([...sql, ...logs].filter((f) => f === '-').length > 1)
     throw new PooltestError('BAD_ARGUMENTS', 'stdin (-) can be read only once: give it to one --sql or --log');

@@ -11,6 +11,9 @@ import { colorWanted } from '../reporters/terminal-env.js';
 import { terminalWidth } from '../reporters/terminal-env.js';
 import { audit } from './audit.js';
 import { AUDIT_USAGE, parseAuditArgs, type AuditArgs } from './audit-args.js';
+import { stdoutOutput } from '../common/command-grammar.js';
+import { STDOUT } from '../common/option-table.js';
+import { toolVersion } from '../runner/version.js';
 import { renderAuditMarkdown } from './audit-markdown.js';
 import { mergeAuditFiles } from './audit-merge.js';
 import { renderAuditTerminal } from './audit-terminal.js';
@@ -40,29 +43,31 @@ export async function auditCommand(
   } catch (error) {
     return commandFailed('audit', error, io.stderr);
   }
-  if (args.help) {
-    io.stdout.write(AUDIT_USAGE);
+  if (args.help || args.version) {
+    io.stdout.write(args.help ? AUDIT_USAGE : `${toolVersion()}\n`);
     return 0;
   }
+  // A document on standard output (`--json -`) keeps it to itself: the terminal view goes to stderr.
+  const view = stdoutOutput(args) !== null ? io.stderr : io.stdout;
   try {
     // Progress on stderr only when it is a terminal: a CI log or a file gets none of it.
     const stderr = io.stderr as { isTTY?: boolean; columns?: number };
     const progress = readProgress({
       write: (t) => io.stderr.write(t),
-      isTTY: stderr.isTTY === true,
+      isTTY: stderr.isTTY === true && !args.quiet,
       ...(stderr.columns ? { columns: stderr.columns } : {}),
     });
     const report =
       args.merge !== undefined
         ? await mergeAuditFiles(args.merge)
         : await audit({ ...args, progress, ...(io.stdin ? { stdin: io.stdin } : {}) });
-    if (args.json !== undefined) await writeOutput(args.json, `${JSON.stringify(report, null, 2)}\n`, '--json');
-    if (args.markdown !== undefined) await writeOutput(args.markdown, renderAuditMarkdown(report), '--markdown');
-    const isTty = (io.stdout as { isTTY?: boolean }).isTTY === true;
+    if (args.json !== undefined) await writeOutput(args.json, `${JSON.stringify(report, null, 2)}\n`, '--json', io);
+    if (args.markdown !== undefined) await writeOutput(args.markdown, renderAuditMarkdown(report), '--markdown', io);
+    const isTty = (view as { isTTY?: boolean }).isTTY === true;
     const color = colorWanted(args.color, io.env ?? process.env, isTty);
-    const width = terminalWidth((io.stdout as { columns?: number }).columns);
+    const width = terminalWidth((view as { columns?: number }).columns);
     const chalk = new Chalk({ level: color ? 1 : 0 });
-    io.stdout.write(renderAuditTerminal(report, chalk, width, { failOnFindings: args.failOnFindings }));
+    view.write(renderAuditTerminal(report, chalk, width, { failOnFindings: args.failOnFindings }));
     return exitCode(report, args.failOnFindings);
   } catch (error) {
     return failed(error, io);
@@ -71,7 +76,11 @@ export async function auditCommand(
 
 export { EXIT_UNCONFIRMED, exitCode } from './exit-code.js';
 
-async function writeOutput(path: string, text: string, flag: string): Promise<void> {
+async function writeOutput(path: string, text: string, flag: string, io: AuditIo): Promise<void> {
+  if (path === STDOUT) {
+    io.stdout.write(text);
+    return;
+  }
   try {
     await writeFile(path, text);
   } catch (error) {

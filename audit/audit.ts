@@ -48,6 +48,13 @@ export interface AuditOptions {
   target?: string;
   /** Password for `target` when not in the URL or PGPASSWORD. */
   password?: string;
+  /** psql's `-h -p -U -d` for `target`: they win over what its text says (audit/target-run.ts). */
+  host?: string;
+  port?: number;
+  user?: string;
+  database?: string;
+  /** The PostgreSQL behind `target`, for the sweep of the checks run against it. */
+  direct?: string;
   /** Bound on each network step (connect, query), ms. Default 10 000. */
   timeoutMs?: number;
   /** Longer statements are reported as unparsed instead of parsed. Default 1 MiB. */

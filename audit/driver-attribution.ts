@@ -12,6 +12,7 @@ import { readFile } from 'node:fs/promises';
 import { driverOfStatement, selectDrivers } from '../drivers/catalogue.js';
 import type { DriverResult } from '../drivers/run-drivers.js';
 import type { AuditFinding } from './audit-types.js';
+import type { TargetWords } from './target-run.js';
 
 /** A finding's driver, as the audit report carries it (`finding.driver`). */
 export interface FindingDriver {
@@ -83,18 +84,17 @@ export async function driverResultsOfReportFile(path: string): Promise<DriverRes
 
 /** `--target`: runs the attributed drivers (only those) through it, bounded per step by `timeoutMs`. */
 export async function driverResultsOfTarget(
-  target: string,
+  words: TargetWords,
   driverIds: readonly string[],
-  password: string | undefined,
   timeoutMs: number | undefined,
 ): Promise<DriverResult[] | null> {
   if (driverIds.length === 0) return null;
   const selected = selectDrivers(driverIds);
   if ('unknown' in selected) return null;
   const { runDrivers } = await import('../drivers/run-drivers.js');
-  const { resolveTarget } = await import('../engine/target.js');
+  const { wordsTarget } = await import('./target-run.js');
   process.stderr.write(`pooltest audit: running the driver(s) ${driverIds.join(', ')} through --target\n`);
-  const report = await runDrivers(resolveTarget({ target, ...(password !== undefined ? { password } : {}) }), {
+  const report = await runDrivers(wordsTarget(words), {
     drivers: selected,
     ...(timeoutMs !== undefined ? { stepMs: timeoutMs } : {}),
   });
@@ -106,15 +106,15 @@ export async function driverResultsOfTarget(
  * `--target`, a run of the drivers the named statements belong to; null otherwise.
  */
 export async function resultsOfDrivers(
-  options: { report?: string; target?: string; password?: string; timeoutMs?: number },
+  options: Omit<Partial<TargetWords>, 'target'> & { report?: string; target?: string; timeoutMs?: number },
   tallies: ReadonlyArray<{ what: string }>,
 ): Promise<DriverResult[] | null> {
   if (options.report !== undefined) return driverResultsOfReportFile(options.report);
-  if (options.target === undefined) return null;
+  const target = options.target;
+  if (target === undefined) return null;
   return driverResultsOfTarget(
-    options.target,
+    { ...options, target },
     attributedDrivers(tallies.map((t) => t.what)),
-    options.password,
     options.timeoutMs,
   );
 }

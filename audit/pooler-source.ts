@@ -3,16 +3,14 @@
  * before anything else, so a typo costs no long read), the checks run now against --target, or
  * what transaction pooling typically does.
  */
-import { redactUrl } from '../engine/target.js';
 import { typicalBehaviour, type PoolerBehaviour } from './pooler-behaviour.js';
-import { behaviourFromTarget, type FindingsCommand } from './target-run.js';
+import { behaviourFromTarget, wordsName, type FindingsCommand, type TargetWords } from './target-run.js';
 
 /** The behaviour for the findings' `checks`, from the report when one was read. */
 export async function resolveBehaviour(
   fromReport: PoolerBehaviour | null,
-  options: {
+  options: Omit<Partial<TargetWords>, 'target'> & {
     readonly target?: string | undefined;
-    readonly password?: string | undefined;
     readonly timeoutMs?: number | undefined;
     /** Whose name the progress lines of a --target run carry (default audit). */
     readonly command?: FindingsCommand | undefined;
@@ -20,8 +18,10 @@ export async function resolveBehaviour(
   checks: string[],
 ): Promise<PoolerBehaviour> {
   if (fromReport !== null) return fromReport;
-  if (options.target === undefined) return typicalBehaviour();
+  const target = options.target;
+  if (target === undefined) return typicalBehaviour();
+  const words: TargetWords = { ...options, target };
   // Nothing found: no reason to touch the pooler (nor to load the runner).
-  if (checks.length === 0) return { basis: 'target', name: redactUrl(options.target), outcomes: new Map() };
-  return behaviourFromTarget(options.target, checks, options.password, options.timeoutMs, options.command);
+  if (checks.length === 0) return { basis: 'target', name: wordsName(words), outcomes: new Map() };
+  return behaviourFromTarget(words, checks, options.timeoutMs, options.command);
 }

@@ -8,12 +8,55 @@ import { PooltestError } from '../engine/errors.js';
 import { connectClient } from '../engine/session/connect.js';
 import { APPLICATION_NAME } from '../engine/session/session.js';
 import { INTERRUPT_SIGNALS, interruptedExitCode } from '../engine/signals.js';
-import { redactEndpoint, resolveTarget } from '../engine/target.js';
+import { redactEndpoint, resolveTarget, type Target } from '../engine/target.js';
 import { within } from '../engine/time.js';
 import { behaviourFromReport, checkedReport, type PoolerBehaviour } from './pooler-behaviour.js';
 
 /** The commands that join findings with a pooler: each prints under its own name. */
 export type FindingsCommand = 'audit' | 'watch';
+
+/**
+ * The pooler as the command line named it: `--target` and the psql words that refine it
+ * (`-h -p -U -d --password`, common/option-table.ts), and `--direct` for the run's sweep.
+ */
+export interface TargetWords {
+  readonly target: string;
+  readonly host?: string | undefined;
+  readonly port?: number | undefined;
+  readonly user?: string | undefined;
+  readonly database?: string | undefined;
+  readonly password?: string | undefined;
+  readonly direct?: string | undefined;
+}
+
+/** The words resolved as psql would (options, then the target's text, then PG*, then defaults). */
+export function wordsTarget(words: TargetWords, env: NodeJS.ProcessEnv = process.env): Target {
+  // Picked by name: callers pass their whole options, which hold more than the words.
+  const { target, host, port, user, database, password } = words;
+  return resolveTarget(
+    {
+      target,
+      ...(host !== undefined ? { host } : {}),
+      ...(port !== undefined ? { port } : {}),
+      ...(user !== undefined ? { user } : {}),
+      ...(database !== undefined ? { database } : {}),
+      ...(password !== undefined ? { password } : {}),
+    },
+    env,
+  );
+}
+
+/**
+ * How messages name the pooler: as typed when only --target was given, else as resolved
+ * (`user@host:port/db`), so that the user `-U` named is the one a message shows. Never with
+ * the password.
+ */
+export function wordsName(words: TargetWords, env: NodeJS.ProcessEnv = process.env): string {
+  const refined = [words.host, words.port, words.user, words.database].some((v) => v !== undefined);
+  if (!refined) return redactEndpoint(words.target);
+  const t = wordsTarget(words, env);
+  return `${t.user}@${t.host.includes(':') ? `[${t.host}]` : t.host}:${t.port}/${t.database}`;
+}
 
 /**
  * Runs the checks among `checkIds` that this build has against `target` and returns the
@@ -24,29 +67,29 @@ export type FindingsCommand = 'audit' | 'watch';
  * Progress lines start with `pooltest COMMAND:`, the command that asked (audit or watch).
  */
 export async function behaviourFromTarget(
-  target: string,
+  words: TargetWords,
   checkIds: string[],
-  password?: string,
   timeoutMs?: number,
   command: FindingsCommand = 'audit',
 ): Promise<PoolerBehaviour> {
   const prefix = `pooltest ${command}:`;
   const { run, selectChecks } = await import('../runner/run.js');
   const runnable = checkIds.filter((id) => isRunnable(selectChecks, id));
-  if (runnable.length === 0) return { basis: 'target', name: redactEndpoint(target), outcomes: new Map() };
-  process.stderr.write(`${prefix} running ${runnable.length} check(s) against --target ${redactEndpoint(target)}\n`);
+  const name = wordsName(words);
+  if (runnable.length === 0) return { basis: 'target', name, outcomes: new Map() };
+  process.stderr.write(`${prefix} running ${runnable.length} check(s) against --target ${name}\n`);
   const report = await interruptible(prefix, (signal) =>
     run({
-      target,
+      target: wordsTarget(words),
+      ...(words.direct !== undefined ? { direct: words.direct } : {}),
       only: runnable,
       signal,
       // One line per check, so a long run shows it is alive (and where a signal found it).
       onCheckResult: (r) => void process.stderr.write(`${prefix} ${r.id}: ${r.outcome ?? r.verdict}\n`),
-      ...(password !== undefined ? { password } : {}),
       ...(timeoutMs !== undefined ? { timeoutMs } : {}),
     }),
   );
-  return behaviourFromReport(checkedReport(report, `--target ${redactEndpoint(target)}`), 'target', target);
+  return behaviourFromReport(checkedReport(report, `--target ${name}`), 'target', words.target);
 }
 
 /**
@@ -89,12 +132,11 @@ async function interruptible<T>(prefix: string, work: (signal: AbortSignal) => P
  * only at the end would cost the whole watch and leave no report.
  */
 export async function checkTargetReachable(
-  target: string,
+  words: TargetWords,
   timeoutMs: number,
-  password?: string,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<void> {
-  const t = resolveTarget({ target, ...(password !== undefined ? { password } : {}) }, env);
+  const t = wordsTarget(words, env);
   let client;
   try {
     client = await connectClient(t, timeoutMs, APPLICATION_NAME);

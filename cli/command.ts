@@ -13,6 +13,7 @@ import { toolVersion } from '../runner/version.js';
 import { redactUrl } from '../engine/target.js';
 import { colorWanted, terminalWidth } from '../reporters/terminal-env.js';
 import { parseCli, USAGE } from './args.js';
+import { stdoutOutput } from '../common/command-grammar.js';
 import { writeTo } from './closed-pipes.js';
 import { interruptedCode, interruptedExitCode, watchInterrupts } from './interrupt.js';
 import type { CliIo } from './run-command.js';
@@ -71,6 +72,13 @@ async function main(argv: string[]): Promise<number> {
     return listCommand(opts, (t) => writeTo(process.stdout, t));
   }
   io.color = colorWanted(opts.color, process.env, process.stdout.isTTY === true);
+  // A report on standard output (`--json -`) keeps it to itself: the terminal report goes to
+  // stderr, with the progress, so that `pooltest --json - | jq` reads JSON only.
+  if (stdoutOutput(opts) !== null) {
+    io.stdout = io.stderr;
+    io.color = colorWanted(opts.color, process.env, process.stderr.isTTY === true);
+    io.sameStream = true;
+  }
   // What only the run command needs (the engine, the check runner, the catalogue, the
   // reporters) is loaded here: the subcommands, --help, --version and --list load none of it.
   const [{ loadExpectations }, { selectChecks }, { checkOutputs }, { startEndpoints }, { runCommand }] =

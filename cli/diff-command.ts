@@ -16,45 +16,53 @@ import { REPORT_SCHEMA_VERSION, type Report } from '../engine/types.js';
 import { oneLine } from '../reporters/terminal-text.js';
 import { labelsOf } from '../suites/labels.js';
 import { writeOutput } from './outputs.js';
-import { parseSubcommandArgs } from './subcommand-args.js';
+import { stdoutOutput, type CommandGrammar } from '../common/command-grammar.js';
+import { readOrAnswer } from './command-line.js';
 import type { CliIo } from './run-command.js';
 
-export const DIFF_USAGE = `Usage: pooltest diff OLD NEW [--markdown FILE] [--json FILE] [--quiet] [--no-color]
-
-Compares two pooltest JSON reports (or run folders such as .pooltest/latest) check by check:
+/** `pooltest diff`'s grammar: it reads two reports and connects to nothing. */
+export const DIFF_GRAMMAR: CommandGrammar = {
+  command: 'diff',
+  synopsis: ['pooltest diff OLD NEW [--markdown FILE] [--json FILE] [--quiet] [--no-color]'],
+  about: `Compares two pooltest JSON reports (or run folders such as .pooltest/latest) check by check:
 what changes for the application going from OLD (what it runs on today) to NEW.
   breaks   NEW shows an outcome that breaks applications that OLD did not (e.g. session -> leaked)
   fixed    OLD's outcome broke applications, NEW's does not
   same     the same outcome on both
   changed  a different outcome, and neither breaks applications (e.g. session -> tracked)
   unknown  one report or both has no outcome for the check (inconclusive, skipped or not
-           run there), or NEW's outcome is one pooltest cannot place; the line says which
-
-Exit codes: 0 nothing breaks, 1 something breaks, 2 the reports could not be read.`;
+           run there), or NEW's outcome is one pooltest cannot place; the line says which`,
+  shared: {
+    json: 'write the comparison as JSON',
+    markdown: 'write it as Markdown',
+    quiet: 'print only what breaks and the summary',
+    'no-color': true,
+    color: true,
+    help: true,
+    version: true,
+  },
+  own: {},
+  sections: ['Output', 'General'],
+  notes: 'Exit codes: 0 nothing breaks, 1 something breaks, 2 the reports could not be read.',
+  noStdout: null,
+  bareTimeout: 'unit',
+  stray: () => null,
+};
 
 /** Runs `pooltest diff` with the arguments after `diff`; returns the exit code. */
 export function diffCommand(argv: string[], io: Pick<CliIo, 'stdout' | 'stderr' | 'color' | 'width'>): number {
-  const parsed = parseSubcommandArgs(
-    argv,
-    {
-      markdown: { type: 'string' },
-      json: { type: 'string' },
-      quiet: { type: 'boolean', short: 'q' },
-      'no-color': { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
-    } as const,
-    DIFF_USAGE,
-    io.stdout,
-  );
+  const parsed = readOrAnswer(DIFF_GRAMMAR, argv, io.stdout);
   if (parsed === null) return 0;
-  const v = parsed.values;
+  const v = parsed.shared;
   if (parsed.positionals.length !== 2)
-    throw new PooltestError('BAD_ARGUMENTS', `pooltest diff takes two reports, OLD and NEW\n\n${DIFF_USAGE}`);
+    throw new PooltestError('BAD_ARGUMENTS', 'pooltest diff takes two reports, OLD and NEW (see pooltest diff --help)');
   const [oldPath, newPath] = parsed.positionals as [string, string];
   const diff = diffReports(readReport(oldPath), readReport(newPath));
   if (v.json !== undefined) writeOutput(v.json, diffToJson(diff));
   if (v.markdown !== undefined) writeOutput(v.markdown, renderDiffMarkdown(diff));
-  io.stdout(renderDiff(diff, { color: io.color && !v['no-color'], width: io.width, quiet: v.quiet ?? false }));
+  // A document on standard output keeps it to itself: the view goes to stderr.
+  const view = stdoutOutput(v) !== null ? io.stderr : io.stdout;
+  view(renderDiff(diff, { color: v.color ?? io.color, width: io.width, quiet: v.quiet }));
   return diff.summary.exitCode;
 }
 

@@ -7,7 +7,6 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseJsonBytes } from '../engine/json-file.js';
-import { parseDurationWithUnit } from '../engine/time.js';
 import { PooltestError } from '../engine/errors.js';
 import { redactUrl, resolveRelated, resolveTarget } from '../engine/target.js';
 import { DRIVERS, selectDrivers } from '../drivers/catalogue.js';
@@ -17,72 +16,24 @@ import { DRIVER_PROFILES } from '../drivers/profiles.js';
 import { renderDriversHtml } from '../reporters/drivers-html.js';
 import { renderDriversJunit } from '../reporters/drivers-junit.js';
 import { renderDriversMarkdown, renderDriversTerminal } from '../reporters/drivers-text.js';
-import { checkOutputPath } from '../reporters/output-file.js';
-import { writeOutput } from './outputs.js';
-import { parseSubcommandArgs } from './subcommand-args.js';
+import { stdoutOutput } from '../common/command-grammar.js';
+import { readOrAnswer } from './command-line.js';
+import type { GivenOption } from '../common/command-args.js';
+import { DRIVERS_GRAMMAR } from './drivers-grammar.js';
+import { checkOutputs, writeOutput } from './outputs.js';
 import type { CliIo } from './run-command.js';
 
-export const DRIVERS_USAGE = `Usage: pooltest drivers [--target HOST:PORT|URL | --stack NAME] [--driver a,b] [--list]
-                        [--user U --password P --database D] [--profile NAME] [--expect FILE] [--strict]
-                        [--direct HOST:PORT|URL] [--server-log FILE]
-                        [--json FILE] [--junit FILE] [--markdown FILE] [--html FILE] [--timeout T]
-
-Runs real drivers through the target, each in its default configuration and in the one its
-documentation advises for transaction pooling, and reports per scenario: moved (the driver's
-statement was prepared on one backend, its next use runs on another), collision (another
-process of the same driver lands on that backend and prepares the same name), cursor (a
-server-side cursor with a fetch size). Outcomes: works, retried (only because the driver
-retried after a server error), failed, or inconclusive when the landing was not proven.
-
-  --driver a,b    only these drivers (default: all; --list shows them)
-  --stack NAME    start a throwaway fixture stack instead of --target (direct,
-                  pgbouncer-transaction, pgbouncer-session, ...)
-  --profile NAME  expected outcomes: direct, pgbouncer-transaction (PgBouncer 1.18, observed)
-  --expect FILE   JSON {"asyncpg/moved@default": "failed", ...} (over the profile's):
-                  missed expectations exit 1
-  --direct URL    the PostgreSQL behind the target: pooltest's own questions (is another
-                  run active?) go there instead of through the pooler
-  --server-log F  that PostgreSQL's log (stderr format, log_line_prefix '%m [%p] ...'):
-                  errors a driver retried without telling the application are read there
-                  and make its result \`retried\` (--stack reads the fixture's own log)
-  --html FILE     a page with a sequence diagram per driver scenario
-
-A driver whose runtime or package is missing is skipped with the reason.`;
-
 export async function driversCommand(argv: string[], io: Pick<CliIo, 'stdout' | 'stderr' | 'env'>): Promise<number> {
-  const parsed = parseSubcommandArgs(
-    argv,
-    {
-      target: { type: 'string' },
-      stack: { type: 'string' },
-      user: { type: 'string' },
-      password: { type: 'string' },
-      database: { type: 'string' },
-      driver: { type: 'string' },
-      list: { type: 'boolean' },
-      expect: { type: 'string' },
-      profile: { type: 'string' },
-      strict: { type: 'boolean' },
-      json: { type: 'string' },
-      junit: { type: 'string' },
-      markdown: { type: 'string' },
-      html: { type: 'string' },
-      direct: { type: 'string' },
-      'server-log': { type: 'string' },
-      timeout: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    } as const,
-    DRIVERS_USAGE,
-    io.stdout,
-  );
+  const parsed = readOrAnswer(DRIVERS_GRAMMAR, argv, io.stdout);
   if (parsed === null) return 0;
-  const v = parsed.values;
-  if (v.list) {
+  const v = parsed.shared;
+  const own = ownValues(parsed.own);
+  if (own.list) {
     io.stdout(listDrivers());
     return 0;
   }
   const selected = selectDrivers(
-    (v.driver ?? '')
+    (own.driver ?? '')
       .split(',')
       .map((s) => s.trim())
       .filter(Boolean),
@@ -98,43 +49,56 @@ export async function driversCommand(argv: string[], io: Pick<CliIo, 'stdout' | 
     if (!profile)
       throw new PooltestError(
         'BAD_ARGUMENTS',
-        `unknown drivers profile "${v.profile}"; known: ${Object.keys(DRIVER_PROFILES).join(', ')}`,
+        `--profile ${v.profile}: pooltest drivers has expected outcomes for ${Object.keys(DRIVER_PROFILES).join(' and ')} only (the checks' other profiles say nothing about drivers); give your own with --expect FILE`,
       );
     expect = profile();
   }
   // An --expect file overrides the profile's entries it names.
-  if (v.expect !== undefined) expect = { ...expect, ...readExpectations(v.expect) };
-  for (const file of [v.json, v.junit, v.markdown, v.html]) if (file !== undefined) checkOutputPath(file);
+  if (own.expect !== undefined) expect = { ...expect, ...readExpectations(own.expect) };
+  checkOutputs(v);
   // A log asked for by name that cannot be read is refused before anything starts.
-  if (v['server-log'] !== undefined) {
-    const log = ServerLogReader.open(v['server-log']);
+  if (own.serverLog !== undefined) {
+    const log = ServerLogReader.open(own.serverLog);
     if ('unreadable' in log) throw new PooltestError('BAD_ARGUMENTS', `--server-log: ${log.unreadable}`);
   }
-  const stepMs = v.timeout !== undefined ? parseDurationWithUnit(v.timeout, '--timeout') : 10_000;
-  if (v.stack !== undefined && v.target !== undefined)
-    throw new PooltestError('BAD_ARGUMENTS', '--stack and --target exclude each other');
+  const stepMs = v.timeoutMs ?? 10_000;
+  if (own.stack !== undefined && (v.target !== undefined || v.host !== undefined || v.port !== undefined))
+    throw new PooltestError('BAD_ARGUMENTS', '--stack and --target (or -h/-p) exclude each other');
+  // A document on standard output keeps it to itself: the terminal view goes to stderr.
+  const view = stdoutOutput(v) !== null ? io.stderr : io.stdout;
   let stop: (() => Promise<void>) | null = null;
   try {
     let targetText = v.target;
     let directText = v.direct;
-    let serverLog = v['server-log'];
-    if (v.stack !== undefined) {
+    let serverLog = own.serverLog;
+    const stackName = own.stack;
+    if (stackName !== undefined) {
       const { startStack, STACK_NAMES, SOURCE_STACK_NAMES } = await import('../fixtures/stack.js');
       // The Debian packages' stacks and the poolers built from their release tarballs.
       const known = [...STACK_NAMES, ...SOURCE_STACK_NAMES];
-      const name = known.find((n) => n === v.stack);
-      if (!name) throw new PooltestError('BAD_ARGUMENTS', `unknown stack "${v.stack}"; known: ${known.join(', ')}`);
+      const name = known.find((n) => n === stackName);
+      if (!name) throw new PooltestError('BAD_ARGUMENTS', `unknown stack "${stackName}"; known: ${known.join(', ')}`);
       const stack = await startStack(name);
       stop = () => stack.stop();
       targetText = stack.target.url();
       directText ??= stack.postgres.url();
       serverLog ??= stack.postgres.logFile;
     }
-    if (targetText === undefined && !io.env.PGHOST && !io.env.PGPORT)
-      throw new PooltestError('BAD_ARGUMENTS', `pooltest drivers needs --target or --stack\n\n${DRIVERS_USAGE}`);
+    if (targetText === undefined && v.host === undefined && v.port === undefined && !io.env.PGHOST && !io.env.PGPORT)
+      throw new PooltestError(
+        'BAD_ARGUMENTS',
+        'pooltest drivers needs --target (or -h/-p, or PGHOST/PGPORT) or --stack (see pooltest drivers --help)',
+      );
     const warn = (message: string): void => io.stderr(`pooltest: warning: ${message}\n`);
     const target = resolveTarget(
-      { target: targetText, user: v.user, password: v.password, database: v.database },
+      {
+        target: targetText,
+        host: v.host,
+        port: v.port,
+        user: v.user,
+        password: v.password,
+        database: v.database,
+      },
       io.env,
       warn,
     );
@@ -146,20 +110,46 @@ export async function driversCommand(argv: string[], io: Pick<CliIo, 'stdout' | 
       ...(serverLog !== undefined ? { serverLog } : {}),
       stepMs,
       ...(expect ? { expect } : {}),
-      onResult: (r) => io.stderr(`  ${r.id}: ${r.outcome ?? 'inconclusive'}\n`),
+      onResult: (r) => {
+        if (!v.quiet) io.stderr(`  ${r.id}: ${r.outcome ?? 'inconclusive'}\n`);
+      },
     });
     // Redacted like every report: a driver's message could quote a connection string.
     if (v.json !== undefined) writeOutput(v.json, `${redactUrl(JSON.stringify(report, null, 2))}\n`);
     if (v.junit !== undefined) writeOutput(v.junit, renderDriversJunit(report));
     if (v.markdown !== undefined) writeOutput(v.markdown, renderDriversMarkdown(report));
     if (v.html !== undefined) writeOutput(v.html, renderDriversHtml(report));
-    io.stdout(renderDriversTerminal(report));
+    view(renderDriversTerminal(report));
     const failed = report.results.some((r) => r.verdict === 'fail');
     const unsure = report.results.some((r) => r.verdict === 'inconclusive');
-    return failed || (v.strict === true && unsure) ? 1 : 0;
+    return failed || (own.strict && unsure) ? 1 : 0;
   } finally {
     await stop?.();
   }
+}
+
+/** The options of drivers' own, by name. */
+function ownValues(given: readonly GivenOption[]): {
+  stack?: string;
+  driver?: string;
+  list: boolean;
+  expect?: string;
+  strict: boolean;
+  serverLog?: string;
+} {
+  const value = (name: string): string | undefined => [...given].reverse().find((o) => o.name === name)?.values[0];
+  const has = (name: string): boolean => given.some((o) => o.name === name);
+  const out: ReturnType<typeof ownValues> = { list: has('list'), strict: has('strict') };
+  for (const [key, name] of [
+    ['stack', 'stack'],
+    ['driver', 'driver'],
+    ['expect', 'expect'],
+    ['serverLog', 'server-log'],
+  ] as const) {
+    const v = value(name);
+    if (v !== undefined) out[key] = v;
+  }
+  return out;
 }
 
 function listDrivers(): string {

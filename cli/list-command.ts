@@ -15,6 +15,7 @@ import { outcomeBreaks } from '../suites/outcome-breaks.js';
 import type { Profile } from '../engine/types.js';
 import type { CliOptions } from './args.js';
 import { checkOutputs, writeOutput } from './outputs.js';
+import { STDOUT } from '../common/option-table.js';
 
 /** Prints (or with --json writes) the list asked for; returns the exit code. */
 export function listCommand(opts: CliOptions, print: (text: string) => void): number {
@@ -35,7 +36,8 @@ export function listCommand(opts: CliOptions, print: (text: string) => void): nu
   if (opts.json !== undefined) {
     checkOutputs({ json: opts.json });
     writeOutput(opts.json, `${JSON.stringify(json, null, 2)}\n`);
-    if (!opts.quiet) print(`${which}: wrote ${opts.json}\n`);
+    // On standard output (`--json -`) the list is all there is to read.
+    if (!opts.quiet && opts.json !== STDOUT) print(`${which}: wrote ${opts.json}\n`);
     return 0;
   }
   print(opts.list ? listCatalogue(opts) : listProfiles(profilesOf(opts)));

@@ -8,47 +8,55 @@
 import { existsSync } from 'node:fs';
 import { PooltestError } from '../engine/errors.js';
 import { writeOutput } from './outputs.js';
-import { parseSubcommandArgs } from './subcommand-args.js';
+import { stdoutOutput, type CommandGrammar } from '../common/command-grammar.js';
+import { readOrAnswer } from './command-line.js';
 import { renderMatrixHtml } from '../reporters/matrix-html.js';
 import { renderMatrixMarkdown, renderMatrixTerminal } from '../reporters/matrix-text.js';
 import { buildMatrix, type NamedReport } from '../reporters/matrix.js';
 import { readReport } from './diff-command.js';
 import type { CliIo } from './run-command.js';
 
-export const MATRIX_USAGE = `Usage: pooltest matrix [NAME=]REPORT... [--markdown FILE] [--html FILE] [--json FILE] [--title T] [--no-color]
-
-Merges pooltest JSON reports (or run folders such as .pooltest/latest) into one compatibility
+/** `pooltest matrix`'s grammar: it reads reports and connects to nothing. */
+export const MATRIX_GRAMMAR: CommandGrammar = {
+  command: 'matrix',
+  synopsis: ['pooltest matrix [NAME=]REPORT... [--markdown FILE] [--html FILE] [--json FILE] [--title T] [--no-color]'],
+  about: `Merges pooltest JSON reports (or run folders such as .pooltest/latest) into one compatibility
 matrix: checks as rows, one column per report, each cell the outcome and verdict. The first
 report is the reference: cells whose outcome differs from it are marked. Name a column with
 NAME=REPORT (e.g. pgbouncer-1.23=out/1.23.json); by default columns are named after the
-pooler, mode and PostgreSQL version, and two reports that would share a name are refused.
-
-Exit codes: 0 the matrix was written, 2 a report could not be read or two reports collide.`;
+pooler, mode and PostgreSQL version, and two reports that would share a name are refused.`,
+  shared: {
+    json: 'write the matrix as JSON',
+    markdown: 'write it as Markdown',
+    html: 'write it as one self-contained HTML page',
+    'no-color': true,
+    color: true,
+    help: true,
+    version: true,
+  },
+  own: { title: { section: 'Output', type: 'string', value: 'T', help: 'the title of the Markdown and HTML pages' } },
+  sections: ['Output', 'General'],
+  notes: 'Exit codes: 0 the matrix was written, 2 a report could not be read or two reports collide.',
+  noStdout: null,
+  bareTimeout: 'unit',
+  stray: () => null,
+};
 
 /** Runs `pooltest matrix` with the arguments after `matrix`; returns the exit code. */
-export function matrixCommand(argv: string[], io: Pick<CliIo, 'stdout' | 'color' | 'width'>): number {
-  const parsed = parseSubcommandArgs(
-    argv,
-    {
-      markdown: { type: 'string' },
-      html: { type: 'string' },
-      json: { type: 'string' },
-      title: { type: 'string' },
-      'no-color': { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
-    } as const,
-    MATRIX_USAGE,
-    io.stdout,
-  );
+export function matrixCommand(argv: string[], io: Pick<CliIo, 'stdout' | 'stderr' | 'color' | 'width'>): number {
+  const parsed = readOrAnswer(MATRIX_GRAMMAR, argv, io.stdout);
   if (parsed === null) return 0;
-  const v = parsed.values;
+  const v = parsed.shared;
   if (parsed.positionals.length === 0)
-    throw new PooltestError('BAD_ARGUMENTS', `pooltest matrix takes one or more reports\n\n${MATRIX_USAGE}`);
+    throw new PooltestError('BAD_ARGUMENTS', 'pooltest matrix takes one or more reports (see pooltest matrix --help)');
+  const title = parsed.own.find((o) => o.name === 'title')?.values[0];
   const matrix = buildMatrix(parsed.positionals.map(namedReport));
   if (v.json !== undefined) writeOutput(v.json, `${JSON.stringify(matrix, null, 2)}\n`);
-  if (v.markdown !== undefined) writeOutput(v.markdown, renderMatrixMarkdown(matrix, v.title));
-  if (v.html !== undefined) writeOutput(v.html, renderMatrixHtml(matrix, v.title));
-  io.stdout(renderMatrixTerminal(matrix, { color: io.color && !v['no-color'], width: io.width }));
+  if (v.markdown !== undefined) writeOutput(v.markdown, renderMatrixMarkdown(matrix, title));
+  if (v.html !== undefined) writeOutput(v.html, renderMatrixHtml(matrix, title));
+  // A document on standard output keeps it to itself: the table goes to stderr.
+  const view = stdoutOutput(v) !== null ? io.stderr : io.stdout;
+  view(renderMatrixTerminal(matrix, { color: v.color ?? io.color, width: io.width }));
   return 0;
 }
 

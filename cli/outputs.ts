@@ -14,6 +14,8 @@ import { renderJunit } from '../reporters/junit-reporter.js';
 import { renderMarkdown } from '../reporters/markdown-reporter.js';
 import { renderHtml } from '../reporters/html-reporter.js';
 import { PooltestError } from '../engine/errors.js';
+import { STDOUT } from '../common/option-table.js';
+import { writeTo } from './closed-pipes.js';
 import type { ReportDiff } from '../reporters/report-diff.js';
 import type { Report } from '../engine/types.js';
 import { storeRun, type StoredRun } from './run-store.js';
@@ -54,7 +56,7 @@ export function checkOutputs(req: Omit<OutputRequest, 'store'>): void {
   const places = new Map<string, string>();
   for (const kind of OUTPUT_KINDS) {
     const file = req[kind];
-    if (file === undefined) continue;
+    if (file === undefined || file === STDOUT) continue;
     try {
       checkOutputPath(file);
       probeWritable(file);
@@ -102,8 +104,12 @@ function probeWritable(file: string): void {
   }
 }
 
-/** Writes a file the user asked for (output-file.ts); OUTPUT_FAILED when it cannot be written. */
+/**
+ * Writes a file the user asked for (output-file.ts), or standard output for `-`; OUTPUT_FAILED
+ * when it cannot be written.
+ */
 export function writeOutput(file: string, text: string): void {
+  if (file === STDOUT) return writeTo(process.stdout, text);
   try {
     writeAtomically(file, text);
   } catch (err) {

@@ -33,19 +33,24 @@ export interface GivenOption {
 
 export interface CommandLine {
   options: GivenOption[];
+  /** Arguments that are not options, where `stray` accepted them. */
+  positionals: string[];
   /** What followed a `--`, untouched; null when there was none. */
   rest: string[] | null;
 }
 
 /**
  * Reads `argv` for `pooltest <command>` against `specs`. `stray(arg)` says why a positional
- * argument is not wanted (each command knows where arguments belong).
+ * argument is not wanted (each command knows where arguments belong), or null to keep it as one
+ * of the command's own arguments (`diff OLD NEW`). `unknown(flag)` words the refusal of an
+ * option not in `specs`; by default the one wording every command shares ({@link unknownOption}).
  */
 export function readCommandLine(
   command: string,
   argv: string[],
   specs: Readonly<Record<string, OptionSpec>>,
-  stray: (arg: string) => string,
+  stray: (arg: string) => string | null,
+  unknown: (flag: string) => string = (flag) => unknownOption(command, flag, Object.keys(specs)),
 ): CommandLine {
   const { tokens } = parseArgs({
     args: argv,
@@ -63,6 +68,7 @@ export function readCommandLine(
     ),
   });
   const options: GivenOption[] = [];
+  const positionals: string[] = [];
   let rest: string[] | null = null;
   /** The `files` option that positionals after it still belong to. */
   let collecting: GivenOption | null = null;
@@ -72,14 +78,18 @@ export function readCommandLine(
       break;
     }
     if (token.kind === 'positional') {
-      if (collecting === null) throw new PooltestError('BAD_ARGUMENTS', stray(token.value));
-      collecting.values.push(token.value);
+      if (collecting !== null) {
+        collecting.values.push(token.value);
+        continue;
+      }
+      const why = stray(token.value);
+      if (why !== null) throw new PooltestError('BAD_ARGUMENTS', why);
+      positionals.push(token.value);
       continue;
     }
     collecting = null;
     const spec = Object.hasOwn(specs, token.name) ? specs[token.name]! : undefined;
-    if (spec === undefined)
-      throw new PooltestError('BAD_ARGUMENTS', `unknown option ${token.rawName} (see pooltest ${command} --help)`);
+    if (spec === undefined) throw new PooltestError('BAD_ARGUMENTS', unknown(token.rawName));
     const given: GivenOption = { name: token.name, flag: token.rawName, values: [] };
     if (spec.type === 'boolean') {
       if (token.inlineValue === true) throw new PooltestError('BAD_ARGUMENTS', `${token.rawName} takes no value`);
@@ -94,7 +104,48 @@ export function readCommandLine(
     }
     options.push(given);
   }
-  return { options, rest };
+  return { options, positionals, rest };
+}
+
+/**
+ * The refusal of an option a command does not know, worded the same by every command: the
+ * option as typed, the nearest known one when it is near enough to be a typo, and where the
+ * command's options are listed. (It was parseArgs' own text in some commands, whose hint had
+ * an unbalanced quote, and a shorter one in others.)
+ */
+export function unknownOption(command: string, flag: string, known: readonly string[]): string {
+  const guess = didYouMean(flag.replace(/^-+/, ''), known);
+  const help = command === '' ? 'pooltest --help' : `pooltest ${command} --help`;
+  return `unknown option ${flag}${guess !== null ? `; did you mean --${guess}?` : ''} (see ${help})`;
+}
+
+/**
+ * The candidate nearest to `typed` by edit distance, when near enough to be a typo (at most a
+ * third of its letters wrong). Hand-written: a dozen lines, where none of the installed
+ * packages offers it.
+ */
+export function didYouMean(typed: string, candidates: readonly string[]): string | null {
+  let best: string | null = null;
+  let bestDistance = Math.max(2, Math.floor(typed.length / 3)) + 1;
+  // A single letter (`-x`) is near every short name: no guess is better than a wrong one.
+  if (typed.length < 2) return null;
+  for (const c of candidates) {
+    const d = editDistance(typed.toLowerCase(), c);
+    if (d < bestDistance) [best, bestDistance] = [c, d];
+  }
+  return best;
+}
+
+/** Levenshtein distance, one row at a time. */
+function editDistance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++)
+      next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    row = next;
+  }
+  return row[b.length]!;
 }
 
 /**

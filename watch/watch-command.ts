@@ -21,6 +21,9 @@ import { checkOutputPath } from '../reporters/output-file.js';
 import { colorWanted } from '../reporters/terminal-env.js';
 import { childEnvironment, exitStatus, runChild, type ChildExit } from './child-command.js';
 import { parseWatchArgs, WATCH_USAGE, type WatchArgs } from './watch-args.js';
+import { stdoutOutput } from '../common/command-grammar.js';
+import { STDOUT } from '../common/option-table.js';
+import { toolVersion } from '../runner/version.js';
 import { renderWatchHtml } from './watch-html.js';
 import { renderWatchMarkdown, renderWatchTerminal } from './watch-render.js';
 import type { WatchReport } from './watch-types.js';
@@ -43,11 +46,13 @@ export async function watchCommand(
   } catch (error) {
     return commandFailed('watch', error, io.stderr);
   }
-  if (args.help) {
-    io.stdout.write(WATCH_USAGE);
+  if (args.help || args.version) {
+    io.stdout.write(args.help ? WATCH_USAGE : `${toolVersion()}\n`);
     return 0;
   }
   const env = io.env ?? process.env;
+  // A document on standard output (`--json -`) keeps it to itself: the terminal view goes to stderr.
+  const view = stdoutOutput(args) !== null ? io.stderr : io.stdout;
   try {
     // A report path that cannot be written must not cost the whole workload.
     checkOutputs(args);
@@ -59,13 +64,21 @@ export async function watchCommand(
       env,
       ...(args.report !== undefined ? { report: args.report } : {}),
       ...(args.target !== undefined ? { target: args.target } : {}),
+      ...(args.host !== undefined ? { host: args.host } : {}),
+      ...(args.port !== undefined ? { port: args.port } : {}),
+      ...(args.user !== undefined ? { user: args.user } : {}),
+      ...(args.database !== undefined ? { database: args.database } : {}),
+      ...(args.password !== undefined ? { password: args.password } : {}),
       onWarning: (text) => io.stderr.write(`pooltest watch: warning: ${text}\n`),
     });
     const child = childEnvironment(env, watching, watching.upstream);
-    io.stderr.write(`pooltest watch: proxy on ${hostPort(watching.host, watching.port)} -> ${watching.upstreamText}\n`);
+    if (!args.quiet)
+      io.stderr.write(
+        `pooltest watch: proxy on ${hostPort(watching.host, watching.port)} -> ${watching.upstreamText}\n`,
+      );
     let exit: ChildExit | null = null;
     if (args.command.length > 0) {
-      io.stderr.write(`pooltest watch: running ${args.command.join(' ')} with ${child.shown}\n`);
+      if (!args.quiet) io.stderr.write(`pooltest watch: running ${args.command.join(' ')} with ${child.shown}\n`);
       try {
         exit = await runChild(args.command, child.env);
       } catch (error) {
@@ -73,21 +86,25 @@ export async function watchCommand(
         throw error;
       }
     } else {
+      // Listening before the line says so: a script that signals as soon as it reads the line
+      // found Node's default still in place now and then (killed, no report).
+      const interrupted = untilInterrupted();
       io.stderr.write(
         `pooltest watch: point the application at it (${child.shown}); Ctrl-C ends the watch and reports\n`,
       );
-      await untilInterrupted();
+      await interrupted;
     }
     const report = await watching.stop();
     if (exit !== null) report.command = { argv: args.command, exitCode: exit.exitCode, signal: exit.signal };
-    await writeOutputs(report, args);
-    const isTty = (io.stdout as { isTTY?: boolean }).isTTY === true;
+    await writeOutputs(report, args, io);
+    const isTty = (view as { isTTY?: boolean }).isTTY === true;
     const color = colorWanted(args.color, env, isTty);
     const chalk = new Chalk({ level: color ? 1 : 0 });
-    io.stdout.write(renderWatchTerminal(report, chalk, (io.stdout as { columns?: number }).columns ?? 120));
+    view.write(renderWatchTerminal(report, chalk, (view as { columns?: number }).columns ?? 120));
     const code = watchExitCode(report, exit, args.failOnFindings);
     // As the audit's last line: what this run's exit code means (a 3 without it reads as a crash).
-    io.stdout.write(`${chalk.dim(exitMeaningLine(report, exit, args.failOnFindings, code))}\n`);
+    view.write(`${chalk.dim(exitMeaningLine(report, exit, args.failOnFindings, code))}
+`);
     return code;
   } catch (error) {
     return commandFailed('watch', error, io.stderr);
@@ -126,7 +143,7 @@ function untilInterrupted(): Promise<void> {
   });
 }
 
-async function writeOutputs(report: WatchReport, args: WatchArgs): Promise<void> {
+async function writeOutputs(report: WatchReport, args: WatchArgs, io: WatchIo): Promise<void> {
   const outputs: [string | undefined, string, () => string][] = [
     [args.json, '--json', () => `${JSON.stringify(report, null, 2)}\n`],
     [args.markdown, '--markdown', () => renderWatchMarkdown(report)],
@@ -134,6 +151,10 @@ async function writeOutputs(report: WatchReport, args: WatchArgs): Promise<void>
   ];
   for (const [path, flag, render] of outputs) {
     if (path === undefined) continue;
+    if (path === STDOUT) {
+      io.stdout.write(render());
+      continue;
+    }
     try {
       await writeFile(path, render());
     } catch (error) {
@@ -151,7 +172,7 @@ function checkOutputs(args: WatchArgs): void {
     [args.markdown, '--markdown'],
     [args.html, '--html'],
   ] as const) {
-    if (path === undefined) continue;
+    if (path === undefined || path === STDOUT) continue;
     try {
       checkOutputPath(path);
     } catch (error) {

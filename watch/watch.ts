@@ -30,6 +30,11 @@ export interface WatchOptions {
   target?: string;
   /** Password for `target` when not in the URL or PGPASSWORD. */
   password?: string;
+  /** psql's `-h -p -U -d` for `target`: they win over what its text says (audit/target-run.ts). */
+  host?: string;
+  port?: number;
+  user?: string;
+  database?: string;
   connectTimeoutMs?: number;
   /** Bound on a client sending its StartupMessage; default 30 000 ms. */
   startupTimeoutMs?: number;
@@ -67,7 +72,7 @@ export async function startWatch(options: WatchOptions): Promise<Watching> {
   await checkUpstreamReachable(upstream, options.connectTimeoutMs ?? 10_000);
   // And a pooler that cannot be reached should not cost one either.
   if (options.target !== undefined)
-    await checkTargetReachable(options.target, options.connectTimeoutMs ?? 10_000, options.password, options.env);
+    await checkTargetReachable({ ...options, target: options.target }, options.connectTimeoutMs ?? 10_000, options.env);
   await loadParser();
   const cache = new EffectsCache();
   const collector = new FindingsCollector();

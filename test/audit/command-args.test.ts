@@ -14,8 +14,9 @@ describe('pooltest audit arguments', () => {
     expect(a).toMatchObject({ sql: ['a.sql', 'b.sql', '-'], logs: ['x.log', 'y.log'], jobs: 2 });
   });
 
-  test('values inline or after the flag, switches, -h, a duration with its unit', () => {
-    const a = parseAuditArgs(['--json=o.json', '--markdown', 'o.md', '--no-color', '-h', '--timeout', '2s']);
+  // -h was the help here and is the host now, as in psql and the main command (issue 40).
+  test('values inline or after the flag, switches, -?, a duration with its unit', () => {
+    const a = parseAuditArgs(['--json=o.json', '--markdown', 'o.md', '--no-color', '-?', '--timeout', '2s']);
     expect(a).toMatchObject({ json: 'o.json', markdown: 'o.md', color: false, help: true, timeoutMs: 2000 });
     expect(parseAuditArgs(['--timeout', '2500ms']).timeoutMs).toBe(2500);
   });
@@ -34,7 +35,7 @@ describe('pooltest audit arguments', () => {
     [['--json', '--markdown', 'x.md'], /--json needs a value/],
     [['--json'], /--json needs a value/],
     [['--jobs', '-1'], /--jobs must be a positive whole number, not "-1"/],
-    [['--sqll', 'x.sql'], /unknown option --sqll \(see pooltest audit --help\)/],
+    [['--sqll', 'x.sql'], /unknown option --sqll; did you mean --sql\? \(see pooltest audit --help\)/],
     [['x.sql'], /unexpected argument "x.sql": files go after --sql or --log/],
     [['--sql', 'a.sql', '--', 'b.sql'], /unexpected argument "--"/],
     [['--sql', '-', '--log', '-'], /stdin \(-\) can be read only once/],
@@ -75,6 +76,7 @@ test('control: the options come back in the order written, with the flag as writ
       { name: 'a', flag: '--a', values: ['1'] },
       { name: 'b', flag: '--b', values: ['f', 'g'] },
     ],
+    positionals: [],
     rest: null,
   });
 });

@@ -35,6 +35,21 @@ describe('psql habits on the command line', () => {
     expect(run.stderr).not.toMatch(/throwaway/);
   });
 
+  // Issue 40: `--json -` wrote a file named "-". Now the report is all stdout carries, and the
+  // terminal report goes to stderr beside the progress.
+  test('--json - writes the JSON report to stdout alone, the terminal report to stderr', async () => {
+    const t = stack.target;
+    const run = await runCli(
+      ['-h', '127.0.0.1', '-p', String(t.port), '-U', t.user, '-d', t.database, ...ONE, '--json', '-'],
+      { env: { PGPASSWORD: t.password } },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const report = JSON.parse(run.stdout) as { target: unknown; checks: { id: string }[] };
+    expect(report.target).toMatchObject({ host: '127.0.0.1', port: t.port, user: t.user });
+    expect(report.checks.map((c) => c.id)).toContain('session/set-local');
+    expect(run.stderr).toMatch(/Summary/);
+  });
+
   // The fixture's PostgreSQL trusts its superuser on its own Unix socket (fixtures/README.md).
   test('a Unix socket directory in PGHOST is connected to, not looked up', async () => {
     const pg = stack.postgres;
