@@ -35,6 +35,8 @@ export interface CliOptions {
   expect?: string;
   /** `--strict`: inconclusive checks and an unfinished sweep fail the run (exit 1). */
   strict: boolean;
+  /** `--fail-on-breaks`: an outcome that breaks an application fails the run (exit 1). */
+  failOnBreaks: boolean;
   /** A pooler to start in containers (`--spawn`). */
   spawn?: string;
   timeoutMs?: number;
@@ -89,6 +91,9 @@ What to run and assert:
   --strict            fail (exit 1) when a check is inconclusive, the sweep could not
                       finish, or every check was skipped; JUnit then reports inconclusive
                       checks as failures
+  --fail-on-breaks    fail (exit 1) when an outcome breaks an application written for a
+                      direct connection, expected by a profile or not; JUnit then reports
+                      each such check as a failure (without it, as a passed testcase)
   --only IDS          check ids or areas, comma separated (e.g. session/set-leak,locks)
   --skip IDS          the same, to leave out
   --list              print the catalogue of checks with the outcome labels of each
@@ -120,7 +125,7 @@ Exit codes:
        left behind (inconclusive checks, and a sweep that could not finish, change it only
        under --strict)
   1    a check failed its expectation, the run left state behind, (with --compare) something
-       breaks, or (with --strict) a check was inconclusive, the sweep could not finish or
+       breaks, (with --fail-on-breaks) an outcome breaks an application, or (with --strict) a check was inconclusive, the sweep could not finish or
        every check was skipped
   2    pooltest could not run (bad arguments, target unreachable, authentication, ...)
   130  interrupted by SIGINT or SIGTERM (after cleanup: the check stops, the sweep runs)
@@ -149,6 +154,7 @@ const OPTIONS = {
   compare: { type: 'string' },
   expect: { type: 'string' },
   strict: { type: 'boolean' },
+  'fail-on-breaks': { type: 'boolean' },
   spawn: { type: 'string' },
   timeout: { type: 'string' },
   'max-pool': { type: 'string' },
@@ -187,6 +193,7 @@ export function parseCli(argv: string[]): CliOptions {
     skip: list(v.skip),
     store: !v['no-store'],
     strict: v.strict ?? false,
+    failOnBreaks: v['fail-on-breaks'] ?? false,
     verbose: v.verbose ?? false,
     quiet: v.quiet ?? false,
     list: v.list ?? false,

@@ -61,6 +61,7 @@ export async function runCommand(opts: CliOptions, ends: Endpoints, io: CliIo): 
     timeoutMs: opts.timeoutMs,
     maxPool: opts.maxPool,
     strict: opts.strict,
+    failOnBreaks: opts.failOnBreaks,
     env: io.env,
     ...(io.signal ? { signal: io.signal } : {}),
     ...(io.quit ? { quit: io.quit } : {}),

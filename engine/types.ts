@@ -294,6 +294,8 @@ export interface ReportSummary {
   skipped: number;
   /** Whether `--strict` was on: inconclusive checks and an unfinished sweep then set exit 1. */
   strict: boolean;
+  /** `--fail-on-breaks`: an outcome that breaks an application set exit 1 (absent: off). */
+  failOnBreaks?: boolean;
   exitCode: number;
   /** SIGINT/SIGTERM stopped the run: what did not run says so, and exitCode is 130. */
   interrupted?: boolean;

@@ -19,7 +19,8 @@ import { poolerText, targetText } from './report-text.js';
 import { renderSequenceSvg } from './sequence-svg.js';
 import { SEVERITY_ORDER, bySeverity } from './severity.js';
 import { stepOutcome } from './step-text.js';
-import { observedReading, reportCounts, verdictPhrase } from './verdict-text.js';
+import { observedReading, verdictPhrase } from './verdict-text.js';
+import { countsLine, summaryCounts, type CountPart } from './summary-counts.js';
 
 const VERDICTS: readonly Verdict[] = ['fail', 'inconclusive', 'pass', 'observed', 'skipped'];
 
@@ -64,16 +65,22 @@ function header(r: Report): string {
 
 function counts(r: Report): string {
   const s = r.summary;
-  // The words of every renderer (verdict-text.ts), each count coloured as its verdict is.
+  // The words of every renderer (summary-counts.ts), each count coloured as its verdict is, the
+  // breaking outcomes as a failure when there are any.
   const cells = [
     `${r.checks.length} checks`,
-    ...reportCounts(r)
-      .split(', ')
-      .map((part) => `<span class="v-${token(part.split(' ')[1] ?? '')}">${esc(part)}</span>`),
+    countsLine(summaryCounts(r.checks), (p) => `<span class="v-${token(countClass(p, r))}">${esc(p.text)}</span>`) +
+      (s.interrupted ? ', interrupted' : ''),
     `exit code ${s.exitCode}`,
     `${(r.durationMs / 1000).toFixed(1)} s`,
   ];
   return `<section class="panel counts" id="summary">${cells.map((c) => `<span>${c}</span>`).join('')}</section>`;
+}
+
+/** The class of a summary part: its verdict's, the breaks' as a failure's (or a pass's when none). */
+function countClass(p: CountPart, r: Report): string {
+  if (p.kind !== 'breaks') return p.kind;
+  return r.checks.some((c) => outcomeBreaks(c.outcome) === true) ? 'fail' : 'pass';
 }
 
 function discovery(r: Report): string {

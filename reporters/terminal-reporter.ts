@@ -12,7 +12,8 @@ import { poolerName, targetText } from './report-text.js';
 import { groupBySeverity } from './severity.js';
 import { stepLine } from './step-text.js';
 import { cut, oneLine, outcomeWidth, pad, terminalSafe, wrap } from './terminal-text.js';
-import { observedReading, verdictCounts, verdictPhrase } from './verdict-text.js';
+import { observedReading, verdictPhrase } from './verdict-text.js';
+import { countsLine, summaryCounts, type CountPart } from './summary-counts.js';
 
 export interface TerminalOptions {
   color: boolean;
@@ -127,13 +128,17 @@ function closingLines(report: Report, c: ChalkInstance, full: boolean): string[]
   }
   const s = report.summary;
   const interrupted = s.interrupted ? `, ${c.yellow.bold('interrupted')}` : '';
-  // The words of every renderer (verdict-text.ts), counted from the rows above; coloured here.
-  const paint: Record<string, (t: string) => string> = { pass: c.green, fail: c.red, inconclusive: c.yellow };
+  // The words of every renderer (summary-counts.ts), counted from the rows above; coloured here.
+  const counted = summaryCounts(report.checks);
+  const paint: Partial<Record<CountPart['kind'], (t: string) => string>> = {
+    breaks: counted.breaking > 0 ? c.red.bold : c.green,
+    pass: c.green,
+    fail: c.red,
+    inconclusive: c.yellow,
+  };
   const counts =
-    verdictCounts(report.checks)
-      .split(', ')
-      .map((part) => (paint[part.split(' ')[1] ?? ''] ?? String)(part))
-      .join(', ') + `${s.strict === true ? ' (strict)' : ''}${interrupted}`;
+    countsLine(counted, (p) => (paint[p.kind] ?? String)(p.text)) +
+    `${s.strict === true ? ' (strict)' : ''}${interrupted}`;
   const observed = report.checks.filter((r) => r.verdict === 'observed').length;
   const seconds = (report.durationMs / 1000).toFixed(1);
   lines.push(`${c.bold('Summary')}  ${plural(s.total, 'check')}: ${counts}  (${seconds} s)  exit ${s.exitCode}`);
