@@ -15,7 +15,7 @@ import type { CheckResult, Report, Severity, Verdict } from '../engine/types.js'
 import { outcomeBreaks } from '../suites/outcome-breaks.js';
 import { SCRIPT, STYLE, scriptHash } from './html-assets.js';
 import { esc, token } from './html.js';
-import { poolerText, targetText } from './report-text.js';
+import { poolerText, poolText, targetText } from './report-text.js';
 import { renderSequenceSvg } from './sequence-svg.js';
 import { SEVERITY_ORDER, bySeverity } from './severity.js';
 import { stepOutcome } from './step-text.js';
@@ -88,7 +88,7 @@ function discovery(r: Report): string {
   const yes = (b: boolean): string => (b ? 'yes' : 'no');
   const facts: Array<[string, string]> = [
     ['mode', d.mode],
-    ['pool', d.poolSize !== null ? String(d.poolSize) : `no limit up to ${d.poolBound}`],
+    ['pool', poolText(d)],
     ['server', d.serverVersion],
     ['pooler', d.pooler ? `${d.pooler.name} ${d.pooler.version ?? ''} (${d.pooler.how})` : 'not identified'],
     ['shared between connected clients', yes(d.sharedAcrossClients)],

@@ -22,7 +22,7 @@ import { sweepState, type CheckResult, type Report } from '../engine/types.js';
 import { sweepText } from './sweep-text.js';
 import { describeWireFinding } from '../engine/discovery-probes.js';
 import { redactUrl } from '../engine/target.js';
-import { poolerName, targetText } from './report-text.js';
+import { poolerName, poolText, targetText } from './report-text.js';
 import { stepLine } from './step-text.js';
 import { attributes, escapeXml } from './xml.js';
 import { observedReading, reportCounts, verdictPhrase } from './verdict-text.js';
@@ -70,6 +70,7 @@ function suiteProperties(r: Report): Array<[string, string | number | null]> {
     ['profile.ref', r.profile?.ref ?? null],
     ['discovery.mode', d.mode],
     ['discovery.poolSize', d.poolSize],
+    ['discovery.poolCounted', d.poolSize !== null && d.poolCount ? poolText(d) : null],
     ['discovery.pooler', poolerName(d.pooler)],
     ['discovery.serverVersion', d.serverVersion],
     ['discovery.wireFindings', d.wireFindings ? d.wireFindings.map(describeWireFinding).join(' | ') : null],

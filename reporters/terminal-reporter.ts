@@ -8,7 +8,7 @@ import { plural, sweepText } from './sweep-text.js';
 import { Chalk, type ChalkInstance } from 'chalk';
 import { describeWireFinding } from '../engine/discovery-probes.js';
 import type { CheckResult, Discovery, Report, Verdict } from '../engine/types.js';
-import { poolerName, targetText } from './report-text.js';
+import { poolerName, poolText, targetText } from './report-text.js';
 import { groupBySeverity } from './severity.js';
 import { stepLine } from './step-text.js';
 import { cut, oneLine, outcomeWidth, pad, terminalSafe, wrap } from './terminal-text.js';
@@ -30,7 +30,7 @@ export { colorWanted } from './terminal-env.js';
 export function renderDiscovery(unsafe: Omit<Discovery, 'steps'>, c: ChalkInstance): string {
   const d = terminalSafe(unsafe);
   const pooler = poolerName(d.pooler) ?? 'not identified';
-  const pool = d.poolSize !== null ? String(d.poolSize) : `no limit up to ${d.poolBound}`;
+  const pool = poolText(d);
   const facts = [
     `shared between connected clients: ${yes(d.sharedAcrossClients)}`,
     `client keeps its backend: ${yes(d.clientKeepsBackend)}`,
