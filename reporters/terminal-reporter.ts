@@ -26,8 +26,11 @@ export interface TerminalOptions {
 // Where callers have always found it (terminal-env.ts holds it, free of the renderers' imports).
 export { colorWanted } from './terminal-env.js';
 
-/** Two lines: what discovery found (mode, pool, server, pooler), then the facts behind the mode. */
-export function renderDiscovery(unsafe: Omit<Discovery, 'steps'>, c: ChalkInstance): string {
+/**
+ * Two lines, folded at `width`: what discovery found (mode, pool and how it was counted, server,
+ * pooler), then the facts behind the mode.
+ */
+export function renderDiscovery(unsafe: Omit<Discovery, 'steps'>, c: ChalkInstance, width = 120): string {
   const d = terminalSafe(unsafe);
   const pooler = poolerName(d.pooler) ?? 'not identified';
   const pool = poolText(d);
@@ -38,10 +41,11 @@ export function renderDiscovery(unsafe: Omit<Discovery, 'steps'>, c: ChalkInstan
     `transaction blocks: ${d.transactionBlocks}`,
     `round trip ${d.rttMs} ms, wait bound ${d.waitBoundMs} ms`,
   ];
-  return [
-    `${c.bold('Discovery')}  mode ${c.bold(d.mode)}  pool ${pool}  server ${d.serverVersion}  pooler ${pooler}`,
-    c.dim(`  ${facts.join('; ')}`),
-  ].join('\n');
+  // Folded before the words are made bold, so that colour codes are not counted as width.
+  const head = wrap(`Discovery  mode ${d.mode}  pool ${pool}  server ${d.serverVersion}  pooler ${pooler}`, width, 11)
+    .replace(/^Discovery/, c.bold('Discovery'))
+    .replace(`mode ${d.mode}`, `mode ${c.bold(d.mode)}`);
+  return [head, c.dim(wrap(`  ${facts.join('; ')}`, width, 4))].join('\n');
 }
 
 /** The full report: header, discovery, profile, checks grouped by severity, sweep and summary. */
@@ -52,7 +56,7 @@ export function renderReport(unsafe: Report, opts: TerminalOptions): string {
   const width = opts.width ?? 100;
   const lines: string[] = [];
   lines.push(`${c.bold('pooltest')} ${report.tool.version}  target ${targetText(report.target)}  run ${report.runId}`);
-  lines.push(renderDiscovery(report.discovery, c));
+  lines.push(renderDiscovery(report.discovery, c, width));
   if (opts.verbose) lines.push(...report.discovery.notes.map((n) => c.dim(`  note: ${n}`)));
   // Findings about the server (a dead run's stale backends) are shown without --verbose too.
   else

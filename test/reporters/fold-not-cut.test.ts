@@ -15,7 +15,7 @@ import { buildMatrix } from '../../reporters/matrix.js';
 import { renderMatrixTerminal } from '../../reporters/matrix-text.js';
 import { diffReports } from '../../reporters/report-diff.js';
 import { poolText } from '../../reporters/report-text.js';
-import { renderReport } from '../../reporters/terminal-reporter.js';
+import { renderDiscovery, renderReport } from '../../reporters/terminal-reporter.js';
 import { recordedReport } from '../support/recorded-report.js';
 import { unfold } from '../support/renderer-readings.js';
 
@@ -94,6 +94,13 @@ describe('the pool size says how it was counted', () => {
     ['JUnit', () => renderJunit(busy)],
   ])('%s shows the size with the reason beside it', (_, render) => {
     expect(render()).toContain(`4 (${why})`);
+  });
+
+  test('the terminal folds the longer discovery lines at its width, the reason in full', async () => {
+    const { Chalk } = await import('chalk');
+    const text = renderDiscovery(busy.discovery, new Chalk({ level: 0 }), 80);
+    expect(widest(text)).toBeLessThanOrEqual(80);
+    expect(unfold(text)).toContain(`pool 4 (${why})`);
   });
 
   test('a plain count says what ended it; a report written before the count was kept shows the number', () => {
