@@ -125,8 +125,8 @@ Exit codes:
        left behind (inconclusive checks, and a sweep that could not finish, change it only
        under --strict)
   1    a check failed its expectation, the run left state behind, (with --compare) something
-       breaks, (with --fail-on-breaks) an outcome breaks an application, or (with --strict) a check was inconclusive, the sweep could not finish or
-       every check was skipped
+       breaks, (with --fail-on-breaks) an outcome breaks an application, or (with --strict)
+       a check was inconclusive, the sweep could not finish or every check was skipped
   2    pooltest could not run (bad arguments, target unreachable, authentication, ...)
   130  interrupted by SIGINT or SIGTERM (after cleanup: the check stops, the sweep runs)
   129  the same after SIGHUP (a dropped SSH session), 131 after SIGQUIT`;

@@ -65,11 +65,12 @@ function header(r: Report): string {
 
 function counts(r: Report): string {
   const s = r.summary;
+  const n = summaryCounts(r.checks);
   // The words of every renderer (summary-counts.ts), each count coloured as its verdict is, the
   // breaking outcomes as a failure when there are any.
   const cells = [
     `${r.checks.length} checks`,
-    countsLine(summaryCounts(r.checks), (p) => `<span class="v-${token(countClass(p, r))}">${esc(p.text)}</span>`) +
+    countsLine(n, (p) => `<span class="v-${token(countClass(p, n.breaking))}">${esc(p.text)}</span>`) +
       (s.interrupted ? ', interrupted' : ''),
     `exit code ${s.exitCode}`,
     `${(r.durationMs / 1000).toFixed(1)} s`,
@@ -78,9 +79,9 @@ function counts(r: Report): string {
 }
 
 /** The class of a summary part: its verdict's, the breaks' as a failure's (or a pass's when none). */
-function countClass(p: CountPart, r: Report): string {
+function countClass(p: CountPart, breaking: number): string {
   if (p.kind !== 'breaks') return p.kind;
-  return r.checks.some((c) => outcomeBreaks(c.outcome) === true) ? 'fail' : 'pass';
+  return breaking > 0 ? 'fail' : 'pass';
 }
 
 function discovery(r: Report): string {
