@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { writeAtomically } from '../reporters/json-reporter.js';
 import { renderMatrixHtml } from '../reporters/matrix-html.js';
-import { buildMatrix, type Matrix } from '../reporters/matrix.js';
+import { buildMatrix, type Matrix, type MatrixColumn } from '../reporters/matrix.js';
 import { startStack } from '../fixtures/stack.js';
 import type { Report } from '../engine/types.js';
 import { renderGroups } from './compatibility-groups.js';
@@ -174,15 +174,33 @@ async function main(): Promise<void> {
   const previous =
     only.length > 0 ? (JSON.parse(readFileSync(path.join(REPO, COMPAT_FILES.json), 'utf8')) as Matrix) : null;
   const reports: Array<{ report: Report; name: string; source: string }> = [];
+  const kept = new Map<string, MatrixColumn>();
   for (const t of COMPAT_RUNNABLE) {
     // A column added since the committed page was made has nothing to keep: it is run.
-    if (previous && !only.includes(t.name) && previous.columns.some((c) => c.name === t.name)) {
+    const committed = previous?.columns.find((c) => c.name === t.name);
+    if (previous && committed && !only.includes(t.name)) {
       reports.push({ report: fromColumn(previous, t.name), name: t.name, source: t.name });
+      kept.set(t.name, committed);
       continue;
     }
     reports.push({ report: await settled(t), name: t.name, source: t.name });
   }
-  writeCompatibility(withVaryingCells(buildMatrix(reports), COMPAT_TARGETS));
+  const matrix = withVaryingCells(buildMatrix(reports), COMPAT_TARGETS);
+  // A kept column keeps its sweep in its own run's words: the report rebuilt from the page
+  // knows only the matrix's fields, and would make an `unknown` sweep a dirty one.
+  for (const col of matrix.columns) {
+    const was = kept.get(col.name);
+    if (!was) continue;
+    col.sweepClean = was.sweepClean;
+    if (was.sweep === undefined) {
+      delete col.sweep;
+      delete col.sweepText;
+    } else {
+      col.sweep = was.sweep;
+      col.sweepText = was.sweepText ?? null;
+    }
+  }
+  writeCompatibility(matrix);
   process.stderr.write(`wrote ${Object.values(COMPAT_FILES).join(', ')}\n`);
 }
 

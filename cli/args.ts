@@ -38,6 +38,8 @@ export interface CliOptions {
   expect?: string;
   /** `--strict`: inconclusive checks and an unfinished sweep fail the run (exit 1). */
   strict: boolean;
+  /** `--fail-on-breaks`: an outcome that breaks an application fails the run (exit 1). */
+  failOnBreaks: boolean;
   /** A pooler to start in containers (`--spawn`). */
   spawn?: string;
   timeoutMs?: number;
@@ -75,6 +77,7 @@ export function parseCli(argv: string[]): CliOptions {
     skip: list(given('skip')),
     store: s.store,
     strict: has('strict'),
+    failOnBreaks: has('fail-on-breaks'),
     verbose: has('verbose'),
     quiet: s.quiet,
     list: has('list'),

@@ -82,6 +82,11 @@ ${SUBCOMMAND_LINES}`,
       type: 'boolean',
       help: 'fail (exit 1) when a check is inconclusive, the sweep could not finish, or every check was skipped; JUnit then reports inconclusive checks as failures',
     },
+    'fail-on-breaks': {
+      section: 'What to run and assert',
+      type: 'boolean',
+      help: 'fail (exit 1) when an outcome breaks an application written for a direct connection, expected by a profile or not; JUnit then reports each such check as a failure (without it, as a passed testcase)',
+    },
     only: {
       section: 'What to run and assert',
       type: 'string',
@@ -123,8 +128,8 @@ Exit codes:
        left behind (inconclusive checks, and a sweep that could not finish, change it only
        under --strict)
   1    a check failed its expectation, the run left state behind, (with --compare) something
-       breaks, or (with --strict) a check was inconclusive, the sweep could not finish or
-       every check was skipped
+       breaks, (with --fail-on-breaks) an outcome breaks an application, or (with --strict)
+       a check was inconclusive, the sweep could not finish or every check was skipped
   2    pooltest could not run (bad arguments, target unreachable, authentication, ...)
   130  interrupted by SIGINT or SIGTERM (after cleanup: the check stops, the sweep runs)
   129  the same after SIGHUP (a dropped SSH session), 131 after SIGQUIT`,

@@ -24,7 +24,10 @@ export const MATRIX_GRAMMAR: CommandGrammar = {
 matrix: checks as rows, one column per report, each cell the outcome and verdict. The first
 report is the reference: cells whose outcome differs from it are marked. Name a column with
 NAME=REPORT (e.g. pgbouncer-1.23=out/1.23.json); by default columns are named after the
-pooler, mode and PostgreSQL version, and two reports that would share a name are refused.`,
+pooler, mode and PostgreSQL version, and two reports that would share a name are refused.
+The terminal table fits the terminal's width (120 columns when piped): targets that do not fit
+beside each other go to further pages, each with the checks again. Each target's line gives
+its run's own sweep (clean, DIRTY, or unknown with the reason) and summary.`,
   shared: {
     json: 'write the matrix as JSON',
     markdown: 'write it as Markdown',

@@ -61,6 +61,7 @@ export async function runCommand(opts: CliOptions, ends: Endpoints, io: CliIo): 
     timeoutMs: opts.timeoutMs,
     maxPool: opts.maxPool,
     strict: opts.strict,
+    failOnBreaks: opts.failOnBreaks,
     env: io.env,
     ...(io.signal ? { signal: io.signal } : {}),
     ...(io.quit ? { quit: io.quit } : {}),
@@ -226,7 +227,7 @@ function events(
     // The report (stdout) shows the target's discovery; on the same screen, once is enough.
     ...(io.sameStream && label !== 'baseline'
       ? {}
-      : { onDiscovery: (d) => io.stderr(`${label ? `${c.bold(label)}: ` : ''}${renderDiscovery(d, c)}\n`) }),
+      : { onDiscovery: (d) => io.stderr(`${label ? `${c.bold(label)}: ` : ''}${renderDiscovery(d, c, io.width)}\n`) }),
     onCheckStart: progress.onCheckStart,
     onCheckResult: progress.onCheckResult,
     onWait: progress.onWait,

@@ -181,8 +181,17 @@ export async function countPool(
   d.sharedAcrossClients = pids.has(firstPid);
   // Under traffic that never let go, the busy backends may be the pool's: count them, since
   // steering and the sweep only lose by undercounting (a backend never visited or tried).
-  if (waited) d.poolSize = new Set([...pids, firstPid]).size + busyAtQueue;
-  else if (reachedStop) d.poolSize = new Set([...pids, firstPid]).size;
+  const held = new Set([...pids, firstPid]).size;
+  if (waited) d.poolSize = held + busyAtQueue;
+  else if (reachedStop) d.poolSize = held;
+  // What the number rests on, for the reports to say beside it (a size above the configured
+  // pool is other clients' traffic counted in, not a miscount).
+  if (waited || reachedStop)
+    d.poolCount = {
+      held,
+      busyElsewhere: waited ? busyAtQueue : 0,
+      end: !waited ? 'as-before' : d.clientLimit ? 'refused' : 'queued',
+    };
   // With D's old backend held, D's next transaction shows whether a client keeps its backend.
   const onFirst = holders.find((h) => h.pid === firstPid);
   const spare = holders.find((h) => h.pid !== firstPid);

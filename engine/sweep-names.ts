@@ -5,6 +5,7 @@
 import { blankDiscovery } from './discovery.js';
 import { Scenario, type RunContext } from './steering/scenario.js';
 import type { Target } from './target.js';
+import type { StepRecord } from './types.js';
 import { runContext, type RunState } from './run-state.js';
 import { visitBackends } from './backend-visits.js';
 import { cleanupBlock } from './steering/state-scenario.js';
@@ -60,8 +61,7 @@ export async function restoreNames(
     for (const step of visits.steps) {
       const seen = valueOf(step, 'seen_app');
       const after = valueOf(step, 'after_app');
-      if (step.error)
-        doubts.push(`backend ${step.pid ?? '?'}: could not look at application_name: ${step.error.message}`);
+      if (step.error) doubts.push(`${visitedWhere(step)}: could not look at application_name: ${step.error.message}`);
       if (typeof seen !== 'string' || !seen.startsWith(mine)) continue;
       if (typeof after === 'string' && after.startsWith(mine))
         leftovers.push(
@@ -81,6 +81,15 @@ export async function restoreNames(
     await scn.closeAll();
   }
   return restored;
+}
+
+/**
+ * Where a visit looked, for a doubt: its backend, or, when it failed before it could read one
+ * (a login refused, a statement that errored first), the client that tried. `backend ?` told
+ * a reader nothing (issue 40).
+ */
+export function visitedWhere(step: Pick<StepRecord, 'pid' | 'session'>): string {
+  return step.pid !== null ? `backend ${step.pid}` : `client ${step.session} (no backend reached)`;
 }
 
 /**

@@ -114,6 +114,15 @@ export interface Discovery {
   poolSize: number | null;
   /** The bound used while counting (a pool at least this big is reported as `>= bound`). */
   poolBound: number;
+  /**
+   * How `poolSize` was counted, for reports to say beside the number (reporters/report-text.ts):
+   * the backends pooltest's own clients held at once, the other backends of this database and
+   * user that stayed busy with other clients' traffic when the pool looked full (counted in, so
+   * the size is an upper bound), and how the count ended: the next client `queued` or was
+   * `refused`, or a recount held `as-before` as many as the first count and went no further.
+   * Absent when no limit was met, and in reports written before it existed.
+   */
+  poolCount?: { held: number; busyElsewhere: number; end: 'queued' | 'refused' | 'as-before' };
   /** Another client got a backend while the client that last used it stayed connected. */
   sharedAcrossClients: boolean;
   /** A client's next transaction ran on the same backend although that backend was held. */
@@ -294,6 +303,8 @@ export interface ReportSummary {
   skipped: number;
   /** Whether `--strict` was on: inconclusive checks and an unfinished sweep then set exit 1. */
   strict: boolean;
+  /** `--fail-on-breaks`: an outcome that breaks an application set exit 1 (absent: off). */
+  failOnBreaks?: boolean;
   exitCode: number;
   /** SIGINT/SIGTERM stopped the run: what did not run says so, and exitCode is 130. */
   interrupted?: boolean;

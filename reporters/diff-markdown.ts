@@ -56,5 +56,6 @@ export function renderDiffMarkdown(diff: ReportDiff): string {
 
 function sideText(s: DiffSide): string {
   const what = sideWhat(s);
-  return `${code(targetText(s.target))}, ${inline(what)}, PostgreSQL ${inline(s.serverVersion)}, run ${code(s.runId)}`;
+  const sweep = s.sweep ? `, sweep ${inline(s.sweep)}` : '';
+  return `${code(targetText(s.target))}, ${inline(what)}, PostgreSQL ${inline(s.serverVersion)}, run ${code(s.runId)}${sweep}`;
 }

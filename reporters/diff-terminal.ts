@@ -8,11 +8,11 @@ import type { ChangeKind, DiffEntry, DiffSide, ReportDiff } from './report-diff.
 import { verdictCounts, verdictPhrase } from './verdict-text.js';
 import { sideWhat, targetText } from './report-text.js';
 import { groupBySeverity } from './severity.js';
-import { cut, oneLine, outcomeWidth, terminalSafe } from './terminal-text.js';
+import { oneLine, outcomeWidth, terminalSafe, wrap } from './terminal-text.js';
 
 export interface DiffTerminalOptions {
   color: boolean;
-  /** Terminal width used to cut long lines. */
+  /** Terminal width to fold long lines at. */
   width?: number;
   /** Only breaks and the summary. */
   quiet?: boolean;
@@ -26,7 +26,7 @@ export function renderDiff(unsafe: ReportDiff, opts: DiffTerminalOptions): strin
   const width = opts.width ?? 100;
   const lines: string[] = [];
   if (!opts.quiet) {
-    lines.push(c.bold('pooltest diff'), sideLine('OLD', diff.old), sideLine('NEW', diff.new), '');
+    lines.push(c.bold('pooltest diff'), sideLine('OLD', diff.old, width), sideLine('NEW', diff.new, width), '');
     const w = Math.max(5, ...diff.entries.map((e) => e.id.length));
     const ow = outcomeWidth(
       'OLD',
@@ -41,10 +41,11 @@ export function renderDiff(unsafe: ReportDiff, opts: DiffTerminalOptions): strin
         lines.push(
           `${e.id.padEnd(w)}  ${(e.old ?? '-').padEnd(ow)}  ${(e.new ?? '-').padEnd(ow)}  ${changeText(e.change, c)}${' '.repeat(Math.max(0, 7 - e.change.length))}  ${newVerdict(e)}`.trimEnd(),
         );
-        if (e.change !== 'same') lines.push(c.dim(cut(`    ${e.why}`, width)));
+        // Folded, never cut: the advice is what a reader acts on (the main report folds it too).
+        if (e.change !== 'same') lines.push(c.dim(wrap(`    ${e.why}`, width, 4)));
         if (e.change === 'breaks')
           lines.push(
-            c.cyan(cut(`    advice: ${e.advice ?? 'none recorded for this outcome; see INTERPRETING.md'}`, width)),
+            c.cyan(wrap(`    advice: ${e.advice ?? 'none recorded for this outcome; see INTERPRETING.md'}`, width, 12)),
           );
       }
     }
@@ -55,16 +56,22 @@ export function renderDiff(unsafe: ReportDiff, opts: DiffTerminalOptions): strin
     }
   }
   const s = diff.summary;
-  if (!opts.quiet) lines.push(`${c.bold('NEW')}      ${newCounts(diff)}`);
+  // Folded before the label is made bold, so that its colour codes are not counted as width.
+  if (!opts.quiet) lines.push(wrap(`NEW      ${newCounts(diff)}`, width, 9).replace(/^NEW/, c.bold('NEW')));
   lines.push(
     `${c.bold('Changes')}  ${c.red(`${s.breaks} break(s)`)}, ${c.green(`${s.fixed} fixed`)}, ${s.same} same, ${s.changed} changed, ${c.yellow(`${s.unknown} unknown`)}  exit ${s.exitCode}`,
   );
   return lines.join('\n') + '\n';
 }
 
-function sideLine(label: string, s: DiffSide): string {
+function sideLine(label: string, s: DiffSide, width: number): string {
   const what = sideWhat(s);
-  return `  ${label}  ${targetText(s.target)}  ${what}  PostgreSQL ${s.serverVersion}  run ${s.runId}  ${s.startedAt}`;
+  const sweep = s.sweep ? `  sweep ${s.sweep}` : '';
+  return wrap(
+    `  ${label}  ${targetText(s.target)}  ${what}  PostgreSQL ${s.serverVersion}  run ${s.runId}  ${s.startedAt}${sweep}`,
+    width,
+    7,
+  );
 }
 
 /** NEW's verdict in the words of every renderer (verdict-text.ts); a check NEW did not run has none. */

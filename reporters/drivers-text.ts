@@ -4,6 +4,7 @@
  */
 import type { DriverResult, DriversReport } from '../drivers/run-drivers.js';
 import { DRIVER_SCENARIOS } from '../drivers/judge.js';
+import { poolText } from './report-text.js';
 
 interface Row {
   driver: string;
@@ -33,7 +34,7 @@ export function cellText(r: DriverResult | undefined): string {
 export function poolerText(report: DriversReport): string {
   const d = report.discovery;
   const who = d.pooler ? `${d.pooler.name}${d.pooler.version ? ` ${d.pooler.version}` : ''}` : 'no pooler identified';
-  return `${who}, ${d.mode} pooling${d.poolSize !== null ? `, pool of ${d.poolSize}` : ''}, PostgreSQL ${d.serverVersion}`;
+  return `${who}, ${d.mode} pooling${d.poolSize !== null ? `, pool of ${poolText(d)}` : ''}, PostgreSQL ${d.serverVersion}`;
 }
 
 export function renderDriversTerminal(report: DriversReport): string {

@@ -15,11 +15,12 @@ import type { CheckResult, Report, Severity, Verdict } from '../engine/types.js'
 import { outcomeBreaks } from '../suites/outcome-breaks.js';
 import { SCRIPT, STYLE, scriptHash } from './html-assets.js';
 import { esc, token } from './html.js';
-import { poolerText, targetText } from './report-text.js';
+import { poolerText, poolText, targetText } from './report-text.js';
 import { renderSequenceSvg } from './sequence-svg.js';
 import { SEVERITY_ORDER, bySeverity } from './severity.js';
 import { stepOutcome } from './step-text.js';
-import { observedReading, reportCounts, verdictPhrase } from './verdict-text.js';
+import { observedReading, verdictPhrase } from './verdict-text.js';
+import { countsLine, summaryCounts, type CountPart } from './summary-counts.js';
 
 const VERDICTS: readonly Verdict[] = ['fail', 'inconclusive', 'pass', 'observed', 'skipped'];
 
@@ -64,16 +65,23 @@ function header(r: Report): string {
 
 function counts(r: Report): string {
   const s = r.summary;
-  // The words of every renderer (verdict-text.ts), each count coloured as its verdict is.
+  const n = summaryCounts(r.checks);
+  // The words of every renderer (summary-counts.ts), each count coloured as its verdict is, the
+  // breaking outcomes as a failure when there are any.
   const cells = [
     `${r.checks.length} checks`,
-    ...reportCounts(r)
-      .split(', ')
-      .map((part) => `<span class="v-${token(part.split(' ')[1] ?? '')}">${esc(part)}</span>`),
+    countsLine(n, (p) => `<span class="v-${token(countClass(p, n.breaking))}">${esc(p.text)}</span>`) +
+      (s.interrupted ? ', interrupted' : ''),
     `exit code ${s.exitCode}`,
     `${(r.durationMs / 1000).toFixed(1)} s`,
   ];
   return `<section class="panel counts" id="summary">${cells.map((c) => `<span>${c}</span>`).join('')}</section>`;
+}
+
+/** The class of a summary part: its verdict's, the breaks' as a failure's (or a pass's when none). */
+function countClass(p: CountPart, breaking: number): string {
+  if (p.kind !== 'breaks') return p.kind;
+  return breaking > 0 ? 'fail' : 'pass';
 }
 
 function discovery(r: Report): string {
@@ -81,7 +89,7 @@ function discovery(r: Report): string {
   const yes = (b: boolean): string => (b ? 'yes' : 'no');
   const facts: Array<[string, string]> = [
     ['mode', d.mode],
-    ['pool', d.poolSize !== null ? String(d.poolSize) : `no limit up to ${d.poolBound}`],
+    ['pool', poolText(d)],
     ['server', d.serverVersion],
     ['pooler', d.pooler ? `${d.pooler.name} ${d.pooler.version ?? ''} (${d.pooler.how})` : 'not identified'],
     ['shared between connected clients', yes(d.sharedAcrossClients)],

@@ -10,7 +10,7 @@
  */
 import { redactUrl } from '../engine/target.js';
 import { esc, token } from './html.js';
-import type { Matrix, MatrixCell } from './matrix.js';
+import { columnSweep, type Matrix, type MatrixCell } from './matrix.js';
 import type { Severity } from '../engine/types.js';
 import { verdictPhrase } from './verdict-text.js';
 import { outcomeBreaks } from '../suites/outcome-breaks.js';
@@ -48,7 +48,7 @@ export function renderMatrixHtml(m: Matrix, title = 'pooltest compatibility matr
     .map((c) => {
       const profile = c.profile ? `, profile <code>${esc(c.profile)}</code>` : '';
       const run = `run <code>${esc(c.runId)}</code> at ${esc(c.startedAt)}`;
-      const sweep = c.sweepClean === null ? 'not run' : c.sweepClean ? 'clean' : 'dirty';
+      const sweep = esc(columnSweep(c).text);
       const pooler = esc(c.pooler ?? 'no pooler identified');
       return `<li><b>${esc(c.name)}</b>: ${pooler}, ${esc(c.mode)} mode, PostgreSQL ${esc(c.server)}${profile}; ${run}; sweep ${sweep}</li>`;
     })

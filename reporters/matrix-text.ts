@@ -5,9 +5,9 @@
  * (Markdown), and an outcome that breaks applications is flagged.
  */
 import { Chalk } from 'chalk';
-import type { Matrix, MatrixCell } from './matrix.js';
+import { columnSweep, type Matrix, type MatrixCell, type MatrixColumn } from './matrix.js';
 import { code, inline, table } from './markdown.js';
-import { cut, oneLine, pad, terminalSafe } from './terminal-text.js';
+import { pad, terminalSafe, wrap } from './terminal-text.js';
 import type { Severity, Verdict } from '../engine/types.js';
 import { groupBySeverity } from './severity.js';
 import { outcomeBreaks } from '../suites/outcome-breaks.js';
@@ -49,49 +49,107 @@ function columnCounts(m: Matrix, i: number): string {
   );
 }
 
-/** Terminal text: one line per check, a column per target (numbered, named below the table). */
+/**
+ * Terminal text: what each target is (numbered), then one line per check, a column per target
+ * headed by its number and name. Every line fits `width` (120 when piped): columns that do not
+ * fit beside each other go to further pages of the table, each with the check column again,
+ * rather than a table eight targets wide (247 columns under headers `[1]`...`[8]`).
+ */
 export function renderMatrixTerminal(unsafe: Matrix, opts: { color: boolean; width?: number }): string {
   // Cells and column names come from report files: printable before any of them is measured.
   const m = terminalSafe(unsafe);
   const c = new Chalk({ level: opts.color ? 1 : 0 });
+  const width = opts.width ?? 120;
   const idWidth = Math.max(5, ...m.rows.map((r) => r.id.length));
   const cellText = (x: MatrixCell, severity: Severity): string =>
     `${x.seen && x.seen.length > 1 ? x.seen.join('|') : (x.outcome ?? (x.verdict === null ? 'absent' : x.verdict === 'skipped' ? 'skipped' : '-'))}${x.measure ? ` ${x.measure}` : ''}${mark(x, severity)}${x.differs ? '*' : ''}`;
-  const widths = m.columns.map((_, i) => Math.max(4, ...m.rows.map((r) => cellText(r.cells[i]!, r.severity).length)));
+  const heads = m.columns.map((col, i) => `[${i + 1}] ${col.name}`);
+  // A column is as wide as its widest cell, and wide enough for its name's words up to a point.
+  const widths = m.columns.map((_, i) =>
+    Math.max(
+      10,
+      ...m.rows.map((r) => cellText(r.cells[i]!, r.severity).length),
+      Math.min(HEAD_WORD, longestWord(heads[i]!)),
+    ),
+  );
   const lines = [
     'pooltest matrix',
     ...m.columns.map((col, i) =>
-      oneLine(
-        `  [${i + 1}] ${col.name}: ${col.target}${col.profile ? `, profile ${col.profile}` : ''}; ${columnCounts(m, i)}`,
+      wrap(
+        `  [${i + 1}] ${col.name}: ${col.target}${col.profile ? `, profile ${col.profile}` : ''}; sweep ${columnSweep(col).text}; ${columnCounts(m, i)}`,
+        width,
+        6,
       ),
     ),
-    '',
   ];
-  lines.push(c.bold(`${pad('CHECK', idWidth)}  ${m.columns.map((_, i) => pad(`[${i + 1}]`, widths[i]!)).join('  ')}`));
-  for (const group of groupBySeverity(m.rows)) {
-    lines.push(c.bold.underline(`${group.severity} (${group.checks.length})`));
-    for (const row of group.checks) {
-      const cells = row.cells.map((x, i) => {
-        const text = pad(cellText(x, row.severity), widths[i]!);
-        return x.differs ? c.yellow.bold(text) : x.breaks ? c.red(text) : text;
-      });
-      lines.push(`${pad(row.id, idWidth)}  ${cells.join('  ')}`.trimEnd());
+  for (const page of pages(widths, width - idWidth)) {
+    lines.push('');
+    const headLines = page.map((i) => headWrap(heads[i]!, widths[i]!));
+    const depth = Math.max(...headLines.map((h) => h.length));
+    for (let k = 0; k < depth; k++) {
+      const cells = page.map((i, n) => pad(headLines[n]![k] ?? '', widths[i]!));
+      lines.push(c.bold(`${pad(k === 0 ? 'CHECK' : '', idWidth)}  ${cells.join('  ')}`.trimEnd()));
+    }
+    for (const group of groupBySeverity(m.rows)) {
+      lines.push(c.bold.underline(`${group.severity} (${group.checks.length})`));
+      for (const row of group.checks) {
+        const cells = page.map((i) => {
+          const x = row.cells[i]!;
+          const text = pad(cellText(x, row.severity), widths[i]!);
+          return x.differs ? c.yellow.bold(text) : x.breaks ? c.red(text) : text;
+        });
+        lines.push(`${pad(row.id, idWidth)}  ${cells.join('  ')}`.trimEnd());
+      }
     }
   }
   const differ = m.rows.filter((r) => r.cells.some((x) => x.differs)).length;
-  const width = opts.width ?? 120;
   lines.push(
     '',
-    cut(
+    wrap(
       `${m.rows.length} checks, ${m.columns.length} targets; ${differ} check(s) differ from [1] (marked *); ✗ FAIL (failed its expectation), ? inconclusive`,
       width,
+      2,
     ),
-    cut(
+    wrap(
       '! observed: BREAKS (the severity of its group; nothing was asserted), ~ observed: no break, ~? observed: effect unknown',
       width,
+      2,
     ),
   );
   return lines.join('\n') + '\n';
+}
+
+/** The widest a column grows for a word of its name (longer words are cut over lines). */
+const HEAD_WORD = 16;
+
+function longestWord(text: string): number {
+  return Math.max(0, ...text.split(' ').map((w) => w.length));
+}
+
+/** Columns in pages: as many side by side as fit in `room` (each after two spaces), at least one. */
+function pages(widths: readonly number[], room: number): number[][] {
+  const out: number[][] = [];
+  let page: number[] = [];
+  let used = 0;
+  widths.forEach((w, i) => {
+    if (page.length > 0 && used + 2 + w > room) {
+      out.push(page);
+      page = [];
+      used = 0;
+    }
+    page.push(i);
+    used += 2 + w;
+  });
+  if (page.length > 0) out.push(page);
+  return out;
+}
+
+/** A column's heading folded into lines of `width`, a word longer than that cut over lines. */
+function headWrap(text: string, width: number): string[] {
+  const words = text
+    .split(' ')
+    .flatMap((w) => (w.length <= width ? [w] : (w.match(new RegExp(`.{1,${width}}`, 'g')) ?? [])));
+  return wrap(words.join(' '), width, 0).split('\n');
 }
 
 /** GitHub-flavoured Markdown: the table, a legend, and what each column is. */
@@ -102,7 +160,7 @@ export function renderMatrixMarkdown(m: Matrix, title = 'pooltest compatibility 
   const columns = m.columns.map((c, i) => {
     const pooler = c.pooler ? inline(c.pooler) : 'no pooler identified';
     const profile = c.profile ? `, profile ${code(c.profile)}` : '';
-    const sweep = c.sweepClean === null ? 'not run' : c.sweepClean ? 'clean' : '**dirty**';
+    const sweep = sweepMarkdown(c);
     const run = `run ${code(c.runId)} at ${inline(c.startedAt)}`;
     return `- **${inline(c.name)}**: ${pooler}, ${inline(c.mode)} mode, PostgreSQL ${inline(c.server)}${profile}; ${run}; sweep ${sweep}; ${columnCounts(m, i)}`;
   });
@@ -124,6 +182,14 @@ export function renderMatrixMarkdown(m: Matrix, title = 'pooltest compatibility 
     ...columns,
     '',
   ].join('\n');
+}
+
+/** The column's sweep in its report's words, the state emphasised unless clean. */
+function sweepMarkdown(c: MatrixColumn): string {
+  const { state, text } = columnSweep(c);
+  const rest = inline(text.slice(state.length));
+  if (state === 'clean' || state === 'not run') return `${state}${rest}`;
+  return `${state === 'dirty' ? '**DIRTY**' : `*${state}*`}${rest}`;
 }
 
 function cellMarkdown(x: MatrixCell, severity: Severity): string {

@@ -7,7 +7,8 @@
  * per pooler, version or mode) are merged afterwards with `pooltest matrix`.
  */
 import { PooltestError } from '../engine/errors.js';
-import type { Report, Severity, Verdict } from '../engine/types.js';
+import { sweepState, type Report, type Severity, type SweepState, type Verdict } from '../engine/types.js';
+import { sweepText } from './sweep-text.js';
 import { outcomeBreaks } from '../suites/outcome-breaks.js';
 import { poolerName, targetText } from './report-text.js';
 import { bySeverity } from './severity.js';
@@ -26,7 +27,12 @@ export interface MatrixColumn {
   profile: string | null;
   runId: string;
   startedAt: string;
+  /** The report's sweep was clean; null when it ran none. False for dirty and unknown alike. */
   sweepClean: boolean | null;
+  /** The report's own sweep state; null when it ran none (absent in matrices written before it). */
+  sweep?: SweepState | null;
+  /** The report's own sweep sentence without `Sweep: ` (`unknown - could not look for leftovers: ...`). */
+  sweepText?: string | null;
 }
 
 export interface MatrixCell {
@@ -142,7 +148,25 @@ function column({ report: r, name }: NamedReport): MatrixColumn {
     runId: r.runId,
     startedAt: r.startedAt,
     sweepClean: r.sweep ? r.sweep.clean : null,
+    sweep: r.sweep ? sweepState(r.sweep) : null,
+    sweepText: r.sweep ? sweepText(r.sweep).text.replace(/^Sweep: /, '') : null,
   };
+}
+
+/**
+ * A column's sweep as its report said it: `clean (...)`, `DIRTY - ...`, `unknown - could not
+ * look for leftovers: ...`, or `not run`. A matrix written before the state was kept knows only
+ * clean or not: "not clean" then, never "dirty" for a sweep that may have been unable to look.
+ */
+export function columnSweep(c: MatrixColumn): { state: SweepState | 'not run' | 'not clean'; text: string } {
+  if (c.sweep !== undefined) {
+    if (c.sweep === null) return { state: 'not run', text: 'not run' };
+    return { state: c.sweep, text: c.sweepText ?? c.sweep };
+  }
+  if (c.sweepClean === null) return { state: 'not run', text: 'not run' };
+  return c.sweepClean
+    ? { state: 'clean', text: 'clean' }
+    : { state: 'not clean', text: 'not clean (dirty or unknown: this matrix predates the sweep state)' };
 }
 
 /** Checks whose outcome differs between any two columns. */

@@ -6,6 +6,7 @@
  * the one shared table in outcome-breaks.ts.
  */
 import { outcomeBreaks } from '../suites/outcome-breaks.js';
+import { sweepText } from './sweep-text.js';
 import type { CheckResult, PublicTarget, Report, Severity, Verdict } from '../engine/types.js';
 
 /** Bumped whenever a field of {@link ReportDiff} changes meaning or disappears. */
@@ -47,6 +48,11 @@ export interface DiffSide {
   pooler: string | null;
   serverVersion: string;
   profile: string | null;
+  /**
+   * The run's own sweep sentence without `Sweep: ` (`clean (...)`, `DIRTY - ...`, `unknown -
+   * could not look for leftovers: ...`), `not run` without one; absent in diffs written before it.
+   */
+  sweep?: string;
 }
 
 /** The comparison of two reports; `exitCode` is 1 when anything breaks. */
@@ -150,5 +156,6 @@ function side(r: Report): DiffSide {
     pooler: p ? `${p.name} ${p.version ?? ''}`.trim() : null,
     serverVersion: r.discovery.serverVersion,
     profile: r.profile?.name ?? null,
+    sweep: r.sweep ? sweepText(r.sweep).text.replace(/^Sweep: /, '') : 'not run',
   };
 }

@@ -8,11 +8,12 @@ import { plural, sweepText } from './sweep-text.js';
 import { Chalk, type ChalkInstance } from 'chalk';
 import { describeWireFinding } from '../engine/discovery-probes.js';
 import type { CheckResult, Discovery, Report, Verdict } from '../engine/types.js';
-import { poolerName, targetText } from './report-text.js';
+import { poolerName, poolText, targetText } from './report-text.js';
 import { groupBySeverity } from './severity.js';
 import { stepLine } from './step-text.js';
 import { cut, oneLine, outcomeWidth, pad, terminalSafe, wrap } from './terminal-text.js';
-import { observedReading, verdictCounts, verdictPhrase } from './verdict-text.js';
+import { observedReading, verdictPhrase } from './verdict-text.js';
+import { countsLine, summaryCounts, type CountPart } from './summary-counts.js';
 
 export interface TerminalOptions {
   color: boolean;
@@ -25,11 +26,14 @@ export interface TerminalOptions {
 // Where callers have always found it (terminal-env.ts holds it, free of the renderers' imports).
 export { colorWanted } from './terminal-env.js';
 
-/** Two lines: what discovery found (mode, pool, server, pooler), then the facts behind the mode. */
-export function renderDiscovery(unsafe: Omit<Discovery, 'steps'>, c: ChalkInstance): string {
+/**
+ * Two lines, folded at `width`: what discovery found (mode, pool and how it was counted, server,
+ * pooler), then the facts behind the mode.
+ */
+export function renderDiscovery(unsafe: Omit<Discovery, 'steps'>, c: ChalkInstance, width = 120): string {
   const d = terminalSafe(unsafe);
   const pooler = poolerName(d.pooler) ?? 'not identified';
-  const pool = d.poolSize !== null ? String(d.poolSize) : `no limit up to ${d.poolBound}`;
+  const pool = poolText(d);
   const facts = [
     `shared between connected clients: ${yes(d.sharedAcrossClients)}`,
     `client keeps its backend: ${yes(d.clientKeepsBackend)}`,
@@ -37,10 +41,11 @@ export function renderDiscovery(unsafe: Omit<Discovery, 'steps'>, c: ChalkInstan
     `transaction blocks: ${d.transactionBlocks}`,
     `round trip ${d.rttMs} ms, wait bound ${d.waitBoundMs} ms`,
   ];
-  return [
-    `${c.bold('Discovery')}  mode ${c.bold(d.mode)}  pool ${pool}  server ${d.serverVersion}  pooler ${pooler}`,
-    c.dim(`  ${facts.join('; ')}`),
-  ].join('\n');
+  // Folded before the words are made bold, so that colour codes are not counted as width.
+  const head = wrap(`Discovery  mode ${d.mode}  pool ${pool}  server ${d.serverVersion}  pooler ${pooler}`, width, 11)
+    .replace(/^Discovery/, c.bold('Discovery'))
+    .replace(`mode ${d.mode}`, `mode ${c.bold(d.mode)}`);
+  return [head, c.dim(wrap(`  ${facts.join('; ')}`, width, 4))].join('\n');
 }
 
 /** The full report: header, discovery, profile, checks grouped by severity, sweep and summary. */
@@ -51,7 +56,7 @@ export function renderReport(unsafe: Report, opts: TerminalOptions): string {
   const width = opts.width ?? 100;
   const lines: string[] = [];
   lines.push(`${c.bold('pooltest')} ${report.tool.version}  target ${targetText(report.target)}  run ${report.runId}`);
-  lines.push(renderDiscovery(report.discovery, c));
+  lines.push(renderDiscovery(report.discovery, c, width));
   if (opts.verbose) lines.push(...report.discovery.notes.map((n) => c.dim(`  note: ${n}`)));
   // Findings about the server (a dead run's stale backends) are shown without --verbose too.
   else
@@ -127,13 +132,17 @@ function closingLines(report: Report, c: ChalkInstance, full: boolean): string[]
   }
   const s = report.summary;
   const interrupted = s.interrupted ? `, ${c.yellow.bold('interrupted')}` : '';
-  // The words of every renderer (verdict-text.ts), counted from the rows above; coloured here.
-  const paint: Record<string, (t: string) => string> = { pass: c.green, fail: c.red, inconclusive: c.yellow };
+  // The words of every renderer (summary-counts.ts), counted from the rows above; coloured here.
+  const counted = summaryCounts(report.checks);
+  const paint: Partial<Record<CountPart['kind'], (t: string) => string>> = {
+    breaks: counted.breaking > 0 ? c.red.bold : c.green,
+    pass: c.green,
+    fail: c.red,
+    inconclusive: c.yellow,
+  };
   const counts =
-    verdictCounts(report.checks)
-      .split(', ')
-      .map((part) => (paint[part.split(' ')[1] ?? ''] ?? String)(part))
-      .join(', ') + `${s.strict === true ? ' (strict)' : ''}${interrupted}`;
+    countsLine(counted, (p) => (paint[p.kind] ?? String)(p.text)) +
+    `${s.strict === true ? ' (strict)' : ''}${interrupted}`;
   const observed = report.checks.filter((r) => r.verdict === 'observed').length;
   const seconds = (report.durationMs / 1000).toFixed(1);
   lines.push(`${c.bold('Summary')}  ${plural(s.total, 'check')}: ${counts}  (${seconds} s)  exit ${s.exitCode}`);

@@ -5,8 +5,11 @@
  * connection (suites/outcome-breaks.ts) and, when it breaks one, the check's severity, never as
  * a pass: a leak nobody asserted against is still a leak.
  */
-import type { CheckResult, Report, Verdict } from '../engine/types.js';
+import type { CheckResult, Report } from '../engine/types.js';
 import { outcomeBreaks } from '../suites/outcome-breaks.js';
+import { countsLine, summaryCounts } from './summary-counts.js';
+
+export { COUNTED_VERDICTS } from './summary-counts.js';
 
 /** The three readings of an observation. */
 export type ObservedReading = 'breaks' | 'fine' | 'unknown';
@@ -37,21 +40,14 @@ export function verdictPhrase(c: Pick<CheckResult, 'verdict' | 'outcome' | 'seve
   }
 }
 
-/** The verdicts a summary counts, in the order every renderer lists them. */
-export const COUNTED_VERDICTS: readonly Verdict[] = ['pass', 'fail', 'observed', 'inconclusive', 'skipped'];
-
 /**
- * `22 pass, 1 fail, 3 observed (1 breaking), 0 inconclusive, 0 skipped`: every verdict counted,
- * observations with how many of them break an application. Counted from the checks (a report's
- * summary of schema 1 has no `observed`), so the words always match the rows beneath them.
+ * `14 outcomes break an application; 22 pass (13 of them expected breaks), 0 fail, 1 observed
+ * (1 breaking), 0 inconclusive, 0 skipped`: every verdict counted, and the outcomes that break
+ * an application, whatever their verdict (reporters/summary-counts.ts). Counted from the checks
+ * (a report's summary of schema 1 has no `observed`), so the words always match the rows.
  */
 export function verdictCounts(checks: ReadonlyArray<Pick<CheckResult, 'verdict' | 'outcome'>>): string {
-  return COUNTED_VERDICTS.map((v) => {
-    const n = checks.filter((c) => c.verdict === v).length;
-    if (v !== 'observed') return `${n} ${v}`;
-    const breaking = checks.filter((c) => c.verdict === 'observed' && observedReading(c) === 'breaks').length;
-    return `${n} observed${n > 0 ? ` (${breaking} breaking)` : ''}`;
-  }).join(', ');
+  return countsLine(summaryCounts(checks));
 }
 
 /** {@link verdictCounts} of a report, with `, interrupted` when it was. */

@@ -25,6 +25,7 @@ import { runOrder } from './check-order.js';
 import { INTERRUPTED_NOT_RUN, suitesLocation } from './vitest-runner.js';
 import { EarlyChecks } from './early-checks.js';
 import { CATALOGUE } from '../suites/catalogue.js';
+import { outcomeBreaks } from '../suites/outcome-breaks.js';
 import {
   REPORT_SCHEMA_VERSION,
   sweepState,
@@ -63,6 +64,12 @@ export interface RunOptions {
    * nothing was proven.
    */
   strict?: boolean;
+  /**
+   * `--fail-on-breaks`: an outcome that breaks an application written for a direct connection
+   * fails the run (exit 1), whether a profile expected it or nothing was asserted; JUnit then
+   * shows each such check as a failure. For a team gating a move to a pooler on "nothing breaks".
+   */
+  failOnBreaks?: boolean;
   /** The target is a throwaway fixture: allows checks that would disturb a shared server (capacity/burst). */
   fixture?: boolean;
   env?: NodeJS.ProcessEnv;
@@ -232,6 +239,7 @@ async function runWithId(opts: RunOptions & { runId: string }, state: RunState):
     runId: ctx.runId,
     interruptedExit: opts.signal?.aborted === true ? exitCodeOfAbort(opts.signal) : null,
     strict: opts.strict === true,
+    failOnBreaks: opts.failOnBreaks === true,
   });
 }
 
@@ -380,6 +388,12 @@ interface ReportParts {
   /** The exit code of an interrupted run (129, 130, 131 by signal); null when it was not. */
   interruptedExit: number | null;
   strict: boolean;
+  failOnBreaks: boolean;
+}
+
+/** 1 under `--fail-on-breaks` when some outcome breaks an application (suites/outcome-breaks.ts). */
+function breaksExit(p: Pick<ReportParts, 'checks' | 'failOnBreaks'>): 0 | 1 {
+  return p.failOnBreaks && p.checks.some((c) => outcomeBreaks(c.outcome) === true) ? 1 : 0;
 }
 
 function buildReport(p: ReportParts): Report {
@@ -408,7 +422,8 @@ function buildReport(p: ReportParts): Report {
       strict: p.strict,
       // Interrupted: what ran is reported as it is, and the exit code says the run was cut short.
       // Under --strict, a run that proved nothing does not exit 0 (engine/verdict.ts).
-      exitCode: p.interruptedExit ?? runExitCode(p.checks, p.sweep, p.strict),
+      exitCode: p.interruptedExit ?? Math.max(runExitCode(p.checks, p.sweep, p.strict), breaksExit(p)),
+      ...(p.failOnBreaks ? { failOnBreaks: true } : {}),
       ...(p.interruptedExit !== null ? { interrupted: true } : {}),
     },
   };

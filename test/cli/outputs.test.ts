@@ -133,6 +133,27 @@ describe('pooltest outputs, history, expectations and comparisons', () => {
     expect(run.stderr).toBe('');
   });
 
+  test('--fail-on-breaks: the documented leak that passes its expectation fails the run, and JUnit shows it failed', async () => {
+    const cwd = makeDir(fresh('fail-on-breaks'));
+    const args = ['--target', stack.target.url(), '--profile', 'pgbouncer-transaction', '--only', 'session/set-leak'];
+    const run = await runCli([...args, '--fail-on-breaks', '--junit', 'j.xml', '--no-store', '--quiet'], {
+      cwd,
+      json: true,
+    });
+    // Control: the same run without the flag is the first run above, which exits 0.
+    expect((await first()).run.code).toBe(0);
+    expect(run.code, run.stderr).toBe(1);
+    expect(run.report?.summary).toMatchObject({ failOnBreaks: true, exitCode: 1, pass: 1 });
+    expect(run.stdout).toMatch(
+      /^Summary {2}1 check: 1 outcome breaks an application; 1 pass \(1 of them expected breaks\), .*exit 1$/m,
+    );
+    const xml = readFileSync(path.join(cwd, 'j.xml'), 'utf8');
+    expect(xml).toMatch(/<testsuites [^>]*tests="2" failures="1" errors="0" skipped="0"/);
+    expect(xml).toContain(
+      '<failure type="breaks-application" message="leaked breaks an application written for a direct connection (correctness), as expected">',
+    );
+  });
+
   test('--expect: a vendor file asserts its own outcomes and fails the run when one differs', async () => {
     const file = path.join(dir, 'acme.json');
     writeFileSync(
@@ -239,6 +260,12 @@ describe('pooltest outputs, history, expectations and comparisons', () => {
         /baseline \[2\/2\] session\/set-[a-z]+: [a-z]+ observed: (BREAKS \(\w+\)|no break) \(\d+ ms\), done/,
       );
       expect(run.stdout).toMatch(/session\/set-leak\s+session\s+leaked\s+BREAKS/);
+      // Piped (120 columns): the diff's advice is folded within the width, in full, never cut.
+      const diffPart = run.stdout.slice(run.stdout.indexOf('pooltest diff'));
+      for (const line of diffPart.split('\n')) expect(line.length, line).toBeLessThanOrEqual(120);
+      expect(diffPart).not.toContain('…');
+      const advice = run.report!.checks.find((c) => c.id === 'session/set-leak')!.advice!;
+      expect(diffPart.replace(/\n {4,}/g, ' ')).toContain(`advice: ${advice}`);
       const stored = path.join(cwd, '.pooltest/latest');
       expect(readdirSync(stored).sort()).toEqual([
         'baseline.json',

@@ -53,6 +53,8 @@ describe('poolers that refuse at capacity', () => {
     async () => {
       const r = await runAgainst(await startPgpool(pgFixture, { children: 3, reservedConnections: 1 }));
       expect(r.discovery.poolSize).toBe(2);
+      // How it was counted, for the reports to say beside the size: held 2, the third refused.
+      expect(r.discovery.poolCount).toEqual({ held: 2, busyElsewhere: 0, end: 'refused' });
       expect(r.discovery.clientLimit).toMatchObject({
         clients: 2,
         refusal: expect.stringMatching(/^53300 .*Sorry, too many clients already/),

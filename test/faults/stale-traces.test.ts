@@ -65,6 +65,8 @@ describe('stale traces of a dead run', () => {
     expect(run.report, run.stderr).not.toBeNull();
     const report = run.report!;
     expect(report.discovery.poolSize).toBe(2);
+    // The dead run's backends are not counted in as busy elsewhere: a plain count, said so.
+    expect(report.discovery.poolCount).toEqual({ held: 2, busyElsewhere: 0, end: 'queued' });
     const finding = report.discovery.notes.filter((n) => /stale backend/.test(n));
     expect(finding).toHaveLength(1);
     for (const pid of pids) expect(finding[0]).toContain(`pid ${pid} (pooltest-deadbeef, idle in transaction for`);
