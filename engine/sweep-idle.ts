@@ -8,10 +8,20 @@
  * name, and says so: the pool is handed back usable, and the finding is about the pooler.
  */
 import type { Session } from './session/session.js';
+import type { Scenario } from './steering/scenario.js';
+import { numberOf } from './judging/record.js';
+import { sleep } from './time.js';
 
-/** SQL condition: a backend of this run (by its application_name), idle inside a transaction. */
+/**
+ * SQL condition: a backend of this run, idle inside a transaction. This run's by its
+ * application_name, or by its last statement naming the run (`pooltest-<run>`, eight random
+ * hex digits): the sweep's nameless visitors send no name but name the run in what they look
+ * for, and a visitor that gave up waiting still had its message run once pgagroal found it a
+ * server connection, which it then kept idle in that transaction.
+ */
 export function idleOfRun(runId: string): string {
-  return `state LIKE 'idle in transaction%' AND application_name LIKE 'pooltest-${runId}%' AND pid <> pg_backend_pid()`;
+  return `state LIKE 'idle in transaction%' AND pid <> pg_backend_pid()
+    AND (application_name LIKE 'pooltest-${runId}%' OR query LIKE '%pooltest-${runId}%')`;
 }
 
 /**
@@ -36,7 +46,7 @@ export async function endIdleOfRun(direct: Session, runId: string): Promise<{ en
       continue;
     }
     ended.push(
-      `backend ${String(row.idle_pid)} (${String(row.idle_app)}): idle in transaction for ${String(row.idle_ms)} ms after its client left, ended through --direct`,
+      `backend ${String(row.idle_pid)} (${row.idle_app ? String(row.idle_app) : 'no application_name'}): idle in transaction for ${String(row.idle_ms)} ms after its client left, ended through --direct`,
     );
   }
   return { ended, failed };
@@ -45,4 +55,73 @@ export async function endIdleOfRun(direct: Session, runId: string): Promise<{ en
 /** The sweep's sentence about what it ended: a finding about the pooler, not a leftover. */
 export function endedFinding(count: number): string {
   return `the pooler kept ${count} session(s) of this run idle in a transaction after their clients left (it neither rolled back nor closed their server connections); pooltest ended them through --direct`;
+}
+
+/**
+ * With --direct, once more after the nameless clients: one that gave up waiting for a backend
+ * can still have its transaction begun on one later (pgagroal keeps it). One statement when
+ * there is none; the login was made at the sweep's start.
+ */
+export async function lastIdleLook(
+  scn: Scenario,
+  login: Promise<Session>,
+  runId: string,
+  lists: SweepLists,
+): Promise<void> {
+  try {
+    await idleInTransaction(scn, await login, 'direct', runId, lists);
+  } catch (err) {
+    lists.doubts.push(
+      `direct: could not look for idle transactions: ${err instanceof Error ? err.message : String(err)}`,
+    );
+  } finally {
+    await scn.closeAll();
+  }
+}
+
+/** What the sweep found, could not look at, and ended, kept apart (see sweep()). */
+export interface SweepLists {
+  leftovers: string[];
+  doubts: string[];
+  ended: string[];
+}
+
+/** A leftover line of idleInTransaction. */
+export const IDLE_LINE = /^\w+: \d+ session\(s\) of this run idle in transaction$/;
+
+/** How long a backend of ours may take to leave a transaction after its client went away. */
+const SETTLE_MS = 1_000;
+
+/**
+ * Backends of this run (idleOfRun) idle inside a transaction: a session of ours the pooler
+ * kept open. Looked at again for a moment before it counts, because a pooler closes a dead
+ * client's server connection asynchronously. Directly, those still there are ended
+ * (endIdleOfRun): a leftover only if that fails.
+ */
+export async function idleInTransaction(
+  scn: Scenario,
+  s: Session,
+  where: string,
+  runId: string,
+  lists: SweepLists,
+): Promise<void> {
+  const { leftovers, doubts } = lists;
+  const sql = `SELECT count(*)::int AS idle_in_tx FROM pg_stat_activity WHERE ${idleOfRun(runId)}`;
+  const deadline = Date.now() + SETTLE_MS;
+  for (;;) {
+    const step = await s.run(`sweep.${where}.idle`, sql);
+    const n = numberOf(step, 'idle_in_tx');
+    if (n === null) {
+      doubts.push(`${where}: could not read pg_stat_activity: ${step.error?.message ?? 'no answer'}`);
+      return;
+    }
+    if (n === 0) return;
+    if (Date.now() >= deadline || scn.interrupted) {
+      const { ended, failed } = where === 'direct' ? await endIdleOfRun(s, runId) : { ended: [], failed: n };
+      lists.ended.push(...ended);
+      if (failed > 0) leftovers.push(`${where}: ${failed} session(s) of this run idle in transaction`);
+      return;
+    }
+    await sleep(100);
+  }
 }

@@ -19,12 +19,11 @@ import { cleanupSql, inspectionSql, leftoversOn } from './visit-sql.js';
 import { describeViolationStep, protocolViolationIn } from './judging/protocol.js';
 import { CATALOG_TAG, lookCatalogWide, lookDirectInstead } from './sweep-catalog.js';
 import { numberOf } from './judging/record.js';
-import { sleep } from './time.js';
 import { namesScenario, restoreNames } from './sweep-names.js';
 import type { Session } from './session/session.js';
 import { sparesAllowed } from './steering/spare-session.js';
 import type { SweepResult } from './types.js';
-import { endIdleOfRun, idleOfRun } from './sweep-idle.js';
+import { IDLE_LINE, idleInTransaction, lastIdleLook, type SweepLists } from './sweep-idle.js';
 
 /**
  * Visits every backend the pool has (and every backend in `touched`, the pids the run's steps
@@ -57,6 +56,10 @@ export async function sweep(
     direct: ctx.direct ? scn.open('GD', { to: 'direct' }) : null,
   };
   for (const login of [early.target, early.direct]) login?.catch(() => undefined);
+  // The last look for idle transactions, after the nameless clients' (see lastIdleLook).
+  const last = ctx.direct ? new Scenario(ctx) : null;
+  const lastLogin = last?.open('GL', { to: 'direct' });
+  lastLogin?.catch(() => undefined);
   try {
     // Patient: once per run, and other clients may be keeping every backend busy for a while.
     const waitMs = Math.min(ctx.bounds.stepMs, 4 * ctx.discovery.waitBoundMs);
@@ -99,6 +102,7 @@ export async function sweep(
     );
   // Last, once no session of this run will touch the pool again.
   const restored = await restoreNames(ctx, leftovers, doubts, names);
+  if (last && lastLogin) await lastIdleLook(last, lastLogin, ctx.runId, { leftovers, doubts, ended });
   const state = leftovers.length > 0 ? 'dirty' : doubts.length > 0 ? 'unknown' : 'clean';
   return {
     clean: state === 'clean',
@@ -244,51 +248,4 @@ async function sweepGlobal(
   }
   const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failed) throw failed.reason;
-}
-
-/** What the sweep found, could not look at, and ended, kept apart (see sweep()). */
-interface SweepLists {
-  leftovers: string[];
-  doubts: string[];
-  ended: string[];
-}
-
-/** A leftover line of idleInTransaction. */
-const IDLE_LINE = /^\w+: \d+ session\(s\) of this run idle in transaction$/;
-
-/** How long a backend of ours may take to leave a transaction after its client went away. */
-const SETTLE_MS = 1_000;
-
-/**
- * Backends that carry this run's application_name and sit idle inside a transaction: a session
- * of ours the pooler kept open. Looked at again for a moment before it counts, because a
- * pooler closes a dead client's server connection asynchronously. Directly, those still there
- * are ended (sweep-idle.ts): a leftover only if that fails.
- */
-async function idleInTransaction(
-  scn: Scenario,
-  s: Session,
-  where: string,
-  runId: string,
-  lists: SweepLists,
-): Promise<void> {
-  const { leftovers, doubts } = lists;
-  const sql = `SELECT count(*)::int AS idle_in_tx FROM pg_stat_activity WHERE ${idleOfRun(runId)}`;
-  const deadline = Date.now() + SETTLE_MS;
-  for (;;) {
-    const step = await s.run(`sweep.${where}.idle`, sql);
-    const n = numberOf(step, 'idle_in_tx');
-    if (n === null) {
-      doubts.push(`${where}: could not read pg_stat_activity: ${step.error?.message ?? 'no answer'}`);
-      return;
-    }
-    if (n === 0) return;
-    if (Date.now() >= deadline || scn.interrupted) {
-      const { ended, failed } = where === 'direct' ? await endIdleOfRun(s, runId) : { ended: [], failed: n };
-      lists.ended.push(...ended);
-      if (failed > 0) leftovers.push(`${where}: ${failed} session(s) of this run idle in transaction`);
-      return;
-    }
-    await sleep(100);
-  }
 }

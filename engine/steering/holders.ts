@@ -101,7 +101,7 @@ export function queryMessageBytes(sql: string): number {
 async function takeWithTransaction(scn: Scenario, session: Session, tag: string, opts: TakeOptions): Promise<Hold> {
   const statements = opts.statements ?? [];
   // Named with SET LOCAL where no name went at login (login-name.ts): it ends with the transaction.
-  const named = ['BEGIN', ...transactionName(scn.ctx)];
+  const named = ['BEGIN', ...transactionName(scn)];
   const whole = [...named, 'SELECT pg_backend_pid() AS pid', ...statements].join('; ');
   const boundMs = opts.waitMs ?? scn.waitMs;
   if (statements.length === 0 || queryMessageBytes(whole) <= QUEUED_MESSAGE_MAX_BYTES) {

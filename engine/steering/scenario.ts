@@ -62,6 +62,11 @@ export class Scenario {
    * among them): some poolers treat such a client differently (see sweep.ts, names).
    */
   applicationName: string;
+  /**
+   * Where no name goes at login (login-name.ts), holders' transactions carry the run's name
+   * with SET LOCAL. Off for the sweep's nameless visitors, which look for the name itself.
+   */
+  namesTransactions = true;
   private noSpares = false;
   /** {@link ownClientsOnly} ended the run's spares: every client it counted was its own. */
   get countsOwnClientsOnly(): boolean {
