@@ -69,6 +69,8 @@ export async function lastIdleLook(
   lists: SweepLists,
 ): Promise<void> {
   try {
+    // The first direct look could not end them: this one would say so again.
+    if (lists.leftovers.some((l) => l.startsWith('direct: ') && IDLE_LINE.test(l))) return;
     await idleInTransaction(scn, await login, 'direct', runId, lists);
   } catch (err) {
     lists.doubts.push(

@@ -83,7 +83,9 @@ afterEach(async () => {
   c.on('error', () => undefined);
   await c.connect();
   await c.query(
-    `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name ~ '^pooltest-(${RUN_ID}|${OTHER_RUN})'`,
+    `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+     WHERE pid <> pg_backend_pid()
+       AND (application_name ~ '^pooltest-(${RUN_ID}|${OTHER_RUN})' OR query LIKE '%pooltest-${OTHER_RUN}%')`,
   );
   await c.end();
   await settled(RUN_ID, (rows) => rows.length === 0);
@@ -134,6 +136,30 @@ describe('a pooler that keeps a departed client transaction open', () => {
     expect(await settled(RUN_ID, (r) => r.length === 0)).toEqual([]);
     // Another run's backend is none of this run's business.
     expect(await statesOf(OTHER_RUN)).toEqual([{ pid: other.pid, state: 'idle in transaction' }]);
+  });
+
+  test('a nameless session whose last statement names this run is this run too (a sweep visitor that gave up)', async () => {
+    const visitor = await Session.open('V', env.ctx.target, new Recorder(), { ...bounds, applicationName: '' });
+    const step = await visitor.run(
+      'V.take',
+      `BEGIN; SELECT pg_backend_pid() AS pid, 'pooltest-${RUN_ID}' AS looked_for`,
+    );
+    const stranger = await Session.open('S', env.ctx.target, new Recorder(), { ...bounds, applicationName: '' });
+    await stranger.run('S.take', `BEGIN; SELECT 'pooltest-${OTHER_RUN}' AS looked_for`);
+    visitor.destroy('test: the client vanishes');
+    stranger.destroy('test: the client vanishes');
+    await new Promise((r) => setTimeout(r, 200));
+    const direct = resolveTarget({ target: env.pg.url() }, {});
+    const result = await sweep({ ...env.ctx, direct }, CHECKS);
+    expect(result.leftovers).toEqual([]);
+    expect(result.ended).toHaveLength(1);
+    expect(result.ended?.[0]).toMatch(
+      new RegExp(
+        `^backend ${step.pid} \\(no application_name\\): idle in transaction for \\d+ ms after its client left`,
+      ),
+    );
+    // Control: the stranger names another run, and stays.
+    expect(env.proxy.keptOpen()).toBe(1);
   });
 
   test('control: without --direct the same backend is reported left, and the sweep is dirty', async () => {
