@@ -10,7 +10,8 @@
  *   Control: the same session dropped without a word (destroy) stays idle in transaction, so
  *   the proxy does keep what it is given.
  * - The sweep with --direct ends this run's backends left so, and only this run's (another
- *   run's is left alone), and says so as a finding about the pooler; the sweep is clean.
+ *   run's is left alone), and says so as a finding about the pooler; the sweep is clean. A
+ *   nameless session whose last statement names the run (the sweep's nameless visitor) counts.
  *   Control without --direct: the same backend is a leftover, the sweep dirty.
  */
 import pg from 'pg';
