@@ -232,7 +232,7 @@ export const COMPAT_TARGETS: readonly CompatTarget[] = [
     },
     sweep: {
       states: ['dirty', 'unknown'],
-      why: "The sweep cannot prove pgagroal's server connections clean: pgagroal resets nothing between clients (the run's application_name stays on a backend even after RESET), and with the pool held by other clients the sweep's own logins are refused (the malformed 53300) or wait, so some backends are never visited.",
+      why: "The sweep cannot always prove pgagroal's server connections clean: pgagroal resets nothing between clients, and with the pool held by other clients the sweep's own logins are refused (the malformed 53300) or wait, so some backends are never visited. (The run's application_name no longer stays: against pgagroal it is not sent at login, see INTERPRETING.md, section 7.)",
     },
   },
   {

@@ -100,6 +100,8 @@ export function visitedWhere(step: Pick<StepRecord, 'pid' | 'session'>): string 
 export function namesScenario(ctx: RunContext): Scenario {
   const scn = new Scenario(ctx);
   scn.applicationName = '';
+  // Its visitors read the name a backend shows: they must not set one themselves.
+  scn.namesTransactions = false;
   if (ctx.discovery.mode !== 'direct' && sparesAllowed(ctx)) scn.loginAhead(ctx.discovery.poolSize ?? 2);
   return scn;
 }

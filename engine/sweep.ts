@@ -10,7 +10,7 @@
  * backend still alive that no visit reached gets another round (other clients may have held
  * it), then is reported as unvisited. pg_stat_activity is searched, through the target and
  * with `--direct` also directly, for a session of this run (by its application_name) left
- * idle in a transaction.
+ * idle in a transaction; with `--direct` those are ended (sweep-idle.ts).
  */
 import { Scenario, type RunContext } from './steering/scenario.js';
 import { visitBackends, type Visits } from './backend-visits.js';
@@ -19,11 +19,11 @@ import { cleanupSql, inspectionSql, leftoversOn } from './visit-sql.js';
 import { describeViolationStep, protocolViolationIn } from './judging/protocol.js';
 import { CATALOG_TAG, lookCatalogWide, lookDirectInstead } from './sweep-catalog.js';
 import { numberOf } from './judging/record.js';
-import { sleep } from './time.js';
 import { namesScenario, restoreNames } from './sweep-names.js';
 import type { Session } from './session/session.js';
 import { sparesAllowed } from './steering/spare-session.js';
 import type { SweepResult } from './types.js';
+import { IDLE_LINE, idleInTransaction, lastIdleLook, type SweepLists } from './sweep-idle.js';
 
 /**
  * Visits every backend the pool has (and every backend in `touched`, the pids the run's steps
@@ -45,6 +45,8 @@ export async function sweep(
   // could not be looked at (unknown: an unreachable pooler is no proof of a mess, nor of none).
   const leftovers: string[] = [];
   const doubts: string[] = [];
+  // This run's sessions the pooler kept idle in a transaction, ended through --direct.
+  const ended: string[] = [];
   let visited: number[] = [];
   const via: string[] = ['target'];
   // The catalog-wide look's sessions log in while the visits run: over --direct always (it uses
@@ -54,6 +56,10 @@ export async function sweep(
     direct: ctx.direct ? scn.open('GD', { to: 'direct' }) : null,
   };
   for (const login of [early.target, early.direct]) login?.catch(() => undefined);
+  // The last look for idle transactions, after the nameless clients' (see lastIdleLook).
+  const last = ctx.direct ? new Scenario(ctx) : null;
+  const lastLogin = last?.open('GL', { to: 'direct' });
+  lastLogin?.catch(() => undefined);
   try {
     // Patient: once per run, and other clients may be keeping every backend busy for a while.
     const waitMs = Math.min(ctx.bounds.stepMs, 4 * ctx.discovery.waitBoundMs);
@@ -74,14 +80,14 @@ export async function sweep(
       ),
     );
     if (visited.length === 0) doubts.push(`the sweep could not reach any backend${firstConnectError(scn)}`);
-    await sweepGlobal(scn, ctx, checkIds, leftovers, doubts, via, early);
+    await sweepGlobal(scn, ctx, checkIds, { leftovers, doubts, ended }, via, early);
   } catch (err) {
     doubts.push(`the sweep could not finish: ${err instanceof Error ? err.message : String(err)}`);
   }
   try {
     // The pooler did not answer the catalog-wide look: over --direct instead (sweep-catalog.ts).
     await lookDirectInstead(scn, ctx, checkIds, leftovers, doubts, via, early.direct, (s) =>
-      idleInTransaction(scn, s, 'direct', ctx.runId, leftovers, doubts),
+      idleInTransaction(scn, s, 'direct', ctx.runId, { leftovers, doubts, ended }),
     );
   } finally {
     // A login still under way would be left open after closeAll.
@@ -96,6 +102,7 @@ export async function sweep(
     );
   // Last, once no session of this run will touch the pool again.
   const restored = await restoreNames(ctx, leftovers, doubts, names);
+  if (last && lastLogin) await lastIdleLook(last, lastLogin, ctx.runId, { leftovers, doubts, ended });
   const state = leftovers.length > 0 ? 'dirty' : doubts.length > 0 ? 'unknown' : 'clean';
   return {
     clean: state === 'clean',
@@ -105,6 +112,7 @@ export async function sweep(
     leftovers,
     via,
     ...(restored.length > 0 ? { restored } : {}),
+    ...(ended.length > 0 ? { ended } : {}),
   };
 }
 
@@ -209,11 +217,11 @@ async function sweepGlobal(
   scn: Scenario,
   ctx: RunContext,
   checkIds: readonly string[],
-  leftovers: string[],
-  doubts: string[],
+  lists: SweepLists,
   via: string[],
   early: Logins,
 ): Promise<void> {
+  const { leftovers, doubts } = lists;
   const g = await (early.target ?? scn.open('G'));
   await lookCatalogWide({ session: g, where: 'some backend', tag: CATALOG_TAG }, ctx, checkIds, leftovers, doubts);
   // The two looks for idle transactions, through the target and directly, ask the same
@@ -222,53 +230,22 @@ async function sweepGlobal(
   if (direct) via.push('direct');
   // Each look writes its own lists, added in a fixed order (target first) once both ended.
   const looks = [g, direct].map((session, i) => {
-    const found = { left: [] as string[], doubts: [] as string[] };
+    const found: SweepLists = { leftovers: [], doubts: [], ended: [] };
     const where = i === 0 ? 'target' : 'direct';
     const done = session
-      ? Promise.resolve(session).then((s) => idleInTransaction(scn, s, where, ctx.runId, found.left, found.doubts))
+      ? Promise.resolve(session).then((s) => idleInTransaction(scn, s, where, ctx.runId, found))
       : Promise.resolve();
     return { found, done };
   });
   const settled = await Promise.allSettled(looks.map((l) => l.done));
+  // The direct look ended what the target's saw (the same server): the target's count of
+  // them is no leftover then.
+  const endedDirectly = looks[1]?.found.ended.length ?? 0;
   for (const { found } of looks) {
-    leftovers.push(...found.left);
+    leftovers.push(...found.leftovers.filter((l) => endedDirectly === 0 || !IDLE_LINE.test(l)));
     doubts.push(...found.doubts);
+    lists.ended.push(...found.ended);
   }
   const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failed) throw failed.reason;
-}
-
-/** How long a backend of ours may take to leave a transaction after its client went away. */
-const SETTLE_MS = 1_000;
-
-/**
- * Backends that carry this run's application_name and sit idle inside a transaction: a session
- * of ours the pooler kept open. Looked at again for a moment before it counts, because a
- * pooler closes a dead client's server connection asynchronously.
- */
-async function idleInTransaction(
-  scn: Scenario,
-  s: Session,
-  where: string,
-  runId: string,
-  leftovers: string[],
-  doubts: string[],
-): Promise<void> {
-  const sql = `SELECT count(*)::int AS idle_in_tx FROM pg_stat_activity
-    WHERE state LIKE 'idle in transaction%' AND application_name LIKE 'pooltest-${runId}%' AND pid <> pg_backend_pid()`;
-  const deadline = Date.now() + SETTLE_MS;
-  for (;;) {
-    const step = await s.run(`sweep.${where}.idle`, sql);
-    const n = numberOf(step, 'idle_in_tx');
-    if (n === null) {
-      doubts.push(`${where}: could not read pg_stat_activity: ${step.error?.message ?? 'no answer'}`);
-      return;
-    }
-    if (n === 0) return;
-    if (Date.now() >= deadline || scn.interrupted) {
-      leftovers.push(`${where}: ${n} session(s) of this run idle in transaction`);
-      return;
-    }
-    await sleep(100);
-  }
 }

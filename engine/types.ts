@@ -285,6 +285,12 @@ export interface SweepResult {
    * none (see sweep.ts). Routine, not a leftover; absent when there was nothing to reset.
    */
   restored?: string[];
+  /**
+   * Sessions of this run the pooler kept idle in a transaction after their clients left, which
+   * the sweep ended through `--direct` (pg_terminate_backend), one line each: a finding about
+   * the pooler, not a leftover (sweep-idle.ts). Absent when there were none.
+   */
+  ended?: string[];
 }
 
 /** A sweep's state, also for reports written before `state` existed (`clean` true or false). */

@@ -5,6 +5,7 @@
  * in the singular ("1 check", "1 backend").
  */
 import { sweepState, type SweepResult, type SweepState } from '../engine/types.js';
+import { endedFinding } from '../engine/sweep-idle.js';
 
 /** `1 check`, `2 checks`. */
 export function plural(n: number, word: string, many = `${word}s`): string {
@@ -22,16 +23,21 @@ export function sweepText(s: SweepResult): SweepText {
   const restored = s.restored?.length
     ? `; pooltest's application_name reset on ${plural(s.restored.length, 'server connection')}`
     : '';
-  const visited = `${plural(s.backendsVisited.length, 'backend')} visited via ${s.via.join(' and ')}${restored}`;
+  // What the pooler kept open and the sweep ended: said in every state, with the finding.
+  const ended = s.ended?.length ? `; ${endedFinding(s.ended.length)}: ${s.ended.join('; ')}` : '';
+  const visited = `${plural(s.backendsVisited.length, 'backend')} visited via ${s.via.join(' and ')}${restored}${ended}`;
   switch (state) {
     case 'clean':
       return { state, text: `Sweep: clean (${visited})` };
     case 'unknown':
-      return { state, text: `Sweep: unknown - could not look for leftovers: ${s.reason ?? 'no reason recorded'}` };
+      return {
+        state,
+        text: `Sweep: unknown - could not look for leftovers: ${s.reason ?? 'no reason recorded'}${ended}`,
+      };
     default:
       return {
         state,
-        text: `Sweep: DIRTY - pooltest left state behind: ${s.leftovers.join('; ')}${s.reason ? ` (and: ${s.reason})` : ''}`,
+        text: `Sweep: DIRTY - pooltest left state behind: ${s.leftovers.join('; ')}${s.reason ? ` (and: ${s.reason})` : ''}${ended}`,
       };
   }
 }

@@ -299,8 +299,7 @@ export class Session {
     this.pendingNotifications = [];
     let txStatus: string | null = null;
     if (this.client && this.deadReason === null) {
-      txStatus =
-        (this.client as unknown as { getTransactionStatus?: () => string | null }).getTransactionStatus?.() ?? null;
+      txStatus = transactionStatus(this.client);
     }
     return this.recorder.add({
       ...base,
@@ -330,7 +329,16 @@ export class Session {
     return this.record({ session: this.label, tag, sql: '(wait for notifications)', startMs }, [], null, false);
   }
 
-  /** Ends the session politely, bounded; falls back to destroying the socket. */
+  /**
+   * Ends the session politely, bounded; falls back to destroying the socket. A session still
+   * inside a transaction (a holder that was never released, an observer cut short) rolls it
+   * back first and waits for the answer, then sends Terminate: a pooler that hands a departed
+   * client's server connection back to its pool as it is (pgagroal 1.6.0 on Terminate) would
+   * otherwise keep that backend idle in our transaction, and the pool one server smaller, for
+   * good. Not in one write with the Terminate: pgagroal forwards a whole read to the server
+   * when it starts with a Query, so the Terminate would end the server connection, and
+   * PgBouncer closes a server connection whose client leaves before its answer came back.
+   */
   async close(): Promise<void> {
     const client = this.client;
     if (!client) return;
@@ -339,11 +347,8 @@ export class Session {
       destroySocket(client);
       return;
     }
-    await within(
-      client.end().catch(() => undefined),
-      this.bounds.stepMs,
-      undefined,
-    );
+    const rolledBack = inTransaction(client) ? client.query('ROLLBACK').then(noop, noop) : Promise.resolve();
+    await within(rolledBack.then(() => client.end()).catch(noop), this.bounds.stepMs, undefined);
     destroySocket(client);
   }
 
@@ -368,6 +373,18 @@ const INTERRUPTED = 'interrupted: the run was cancelled';
 
 function throwIfInterrupted(signal: AbortSignal | undefined): void {
   if (signal?.aborted) throw new PooltestError('INTERRUPTED', 'the run was interrupted: no new session is opened');
+}
+
+function noop(): void {}
+
+/** What the client's last ReadyForQuery said: `I` idle, `T` in a transaction block, `E` in a failed one. */
+function transactionStatus(client: pg.Client): string | null {
+  return (client as unknown as { getTransactionStatus?: () => string | null }).getTransactionStatus?.() ?? null;
+}
+
+function inTransaction(client: pg.Client): boolean {
+  const status = transactionStatus(client);
+  return status === 'T' || status === 'E';
 }
 
 function destroySocket(client: pg.Client): void {

@@ -18,6 +18,7 @@ import type { Session } from '../session/session.js';
 import type { Discovery, StepRecord } from '../types.js';
 import type { Scenario } from './scenario.js';
 import { valueOf } from '../judging/record.js';
+import { transactionName } from './login-name.js';
 
 export interface Hold {
   session: Session;
@@ -99,7 +100,9 @@ export function queryMessageBytes(sql: string): number {
 
 async function takeWithTransaction(scn: Scenario, session: Session, tag: string, opts: TakeOptions): Promise<Hold> {
   const statements = opts.statements ?? [];
-  const whole = ['BEGIN', 'SELECT pg_backend_pid() AS pid', ...statements].join('; ');
+  // Named with SET LOCAL where no name went at login (login-name.ts): it ends with the transaction.
+  const named = ['BEGIN', ...transactionName(scn)];
+  const whole = [...named, 'SELECT pg_backend_pid() AS pid', ...statements].join('; ');
   const boundMs = opts.waitMs ?? scn.waitMs;
   if (statements.length === 0 || queryMessageBytes(whole) <= QUEUED_MESSAGE_MAX_BYTES) {
     const step = await session.run(tag, whole, { boundMs });
@@ -112,7 +115,7 @@ async function takeWithTransaction(scn: Scenario, session: Session, tag: string,
   // take's tag, so a queue still reads as a take unanswered within its bound; the first names
   // its pid `given_pid`, so that the landing every judge and visit finds (a take step with a
   // pid) is the second, which reads the pid again beside the statements' columns.
-  const queued = await session.run(tag, 'BEGIN; SELECT pg_backend_pid() AS given_pid', { boundMs });
+  const queued = await session.run(tag, [...named, 'SELECT pg_backend_pid() AS given_pid'].join('; '), { boundMs });
   const given = valueOf(queued, 'given_pid');
   if (queued.timedOut || queued.txStatus !== 'T' || typeof given !== 'number')
     return transactionHold(session, tag, null, queued.timedOut, queued.txStatus === 'T', queued);

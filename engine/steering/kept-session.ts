@@ -16,6 +16,7 @@
  */
 import { Recorder } from '../session/recorder.js';
 import { applicationNameFor, Session } from '../session/session.js';
+import { loginName } from './login-name.js';
 import type { KeptSession as Kept, RunState } from '../run-state.js';
 import type { RunContext } from './scenario.js';
 
@@ -41,7 +42,7 @@ function open(ctx: RunContext, label: string, connectMs: number): Promise<Sessio
   // (capacity/multiplexing), and still starts with the run's name, so other runs and the sweep
   // know it as this run's. Through the target it must carry the run's exact name, which
   // PgBouncer sets on whatever backend serves it (the sweep would find any other name there).
-  const applicationName = direct ? `${applicationNameFor(ctx.runId)}-engine` : applicationNameFor(ctx.runId);
+  const applicationName = direct ? `${applicationNameFor(ctx.runId)}-engine` : loginName(ctx);
   return Session.open(label, direct ?? ctx.target, new Recorder(), {
     connectMs,
     stepMs: ctx.bounds.stepMs,

@@ -7,7 +7,8 @@ import { PooltestError } from '../errors.js';
 import { isCapacityRefusal } from '../judging/capacity-refusal.js';
 import { MARKERS_TAG } from '../judging/record.js';
 import { Recorder } from '../session/recorder.js';
-import { applicationNameFor, Session } from '../session/session.js';
+import { Session } from '../session/session.js';
+import { loginName } from './login-name.js';
 import type { Target } from '../target.js';
 import type { Discovery, ErrorRecord, StepRecord } from '../types.js';
 import { closeSpares, noSparesAfterRefusal, Spares } from './spare-session.js';
@@ -61,6 +62,11 @@ export class Scenario {
    * among them): some poolers treat such a client differently (see sweep.ts, names).
    */
   applicationName: string;
+  /**
+   * Where no name goes at login (login-name.ts), holders' transactions carry the run's name
+   * with SET LOCAL. Off for the sweep's nameless visitors, which look for the name itself.
+   */
+  namesTransactions = true;
   private noSpares = false;
   /** {@link ownClientsOnly} ended the run's spares: every client it counted was its own. */
   get countsOwnClientsOnly(): boolean {
@@ -86,7 +92,7 @@ export class Scenario {
   constructor(ctx: RunContext, signal?: AbortSignal) {
     this.ctx = ctx;
     this.signal = signal;
-    this.applicationName = applicationNameFor(ctx.runId);
+    this.applicationName = loginName(ctx);
   }
 
   /**
@@ -240,7 +246,7 @@ export class Scenario {
     // Spares log in with the run's own name: not for a session that must send another (the
     // state scenario's nameless observers).
     const spare =
-      opts.to !== 'direct' && name === applicationNameFor(this.ctx.runId) && this.spares && !this.interrupted
+      opts.to !== 'direct' && name === loginName(this.ctx) && this.spares && !this.interrupted
         ? await this.spares.take(label, connectMs, this.recorder, this.signal)
         : null;
     const early = spare ?? (opts.to === 'direct' ? null : await this.takeAhead(label, name));

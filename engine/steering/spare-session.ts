@@ -21,7 +21,8 @@
  */
 import { classifyConnectError } from '../session/connect.js';
 import { Recorder } from '../session/recorder.js';
-import { applicationNameFor, Session } from '../session/session.js';
+import { Session } from '../session/session.js';
+import { loginName } from './login-name.js';
 import type { RunState } from '../run-state.js';
 import { within } from '../time.js';
 import type { RunContext } from './scenario.js';
@@ -100,7 +101,7 @@ export class Spares {
     return Session.open('spare', ctx.target, new Recorder(), {
       connectMs: ctx.bounds.connectMs,
       stepMs: ctx.bounds.stepMs,
-      applicationName: applicationNameFor(ctx.runId),
+      applicationName: loginName(ctx),
       tlsFirst: this.state.tlsFirst,
     });
   }
