@@ -2,8 +2,8 @@
  * Command-line arguments of `pooltest audit`. `--sql` and `--log` take every following
  * argument up to the next option, so a shell glob works: `--sql migrations/*.sql`.
  */
-import { PooltestError } from '../engine/errors.js';
-import { parseDurationWithUnit } from '../engine/time.js';
+import { PooltestError } from '../engine/record/errors.js';
+import { parseDurationWithUnit } from '../engine/record/time.js';
 import { DEFAULT_MAX_STATEMENT_BYTES, DEFAULT_TIMEOUT_MS, type AuditOptions } from './audit.js';
 import { LOG_FORMATS, type LogFormat } from './log-format.js';
 import { positiveInt, readCommandLine, type OptionSpec } from '../common/command-args.js';

@@ -92,7 +92,7 @@ export async function driverResultsOfTarget(
   const selected = selectDrivers(driverIds);
   if ('unknown' in selected) return null;
   const { runDrivers } = await import('../drivers/run-drivers.js');
-  const { resolveTarget } = await import('../engine/target.js');
+  const { resolveTarget } = await import('../engine/target/target.js');
   process.stderr.write(`pooltest audit: running the driver(s) ${driverIds.join(', ')} through --target\n`);
   const report = await runDrivers(resolveTarget({ target, ...(password !== undefined ? { password } : {}) }), {
     drivers: selected,

@@ -3,7 +3,7 @@
  * before anything else, so a typo costs no long read), the checks run now against --target, or
  * what transaction pooling typically does.
  */
-import { redactUrl } from '../engine/target.js';
+import { redactUrl } from '../engine/target/target.js';
 import { typicalBehaviour, type PoolerBehaviour } from './pooler-behaviour.js';
 import { behaviourFromTarget } from './target-run.js';
 

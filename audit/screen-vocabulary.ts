@@ -15,7 +15,7 @@
  * Words are compared in lower case with identifiers and keywords as PostgreSQL reads them, and
  * with the contents of quoted identifiers too (`"pg_advisory_lock"(1)` is the built-in).
  */
-import { CLEANUP_FUNCTIONS, STATE_FUNCTIONS, type StatementKind } from '../engine/audit-claims.js';
+import { CLEANUP_FUNCTIONS, STATE_FUNCTIONS, type StatementKind } from '../engine/record/audit-claims.js';
 
 interface KindWords {
   anywhere?: readonly string[];

@@ -3,9 +3,9 @@
  * ends the run before anything connects, with BAD_ARGUMENTS and exit code 2.
  */
 import { parseArgs } from 'node:util';
-import { parseDuration } from '../engine/time.js';
-import { PooltestError } from '../engine/errors.js';
-import { isKeywordValue } from '../engine/conninfo.js';
+import { parseDuration } from '../engine/record/time.js';
+import { PooltestError } from '../engine/record/errors.js';
+import { isKeywordValue } from '../engine/target/conninfo.js';
 import { checkSpawnable } from './spawn.js';
 
 export interface CliOptions {

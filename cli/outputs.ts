@@ -13,7 +13,7 @@ import { checkOutputPath, outputPlace, writeAtomically } from '../reporters/outp
 import { renderJunit } from '../reporters/junit-reporter.js';
 import { renderMarkdown } from '../reporters/markdown-reporter.js';
 import { renderHtml } from '../reporters/html-reporter.js';
-import { PooltestError } from '../engine/errors.js';
+import { PooltestError } from '../engine/record/errors.js';
 import type { ReportDiff } from '../reporters/report-diff.js';
 import type { Report } from '../engine/types.js';
 import { storeRun, type StoredRun } from './run-store.js';

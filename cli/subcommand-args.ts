@@ -4,7 +4,7 @@
  * answered before anything else is looked at.
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { PooltestError } from '../engine/errors.js';
+import { PooltestError } from '../engine/record/errors.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 type Parsed<T extends Options> = ReturnType<typeof parseArgs<{ args: string[]; allowPositionals: true; options: T }>>;

@@ -8,7 +8,7 @@
  * markers) carry none. Readers compare whole tags or test the prefix with the helpers below;
  * none matches a tag with a regex.
  */
-import { LANDING_TAGS } from '../engine/steering/tags.js';
+import { LANDING_TAGS } from '../engine/record/tags.js';
 
 /** The three phases of a driver run, in the order they run; each is judged apart. */
 export const DRIVER_SCENARIOS = ['moved', 'collision', 'cursor'] as const;

@@ -21,7 +21,7 @@ import { judgeRecord } from '../engine/judging/judge-record.js';
 import { announceRun, OTHER_RUNS_TAG, otherRunsActive } from '../engine/steering/other-runs.js';
 import type { RunContext, Scenario } from '../engine/steering/scenario.js';
 import { untilAnswering } from '../engine/steering/until-answering.js';
-import { describeGone, markTargetGone, targetGone } from '../engine/target-gone.js';
+import { describeGone, markTargetGone, targetGone } from '../engine/context/target-gone.js';
 import { nothingAnswered, outageIn } from '../engine/judging/outage.js';
 import type { Discovery, Judgement, StepRecord } from '../engine/types.js';
 import { phaseSteps, type DriverScenarioId } from './judge.js';

@@ -3,7 +3,7 @@
  * table with the first column as the reference, differing cells highlighted, breaking outcomes
  * in red, and the targets described under it. No script at all; the policy forbids one.
  */
-import { redactUrl } from '../engine/target.js';
+import { redactUrl } from '../engine/target/target.js';
 import { esc, token } from './html.js';
 import type { Matrix, MatrixCell } from './matrix.js';
 import type { Severity } from '../engine/types.js';

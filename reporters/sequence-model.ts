@@ -22,7 +22,7 @@ import type { CheckResult, StepRecord } from '../engine/types.js';
 import { outcomeBreaks } from '../suites/outcome-breaks.js';
 import { decisiveSteps } from '../suites/decisive-steps.js';
 import { stepOutcome } from './step-text.js';
-import { CROSSING_TAKES, LANDING_TAGS, phaseOf } from '../engine/steering/tags.js';
+import { CROSSING_TAKES, LANDING_TAGS, phaseOf } from '../engine/record/tags.js';
 
 /** Where an observer reached the backend another client had created state on. */
 export interface Crossing {

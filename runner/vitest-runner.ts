@@ -10,11 +10,11 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { PooltestProvided } from '../engine/vitest-check.js';
-import { WAIT_ANNOTATION } from '../engine/execute.js';
+import type { PooltestProvided } from './vitest-check.js';
+import { WAIT_ANNOTATION } from '../engine/execute/execute.js';
 import { sequencerFor } from './check-order.js';
-import { offerContext } from '../engine/context-channel.js';
-import { runData } from '../engine/run-state.js';
+import { offerContext } from './context-channel.js';
+import { runData } from '../engine/context/run-state.js';
 import type { CheckResult } from '../engine/types.js';
 
 export interface SuiteRunEvents {

@@ -17,7 +17,7 @@
  * (engine/steering/spare-session.ts, engine/steering/kept-session.ts). The runner's own process closes its
  * state when `run()` ends (runner/run.ts).
  */
-import { stateFor, type RunState } from '../engine/run-state.js';
+import { stateFor, type RunState } from '../engine/context/run-state.js';
 import type { RunData } from '../engine/steering/scenario.js';
 
 /** The one table: see the file comment for why it is keyed by run id and lives here. */

@@ -2,8 +2,8 @@
  * Command-line arguments of `pooltest watch`. Everything after `--` is the command to run under
  * the watch, untouched (its own flags are never read as ours).
  */
-import { PooltestError } from '../engine/errors.js';
-import { parseDurationWithUnit } from '../engine/time.js';
+import { PooltestError } from '../engine/record/errors.js';
+import { parseDurationWithUnit } from '../engine/record/time.js';
 import { positiveInt, readCommandLine, type OptionSpec } from '../common/command-args.js';
 
 /** Everything `pooltest watch` was asked to do. */

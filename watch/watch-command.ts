@@ -11,8 +11,8 @@
 import { writeFile } from 'node:fs/promises';
 import { Chalk } from 'chalk';
 import { commandFailed } from '../common/command-failure.js';
-import { PooltestError } from '../engine/errors.js';
-import { hostPort } from '../engine/target.js';
+import { PooltestError } from '../engine/record/errors.js';
+import { hostPort } from '../engine/target/target.js';
 import { checkOutputPath } from '../reporters/output-file.js';
 import { colorWanted } from '../reporters/terminal-env.js';
 import { childEnvironment, exitStatus, runChild, type ChildExit } from './child-command.js';

@@ -18,9 +18,9 @@
  * what discovery found (a restart, new server connections, other traffic): no proof.
  */
 import type { Discovery, StepRecord } from '../types.js';
-import { boolOf, numberOf, valueOf } from './record.js';
-import { isCapacityRefusal } from './capacity-refusal.js';
-import { connectTag, LANDING_TAGS } from '../steering/tags.js';
+import { boolOf, numberOf, valueOf } from '../record/step-reading.js';
+import { isCapacityRefusal } from '../record/capacity-refusal.js';
+import { connectTag, LANDING_TAGS } from '../record/tags.js';
 
 export type Reservation = 'direct' | 'queue' | 'pool';
 

@@ -10,8 +10,8 @@
  * says `leaked`). Such a report is refused with REPORT_TOO_OLD rather than judged wrongly; it
  * can still be read, upgraded and compared (reporters/report-compat.ts, `pooltest diff`).
  */
-import type { CheckDefinition } from '../check.js';
-import { PooltestError } from '../errors.js';
+import type { CheckDefinition } from '../execute/check.js';
+import { PooltestError } from '../record/errors.js';
 import type { Judgement, Report } from '../types.js';
 import { judgeRun } from './judge-record.js';
 

@@ -5,15 +5,15 @@
  * chain is {@link VETOES}, read in order; the first that objects makes the check inconclusive.
  * (Jepsen composes its checkers the same way: each may only make a result less valid.)
  */
-import type { LandingNeed } from '../check.js';
+import type { LandingNeed } from '../execute/check.js';
 import { OTHER_RUNS_TAG } from '../steering/other-runs.js';
-import { isConnectTag, isLandingTake } from '../steering/tags.js';
+import { isConnectTag, isLandingTake } from '../record/tags.js';
 import type { Discovery, Facts, StepRecord } from '../types.js';
 import { failedStep } from './absence.js';
-import { isCapacityRefusal } from './capacity-refusal.js';
+import { isCapacityRefusal } from '../record/capacity-refusal.js';
 import { unprovenLandings } from './landing.js';
 import { nothingAnswered, outageIn } from './outage.js';
-import { numberOf } from './record.js';
+import { numberOf } from '../record/step-reading.js';
 
 /** What a veto reads: the record, what the check declares, and the judge's proposal. */
 export interface VetoInput {

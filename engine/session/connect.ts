@@ -4,9 +4,9 @@
  */
 import net from 'node:net';
 import pg from 'pg';
-import { PooltestError } from '../errors.js';
-import { onAbort } from '../time.js';
-import { describeTarget, isSocketHost, netAddress, pgConfig, type Target } from '../target.js';
+import { PooltestError } from '../record/errors.js';
+import { onAbort } from '../record/time.js';
+import { describeTarget, isSocketHost, netAddress, pgConfig, type Target } from '../target/target.js';
 import { assertGuarded, bytesReceived, guardClient } from '../wire/pg-guard.js';
 import { foreignProtocolError } from '../wire/foreign-protocol.js';
 

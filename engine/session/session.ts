@@ -6,13 +6,13 @@
  */
 import pg from 'pg';
 import { connectClient } from './connect.js';
-import { PooltestError } from '../errors.js';
-import { onAbort, sleep, within } from '../time.js';
+import { PooltestError } from '../record/errors.js';
+import { onAbort, sleep, within } from '../record/time.js';
 import { violationOf } from '../wire/pg-guard.js';
-import { traceNow, traceSpan, tracing } from '../trace.js';
+import { traceNow, traceSpan, tracing } from '../record/trace.js';
 import type { ProtocolViolation } from '../wire/violation.js';
 import type { Recorder } from './recorder.js';
-import type { Target } from '../target.js';
+import type { Target } from '../target/target.js';
 import type { ErrorRecord, NoticeRecord, NotificationRecord, StepRecord } from '../types.js';
 
 /** Internals of pg's Query used to keep the rows of statements that ran before an error. */

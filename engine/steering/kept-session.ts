@@ -16,7 +16,7 @@
  */
 import { Recorder } from '../session/recorder.js';
 import { applicationNameFor, Session } from '../session/session.js';
-import type { KeptSession as Kept, RunState } from '../run-state.js';
+import type { KeptSession as Kept, RunState } from '../context/run-state.js';
 import type { RunContext } from './scenario.js';
 
 /** Long enough to span a check and the tidy-up after it; short enough not to linger after the run. */

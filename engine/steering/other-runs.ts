@@ -17,7 +17,7 @@
  *   backends behind for good (steering/stale-backends.ts). Weaker: on a shared backend the
  *   last client's name hides the one before it; runs without --direct rely on it.
  */
-import { LOCK_NAMESPACE } from '../markers.js';
+import { LOCK_NAMESPACE } from '../record/markers.js';
 import { Recorder } from '../session/recorder.js';
 import { applicationNameFor, Session } from '../session/session.js';
 import type { Discovery } from '../types.js';

@@ -3,17 +3,17 @@
  * target, what discovery learned, and the bounds every step must respect, and it closes every
  * session it opened, whatever happened.
  */
-import { PooltestError } from '../errors.js';
-import { isCapacityRefusal } from '../judging/capacity-refusal.js';
-import { MARKERS_TAG } from '../judging/record.js';
+import { PooltestError } from '../record/errors.js';
+import { isCapacityRefusal } from '../record/capacity-refusal.js';
+import { MARKERS_TAG } from '../record/step-reading.js';
 import { Recorder } from '../session/recorder.js';
 import { applicationNameFor, Session } from '../session/session.js';
-import type { Target } from '../target.js';
+import type { Target } from '../target/target.js';
 import type { Discovery, ErrorRecord, StepRecord } from '../types.js';
 import { closeSpares, noSparesAfterRefusal, Spares } from './spare-session.js';
 import { closeKeptSessions } from './kept-session.js';
-import type { RunState } from '../run-state.js';
-import { connectTag } from './tags.js';
+import type { RunState } from '../context/run-state.js';
+import { connectTag } from '../record/tags.js';
 import type { InlineVisit } from './inline-tidy.js';
 
 /**

@@ -22,8 +22,8 @@
 import { classifyConnectError } from '../session/connect.js';
 import { Recorder } from '../session/recorder.js';
 import { applicationNameFor, Session } from '../session/session.js';
-import type { RunState } from '../run-state.js';
-import { within } from '../time.js';
+import type { RunState } from '../context/run-state.js';
+import { within } from '../record/time.js';
 import type { RunContext } from './scenario.js';
 
 /** Longer than the gap between two scenarios' logins; short enough not to linger after a run. */

@@ -12,11 +12,11 @@
  * to lock timeout" on any ordinary lock wait. The marker is an hour or more, unique per run:
  * harmless to whoever inherits it. The sweep recognises it (engine/visit-sql.ts MARKED_TIMEOUTS).
  */
-import { defineCheck } from '../../engine/check.js';
+import { defineCheck } from '../../engine/execute/check.js';
 import { judgeState } from '../../engine/judging/state-judge.js';
 import { stateOutcomes } from '../../engine/judging/state-outcomes.js';
-import { markerOf, valueOf } from '../../engine/judging/record.js';
-import { markersFor } from '../../engine/markers.js';
+import { markerOf, valueOf } from '../../engine/record/step-reading.js';
+import { markersFor } from '../../engine/record/markers.js';
 import { runStateScenario, STATE_SCENARIO } from '../../engine/steering/state-scenario.js';
 import type { StepRecord } from '../../engine/types.js';
 

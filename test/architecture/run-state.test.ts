@@ -15,7 +15,7 @@ import path from 'node:path';
 import ts from 'typescript';
 import { describe, expect, test } from 'vitest';
 import { REPO } from '../support/cli.js';
-import { runContext, runData, RunState } from '../../engine/run-state.js';
+import { runContext, runData, RunState } from '../../engine/context/run-state.js';
 import { closeSpares } from '../../engine/steering/spare-session.js';
 import type { RunData } from '../../engine/steering/scenario.js';
 import { workerRunState } from '../../runner/worker-run-states.js';

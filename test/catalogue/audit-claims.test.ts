@@ -15,7 +15,7 @@ import {
   claimProblems,
   type AuditClaims,
   type ClaimingCheck,
-} from '../../engine/audit-claims.js';
+} from '../../engine/record/audit-claims.js';
 import { CATALOGUE, CLAIMS } from '../../suites/catalogue.js';
 
 /** The catalogue as the claims see it, copied so a control can change one check's claims. */

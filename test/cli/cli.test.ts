@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { freePort } from '../../fixtures/free-port.js';
 import { REPO, runCli } from '../support/cli.js';
-import { keyMismatchMessage } from '../../engine/direct-check.js';
+import { keyMismatchMessage } from '../../engine/discovery/direct-check.js';
 
 describe('pooltest CLI', () => {
   let stack: Stack;

@@ -7,8 +7,8 @@
  */
 import { BroadcastChannel } from 'node:worker_threads';
 import { expect, test } from 'vitest';
-import { awaitContext, offerContext } from '../../engine/context-channel.js';
-import type { PooltestProvided } from '../../engine/vitest-check.js';
+import { awaitContext, offerContext } from '../../runner/context-channel.js';
+import type { PooltestProvided } from '../../runner/vitest-check.js';
 
 const provided = (runId: string): PooltestProvided =>
   ({ ctx: { runId }, profile: null, strict: false }) as unknown as PooltestProvided;

@@ -13,12 +13,12 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { StatementClassifier } from '../../audit/statement-classifier.js';
-import { defineCheck, type CheckDefinition } from '../../engine/check.js';
-import { executeCheck } from '../../engine/execute.js';
-import { markersFor } from '../../engine/markers.js';
-import { isRunFact } from '../../engine/judging/run-facts.js';
+import { defineCheck, type CheckDefinition } from '../../engine/execute/check.js';
+import { executeCheck } from '../../engine/execute/execute.js';
+import { markersFor } from '../../engine/record/markers.js';
+import { isRunFact } from '../../engine/record/run-facts.js';
 import type { RunContext } from '../../engine/steering/scenario.js';
-import { sweep } from '../../engine/sweep.js';
+import { sweep } from '../../engine/sweep/sweep.js';
 import type { CheckResult, StepRecord } from '../../engine/types.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { CATALOGUE } from '../../suites/catalogue.js';

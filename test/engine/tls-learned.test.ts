@@ -17,8 +17,8 @@
  * Control: a login with a fresh memory sends one, so the count sees what it claims to.
  */
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { executeCheck } from '../../engine/execute.js';
-import { runContext, runData } from '../../engine/run-state.js';
+import { executeCheck } from '../../engine/execute/execute.js';
+import { runContext, runData } from '../../engine/context/run-state.js';
 import { Recorder } from '../../engine/session/recorder.js';
 import { Session } from '../../engine/session/session.js';
 import type { RunContext } from '../../engine/steering/scenario.js';

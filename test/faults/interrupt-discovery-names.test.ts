@@ -9,7 +9,7 @@
 import pg from 'pg';
 import { namesSeenByNamelessClients } from '../safety/trace-inspection.js';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { isPooltestError } from '../../engine/errors.js';
+import { isPooltestError } from '../../engine/record/errors.js';
 import type { FaultProxy } from '../../fixtures/fault-proxy.js';
 import type { PoolerFixture } from '../../fixtures/pooler-fixture.js';
 import type { PostgresFixture } from '../../fixtures/postgres-fixture.js';

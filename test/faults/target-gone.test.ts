@@ -11,7 +11,7 @@ import type { PoolerFixture } from '../../fixtures/pooler-fixture.js';
 import type { PostgresFixture } from '../../fixtures/postgres-fixture.js';
 import { startProxiedBouncer, type ProxiedBouncer } from './proxied-bouncer.js';
 import { run } from '../../runner/run.js';
-import { isRunFact } from '../../engine/judging/run-facts.js';
+import { isRunFact } from '../../engine/record/run-facts.js';
 import { superuserView } from '../safety/trace-inspection.js';
 
 const CHECKS = [

@@ -13,10 +13,10 @@
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { LOCK_NAMESPACE, ROLE_MARKER_SETTING, markersFor } from '../../engine/markers.js';
+import { LOCK_NAMESPACE, ROLE_MARKER_SETTING, markersFor } from '../../engine/record/markers.js';
 import { QUEUED_MESSAGE_MAX_BYTES, oneMessageTakeBytes } from '../../engine/steering/holders.js';
-import { visitStatements } from '../../engine/sweep.js';
-import { LEFTOVER_COLUMNS, inspectionSql } from '../../engine/visit-sql.js';
+import { visitStatements } from '../../engine/sweep/sweep.js';
+import { LEFTOVER_COLUMNS, inspectionSql } from '../../engine/sweep/visit-sql.js';
 import { startPostgres, type PostgresFixture } from '../../fixtures/postgres-fixture.js';
 import { CATALOGUE } from '../../suites/catalogue.js';
 

@@ -8,8 +8,8 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { adviceFor, type CheckDefinition } from '../../engine/check.js';
-import { resultBase } from '../../engine/execute.js';
+import { adviceFor, type CheckDefinition } from '../../engine/execute/check.js';
+import { resultBase } from '../../engine/execute/execute.js';
 import { judgeRun } from '../../engine/judging/judge-record.js';
 import {
   REPORT_SCHEMA_VERSION,
@@ -18,7 +18,7 @@ import {
   type Report,
   type StepRecord,
 } from '../../engine/types.js';
-import { runExitCode, verdictFor } from '../../engine/verdict.js';
+import { runExitCode, verdictFor } from '../../engine/record/verdict.js';
 import { findProfile } from '../../profiles/index.js';
 import { CATALOGUE } from '../../suites/catalogue.js';
 import { REPO } from './cli.js';

@@ -4,7 +4,7 @@
  * finding. The real pgagroal is in test/wire/pgagroal-findings.test.ts.
  */
 import { expect, test } from 'vitest';
-import { classifyRefusal } from '../../engine/discovery-fingerprint.js';
+import { classifyRefusal } from '../../engine/discovery/fingerprint.js';
 
 const ANSWERS: Record<string, Buffer> = {
   'PostgreSQL 15': Buffer.from('EFATAL:  unsupported frontend protocol 2.0: server supports 3.0 to 3.0\n\0', 'latin1'),

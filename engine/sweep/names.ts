@@ -2,14 +2,14 @@
  * The sweep's last look, as a client that sends no application_name: what such a client is
  * shown of this run's name on each server connection, and resetting it (see restoreNames).
  */
-import { blankDiscovery } from './discovery.js';
-import { Scenario, type RunContext } from './steering/scenario.js';
-import type { Target } from './target.js';
-import { runContext, type RunState } from './run-state.js';
+import { blankDiscovery } from '../discovery/discovery.js';
+import { Scenario, type RunContext } from '../steering/scenario.js';
+import type { Target } from '../target/target.js';
+import { runContext, type RunState } from '../context/run-state.js';
 import { visitBackends } from './backend-visits.js';
-import { cleanupBlock } from './steering/state-scenario.js';
-import { valueOf } from './judging/record.js';
-import { sparesAllowed } from './steering/spare-session.js';
+import { cleanupBlock } from '../steering/state-scenario.js';
+import { valueOf } from '../record/step-reading.js';
+import { sparesAllowed } from '../steering/spare-session.js';
 
 /**
  * The run's own name, which the pooler may leave on its server connections. Every session of

@@ -13,10 +13,10 @@
  * runner/worker-run-states.ts keeps one per run for every check file of that run; a caller of
  * the engine's functions gets one from {@link runContext}, which builds the context.
  */
-import type { PoolChange } from './judging/pool-change.js';
-import type { Session } from './session/session.js';
-import type { RunContext, RunData } from './steering/scenario.js';
-import type { Spares } from './steering/spare-session.js';
+import type { PoolChange } from '../record/pool-change.js';
+import type { Session } from '../session/session.js';
+import type { RunContext, RunData } from '../steering/scenario.js';
+import type { Spares } from '../steering/spare-session.js';
 
 /** A session the engine keeps open for its own questions (steering/kept-session.ts). */
 export interface KeptSession {

@@ -2,11 +2,11 @@
  * Discovery's second time on a target (engine/pool-watch.ts, after a destructive check): the
  * pool is counted and classified again, and everything else is taken from the first discovery.
  */
-import type { Session } from './session/session.js';
-import type { Scenario } from './steering/scenario.js';
+import type { Session } from '../session/session.js';
+import type { Scenario } from '../steering/scenario.js';
 import { classify, countPool, modeDecided, readReuse } from './pool-count.js';
 import type { DiscoveryOptions } from './discovery.js';
-import type { Discovery } from './types.js';
+import type { Discovery } from '../types.js';
 
 /**
  * The pool counted again with what `known` already says of the target: what a destructive

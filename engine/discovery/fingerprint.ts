@@ -14,10 +14,10 @@
  * console refusal carries. The others are named by the probes that also read their version.
  */
 import net from 'node:net';
-import { netAddress, type Target } from './target.js';
-import type { Discovery, WireFinding } from './types.js';
-import { hexOf } from './wire/violation.js';
-import { IDENTIFY_TAG } from './discovery-probes.js';
+import { netAddress, type Target } from '../target/target.js';
+import type { Discovery, WireFinding } from '../types.js';
+import { hexOf } from '../wire/violation.js';
+import { IDENTIFY_TAG } from './probes.js';
 
 /** Length 8, protocol 2.0 (major 2 in the high 16 bits): no parameters follow. */
 const V2_STARTUP = Buffer.from([0, 0, 0, 8, 0, 2, 0, 0]);

@@ -12,13 +12,13 @@
  * stray 0x00 byte after it (its `pgagroal_write_empty`). Its pipelines serve the checks' own
  * connections with well-formed messages; stopping the run on that byte tested nothing.
  */
-import { PooltestError } from './errors.js';
-import { PROTOCOL_VIOLATION } from './judging/protocol.js';
-import { Session } from './session/session.js';
-import type { Scenario } from './steering/scenario.js';
-import type { Target } from './target.js';
-import type { Discovery, StepRecord, WireFinding } from './types.js';
-import { violationIn, type ProtocolViolation } from './wire/violation.js';
+import { PooltestError } from '../record/errors.js';
+import { PROTOCOL_VIOLATION } from '../judging/protocol.js';
+import { Session } from '../session/session.js';
+import type { Scenario } from '../steering/scenario.js';
+import type { Target } from '../target/target.js';
+import type { Discovery, StepRecord, WireFinding } from '../types.js';
+import { violationIn, type ProtocolViolation } from '../wire/violation.js';
 
 /** The tag of the identification probes' steps (and of a finding about them). */
 export const IDENTIFY_TAG = 'discovery.identify';

@@ -11,12 +11,12 @@
  * learn what an earlier one found (a smaller pool, a target gone) nor share its spares.
  */
 import { expect, inject, test } from 'vitest';
-import type { CheckDefinition } from './check.js';
+import type { CheckDefinition } from '../engine/execute/check.js';
 import { awaitContext } from './context-channel.js';
-import { executeCheck, WAIT_ANNOTATION } from './execute.js';
-import { runContext, type RunState } from './run-state.js';
-import type { RunData } from './steering/scenario.js';
-import type { CheckResult, Profile } from './types.js';
+import { executeCheck, WAIT_ANNOTATION } from '../engine/execute/execute.js';
+import { runContext, type RunState } from '../engine/context/run-state.js';
+import type { RunData } from '../engine/steering/scenario.js';
+import type { CheckResult, Profile } from '../engine/types.js';
 
 /** What pooltest provides to the test workers. */
 export interface PooltestProvided {

@@ -6,23 +6,23 @@
  * it into a test.
  */
 import { adviceFor, unmetRequirement, type CheckDefinition } from './check.js';
-import { isPooltestError } from './errors.js';
-import { judgeRun } from './judging/judge-record.js';
-import { anyAnswer, nothingAnswered, outageIn } from './judging/outage.js';
-import { factStep, isRunFact, RUN_FACT_TAGS, type NotRunFact } from './judging/run-facts.js';
-import { blockingChange, describeChange, recountAfter, type Recount } from './pool-watch.js';
-import { OTHER_RUNS_TAG, otherRunsActive } from './steering/other-runs.js';
-import { Scenario, type RunContext } from './steering/scenario.js';
-import { sparesAllowed } from './steering/spare-session.js';
-import { isCleanupTag } from './steering/tags.js';
-import { untilAnswering } from './steering/until-answering.js';
-import { tidy, visitStatements, type Findings } from './sweep.js';
-import { inlineCoverage, inlineTidyStatements } from './steering/inline-tidy.js';
-import { leftoversOn } from './visit-sql.js';
-import { describeGone, markTargetGone, targetGone } from './target-gone.js';
-import type { CheckResult, Judgement, Profile, StepRecord } from './types.js';
-import { verdictFor } from './verdict.js';
-import { traced, traceNow, traceSpan } from './trace.js';
+import { isPooltestError } from '../record/errors.js';
+import { judgeRun } from '../judging/judge-record.js';
+import { anyAnswer, nothingAnswered, outageIn } from '../judging/outage.js';
+import { factStep, isRunFact, RUN_FACT_TAGS, type NotRunFact } from '../record/run-facts.js';
+import { blockingChange, describeChange, recountAfter, type Recount } from '../discovery/pool-watch.js';
+import { OTHER_RUNS_TAG, otherRunsActive } from '../steering/other-runs.js';
+import { Scenario, type RunContext } from '../steering/scenario.js';
+import { sparesAllowed } from '../steering/spare-session.js';
+import { isCleanupTag } from '../record/tags.js';
+import { untilAnswering } from '../steering/until-answering.js';
+import { tidy, visitStatements, type Findings } from '../sweep/sweep.js';
+import { inlineCoverage, inlineTidyStatements } from '../steering/inline-tidy.js';
+import { leftoversOn } from '../sweep/visit-sql.js';
+import { describeGone, markTargetGone, targetGone } from '../context/target-gone.js';
+import type { CheckResult, Judgement, Profile, StepRecord } from '../types.js';
+import { verdictFor } from '../record/verdict.js';
+import { traced, traceNow, traceSpan } from '../record/trace.js';
 
 /** Annotation type of a wait in Vitest (vitest-check.ts); its message is `{ what, boundMs }` as JSON. */
 export const WAIT_ANNOTATION = 'pooltest-wait';

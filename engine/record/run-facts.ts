@@ -7,7 +7,7 @@
  * record. Other runs active during the check have their own note (steering/other-runs.ts).
  */
 import type { Facts, StepRecord } from '../types.js';
-import { valueOf } from './record.js';
+import { valueOf } from './step-reading.js';
 
 /** Tags of the engine's fact steps. A check's own judge never sees them (judgeRun strips them). */
 export const RUN_FACT_TAGS = {

@@ -15,7 +15,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { ConnectionOptions } from 'node:tls';
-import { PooltestError } from './errors.js';
+import { PooltestError } from '../record/errors.js';
 import type { Target } from './target.js';
 
 /** Node TLS options for one connection to `t`. Unreadable files are TLS_FAILED. */

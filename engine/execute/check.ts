@@ -4,9 +4,9 @@
  * vitest-check.ts wires it into a test); how its record is judged, engine/judging/judge-record.ts
  * and the vetoes in engine/judging/vetoes.ts.
  */
-import type { AuditClaims } from './audit-claims.js';
-import type { Scenario, RunContext } from './steering/scenario.js';
-import type { Discovery, Judgement, Severity, StepRecord } from './types.js';
+import type { AuditClaims } from '../record/audit-claims.js';
+import type { Scenario, RunContext } from '../steering/scenario.js';
+import type { Discovery, Judgement, Severity, StepRecord } from '../types.js';
 
 /** What one outcome label means for its check, and the fix (whether it breaks: suites/outcome-breaks.ts). */
 export interface OutcomeInfo {

@@ -8,8 +8,8 @@
  * cleanup), and the cleanup's removals are one loop over the statements to run, not a loop
  * and an IF per kind. test/safety/visit-sql.test.ts pins the size and plants every kind.
  */
-import { LOCK_NAMESPACE, ROLE_MARKER_SETTING, markersFor } from './markers.js';
-import { releaseHeldLocksSql } from './steering/release-locks.js';
+import { LOCK_NAMESPACE, ROLE_MARKER_SETTING, markersFor } from '../record/markers.js';
+import { releaseHeldLocksSql } from '../steering/release-locks.js';
 
 /**
  * Timeout settings a check may set to a marker value (markersFor(...).statementTimeout or

@@ -6,18 +6,18 @@
  * after D left shows whether backends are reused at all. Discovery and the recount after a
  * destructive check (engine/pool-watch.ts) both count this way; classify names the mode.
  */
-import { PooltestError } from './errors.js';
-import { isCapacityRefusal } from './judging/capacity-refusal.js';
-import type { Session } from './session/session.js';
-import { openOrRefused, openWhenAdmitted } from './steering/admitted.js';
-import { take, type Hold } from './steering/holders.js';
-import type { Scenario } from './steering/scenario.js';
-import { staleCondition } from './steering/stale-backends.js';
+import { PooltestError } from '../record/errors.js';
+import { isCapacityRefusal } from '../record/capacity-refusal.js';
+import type { Session } from '../session/session.js';
+import { openOrRefused, openWhenAdmitted } from '../steering/admitted.js';
+import { take, type Hold } from '../steering/holders.js';
+import type { Scenario } from '../steering/scenario.js';
+import { staleCondition } from '../steering/stale-backends.js';
 import type { DiscoveryOptions } from './discovery.js';
-import type { OptionalProbes } from './discovery-probes.js';
-import type { Discovery } from './types.js';
-import { decodeMalformedError, type DecodedRefusal } from './wire/malformed-refusal.js';
-import { violationIn } from './wire/violation.js';
+import type { OptionalProbes } from './probes.js';
+import type { Discovery } from '../types.js';
+import { decodeMalformedError, type DecodedRefusal } from '../wire/malformed-refusal.js';
+import { violationIn } from '../wire/violation.js';
 
 export async function countPool(
   scn: Scenario,

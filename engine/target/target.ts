@@ -8,10 +8,10 @@ import { isIPv6 } from 'node:net';
 import os from 'node:os';
 import type { ClientConfig } from 'pg';
 import { isKeywordValue, parseKeywordValue } from './conninfo.js';
-import { PooltestError } from './errors.js';
+import { PooltestError } from '../record/errors.js';
 import { passwordFromFile } from './pass-file.js';
 import { tlsOptions } from './tls-files.js';
-import type { PublicTarget } from './types.js';
+import type { PublicTarget } from '../types.js';
 
 /** libpq's sslmode values that pooltest honours. */
 export type SslMode = 'disable' | 'allow' | 'prefer' | 'require' | 'verify-ca' | 'verify-full';

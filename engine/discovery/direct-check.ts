@@ -10,11 +10,11 @@
  * something between us and the server. A pooler that passes the backend's key on is not
  * caught; one that cannot answer pg_backend_pid() is left to the checks.
  */
-import { connectClient } from './session/connect.js';
-import { APPLICATION_NAME } from './session/session.js';
-import { PooltestError } from './errors.js';
-import { describeTarget, type Target } from './target.js';
-import { within } from './time.js';
+import { connectClient } from '../session/connect.js';
+import { APPLICATION_NAME } from '../session/session.js';
+import { PooltestError } from '../record/errors.js';
+import { describeTarget, type Target } from '../target/target.js';
+import { within } from '../record/time.js';
 
 type Client = Awaited<ReturnType<typeof connectClient>>;
 

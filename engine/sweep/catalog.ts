@@ -8,14 +8,14 @@
  * and says which parts of the sweep could not be verified through the pooler: what lives on
  * each pooled backend can only be seen through it.
  */
-import { LOCK_NAMESPACE } from './markers.js';
+import { LOCK_NAMESPACE } from '../record/markers.js';
 import { lockKeys } from './visit-sql.js';
-import { numberOf } from './judging/record.js';
-import { cleanupBlock } from './steering/state-scenario.js';
-import { countRunTablesSql, dropTablesSql, runTablePattern } from './steering/run-table.js';
-import type { Scenario, RunContext } from './steering/scenario.js';
-import type { Session } from './session/session.js';
-import { sleep } from './time.js';
+import { numberOf } from '../record/step-reading.js';
+import { cleanupBlock } from '../steering/state-scenario.js';
+import { countRunTablesSql, dropTablesSql, runTablePattern } from '../steering/run-table.js';
+import type { Scenario, RunContext } from '../steering/scenario.js';
+import type { Session } from '../session/session.js';
+import { sleep } from '../record/time.js';
 
 /** The step tag of the catalog-wide look (through the target; with a suffix over --direct). */
 export const CATALOG_TAG = 'sweep.global';

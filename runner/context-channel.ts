@@ -11,7 +11,7 @@
  * worker asks (`want`) and the runner answers every ask, now or once it has the answer.
  */
 import { BroadcastChannel } from 'node:worker_threads';
-import { runData } from './run-state.js';
+import { runData } from '../engine/context/run-state.js';
 import type { PooltestProvided } from './vitest-check.js';
 
 type Answer = { provided: PooltestProvided } | { failed: string };

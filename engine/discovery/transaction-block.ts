@@ -4,10 +4,10 @@
  * transaction block. Statement pooling refuses `BEGIN`; a pooler that admits one client at a
  * time refuses T, and the block is then tried on D.
  */
-import type { Session } from './session/session.js';
-import type { Scenario } from './steering/scenario.js';
-import { openOrRefused } from './steering/admitted.js';
-import type { Discovery } from './types.js';
+import type { Session } from '../session/session.js';
+import type { Scenario } from '../steering/scenario.js';
+import { openOrRefused } from '../steering/admitted.js';
+import type { Discovery } from '../types.js';
 
 export interface SecondLogin {
   session: Promise<Session | null | 'refused'>;

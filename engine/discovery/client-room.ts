@@ -2,14 +2,14 @@
  * Discovery's last step: whether the pooler admits, all at once, the idle logins a run keeps
  * ahead of need beside a check's own sessions (steering/spare-session.ts).
  */
-import type { Session } from './session/session.js';
-import type { Scenario } from './steering/scenario.js';
-import { openOrRefused } from './steering/admitted.js';
-import { isCapacityRefusal } from './judging/capacity-refusal.js';
-import { depthFor } from './steering/spare-session.js';
-import type { OptionalProbes } from './discovery-probes.js';
-import { violationIn } from './wire/violation.js';
-import type { Discovery } from './types.js';
+import type { Session } from '../session/session.js';
+import type { Scenario } from '../steering/scenario.js';
+import { openOrRefused } from '../steering/admitted.js';
+import { isCapacityRefusal } from '../record/capacity-refusal.js';
+import { depthFor } from '../steering/spare-session.js';
+import type { OptionalProbes } from './probes.js';
+import { violationIn } from '../wire/violation.js';
+import type { Discovery } from '../types.js';
 
 /**
  * Where a run will keep logins ahead of need (transaction and statement pooling: see

@@ -9,14 +9,14 @@
  * short lets go of everything and backs off for a random moment before the next, as in
  * Ethernet, until the deadline.
  */
-import { sleep } from './time.js';
-import { dismiss, take, type Hold } from './steering/holders.js';
-import type { Scenario } from './steering/scenario.js';
-import { valueOf } from './judging/record.js';
-import { openOrRefused } from './steering/admitted.js';
-import type { Session } from './session/session.js';
-import { sparesAllowed } from './steering/spare-session.js';
-import type { StepRecord } from './types.js';
+import { sleep } from '../record/time.js';
+import { dismiss, take, type Hold } from '../steering/holders.js';
+import type { Scenario } from '../steering/scenario.js';
+import { valueOf } from '../record/step-reading.js';
+import { openOrRefused } from '../steering/admitted.js';
+import type { Session } from '../session/session.js';
+import { sparesAllowed } from '../steering/spare-session.js';
+import type { StepRecord } from '../types.js';
 
 export interface Visits {
   /** Backends a visit ran on. */

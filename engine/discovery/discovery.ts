@@ -17,25 +17,25 @@
  * Steps 4 to 6 are the pool count (pool-count.ts), which the recount after a destructive check
  * repeats with what this discovery learned (engine/pool-watch.ts).
  */
-import { PooltestError } from './errors.js';
-import { probeTcp } from './session/connect.js';
-import { Session } from './session/session.js';
-import { Scenario, type RunContext } from './steering/scenario.js';
+import { PooltestError } from '../record/errors.js';
+import { probeTcp } from '../session/connect.js';
+import { Session } from '../session/session.js';
+import { Scenario, type RunContext } from '../steering/scenario.js';
 import { classify, countPool, modeDecided, readReuse } from './pool-count.js';
-import { findStaleBackends, staleNote } from './steering/stale-backends.js';
-import { openWhenAdmitted } from './steering/admitted.js';
-import { isCapacityRefusal } from './judging/capacity-refusal.js';
-import { PROTOCOL_VIOLATION, violationError } from './judging/protocol.js';
-import { askPgBouncer, askPgpool, OptionalProbes } from './discovery-probes.js';
-import { askStartupFingerprint } from './discovery-fingerprint.js';
-import { isForeignProtocolError } from './wire/foreign-protocol.js';
-import { probeClientRoom } from './discovery-client-room.js';
-import { recount } from './discovery-recount.js';
-import { probeTransactionBlocks, secondLogin } from './discovery-transaction-block.js';
-import { sleep } from './time.js';
-import { describeTarget, type Target } from './target.js';
-import type { Discovery } from './types.js';
-import { runContext, type RunState } from './run-state.js';
+import { findStaleBackends, staleNote } from '../steering/stale-backends.js';
+import { openWhenAdmitted } from '../steering/admitted.js';
+import { isCapacityRefusal } from '../record/capacity-refusal.js';
+import { PROTOCOL_VIOLATION, violationError } from '../judging/protocol.js';
+import { askPgBouncer, askPgpool, OptionalProbes } from './probes.js';
+import { askStartupFingerprint } from './fingerprint.js';
+import { isForeignProtocolError } from '../wire/foreign-protocol.js';
+import { probeClientRoom } from './client-room.js';
+import { recount } from './recount.js';
+import { probeTransactionBlocks, secondLogin } from './transaction-block.js';
+import { sleep } from '../record/time.js';
+import { describeTarget, type Target } from '../target/target.js';
+import type { Discovery } from '../types.js';
+import { runContext, type RunState } from '../context/run-state.js';
 
 /** PgBouncer's answer while server_login_retry runs after a failed server login. */
 const LOGIN_RETRY = /server login has been failing, try again later/;

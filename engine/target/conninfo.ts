@@ -5,7 +5,7 @@
  * keyword, `=` (spaces allowed around it), and a value that is either unquoted (ends at
  * whitespace) or in single quotes; a backslash escapes the next character in both.
  */
-import { PooltestError } from './errors.js';
+import { PooltestError } from '../record/errors.js';
 
 /** Whether `text` is a keyword/value string rather than `host:port` or a URL (libpq: it has an `=`). */
 export function isKeywordValue(text: string): boolean {

@@ -13,10 +13,10 @@
  * recount's result is also a fact of the check's record (judging/run-facts.ts).
  */
 import { discover } from './discovery.js';
-import type { PoolChange } from './judging/pool-change.js';
-import type { RunContext } from './steering/scenario.js';
+import type { PoolChange } from '../record/pool-change.js';
+import type { RunContext } from '../steering/scenario.js';
 
-export { describeChange, type PoolChange } from './judging/pool-change.js';
+export { describeChange, type PoolChange } from '../record/pool-change.js';
 
 /** What counting the pool again found: a smaller pool, or why it could not count. */
 export type Recount = { change: PoolChange | null } | { failed: string };

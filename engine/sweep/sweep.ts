@@ -12,18 +12,18 @@
  * with `--direct` also directly, for a session of this run (by its application_name) left
  * idle in a transaction.
  */
-import { Scenario, type RunContext } from './steering/scenario.js';
+import { Scenario, type RunContext } from '../steering/scenario.js';
 import { visitBackends, type Visits } from './backend-visits.js';
-import { cleanupBlock } from './steering/state-scenario.js';
+import { cleanupBlock } from '../steering/state-scenario.js';
 import { cleanupSql, inspectionSql, leftoversOn } from './visit-sql.js';
-import { describeViolationStep, protocolViolationIn } from './judging/protocol.js';
-import { CATALOG_TAG, lookCatalogWide, lookDirectInstead } from './sweep-catalog.js';
-import { numberOf } from './judging/record.js';
-import { sleep } from './time.js';
-import { namesScenario, restoreNames } from './sweep-names.js';
-import type { Session } from './session/session.js';
-import { sparesAllowed } from './steering/spare-session.js';
-import type { SweepResult } from './types.js';
+import { describeViolationStep, protocolViolationIn } from '../judging/protocol.js';
+import { CATALOG_TAG, lookCatalogWide, lookDirectInstead } from './catalog.js';
+import { numberOf } from '../record/step-reading.js';
+import { sleep } from '../record/time.js';
+import { namesScenario, restoreNames } from './names.js';
+import type { Session } from '../session/session.js';
+import { sparesAllowed } from '../steering/spare-session.js';
+import type { SweepResult } from '../types.js';
 
 /**
  * Visits every backend the pool has (and every backend in `touched`, the pids the run's steps
