@@ -13,17 +13,51 @@
  * runner/worker-run-states.ts keeps one per run for every check file of that run; a caller of
  * the engine's functions gets one from {@link runContext}, which builds the context.
  */
+import type { Discovery } from '../record/discovery-facts.js';
 import type { PoolChange } from '../record/pool-change.js';
-import type { Session } from '../session/session.js';
-import type { RunContext, RunData } from '../steering/scenario.js';
-import type { Spares } from '../steering/spare-session.js';
+import type { Target } from '../target/target.js';
 
-/** A session the engine keeps open for its own questions (steering/kept-session.ts). */
-export interface KeptSession {
-  session: Promise<Session>;
-  timer: NodeJS.Timeout | null;
-  /** Questions in flight: the idle timer only runs while nobody uses the session. */
-  users: number;
+/**
+ * Everything a check needs to know about the run, as data: handed to Vitest workers via
+ * provide/inject (serialized), so it holds nothing live.
+ */
+export interface RunData {
+  target: Target;
+  direct: Target | null;
+  discovery: Discovery;
+  /** Unique per run: every marker (lock key, channel, table, GUC value) derives from it. */
+  runId: string;
+  bounds: { connectMs: number; stepMs: number };
+  /**
+   * The target is a throwaway server pooltest (or the caller) started for this run: checks
+   * that would disturb other users of a shared server (capacity/burst) may run.
+   */
+  fixture?: boolean;
+  /**
+   * Which TLS attempt worked per endpoint and sslmode (RunState.tlsFirst), as the process that
+   * handed this over had learned it ({@link runData} below).
+   */
+  tlsLearned?: Array<[string, boolean]>;
+}
+
+/**
+ * The run as the engine sees it in one process: the data, and the run's live state there (its
+ * spares, kept sessions, what earlier checks found). Built with {@link runContext}.
+ */
+export interface RunContext extends RunData {
+  readonly state: RunState;
+}
+
+/**
+ * A live part of the run's state that a layer above this one owns and types (steering's logins
+ * ahead of need and kept engine session): a constant key, and how to make the part on first
+ * use. The state holds the parts without knowing their types, so this layer imports no
+ * session nor steering.
+ */
+export interface LivePart<T> {
+  /** What the part holds, for a reader of the state. */
+  readonly name: string;
+  make(): T;
 }
 
 /** A target that stopped answering for good, after `check` (engine/target-gone.ts). */
@@ -41,12 +75,17 @@ export class RunState {
   gone: TargetGone | null = null;
   /** A client of the run was refused at capacity: no more logins ahead (spare-session.ts). */
   sparesRefused = false;
-  /** The run's logins ahead of need, per endpoint and login (spare-session.ts). */
-  readonly spares = new Map<string, Spares>();
-  /** The run's kept engine sessions, per endpoint (kept-session.ts). */
-  readonly kept = new Map<string, KeptSession>();
   /** Per endpoint and sslmode: whether TLS was the attempt that worked (session/connect.ts). */
   readonly tlsFirst = new Map<string, boolean>();
+  /** The live parts layers above keep per run: logins ahead of need, the kept engine session. */
+  private readonly parts = new Map<LivePart<unknown>, unknown>();
+
+  /** The run's `part` in this process, made on first use (steering/spare-session.ts, kept-session.ts). */
+  part<T>(key: LivePart<T>): T {
+    if (!this.parts.has(key)) this.parts.set(key, key.make());
+    // Only this method stores a part, and under its own key, from that key's make(): a T.
+    return this.parts.get(key) as T;
+  }
 }
 
 /**

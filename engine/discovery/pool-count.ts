@@ -13,7 +13,7 @@ import { openOrRefused, openWhenAdmitted } from '../steering/admitted.js';
 import { take, type Hold } from '../steering/holders.js';
 import type { Scenario } from '../steering/scenario.js';
 import { staleCondition } from '../steering/stale-backends.js';
-import type { DiscoveryOptions } from './discovery.js';
+import type { DiscoveryOptions } from './options.js';
 import type { OptionalProbes } from './probes.js';
 import type { Discovery } from '../types.js';
 import { decodeMalformedError, type DecodedRefusal } from '../wire/malformed-refusal.js';

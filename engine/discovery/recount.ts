@@ -5,7 +5,7 @@
 import type { Session } from '../session/session.js';
 import type { Scenario } from '../steering/scenario.js';
 import { classify, countPool, modeDecided, readReuse } from './pool-count.js';
-import type { DiscoveryOptions } from './discovery.js';
+import type { DiscoveryOptions } from './options.js';
 import type { Discovery } from '../types.js';
 
 /**

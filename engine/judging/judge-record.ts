@@ -6,7 +6,7 @@
  * are judgeRun of its steps and discovery: test/judges/rejudge.test.ts holds every stored
  * record to that.
  */
-import type { CheckDefinition } from '../execute/check.js';
+import type { CheckMeta as CheckDefinition } from '../record/check-meta.js';
 import type { Discovery, Judgement, StepRecord } from '../types.js';
 import { failedStep } from './absence.js';
 import { capacityRefusalIn, isCapacityRefusal } from '../record/capacity-refusal.js';

@@ -5,8 +5,8 @@
  * chain is {@link VETOES}, read in order; the first that objects makes the check inconclusive.
  * (Jepsen composes its checkers the same way: each may only make a result less valid.)
  */
-import type { LandingNeed } from '../execute/check.js';
-import { OTHER_RUNS_TAG } from '../steering/other-runs.js';
+import type { LandingNeed } from '../record/check-meta.js';
+import { OTHER_RUNS_TAG } from '../record/run-facts.js';
 import { isConnectTag, isLandingTake } from '../record/tags.js';
 import type { Discovery, Facts, StepRecord } from '../types.js';
 import { failedStep } from './absence.js';

@@ -7,7 +7,7 @@
  * an unreachable target: discovery counts the pool up to it, and a check that needs more
  * clients than the pooler admits says so.
  */
-import type { ErrorRecord, StepRecord } from '../types.js';
+import type { ErrorRecord, StepRecord } from './step-record.js';
 
 /** Poolers' own words for "no room for you now". */
 const FULL_MESSAGES = new RegExp(

@@ -6,7 +6,7 @@
  * (judge-record.ts, judgeRun) reads them back; nothing that decides a result lives outside the
  * record. Other runs active during the check have their own note (steering/other-runs.ts).
  */
-import type { Facts, StepRecord } from '../types.js';
+import type { Facts, StepRecord } from './step-record.js';
 import { valueOf } from './step-reading.js';
 
 /** Tags of the engine's fact steps. A check's own judge never sees them (judgeRun strips them). */
@@ -22,6 +22,12 @@ export const RUN_FACT_TAGS = {
   /** The pool counted again after a destructive check: `{ before, after, blocking }` or `{ failed }`. */
   recount: 'engine.pool-recount',
 } as const;
+
+/**
+ * Tag of the note a check's record gets when another run was active during it (written by the
+ * executor, asked by steering/other-runs.ts). Not a fact step: the other-runs veto reads it.
+ */
+export const OTHER_RUNS_TAG = 'engine.other-runs';
 
 const FACT_TAGS: ReadonlySet<string> = new Set(Object.values(RUN_FACT_TAGS));
 

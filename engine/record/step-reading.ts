@@ -2,7 +2,7 @@
  * Reading a recorded event log: the small vocabulary judges use to find steps and values.
  * Everything here is pure, so judges can be tested from stored logs without a database.
  */
-import type { StepRecord } from '../types.js';
+import type { StepRecord } from './step-record.js';
 
 /** The first step with this tag, if any. */
 export function stepOf(steps: readonly StepRecord[], tag: string): StepRecord | undefined {

@@ -8,7 +8,7 @@
  * - a step whose tag ends in `cleanup` undoes state, and its errors are reported (execute.ts).
  * Judges, reporters and scenarios use these constants; none matches a tag with a regex.
  */
-import type { LandingNeed, SharedScenario } from '../execute/check.js';
+import type { LandingNeed, SharedScenario } from './check-meta.js';
 
 export const LANDING_TAGS = {
   create: 'A.create',

@@ -3,7 +3,8 @@
  * whether that fact matches what a profile promised. Without a promise there is nothing to
  * pass or fail: the verdict is `observed`, and readers judge the outcome by its severity.
  */
-import { sweepState, type SweepResult, type Verdict } from '../types.js';
+import type { Verdict } from './judgement.js';
+import { sweepState, type SweepResult } from './sweep-result.js';
 
 /**
  * - no outcome (the record did not support a conclusion): `inconclusive`, expectation or not;

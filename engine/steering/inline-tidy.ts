@@ -33,18 +33,6 @@ export const TIDY_PID = 'tidy_pid';
 export const INLINE_TIDY_NOTE =
   '[+ the tidy-up after the check: inspection and cleanup of this backend, engine/visit-sql.ts]';
 
-export interface InlineVisit {
-  /** The backend the tidy-up's statements ran on; null when they did not run. */
-  pid: number | null;
-  /** Their result sets: the pid, the inspection's counts, the cleanup. */
-  sets: Rows[];
-  /** The carrying step. */
-  seq: number;
-  startMs: number;
-  /** The step ended without error or timeout, and every statement of the tidy-up answered. */
-  ok: boolean;
-}
-
 /** The tidy-up's statements for a step's tail: its backend's pid, then `visit` (inspection, cleanup). */
 export function inlineTidyStatements(visit: readonly string[]): string[] {
   return [`SELECT pg_backend_pid() AS ${TIDY_PID}`, ...visit];

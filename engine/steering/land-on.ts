@@ -20,7 +20,7 @@ import { take, type Hold, type TakeOptions } from './holders.js';
 import { isCapacityRefusal } from '../record/capacity-refusal.js';
 import { openOrRefused } from './admitted.js';
 import { connectTag, LANDING_TAGS, probeTagFor } from '../record/tags.js';
-import { probeReading } from '../judging/landing.js';
+import { probeReading } from '../record/landing-probe.js';
 import type { Scenario } from './scenario.js';
 import type { Session } from '../session/session.js';
 

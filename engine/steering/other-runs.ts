@@ -64,8 +64,8 @@ export async function announceRun(
   };
 }
 
-/** Tag of the note a check's record gets when another run was active during it. */
-export const OTHER_RUNS_TAG = 'engine.other-runs';
+// The note's tag is record vocabulary (judging's veto reads it); re-exported for the engine's callers.
+export { OTHER_RUNS_TAG } from '../record/run-facts.js';
 
 /** Distinct other pooltest runs active within the last `windowMs`; null when nobody could ask. */
 export async function otherRunsActive(ctx: RunContext, windowMs: number): Promise<number | null> {

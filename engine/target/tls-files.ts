@@ -16,10 +16,17 @@
 import { readFileSync } from 'node:fs';
 import type { ConnectionOptions } from 'node:tls';
 import { PooltestError } from '../record/errors.js';
-import type { Target } from './target.js';
+
+/** What of a target (a Target, target.ts) its TLS options are made from, as libpq names them. */
+export interface TlsSettings {
+  sslmode: string;
+  sslrootcert?: string;
+  sslcert?: string;
+  sslkey?: string;
+}
 
 /** Node TLS options for one connection to `t`. Unreadable files are TLS_FAILED. */
-export function tlsOptions(t: Target): ConnectionOptions {
+export function tlsOptions(t: TlsSettings): ConnectionOptions {
   const verify =
     t.sslmode === 'verify-ca' ||
     t.sslmode === 'verify-full' ||

@@ -13,9 +13,10 @@
  *   A check's Vitest entry (suites/<area>/<name>.test.ts) is hosted by the runner's Vitest glue
  *   (SUITE_ENTRIES_MAY_USE_FROM_RUNNER), the one import of suites/ that points up.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
+import { relativeImports, sourceFiles } from './import-scan.js';
 
 const REPO = path.resolve(import.meta.dirname, '../..');
 
@@ -87,24 +88,6 @@ export const SUITE_ENTRIES_MAY_USE_FROM_RUNNER: readonly string[] = ['runner/vit
 function suiteEntryMayUse(file: string, resolved: string): boolean {
   const used = path.relative(REPO, resolved).replace(/\.js$/, '.ts');
   return file.endsWith('.test.ts') && SUITE_ENTRIES_MAY_USE_FROM_RUNNER.includes(used);
-}
-
-function sourceFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(dir)) {
-    const full = path.join(dir, name);
-    if (statSync(full).isDirectory()) out.push(...sourceFiles(full));
-    else if (name.endsWith('.ts')) out.push(full);
-  }
-  return out;
-}
-
-/** Relative specifiers of static imports, re-exports and dynamic `import()` calls. */
-export function relativeImports(source: string): string[] {
-  const found: string[] = [];
-  for (const m of source.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)(['"])(\.{1,2}\/[^'"]+)\1/gm))
-    found.push(m[2]!);
-  return found;
 }
 
 function layerOf(file: string): string | null {

@@ -16,7 +16,7 @@ import ts from 'typescript';
 import { describe, expect, test } from 'vitest';
 import { REPO } from '../support/cli.js';
 import { runContext, runData, RunState } from '../../engine/context/run-state.js';
-import { closeSpares } from '../../engine/steering/spare-session.js';
+import { closeSpares, SPARES, type Spares } from '../../engine/steering/spare-session.js';
 import type { RunData } from '../../engine/steering/scenario.js';
 import { workerRunState } from '../../runner/worker-run-states.js';
 
@@ -159,10 +159,9 @@ describe('the run context carries its state', () => {
     runId: 'feedface',
     bounds: { connectMs: 100, stepMs: 100 },
   };
-  type SparesOf = RunState['spares'] extends Map<string, infer S> ? S : never;
   // Stand-ins that only count close(): this is about which run's spares are closed, not how.
-  const spare = (closed: string[], name: string): SparesOf =>
-    ({ close: async () => void closed.push(name) }) as unknown as SparesOf;
+  const spare = (closed: string[], name: string): Spares =>
+    ({ close: async () => void closed.push(name) }) as unknown as Spares;
 
   test('runContext makes a new state unless it is given one; the data is shared, not copied', () => {
     const a = runContext(data);
@@ -178,8 +177,8 @@ describe('the run context carries its state', () => {
     const closed: string[] = [];
     const a = runContext(data);
     const b = runContext(data);
-    a.state.spares.set('db:6432|d|u', spare(closed, 'a'));
-    b.state.spares.set('db:6432|d|u', spare(closed, 'b'));
+    a.state.part(SPARES).set('db:6432|d|u', spare(closed, 'a'));
+    b.state.part(SPARES).set('db:6432|d|u', spare(closed, 'b'));
     await closeSpares(a.state);
     expect(closed).toEqual(['a']);
     // The control: closing the other's is seen too, so the first assertion could fail.
@@ -189,7 +188,7 @@ describe('the run context carries its state', () => {
 
   test('only the data crosses a process boundary: with live spares the whole context cannot be cloned', () => {
     const ctx = runContext(data);
-    ctx.state.spares.set('db:6432|d|u', { pending: [Promise.resolve(null)] } as unknown as SparesOf);
+    ctx.state.part(SPARES).set('db:6432|d|u', { pending: [Promise.resolve(null)] } as unknown as Spares);
     expect(() => structuredClone(ctx)).toThrow(/could not be cloned/);
     const sent = structuredClone(runData(ctx));
     expect(sent).toEqual(data);
