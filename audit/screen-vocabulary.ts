@@ -1,6 +1,6 @@
 /**
  * The words without which no statement can be a finding, derived from the claims vocabulary
- * (engine/audit-claims.ts) and from what the classifiers in this folder read. The hazard screen
+ * (engine/record/audit-claims.ts) and from what the classifiers in this folder read. The hazard screen
  * (hazard-screen.ts) lets a text skip the parser only when it holds none of them.
  *
  * Two kinds of word:

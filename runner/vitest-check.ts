@@ -32,7 +32,7 @@ declare module 'vitest' {
     pooltest: PooltestProvided;
     /**
      * Instead of `pooltest`: the channel on which the context arrives once discovery is done
-     * (engine/context-channel.ts). pooltest's runner starts Vitest before it has the context.
+     * (runner/context-channel.ts). pooltest's runner starts Vitest before it has the context.
      */
     pooltestChannel?: string;
   }

@@ -3,7 +3,7 @@
  * every check file of the run that the worker executes.
  *
  * Why a table here: each check file receives the run context as data, a copy of its own
- * (engine/vitest-check.ts), so the copies cannot carry the one live state the run's checks
+ * (runner/vitest-check.ts), so the copies cannot carry the one live state the run's checks
  * must share (a smaller pool, a target gone, the logins ahead, the kept session). pooltest's
  * runner executes every check file of a run in one worker without isolation
  * (runner/vitest-runner.ts), and this module, imported by the worker's setup file

@@ -60,7 +60,7 @@ export interface LivePart<T> {
   make(): T;
 }
 
-/** A target that stopped answering for good, after `check` (engine/target-gone.ts). */
+/** A target that stopped answering for good, after `check` (engine/context/target-gone.ts). */
 export interface TargetGone {
   /** The check after which the target did not answer again. */
   check: string;

@@ -4,7 +4,7 @@
  *
  *  1. Reach it (TCP, then a real login), read the server version, time a few round trips.
  *  2. Ask who it is: `SHOW pool_version` answers through pgpool-II; a protocol 2.0 startup, no
- *     login, names pgagroal (discovery-fingerprint.ts); PgBouncer's admin console (database
+ *     login, names pgagroal (discovery/fingerprint.ts); PgBouncer's admin console (database
  *     `pgbouncer`) answers `SHOW VERSION` when the user is an admin or stats user, and Odyssey
  *     refuses that login in words of its own.
  *  3. Does it accept a transaction block? Statement pooling refuses `BEGIN`.
@@ -15,7 +15,7 @@
  *  6. A new client after D leaves shows whether backends are reused at all (direct Postgres
  *     starts a new process for every connection).
  * Steps 4 to 6 are the pool count (pool-count.ts), which the recount after a destructive check
- * repeats with what this discovery learned (engine/pool-watch.ts).
+ * repeats with what this discovery learned (engine/discovery/pool-watch.ts).
  */
 import { PooltestError } from '../record/errors.js';
 import { probeTcp } from '../session/connect.js';
@@ -77,7 +77,7 @@ export async function discover(target: Target, opts: DiscoveryOptions): Promise<
     ),
     opts.signal,
   );
-  // A recount (engine/pool-watch.ts) takes the run's logins made ahead of need, where the
+  // A recount (engine/discovery/pool-watch.ts) takes the run's logins made ahead of need, where the
   // earlier discovery showed that an idle login holds nothing: D and the holders are then
   // connected already, which at a distance saves a login's round trips each.
   if (opts.known) scn.useSpares(opts.known);

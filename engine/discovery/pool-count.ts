@@ -4,7 +4,7 @@
  * bound is reached. A holder landing on d means backends are shared between connected clients;
  * with d held, D's next transaction shows whether a client keeps its backend; a new client
  * after D left shows whether backends are reused at all. Discovery and the recount after a
- * destructive check (engine/pool-watch.ts) both count this way; classify names the mode.
+ * destructive check (engine/discovery/pool-watch.ts) both count this way; classify names the mode.
  */
 import { PooltestError } from '../record/errors.js';
 import { isCapacityRefusal } from '../record/capacity-refusal.js';
@@ -188,7 +188,7 @@ export async function countPool(
   const spare = holders.find((h) => h.pid !== firstPid);
   if (onFirst && spare && opts.knownShared && reachedStop) {
     // A recount that held as many backends as before: nothing it would learn from D's next
-    // transaction changes (the mode is known and the pool is no smaller; discovery-recount.ts).
+    // transaction changes (the mode is known and the pool is no smaller; discovery/recount.ts).
   } else if (onFirst && spare) {
     // D's next transaction is sent as the spare lets go: it cannot land on its old backend (a
     // holder keeps it) and at worst waits for the spare's backend a moment, which is where it

@@ -10,7 +10,7 @@
  * The change is kept in the run's state (`ctx.state`, run-state.ts): the Vitest worker runs
  * every check file of a run in one process, with one state per run for all of them
  * (runner/worker-run-states.ts), so a change seen after one check is known to the next. The
- * recount's result is also a fact of the check's record (judging/run-facts.ts).
+ * recount's result is also a fact of the check's record (record/run-facts.ts).
  */
 import { discover } from './discovery.js';
 import type { PoolChange } from '../record/pool-change.js';

@@ -1,5 +1,5 @@
 /**
- * Discovery's second time on a target (engine/pool-watch.ts, after a destructive check): the
+ * Discovery's second time on a target (engine/discovery/pool-watch.ts, after a destructive check): the
  * pool is counted and classified again, and everything else is taken from the first discovery.
  */
 import type { Session } from '../session/session.js';
@@ -37,7 +37,7 @@ export async function recount(
   // login holds nothing: holders log in ahead of their turn (see countPool).
   const knownShared =
     (known.mode === 'transaction' || known.mode === 'statement') && !known.clientLimit && !known.spareRoomRefused;
-  // Only a smaller pool matters to a recount (engine/pool-watch.ts): holding as many backends as
+  // Only a smaller pool matters to a recount (engine/discovery/pool-watch.ts): holding as many backends as
   // before proves it is not, with no wait for a holder the pooler queues.
   const seen = await countPool(scn, d, first, {
     ...opts,

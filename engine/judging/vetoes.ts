@@ -75,7 +75,7 @@ export const outageVeto: VetoRule = ({ steps, outcome }) => {
 };
 
 /**
- * A statement of the check was refused for want of room (judging/capacity-refusal.ts), unless
+ * A statement of the check was refused for want of room (record/capacity-refusal.ts), unless
  * the check answers with such refusals (capacity checks). A refused landing candidate is a
  * queue (judging/landing.ts), not this: the pooler never ran the statement, so it neither
  * refused nor allowed it.

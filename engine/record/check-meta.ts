@@ -112,7 +112,7 @@ export interface CheckMeta<Id extends string = string, Label extends string = st
   requires?: readonly Requirement[];
   flags?: readonly CheckFlag[];
   /**
-   * The shared scenario the check drives (`STATE_SCENARIO`, `LAND_ON_A`: steering/tags.ts), if
+   * The shared scenario the check drives (`STATE_SCENARIO`, `LAND_ON_A`: record/tags.ts), if
    * any: {@link defineCheck} fills `restsOn` from it.
    */
   uses?: SharedScenario;

@@ -52,7 +52,7 @@ export interface Discovery {
   steps: StepRecord[];
 }
 
-/** A malformed message on an optional probe's connection, with the evidence (engine/discovery-probes.ts). */
+/** A malformed message on an optional probe's connection, with the evidence (engine/discovery/probes.ts). */
 export interface WireFinding {
   /** The probe: the tag of its steps (`discovery.identify`). */
   probe: string;

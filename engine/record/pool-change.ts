@@ -1,4 +1,4 @@
-/** A pool found smaller after a destructive check (engine/pool-watch.ts), and its words. */
+/** A pool found smaller after a destructive check (engine/discovery/pool-watch.ts), and its words. */
 export interface PoolChange {
   /** The check after which the pool was found smaller. */
   check: string;

@@ -21,7 +21,7 @@ const AUTH_HINT =
  * Connects, honouring libpq's two-attempt modes: `prefer` tries TLS first and falls back to
  * plaintext when the server does not offer it; `allow` tries plaintext first and uses TLS when
  * the server insists. Which attempt worked is remembered per endpoint in `learned` (the run's,
- * engine/run-state.ts), so a run's many sessions do not each pay for the failed one; without
+ * engine/context/run-state.ts), so a run's many sessions do not each pay for the failed one; without
  * it (a one-off connection) nothing is remembered.
  */
 export async function connectClient(

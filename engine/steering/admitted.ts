@@ -1,7 +1,7 @@
 /**
  * Opening sessions through a pooler that refuses clients at capacity (53300 "Sorry, too many
  * clients already", "no more connections allowed") instead of queueing them. Discovery reads
- * such a refusal as the pool's boundary; see judging/capacity-refusal.ts.
+ * such a refusal as the pool's boundary; see record/capacity-refusal.ts.
  */
 import { PooltestError } from '../record/errors.js';
 import { isCapacityRefusal } from '../record/capacity-refusal.js';

@@ -29,7 +29,10 @@ type Rows = Array<Record<string, unknown>>;
 /** The column of the tidy-up's first statement: the backend it ran on. */
 export const TIDY_PID = 'tidy_pid';
 
-/** Appended to the recorded SQL of a step that carried the tidy-up. */
+/**
+ * Appended to the recorded SQL of a step that carried the tidy-up. Part of stored reports, so
+ * kept as first recorded: the file it names is engine/sweep/visit-sql.ts now.
+ */
 export const INLINE_TIDY_NOTE =
   '[+ the tidy-up after the check: inspection and cleanup of this backend, engine/visit-sql.ts]';
 

@@ -49,7 +49,7 @@ export async function announceRun(
     // Only on a session that keeps its backend: given a pooler as --direct, the lock would stay
     // on a pooled server connection after close, and every later run straight at that server
     // would count it as another run. Postgres's cancel key names the backend's own pid; a
-    // pooler's does not (engine/direct-check.ts refuses such a --direct, while this runs).
+    // pooler's does not (engine/discovery/direct-check.ts refuses such a --direct, while this runs).
     const keyPid = session.cancelKey?.processId;
     const onOwnBackend = keyPid === undefined ? '' : ` WHERE pg_backend_pid() = ${keyPid}`;
     await session.run(

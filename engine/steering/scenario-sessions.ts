@@ -61,7 +61,7 @@ export abstract class ScenarioSessions {
    * Says that the session `label` is connected to the direct server, not through the target
    * ({@link open} with `to: 'direct'` says so itself; a check that opens one with Session.open
    * calls this). Its backends are no pooled backend: the tidy-up after the check does not go
-   * looking for them through the pooler (engine/execute.ts), where it would never find one.
+   * looking for them through the pooler (engine/execute/execute.ts), where it would never find one.
    */
   markDirect(label: string): void {
     this.directLabels.add(label);
@@ -78,7 +78,7 @@ export abstract class ScenarioSessions {
    */
   useSpares(known?: Discovery): void {
     // `known`: what an earlier discovery learned of the target, for a scenario whose own
-    // discovery is still blank (the recount after a destructive check, engine/pool-watch.ts).
+    // discovery is still blank (the recount after a destructive check, engine/discovery/pool-watch.ts).
     if (!this.noSpares) this.spares ??= Spares.forRun(known ? { ...this.ctx, discovery: known } : this.ctx);
   }
 

@@ -39,7 +39,7 @@ export async function sweep(
   // The visitors and the catalog-wide look take logins made ahead (prepareSweep), where an
   // idle login holds nothing (steering/spare-session.ts): at a distance a login is 3 round trips.
   scn.useSpares();
-  // The nameless clients of the last look (sweep-names.ts) log in now at the latest.
+  // The nameless clients of the last look (sweep/names.ts) log in now at the latest.
   const names = prepared?.names ?? namesScenario(ctx);
   // Two kinds of news, kept apart: what was found (dirty, pooltest's own failure) and what
   // could not be looked at (unknown: an unreachable pooler is no proof of a mess, nor of none).
@@ -79,7 +79,7 @@ export async function sweep(
     doubts.push(`the sweep could not finish: ${err instanceof Error ? err.message : String(err)}`);
   }
   try {
-    // The pooler did not answer the catalog-wide look: over --direct instead (sweep-catalog.ts).
+    // The pooler did not answer the catalog-wide look: over --direct instead (sweep/catalog.ts).
     await lookDirectInstead(scn, ctx, checkIds, leftovers, doubts, via, early.direct, (s) =>
       idleInTransaction(scn, s, 'direct', ctx.runId, leftovers, doubts),
     );
@@ -142,7 +142,7 @@ export async function tidy(
   touched: readonly number[],
   given?: Scenario,
 ): Promise<Findings> {
-  // `given`: a scenario whose visitors are already logging in (engine/execute.ts).
+  // `given`: a scenario whose visitors are already logging in (engine/execute/execute.ts).
   const scn = given ?? new Scenario(ctx);
   try {
     // Short holds and waits: this runs after every check. A holder let go too early only

@@ -22,7 +22,7 @@ export interface Target {
   user: string;
   password: string | undefined;
   /**
-   * The password file the password was read from (engine/pass-file.ts), when none was given:
+   * The password file the password was read from (engine/target/pass-file.ts), when none was given:
    * an endpoint derived from this one (--direct) then looks the file up for itself first.
    */
   passFile?: string;

@@ -10,7 +10,7 @@
  * instead of queueing every query behind it. Through transaction pooling the setting stays on
  * the server connection: the next application client there gets 55P03 "canceling statement due
  * to lock timeout" on any ordinary lock wait. The marker is an hour or more, unique per run:
- * harmless to whoever inherits it. The sweep recognises it (engine/visit-sql.ts MARKED_TIMEOUTS).
+ * harmless to whoever inherits it. The sweep recognises it (engine/sweep/visit-sql.ts MARKED_TIMEOUTS).
  */
 import { defineCheck } from '../../engine/execute/check.js';
 import { judgeState } from '../../engine/judging/state-judge.js';

@@ -1,5 +1,5 @@
 /**
- * Run state lives in one object per run per process, a RunState (engine/run-state.ts), which
+ * Run state lives in one object per run per process, a RunState (engine/context/run-state.ts), which
  * the engine is handed as a field of the run context (`ctx.state`); engine/ keeps no run state
  * at module level. Where a table of runs is needed (a Vitest worker's check files share one
  * state per run), it lives in runner/ (runner/worker-run-states.ts).
@@ -95,7 +95,7 @@ test('every allowed binding still exists (the list cannot keep stale entries)', 
   }
 });
 
-test('control: the registry engine/run-state.ts used to keep, and the TLS file cache, are found', () => {
+test('control: the registry engine/context/run-state.ts used to keep, and the TLS file cache, are found', () => {
   // Verbatim from before run state moved into the context: the scan must refuse both again.
   const registry = [
     "import type { Spares } from './steering/spare-session.js';",
@@ -111,10 +111,10 @@ test('control: the registry engine/run-state.ts used to keep, and the TLS file c
   const tlsCache = 'const cache = new Map<string, Buffer>();';
   expect(
     offenders([
-      { file: 'engine/run-state.ts', source: registry },
-      { file: 'engine/tls-files.ts', source: tlsCache },
+      { file: 'engine/context/run-state.ts', source: registry },
+      { file: 'engine/target/tls-files.ts', source: tlsCache },
     ]),
-  ).toEqual(['engine/run-state.ts: runs', 'engine/tls-files.ts: cache']);
+  ).toEqual(['engine/context/run-state.ts: runs', 'engine/target/tls-files.ts: cache']);
 });
 
 test('control: collections, arrays, lets and statics are found, in disguise too; constants are not', () => {

@@ -1,6 +1,6 @@
 /**
  * The run context handed to checks that started before discovery finished
- * (engine/context-channel.ts): the runner starts Vitest early, and each check asks for the
+ * (runner/context-channel.ts): the runner starts Vitest early, and each check asks for the
  * context on a channel. A BroadcastChannel keeps nothing for late listeners, so a check that
  * asks after the runner posted must still get it: the control shows a plain late listener
  * getting nothing, which is why the check asks.

@@ -1,5 +1,5 @@
 /**
- * A check that declares `leavesNoState` gets no tidy-up visits after it (engine/execute.ts):
+ * A check that declares `leavesNoState` gets no tidy-up visits after it (engine/execute/execute.ts):
  * at a distance they cost a round of logins after every crowd check. The declaration is a
  * claim about what the check sends, so it is held to it here, against real PgBouncer
  * (transaction pooling, pool of 2) and the PostgreSQL behind it:

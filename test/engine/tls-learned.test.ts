@@ -9,7 +9,7 @@
  * more, on both sides alike (so the comparison hid it), and at a 20 ms round trip a quarter of
  * the check's time.
  *
- * The check workers get it with the run's data (engine/run-state.ts, runData): their first
+ * The check workers get it with the run's data (engine/context/run-state.ts, runData): their first
  * logins used to ask again.
  *
  * Real PgBouncer (no TLS) behind a counting proxy; the run's discovery went through that proxy,

@@ -79,7 +79,7 @@ describe('a target that stops answering for good', () => {
     });
     proxy.resume();
     expect(first).not.toBeNull();
-    // A check that did not run carries the engine's fact of that (engine/judging/run-facts.ts), no step of its own.
+    // A check that did not run carries the engine's fact of that (engine/record/run-facts.ts), no step of its own.
     const ran = report.checks.filter((c) => c.steps.some((s) => !isRunFact(s)));
     const skipped = report.checks.filter((c) => GONE.test(c.reason ?? ''));
     // One check met the silence and waited for it to end; every later one says why it did not run.

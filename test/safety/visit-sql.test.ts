@@ -1,5 +1,5 @@
 /**
- * The visit every backend gets after each check (engine/visit-sql.ts), held to two things.
+ * The visit every backend gets after each check (engine/sweep/visit-sql.ts), held to two things.
  *
  * Its size: the tidy's visitor holds with one message only where that message may wait in a
  * pooler's queue (QUEUED_MESSAGE_MAX_BYTES), and otherwise pays a round trip more per check.

@@ -1,7 +1,7 @@
 /**
  * A whole report built from recorded event logs (test/recorded/*.json), without a database:
  * every check of the catalogue judged from what it recorded against one fixture, compared with
- * that fixture's profile the way the engine compares it (engine/execute.ts, judgeRun), and summed up the
+ * that fixture's profile the way the engine compares it (engine/execute/execute.ts, judgeRun), and summed up the
  * way the runner sums a run. The renderer tests read one catalogue run's worth of real steps
  * from it: the state, traffic, stale-password and connect-churn recordings all come from the
  * same fixtures.

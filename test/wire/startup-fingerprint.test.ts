@@ -1,5 +1,5 @@
 /**
- * Discovery's protocol 2.0 startup (engine/discovery-fingerprint.ts), judged from the answers
+ * Discovery's protocol 2.0 startup (engine/discovery/fingerprint.ts), judged from the answers
  * the fixtures gave it, byte for byte. Only pgagroal's names a pooler; its stray byte is a wire
  * finding. The real pgagroal is in test/wire/pgagroal-findings.test.ts.
  */
