@@ -14,6 +14,7 @@ import {
   engineLayerOf,
   importCycles,
   type ImportGraph,
+  upwardRules,
 } from './engine-layers.js';
 import { relativeImports, sourceFiles } from './import-scan.js';
 
@@ -34,6 +35,14 @@ describe("engine's inner layers", () => {
 
   test('no import cycle remains inside engine/', () => {
     expect(importCycles(realGraph())).toEqual([]);
+  });
+
+  test('the rules themselves point down: a layer may use only layers listed before it', () => {
+    expect(upwardRules(ENGINE_LAYERS)).toEqual([]);
+    // Control: a rule naming a layer listed after it is reported.
+    expect(upwardRules({ record: [], steering: ['record', 'judging'], judging: ['record'] })).toEqual([
+      'steering -> judging',
+    ]);
   });
 
   test('judging may use only record/: it imports nothing that does I/O', () => {

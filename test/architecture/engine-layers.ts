@@ -29,6 +29,14 @@ export const ENGINE_LAYERS: Readonly<Record<string, readonly string[]>> = {
   execute: ['record', 'target', 'context', 'wire', 'session', 'steering', 'judging', 'discovery', 'sweep'],
 };
 
+/** Rules of `layers` that name a layer listed after their own (the order is bottom to top). */
+export function upwardRules(layers: Readonly<Record<string, readonly string[]>>): string[] {
+  const order = Object.keys(layers);
+  return order.flatMap((layer, i) =>
+    layers[layer]!.filter((used) => !order.slice(0, i).includes(used)).map((used) => `${layer} -> ${used}`),
+  );
+}
+
 /**
  * engine/'s files outside every folder, and their layer: types.ts re-exports record/'s types
  * for the rest of the product, and holds the profile types, which are being reworked apart.
