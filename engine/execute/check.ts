@@ -1,8 +1,8 @@
 /**
  * What a check is: metadata, a scenario and a judge, declared with {@link defineCheck}. How
  * one is run is engine/execute/execute.ts (`executeCheck`, no Vitest needed; `checkTest` in
- * vitest-check.ts wires it into a test); how its record is judged, engine/judging/judge-record.ts
- * and the vetoes in engine/judging/vetoes.ts.
+ * runner/vitest-check.ts wires it into a test); how its record is judged,
+ * engine/judging/judge-record.ts and the vetoes in engine/judging/vetoes.ts.
  */
 import type { Scenario, RunContext } from '../steering/scenario.js';
 import type { CheckMeta } from '../record/check-meta.js';
