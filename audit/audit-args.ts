@@ -3,7 +3,7 @@
  * command reads its own. `--sql` and `--log` take every following argument up to the next
  * option, so a shell glob works: `--sql migrations/*.sql`.
  */
-import { PooltestError } from '../engine/errors.js';
+import { PooltestError } from '../engine/record/errors.js';
 import { DEFAULT_MAX_STATEMENT_BYTES, DEFAULT_TIMEOUT_MS, type AuditOptions } from './audit.js';
 import { LOG_FORMATS, type LogFormat } from './log-format.js';
 import { positiveInt } from '../common/command-args.js';

@@ -5,7 +5,7 @@
  * (the `pgbouncer-transaction` profile, the behaviour the fixtures observe). The typical outcome
  * is used only when the user gave neither `--report` nor `--target`, and labelled as such.
  */
-import type { AuditHint, OutcomeInfo } from '../engine/check.js';
+import type { AuditHint, OutcomeInfo } from '../engine/execute/check.js';
 import { findProfile } from '../profiles/index.js';
 import { CATALOGUE, type CatalogueCheck } from '../suites/catalogue.js';
 import { outcomeBreaks } from '../suites/outcome-breaks.js';

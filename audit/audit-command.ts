@@ -5,8 +5,8 @@
 import { writeFile } from 'node:fs/promises';
 import { Chalk } from 'chalk';
 import { commandFailed } from '../common/command-failure.js';
-import { PooltestError } from '../engine/errors.js';
-import { interruptedExitCode } from '../engine/signals.js';
+import { PooltestError } from '../engine/record/errors.js';
+import { interruptedExitCode } from '../engine/record/signals.js';
 import { colorWanted } from '../reporters/terminal-env.js';
 import { terminalWidth } from '../reporters/terminal-env.js';
 import { audit } from './audit.js';

@@ -11,7 +11,7 @@
  * The choice is made once, at import (a top-level await): nothing can ask before it is made.
  */
 import { isMainThread, workerData } from 'node:worker_threads';
-import { claimIndex, type ClaimIndex, type ClaimingCheck } from '../engine/audit-claims.js';
+import { claimIndex, type ClaimIndex, type ClaimingCheck } from '../engine/record/audit-claims.js';
 import type { AuditCheckId } from './audit-types.js';
 
 /** The facts as plain data, as the main thread sends them to a worker. */

@@ -15,7 +15,7 @@
  *   across reports is approximated by the reports' order.
  */
 import { readFile } from 'node:fs/promises';
-import { PooltestError } from '../engine/errors.js';
+import { PooltestError } from '../engine/record/errors.js';
 import { CLAIMS } from '../suites/catalogue.js';
 import { missingCheckWarning, statsNamesWarning, unparsedWarning } from './audit.js';
 import { AUDIT_CHECKS, checkPriority } from './audit-checks.js';

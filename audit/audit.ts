@@ -2,7 +2,7 @@
  * The audit as a library call: read every input, classify every statement, group findings,
  * join them with what the pooler does. `pooltest audit` is a thin shell around {@link audit}.
  */
-import { PooltestError } from '../engine/errors.js';
+import { PooltestError } from '../engine/record/errors.js';
 import { CLAIMS } from '../suites/catalogue.js';
 import { AuditCollector, type FindingTally } from './audit-collector.js';
 import { AUDIT_CHECKS, auditCheck, checkPriority } from './audit-checks.js';

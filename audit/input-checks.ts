@@ -2,7 +2,7 @@
  * Turning unreadable, binary or mis-encoded input into one clear `AUDIT_INPUT` error that names
  * the file and what is wrong with it, instead of a stack trace or a silent empty audit.
  */
-import { PooltestError } from '../engine/errors.js';
+import { PooltestError } from '../engine/record/errors.js';
 
 /** Maps a file-system error to an `AUDIT_INPUT` error naming the file. */
 export function fileError(path: string, error: unknown, flag: string): PooltestError {

@@ -5,7 +5,7 @@
  * file is read by several threads, one part each (log-parallel.ts).
  */
 import { stat } from 'node:fs/promises';
-import { PooltestError } from '../engine/errors.js';
+import { PooltestError } from '../engine/record/errors.js';
 import type { AuditCollector } from './audit-collector.js';
 import type { InputSummary } from './audit-types.js';
 import { fileChunks } from './file-chunks.js';

@@ -27,7 +27,7 @@ import { open, type FileHandle } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { PooltestError, type PooltestErrorCode } from '../engine/errors.js';
+import { PooltestError, type PooltestErrorCode } from '../engine/record/errors.js';
 import type { AuditCollector, CollectorState } from './audit-collector.js';
 import { KNOWLEDGE_KEY, knowledgeForWorkers, type AuditKnowledge } from './audit-knowledge.js';
 import type { InputSummary } from './audit-types.js';

@@ -3,7 +3,7 @@
  * the collector with their `file:line` sources, and the counts its summary and warnings come
  * from. Whole logs and workers' chunks of a log (log-parallel.ts) share it.
  */
-import { PooltestError } from '../engine/errors.js';
+import { PooltestError } from '../engine/record/errors.js';
 import type { AuditCollector } from './audit-collector.js';
 import type { InputSummary } from './audit-types.js';
 import type { RawLine } from './line-splitter.js';

@@ -5,7 +5,7 @@
  */
 import { open } from 'node:fs/promises';
 import { parentPort, workerData } from 'node:worker_threads';
-import { PooltestError } from '../engine/errors.js';
+import { PooltestError } from '../engine/record/errors.js';
 import { AuditCollector } from './audit-collector.js';
 import { fileChunks } from './file-chunks.js';
 import { CHUNK_BYTES, readLogStream } from './log-input.js';

@@ -4,8 +4,8 @@
  * transaction pooling typically does. Findings are joined with it check by check.
  */
 import { readFile } from 'node:fs/promises';
-import { PooltestError } from '../engine/errors.js';
-import { describeTarget, redactUrl } from '../engine/target.js';
+import { PooltestError } from '../engine/record/errors.js';
+import { describeTarget, redactUrl } from '../engine/target/target.js';
 import type { Report } from '../engine/types.js';
 import { AUDIT_CHECKS, TYPICAL_PROFILE } from './audit-checks.js';
 import { findProfile } from '../profiles/index.js';

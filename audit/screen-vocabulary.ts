@@ -1,6 +1,6 @@
 /**
  * The words without which no statement can be a finding, derived from the claims vocabulary
- * (engine/audit-claims.ts) and from what the classifiers in this folder read. The hazard screen
+ * (engine/record/audit-claims.ts) and from what the classifiers in this folder read. The hazard screen
  * (hazard-screen.ts) lets a text skip the parser only when it holds none of them.
  *
  * Two kinds of word:
@@ -15,7 +15,7 @@
  * Words are compared in lower case with identifiers and keywords as PostgreSQL reads them, and
  * with the contents of quoted identifiers too (`"pg_advisory_lock"(1)` is the built-in).
  */
-import { CLEANUP_FUNCTIONS, STATE_FUNCTIONS, type StatementKind } from '../engine/audit-claims.js';
+import { CLEANUP_FUNCTIONS, STATE_FUNCTIONS, type StatementKind } from '../engine/record/audit-claims.js';
 
 interface KindWords {
   anywhere?: readonly string[];

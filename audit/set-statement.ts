@@ -14,7 +14,7 @@ const TRANSACTION_ONLY = new Set(['transaction_isolation', 'transaction_read_onl
 
 /**
  * The check a session-level change of setting `name` depends on: the check that claims the
- * name, else the one claiming dotted names, else the catch-all (see engine/audit-claims.ts).
+ * name, else the one claiming dotted names, else the catch-all (see engine/record/audit-claims.ts).
  * Null stands for a setting the statement does not name.
  */
 export function checkForSetting(name: string | null): AuditCheckId {

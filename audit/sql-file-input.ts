@@ -6,7 +6,7 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { readFile, stat } from 'node:fs/promises';
-import { PooltestError } from '../engine/errors.js';
+import { PooltestError } from '../engine/record/errors.js';
 import type { AuditCollector } from './audit-collector.js';
 import type { InputSummary } from './audit-types.js';
 import { fileError, firstInvalidUtf8, lineAndColumn } from './input-checks.js';

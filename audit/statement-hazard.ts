@@ -1,8 +1,8 @@
 /**
  * The hazard of a statement kind the classifier recognised: its check is the one that claims
- * the kind (engine/audit-claims.ts), and a kind of the cleanup half is flagged as such.
+ * the kind (engine/record/audit-claims.ts), and a kind of the cleanup half is flagged as such.
  */
-import { isCleanupStatement, type StatementKind } from '../engine/audit-claims.js';
+import { isCleanupStatement, type StatementKind } from '../engine/record/audit-claims.js';
 import { CLAIMS } from './audit-knowledge.js';
 import type { Hazard } from './audit-types.js';
 

@@ -5,9 +5,9 @@
  * ends in a message that says how to fix it. The URL's password is never shown.
  */
 import type pg from 'pg';
-import { PooltestError } from '../engine/errors.js';
+import { PooltestError } from '../engine/record/errors.js';
 import { connectClient } from '../engine/session/connect.js';
-import { describeTarget, resolveTarget, type Target } from '../engine/target.js';
+import { describeTarget, resolveTarget, type Target } from '../engine/target/target.js';
 import type { AuditCollector } from './audit-collector.js';
 import type { InputSummary } from './audit-types.js';
 

@@ -4,12 +4,12 @@
  * `run()` directly; the runner is loaded only when `--target` is given, which keeps the audit of
  * files and logs from loading Vitest.
  */
-import { PooltestError } from '../engine/errors.js';
+import { PooltestError } from '../engine/record/errors.js';
 import { connectClient } from '../engine/session/connect.js';
 import { APPLICATION_NAME } from '../engine/session/session.js';
-import { INTERRUPT_SIGNALS, interruptedExitCode } from '../engine/signals.js';
-import { redactEndpoint, resolveTarget, type Target } from '../engine/target.js';
-import { within } from '../engine/time.js';
+import { INTERRUPT_SIGNALS, interruptedExitCode } from '../engine/record/signals.js';
+import { redactEndpoint, resolveTarget, type Target } from '../engine/target/target.js';
+import { within } from '../engine/record/time.js';
 import { behaviourFromReport, checkedReport, type PoolerBehaviour } from './pooler-behaviour.js';
 
 /** The commands that join findings with a pooler: each prints under its own name. */

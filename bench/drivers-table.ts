@@ -16,7 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runDrivers } from '../drivers/run-drivers.js';
-import { resolveTarget } from '../engine/target.js';
+import { resolveTarget } from '../engine/target/target.js';
 import { startStack } from '../fixtures/stack.js';
 import { columnOf, renderDriversDoc, type StoredDriverRuns } from '../reporters/drivers-table.js';
 import { DRIVER_STACKS, DRIVERS_FILES, REPO, storedDriverRuns } from './drivers-runs.js';

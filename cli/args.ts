@@ -3,8 +3,8 @@
  * its own (common/command-grammar.ts, over Node's parseArgs). Values are validated here so that
  * a typo ends the run before anything connects, with BAD_ARGUMENTS and exit code 2.
  */
-import { parseDuration } from '../engine/time.js';
-import { PooltestError } from '../engine/errors.js';
+import { parseDuration } from '../engine/record/time.js';
+import { PooltestError } from '../engine/record/errors.js';
 import { didYouMean } from '../common/command-args.js';
 import { parseCommand } from '../common/command-grammar.js';
 import { renderHelp } from '../common/command-help.js';

@@ -7,10 +7,10 @@
  * (findings that typically break, no pooler to confirm them).
  */
 import { fstatSync } from 'node:fs';
-import { isPooltestError, PooltestError } from '../engine/errors.js';
+import { isPooltestError, PooltestError } from '../engine/record/errors.js';
 import { EARLY_INTERRUPT_MESSAGE, takeEarlySignal } from './early-signals.js';
 import { toolVersion } from '../runner/version.js';
-import { redactUrl } from '../engine/target.js';
+import { redactUrl } from '../engine/target/target.js';
 import { colorWanted, terminalWidth } from '../reporters/terminal-env.js';
 import { parseCli, USAGE } from './args.js';
 import { stdoutOutput } from '../common/command-grammar.js';

@@ -16,10 +16,10 @@
  * about where its server is): each endpoint answers with its server's start time and port,
  * which two servers do not share. When either cannot answer, the runs go one after the other.
  */
-import { PooltestError } from '../engine/errors.js';
+import { PooltestError } from '../engine/record/errors.js';
 import { connectClient } from '../engine/session/connect.js';
-import { describeTarget, type Target } from '../engine/target.js';
-import { within } from '../engine/time.js';
+import { describeTarget, type Target } from '../engine/target/target.js';
+import { within } from '../engine/record/time.js';
 
 export interface ComparePlan {
   concurrent: boolean;

@@ -6,9 +6,9 @@
  * could not run.
  */
 import { readFileSync } from 'node:fs';
-import { parseJsonBytes } from '../engine/json-file.js';
-import { PooltestError } from '../engine/errors.js';
-import { redactUrl, resolveRelated, resolveTarget } from '../engine/target.js';
+import { parseJsonBytes } from '../engine/record/json-file.js';
+import { PooltestError } from '../engine/record/errors.js';
+import { redactUrl, resolveRelated, resolveTarget } from '../engine/target/target.js';
 import { DRIVERS, selectDrivers } from '../drivers/catalogue.js';
 import { runDrivers } from '../drivers/run-drivers.js';
 import { ServerLogReader } from '../drivers/server-log.js';

@@ -6,7 +6,7 @@
  * so at once: noting it silently left a user who pressed Ctrl-C looking at nothing until the
  * modules had loaded, or, for a subcommand, at a silent exit 130. `watchInterrupts` then acts
  * on it as soon as it starts, so even an early Ctrl-C ends in an orderly exit 130. (The list is
- * engine/signals.ts's INTERRUPT_SIGNALS, spelled here because this file may import nothing.)
+ * engine/record/signals.ts's INTERRUPT_SIGNALS, spelled here because this file may import nothing.)
  *
  * What no JavaScript can cover: a signal during Node's own start, before this module runs
  * (tens of milliseconds on a quiet machine), still ends the process as Node's default does.

@@ -10,9 +10,9 @@
  * the sweep, with the same exit code. Fixture processes run in their own process group, so a terminal's Ctrl-C reaches
  * only pooltest and the shutdown order stays ours.
  */
-import { INTERRUPTED_EXIT_CODE, PooltestError } from '../engine/errors.js';
-import { INTERRUPT_SIGNALS, interruptedExitCode } from '../engine/signals.js';
-import { within } from '../engine/time.js';
+import { INTERRUPTED_EXIT_CODE, PooltestError } from '../engine/record/errors.js';
+import { INTERRUPT_SIGNALS, interruptedExitCode } from '../engine/record/signals.js';
+import { within } from '../engine/record/time.js';
 import { takeEarlySignal } from './early-signals.js';
 import { writeTo } from './closed-pipes.js';
 

@@ -6,8 +6,8 @@
  * `--json FILE` writes the same as JSON; the other output files have nothing to say here and
  * are refused rather than silently ignored.
  */
-import type { OutcomeInfo } from '../engine/check.js';
-import { PooltestError } from '../engine/errors.js';
+import type { OutcomeInfo } from '../engine/execute/check.js';
+import { PooltestError } from '../engine/record/errors.js';
 import { findProfile, PROFILES } from '../profiles/index.js';
 import { selectChecks, toolVersion } from '../runner/run.js';
 import { CATALOGUE } from '../suites/catalogue.js';

@@ -6,7 +6,7 @@
  * This is how a vendor merges the shards of a CI matrix (one job per pooler, version or mode).
  */
 import { existsSync } from 'node:fs';
-import { PooltestError } from '../engine/errors.js';
+import { PooltestError } from '../engine/record/errors.js';
 import { writeOutput } from './outputs.js';
 import { stdoutOutput, type CommandGrammar } from '../common/command-grammar.js';
 import { readOrAnswer } from './command-line.js';

@@ -13,7 +13,7 @@ import { checkOutputPath, outputPlace, writeAtomically } from '../reporters/outp
 import { renderJunit } from '../reporters/junit-reporter.js';
 import { renderMarkdown } from '../reporters/markdown-reporter.js';
 import { renderHtml } from '../reporters/html-reporter.js';
-import { PooltestError } from '../engine/errors.js';
+import { PooltestError } from '../engine/record/errors.js';
 import { STDOUT } from '../common/option-table.js';
 import { writeTo } from './closed-pipes.js';
 import type { ReportDiff } from '../reporters/report-diff.js';

@@ -11,13 +11,13 @@ import { renderDiscovery, renderQuiet, renderReport } from '../reporters/termina
 import { diffReports } from '../reporters/report-diff.js';
 import { DEFAULT_TIMEOUT_MS, run, selectChecks, type RunOptions } from '../runner/run.js';
 import { planCompare } from './compare-plan.js';
-import { resolveRelated, resolveTarget } from '../engine/target.js';
+import { resolveRelated, resolveTarget } from '../engine/target/target.js';
 import type { Profile, Report } from '../engine/types.js';
 import type { CliOptions } from './args.js';
 import { writeOutputs, type Comparison } from './outputs.js';
 import type { StoredRun } from './run-store.js';
-import { PooltestError } from '../engine/errors.js';
-import { exitCodeOfAbort } from '../engine/signals.js';
+import { PooltestError } from '../engine/record/errors.js';
+import { exitCodeOfAbort } from '../engine/record/signals.js';
 
 /** Where the command writes, and how its terminal looks. */
 export interface CliIo {

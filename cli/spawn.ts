@@ -12,7 +12,7 @@
  * written: no Docker engine), and no test here runs the catalogue through it. Users who need a
  * reproducible image pin their own with the POOLTEST_SPAWN_*_IMAGE variables.
  */
-import { PooltestError } from '../engine/errors.js';
+import { PooltestError } from '../engine/record/errors.js';
 import { toolVersion } from '../runner/version.js';
 
 /** What `--spawn` starts: the endpoint to test, the Postgres behind it, and how to stop both. */

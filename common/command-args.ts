@@ -13,7 +13,7 @@
  * --help named; its tokens keep the order the user wrote.
  */
 import { parseArgs } from 'node:util';
-import { PooltestError } from '../engine/errors.js';
+import { PooltestError } from '../engine/record/errors.js';
 
 /** One option of a command: a value, a list of files, or a switch. */
 export interface OptionSpec {

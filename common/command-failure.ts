@@ -2,8 +2,8 @@
  * How `pooltest audit` and `pooltest watch` end when they cannot run: one line on stderr with
  * the error's code, and exit code 2.
  */
-import { isPooltestError, PooltestError } from '../engine/errors.js';
-import { redactUrl } from '../engine/target.js';
+import { isPooltestError, PooltestError } from '../engine/record/errors.js';
+import { redactUrl } from '../engine/target/target.js';
 
 /**
  * Writes `pooltest COMMAND: CODE: message` (an error that is not a PooltestError as INTERNAL,

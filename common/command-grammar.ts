@@ -4,9 +4,9 @@
  * `--help` text, so the two cannot drift apart, and every command reads the shared options with
  * the same code and the same refusals (parseCommand). The help is rendered in command-help.ts.
  */
-import { PooltestError } from '../engine/errors.js';
-import { isKeywordValue } from '../engine/conninfo.js';
-import { parseDuration, parseDurationWithUnit } from '../engine/time.js';
+import { PooltestError } from '../engine/record/errors.js';
+import { isKeywordValue } from '../engine/target/conninfo.js';
+import { parseDuration, parseDurationWithUnit } from '../engine/record/time.js';
 import { readCommandLine, unknownOption, type GivenOption, type OptionSpec } from './command-args.js';
 import {
   OUTPUT_NAMES,

@@ -1,6 +1,6 @@
 /**
  * The part of the `pgpass` module (node-postgres's reader of libpq's password file) that
- * engine/pass-file.ts uses: its line parser and matcher. The module ships no types.
+ * engine/target/pass-file.ts uses: its line parser and matcher. The module ships no types.
  */
 declare module 'pgpass/lib/helper.js' {
   interface PassEntry {

@@ -4,7 +4,7 @@
  * does, and refine it. `-h`/`-p` alone are a target of their own; `-U`, `-d` or `--password`
  * with no pooler named would be silently ignored, so they are refused.
  */
-import { PooltestError } from '../engine/errors.js';
+import { PooltestError } from '../engine/record/errors.js';
 import type { SharedArgs } from './command-grammar.js';
 
 type Words = Pick<SharedArgs, 'target' | 'host' | 'port' | 'user' | 'database' | 'password' | 'direct'>;

@@ -13,7 +13,7 @@
  * Where every connection keeps a backend of its own (direct, session pooling), the landing
  * record proves no other client could use b1, and staying there is `works`.
  */
-import { stepOf, stepsOf } from '../engine/judging/record.js';
+import { stepOf, stepsOf } from '../engine/record/step-reading.js';
 import { readLanding, sharesBackends } from '../engine/judging/landing.js';
 import type { Discovery, Facts, Judgement, StepRecord } from '../engine/types.js';
 import { DRIVER_LOG } from './agent-process.js';

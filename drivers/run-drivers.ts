@@ -3,12 +3,12 @@
  * configuration (driver-scenario.ts), judged (judge.ts). Drivers run one after another: two
  * drivers steering the same small pool at once would spoil each other's landings.
  */
-import { discover } from '../engine/discovery.js';
-import { newRunId } from '../engine/markers.js';
-import { runContext, RunState } from '../engine/run-state.js';
+import { discover } from '../engine/discovery/discovery.js';
+import { newRunId } from '../engine/record/markers.js';
+import { runContext, RunState } from '../engine/context/run-state.js';
 import { closeKeptSessions } from '../engine/steering/kept-session.js';
 import { Scenario } from '../engine/steering/scenario.js';
-import { publicTarget, type Target } from '../engine/target.js';
+import { publicTarget, type Target } from '../engine/target/target.js';
 import type { Discovery, Judgement, PublicTarget, StepRecord, Verdict } from '../engine/types.js';
 import { DRIVERS, type DriverSpec } from './catalogue.js';
 import { runDriverScenario } from './driver-scenario.js';

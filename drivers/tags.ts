@@ -3,12 +3,12 @@
  * and its agents) and the readers (the judges, the phase split, the server log's attribution).
  * The strings are those every recorded driver log holds (test/recorded/drivers-*.json): a
  * change here would make those records unreadable, so the tags are only named here, never
- * changed. Like the checks' tags (engine/steering/tags.ts), each phase's tags carry the phase
+ * changed. Like the checks' tags (engine/record/tags.ts), each phase's tags carry the phase
  * as a prefix (`moved:A.create`); the steps of no phase (A's connect and close, the engine's
  * markers) carry none. Readers compare whole tags or test the prefix with the helpers below;
  * none matches a tag with a regex.
  */
-import { LANDING_TAGS } from '../engine/steering/tags.js';
+import { LANDING_TAGS } from '../engine/record/tags.js';
 
 /** The three phases of a driver run, in the order they run; each is judged apart. */
 export const DRIVER_SCENARIOS = ['moved', 'collision', 'cursor'] as const;

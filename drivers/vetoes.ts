@@ -26,7 +26,13 @@ import { phaseSteps, type DriverScenarioId } from './judge.js';
 
 // The phases a driver configuration shares with a check (engine/run-phases.ts): the target gone
 // before it, the question about other runs around it, the wait after it found an outage.
-export { foundUnavailable, goneBefore, noteOtherRuns, OtherRunsQuestion, untilBack } from '../engine/run-phases.js';
+export {
+  foundUnavailable,
+  goneBefore,
+  noteOtherRuns,
+  OtherRunsQuestion,
+  untilBack,
+} from '../engine/execute/run-phases.js';
 
 /** Holds the run's presence (other-runs.ts) until the returned function is called; best effort. */
 export function announce(ctx: RunContext): Promise<() => Promise<void>> {

@@ -4,7 +4,7 @@
  * expectation may name are in ../suites/labels.ts, and validate-profile.ts says what a well-formed
  * profile is (the tests hold every profile here to it).
  */
-import { PooltestError } from '../engine/errors.js';
+import { PooltestError } from '../engine/record/errors.js';
 import type { Profile } from '../engine/types.js';
 import { direct } from './direct.js';
 import { odysseySession, odysseyTransaction } from './odyssey.js';

@@ -4,7 +4,7 @@
  * `npm run docs` writes them between `<!-- generated:NAME -->` markers; a test fails when the
  * committed docs differ from what this renders, so the docs cannot drift from the code.
  */
-import type { OutcomeInfo } from '../engine/check.js';
+import type { OutcomeInfo } from '../engine/execute/check.js';
 import { STATE_LABELS, STATE_OUTCOMES } from '../engine/judging/state-outcomes.js';
 import type { Profile } from '../engine/types.js';
 import { findProfile } from '../profiles/index.js';

@@ -8,7 +8,7 @@
  */
 import type { DriverResult, DriversReport } from '../drivers/run-drivers.js';
 import { DRIVER_SCENARIOS, phaseSteps } from '../drivers/judge.js';
-import { redactUrl } from '../engine/target.js';
+import { redactUrl } from '../engine/target/target.js';
 import type { StepRecord } from '../engine/types.js';
 import { STYLE } from './html-assets.js';
 import { esc, token } from './html.js';

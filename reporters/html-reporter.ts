@@ -8,8 +8,8 @@
  * Every piece of report text goes through `esc` (reporters/html.ts); the page loads nothing
  * from the network, and its Content Security Policy admits only its own inline script.
  */
-import { describeWireFinding } from '../engine/discovery-probes.js';
-import { redactUrl } from '../engine/target.js';
+import { describeWireFinding } from '../engine/discovery/probes.js';
+import { redactUrl } from '../engine/target/target.js';
 import { sweepState } from '../engine/types.js';
 import type { CheckResult, Report, Severity, Verdict } from '../engine/types.js';
 import { outcomeBreaks } from '../suites/outcome-breaks.js';

@@ -4,7 +4,7 @@
  * line of defence, anything that looks like a URL with credentials is redacted on the way out.
  */
 import { writeAtomically } from './output-file.js';
-import { redactUrl } from '../engine/target.js';
+import { redactUrl } from '../engine/target/target.js';
 import type { ReportDiff } from './report-diff.js';
 import type { Report } from '../engine/types.js';
 

@@ -20,14 +20,14 @@
  */
 import { sweepState, type CheckResult, type Report } from '../engine/types.js';
 import { sweepText } from './sweep-text.js';
-import { describeWireFinding } from '../engine/discovery-probes.js';
-import { redactUrl } from '../engine/target.js';
+import { describeWireFinding } from '../engine/discovery/probes.js';
+import { redactUrl } from '../engine/target/target.js';
 import { poolerName, poolText, targetText } from './report-text.js';
 import { stepLine } from './step-text.js';
 import { attributes, escapeXml } from './xml.js';
 import { observedReading, reportCounts, verdictPhrase } from './verdict-text.js';
 import { summaryCounts } from './summary-counts.js';
-import { sweepUnfinished } from '../engine/verdict.js';
+import { sweepUnfinished } from '../engine/record/verdict.js';
 
 /** Renders `report` as a JUnit XML document. */
 export function renderJunit(report: Report): string {

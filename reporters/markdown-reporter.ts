@@ -6,8 +6,8 @@
  * and a Mermaid sequence diagram of the recorded steps. The evidence of the other checks sits
  * in one more collapsed block, so the comment stays short until someone opens it.
  */
-import { describeWireFinding } from '../engine/discovery-probes.js';
-import { redactUrl } from '../engine/target.js';
+import { describeWireFinding } from '../engine/discovery/probes.js';
+import { redactUrl } from '../engine/target/target.js';
 import type { CheckResult, Report } from '../engine/types.js';
 import { outcomeBreaks } from '../suites/outcome-breaks.js';
 import { esc } from './html.js';

@@ -8,7 +8,7 @@
  * its box and the check column stays where it is (position: sticky), so every cell can be read
  * against its row. Borders are `separate`: collapsed borders do not travel with a sticky cell.
  */
-import { redactUrl } from '../engine/target.js';
+import { redactUrl } from '../engine/target/target.js';
 import { esc, token } from './html.js';
 import { columnSweep, type Matrix, type MatrixCell } from './matrix.js';
 import type { Severity } from '../engine/types.js';

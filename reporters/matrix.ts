@@ -6,7 +6,7 @@
  * differ from transaction mode?"). Built from reports only, so shards of a CI matrix (one job
  * per pooler, version or mode) are merged afterwards with `pooltest matrix`.
  */
-import { PooltestError } from '../engine/errors.js';
+import { PooltestError } from '../engine/record/errors.js';
 import { sweepState, type Report, type Severity, type SweepState, type Verdict } from '../engine/types.js';
 import { sweepText } from './sweep-text.js';
 import { outcomeBreaks } from '../suites/outcome-breaks.js';

@@ -18,7 +18,7 @@
  */
 import type { CheckResult, StepRecord } from '../engine/types.js';
 import { clip } from './html.js';
-import { isCleanupWork, withoutPhase } from '../engine/steering/tags.js';
+import { isCleanupWork, withoutPhase } from '../engine/record/tags.js';
 import { sessionRole } from './diagram-legend.js';
 import { fold } from './sequence-svg.js';
 import { sequenceModel, type DiagramCheck } from './sequence-model.js';

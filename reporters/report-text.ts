@@ -3,7 +3,7 @@
  * Markdown and diff views describe a target and a pooler in the same words.
  */
 import type { DiffSide } from './report-diff.js';
-import { describeTarget } from '../engine/target.js';
+import { describeTarget } from '../engine/target/target.js';
 import type { PublicTarget, Report } from '../engine/types.js';
 
 /** `user@host:port/database`, IPv6 hosts in brackets (a public target never holds a password). */

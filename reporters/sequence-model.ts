@@ -4,7 +4,7 @@
  * and the *crossing* - the step where a client ran on the backend another client had created
  * state on. Both renderers draw from this one model, so the picture says the same everywhere.
  *
- * The crossing is read from the step tags the steering code writes (engine/steering/tags.ts,
+ * The crossing is read from the step tags the steering code writes (engine/record/tags.ts,
  * the one place they are spelled): the state's creator is `A.create` (with a sub-scenario
  * prefix such as `set:` for checks that run several), and the clients placed on its backend are
  * the observer's `observe.take` or the later looker's `look.take`. Whether state really reached that client is the check's outcome
@@ -22,7 +22,7 @@ import type { CheckResult, StepRecord } from '../engine/types.js';
 import { outcomeBreaks } from '../suites/outcome-breaks.js';
 import { decisiveSteps } from '../suites/decisive-steps.js';
 import { stepOutcome } from './step-text.js';
-import { CROSSING_TAKES, LANDING_TAGS, phaseOf } from '../engine/steering/tags.js';
+import { CROSSING_TAKES, LANDING_TAGS, phaseOf } from '../engine/record/tags.js';
 
 /** Where an observer reached the backend another client had created state on. */
 export interface Crossing {

@@ -5,7 +5,7 @@
  * in the singular ("1 check", "1 backend").
  */
 import { sweepState, type SweepResult, type SweepState } from '../engine/types.js';
-import { endedFinding } from '../engine/sweep-idle.js';
+import { endedFinding } from '../engine/sweep/idle.js';
 
 /** `1 check`, `2 checks`. */
 export function plural(n: number, word: string, many = `${word}s`): string {

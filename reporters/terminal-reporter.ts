@@ -6,7 +6,7 @@
  */
 import { plural, sweepText } from './sweep-text.js';
 import { Chalk, type ChalkInstance } from 'chalk';
-import { describeWireFinding } from '../engine/discovery-probes.js';
+import { describeWireFinding } from '../engine/discovery/probes.js';
 import type { CheckResult, Discovery, Report, Verdict } from '../engine/types.js';
 import { poolerName, poolText, targetText } from './report-text.js';
 import { groupBySeverity } from './severity.js';

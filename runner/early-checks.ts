@@ -11,7 +11,7 @@
  * (discovery failed, the run was interrupted) are not results.
  */
 import { hostsVitest, preloadVitest, startSuites, type StartedSuites, type SuiteRunEvents } from './vitest-runner.js';
-import type { PooltestProvided } from '../engine/vitest-check.js';
+import type { PooltestProvided } from './vitest-check.js';
 import type { CheckResult } from '../engine/types.js';
 
 export class EarlyChecks {

@@ -15,9 +15,9 @@
  * `null` removes an expectation inherited from the base profile (the check is then observed only).
  */
 import { readFileSync } from 'node:fs';
-import { parseJsonBytes } from '../engine/json-file.js';
+import { parseJsonBytes } from '../engine/record/json-file.js';
 import path from 'node:path';
-import { PooltestError } from '../engine/errors.js';
+import { PooltestError } from '../engine/record/errors.js';
 import { labelsOf } from '../suites/labels.js';
 import { PROFILES } from '../profiles/index.js';
 import { isReference } from '../profiles/validate-profile.js';

@@ -19,7 +19,7 @@ export {
   type DiffSide,
   type ReportDiff,
 } from '../reporters/report-diff.js';
-export { isPooltestError, PooltestError, type PooltestErrorCode } from '../engine/errors.js';
+export { isPooltestError, PooltestError, type PooltestErrorCode } from '../engine/record/errors.js';
 export {
   publicTarget,
   redactUrl,
@@ -28,7 +28,7 @@ export {
   type SslMode,
   type Target,
   type TargetInput,
-} from '../engine/target.js';
+} from '../engine/target/target.js';
 export {
   REPORT_SCHEMA_VERSION,
   type CheckResult,

@@ -4,21 +4,21 @@
  * this; library users call it directly.
  */
 import path from 'node:path';
-import { PooltestError } from '../engine/errors.js';
-import { notRun, resultBase, skipReason } from '../engine/execute.js';
-import { exitCodeOfAbort } from '../engine/signals.js';
-import { restoreNamesAfterDiscovery } from '../engine/sweep-names.js';
-import { discover } from '../engine/discovery.js';
-import { newRunId } from '../engine/markers.js';
-import { runContext, runData, RunState } from '../engine/run-state.js';
+import { PooltestError } from '../engine/record/errors.js';
+import { notRun, resultBase, skipReason } from '../engine/execute/execute.js';
+import { exitCodeOfAbort } from '../engine/record/signals.js';
+import { restoreNamesAfterDiscovery } from '../engine/sweep/names.js';
+import { discover } from '../engine/discovery/discovery.js';
+import { newRunId } from '../engine/record/markers.js';
+import { runContext, runData, RunState } from '../engine/context/run-state.js';
 import { closeSpares } from '../engine/steering/spare-session.js';
 import { closeKeptSessions } from '../engine/steering/kept-session.js';
 import { findProfile } from '../profiles/index.js';
-import { prepareSweep, sweep, type PreparedSweep } from '../engine/sweep.js';
-import { checkDirect } from '../engine/direct-check.js';
-import { runExitCode } from '../engine/verdict.js';
+import { prepareSweep, sweep, type PreparedSweep } from '../engine/sweep/sweep.js';
+import { checkDirect } from '../engine/discovery/direct-check.js';
+import { runExitCode } from '../engine/record/verdict.js';
 import { announceRun } from '../engine/steering/other-runs.js';
-import { publicTarget, resolveRelated, resolveTarget, type Target } from '../engine/target.js';
+import { publicTarget, resolveRelated, resolveTarget, type Target } from '../engine/target/target.js';
 import { checkFileProblems } from './check-files.js';
 import { toolVersion } from './version.js';
 import { runOrder } from './check-order.js';
@@ -35,7 +35,7 @@ import {
   type Report,
 } from '../engine/types.js';
 import type { RunContext } from '../engine/steering/scenario.js';
-import { traceNow, traceSpan } from '../engine/trace.js';
+import { traceNow, traceSpan } from '../engine/record/trace.js';
 
 export interface RunOptions {
   /**

@@ -4,7 +4,7 @@
  * runner's own thread, during discovery: discovery's first logins and steps waited for it, a
  * good part of a second at a distance. Here it runs beside discovery on a thread of its own.
  *
- * The runner's side keeps the run context's channel (engine/context-channel.ts): the checks ask
+ * The runner's side keeps the run context's channel (runner/context-channel.ts): the checks ask
  * on it from Vitest's worker, a thread of this process like any other. Messages from the
  * runner: `interrupt` (the caller's signal: the run was interrupted) and `cancel` (the run was
  * abandoned). To the runner: `created`, `start`, `wait`, `result`, then `done` or `failed`.

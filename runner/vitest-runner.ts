@@ -10,11 +10,11 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { PooltestProvided } from '../engine/vitest-check.js';
-import { WAIT_ANNOTATION } from '../engine/execute.js';
+import type { PooltestProvided } from './vitest-check.js';
+import { WAIT_ANNOTATION } from '../engine/execute/execute.js';
 import { sequencerFor } from './check-order.js';
-import { offerContext } from '../engine/context-channel.js';
-import { runData } from '../engine/run-state.js';
+import { offerContext } from './context-channel.js';
+import { runData } from '../engine/context/run-state.js';
 import type { CheckResult } from '../engine/types.js';
 
 export interface SuiteRunEvents {
@@ -102,7 +102,7 @@ export async function runSuites(
   fileFilters: string[],
   events: SuiteRunEvents = {},
 ): Promise<CheckResult[]> {
-  // Only the data crosses to the workers (engine/run-state.ts).
+  // Only the data crosses to the workers (engine/context/run-state.ts).
   return runVitest({ pooltest: { ...provided, ctx: runData(provided.ctx) } }, fileFilters, events, () => undefined);
 }
 
@@ -130,7 +130,7 @@ export interface StartedSuites {
 /**
  * Starts the check files before their run context exists: Vitest starts its worker and loads
  * the first file while discovery runs (on loopback about half a second of CPU, on another
- * thread), and each check waits for the context on a channel (engine/context-channel.ts).
+ * thread), and each check waits for the context on a channel (runner/context-channel.ts).
  */
 export function startSuites(runId: string, fileFilters: string[], events: SuiteRunEvents = {}): StartedSuites {
   const offer = offerContext(runId);
@@ -408,7 +408,7 @@ export const INTERRUPTED_NOT_RUN = 'not run: the run was interrupted before this
 
 /**
  * The reason of a check the interrupt stopped after it started but before it handed over its
- * result (it normally does: engine/vitest-check.ts). It starts as judge-record.ts's
+ * result (it normally does: runner/vitest-check.ts). It starts as judge-record.ts's
  * interruptedJudgement does: the one label of an interrupted check.
  */
 export const INTERRUPTED_UNREPORTED =

@@ -14,20 +14,20 @@
  * | `POOLTEST_STRICT` | `1` or `true`: as `--strict` (an inconclusive check fails its test; a sweep that could not finish fails the run) |
  */
 import type { TestProject } from 'vitest/node';
-import { parseDuration } from '../engine/time.js';
-import { discover } from '../engine/discovery.js';
-import { PooltestError } from '../engine/errors.js';
+import { parseDuration } from '../engine/record/time.js';
+import { discover } from '../engine/discovery/discovery.js';
+import { PooltestError } from '../engine/record/errors.js';
 import { loadExpectations } from './expectations.js';
-import { newRunId } from '../engine/markers.js';
+import { newRunId } from '../engine/record/markers.js';
 import { findProfile } from '../profiles/index.js';
 import { DEFAULT_MAX_POOL, DEFAULT_TIMEOUT_MS, type RunOptions } from './run.js';
-import { runContext, runData, RunState } from '../engine/run-state.js';
+import { runContext, runData, RunState } from '../engine/context/run-state.js';
 import { closeKeptSessions } from '../engine/steering/kept-session.js';
 import { closeSpares } from '../engine/steering/spare-session.js';
-import { sweep } from '../engine/sweep.js';
-import { sweepUnfinished } from '../engine/verdict.js';
-import { describeTarget, resolveRelated, resolveTarget } from '../engine/target.js';
-import type { PooltestProvided } from '../engine/vitest-check.js';
+import { sweep } from '../engine/sweep/sweep.js';
+import { sweepUnfinished } from '../engine/record/verdict.js';
+import { describeTarget, resolveRelated, resolveTarget } from '../engine/target/target.js';
+import type { PooltestProvided } from './vitest-check.js';
 import { CATALOGUE } from '../suites/catalogue.js';
 
 /**

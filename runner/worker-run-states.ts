@@ -3,7 +3,7 @@
  * every check file of the run that the worker executes.
  *
  * Why a table here: each check file receives the run context as data, a copy of its own
- * (engine/vitest-check.ts), so the copies cannot carry the one live state the run's checks
+ * (runner/vitest-check.ts), so the copies cannot carry the one live state the run's checks
  * must share (a smaller pool, a target gone, the logins ahead, the kept session). pooltest's
  * runner executes every check file of a run in one worker without isolation
  * (runner/vitest-runner.ts), and this module, imported by the worker's setup file
@@ -17,7 +17,7 @@
  * (engine/steering/spare-session.ts, engine/steering/kept-session.ts). The runner's own process closes its
  * state when `run()` ends (runner/run.ts).
  */
-import { stateFor, type RunState } from '../engine/run-state.js';
+import { stateFor, type RunState } from '../engine/context/run-state.js';
 import type { RunData } from '../engine/steering/scenario.js';
 
 /** The one table: see the file comment for why it is keyed by run id and lives here. */

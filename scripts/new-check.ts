@@ -98,11 +98,11 @@ function checkFile(id: string, area: string, name: string, ident: string): strin
  * setting with the state this check is about, say here why an application cares and what the
  * pooler's documentation says, and keep the SQL sequence above exact.
  */
-import { defineCheck } from '${ROOT}/engine/check.js';
+import { defineCheck } from '${ROOT}/engine/execute/check.js';
 import { judgeState } from '${ROOT}/engine/judging/state-judge.js';
 import { stateOutcomes } from '${ROOT}/engine/judging/state-outcomes.js';
-import { markerOf, valueOf } from '${ROOT}/engine/judging/record.js';
-import { markersFor } from '${ROOT}/engine/markers.js';
+import { markerOf, valueOf } from '${ROOT}/engine/record/step-reading.js';
+import { markersFor } from '${ROOT}/engine/record/markers.js';
 import { runStateScenario, STATE_SCENARIO } from '${ROOT}/engine/steering/state-scenario.js';
 import type { StepRecord } from '${ROOT}/engine/types.js';
 
@@ -155,7 +155,7 @@ export const ${ident} = defineCheck({
 }
 
 function entryFile(name: string, ident: string): string {
-  return `import { checkTest } from '${ROOT}/engine/vitest-check.js';
+  return `import { checkTest } from '${ROOT}/runner/vitest-check.js';
 import { ${ident} } from '${HERE}/${name}.check.js';
 
 checkTest(${ident});

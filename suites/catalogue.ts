@@ -2,7 +2,7 @@
  * The catalogue in report order, area by area. Each area's `index.ts` lists its checks; each
  * check's definition is `<area>/<behaviour>.check.ts` with its Vitest file beside it.
  */
-import { claimIndex } from '../engine/audit-claims.js';
+import { claimIndex } from '../engine/record/audit-claims.js';
 import { AUTH_CHECKS } from './auth/index.js';
 import { CANCEL_CHECKS } from './cancel/index.js';
 import { CAPACITY_CHECKS } from './capacity/index.js';

@@ -2,7 +2,7 @@
  * Each check's declared decisive step (`decisive` in its file), by check id, for the sequence
  * diagrams; checks that declare none are highlighted at their crossing.
  */
-import type { DecisiveStep } from '../engine/check.js';
+import type { DecisiveStep } from '../engine/execute/check.js';
 import { CATALOGUE } from './catalogue.js';
 
 const BY_ID: ReadonlyMap<string, readonly DecisiveStep[]> = new Map(

@@ -7,7 +7,7 @@
  * Adding a check or a label is a contract change made in the check's own file. Removing or
  * renaming one breaks vendors' CI and stored reports.
  */
-import type { OutcomeInfo } from '../engine/check.js';
+import type { OutcomeInfo } from '../engine/execute/check.js';
 import { STATE_LABELS } from '../engine/judging/state-outcomes.js';
 import { CATALOGUE, type CatalogueCheck } from './catalogue.js';
 

@@ -4,8 +4,8 @@
  * forwarded signal (then SIGKILL), so the watch always gets to write its report.
  */
 import { spawn } from 'node:child_process';
-import { PooltestError } from '../engine/errors.js';
-import type { Target } from '../engine/target.js';
+import { PooltestError } from '../engine/record/errors.js';
+import type { Target } from '../engine/target/target.js';
 
 /** How the command ended. */
 export interface ChildExit {

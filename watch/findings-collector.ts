@@ -8,7 +8,7 @@
 import { AUDIT_CHECKS, auditCheck } from '../audit/audit-checks.js';
 import { joinCheck, type PoolerBehaviour } from '../audit/pooler-behaviour.js';
 import type { AuditCheckId } from '../audit/audit-types.js';
-import { adviceFor } from '../engine/check.js';
+import { adviceFor } from '../engine/execute/check.js';
 import { CATALOGUE } from '../suites/catalogue.js';
 import type { Dependency } from './session-state.js';
 import type { WatchCheckId, WatchConnection, WatchFinding } from './watch-types.js';

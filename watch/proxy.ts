@@ -13,8 +13,8 @@
  * bytes go on being relayed, so the client and server see exactly what they would directly.
  */
 import net from 'node:net';
-import type { Target } from '../engine/target.js';
-import { isPooltestError } from '../engine/errors.js';
+import type { Target } from '../engine/target/target.js';
+import { isPooltestError } from '../engine/record/errors.js';
 import {
   CANCEL_REQUEST,
   GSSENC_REQUEST,

@@ -8,7 +8,7 @@
  * claims its statement kind, setting or function (the checks' `audit.claims`). Everything comes
  * from PostgreSQL's own parser, never from patterns over the text.
  */
-import type { CleanupFunction, StateFunction } from '../engine/audit-claims.js';
+import type { CleanupFunction, StateFunction } from '../engine/record/audit-claims.js';
 import { CLAIMS } from '../suites/catalogue.js';
 import {
   asNode,

@@ -5,10 +5,10 @@
  */
 import net from 'node:net';
 import tls from 'node:tls';
-import { PooltestError } from '../engine/errors.js';
+import { PooltestError } from '../engine/record/errors.js';
 import { classifyConnectError } from '../engine/session/connect.js';
-import { hostPort, isSocketHost, netAddress, type Target } from '../engine/target.js';
-import { tlsOptions } from '../engine/tls-files.js';
+import { hostPort, isSocketHost, netAddress, type Target } from '../engine/target/target.js';
+import { tlsOptions } from '../engine/target/tls-files.js';
 import { SSL_REQUEST } from './message-stream.js';
 
 /** A connected upstream socket, plaintext or TLS. */

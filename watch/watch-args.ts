@@ -3,8 +3,8 @@
  * command reads its own. Everything after `--` is the command to run under the watch,
  * untouched (its own flags are never read as ours).
  */
-import { PooltestError } from '../engine/errors.js';
-import { parseDurationWithUnit } from '../engine/time.js';
+import { PooltestError } from '../engine/record/errors.js';
+import { parseDurationWithUnit } from '../engine/record/time.js';
 import { parseCommand, stdoutOutput, type CommandGrammar } from '../common/command-grammar.js';
 import { renderHelp } from '../common/command-help.js';
 import { poolerFromWords } from '../common/pooler-words.js';

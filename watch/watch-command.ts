@@ -8,15 +8,15 @@
  * otherwise 2 when a connection got no answer from the upstream (what it sent was never seen,
  * so "no finding" would be a verdict on nothing); otherwise 3 when findings typically break and
  * no pooler was given to confirm it; otherwise 0. 0, 1 and 3 are the audit's rule
- * (common/findings-exit.ts). 2 also when the watch could not run (the upstream refused before
+ * (audit/findings-exit.ts). 2 also when the watch could not run (the upstream refused before
  * the command).
  */
 import { writeFile } from 'node:fs/promises';
 import { Chalk } from 'chalk';
 import { commandFailed } from '../common/command-failure.js';
-import { findingsExitCode, findingsExitMeaning, findingsVerdict } from '../common/findings-exit.js';
-import { PooltestError } from '../engine/errors.js';
-import { hostPort } from '../engine/target.js';
+import { findingsExitCode, findingsExitMeaning, findingsVerdict } from '../audit/findings-exit.js';
+import { PooltestError } from '../engine/record/errors.js';
+import { hostPort } from '../engine/target/target.js';
 import { checkOutputPath } from '../reporters/output-file.js';
 import { colorWanted } from '../reporters/terminal-env.js';
 import { childEnvironment, exitStatus, runChild, type ChildExit } from './child-command.js';

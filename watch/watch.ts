@@ -4,8 +4,8 @@
  * does (a pooltest report, a run of the relevant checks now, or typical transaction pooling).
  * `pooltest watch` is a thin shell around {@link startWatch}.
  */
-import { PooltestError } from '../engine/errors.js';
-import { hostPort, redactEndpoint, resolveTarget, type Target } from '../engine/target.js';
+import { PooltestError } from '../engine/record/errors.js';
+import { hostPort, redactEndpoint, resolveTarget, type Target } from '../engine/target/target.js';
 import type { AuditCheckId } from '../audit/audit-types.js';
 import { behaviourFromReportFile, poolerSummary } from '../audit/pooler-behaviour.js';
 import { resolveBehaviour } from '../audit/pooler-source.js';

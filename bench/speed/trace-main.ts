@@ -1,7 +1,7 @@
 /**
  * One traced catalogue run at a distance, for finding its chains of round trips: starts the
  * fixture (PostgreSQL + PgBouncer, transaction mode), puts the delaying proxies in front, runs
- * a fresh `pooltest` process with POOLTEST_TRACE set (engine/trace.ts) and prints the wire's
+ * a fresh `pooltest` process with POOLTEST_TRACE set (engine/record/trace.ts) and prints the wire's
  * count beside the trace's breakdown (trace-report.ts).
  *
  *   node dist/bench/speed/trace-main.js [--delay MS (default 40)] [--trace FILE (default

@@ -1,5 +1,5 @@
 /**
- * Where a run's round trips go: reads a POOLTEST_TRACE file (engine/trace.ts) written by a run
+ * Where a run's round trips go: reads a POOLTEST_TRACE file (engine/record/trace.ts) written by a run
  * at a known delay and prints, per phase and per check, how many round trips each kind of wait
  * kept the run busy for. A kind's figure is the union of its own spans (concurrent spans count
  * once), so kinds that overlap each other add up to more than the phase; "all" is the union of

@@ -4,7 +4,7 @@
  * or left waiting (no answer within its bound). Pure, like every judge helper.
  */
 import type { StepRecord } from '../types.js';
-import { errorText } from './record.js';
+import { errorText } from '../record/step-reading.js';
 
 export interface CrowdClient {
   label: string;

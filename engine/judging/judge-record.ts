@@ -6,13 +6,13 @@
  * are judgeRun of its steps and discovery: test/judges/rejudge.test.ts holds every stored
  * record to that.
  */
-import type { CheckDefinition } from '../check.js';
+import type { CheckMeta as CheckDefinition } from '../record/check-meta.js';
 import type { Discovery, Judgement, StepRecord } from '../types.js';
 import { failedStep } from './absence.js';
-import { capacityRefusalIn, isCapacityRefusal } from './capacity-refusal.js';
-import { describeChange } from './pool-change.js';
+import { capacityRefusalIn, isCapacityRefusal } from '../record/capacity-refusal.js';
+import { describeChange } from '../record/pool-change.js';
 import { describeViolationStep, protocolViolationIn } from './protocol.js';
-import { isRunFact, runFactsOf, type RunFacts } from './run-facts.js';
+import { isRunFact, runFactsOf, type RunFacts } from '../record/run-facts.js';
 import { firstVeto, otherRunsIn } from './vetoes.js';
 
 type Judged = Pick<CheckDefinition, 'judge' | 'restsOn' | 'answersWithRefusals'>;

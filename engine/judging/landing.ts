@@ -18,9 +18,12 @@
  * what discovery found (a restart, new server connections, other traffic): no proof.
  */
 import type { Discovery, StepRecord } from '../types.js';
-import { boolOf, numberOf, valueOf } from './record.js';
-import { isCapacityRefusal } from './capacity-refusal.js';
-import { connectTag, LANDING_TAGS } from '../steering/tags.js';
+import { numberOf, valueOf } from '../record/step-reading.js';
+import { isCapacityRefusal } from '../record/capacity-refusal.js';
+import { connectTag, LANDING_TAGS } from '../record/tags.js';
+import { probeReading, sharesBackends } from '../record/landing-probe.js';
+
+export { sharesBackends };
 
 export type Reservation = 'direct' | 'queue' | 'pool';
 
@@ -74,22 +77,6 @@ export function readLanding(
     discovery.poolSize === null && !sharesBackends(discovery) && landed.length >= discovery.poolBound;
   if (poolExhausted) return { ...base, placed: false, reservedBy: 'pool', doubt: '' };
   return { ...base, placed: false, reservedBy: null, doubt: doubtOf(queued, probes, backendsSeen, discovery, b1) };
-}
-
-/** Discovery saw a backend serve another client, or a connected client change backends. */
-export function sharesBackends(d: Discovery): boolean {
-  return d.sharedAcrossClients || !d.clientKeepsBackend;
-}
-
-/**
- * What a look at b1 after a queue (`observe.probe`, steering/land-on.ts) found, the one
- * definition the landing (to retry or not) and the judgement use: `quiet` when b1 was present,
- * idle, and had not changed state since before the queued candidate began; `busy` when another
- * client used it; `unknown` when the look failed or b1 is gone.
- */
-export function probeReading(p: StepRecord): 'quiet' | 'busy' | 'unknown' {
-  if (p.error || numberOf(p, 'present') !== 1 || typeof valueOf(p, 'state') !== 'string') return 'unknown';
-  return valueOf(p, 'state') === 'idle' && boolOf(p, 'quiet') === true ? 'quiet' : 'busy';
 }
 
 function doubtOf(queued: boolean, probes: StepRecord[], seen: number, d: Discovery, b1: number): string {

@@ -4,7 +4,7 @@
  * never what it does with the statement: no conclusion stands on it, discovery stops on it,
  * and a sweep that met one is not proven clean.
  */
-import { PooltestError } from '../errors.js';
+import { PooltestError } from '../record/errors.js';
 import type { StepRecord } from '../types.js';
 
 /** The code steps and errors carry. */

@@ -10,15 +10,15 @@
  * says `leaked`). Such a report is refused with REPORT_TOO_OLD rather than judged wrongly; it
  * can still be read, upgraded and compared (reporters/report-compat.ts, `pooltest diff`).
  */
-import type { CheckDefinition } from '../check.js';
-import { PooltestError } from '../errors.js';
+import type { CheckMeta } from '../record/check-meta.js';
+import { PooltestError } from '../record/errors.js';
 import type { Judgement, Report } from '../types.js';
 import { judgeRun } from './judge-record.js';
 
 /** The first report schema whose records hold everything a judgement reads. */
 export const FIRST_REJUDGEABLE_SCHEMA = 2;
 
-type Judged = Pick<CheckDefinition, 'id' | 'judge' | 'restsOn' | 'answersWithRefusals'>;
+type Judged = Pick<CheckMeta, 'id' | 'judge' | 'restsOn' | 'answersWithRefusals'>;
 
 /** Each check of `report` that carries its steps, judged again from them (with `catalogue`'s judges). */
 export function rejudgeReport(

@@ -22,8 +22,8 @@
 import type { Discovery, Facts, Judgement, StepRecord, Unknown } from '../types.js';
 import type { StateLabel } from './state-outcomes.js';
 import { readLanding, sharesBackends } from './landing.js';
-import { LANDING_TAGS } from '../steering/tags.js';
-import { answered, errorText, sqlError, stepOf, stepsOf } from './record.js';
+import { LANDING_TAGS } from '../record/tags.js';
+import { answered, errorText, sqlError, stepOf, stepsOf } from '../record/step-reading.js';
 
 export interface StateReading {
   /** Whether the observer's take shows the state; null when the step cannot tell. */

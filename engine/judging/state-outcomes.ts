@@ -5,7 +5,7 @@
  * Each state check declares `outcomes: stateOutcomes({ ...its advice })`, so the vocabulary is
  * written once here and the advice once in each check.
  */
-import type { OutcomeInfo } from '../check.js';
+import type { OutcomeInfo } from '../record/check-meta.js';
 
 export const STATE_OUTCOMES = {
   session: {

@@ -5,15 +5,15 @@
  * chain is {@link VETOES}, read in order; the first that objects makes the check inconclusive.
  * (Jepsen composes its checkers the same way: each may only make a result less valid.)
  */
-import type { LandingNeed } from '../check.js';
-import { OTHER_RUNS_TAG } from '../steering/other-runs.js';
-import { isConnectTag, isLandingTake } from '../steering/tags.js';
+import type { LandingNeed } from '../record/check-meta.js';
+import { OTHER_RUNS_TAG } from '../record/run-facts.js';
+import { isConnectTag, isLandingTake } from '../record/tags.js';
 import type { Discovery, Facts, StepRecord } from '../types.js';
 import { failedStep } from './absence.js';
-import { isCapacityRefusal } from './capacity-refusal.js';
+import { isCapacityRefusal } from '../record/capacity-refusal.js';
 import { unprovenLandings } from './landing.js';
 import { nothingAnswered, outageIn } from './outage.js';
-import { numberOf } from './record.js';
+import { numberOf } from '../record/step-reading.js';
 
 /** What a veto reads: the record, what the check declares, and the judge's proposal. */
 export interface VetoInput {
@@ -75,7 +75,7 @@ export const outageVeto: VetoRule = ({ steps, outcome }) => {
 };
 
 /**
- * A statement of the check was refused for want of room (judging/capacity-refusal.ts), unless
+ * A statement of the check was refused for want of room (record/capacity-refusal.ts), unless
  * the check answers with such refusals (capacity checks). A refused landing candidate is a
  * queue (judging/landing.ts), not this: the pooler never ran the statement, so it neither
  * refused nor allowed it.

@@ -4,7 +4,7 @@
  * check, and statement-mode holders that release their backend by being cancelled).
  */
 import net from 'node:net';
-import { netAddress, type Target } from '../target.js';
+import { netAddress, type Target } from '../target/target.js';
 
 /** 1234 in the high 16 bits, 5678 in the low: the protocol's CancelRequest code. */
 const CANCEL_REQUEST_CODE = 80877102;

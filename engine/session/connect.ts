@@ -4,9 +4,9 @@
  */
 import net from 'node:net';
 import pg from 'pg';
-import { PooltestError } from '../errors.js';
-import { onAbort } from '../time.js';
-import { describeTarget, isSocketHost, netAddress, pgConfig, type Target } from '../target.js';
+import { PooltestError } from '../record/errors.js';
+import { onAbort } from '../record/time.js';
+import { describeTarget, isSocketHost, netAddress, pgConfig, type Target } from '../target/target.js';
 import { assertGuarded, bytesReceived, guardClient } from '../wire/pg-guard.js';
 import { foreignProtocolError } from '../wire/foreign-protocol.js';
 
@@ -21,7 +21,7 @@ const AUTH_HINT =
  * Connects, honouring libpq's two-attempt modes: `prefer` tries TLS first and falls back to
  * plaintext when the server does not offer it; `allow` tries plaintext first and uses TLS when
  * the server insists. Which attempt worked is remembered per endpoint in `learned` (the run's,
- * engine/run-state.ts), so a run's many sessions do not each pay for the failed one; without
+ * engine/context/run-state.ts), so a run's many sessions do not each pay for the failed one; without
  * it (a one-off connection) nothing is remembered.
  */
 export async function connectClient(

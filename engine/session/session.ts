@@ -2,119 +2,45 @@
  * A recorded client session through the target. Each `run` sends one simple-protocol query
  * (possibly several statements, which a pooler must run on one backend as one implicit
  * transaction) and records what came back: rows per statement, the error verbatim, notices,
- * notifications, the backend pid, timing, and whether the answer came within its bound.
+ * notifications, the backend pid, timing, and whether the answer came within its bound. The
+ * connection under it (alive or not, ending it) is session-link.ts; how an answer becomes
+ * evidence, step-answer.ts.
  */
 import pg from 'pg';
 import { connectClient } from './connect.js';
-import { PooltestError } from '../errors.js';
-import { onAbort, sleep, within } from '../time.js';
-import { violationOf } from '../wire/pg-guard.js';
-import { traceNow, traceSpan, tracing } from '../trace.js';
-import type { ProtocolViolation } from '../wire/violation.js';
+import { PooltestError } from '../record/errors.js';
+import type { ErrorRecord, StepRecord } from '../record/step-record.js';
+import { onAbort, sleep, within } from '../record/time.js';
+import { traceNow, traceSpan, tracing } from '../record/trace.js';
 import type { Recorder } from './recorder.js';
-import type { Target } from '../target.js';
-import type { ErrorRecord, NoticeRecord, NotificationRecord, StepRecord } from '../types.js';
+import { APPLICATION_NAME, type RunOptions, type SessionBounds } from './session-options.js';
+import { SessionLink, transactionStatus } from './session-link.js';
+import {
+  collectResults,
+  countStatements,
+  findPid,
+  splitTail,
+  toErrorRecord,
+  type QueryInternals,
+} from './step-answer.js';
+import type { Target } from '../target/target.js';
 
-/** Internals of pg's Query used to keep the rows of statements that ran before an error. */
-interface QueryInternals {
-  _results: pg.QueryResult | pg.QueryResult[];
-}
+export {
+  APPLICATION_NAME,
+  applicationNameFor,
+  type RunOptions,
+  type SessionBounds,
+  type StepTail,
+} from './session-options.js';
 
-/** The application_name of pooltest sessions that belong to no run (the audit, bare opens). */
-export const APPLICATION_NAME = 'pooltest';
-
-/**
- * The application_name of every session of one run. One name for the whole run, because
- * pgpool-II reuses a cached backend only for a client with identical startup parameters; a
- * different name per run, so the sweep can tell this run's sessions (say, one left idle in a
- * transaction) from another run's on the same pooler. Checks that SET application_name use
- * `pooltest-<run>-<check>`, which this name is a prefix of, never equal to.
- */
-export function applicationNameFor(runId: string): string {
-  return `pooltest-${runId}`;
-}
-
-export interface RunOptions {
-  /** Give up waiting after this many ms: the step is recorded as `timedOut`. */
-  boundMs?: number;
-  /** Called with the first row of the first statement as soon as it arrives. */
-  onFirstRow?: (row: Record<string, unknown>) => void;
-  /** Statements sent after the step's own in the same message, answered apart (see {@link StepTail}). */
-  tail?: StepTail;
-}
-
-/**
- * Work sent in the same Query message as a step, after its statements, that is not the step's
- * own: the tidy-up after a check, done on the backend the check's last step holds
- * (steering/inline-tidy.ts). The step records its own SQL followed by `note`, and its own
- * answers; the tail's answers, from the first result set carrying `column` on, go to `onAnswer`.
- * The tail's first statement must return that column. Outside a transaction block the step and
- * its tail are one implicit transaction: a failing tail rolls the step back too.
- */
-export interface StepTail {
-  statements: readonly string[];
-  column: string;
-  note: string;
-  onAnswer(sets: Array<Array<Record<string, unknown>>>): void;
-}
-
-export interface SessionBounds {
-  connectMs: number;
-  stepMs: number;
-  /** Default {@link APPLICATION_NAME}. */
-  applicationName?: string;
-  /**
-   * The run was interrupted: a step in flight ends at once (its connection dropped, which rolls
-   * back whatever transaction it held), and later steps are recorded without being sent.
-   */
-  signal?: AbortSignal;
-  /**
-   * Which TLS attempt worked per endpoint, for `prefer` and `allow` (session/connect.ts): the
-   * run's memory (run-state.ts), so its many sessions do not each pay for the failed one.
-   */
-  tlsFirst?: Map<string, boolean>;
-  /**
-   * Read only while logging in: the caller stops waiting for the login before `connectMs`
-   * (engine/steering/crowd.ts, once a crowd's logins stopped coming). Its reason is thrown.
-   */
-  giveUp?: AbortSignal;
-}
-
-export class Session {
+export class Session extends SessionLink {
   private labelText: string;
-  private client: pg.Client | null;
   private recorder: Recorder;
-  private bounds: SessionBounds;
-  private pendingNotices: NoticeRecord[] = [];
-  private pendingNotifications: NotificationRecord[] = [];
-  /** Set once the connection failed or was destroyed: later steps are recorded as errors. */
-  private deadReason: string | null = null;
-  /** Set by abandonWait: the step in flight is to be recorded as unanswered. */
-  private waitAbandoned: string | null = null;
-
-  /** The client as connected, kept after close() for {@link violation}. */
-  private readonly guarded: pg.Client;
 
   private constructor(label: string, client: pg.Client, recorder: Recorder, bounds: SessionBounds) {
+    super(client, bounds);
     this.labelText = label;
-    this.client = client;
-    this.guarded = client;
     this.recorder = recorder;
-    this.bounds = bounds;
-    client.on('error', (err: Error) => {
-      // Without a listener an 'error' event would crash the process (a pooler closing us is
-      // an expected event here, e.g. statement mode refusing BEGIN).
-      this.deadReason ??= err.message;
-    });
-    client.on('end', () => {
-      this.deadReason ??= 'connection closed';
-    });
-    client.on('notice', (n: { severity?: string; code?: string; message?: string }) => {
-      this.pendingNotices.push({ severity: n.severity ?? 'NOTICE', code: n.code, message: n.message ?? '' });
-    });
-    client.on('notification', (n: pg.Notification) => {
-      this.pendingNotifications.push({ channel: n.channel, payload: n.payload ?? '', senderPid: n.processId });
-    });
   }
 
   /** Opens a session; connection failures become coded {@link PooltestError}s. */
@@ -166,23 +92,6 @@ export class Session {
     this.recorder = recorder;
     const { signal: _previous, ...rest } = this.bounds;
     this.bounds = signal ? { ...rest, signal } : rest;
-  }
-
-  /** The malformed message that closed this session's connection (the wire guard's evidence), if one did. */
-  get violation(): ProtocolViolation | null {
-    return violationOf(this.guarded)?.violation ?? null;
-  }
-
-  get alive(): boolean {
-    return this.client !== null && this.deadReason === null;
-  }
-
-  /** BackendKeyData as the target sent it (behind a pooler: the pooler's key, not a backend's). */
-  get cancelKey(): { processId: number; secretKey: number } | null {
-    const c = this.client as unknown as { processID?: number; secretKey?: number } | null;
-    return c?.processID !== undefined && c.secretKey !== undefined
-      ? { processId: c.processID, secretKey: c.secretKey }
-      : null;
   }
 
   /**
@@ -328,118 +237,10 @@ export class Session {
     }
     return this.record({ session: this.label, tag, sql: '(wait for notifications)', startMs }, [], null, false);
   }
-
-  /**
-   * Ends the session politely, bounded; falls back to destroying the socket. A session still
-   * inside a transaction (a holder that was never released, an observer cut short) rolls it
-   * back first and waits for the answer, then sends Terminate: a pooler that hands a departed
-   * client's server connection back to its pool as it is (pgagroal 1.6.0 on Terminate) would
-   * otherwise keep that backend idle in our transaction, and the pool one server smaller, for
-   * good. Not in one write with the Terminate: pgagroal forwards a whole read to the server
-   * when it starts with a Query, so the Terminate would end the server connection, and
-   * PgBouncer closes a server connection whose client leaves before its answer came back.
-   */
-  async close(): Promise<void> {
-    const client = this.client;
-    if (!client) return;
-    this.client = null;
-    if (this.deadReason !== null) {
-      destroySocket(client);
-      return;
-    }
-    const rolledBack = inTransaction(client) ? client.query('ROLLBACK').then(noop, noop) : Promise.resolve();
-    await within(rolledBack.then(() => client.end()).catch(noop), this.bounds.stepMs, undefined);
-    destroySocket(client);
-  }
-
-  /**
-   * Gives up on the step in flight (a pooler queueing it) and drops the connection: that step
-   * is recorded as unanswered within its bound, like any other timeout.
-   */
-  abandonWait(reason: string): void {
-    this.waitAbandoned ??= reason;
-    this.destroy(reason);
-  }
-
-  /** Drops the TCP connection at once (a pooler sees a client vanish). */
-  destroy(reason = 'destroyed'): void {
-    this.deadReason ??= reason;
-    const client = this.client;
-    if (client) destroySocket(client);
-  }
 }
 
 const INTERRUPTED = 'interrupted: the run was cancelled';
 
 function throwIfInterrupted(signal: AbortSignal | undefined): void {
   if (signal?.aborted) throw new PooltestError('INTERRUPTED', 'the run was interrupted: no new session is opened');
-}
-
-function noop(): void {}
-
-/** What the client's last ReadyForQuery said: `I` idle, `T` in a transaction block, `E` in a failed one. */
-function transactionStatus(client: pg.Client): string | null {
-  return (client as unknown as { getTransactionStatus?: () => string | null }).getTransactionStatus?.() ?? null;
-}
-
-function inTransaction(client: pg.Client): boolean {
-  const status = transactionStatus(client);
-  return status === 'T' || status === 'E';
-}
-
-function destroySocket(client: pg.Client): void {
-  const stream = (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream;
-  stream?.destroy();
-}
-
-/**
- * A step's error as evidence. `code` is kept only for an error the target sent (pg's
- * DatabaseError: an ErrorResponse, whose code is its SQLSTATE) and for pooltest's own coded
- * errors (the wire guard's PROTOCOL_VIOLATION). A socket error's errno (ECONNRESET, EPIPE) is
- * no answer from the target: recorded with a code, judges read "read ECONNRESET" on BEGIN as
- * the pooler refusing the transaction, and the outage rule (a link that broke without a word)
- * never saw it. Its errno goes into the message instead when the message does not say it.
- */
-function toErrorRecord(err: Error & { code?: unknown }): ErrorRecord {
-  const fromTarget = err instanceof pg.DatabaseError || err instanceof PooltestError;
-  const code = typeof err.code === 'string' && err.code !== '' ? err.code : undefined;
-  const message = String(err.message ?? err);
-  if (!fromTarget) return { message: code && !message.includes(code) ? `${message} (${code})` : message };
-  const rec: ErrorRecord = { message };
-  if (code) rec.code = code;
-  const severity = err instanceof pg.DatabaseError ? err.severity : undefined;
-  if (typeof severity === 'string' && severity !== '') rec.severity = severity;
-  return rec;
-}
-
-function collectResults(q: QueryInternals): Array<Array<Record<string, unknown>>> {
-  const raw = q._results;
-  const list = Array.isArray(raw) ? raw : raw ? [raw] : [];
-  return list.filter((r) => r.command || r.rows.length > 0).map((r) => r.rows as Array<Record<string, unknown>>);
-}
-
-/** The step's own result sets; the tail's (from its first column on) go to its `onAnswer`. */
-function splitTail(
-  results: Array<Array<Record<string, unknown>>>,
-  tail: StepTail | undefined,
-): Array<Array<Record<string, unknown>>> {
-  if (!tail) return results;
-  const at = results.findIndex((rows) => rows[0] !== undefined && Object.hasOwn(rows[0], tail.column));
-  tail.onAnswer(at < 0 ? [] : results.slice(at));
-  return at < 0 ? results : results.slice(0, at);
-}
-
-/** The first `pid` column any statement of the step returned. */
-function findPid(results: Array<Array<Record<string, unknown>>>): number | null {
-  for (const rows of results) {
-    const v = rows[0]?.pid;
-    if (typeof v === 'number') return v;
-    if (typeof v === 'string' && /^\d+$/.test(v)) return Number(v);
-  }
-  return null;
-}
-
-/** Rough statement count for the benchmark's "statements sent" figure. */
-function countStatements(sql: string): number {
-  return sql.split(';').filter((s) => s.trim().length > 0).length;
 }

@@ -1,12 +1,12 @@
 /**
  * Opening sessions through a pooler that refuses clients at capacity (53300 "Sorry, too many
  * clients already", "no more connections allowed") instead of queueing them. Discovery reads
- * such a refusal as the pool's boundary; see judging/capacity-refusal.ts.
+ * such a refusal as the pool's boundary; see record/capacity-refusal.ts.
  */
-import { PooltestError } from '../errors.js';
-import { isCapacityRefusal } from '../judging/capacity-refusal.js';
+import { PooltestError } from '../record/errors.js';
+import { isCapacityRefusal } from '../record/capacity-refusal.js';
 import type { Session } from '../session/session.js';
-import { sleep } from '../time.js';
+import { sleep } from '../record/time.js';
 import type { Scenario } from './scenario.js';
 
 /**

@@ -9,7 +9,7 @@
  * what the capacity checks are looking for.
  */
 import { setMaxListeners } from 'node:events';
-import { PooltestError } from '../errors.js';
+import { PooltestError } from '../record/errors.js';
 import type { Session } from '../session/session.js';
 import { openWhenAdmitted } from './admitted.js';
 import type { Scenario } from './scenario.js';

@@ -12,12 +12,12 @@
  */
 import { sendCancelRequest } from '../session/cancel.js';
 import { FLUSH_PID, startLongStatement } from './long-statement.js';
-import { within } from '../time.js';
-import { releaseTagFor } from './tags.js';
+import { within } from '../record/time.js';
+import { releaseTagFor } from '../record/tags.js';
 import type { Session } from '../session/session.js';
 import type { Discovery, StepRecord } from '../types.js';
 import type { Scenario } from './scenario.js';
-import { valueOf } from '../judging/record.js';
+import { valueOf } from '../record/step-reading.js';
 import { transactionName } from './login-name.js';
 
 export interface Hold {

@@ -29,21 +29,12 @@ type Rows = Array<Record<string, unknown>>;
 /** The column of the tidy-up's first statement: the backend it ran on. */
 export const TIDY_PID = 'tidy_pid';
 
-/** Appended to the recorded SQL of a step that carried the tidy-up. */
+/**
+ * Appended to the recorded SQL of a step that carried the tidy-up. Part of stored reports, so
+ * kept as first recorded: the file it names is engine/sweep/visit-sql.ts now.
+ */
 export const INLINE_TIDY_NOTE =
   '[+ the tidy-up after the check: inspection and cleanup of this backend, engine/visit-sql.ts]';
-
-export interface InlineVisit {
-  /** The backend the tidy-up's statements ran on; null when they did not run. */
-  pid: number | null;
-  /** Their result sets: the pid, the inspection's counts, the cleanup. */
-  sets: Rows[];
-  /** The carrying step. */
-  seq: number;
-  startMs: number;
-  /** The step ended without error or timeout, and every statement of the tidy-up answered. */
-  ok: boolean;
-}
 
 /** The tidy-up's statements for a step's tail: its backend's pid, then `visit` (inspection, cleanup). */
 export function inlineTidyStatements(visit: readonly string[]): string[] {

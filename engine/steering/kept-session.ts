@@ -17,8 +17,18 @@
 import { Recorder } from '../session/recorder.js';
 import { applicationNameFor, Session } from '../session/session.js';
 import { loginName } from './login-name.js';
-import type { KeptSession as Kept, RunState } from '../run-state.js';
-import type { RunContext } from './scenario.js';
+import type { LivePart, RunContext, RunState } from '../context/run-state.js';
+
+/** A session the engine keeps open for its own questions. */
+interface Kept {
+  session: Promise<Session>;
+  timer: NodeJS.Timeout | null;
+  /** Questions in flight: the idle timer only runs while nobody uses the session. */
+  users: number;
+}
+
+/** The run's kept engine sessions in this process, per endpoint: a part of its state (run-state.ts). */
+const KEPT: LivePart<Map<string, Kept>> = { name: 'kept engine sessions', make: () => new Map() };
 
 /** Long enough to span a check and the tidy-up after it; short enough not to linger after the run. */
 const IDLE_CLOSE_MS = 3_000;
@@ -71,7 +81,7 @@ export async function withKeptSession<T>(
     }
   }
   // Kept in the run's state (run-state.ts): the next question of the run in this process finds it.
-  const { kept } = ctx.state;
+  const kept = ctx.state.part(KEPT);
   const key = `${endpointOf(ctx)}|${ctx.target.host}:${ctx.target.port}`;
   let entry = kept.get(key);
   if (
@@ -107,7 +117,7 @@ export async function withKeptSession<T>(
 }
 
 /** Closes a kept session (politely, bounded) and forgets it. */
-function forget(kept: RunState['kept'], key: string, e: Kept): void {
+function forget(kept: Map<string, Kept>, key: string, e: Kept): void {
   if (kept.get(key) === e) kept.delete(key);
   if (e.timer) clearTimeout(e.timer);
   e.timer = null;
@@ -123,7 +133,7 @@ function forget(kept: RunState['kept'], key: string, e: Kept): void {
  * flight alongside a check. Another run in the same process keeps its own.
  */
 export async function closeKeptSessions(which: 'all' | 'target', of: RunState): Promise<void> {
-  const { kept } = of;
+  const kept = of.part(KEPT);
   const all = [...kept.entries()].filter(([key]) => which === 'all' || key.startsWith('target|'));
   for (const [key] of all) kept.delete(key);
   await Promise.all(

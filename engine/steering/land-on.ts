@@ -17,10 +17,10 @@
  * probe (judging/landing.ts); the landing itself decides nothing.
  */
 import { take, type Hold, type TakeOptions } from './holders.js';
-import { isCapacityRefusal } from '../judging/capacity-refusal.js';
+import { isCapacityRefusal } from '../record/capacity-refusal.js';
 import { openOrRefused } from './admitted.js';
-import { connectTag, LANDING_TAGS, probeTagFor } from './tags.js';
-import { probeReading } from '../judging/landing.js';
+import { connectTag, LANDING_TAGS, probeTagFor } from '../record/tags.js';
+import { probeReading } from '../record/landing-probe.js';
 import type { Scenario } from './scenario.js';
 import type { Session } from '../session/session.js';
 

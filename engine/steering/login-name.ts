@@ -15,7 +15,7 @@
  */
 import { applicationNameFor } from '../session/session.js';
 import type { Discovery } from '../types.js';
-import type { RunContext, Scenario } from './scenario.js';
+import type { RunContext } from '../context/run-state.js';
 
 /** The pooler makes a client's startup parameters its server connection's defaults. */
 export function startupNameSticks(discovery: Pick<Discovery, 'pooler'>): boolean {
@@ -28,7 +28,10 @@ export function loginName(ctx: Pick<RunContext, 'discovery' | 'runId'>): string 
 }
 
 /** The statement that names a holder's transaction where no name was sent at login, else none. */
-export function transactionName(scn: Pick<Scenario, 'ctx' | 'namesTransactions'>): string[] {
+export function transactionName(scn: {
+  readonly ctx: Pick<RunContext, 'discovery' | 'runId'>;
+  readonly namesTransactions: boolean;
+}): string[] {
   return startupNameSticks(scn.ctx.discovery) && scn.namesTransactions
     ? [`SET LOCAL application_name = '${applicationNameFor(scn.ctx.runId)}'`]
     : [];

@@ -17,7 +17,7 @@
  *   backends behind for good (steering/stale-backends.ts). Weaker: on a shared backend the
  *   last client's name hides the one before it; runs without --direct rely on it.
  */
-import { LOCK_NAMESPACE } from '../markers.js';
+import { LOCK_NAMESPACE } from '../record/markers.js';
 import { Recorder } from '../session/recorder.js';
 import { applicationNameFor, Session } from '../session/session.js';
 import type { Discovery } from '../types.js';
@@ -49,7 +49,7 @@ export async function announceRun(
     // Only on a session that keeps its backend: given a pooler as --direct, the lock would stay
     // on a pooled server connection after close, and every later run straight at that server
     // would count it as another run. Postgres's cancel key names the backend's own pid; a
-    // pooler's does not (engine/direct-check.ts refuses such a --direct, while this runs).
+    // pooler's does not (engine/discovery/direct-check.ts refuses such a --direct, while this runs).
     const keyPid = session.cancelKey?.processId;
     const onOwnBackend = keyPid === undefined ? '' : ` WHERE pg_backend_pid() = ${keyPid}`;
     await session.run(
@@ -64,8 +64,8 @@ export async function announceRun(
   };
 }
 
-/** Tag of the note a check's record gets when another run was active during it. */
-export const OTHER_RUNS_TAG = 'engine.other-runs';
+// The note's tag is record vocabulary (judging's veto reads it); re-exported for the engine's callers.
+export { OTHER_RUNS_TAG } from '../record/run-facts.js';
 
 /** Distinct other pooltest runs active within the last `windowMs`; null when nobody could ask. */
 export async function otherRunsActive(ctx: RunContext, windowMs: number): Promise<number | null> {

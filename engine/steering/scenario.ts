@@ -1,85 +1,32 @@
 /**
  * A scenario owns the sessions of one check and their shared event log. It knows the run's
  * target, what discovery learned, and the bounds every step must respect, and it closes every
- * session it opened, whatever happened.
+ * session it opened, whatever happened. How its sessions log in and are closed is
+ * scenario-sessions.ts, which it extends; here is what it records and when its evidence is in.
  */
-import { PooltestError } from '../errors.js';
-import { isCapacityRefusal } from '../judging/capacity-refusal.js';
-import { MARKERS_TAG } from '../judging/record.js';
-import { Recorder } from '../session/recorder.js';
-import { Session } from '../session/session.js';
-import { loginName } from './login-name.js';
-import type { Target } from '../target.js';
-import type { Discovery, ErrorRecord, StepRecord } from '../types.js';
-import { closeSpares, noSparesAfterRefusal, Spares } from './spare-session.js';
-import { closeKeptSessions } from './kept-session.js';
-import type { RunState } from '../run-state.js';
-import { connectTag } from './tags.js';
-import type { InlineVisit } from './inline-tidy.js';
+import { PooltestError } from '../record/errors.js';
+import type { Discovery } from '../record/discovery-facts.js';
+import type { StepRecord } from '../record/step-record.js';
+import { MARKERS_TAG } from '../record/step-reading.js';
+import type { Session } from '../session/session.js';
+import { connectError, ScenarioSessions, type NoteDetail } from './scenario-sessions.js';
 
-/**
- * Everything a check needs to know about the run, as data: handed to Vitest workers via
- * provide/inject (serialized), so it holds nothing live.
- */
-export interface RunData {
-  target: Target;
-  direct: Target | null;
-  discovery: Discovery;
-  /** Unique per run: every marker (lock key, channel, table, GUC value) derives from it. */
-  runId: string;
-  bounds: { connectMs: number; stepMs: number };
-  /**
-   * The target is a throwaway server pooltest (or the caller) started for this run: checks
-   * that would disturb other users of a shared server (capacity/burst) may run.
-   */
-  fixture?: boolean;
-  /**
-   * Which TLS attempt worked per endpoint and sslmode (RunState.tlsFirst), as the process that
-   * handed this over had learned it (engine/run-state.ts, runData).
-   */
-  tlsLearned?: Array<[string, boolean]>;
+export type { RunContext, RunData } from '../context/run-state.js';
+
+/** What the tidy-up's statements found on the step that carried them (inline-tidy.ts). */
+export interface InlineVisit {
+  /** The backend the tidy-up's statements ran on; null when they did not run. */
+  pid: number | null;
+  /** Their result sets: the pid, the inspection's counts, the cleanup. */
+  sets: Array<Array<Record<string, unknown>>>;
+  /** The carrying step. */
+  seq: number;
+  startMs: number;
+  /** The step ended without error or timeout, and every statement of the tidy-up answered. */
+  ok: boolean;
 }
 
-/**
- * The run as the engine sees it in one process: the data, and the run's live state there (its
- * spares, kept sessions, what earlier checks found). Built with `runContext` (run-state.ts).
- */
-export interface RunContext extends RunData {
-  readonly state: RunState;
-}
-
-export class Scenario {
-  readonly recorder = new Recorder();
-  readonly ctx: RunContext;
-  private readonly sessions: Session[] = [];
-  /** Aborted when the run is interrupted: sessions stop at once (see SessionBounds.signal). */
-  readonly signal: AbortSignal | undefined;
-  /** The run's logins ahead of need through the target, when {@link useSpares} turned them on. */
-  private spares: Spares | null = null;
-  /**
-   * The startup application_name of the sessions it opens: the run's name, so that the sweep
-   * and other runs can tell them apart. '' sends none, as many drivers do (node-postgres
-   * among them): some poolers treat such a client differently (see sweep.ts, names).
-   */
-  applicationName: string;
-  /**
-   * Where no name goes at login (login-name.ts), holders' transactions carry the run's name
-   * with SET LOCAL. Off for the sweep's nameless visitors, which look for the name itself.
-   */
-  namesTransactions = true;
-  private noSpares = false;
-  /** {@link ownClientsOnly} ended the run's spares: every client it counted was its own. */
-  get countsOwnClientsOnly(): boolean {
-    return this.noSpares;
-  }
-  /** {@link useSparesFromFirstOpen} was called: the first open() through the target turns spares on. */
-  private sparesOnOpen = false;
-  /** How many times closeAll has run: a login that began before the latest one is closed as it ends. */
-  private closings = 0;
-  /** Logins this scenario started ahead of its own need ({@link loginAhead}), with their name. */
-  private ahead: { name: string; logins: Array<Promise<Session | null>> } | null = null;
-  /** Labels of its sessions to the direct server (--direct), see {@link markDirect}. */
-  private readonly directLabels = new Set<string>();
+export class Scenario extends ScenarioSessions {
   /**
    * The tidy-up's statements, where the engine lets the check's last steps do its work on the
    * backends they hold (inline-tidy.ts); null: the tidy-up visits the pool after the check.
@@ -88,22 +35,6 @@ export class Scenario {
   /** What the tidy-up's statements found where the check's steps carried them (inline-tidy.ts). */
   readonly inlineVisits: InlineVisit[] = [];
   private onEvidence: (() => void) | null = null;
-
-  constructor(ctx: RunContext, signal?: AbortSignal) {
-    this.ctx = ctx;
-    this.signal = signal;
-    this.applicationName = loginName(ctx);
-  }
-
-  /**
-   * Says that the session `label` is connected to the direct server, not through the target
-   * ({@link open} with `to: 'direct'` says so itself; a check that opens one with Session.open
-   * calls this). Its backends are no pooled backend: the tidy-up after the check does not go
-   * looking for them through the pooler (engine/execute.ts), where it would never find one.
-   */
-  markDirect(label: string): void {
-    this.directLabels.add(label);
-  }
 
   /**
    * Called by the engine's `fn` each time the scenario says its evidence is in
@@ -134,10 +65,6 @@ export class Scenario {
     return [...new Set(pids.filter((p): p is number => p !== null))];
   }
 
-  get interrupted(): boolean {
-    return this.signal?.aborted === true;
-  }
-
   get discovery(): Discovery {
     return this.ctx.discovery;
   }
@@ -149,150 +76,6 @@ export class Scenario {
   /** How long a take may wait before we conclude the pooler is queueing it. */
   get waitMs(): number {
     return this.ctx.discovery.waitBoundMs;
-  }
-
-  /**
-   * Takes sessions through the target from the run's logins made ahead of need from now on
-   * (steering/spare-session.ts), where the target's pooling makes that safe. A check's scenario,
-   * the tidy-up after it, the recount after a destructive one and the sweep turn it on.
-   */
-  useSpares(known?: Discovery): void {
-    // `known`: what an earlier discovery learned of the target, for a scenario whose own
-    // discovery is still blank (the recount after a destructive check, engine/pool-watch.ts).
-    if (!this.noSpares) this.spares ??= Spares.forRun(known ? { ...this.ctx, discovery: known } : this.ctx);
-  }
-
-  /**
-   * As {@link useSpares}, from this scenario's first open() through the target on. A check's
-   * scenario starts so: a crowd (capacity checks) ends the spares before it opens anything
-   * (ownClientsOnly), and spares started at its outset would only be logging in then, adding
-   * to the crowd's clients at a distance or holding it up while they are closed.
-   */
-  useSparesFromFirstOpen(): void {
-    this.sparesOnOpen = true;
-  }
-
-  /**
-   * Ends the run's logins ahead of need and its kept engine session in this process, and takes
-   * no more spares: from now on every client of this run the target sees is one this scenario
-   * opens. Capacity checks count clients and their refusals, which idle spares would skew.
-   */
-  async ownClientsOnly(): Promise<void> {
-    this.spares = null;
-    this.noSpares = true;
-    // This run's only: another run in the same process (a library user's) keeps its own.
-    await Promise.all([closeSpares(this.ctx.state), closeKeptSessions('target', this.ctx.state)]);
-  }
-
-  /**
-   * Starts `count` logins through the target now, with `name` (default: the scenario's
-   * application_name as it is at this moment); the next `open()`s through the target with that name take them before
-   * logging in themselves. For a scenario that knows it will need clients later (the sweep's
-   * nameless visitors) on a target where an idle login holds nothing (the caller checks
-   * `sparesAllowed`). A failed login ahead is simply none: that open() logs in afresh, so
-   * failures surface with their usual codes. `closeAll` closes the ones never taken.
-   */
-  loginAhead(count: number, name = this.applicationName): void {
-    const logins = Array.from({ length: count }, () =>
-      Session.open('ahead', this.ctx.target, new Recorder(), {
-        connectMs: this.ctx.bounds.connectMs,
-        stepMs: this.ctx.bounds.stepMs,
-        applicationName: name,
-        tlsFirst: this.ctx.state.tlsFirst,
-      }).catch(() => null),
-    );
-    this.ahead = { name, logins: [...(this.ahead?.name === name ? this.ahead.logins : []), ...logins] };
-  }
-
-  /** A login made ahead with `name`, adopted as `label`, or null when there is none (or it died). */
-  private async takeAhead(label: string, name: string): Promise<Session | null> {
-    if (this.ahead?.name !== name || this.interrupted) return null;
-    const pending = this.ahead.logins.shift();
-    const got = pending ? await pending : null;
-    if (!got?.alive) {
-      await got?.close();
-      return null;
-    }
-    got.adopt(label, this.recorder, this.signal);
-    return got;
-  }
-
-  /** Opens a session through the target. Connection failures are thrown (the check becomes inconclusive). */
-  async open(
-    label: string,
-    opts: {
-      connectMs?: number;
-      to?: 'target' | 'direct';
-      applicationName?: string;
-      giveUp?: AbortSignal;
-      /**
-       * Not stopped by the run's interruption (bounded by its connect and step bounds like any
-       * session): for dropping what outlives every backend, which an interrupted run must
-       * still do. A fresh login, never a spare (those stop with the run).
-       */
-      uninterruptible?: boolean;
-    } = {},
-  ): Promise<Session> {
-    const target = opts.to === 'direct' ? this.ctx.direct : this.ctx.target;
-    if (!target) throw new PooltestError('BAD_ARGUMENTS', 'this step needs --direct');
-    if (opts.to === 'direct') this.markDirect(label);
-    const connectMs = opts.connectMs ?? this.ctx.bounds.connectMs;
-    const name = opts.applicationName ?? this.applicationName;
-    const closedBefore = this.closings;
-    if (opts.uninterruptible) {
-      return this.keep(await this.login(label, target, connectMs, name, opts.giveUp, false), closedBefore);
-    }
-    if (this.sparesOnOpen && opts.to !== 'direct') this.useSpares();
-    // Spares log in with the run's own name: not for a session that must send another (the
-    // state scenario's nameless observers).
-    const spare =
-      opts.to !== 'direct' && name === loginName(this.ctx) && this.spares && !this.interrupted
-        ? await this.spares.take(label, connectMs, this.recorder, this.signal)
-        : null;
-    const early = spare ?? (opts.to === 'direct' ? null : await this.takeAhead(label, name));
-    const session = early ?? (await this.login(label, target, connectMs, name, opts.giveUp));
-    return this.keep(session, closedBefore);
-  }
-
-  /**
-   * Adds a session whose login just completed to those closeAll closes. A login still under
-   * way when closeAll ran (a scenario that threw while a sibling was logging in) would
-   * otherwise stay connected, idle and unowned: it is closed at once instead, and returned
-   * closed (its steps fail as on any closed session).
-   */
-  private async keep(session: Session, closedBefore: number): Promise<Session> {
-    if (this.closings !== closedBefore) await session.close();
-    else this.sessions.push(session);
-    return session;
-  }
-
-  private login(
-    label: string,
-    target: Target,
-    connectMs: number,
-    applicationName = this.applicationName,
-    giveUp?: AbortSignal,
-    interruptible = true,
-  ): Promise<Session> {
-    const startMs = this.recorder.now();
-    return Session.open(label, target, this.recorder, {
-      connectMs,
-      stepMs: this.ctx.bounds.stepMs,
-      applicationName,
-      tlsFirst: this.ctx.state.tlsFirst,
-      ...(this.signal && interruptible ? { signal: this.signal } : {}),
-      ...(giveUp ? { giveUp } : {}),
-    }).catch(async (err: unknown) => {
-      // A malformed startup answer is evidence about the target: recorded, so judges and the engine see it.
-      if (err instanceof PooltestError && err.code === 'PROTOCOL_VIOLATION')
-        this.note(label, connectTag(label), '(connect)', { startMs, error: { code: err.code, message: err.message } });
-      // Refused at capacity: the run's own spares must not keep taking the slots its checks need.
-      if (isCapacityRefusal(connectError(err))) {
-        this.spares = null;
-        await noSparesAfterRefusal(this.ctx);
-      }
-      throw err;
-    });
   }
 
   /**
@@ -327,17 +110,7 @@ export class Scenario {
    * Records something a scenario did that is not a query (a socket destroyed, a cancel request
    * sent), so the judge can see it in order with the queries around it.
    */
-  note(
-    label: string,
-    tag: string,
-    what: string,
-    detail: {
-      startMs?: number;
-      facts?: Record<string, unknown>;
-      error?: string | ErrorRecord;
-      timedOut?: boolean;
-    } = {},
-  ): StepRecord {
+  note(label: string, tag: string, what: string, detail: NoteDetail = {}): StepRecord {
     const startMs = detail.startMs ?? this.recorder.now();
     return this.recorder.add({
       session: label,
@@ -365,20 +138,4 @@ export class Scenario {
       facts: values,
     });
   }
-
-  /** Closes every session this scenario opened, politely and in parallel, bounded. */
-  async closeAll(): Promise<void> {
-    this.closings++;
-    const all = this.sessions.splice(0);
-    const unused = this.ahead?.logins.splice(0) ?? [];
-    await Promise.all([...all.map((s) => s.close()), ...unused.map(async (p) => (await p)?.close())]);
-  }
-}
-
-/** A failed connection as evidence: the coded message, and the server's SQLSTATE when it sent one (53300). */
-function connectError(err: unknown): ErrorRecord {
-  if (!(err instanceof PooltestError)) return { message: String(err) };
-  const sqlstate = err.detail.sqlstate;
-  const isSqlstate = typeof sqlstate === 'string' && /^[0-9A-Z]{5}$/.test(sqlstate);
-  return { message: `${err.code}: ${err.message}`, ...(isSqlstate ? { code: sqlstate } : {}) };
 }

@@ -23,9 +23,14 @@ import { classifyConnectError } from '../session/connect.js';
 import { Recorder } from '../session/recorder.js';
 import { Session } from '../session/session.js';
 import { loginName } from './login-name.js';
-import type { RunState } from '../run-state.js';
-import { within } from '../time.js';
-import type { RunContext } from './scenario.js';
+import type { LivePart, RunContext, RunState } from '../context/run-state.js';
+import { within } from '../record/time.js';
+
+/**
+ * The run's logins ahead of need in this process, per endpoint and login: a part of its state
+ * (run-state.ts), shared by every scenario of the run here.
+ */
+export const SPARES: LivePart<Map<string, Spares>> = { name: 'logins ahead of need', make: () => new Map() };
 
 /** Longer than the gap between two scenarios' logins; short enough not to linger after a run. */
 const IDLE_CLOSE_MS = 3_000;
@@ -47,7 +52,7 @@ export async function noSparesAfterRefusal(ctx: Pick<RunContext, 'state'>): Prom
   const { state } = ctx;
   if (state.sparesRefused) return;
   state.sparesRefused = true;
-  await Promise.all([...state.spares.values()].map((s) => s.close()));
+  await Promise.all([...state.part(SPARES).values()].map((s) => s.close()));
 }
 
 /**
@@ -77,10 +82,10 @@ export class Spares {
     // Kept in the run's state (run-state.ts), so every scenario of the run in this process shares them.
     const { state } = ctx;
     const key = `${ctx.target.host}:${ctx.target.port}|${ctx.target.database}|${ctx.target.user}`;
-    let spares = state.spares.get(key);
+    let spares = state.part(SPARES).get(key);
     if (!spares) {
       spares = new Spares(ctx, state, key, depthFor(ctx));
-      state.spares.set(key, spares);
+      state.part(SPARES).set(key, spares);
     }
     spares.prepare();
     return spares;
@@ -137,7 +142,8 @@ export class Spares {
   /** Closes every spare (those still logging in once their login ends) and forgets them. */
   async close(): Promise<void> {
     this.closed = true;
-    if (this.state.spares.get(this.key) === this) this.state.spares.delete(this.key);
+    const ofRun = this.state.part(SPARES);
+    if (ofRun.get(this.key) === this) ofRun.delete(this.key);
     if (this.timer) clearTimeout(this.timer);
     const all = this.pending.splice(0);
     await Promise.all(
@@ -154,5 +160,5 @@ export class Spares {
 
 /** Closes the spares of the run whose state is `of` now. */
 export async function closeSpares(of: RunState): Promise<void> {
-  await Promise.all([...of.spares.values()].map((s) => s.close()));
+  await Promise.all([...of.part(SPARES).values()].map((s) => s.close()));
 }

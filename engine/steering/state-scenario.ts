@@ -15,9 +15,9 @@
  */
 import { landOn } from './land-on.js';
 import { runWithTidy } from './inline-tidy.js';
-import { LANDING_TAGS } from './tags.js';
+import { LANDING_TAGS } from '../record/tags.js';
 
-export { STATE_SCENARIO } from './tags.js';
+export { STATE_SCENARIO } from '../record/tags.js';
 import { dismiss, landingHoldMs, releaseAll, type Hold } from './holders.js';
 import { sparesAllowed } from './spare-session.js';
 import type { Scenario } from './scenario.js';

@@ -3,7 +3,7 @@
  * it works or the bound passes. Used between checks, so a check that ran into a restarting
  * pooler or server is inconclusive, and the ones after it run once the target is back.
  */
-import { sleep } from '../time.js';
+import { sleep } from '../record/time.js';
 import { Scenario, type RunContext } from './scenario.js';
 
 const PAUSE_MS = 200;

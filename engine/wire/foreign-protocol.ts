@@ -8,7 +8,7 @@
  * means pooltest could not run, INTERPRETING.md section 8), with the violation's evidence in the
  * detail as before, so scripts that gate on the code see no change; only the sentence is new.
  */
-import { PooltestError } from '../errors.js';
+import { PooltestError } from '../record/errors.js';
 import { SPECS } from './messages.js';
 import { ProtocolViolationError, hexOf, typeChar, violationIn, type ProtocolViolation } from './violation.js';
 

@@ -18,7 +18,7 @@
 import { EventEmitter } from 'node:events';
 import type { Duplex } from 'node:stream';
 import type pg from 'pg';
-import { PooltestError } from '../errors.js';
+import { PooltestError } from '../record/errors.js';
 import { FrameReader } from './frame-reader.js';
 import { ProtocolViolationError } from './violation.js';
 import { firstByteViolation } from './foreign-protocol.js';

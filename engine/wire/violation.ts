@@ -3,7 +3,7 @@
  * structured value with the evidence (the offending bytes in hex), carried by a
  * {@link PooltestError} with the stable code `PROTOCOL_VIOLATION`.
  */
-import { PooltestError } from '../errors.js';
+import { PooltestError } from '../record/errors.js';
 
 /** Which side sent the bytes: `backend` = server/pooler to client, `frontend` = client to server. */
 export type Direction = 'backend' | 'frontend';

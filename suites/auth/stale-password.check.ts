@@ -19,13 +19,13 @@
  * on a scratch recorder and are noted with the password left out.
  */
 import { randomBytes } from 'node:crypto';
-import { defineCheck, type OutcomeInfo } from '../../engine/check.js';
-import { isPooltestError } from '../../engine/errors.js';
-import { stepOf } from '../../engine/judging/record.js';
+import { defineCheck, type OutcomeInfo } from '../../engine/execute/check.js';
+import { isPooltestError } from '../../engine/record/errors.js';
+import { stepOf } from '../../engine/record/step-reading.js';
 import { Recorder } from '../../engine/session/recorder.js';
 import { applicationNameFor, Session } from '../../engine/session/session.js';
 import type { Scenario } from '../../engine/steering/scenario.js';
-import type { Target } from '../../engine/target.js';
+import type { Target } from '../../engine/target/target.js';
 import type { ErrorRecord, Facts, Judgement, StepRecord } from '../../engine/types.js';
 
 /** The tags of this check's own steps, written by its scenario and read by its judge. */

@@ -16,11 +16,11 @@
  * free process reads it late (pgpool-II): by then A's backend is idle, where Postgres ignores
  * a cancel, instead of running some later client's query.
  */
-import { defineCheck, type OutcomeInfo } from '../../engine/check.js';
-import { boolOf, errorText, numberOf, stepOf } from '../../engine/judging/record.js';
+import { defineCheck, type OutcomeInfo } from '../../engine/execute/check.js';
+import { boolOf, errorText, numberOf, stepOf } from '../../engine/record/step-reading.js';
 import { sendCancelRequest } from '../../engine/session/cancel.js';
 import { startLongStatement } from '../../engine/steering/long-statement.js';
-import { within } from '../../engine/time.js';
+import { within } from '../../engine/record/time.js';
 import type { Discovery, Judgement, StepRecord } from '../../engine/types.js';
 
 /** The tags of this check's own steps, written by its scenario and read by its judge. */

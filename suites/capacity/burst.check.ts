@@ -26,9 +26,9 @@
  * and serves every one. It runs only against a throwaway fixture (`fixture` in the run
  * context): a hundred connections at once would starve the other users of a shared server.
  */
-import { defineCheck, type OutcomeInfo } from '../../engine/check.js';
+import { defineCheck, type OutcomeInfo } from '../../engine/execute/check.js';
 import { errorSummary, readCrowd } from '../../engine/judging/crowd-record.js';
-import { numberOf, stepOf } from '../../engine/judging/record.js';
+import { numberOf, stepOf } from '../../engine/record/step-reading.js';
 import { crowd } from '../../engine/steering/crowd.js';
 import type { Judgement, StepRecord } from '../../engine/types.js';
 

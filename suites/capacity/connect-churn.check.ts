@@ -21,13 +21,13 @@
  * identical steps would drown the report): then each side is one recorded step whose row carries
  * every latency, the backends seen and the failures, and the judge reads only that.
  */
-import { defineCheck, type OutcomeInfo } from '../../engine/check.js';
+import { defineCheck, type OutcomeInfo } from '../../engine/execute/check.js';
 import { medianRatioInterval } from '../../engine/judging/ratio-interval.js';
-import { stepOf, valueOf } from '../../engine/judging/record.js';
+import { stepOf, valueOf } from '../../engine/record/step-reading.js';
 import { Recorder } from '../../engine/session/recorder.js';
 import { applicationNameFor, Session } from '../../engine/session/session.js';
 import type { Scenario } from '../../engine/steering/scenario.js';
-import type { Target } from '../../engine/target.js';
+import type { Target } from '../../engine/target/target.js';
 import type { Discovery, Judgement, StepRecord } from '../../engine/types.js';
 
 /** The tags of this check's own steps, written by its scenario and read by its judge. */

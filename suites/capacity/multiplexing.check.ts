@@ -11,10 +11,10 @@
  * connected client; pgpool-II: no free child to accept the login) is left waiting, which is
  * itself the answer: one backend per client.
  */
-import { defineCheck, type OutcomeInfo } from '../../engine/check.js';
+import { defineCheck, type OutcomeInfo } from '../../engine/execute/check.js';
 import { failedStep, unseenReason } from '../../engine/judging/absence.js';
 import { errorSummary, readCrowd } from '../../engine/judging/crowd-record.js';
-import { numberOf, stepOf } from '../../engine/judging/record.js';
+import { numberOf, stepOf } from '../../engine/record/step-reading.js';
 import { applicationNameFor } from '../../engine/session/session.js';
 import { crowd } from '../../engine/steering/crowd.js';
 import { candidateConnectMs } from '../../engine/steering/land-on.js';

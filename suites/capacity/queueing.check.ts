@@ -18,10 +18,10 @@
  * T1..Tk first keep logging in until it admits them (the run's previous clients may still hold
  * its slots for a moment), then the rest connect; what matters is what becomes of those.
  */
-import { defineCheck, type OutcomeInfo } from '../../engine/check.js';
+import { defineCheck, type OutcomeInfo } from '../../engine/execute/check.js';
 import { failedStep } from '../../engine/judging/absence.js';
 import { errorSummary, readCrowd } from '../../engine/judging/crowd-record.js';
-import { numberOf } from '../../engine/judging/record.js';
+import { numberOf } from '../../engine/record/step-reading.js';
 import { crowd } from '../../engine/steering/crowd.js';
 import type { Discovery, Judgement, StepRecord } from '../../engine/types.js';
 

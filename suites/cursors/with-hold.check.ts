@@ -11,13 +11,13 @@
  * A cursor belongs to the backend session: one the observer can list is one it could FETCH
  * from, reading A's rows (and one A's next DECLARE of that name would collide with).
  */
-import { defineCheck } from '../../engine/check.js';
+import { defineCheck } from '../../engine/execute/check.js';
 import { stateOutcomes } from '../../engine/judging/state-outcomes.js';
-import { numberOf } from '../../engine/judging/record.js';
+import { numberOf } from '../../engine/record/step-reading.js';
 import { judgeState } from '../../engine/judging/state-judge.js';
-import { markersFor } from '../../engine/markers.js';
+import { markersFor } from '../../engine/record/markers.js';
 import { runStateScenario, STATE_SCENARIO } from '../../engine/steering/state-scenario.js';
-import { LANDING_TAGS } from '../../engine/steering/tags.js';
+import { LANDING_TAGS } from '../../engine/record/tags.js';
 
 export const withHold = defineCheck({
   id: 'cursors/with-hold',

@@ -13,13 +13,13 @@
  * A's old backend "gets" A's lock. `held_before` tells that apart from a pooler that dropped
  * the lock (the lock was not there when the other client arrived).
  */
-import { defineCheck, type OutcomeInfo } from '../../engine/check.js';
-import { answered, boolOf, errorText, numberOf, sqlError, stepOf, stepsOf } from '../../engine/judging/record.js';
-import { LOCK_NAMESPACE, markersFor } from '../../engine/markers.js';
+import { defineCheck, type OutcomeInfo } from '../../engine/execute/check.js';
+import { answered, boolOf, errorText, numberOf, sqlError, stepOf, stepsOf } from '../../engine/record/step-reading.js';
+import { LOCK_NAMESPACE, markersFor } from '../../engine/record/markers.js';
 import { releaseHeldLocksSql } from '../../engine/steering/release-locks.js';
 import { runStateScenario, STATE_SCENARIO } from '../../engine/steering/state-scenario.js';
 import type { Judgement, StepRecord } from '../../engine/types.js';
-import { LANDING_TAGS } from '../../engine/steering/tags.js';
+import { LANDING_TAGS } from '../../engine/record/tags.js';
 
 /** The check's labels, declared before it so that its judge, written apart, returns only these. */
 const OUTCOMES = {

@@ -1,4 +1,4 @@
-import { checkTest } from '../../engine/vitest-check.js';
+import { checkTest } from '../../runner/vitest-check.js';
 import { advisorySession } from './advisory-session.check.js';
 
 checkTest(advisorySession);

@@ -16,9 +16,9 @@
  * what the pooler refuses (see statement/transaction-block). B's tries end their own implicit
  * transactions, so nothing is left to clean.
  */
-import { defineCheck, type OutcomeInfo } from '../../engine/check.js';
-import { answered, boolOf, errorText, sqlError, stepOf } from '../../engine/judging/record.js';
-import { LOCK_NAMESPACE, markersFor } from '../../engine/markers.js';
+import { defineCheck, type OutcomeInfo } from '../../engine/execute/check.js';
+import { answered, boolOf, errorText, sqlError, stepOf } from '../../engine/record/step-reading.js';
+import { LOCK_NAMESPACE, markersFor } from '../../engine/record/markers.js';
 import { take, landingHoldMs } from '../../engine/steering/holders.js';
 import type { Judgement, StepRecord } from '../../engine/types.js';
 

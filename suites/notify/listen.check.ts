@@ -11,15 +11,15 @@
  * The observer cannot clean up inside its take here (UNLISTEN before the NOTIFY would hide the
  * misrouting), so A's old backend is cleaned afterwards by landing on it once more.
  */
-import { defineCheck, type OutcomeInfo } from '../../engine/check.js';
+import { defineCheck, type OutcomeInfo } from '../../engine/execute/check.js';
 import { unseen, unseenReason } from '../../engine/judging/absence.js';
-import { errorText, markerOf, sqlError, stepOf } from '../../engine/judging/record.js';
-import { markersFor } from '../../engine/markers.js';
+import { errorText, markerOf, sqlError, stepOf } from '../../engine/record/step-reading.js';
+import { markersFor } from '../../engine/record/markers.js';
 import { dismiss, landingHoldMs } from '../../engine/steering/holders.js';
 import { cleanOn } from '../../engine/steering/clean-on.js';
 import { landOn } from '../../engine/steering/land-on.js';
 import { cleanupBlock } from '../../engine/steering/state-scenario.js';
-import { LAND_ON_A, LANDING_TAGS } from '../../engine/steering/tags.js';
+import { LAND_ON_A, LANDING_TAGS } from '../../engine/record/tags.js';
 import type { Scenario } from '../../engine/steering/scenario.js';
 import type { Judgement, StepRecord } from '../../engine/types.js';
 

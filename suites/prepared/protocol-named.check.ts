@@ -15,14 +15,14 @@
  * client lands, so both uses work. Under statement pooling the observer cannot run a second
  * statement on b1: it only lists the name there (and cleans up in the same statement).
  */
-import { defineCheck, type OutcomeInfo } from '../../engine/check.js';
-import { answered, errorText, numberOf, sqlError, stepOf, stepsOf } from '../../engine/judging/record.js';
+import { defineCheck, type OutcomeInfo } from '../../engine/execute/check.js';
+import { answered, errorText, numberOf, sqlError, stepOf, stepsOf } from '../../engine/record/step-reading.js';
 import { candidatesExhausted } from '../../engine/judging/state-judge.js';
-import { markersFor } from '../../engine/markers.js';
+import { markersFor } from '../../engine/record/markers.js';
 import { dismiss, landingHoldMs } from '../../engine/steering/holders.js';
 import { landOn } from '../../engine/steering/land-on.js';
 import { cleanupBlock, endLanding } from '../../engine/steering/state-scenario.js';
-import { LAND_ON_A, LANDING_TAGS } from '../../engine/steering/tags.js';
+import { LAND_ON_A, LANDING_TAGS } from '../../engine/record/tags.js';
 import type { Discovery, Judgement, StepRecord } from '../../engine/types.js';
 
 /** The tags of this check's own steps, written by its scenario and read by its judge. */

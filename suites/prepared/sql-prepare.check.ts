@@ -9,13 +9,13 @@
  * Prepared statements belong to the backend session, so a statement visible in the observer's
  * pg_prepared_statements is one it could EXECUTE (and one A's next PREPARE would collide with).
  */
-import { defineCheck } from '../../engine/check.js';
+import { defineCheck } from '../../engine/execute/check.js';
 import { stateOutcomes } from '../../engine/judging/state-outcomes.js';
-import { numberOf } from '../../engine/judging/record.js';
+import { numberOf } from '../../engine/record/step-reading.js';
 import { judgeState } from '../../engine/judging/state-judge.js';
-import { markersFor } from '../../engine/markers.js';
+import { markersFor } from '../../engine/record/markers.js';
 import { runStateScenario, STATE_SCENARIO } from '../../engine/steering/state-scenario.js';
-import { LANDING_TAGS } from '../../engine/steering/tags.js';
+import { LANDING_TAGS } from '../../engine/record/tags.js';
 
 export const sqlPrepare = defineCheck({
   id: 'prepared/sql-prepare',

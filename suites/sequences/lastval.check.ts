@@ -16,14 +16,14 @@
  * statement pooling, its long statement). Dropping the sequence is the whole cleanup: lastval
  * is undefined again once its sequence is gone.
  */
-import { defineCheck } from '../../engine/check.js';
+import { defineCheck } from '../../engine/execute/check.js';
 import { stateOutcomes } from '../../engine/judging/state-outcomes.js';
-import { valueOf } from '../../engine/judging/record.js';
+import { valueOf } from '../../engine/record/step-reading.js';
 import { judgeState } from '../../engine/judging/state-judge.js';
-import { markersFor } from '../../engine/markers.js';
+import { markersFor } from '../../engine/record/markers.js';
 import { runStateScenario, STATE_SCENARIO } from '../../engine/steering/state-scenario.js';
 import type { StepRecord } from '../../engine/types.js';
-import { LANDING_TAGS } from '../../engine/steering/tags.js';
+import { LANDING_TAGS } from '../../engine/record/tags.js';
 
 const NOTICE = /^pooltest lastval (\S+)$/;
 

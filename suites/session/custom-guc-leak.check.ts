@@ -16,12 +16,12 @@
  * SQL may miss either, so the two are separate phases and the outcome is the worse one. A
  * leaked tenant id means the next client reads and writes another tenant's rows.
  */
-import { defineCheck } from '../../engine/check.js';
+import { defineCheck } from '../../engine/execute/check.js';
 import { STATE_WORST_FIRST, stateOutcomes } from '../../engine/judging/state-outcomes.js';
 import { phaseSteps, worstOf } from '../../engine/judging/phases.js';
 import { judgeState } from '../../engine/judging/state-judge.js';
-import { markerOf, valueOf } from '../../engine/judging/record.js';
-import { markersFor } from '../../engine/markers.js';
+import { markerOf, valueOf } from '../../engine/record/step-reading.js';
+import { markersFor } from '../../engine/record/markers.js';
 import { runStateScenario, STATE_SCENARIO } from '../../engine/steering/state-scenario.js';
 import type { StepRecord } from '../../engine/types.js';
 

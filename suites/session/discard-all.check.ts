@@ -25,16 +25,16 @@
  * - `reset`: afterwards nobody saw A's state: not A on its own backend, not the next client on
  *   b1 (whoever reset it; the facts say where A's reset ran).
  */
-import { defineCheck, type OutcomeInfo } from '../../engine/check.js';
-import { answered, errorText, markerOf, refused, stepOf, stepsOf, valueOf } from '../../engine/judging/record.js';
+import { defineCheck, type OutcomeInfo } from '../../engine/execute/check.js';
+import { answered, errorText, markerOf, refused, stepOf, stepsOf, valueOf } from '../../engine/record/step-reading.js';
 import { phaseSteps, worstOf } from '../../engine/judging/phases.js';
 import { candidatesExhausted } from '../../engine/judging/state-judge.js';
-import { markersFor } from '../../engine/markers.js';
+import { markersFor } from '../../engine/record/markers.js';
 import { dismiss } from '../../engine/steering/holders.js';
 import { landOn } from '../../engine/steering/land-on.js';
 import type { Scenario } from '../../engine/steering/scenario.js';
 import { cleanupBlock } from '../../engine/steering/state-scenario.js';
-import { LAND_ON_A, LANDING_TAGS, releaseTagFor } from '../../engine/steering/tags.js';
+import { LAND_ON_A, LANDING_TAGS, releaseTagFor } from '../../engine/record/tags.js';
 import type { Discovery, Judgement, StepRecord } from '../../engine/types.js';
 
 /** The tags of this check's own steps, written by its scenario and read by its judge. */

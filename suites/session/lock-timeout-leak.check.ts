@@ -10,13 +10,13 @@
  * instead of queueing every query behind it. Through transaction pooling the setting stays on
  * the server connection: the next application client there gets 55P03 "canceling statement due
  * to lock timeout" on any ordinary lock wait. The marker is an hour or more, unique per run:
- * harmless to whoever inherits it. The sweep recognises it (engine/visit-sql.ts MARKED_TIMEOUTS).
+ * harmless to whoever inherits it. The sweep recognises it (engine/sweep/visit-sql.ts MARKED_TIMEOUTS).
  */
-import { defineCheck } from '../../engine/check.js';
+import { defineCheck } from '../../engine/execute/check.js';
 import { judgeState } from '../../engine/judging/state-judge.js';
 import { stateOutcomes } from '../../engine/judging/state-outcomes.js';
-import { markerOf, valueOf } from '../../engine/judging/record.js';
-import { markersFor } from '../../engine/markers.js';
+import { markerOf, valueOf } from '../../engine/record/step-reading.js';
+import { markersFor } from '../../engine/record/markers.js';
 import { runStateScenario, STATE_SCENARIO } from '../../engine/steering/state-scenario.js';
 import type { StepRecord } from '../../engine/types.js';
 

@@ -17,15 +17,15 @@
  * `reset` by construction, and the record proves it by the backend's absence from
  * pg_stat_activity rather than assuming it.
  */
-import { defineCheck, type OutcomeInfo } from '../../engine/check.js';
-import { errorText, numberOf, stepOf, stepsOf } from '../../engine/judging/record.js';
-import { LOCK_NAMESPACE, markersFor } from '../../engine/markers.js';
+import { defineCheck, type OutcomeInfo } from '../../engine/execute/check.js';
+import { errorText, numberOf, stepOf, stepsOf } from '../../engine/record/step-reading.js';
+import { LOCK_NAMESPACE, markersFor } from '../../engine/record/markers.js';
 import { dismiss, landingHoldMs } from '../../engine/steering/holders.js';
 import { landOn } from '../../engine/steering/land-on.js';
 import { cleanupBlock } from '../../engine/steering/state-scenario.js';
-import { LAND_ON_A, LANDING_TAGS } from '../../engine/steering/tags.js';
-import { cleanupSql, inspectionSql } from '../../engine/visit-sql.js';
-import { sleep } from '../../engine/time.js';
+import { LAND_ON_A, LANDING_TAGS } from '../../engine/record/tags.js';
+import { cleanupSql, inspectionSql } from '../../engine/sweep/visit-sql.js';
+import { sleep } from '../../engine/record/time.js';
 import type { Judgement, StepRecord } from '../../engine/types.js';
 
 /** The tags of this check's own steps, written by its scenario and read by its judge. */

@@ -17,14 +17,14 @@
  * so a marker setting rides along: cleanup and the sweep reset only a role switch that carries
  * it (a pooler that resets custom settings but not the role would hide a leftover from them).
  */
-import { defineCheck } from '../../engine/check.js';
+import { defineCheck } from '../../engine/execute/check.js';
 import { stateOutcomes, type StateLabel } from '../../engine/judging/state-outcomes.js';
-import { answered, errorText, stepOf, valueOf } from '../../engine/judging/record.js';
+import { answered, errorText, stepOf, valueOf } from '../../engine/record/step-reading.js';
 import { judgeState } from '../../engine/judging/state-judge.js';
-import { ROLE_MARKER_SETTING, markersFor } from '../../engine/markers.js';
+import { ROLE_MARKER_SETTING, markersFor } from '../../engine/record/markers.js';
 import { runStateScenario, STATE_SCENARIO } from '../../engine/steering/state-scenario.js';
 import type { Discovery, Judgement, StepRecord } from '../../engine/types.js';
-import { LANDING_TAGS } from '../../engine/steering/tags.js';
+import { LANDING_TAGS } from '../../engine/record/tags.js';
 
 /** The tags of this check's own steps, written by its scenario and read by its judge. */
 const TAGS = {

@@ -20,16 +20,16 @@
  * Without CREATE rights the schema does not exist, search_path still accepts it, and the
  * setting itself is the evidence.
  */
-import { defineCheck } from '../../engine/check.js';
+import { defineCheck } from '../../engine/execute/check.js';
 import { stateOutcomes } from '../../engine/judging/state-outcomes.js';
-import { errorText, markerOf, stepOf, valueOf } from '../../engine/judging/record.js';
+import { errorText, markerOf, stepOf, valueOf } from '../../engine/record/step-reading.js';
 import { judgeState } from '../../engine/judging/state-judge.js';
-import { markersFor } from '../../engine/markers.js';
+import { markersFor } from '../../engine/record/markers.js';
 import { cleanupBlock, runStateScenario, STATE_SCENARIO } from '../../engine/steering/state-scenario.js';
 import { endCreatorsSql } from '../../engine/steering/run-table.js';
 import type { Scenario } from '../../engine/steering/scenario.js';
 import type { StepRecord } from '../../engine/types.js';
-import { LANDING_TAGS } from '../../engine/steering/tags.js';
+import { LANDING_TAGS } from '../../engine/record/tags.js';
 import { droppedBy, dropLoginAhead, dropOwn, refusedByServer } from '../../engine/steering/drop-own.js';
 
 /** The tags of this check's own steps, written by its scenario and read by its judge. */

@@ -1,4 +1,4 @@
-import { checkTest } from '../../engine/vitest-check.js';
+import { checkTest } from '../../runner/vitest-check.js';
 import { searchPathLeak } from './search-path-leak.check.js';
 
 checkTest(searchPathLeak);

@@ -9,11 +9,11 @@
  * The marker is about an hour, unique per run: harmless to whoever inherits it, and
  * recognisable when they do. Cleanup resets it only where it still holds the marker.
  */
-import { defineCheck } from '../../engine/check.js';
+import { defineCheck } from '../../engine/execute/check.js';
 import { stateOutcomes } from '../../engine/judging/state-outcomes.js';
 import { judgeState } from '../../engine/judging/state-judge.js';
-import { markerOf, valueOf } from '../../engine/judging/record.js';
-import { markersFor } from '../../engine/markers.js';
+import { markerOf, valueOf } from '../../engine/record/step-reading.js';
+import { markersFor } from '../../engine/record/markers.js';
 import { runStateScenario, STATE_SCENARIO } from '../../engine/steering/state-scenario.js';
 
 export const setLeak = defineCheck({

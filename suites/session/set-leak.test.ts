@@ -1,4 +1,4 @@
-import { checkTest } from '../../engine/vitest-check.js';
+import { checkTest } from '../../runner/vitest-check.js';
 import { setLeak } from './set-leak.check.js';
 
 checkTest(setLeak);

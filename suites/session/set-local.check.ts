@@ -10,14 +10,14 @@
  *       SELECT current_setting('statement_timeout') AS seen
  *   A:  SELECT pg_backend_pid() AS pid, current_setting('statement_timeout') AS after
  */
-import { defineCheck, type OutcomeInfo } from '../../engine/check.js';
+import { defineCheck, type OutcomeInfo } from '../../engine/execute/check.js';
 import { failedStep, unseenReason } from '../../engine/judging/absence.js';
-import { answered, errorText, markerOf, refused, stepOf, stepsOf, valueOf } from '../../engine/judging/record.js';
-import { markersFor } from '../../engine/markers.js';
+import { answered, errorText, markerOf, refused, stepOf, stepsOf, valueOf } from '../../engine/record/step-reading.js';
+import { markersFor } from '../../engine/record/markers.js';
 import { dismiss, landingHoldMs } from '../../engine/steering/holders.js';
 import { landOn } from '../../engine/steering/land-on.js';
 import { cleanupBlock, endLanding } from '../../engine/steering/state-scenario.js';
-import { LAND_ON_A, LANDING_TAGS } from '../../engine/steering/tags.js';
+import { LAND_ON_A, LANDING_TAGS } from '../../engine/record/tags.js';
 import type { Judgement, StepRecord } from '../../engine/types.js';
 
 /** The tags of this check's own steps, written by its scenario and read by its judge. */

@@ -27,15 +27,15 @@
  * the worst of the parameters' (see INTERPRETING.md), so one leaking parameter makes it `leaked`
  * while the audit and watch join each finding with its own parameter's outcome.
  */
-import { defineCheck } from '../../engine/check.js';
+import { defineCheck } from '../../engine/execute/check.js';
 import { phaseSteps, worstOf, type PhaseJudgement } from '../../engine/judging/phases.js';
-import { markerOf, stepOf, valueOf } from '../../engine/judging/record.js';
+import { markerOf, stepOf, valueOf } from '../../engine/record/step-reading.js';
 import { judgeState } from '../../engine/judging/state-judge.js';
 import { STATE_WORST_FIRST, stateOutcomes, type StateLabel } from '../../engine/judging/state-outcomes.js';
-import { markersFor } from '../../engine/markers.js';
+import { markersFor } from '../../engine/record/markers.js';
 import { runStateScenario, STATE_SCENARIO } from '../../engine/steering/state-scenario.js';
 import type { Discovery, Facts, Judgement, StepRecord } from '../../engine/types.js';
-import { LANDING_TAGS } from '../../engine/steering/tags.js';
+import { LANDING_TAGS } from '../../engine/record/tags.js';
 import { sparesAllowed } from '../../engine/steering/spare-session.js';
 import {
   TRACKED_PARAMETERS,

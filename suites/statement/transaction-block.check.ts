@@ -13,8 +13,8 @@
  * they ran in the same transaction. The one-message form is context for the advice: statement
  * pooling refuses the first form but passes the second, which ends idle.
  */
-import { defineCheck, type OutcomeInfo } from '../../engine/check.js';
-import { answered, errorText, refused, stepOf, valueOf } from '../../engine/judging/record.js';
+import { defineCheck, type OutcomeInfo } from '../../engine/execute/check.js';
+import { answered, errorText, refused, stepOf, valueOf } from '../../engine/record/step-reading.js';
 import type { Judgement, StepRecord } from '../../engine/types.js';
 
 /** The tags of this check's own steps, written by its scenario and read by its judge. */

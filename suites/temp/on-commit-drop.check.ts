@@ -17,14 +17,14 @@
  *   backend (a pooler that does not keep a transaction on one server connection).
  * - `leaked`: the table was still there on b1 after COMMIT.
  */
-import { defineCheck, type OutcomeInfo } from '../../engine/check.js';
-import { answered, boolOf, errorText, numberOf, refused, stepOf, stepsOf } from '../../engine/judging/record.js';
-import { markersFor } from '../../engine/markers.js';
+import { defineCheck, type OutcomeInfo } from '../../engine/execute/check.js';
+import { answered, boolOf, errorText, numberOf, refused, stepOf, stepsOf } from '../../engine/record/step-reading.js';
+import { markersFor } from '../../engine/record/markers.js';
 import { dismiss } from '../../engine/steering/holders.js';
 import { landOn } from '../../engine/steering/land-on.js';
 import { cleanupBlock } from '../../engine/steering/state-scenario.js';
 import type { Judgement, StepRecord } from '../../engine/types.js';
-import { LANDING_TAGS } from '../../engine/steering/tags.js';
+import { LANDING_TAGS } from '../../engine/record/tags.js';
 
 /** The tags of this check's own steps, written by its scenario and read by its judge. */
 const TAGS = {

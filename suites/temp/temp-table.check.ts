@@ -9,13 +9,13 @@
  * `pg_temp` always names the temp schema of the backend running the query, so the observer's
  * probe can only find A's table if it sits on A's old backend.
  */
-import { defineCheck } from '../../engine/check.js';
+import { defineCheck } from '../../engine/execute/check.js';
 import { stateOutcomes } from '../../engine/judging/state-outcomes.js';
-import { boolOf, numberOf } from '../../engine/judging/record.js';
+import { boolOf, numberOf } from '../../engine/record/step-reading.js';
 import { judgeState } from '../../engine/judging/state-judge.js';
-import { markersFor } from '../../engine/markers.js';
+import { markersFor } from '../../engine/record/markers.js';
 import { runStateScenario, STATE_SCENARIO } from '../../engine/steering/state-scenario.js';
-import { LANDING_TAGS } from '../../engine/steering/tags.js';
+import { LANDING_TAGS } from '../../engine/record/tags.js';
 
 export const tempTable = defineCheck({
   id: 'temp/temp-table',

@@ -23,19 +23,19 @@
  * `now()` (the transaction's start) equals A's. Direct Postgres, PgBouncer and pgpool-II close
  * A's backend instead, so nobody can land on b1 again: `pg_stat_activity` proves it is gone.
  */
-import { defineCheck, type OutcomeInfo } from '../../engine/check.js';
-import { answered, errorText, numberOf, refused, stepOf, stepsOf, valueOf } from '../../engine/judging/record.js';
-import { markersFor } from '../../engine/markers.js';
+import { defineCheck, type OutcomeInfo } from '../../engine/execute/check.js';
+import { answered, errorText, numberOf, refused, stepOf, stepsOf, valueOf } from '../../engine/record/step-reading.js';
+import { markersFor } from '../../engine/record/markers.js';
 import { dismiss } from '../../engine/steering/holders.js';
 import { landOn } from '../../engine/steering/land-on.js';
 import { dropTablesSql, endCreatorsSql, exactPattern, qualified } from '../../engine/steering/run-table.js';
 import { cleanupBlock } from '../../engine/steering/state-scenario.js';
 import { droppedBy, dropOwn, refusedByServer } from '../../engine/steering/drop-own.js';
-import { sleep } from '../../engine/time.js';
+import { sleep } from '../../engine/record/time.js';
 import type { Scenario } from '../../engine/steering/scenario.js';
 import type { Session } from '../../engine/session/session.js';
 import type { Facts, Judgement, StepRecord } from '../../engine/types.js';
-import { LANDING_TAGS } from '../../engine/steering/tags.js';
+import { LANDING_TAGS } from '../../engine/record/tags.js';
 
 /** The tags of this check's own steps, written by its scenario and read by its judge. */
 const TAGS = {

@@ -14,8 +14,8 @@ import { CATALOGUE } from '../../suites/catalogue.js';
 import { checkFileProblems } from '../../runner/check-files.js';
 import { REPO } from '../support/cli.js';
 import type { StepRecord } from '../../engine/types.js';
-import { defineCheck } from '../../engine/check.js';
-import { LAND_ON_A, LANDING_TAGS, LANDS_ON_A, STATE_SCENARIO } from '../../engine/steering/tags.js';
+import { defineCheck } from '../../engine/execute/check.js';
+import { LAND_ON_A, LANDING_TAGS, LANDS_ON_A, STATE_SCENARIO } from '../../engine/record/tags.js';
 
 const RECORDED = path.join(REPO, 'test/recorded');
 

@@ -10,10 +10,13 @@
  *   common/ holds what the audit and watch both use: SQL parsing (libpg-query and its AST),
  *   bounded caches, command-line arguments, display text and the "could not run" ending. watch
  *   uses audit only for what the audit knows about checks and poolers (WATCH_MAY_USE_FROM_AUDIT).
+ *   A check's Vitest entry (suites/<area>/<name>.test.ts) is hosted by the runner's Vitest glue
+ *   (SUITE_ENTRIES_MAY_USE_FROM_RUNNER), the one import of suites/ that points up.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
+import { relativeImports, sourceFiles } from './import-scan.js';
 
 const REPO = path.resolve(import.meta.dirname, '../..');
 
@@ -67,28 +70,25 @@ const ALLOWED: Record<string, readonly string[]> = {
 export const WATCH_MAY_USE_FROM_AUDIT: readonly string[] = [
   'audit/audit-checks.ts',
   'audit/audit-types.ts',
+  'audit/findings-exit.ts',
   'audit/pooler-behaviour.ts',
   'audit/pooler-source.ts',
   'audit/set-statement.ts',
   'audit/target-run.ts',
 ];
 
-function sourceFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(dir)) {
-    const full = path.join(dir, name);
-    if (statSync(full).isDirectory()) out.push(...sourceFiles(full));
-    else if (name.endsWith('.ts')) out.push(full);
-  }
-  return out;
-}
+/**
+ * What a check's Vitest entry file (a suites/ file ending .test.ts, never a .check.ts) may import from
+ * runner/: the glue that hosts a check in Vitest (checkTest). It is the runner's (it waits for
+ * the run context the runner hands over), but Vitest only finds checks as test files in suites/.
+ * Nothing it imports reaches the catalogue, so no cycle through suites/ comes of it.
+ */
+export const SUITE_ENTRIES_MAY_USE_FROM_RUNNER: readonly string[] = ['runner/vitest-check.ts'];
 
-/** Relative specifiers of static imports, re-exports and dynamic `import()` calls. */
-export function relativeImports(source: string): string[] {
-  const found: string[] = [];
-  for (const m of source.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)(['"])(\.{1,2}\/[^'"]+)\1/gm))
-    found.push(m[2]!);
-  return found;
+/** Whether `file` (in suites/) importing `resolved` is a check's entry using the runner's Vitest glue. */
+function suiteEntryMayUse(file: string, resolved: string): boolean {
+  const used = path.relative(REPO, resolved).replace(/\.js$/, '.ts');
+  return file.endsWith('.test.ts') && SUITE_ENTRIES_MAY_USE_FROM_RUNNER.includes(used);
 }
 
 function layerOf(file: string): string | null {
@@ -120,6 +120,12 @@ function violations(): string[] {
           bad.push(
             `${path.relative(REPO, file)} imports ${spec}, one of audit's internals: watch may use only ${WATCH_MAY_USE_FROM_AUDIT.join(', ')} (what both need goes in common/)`,
           );
+        } else if (
+          layer === 'suites' &&
+          to === 'runner' &&
+          suiteEntryMayUse(file, path.resolve(path.dirname(file), spec))
+        ) {
+          continue;
         } else if (to !== layer && !ALLOWED[layer]!.includes(to)) {
           bad.push(
             `${path.relative(REPO, file)} imports ${spec}: ${layer}/ may import only ${ALLOWED[layer]!.join(', ') || 'itself'}`,
@@ -159,6 +165,15 @@ describe('layers point down', () => {
     expect(watchMayUse(path.join(REPO, 'audit', 'pooler-behaviour.js'))).toBe(true);
     expect(ALLOWED.watch!.includes('common')).toBe(true);
     expect(ALLOWED.common!.some((l) => l === 'audit' || l === 'watch')).toBe(false);
+  });
+
+  test("control: only a check's Vitest entry may use the runner's Vitest glue, and nothing else of runner/", () => {
+    const glue = path.join(REPO, 'runner', 'vitest-check.js');
+    expect(suiteEntryMayUse(path.join(REPO, 'suites', 'session', 'set-leak.test.ts'), glue)).toBe(true);
+    expect(suiteEntryMayUse(path.join(REPO, 'suites', 'session', 'set-leak.check.ts'), glue)).toBe(false);
+    expect(
+      suiteEntryMayUse(path.join(REPO, 'suites', 'session', 'set-leak.test.ts'), path.join(REPO, 'runner', 'run.js')),
+    ).toBe(false);
   });
 
   test('control: an engine file importing the catalogue would be reported', () => {

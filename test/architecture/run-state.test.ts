@@ -1,5 +1,5 @@
 /**
- * Run state lives in one object per run per process, a RunState (engine/run-state.ts), which
+ * Run state lives in one object per run per process, a RunState (engine/context/run-state.ts), which
  * the engine is handed as a field of the run context (`ctx.state`); engine/ keeps no run state
  * at module level. Where a table of runs is needed (a Vitest worker's check files share one
  * state per run), it lives in runner/ (runner/worker-run-states.ts).
@@ -15,8 +15,8 @@ import path from 'node:path';
 import ts from 'typescript';
 import { describe, expect, test } from 'vitest';
 import { REPO } from '../support/cli.js';
-import { runContext, runData, RunState } from '../../engine/run-state.js';
-import { closeSpares } from '../../engine/steering/spare-session.js';
+import { runContext, runData, RunState } from '../../engine/context/run-state.js';
+import { closeSpares, SPARES, type Spares } from '../../engine/steering/spare-session.js';
 import type { RunData } from '../../engine/steering/scenario.js';
 import { workerRunState } from '../../runner/worker-run-states.js';
 
@@ -95,7 +95,7 @@ test('every allowed binding still exists (the list cannot keep stale entries)', 
   }
 });
 
-test('control: the registry engine/run-state.ts used to keep, and the TLS file cache, are found', () => {
+test('control: the registry engine/context/run-state.ts used to keep, and the TLS file cache, are found', () => {
   // Verbatim from before run state moved into the context: the scan must refuse both again.
   const registry = [
     "import type { Spares } from './steering/spare-session.js';",
@@ -111,10 +111,10 @@ test('control: the registry engine/run-state.ts used to keep, and the TLS file c
   const tlsCache = 'const cache = new Map<string, Buffer>();';
   expect(
     offenders([
-      { file: 'engine/run-state.ts', source: registry },
-      { file: 'engine/tls-files.ts', source: tlsCache },
+      { file: 'engine/context/run-state.ts', source: registry },
+      { file: 'engine/target/tls-files.ts', source: tlsCache },
     ]),
-  ).toEqual(['engine/run-state.ts: runs', 'engine/tls-files.ts: cache']);
+  ).toEqual(['engine/context/run-state.ts: runs', 'engine/target/tls-files.ts: cache']);
 });
 
 test('control: collections, arrays, lets and statics are found, in disguise too; constants are not', () => {
@@ -159,10 +159,9 @@ describe('the run context carries its state', () => {
     runId: 'feedface',
     bounds: { connectMs: 100, stepMs: 100 },
   };
-  type SparesOf = RunState['spares'] extends Map<string, infer S> ? S : never;
   // Stand-ins that only count close(): this is about which run's spares are closed, not how.
-  const spare = (closed: string[], name: string): SparesOf =>
-    ({ close: async () => void closed.push(name) }) as unknown as SparesOf;
+  const spare = (closed: string[], name: string): Spares =>
+    ({ close: async () => void closed.push(name) }) as unknown as Spares;
 
   test('runContext makes a new state unless it is given one; the data is shared, not copied', () => {
     const a = runContext(data);
@@ -178,8 +177,8 @@ describe('the run context carries its state', () => {
     const closed: string[] = [];
     const a = runContext(data);
     const b = runContext(data);
-    a.state.spares.set('db:6432|d|u', spare(closed, 'a'));
-    b.state.spares.set('db:6432|d|u', spare(closed, 'b'));
+    a.state.part(SPARES).set('db:6432|d|u', spare(closed, 'a'));
+    b.state.part(SPARES).set('db:6432|d|u', spare(closed, 'b'));
     await closeSpares(a.state);
     expect(closed).toEqual(['a']);
     // The control: closing the other's is seen too, so the first assertion could fail.
@@ -189,7 +188,7 @@ describe('the run context carries its state', () => {
 
   test('only the data crosses a process boundary: with live spares the whole context cannot be cloned', () => {
     const ctx = runContext(data);
-    ctx.state.spares.set('db:6432|d|u', { pending: [Promise.resolve(null)] } as unknown as SparesOf);
+    ctx.state.part(SPARES).set('db:6432|d|u', { pending: [Promise.resolve(null)] } as unknown as Spares);
     expect(() => structuredClone(ctx)).toThrow(/could not be cloned/);
     const sent = structuredClone(runData(ctx));
     expect(sent).toEqual(data);

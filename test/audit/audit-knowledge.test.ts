@@ -14,7 +14,7 @@ import {
   SETUP_FUNCTIONS,
   STATE_FUNCTIONS,
   STATE_STATEMENTS,
-} from '../../engine/audit-claims.js';
+} from '../../engine/record/audit-claims.js';
 import { CLAIMS as CATALOGUE_CLAIMS } from '../../suites/catalogue.js';
 
 /** Every answer of a claim index, for the whole vocabulary and some settings. */

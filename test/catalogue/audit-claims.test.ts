@@ -1,5 +1,5 @@
 /**
- * The checks' audit claims (engine/audit-claims.ts) cover the classifiers' whole vocabulary:
+ * The checks' audit claims (engine/record/audit-claims.ts) cover the classifiers' whole vocabulary:
  * every statement kind, built-in function and settings pattern the audit and watch can
  * recognise is claimed by exactly one check, so each recognised thing has one check to name.
  * The controls feed the validation catalogues that break that rule, and it must refuse them.
@@ -15,7 +15,7 @@ import {
   claimProblems,
   type AuditClaims,
   type ClaimingCheck,
-} from '../../engine/audit-claims.js';
+} from '../../engine/record/audit-claims.js';
 import { CATALOGUE, CLAIMS } from '../../suites/catalogue.js';
 
 /** The catalogue as the claims see it, copied so a control can change one check's claims. */

@@ -80,7 +80,7 @@ describe.each(Object.keys(EXPECTED))('catalogue against %s', (name) => {
       // Discovery asks for PgBouncer's admin console by logging in to database "pgbouncer":
       // a server that is no PgBouncer refuses that login (FATAL), and the answer is the point.
       if (level === 'FATAL' && message === 'database "pgbouncer" does not exist') continue;
-      // Discovery's fingerprint (engine/discovery-fingerprint.ts) asks for protocol 2.0, which
+      // Discovery's fingerprint (engine/discovery/fingerprint.ts) asks for protocol 2.0, which
       // every server refuses in its own words; PostgreSQL logs its refusal, and that is the point.
       if (level === 'FATAL' && /^unsupported frontend protocol 2\.0: server supports 3\.0 to 3\.\d+$/.test(message))
         continue;

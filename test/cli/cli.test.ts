@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { freePort } from '../../fixtures/free-port.js';
 import { REPO, runCli } from '../support/cli.js';
-import { keyMismatchMessage } from '../../engine/direct-check.js';
+import { keyMismatchMessage } from '../../engine/discovery/direct-check.js';
 
 describe('pooltest CLI', () => {
   let stack: Stack;
@@ -55,7 +55,7 @@ describe('pooltest CLI', () => {
     expect(flat(help.stdout)).toContain('from the process list (ps)');
     const readme = flat(readFileSync(path.join(REPO, 'README.md'), 'utf8'));
     expect(readme).toContain('give the password in `PGPASSWORD` rather than in `--password` or the URL');
-    // The password file is read once per target (engine/pass-file.ts, test/engine/pass-file.test.ts).
+    // The password file is read once per target (engine/target/pass-file.ts, test/engine/pass-file.test.ts).
     expect(readme).toContain("pooltest reads libpq's password file (`~/.pgpass`, or the file `PGPASSFILE` names)");
   });
 

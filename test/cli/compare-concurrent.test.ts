@@ -9,7 +9,7 @@ import { startPostgres, type PostgresFixture } from '../../fixtures/postgres-fix
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { freePort } from '../../fixtures/free-port.js';
 import { planCompare } from '../../cli/compare-plan.js';
-import { resolveTarget } from '../../engine/target.js';
+import { resolveTarget } from '../../engine/target/target.js';
 import { runCli } from '../support/cli.js';
 
 describe('--compare: concurrent only without a shared pool or server', () => {

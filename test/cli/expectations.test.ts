@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { isPooltestError, type PooltestError } from '../../engine/errors.js';
+import { isPooltestError, type PooltestError } from '../../engine/record/errors.js';
 import { loadExpectations, parseExpectations } from '../../runner/expectations.js';
 import { findProfile } from '../../profiles/index.js';
 import { runCli } from '../support/cli.js';

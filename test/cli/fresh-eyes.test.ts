@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { parseCli } from '../../cli/args.js';
 import { checkOutputs } from '../../cli/outputs.js';
-import { PooltestError } from '../../engine/errors.js';
+import { PooltestError } from '../../engine/record/errors.js';
 import { processFamily } from '../../fixtures/proc-table.js';
 import { CATALOGUE } from '../../suites/catalogue.js';
 import { selectChecks } from '../../runner/run.js';

@@ -9,8 +9,8 @@ import path from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { readReport } from '../../cli/diff-command.js';
 import { readExpectations } from '../../cli/drivers-command.js';
-import { parseJsonBytes, printable } from '../../engine/json-file.js';
-import { PooltestError } from '../../engine/errors.js';
+import { parseJsonBytes, printable } from '../../engine/record/json-file.js';
+import { PooltestError } from '../../engine/record/errors.js';
 import { loadExpectations } from '../../runner/expectations.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'pooltest-json-files-'));

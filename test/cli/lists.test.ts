@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { parseCli } from '../../cli/args.js';
 import { listCommand } from '../../cli/list-command.js';
-import { PooltestError } from '../../engine/errors.js';
+import { PooltestError } from '../../engine/record/errors.js';
 import { CATALOGUE } from '../../suites/catalogue.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'pooltest-lists-'));

@@ -100,7 +100,7 @@ describe('a run that cannot reach its target', () => {
     expect(run.stderr).toMatch(/TARGET_REFUSED/);
     // The run itself was loaded (the hook saw the engine), Vitest was not.
     // Control for the commands above: the run command loads the engine, the catalogue and the runner.
-    expect(run.modules.some((m) => m.includes('/dist/engine/discovery.js'))).toBe(true);
+    expect(run.modules.some((m) => m.includes('/dist/engine/discovery/discovery.js'))).toBe(true);
     expect(run.modules.some((m) => ENGINE_RUN.test(m))).toBe(true);
     expect(run.modules.some((m) => RUNNER.test(m))).toBe(true);
     expect(run.modules.filter((m) => VITEST.test(m))).toEqual([]);

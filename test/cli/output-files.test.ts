@@ -20,7 +20,7 @@ import {
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
-import { PooltestError } from '../../engine/errors.js';
+import { PooltestError } from '../../engine/record/errors.js';
 import { checkOutputs, writeOutput } from '../../cli/outputs.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { REPO, runCli } from '../support/cli.js';

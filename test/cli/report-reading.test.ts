@@ -11,7 +11,7 @@ import { readReport } from '../../cli/diff-command.js';
 import type { Report } from '../../engine/types.js';
 import { renderDiff } from '../../reporters/diff-terminal.js';
 import { diffReports } from '../../reporters/report-diff.js';
-import { isPooltestError } from '../../engine/errors.js';
+import { isPooltestError } from '../../engine/record/errors.js';
 import { CONTROL, ESCAPES, pgbouncerReport } from '../reporters/samples.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'pooltest-hostile-'));

@@ -6,8 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { didYouMean } from '../../cli/args.js';
-import { PooltestError } from '../../engine/errors.js';
-import { resolveTarget } from '../../engine/target.js';
+import { PooltestError } from '../../engine/record/errors.js';
+import { resolveTarget } from '../../engine/target/target.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { renderReport } from '../../reporters/terminal-reporter.js';
 import { terminalWidth } from '../../reporters/terminal-text.js';

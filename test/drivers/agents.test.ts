@@ -13,7 +13,7 @@ import { AgentProcess } from '../../drivers/agent-process.js';
 import { DRIVERS, type DriverSpec } from '../../drivers/catalogue.js';
 import { runDrivers, type DriversReport } from '../../drivers/run-drivers.js';
 import { Recorder } from '../../engine/session/recorder.js';
-import { resolveTarget } from '../../engine/target.js';
+import { resolveTarget } from '../../engine/target/target.js';
 
 let stack: Stack;
 beforeAll(async () => {

@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { DRIVERS, type DriverSpec } from '../../drivers/catalogue.js';
 import { runDrivers } from '../../drivers/run-drivers.js';
-import { resolveTarget } from '../../engine/target.js';
+import { resolveTarget } from '../../engine/target/target.js';
 import { startProxiedBouncer, type ProxiedBouncer } from '../faults/proxied-bouncer.js';
 
 const GONE = /^not run: the target stopped answering during node-postgres in configuration named and did not answer/;

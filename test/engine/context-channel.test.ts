@@ -1,14 +1,14 @@
 /**
  * The run context handed to checks that started before discovery finished
- * (engine/context-channel.ts): the runner starts Vitest early, and each check asks for the
+ * (runner/context-channel.ts): the runner starts Vitest early, and each check asks for the
  * context on a channel. A BroadcastChannel keeps nothing for late listeners, so a check that
  * asks after the runner posted must still get it: the control shows a plain late listener
  * getting nothing, which is why the check asks.
  */
 import { BroadcastChannel } from 'node:worker_threads';
 import { expect, test } from 'vitest';
-import { awaitContext, offerContext } from '../../engine/context-channel.js';
-import type { PooltestProvided } from '../../engine/vitest-check.js';
+import { awaitContext, offerContext } from '../../runner/context-channel.js';
+import type { PooltestProvided } from '../../runner/vitest-check.js';
 
 const provided = (runId: string): PooltestProvided =>
   ({ ctx: { runId }, profile: null, strict: false }) as unknown as PooltestProvided;

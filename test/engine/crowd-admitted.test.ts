@@ -12,12 +12,12 @@
  * `admitFirst` is refused whole.
  */
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { discover } from '../../engine/discovery.js';
-import { executeCheck } from '../../engine/execute.js';
-import { runContext } from '../../engine/run-state.js';
+import { discover } from '../../engine/discovery/discovery.js';
+import { executeCheck } from '../../engine/execute/execute.js';
+import { runContext } from '../../engine/context/run-state.js';
 import { crowd } from '../../engine/steering/crowd.js';
 import { Scenario, type RunContext } from '../../engine/steering/scenario.js';
-import { resolveTarget } from '../../engine/target.js';
+import { resolveTarget } from '../../engine/target/target.js';
 import { startPgpool } from '../../fixtures/pgpool-fixture.js';
 import type { PoolerFixture } from '../../fixtures/pooler-fixture.js';
 import { startPostgres, type PostgresFixture } from '../../fixtures/postgres-fixture.js';

@@ -4,12 +4,12 @@
  * engine would take for an outage and which would hide the queue that proves a reservation.
  */
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { discover } from '../../engine/discovery.js';
-import { runContext } from '../../engine/run-state.js';
+import { discover } from '../../engine/discovery/discovery.js';
+import { runContext } from '../../engine/context/run-state.js';
 import { outageIn } from '../../engine/judging/outage.js';
 import { take } from '../../engine/steering/holders.js';
 import { Scenario } from '../../engine/steering/scenario.js';
-import { resolveTarget } from '../../engine/target.js';
+import { resolveTarget } from '../../engine/target/target.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 
 let stack: Stack;

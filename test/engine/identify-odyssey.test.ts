@@ -5,8 +5,8 @@
  * PostgreSQL itself, which refuses the same login in its own words and is named by nobody.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { discover } from '../../engine/discovery.js';
-import { resolveTarget } from '../../engine/target.js';
+import { discover } from '../../engine/discovery/discovery.js';
+import { resolveTarget } from '../../engine/target/target.js';
 import { poolerBuildUnavailable } from '../../fixtures/pooler-build.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 

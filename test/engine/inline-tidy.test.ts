@@ -16,17 +16,17 @@
  * the check cleans up.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { defineCheck, type CheckDefinition } from '../../engine/check.js';
-import { executeCheck } from '../../engine/execute.js';
-import { valueOf } from '../../engine/judging/record.js';
-import { markersFor } from '../../engine/markers.js';
+import { defineCheck, type CheckDefinition } from '../../engine/execute/check.js';
+import { executeCheck } from '../../engine/execute/execute.js';
+import { valueOf } from '../../engine/record/step-reading.js';
+import { markersFor } from '../../engine/record/markers.js';
 import { Recorder } from '../../engine/session/recorder.js';
 import { applicationNameFor, Session } from '../../engine/session/session.js';
 import { INLINE_TIDY_NOTE } from '../../engine/steering/inline-tidy.js';
 import { OTHER_RUNS_TAG } from '../../engine/steering/other-runs.js';
 import type { RunContext } from '../../engine/steering/scenario.js';
 import { runStateScenario, STATE_SCENARIO } from '../../engine/steering/state-scenario.js';
-import { sweep } from '../../engine/sweep.js';
+import { sweep } from '../../engine/sweep/sweep.js';
 import type { CheckResult } from '../../engine/types.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { CATALOGUE } from '../../suites/catalogue.js';

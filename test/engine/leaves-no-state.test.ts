@@ -1,5 +1,5 @@
 /**
- * A check that declares `leavesNoState` gets no tidy-up visits after it (engine/execute.ts):
+ * A check that declares `leavesNoState` gets no tidy-up visits after it (engine/execute/execute.ts):
  * at a distance they cost a round of logins after every crowd check. The declaration is a
  * claim about what the check sends, so it is held to it here, against real PgBouncer
  * (transaction pooling, pool of 2) and the PostgreSQL behind it:
@@ -13,12 +13,12 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { StatementClassifier } from '../../audit/statement-classifier.js';
-import { defineCheck, type CheckDefinition } from '../../engine/check.js';
-import { executeCheck } from '../../engine/execute.js';
-import { markersFor } from '../../engine/markers.js';
-import { isRunFact } from '../../engine/judging/run-facts.js';
+import { defineCheck, type CheckDefinition } from '../../engine/execute/check.js';
+import { executeCheck } from '../../engine/execute/execute.js';
+import { markersFor } from '../../engine/record/markers.js';
+import { isRunFact } from '../../engine/record/run-facts.js';
 import type { RunContext } from '../../engine/steering/scenario.js';
-import { sweep } from '../../engine/sweep.js';
+import { sweep } from '../../engine/sweep/sweep.js';
 import type { CheckResult, StepRecord } from '../../engine/types.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { CATALOGUE } from '../../suites/catalogue.js';

@@ -8,13 +8,13 @@
  * - none of that reaches a capacity check's count of clients.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { discover } from '../../engine/discovery.js';
+import { discover } from '../../engine/discovery/discovery.js';
 import { otherRunsActive } from '../../engine/steering/other-runs.js';
 import { closeKeptSessions } from '../../engine/steering/kept-session.js';
 import { closeSpares } from '../../engine/steering/spare-session.js';
-import { runContext, RunState } from '../../engine/run-state.js';
+import { runContext, RunState } from '../../engine/context/run-state.js';
 import { Scenario, type RunContext } from '../../engine/steering/scenario.js';
-import { resolveTarget } from '../../engine/target.js';
+import { resolveTarget } from '../../engine/target/target.js';
 import { startFaultProxy, type FaultProxy } from '../../fixtures/fault-proxy.js';
 import { startStack, type Stack, type StackName } from '../../fixtures/stack.js';
 import { crowd } from '../../engine/steering/crowd.js';

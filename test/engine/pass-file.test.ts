@@ -9,8 +9,8 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { passwordFromFile } from '../../engine/pass-file.js';
-import { resolveRelated, resolveTarget } from '../../engine/target.js';
+import { passwordFromFile } from '../../engine/target/pass-file.js';
+import { resolveRelated, resolveTarget } from '../../engine/target/target.js';
 import { startPostgres, type PostgresFixture } from '../../fixtures/postgres-fixture.js';
 import { runCli } from '../support/cli.js';
 

@@ -4,8 +4,8 @@
  */
 import { describe, expect, test } from 'vitest';
 import { parseCli } from '../../cli/args.js';
-import { PooltestError } from '../../engine/errors.js';
-import { netAddress, redactUrl, resolveTarget } from '../../engine/target.js';
+import { PooltestError } from '../../engine/record/errors.js';
+import { netAddress, redactUrl, resolveTarget } from '../../engine/target/target.js';
 
 function codeOf(fn: () => unknown): string | null {
   try {

@@ -12,9 +12,9 @@
  * SQLSTATE, and set-local without the fault is `scoped`.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { executeCheck } from '../../engine/execute.js';
+import { executeCheck } from '../../engine/execute/execute.js';
 import { outageIn } from '../../engine/judging/outage.js';
-import { answered, refused, sqlError } from '../../engine/judging/record.js';
+import { answered, refused, sqlError } from '../../engine/record/step-reading.js';
 import { Scenario, type RunContext } from '../../engine/steering/scenario.js';
 import type { FaultProxy } from '../../fixtures/fault-proxy.js';
 import { startProxiedPostgres, type ProxiedPostgres } from '../support/proxied-postgres.js';

@@ -4,10 +4,10 @@
  */
 import os from 'node:os';
 import { describe, expect, test } from 'vitest';
-import { PooltestError } from '../../engine/errors.js';
+import { PooltestError } from '../../engine/record/errors.js';
 import { parseDuration } from '../../cli/args.js';
 import { targetText } from '../../reporters/report-text.js';
-import { describeTarget, publicTarget, redactUrl, resolveRelated, resolveTarget } from '../../engine/target.js';
+import { describeTarget, publicTarget, redactUrl, resolveRelated, resolveTarget } from '../../engine/target/target.js';
 
 describe('resolveTarget', () => {
   test('host:port with PG* defaults for the rest', () => {

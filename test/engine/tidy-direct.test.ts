@@ -12,8 +12,8 @@
  * direct backend unreached (so the test sees what it claims to).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { defineCheck } from '../../engine/check.js';
-import { executeCheck } from '../../engine/execute.js';
+import { defineCheck } from '../../engine/execute/check.js';
+import { executeCheck } from '../../engine/execute/execute.js';
 import { applicationNameFor, Session } from '../../engine/session/session.js';
 import { Scenario, type RunContext } from '../../engine/steering/scenario.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';

@@ -7,8 +7,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, expect, test } from 'vitest';
-import { tlsOptions } from '../../engine/tls-files.js';
-import type { Target } from '../../engine/target.js';
+import { tlsOptions } from '../../engine/target/tls-files.js';
+import type { Target } from '../../engine/target/target.js';
 
 const dir = mkdtempSync('/dev/shm/pooltest-tls-files-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

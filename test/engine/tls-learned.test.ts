@@ -9,7 +9,7 @@
  * more, on both sides alike (so the comparison hid it), and at a 20 ms round trip a quarter of
  * the check's time.
  *
- * The check workers get it with the run's data (engine/run-state.ts, runData): their first
+ * The check workers get it with the run's data (engine/context/run-state.ts, runData): their first
  * logins used to ask again.
  *
  * Real PgBouncer (no TLS) behind a counting proxy; the run's discovery went through that proxy,
@@ -17,8 +17,8 @@
  * Control: a login with a fresh memory sends one, so the count sees what it claims to.
  */
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { executeCheck } from '../../engine/execute.js';
-import { runContext, runData } from '../../engine/run-state.js';
+import { executeCheck } from '../../engine/execute/execute.js';
+import { runContext, runData } from '../../engine/context/run-state.js';
 import { Recorder } from '../../engine/session/recorder.js';
 import { Session } from '../../engine/session/session.js';
 import type { RunContext } from '../../engine/steering/scenario.js';

@@ -17,7 +17,7 @@ let stack: Stack;
 let dir: string;
 
 /** A check that records one real step and never concludes. */
-const BLIND_CHECK = `import { checkTest } from ${JSON.stringify(path.join(REPO, 'dist/engine/vitest-check.js'))};
+const BLIND_CHECK = `import { checkTest } from ${JSON.stringify(path.join(REPO, 'dist/runner/vitest-check.js'))};
 checkTest({
   id: 'session/set-leak', title: 'never concludes (control for the strict route)', severity: 'correctness', docs: [], advice: {},
   async scenario(scn) { const a = await scn.open('A'); await a.run('A.look', 'SELECT pg_backend_pid() AS pid'); },

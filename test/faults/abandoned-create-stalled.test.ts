@@ -7,7 +7,7 @@
  * table was not committed yet), and the table appeared a moment later, for the sweep.
  */
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { executeCheck } from '../../engine/execute.js';
+import { executeCheck } from '../../engine/execute/execute.js';
 import { closeKeptSessions } from '../../engine/steering/kept-session.js';
 import { closeSpares } from '../../engine/steering/spare-session.js';
 import { abandoned } from '../../suites/transactions/abandoned.check.js';

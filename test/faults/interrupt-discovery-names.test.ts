@@ -1,7 +1,7 @@
 /**
  * Interrupted during discovery, a run has created no state, but its logins carried the run's
  * application_name, which PgBouncer leaves on its server connections for clients that send no
- * name (see engine/sweep-names.ts). The interrupted run resets it as the sweep would have:
+ * name (see engine/sweep/names.ts). The interrupted run resets it as the sweep would have:
  * nameless clients on every backend of the pool then see none of this run's name. The abort
  * comes after each of several numbers of client chunks through a proxy, so it lands at
  * several moments of discovery, not one.
@@ -9,7 +9,7 @@
 import pg from 'pg';
 import { namesSeenByNamelessClients } from '../safety/trace-inspection.js';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { isPooltestError } from '../../engine/errors.js';
+import { isPooltestError } from '../../engine/record/errors.js';
 import type { FaultProxy } from '../../fixtures/fault-proxy.js';
 import type { PoolerFixture } from '../../fixtures/pooler-fixture.js';
 import type { PostgresFixture } from '../../fixtures/postgres-fixture.js';

@@ -11,7 +11,7 @@ import type { PoolerFixture } from '../../fixtures/pooler-fixture.js';
 import type { PostgresFixture } from '../../fixtures/postgres-fixture.js';
 import { startProxiedBouncer, type ProxiedBouncer } from './proxied-bouncer.js';
 import { run } from '../../runner/run.js';
-import { isRunFact } from '../../engine/judging/run-facts.js';
+import { isRunFact } from '../../engine/record/run-facts.js';
 import { superuserView } from '../safety/trace-inspection.js';
 
 const CHECKS = [
@@ -79,7 +79,7 @@ describe('a target that stops answering for good', () => {
     });
     proxy.resume();
     expect(first).not.toBeNull();
-    // A check that did not run carries the engine's fact of that (engine/judging/run-facts.ts), no step of its own.
+    // A check that did not run carries the engine's fact of that (engine/record/run-facts.ts), no step of its own.
     const ran = report.checks.filter((c) => c.steps.some((s) => !isRunFact(s)));
     const skipped = report.checks.filter((c) => GONE.test(c.reason ?? ''));
     // One check met the silence and waited for it to end; every later one says why it did not run.

@@ -8,7 +8,7 @@
  */
 import { describe, expect, test } from 'vitest';
 import { judgeRecord } from '../../engine/judging/judge-record.js';
-import { numberOf } from '../../engine/judging/record.js';
+import { numberOf } from '../../engine/record/step-reading.js';
 import { judgeMultiplexing } from '../../suites/capacity/multiplexing.check.js';
 import { judgeQueueing } from '../../suites/capacity/queueing.check.js';
 import { judgeListen } from '../../suites/notify/listen.check.js';

@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from 'vitest';
 import { burst, judgeBurst, mostAtOnce } from '../../suites/capacity/burst.check.js';
-import { unmetRequirement } from '../../engine/check.js';
+import { unmetRequirement } from '../../engine/execute/check.js';
 import { mutate, without } from '../support/recorded.js';
 import { setColumn, trafficSteps } from '../support/traffic.js';
 import type { RunContext } from '../../engine/steering/scenario.js';

@@ -3,7 +3,7 @@
  * verdict rules, from recorded logs and their mutations.
  */
 import { describe, expect, test } from 'vitest';
-import { combineVerdicts, verdictFor } from '../../engine/verdict.js';
+import { combineVerdicts, verdictFor } from '../../engine/record/verdict.js';
 import { judgeAdvisory } from '../../suites/locks/advisory-session.check.js';
 import { judgeListen } from '../../suites/notify/listen.check.js';
 import { judgeSetLocal } from '../../suites/session/set-local.check.js';

@@ -6,7 +6,7 @@
  */
 import { describe, expect, test } from 'vitest';
 import { judgeRun } from '../../engine/judging/judge-record.js';
-import { factStep, RUN_FACT_TAGS } from '../../engine/judging/run-facts.js';
+import { factStep, RUN_FACT_TAGS } from '../../engine/record/run-facts.js';
 import type { Discovery, Judgement, StepRecord } from '../../engine/types.js';
 import { recorded } from '../support/recorded.js';
 

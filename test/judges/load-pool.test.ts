@@ -5,8 +5,8 @@
  * against a closed port (nothing to connect to: the record is all there is).
  */
 import { describe, expect, test } from 'vitest';
-import { executeCheck } from '../../engine/execute.js';
-import { runContext } from '../../engine/run-state.js';
+import { executeCheck } from '../../engine/execute/execute.js';
+import { runContext } from '../../engine/context/run-state.js';
 import { judgeRecord } from '../../engine/judging/judge-record.js';
 import { readLanding } from '../../engine/judging/landing.js';
 import { freePort } from '../../fixtures/free-port.js';

@@ -16,11 +16,11 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { isPooltestError } from '../../engine/errors.js';
+import { isPooltestError } from '../../engine/record/errors.js';
 import { judgeRun } from '../../engine/judging/judge-record.js';
 import { FIRST_REJUDGEABLE_SCHEMA, rejudgeReport } from '../../engine/judging/rejudge-report.js';
 import { readReport } from '../../cli/diff-command.js';
-import { RUN_FACT_TAGS, factStep } from '../../engine/judging/run-facts.js';
+import { RUN_FACT_TAGS, factStep } from '../../engine/record/run-facts.js';
 import type { Discovery, Report, StepRecord } from '../../engine/types.js';
 import { CATALOGUE } from '../../suites/catalogue.js';
 import { REPO } from '../support/cli.js';

@@ -3,8 +3,8 @@
  * role to assume, through the engine to a `skipped` verdict), and the inconclusive paths.
  */
 import { describe, expect, test } from 'vitest';
-import { executeCheck } from '../../engine/execute.js';
-import { runContext } from '../../engine/run-state.js';
+import { executeCheck } from '../../engine/execute/execute.js';
+import { runContext } from '../../engine/context/run-state.js';
 import { judgeRoleLeak, roleLeak, roleLookupSql } from '../../suites/session/role-leak.check.js';
 import { mutate, without } from '../support/recorded.js';
 import { judgesToRecordedOutcomes, setColumn, stateDiscovery, stateSteps } from '../support/state-recorded.js';

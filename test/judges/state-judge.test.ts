@@ -4,7 +4,7 @@
  */
 import { describe, expect, test } from 'vitest';
 import { judgeState, type StateReading } from '../../engine/judging/state-judge.js';
-import { valueOf } from '../../engine/judging/record.js';
+import { valueOf } from '../../engine/record/step-reading.js';
 import { setLeak } from '../../suites/session/set-leak.check.js';
 import { mutate, recorded, stepsOf, without } from '../support/recorded.js';
 import type { StepRecord } from '../../engine/types.js';

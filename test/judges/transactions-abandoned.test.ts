@@ -7,7 +7,7 @@ import { describe, expect, test } from 'vitest';
 import { judgeAbandoned } from '../../suites/transactions/abandoned.check.js';
 import { mutate, without } from '../support/recorded.js';
 import { setColumn, trafficSteps } from '../support/traffic.js';
-import { valueOf } from '../../engine/judging/record.js';
+import { valueOf } from '../../engine/record/step-reading.js';
 import type { StepRecord } from '../../engine/types.js';
 
 const ID = 'transactions/abandoned';

@@ -26,7 +26,7 @@ const LOAD = { clients: 8, maxSleepMs: 30, durationMs: 240_000 };
 const RUNS_UNDER_LOAD = 2;
 /** The least share of a run's (non-skipped) checks that must reach an outcome under load. */
 const MIN_CONCLUSIVE = 0.8;
-/** The one reason the two-runs phase may leave a check inconclusive (engine/check.ts). */
+/** The one reason the two-runs phase may leave a check inconclusive (engine/execute/check.ts). */
 const OTHER_RUN_REASON = /^not conclusive: \d+ other pooltest run\(s\) worked on this target/;
 
 /** Share of the run's non-skipped checks for which `ok` holds. */

@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { isPooltestError } from '../../engine/errors.js';
+import { isPooltestError } from '../../engine/record/errors.js';
 import { renderMatrixHtml } from '../../reporters/matrix-html.js';
 import { renderMatrixMarkdown, renderMatrixTerminal } from '../../reporters/matrix-text.js';
 import { buildMatrix, differingRows } from '../../reporters/matrix.js';

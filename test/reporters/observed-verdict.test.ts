@@ -10,7 +10,7 @@ import { renderJunit } from '../../reporters/junit-reporter.js';
 import { renderMarkdown } from '../../reporters/markdown-reporter.js';
 import { upgradeReport } from '../../reporters/report-compat.js';
 import { renderQuiet, renderReport } from '../../reporters/terminal-reporter.js';
-import { runExitCode, sweepUnfinished, verdictFor } from '../../engine/verdict.js';
+import { runExitCode, sweepUnfinished, verdictFor } from '../../engine/record/verdict.js';
 import type { Report } from '../../engine/types.js';
 import { reportSchemaErrors } from '../support/report-schema.js';
 import { sweepBeforeState, sweepResult } from '../support/sweep.js';

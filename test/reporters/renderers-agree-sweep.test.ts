@@ -19,7 +19,7 @@ import { renderMatrixHtml } from '../../reporters/matrix-html.js';
 import { renderMatrixMarkdown, renderMatrixTerminal } from '../../reporters/matrix-text.js';
 import { diffReports } from '../../reporters/report-diff.js';
 import { renderReport } from '../../reporters/terminal-reporter.js';
-import { visitedWhere } from '../../engine/sweep-names.js';
+import { visitedWhere } from '../../engine/sweep/names.js';
 import { recordedReport } from '../support/recorded-report.js';
 import { unescapeHtml, unfold } from '../support/renderer-readings.js';
 import { sweepResult } from '../support/sweep.js';

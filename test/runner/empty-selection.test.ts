@@ -6,7 +6,7 @@
  * TARGET_REFUSED, which the control shows.
  */
 import { describe, expect, test } from 'vitest';
-import { PooltestError } from '../../engine/errors.js';
+import { PooltestError } from '../../engine/record/errors.js';
 import { run } from '../../runner/run.js';
 import { CATALOGUE } from '../../suites/catalogue.js';
 

@@ -6,7 +6,7 @@
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { LOCK_NAMESPACE, markersFor } from '../../engine/markers.js';
+import { LOCK_NAMESPACE, markersFor } from '../../engine/record/markers.js';
 import { startPostgres, type PostgresFixture } from '../../fixtures/postgres-fixture.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { runCli, type CliRun } from '../support/cli.js';

@@ -4,7 +4,7 @@
  * sweep never recognises - and resets - another run's state in the middle of its check.
  */
 import { describe, expect, test } from 'vitest';
-import { markersFor, newRunId } from '../../engine/markers.js';
+import { markersFor, newRunId } from '../../engine/record/markers.js';
 import { applicationNameFor } from '../../engine/session/session.js';
 import { CATALOGUE } from '../../suites/catalogue.js';
 

@@ -1,5 +1,5 @@
 /**
- * The visit every backend gets after each check (engine/visit-sql.ts), held to two things.
+ * The visit every backend gets after each check (engine/sweep/visit-sql.ts), held to two things.
  *
  * Its size: the tidy's visitor holds with one message only where that message may wait in a
  * pooler's queue (QUEUED_MESSAGE_MAX_BYTES), and otherwise pays a round trip more per check.
@@ -13,10 +13,10 @@
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { LOCK_NAMESPACE, ROLE_MARKER_SETTING, markersFor } from '../../engine/markers.js';
+import { LOCK_NAMESPACE, ROLE_MARKER_SETTING, markersFor } from '../../engine/record/markers.js';
 import { QUEUED_MESSAGE_MAX_BYTES, oneMessageTakeBytes } from '../../engine/steering/holders.js';
-import { visitStatements } from '../../engine/sweep.js';
-import { LEFTOVER_COLUMNS, inspectionSql } from '../../engine/visit-sql.js';
+import { visitStatements } from '../../engine/sweep/sweep.js';
+import { LEFTOVER_COLUMNS, inspectionSql } from '../../engine/sweep/visit-sql.js';
 import { startPostgres, type PostgresFixture } from '../../fixtures/postgres-fixture.js';
 import { CATALOGUE } from '../../suites/catalogue.js';
 

@@ -4,12 +4,12 @@
  * context with the direct server beside it. `releaseRun` closes what the run's steering kept
  * open (spares, kept sessions), as the runner does at the end of a run.
  */
-import { discover } from '../../engine/discovery.js';
-import { runContext, RunState } from '../../engine/run-state.js';
+import { discover } from '../../engine/discovery/discovery.js';
+import { runContext, RunState } from '../../engine/context/run-state.js';
 import type { RunContext } from '../../engine/steering/scenario.js';
 import { closeKeptSessions } from '../../engine/steering/kept-session.js';
 import { closeSpares } from '../../engine/steering/spare-session.js';
-import { resolveTarget } from '../../engine/target.js';
+import { resolveTarget } from '../../engine/target/target.js';
 
 export async function discoveredRun(
   targetUrl: string,

@@ -4,10 +4,10 @@
  * themselves. Discovery runs against the server directly (the proxy stays fault-free for the
  * test), so the context knows the server as direct Postgres.
  */
-import { discover } from '../../engine/discovery.js';
-import { runContext } from '../../engine/run-state.js';
+import { discover } from '../../engine/discovery/discovery.js';
+import { runContext } from '../../engine/context/run-state.js';
 import type { RunContext } from '../../engine/steering/scenario.js';
-import { resolveTarget } from '../../engine/target.js';
+import { resolveTarget } from '../../engine/target/target.js';
 import { startFaultProxy, type FaultProxy } from '../../fixtures/fault-proxy.js';
 import { loginUrl } from '../../fixtures/login.js';
 import { startPostgres, type PostgresFixture } from '../../fixtures/postgres-fixture.js';

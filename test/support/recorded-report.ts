@@ -1,15 +1,15 @@
 /**
  * A whole report built from recorded event logs (test/recorded/*.json), without a database:
  * every check of the catalogue judged from what it recorded against one fixture, compared with
- * that fixture's profile the way the engine compares it (engine/execute.ts, judgeRun), and summed up the
+ * that fixture's profile the way the engine compares it (engine/execute/execute.ts, judgeRun), and summed up the
  * way the runner sums a run. The renderer tests read one catalogue run's worth of real steps
  * from it: the state, traffic, stale-password and connect-churn recordings all come from the
  * same fixtures.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { adviceFor, type CheckDefinition } from '../../engine/check.js';
-import { resultBase } from '../../engine/execute.js';
+import { adviceFor, type CheckDefinition } from '../../engine/execute/check.js';
+import { resultBase } from '../../engine/execute/execute.js';
 import { judgeRun } from '../../engine/judging/judge-record.js';
 import {
   REPORT_SCHEMA_VERSION,
@@ -18,7 +18,7 @@ import {
   type Report,
   type StepRecord,
 } from '../../engine/types.js';
-import { runExitCode, verdictFor } from '../../engine/verdict.js';
+import { runExitCode, verdictFor } from '../../engine/record/verdict.js';
 import { findProfile } from '../../profiles/index.js';
 import { CATALOGUE } from '../../suites/catalogue.js';
 import { REPO } from './cli.js';

@@ -5,7 +5,7 @@
  * vetoes), gives the outcome written by hand for it in golden-expectations.ts.
  */
 import { describe, expect, test } from 'vitest';
-import type { CheckDefinition } from '../../engine/check.js';
+import type { CheckDefinition } from '../../engine/execute/check.js';
 import { judgeRecord } from '../../engine/judging/judge-record.js';
 import { STACK_NAMES, type StackName } from '../../fixtures/stack.js';
 import { GOLDEN } from '../judges/golden-expectations.js';

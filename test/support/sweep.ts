@@ -1,6 +1,6 @@
 /**
  * Sweep results for tests that need one without running a sweep: whole values of the report's
- * type, shaped as engine/sweep.ts writes them (`clean` is `state === 'clean'`), so a test can
+ * type, shaped as engine/sweep/sweep.ts writes them (`clean` is `state === 'clean'`), so a test can
  * change the one field it is about and cannot lean on a field the type does not allow.
  */
 import type { SweepResult, SweepState } from '../../engine/types.js';

@@ -6,7 +6,7 @@
  * controls: the same shapes with a declared label, which must compile, so that the errors are
  * about the label and nothing else.
  */
-import { defineCheck, type OutcomeInfo } from '../../engine/check.js';
+import { defineCheck, type OutcomeInfo } from '../../engine/execute/check.js';
 import { worstOf } from '../../engine/judging/phases.js';
 import { judgeState } from '../../engine/judging/state-judge.js';
 import { stateOutcomes, type StateLabel } from '../../engine/judging/state-outcomes.js';

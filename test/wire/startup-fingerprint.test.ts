@@ -1,10 +1,10 @@
 /**
- * Discovery's protocol 2.0 startup (engine/discovery-fingerprint.ts), judged from the answers
+ * Discovery's protocol 2.0 startup (engine/discovery/fingerprint.ts), judged from the answers
  * the fixtures gave it, byte for byte. Only pgagroal's names a pooler; its stray byte is a wire
  * finding. The real pgagroal is in test/wire/pgagroal-findings.test.ts.
  */
 import { expect, test } from 'vitest';
-import { classifyRefusal } from '../../engine/discovery-fingerprint.js';
+import { classifyRefusal } from '../../engine/discovery/fingerprint.js';
 
 const ANSWERS: Record<string, Buffer> = {
   'PostgreSQL 15': Buffer.from('EFATAL:  unsupported frontend protocol 2.0: server supports 3.0 to 3.0\n\0', 'latin1'),
