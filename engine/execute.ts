@@ -20,7 +20,8 @@ import { tidy, visitStatements, type Findings } from './sweep.js';
 import { inlineCoverage, inlineTidyStatements } from './steering/inline-tidy.js';
 import { leftoversOn } from './visit-sql.js';
 import { describeGone, markTargetGone, targetGone } from './target-gone.js';
-import type { CheckResult, Judgement, Profile, StepRecord } from './types.js';
+import type { Profile } from './profile.js';
+import type { CheckResult, Judgement, StepRecord } from './types.js';
 import { verdictFor } from './verdict.js';
 import { traced, traceNow, traceSpan } from './trace.js';
 

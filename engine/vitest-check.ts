@@ -16,7 +16,8 @@ import { awaitContext } from './context-channel.js';
 import { executeCheck, WAIT_ANNOTATION } from './execute.js';
 import { runContext, type RunState } from './run-state.js';
 import type { RunData } from './steering/scenario.js';
-import type { CheckResult, Profile } from './types.js';
+import type { Profile } from './profile.js';
+import type { CheckResult } from './types.js';
 
 /** What pooltest provides to the test workers. */
 export interface PooltestProvided {

@@ -1,5 +1,5 @@
 import { everyParameter, observed } from './basis.js';
-import type { Profile } from '../engine/types.js';
+import type { CatalogueProfile } from './catalogue-profile.js';
 import { PG_DOCS } from './postgres-docs.js';
 
 /**
@@ -7,7 +7,7 @@ import { PG_DOCS } from './postgres-docs.js';
  * ends with the connection. No expectation for `session/discard-all` or `capacity/burst` (labels
  * not settled yet).
  */
-export const direct: Profile = {
+export const direct: CatalogueProfile = {
   name: 'direct',
   title: 'PostgreSQL without a pooler',
   pooler: 'none',

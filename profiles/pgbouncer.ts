@@ -1,5 +1,5 @@
 import { everyParameter, observed } from './basis.js';
-import type { Expectation, Profile } from '../engine/types.js';
+import type { CatalogueProfile, Expectations, ExpectationOf } from './catalogue-profile.js';
 import { PGB } from './pgbouncer-docs.js';
 import { PG_DOCS } from './postgres-docs.js';
 
@@ -22,7 +22,7 @@ const CHANGELOG_116 = `${PGB.changelog}#pgbouncer-116x (1.16.0: a client that di
  * replays five parameters for a client that has a value; a client without an application_name
  * is shown the last one; IntervalStyle joined the list in 1.20.
  */
-const TRACKED_118: Record<string, string> = {
+const TRACKED_118: Record<string, 'tracked' | 'leaked'> = {
   application_name: 'leaked',
   timezone: 'tracked',
   datestyle: 'tracked',
@@ -36,7 +36,7 @@ const TRACKED_118: Record<string, string> = {
  * 1.18. search_path is left out: it is tracked only when listed and reported (PostgreSQL 18),
  * and the audit joins SET search_path with session/search-path-leak.
  */
-export const TRACKED_PARAMETER_120: Expectation = {
+export const TRACKED_PARAMETER_120: ExpectationOf<'session/tracked-parameter'> = {
   outcome: 'leaked',
   ref: `${PGB.changelog}#pgbouncer-120x (track_extra_parameters, default IntervalStyle); ${PGB.features} (startup parameters are tracked per client)`,
   note: "Documented for values the client has; a client that sent no application_name at startup is shown the previous client's, as observed on 1.18 (leaked). Not observed by pooltest on this version.",
@@ -44,7 +44,7 @@ export const TRACKED_PARAMETER_120: Expectation = {
 };
 
 /** What every multiplexing mode of 1.18 shares: no reset, a fixed list of tracked parameters. */
-const MULTIPLEXED: Record<string, Expectation> = {
+const MULTIPLEXED: Expectations = {
   'session/set-leak': { outcome: 'leaked', ref: `${PGB.features} (SET/RESET: Never); ${PGB.resetQuery}` },
   'session/lock-timeout-leak': { outcome: 'leaked', ref: `${PGB.features} (SET/RESET: Never); ${PGB.resetQuery}` },
   'session/search-path-leak': {
@@ -94,7 +94,7 @@ const MULTIPLEXED: Record<string, Expectation> = {
  * Transaction pooling. Untracked session state stays on the server connection for the next
  * client; tracked parameters are replayed per client.
  */
-export const pgbouncerTransaction: Profile = {
+export const pgbouncerTransaction: CatalogueProfile = {
   name: 'pgbouncer-transaction',
   title: 'PgBouncer 1.18 (Debian 12), pool_mode = transaction',
   pooler: 'PgBouncer',
@@ -121,7 +121,7 @@ export const pgbouncerTransaction: Profile = {
 };
 
 /** Session pooling: a client owns its server connection until it disconnects; DISCARD ALL after. */
-export const pgbouncerSession: Profile = {
+export const pgbouncerSession: CatalogueProfile = {
   name: 'pgbouncer-session',
   title: 'PgBouncer 1.18 (Debian 12), pool_mode = session',
   pooler: 'PgBouncer',
@@ -183,7 +183,7 @@ export const pgbouncerSession: Profile = {
  * need a multi-statement transaction and have no other way to build their situation are
  * `rejected`; the xact-lock check holds its lock in one long statement instead.
  */
-export const pgbouncerStatement: Profile = {
+export const pgbouncerStatement: CatalogueProfile = {
   name: 'pgbouncer-statement',
   title: 'PgBouncer 1.18 (Debian 12), pool_mode = statement',
   pooler: 'PgBouncer',

@@ -1,5 +1,5 @@
 import { everyParameter, observed } from './basis.js';
-import type { Profile } from '../engine/types.js';
+import type { CatalogueProfile } from './catalogue-profile.js';
 import { PG_DOCS } from './postgres-docs.js';
 
 const DOCS = 'https://www.pgpool.net/docs/43/en/html/';
@@ -15,7 +15,7 @@ const CHILDREN = `${DOCS}runtime-config-connection.html#GUC-NUM-INIT-CHILDREN`;
  * so expectations cite PostgreSQL for what a session owns. No expectation for `cancel/routing`
  * (not documented).
  */
-export const pgpool: Profile = {
+export const pgpool: CatalogueProfile = {
   name: 'pgpool',
   title: 'pgpool-II 4.3, connection cache (raw mode)',
   pooler: 'pgpool-II',

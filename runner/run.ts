@@ -25,14 +25,8 @@ import { runOrder } from './check-order.js';
 import { INTERRUPTED_NOT_RUN, suitesLocation } from './vitest-runner.js';
 import { EarlyChecks } from './early-checks.js';
 import { CATALOGUE } from '../suites/catalogue.js';
-import {
-  REPORT_SCHEMA_VERSION,
-  sweepState,
-  type CheckResult,
-  type Discovery,
-  type Profile,
-  type Report,
-} from '../engine/types.js';
+import { REPORT_SCHEMA_VERSION, sweepState, type CheckResult, type Discovery, type Report } from '../engine/types.js';
+import type { Profile } from '../engine/profile.js';
 import type { RunContext } from '../engine/steering/scenario.js';
 import { traceNow, traceSpan } from '../engine/trace.js';
 
