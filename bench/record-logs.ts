@@ -4,19 +4,20 @@
  * test/recorded/<fixture>.json. Run with `npm run record` after changing a scenario; with
  * check ids (`npm run record -- test/recorded session/lock-timeout-leak`), only those are run and
  * merged into the existing files, the other checks' records left as they are (a new check).
+ * Then profiles/fixture-outcomes.ts is rewritten from the recordings: the fixtures' observed
+ * profiles and the catalogue test's expectations are derived from it.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { run } from '../runner/run.js';
-import { startStack, type StackName } from '../fixtures/stack.js';
-
-const STACKS: StackName[] = ['direct', 'pgbouncer-transaction', 'pgbouncer-session', 'pgbouncer-statement', 'pgpool'];
+import { startStack } from '../fixtures/stack.js';
+import { afterRecording, RECORDED_FIXTURES } from './fixture-outcomes-file.js';
 
 async function main(): Promise<void> {
   const out = path.resolve(process.argv[2] ?? 'test/recorded');
   const only = process.argv[3]?.split(',') ?? [];
   mkdirSync(out, { recursive: true });
-  for (const name of STACKS) {
+  for (const name of RECORDED_FIXTURES) {
     const stack = await startStack(name);
     try {
       const report = await run({ target: stack.target.url(), direct: stack.postgres.url(), only });
@@ -37,6 +38,7 @@ async function main(): Promise<void> {
       await stack.stop();
     }
   }
+  afterRecording(out);
 }
 
 await main();

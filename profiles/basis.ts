@@ -1,8 +1,9 @@
 /**
  * Marking how a profile's expectations are known (see ExpectationBasis in engine/profile.ts).
- * The fixtures' profiles wrap their table in `observed(...)`: the catalogue tests run exactly
- * these expectations against the real fixture (test/catalogue). A profile that reuses another's
- * table for a version nobody here ran marks it `documented` again.
+ * The fixtures' own profiles are derived from their recorded runs (observed-on-fixture.ts), and
+ * the catalogue tests run exactly those expectations against the real fixture (test/catalogue);
+ * a profile observed on a compatibility column wraps its table in `observed(...)`. A profile
+ * that reuses another's table for a version nobody here ran marks it `documented` again.
  */
 import type { Expectations } from './catalogue-profile.js';
 import { TRACKED_PARAMETERS } from '../suites/session/tracked-parameters.js';

@@ -17,3 +17,6 @@ export type Expectations = { readonly [C in CheckId]?: ExpectationOf<C> };
 
 /** A built-in profile: a {@link Profile} whose table is typed by the catalogue. */
 export type CatalogueProfile = Profile<Expectations>;
+
+/** What one fixture showed per check in its recorded runs; null where a run was inconclusive. */
+export type RecordedOutcomes = { readonly [C in CheckId]?: OutcomeOf<C> | null };

@@ -7,7 +7,13 @@
  * each error is about the id or the label and nothing else.
  */
 import { observed } from '../../profiles/basis.js';
-import type { CatalogueProfile, ExpectationOf, Expectations } from '../../profiles/catalogue-profile.js';
+import type {
+  CatalogueProfile,
+  ExpectationOf,
+  Expectations,
+  RecordedOutcomes,
+} from '../../profiles/catalogue-profile.js';
+import type { Decisions } from '../../profiles/observed-on-fixture.js';
 
 const REF = 'https://www.postgresql.org/docs/15/sql-set.html';
 
@@ -57,4 +63,18 @@ export const profileForeignLabel: CatalogueProfile = {
     // @ts-expect-error 'multiplexed' belongs to capacity/multiplexing, not temp/temp-table.
     'temp/temp-table': { outcome: 'multiplexed', ref: REF },
   }),
+};
+
+/** Control: the derived table's shape (profiles/fixture-outcomes.ts), with an inconclusive run. */
+export const recorded = { 'session/set-leak': 'leaked', 'cancel/routing': null } as const satisfies RecordedOutcomes;
+export const recordedWrong = {
+  // @ts-expect-error a recorded outcome is held to its check's labels too.
+  'session/set-leak': 'routed',
+} as const satisfies RecordedOutcomes;
+
+/** Control: what a fixture's profile decides (a reference, per-parameter outcomes), no outcome. */
+export const decided: Decisions = { 'session/tracked-parameter': { ref: REF, parameters: { timezone: 'tracked' } } };
+export const decidedWrong: Decisions = {
+  // @ts-expect-error the outcome of a fixture's check is its recording's, not a person's.
+  'session/set-leak': { outcome: 'leaked', ref: REF },
 };
