@@ -32,6 +32,18 @@ export interface FixtureBasis {
 }
 
 /**
+ * The expectations taken from a recording with nobody's reference: another profile that reuses
+ * a fixture's table for a version or a pooler the check never ran on carries only what was
+ * decided (decidedOnly), not a new check's outcome observed on this fixture alone.
+ */
+const UNDECIDED = new WeakSet<object>();
+
+/** `table` without the expectations nobody has written a reference for (see UNDECIDED). */
+export function decidedOnly(table: Expectations): Expectations {
+  return Object.fromEntries(Object.entries(table).filter(([, e]) => !UNDECIDED.has(e)));
+}
+
+/**
  * Checks a profile never states: those that conclude only with a fixture of their own
  * (`requires: ['fixture']`), which a run through --target skips.
  */
@@ -61,6 +73,7 @@ export function observedOnFixture(basis: FixtureBasis, decided: Decisions): Expe
       );
     if (skip || outcome === undefined || outcome === null) continue;
     table[id] = { outcome, ref: basis.ref, ...decision, basis: 'observed', observedOn: basis.on };
+    if (!decision) UNDECIDED.add(table[id]);
   }
   return table;
 }

@@ -1,6 +1,7 @@
 import type { CatalogueProfile, Expectations, ExpectationOf } from './catalogue-profile.js';
 import { pgbouncerSession, pgbouncerTransaction, TRACKED_PARAMETER_120 } from './pgbouncer.js';
 import { documented, observed } from './basis.js';
+import { decidedOnly } from './observed-on-fixture.js';
 import { PGB_121, PGB_122, PGB_124, PGB_125, PGB_126 } from './pgbouncer-docs.js';
 
 /**
@@ -56,8 +57,8 @@ const PROTOCOL_ON: ExpectationOf<'prepared/protocol-named'> = {
   ref: `${PGB_124.features} (Protocol-level prepared plans: Yes, with max_prepared_statements non-zero); ${PGB_124.maxPrepared} (Default: 200); ${PGB_124.changelog}#pgbouncer-124x`,
 };
 
-/** 1.18's observed table: what no release since changed. */
-const T118 = pgbouncerTransaction.expect;
+/** 1.18's observed table, as far as a person wrote it up: what no release since changed. */
+const T118 = decidedOnly(pgbouncerTransaction.expect);
 
 /** 1.25.2, transaction pooling, default settings (max_prepared_statements = 200): observed. */
 export const pgbouncer125Transaction: CatalogueProfile = {
@@ -101,7 +102,7 @@ export const pgbouncer125Session: CatalogueProfile = {
   mode: 'session',
   versions: '1.25.x (observed on 1.25.2)',
   ref: PGB_125.features,
-  expect: observed(ON_1252('pgbouncer-1.25-session'), pgbouncerSession.expect),
+  expect: observed(ON_1252('pgbouncer-1.25-session'), decidedOnly(pgbouncerSession.expect)),
 };
 
 /** 1.21.x: protocol-level prepared statements exist but are off; empty application_name not yet fixed. */

@@ -12,7 +12,7 @@ import { fixtureOutcomesText, FIXTURE_OUTCOMES_FILE } from '../../bench/fixture-
 import type { RecordedOutcomes } from '../../profiles/catalogue-profile.js';
 import { FIXTURE_OUTCOMES } from '../../profiles/fixture-outcomes.js';
 import { findProfile } from '../../profiles/index.js';
-import { observedOnFixture } from '../../profiles/observed-on-fixture.js';
+import { decidedOnly, observedOnFixture } from '../../profiles/observed-on-fixture.js';
 import { REPO } from '../support/cli.js';
 
 const RECORDED = path.join(REPO, 'test/recorded');
@@ -88,6 +88,15 @@ describe('observedOnFixture', () => {
       observedOn: 'the fixture',
     });
     expect(table['capacity/burst']).toBeUndefined();
+  });
+
+  test('a profile reusing the table carries only what a person wrote a reference for', () => {
+    const table = observedOnFixture(
+      { fixture: 'pgpool', on: 'the fixture', ref: REF },
+      { 'notify/listen': { ref: REF } },
+    );
+    expect(Object.keys(table).length).toBeGreaterThan(20);
+    expect(Object.keys(decidedOnly({ ...table }))).toEqual(['notify/listen']);
   });
 
   test('a reference for a check the fixture never concluded, or one left out, stops the profile with why', () => {
