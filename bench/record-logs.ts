@@ -7,11 +7,12 @@
  * Then profiles/fixture-outcomes.ts is rewritten from the recordings: the fixtures' observed
  * profiles and the catalogue test's expectations are derived from it.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { run } from '../runner/run.js';
 import { startStack } from '../fixtures/stack.js';
 import { afterRecording, RECORDED_FIXTURES } from './fixture-outcomes-file.js';
+import { storeRecording } from './recording-file.js';
 
 async function main(): Promise<void> {
   const out = path.resolve(process.argv[2] ?? 'test/recorded');
@@ -21,18 +22,9 @@ async function main(): Promise<void> {
     const stack = await startStack(name);
     try {
       const report = await run({ target: stack.target.url(), direct: stack.postgres.url(), only });
-      const file = path.join(out, `${name}.json`);
-      const { steps: _steps, ...fresh } = report.discovery;
-      const kept =
-        only.length > 0 && existsSync(file)
-          ? (JSON.parse(readFileSync(file, 'utf8')) as { discovery: typeof fresh; checks: Record<string, unknown> })
-          : null;
-      const discovery = kept?.discovery ?? fresh;
-      const checks = {
-        ...kept?.checks,
-        ...Object.fromEntries(report.checks.map((c) => [c.id, { outcome: c.outcome, steps: c.steps }])),
-      };
-      writeFileSync(file, JSON.stringify({ fixture: name, discovery, checks }, null, 1) + '\n');
+      const { steps: _steps, ...discovery } = report.discovery;
+      const checks = Object.fromEntries(report.checks.map((c) => [c.id, { outcome: c.outcome, steps: c.steps }]));
+      storeRecording(path.join(out, `${name}.json`), name, discovery, checks, only.length > 0);
       process.stdout.write(`${name}: ${report.checks.map((c) => `${c.id}=${c.outcome}`).join(' ')}\n`);
     } finally {
       await stack.stop();
