@@ -7,6 +7,7 @@
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import * as prettier from 'prettier';
 import { afterAll, describe, expect, test } from 'vitest';
 import { fixtureOutcomesText, FIXTURE_OUTCOMES_FILE } from '../../bench/fixture-outcomes-file.js';
 import type { RecordedOutcomes } from '../../profiles/catalogue-profile.js';
@@ -24,6 +25,13 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 test('profiles/fixture-outcomes.ts is what the recordings say, as the recorders write it', () => {
   expect(readFileSync(path.join(REPO, FIXTURE_OUTCOMES_FILE), 'utf8')).toBe(fixtureOutcomesText(RECORDED));
+});
+
+// The recorders write it without running prettier, and the repository's format test reads it.
+test('the derived table is written as prettier would write it', async () => {
+  const text = fixtureOutcomesText(RECORDED);
+  const options = await prettier.resolveConfig(path.join(REPO, FIXTURE_OUTCOMES_FILE));
+  expect(await prettier.format(text, { ...options, filepath: path.join(REPO, FIXTURE_OUTCOMES_FILE) })).toBe(text);
 });
 
 describe('controls on the derivation', () => {
