@@ -17,13 +17,10 @@
  * Every changed file must come from a tool step or the hand step, the hand step may change at
  * most three files, and the docs' table of files must say the same.
  *
- * Where the time goes (CPU seconds, measured on the shared 2-core machine): the generator's
- * `npm run docs` about 26 (its tsc build most of it; a full build is 20 to 28), the second about
- * as much, the pipeline's Vitest run about 7, the CLI run and the server a few. What keeps it
- * down without proving less: the repository's build is incremental (tsconfig.json), so the copy
- * starts from the repository's dist and build info and tsc re-checks only what the new files
- * change (still the whole program, strict, as `npm run build` does); the server starts while the
- * copy builds, and the CLI run goes beside the pipeline's tests, which need nothing of each other.
+ * Time (CPU seconds, shared 2-core machine): each `npm run docs` about 26 (its tsc build), the
+ * pipeline's Vitest run about 7. The copy starts from the repository's dist and build info, so
+ * tsc re-checks only what changed (still the whole program, strict); the server starts while
+ * the copy builds, and the CLI run goes beside the pipeline's tests.
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
