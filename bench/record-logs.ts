@@ -4,39 +4,33 @@
  * test/recorded/<fixture>.json. Run with `npm run record` after changing a scenario; with
  * check ids (`npm run record -- test/recorded session/lock-timeout-leak`), only those are run and
  * merged into the existing files, the other checks' records left as they are (a new check).
+ * Then profiles/fixture-outcomes.ts is rewritten from the recordings: the fixtures' observed
+ * profiles and the catalogue test's expectations are derived from it.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { run } from '../runner/run.js';
-import { startStack, type StackName } from '../fixtures/stack.js';
-
-const STACKS: StackName[] = ['direct', 'pgbouncer-transaction', 'pgbouncer-session', 'pgbouncer-statement', 'pgpool'];
+import { startStack } from '../fixtures/stack.js';
+import { afterRecording, RECORDED_FIXTURES } from './fixture-outcomes-file.js';
+import { storeRecording } from './recording-file.js';
 
 async function main(): Promise<void> {
   const out = path.resolve(process.argv[2] ?? 'test/recorded');
   const only = process.argv[3]?.split(',') ?? [];
   mkdirSync(out, { recursive: true });
-  for (const name of STACKS) {
+  for (const name of RECORDED_FIXTURES) {
     const stack = await startStack(name);
     try {
       const report = await run({ target: stack.target.url(), direct: stack.postgres.url(), only });
-      const file = path.join(out, `${name}.json`);
-      const { steps: _steps, ...fresh } = report.discovery;
-      const kept =
-        only.length > 0 && existsSync(file)
-          ? (JSON.parse(readFileSync(file, 'utf8')) as { discovery: typeof fresh; checks: Record<string, unknown> })
-          : null;
-      const discovery = kept?.discovery ?? fresh;
-      const checks = {
-        ...kept?.checks,
-        ...Object.fromEntries(report.checks.map((c) => [c.id, { outcome: c.outcome, steps: c.steps }])),
-      };
-      writeFileSync(file, JSON.stringify({ fixture: name, discovery, checks }, null, 1) + '\n');
+      const { steps: _steps, ...discovery } = report.discovery;
+      const checks = Object.fromEntries(report.checks.map((c) => [c.id, { outcome: c.outcome, steps: c.steps }]));
+      storeRecording(path.join(out, `${name}.json`), name, discovery, checks, only.length > 0);
       process.stdout.write(`${name}: ${report.checks.map((c) => `${c.id}=${c.outcome}`).join(' ')}\n`);
     } finally {
       await stack.stop();
     }
   }
+  afterRecording(out);
 }
 
 await main();

@@ -11,6 +11,7 @@ import { run } from '../runner/run.js';
 import { CATALOGUE } from '../suites/catalogue.js';
 import { TRAFFIC_AREAS } from './traffic-areas.js';
 import { STACK_NAMES, startStack, type StackName } from '../fixtures/stack.js';
+import { afterRecording } from './fixture-outcomes-file.js';
 
 /** Every fixture but the one whose max_client_conn leaves no room for the candidates. */
 const STATE_STACKS = STACK_NAMES.filter((n) => n !== 'pgbouncer-small-max-client');
@@ -43,6 +44,7 @@ async function main(): Promise<void> {
       await stack.stop();
     }
   }
+  afterRecording(out);
 }
 
 await main();

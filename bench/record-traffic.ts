@@ -11,6 +11,7 @@
  * two records are stored together as test/recorded/<fixture>-traffic.json.
  */
 import { TRAFFIC_AREAS } from './traffic-areas.js';
+import { afterRecording } from './fixture-outcomes-file.js';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { run } from '../runner/run.js';
@@ -90,6 +91,7 @@ async function main(): Promise<void> {
     };
     writeFileSync(path.join(args.out, `${name}-traffic.json`), `${JSON.stringify(record, null, 1)}\n`);
   }
+  if (args.out) afterRecording(args.out);
 }
 
 await main();

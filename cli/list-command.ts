@@ -12,7 +12,7 @@ import { findProfile, PROFILES } from '../profiles/index.js';
 import { selectChecks, toolVersion } from '../runner/run.js';
 import { CATALOGUE } from '../suites/catalogue.js';
 import { outcomeBreaks } from '../suites/outcome-breaks.js';
-import type { Profile } from '../engine/types.js';
+import type { Profile } from '../engine/record/profile.js';
 import type { CliOptions } from './args.js';
 import { checkOutputs, writeOutput } from './outputs.js';
 import { STDOUT } from '../common/option-table.js';

@@ -15,45 +15,12 @@ export type { Discovery, WireFinding } from './record/discovery-facts.js';
 export type { Judgement, Labelled, Severity, Skipped, Unknown, Verdict } from './record/judgement.js';
 export type { ErrorRecord, Facts, NoticeRecord, NotificationRecord, StepRecord } from './record/step-record.js';
 export { sweepState, type SweepResult, type SweepState } from './record/sweep-result.js';
+import type { ExpectationBasis } from './record/profile.js';
+
+export type { Expectation, ExpectationBasis, Profile } from './record/profile.js';
 
 /** Bumped whenever a field of {@link Report} changes meaning or disappears. */
 export const REPORT_SCHEMA_VERSION = 2;
-
-/**
- * How an expectation is known: `observed` on a named version by pooltest's own fixtures (the
- * catalogue tests run it), `documented` by the pooler at a pinned reference, or read in its
- * `source` at a pinned commit. Only built-in profiles must say; an expectations file may not.
- */
-export type ExpectationBasis = 'observed' | 'documented' | 'source';
-
-/** Where a profile's expectation comes from. */
-export interface Expectation {
-  outcome: string;
-  /** A link or a `file:section` in the pooler's own documentation or source, pinned to a version. */
-  ref: string;
-  note?: string;
-  basis?: ExpectationBasis;
-  /** For `observed`: the version and setup it was observed on (`PgBouncer 1.18.0, Debian 12 package`). */
-  observedOn?: string;
-  /**
-   * For a check with an outcome per setting (its `audit.perParameter`): the outcome of each
-   * setting, keyed lower-case, as the same `ref` says it. The audit and watch join a finding
-   * about one of them with it when no report gives the observed one.
-   */
-  parameters?: Record<string, string>;
-}
-
-/** Expected outcome per check for one pooler, mode and version. */
-export interface Profile {
-  name: string;
-  title: string;
-  pooler: string;
-  mode: string;
-  versions: string;
-  /** The document the profile as a whole rests on. */
-  ref: string;
-  expect: Record<string, Expectation>;
-}
 
 /** The result of one check in one run. */
 export interface CheckResult {

@@ -1,19 +1,20 @@
 /**
- * Marking how a profile's expectations are known (see ExpectationBasis in engine/types.ts).
- * The fixtures' profiles wrap their table in `observed(...)`: the catalogue tests run exactly
- * these expectations against the real fixture (test/catalogue). A profile that reuses another's
- * table for a version nobody here ran marks it `documented` again.
+ * Marking how a profile's expectations are known (see ExpectationBasis in engine/profile.ts).
+ * The fixtures' own profiles are derived from their recorded runs (observed-on-fixture.ts), and
+ * the catalogue tests run exactly those expectations against the real fixture (test/catalogue);
+ * a profile observed on a compatibility column wraps its table in `observed(...)`. A profile
+ * that reuses another's table for a version nobody here ran marks it `documented` again.
  */
-import type { Expectation } from '../engine/types.js';
+import type { Expectations } from './catalogue-profile.js';
 import { TRACKED_PARAMETERS } from '../suites/session/tracked-parameters.js';
 
 /** Every expectation of `table`, observed on `on`. */
-export function observed(on: string, table: Record<string, Expectation>): Record<string, Expectation> {
+export function observed(on: string, table: Expectations): Expectations {
   return Object.fromEntries(Object.entries(table).map(([id, e]) => [id, { ...e, basis: 'observed', observedOn: on }]));
 }
 
 /** `table` as documentation says it (for reuse on a version the fixtures do not run). */
-export function documented(table: Record<string, Expectation>): Record<string, Expectation> {
+export function documented(table: Expectations): Expectations {
   return Object.fromEntries(
     Object.entries(table).map(([id, e]) => {
       const { observedOn: _dropped, ...rest } = e;
@@ -34,6 +35,6 @@ export const NAMELESS_NOTE =
  * backend per client: `session`). search_path is left out: the audit and watch join its SET
  * with session/search-path-leak.
  */
-export function everyParameter(outcome: string): Record<string, string> {
+export function everyParameter<L extends string>(outcome: L): Record<string, L> {
   return Object.fromEntries(TRACKED_PARAMETERS.filter((p) => p.key !== 'search_path').map((p) => [p.key, outcome]));
 }

@@ -5,7 +5,7 @@
  * profile is (the tests hold every profile here to it).
  */
 import { PooltestError } from '../engine/record/errors.js';
-import type { Profile } from '../engine/types.js';
+import type { CatalogueProfile } from './catalogue-profile.js';
 import { direct } from './direct.js';
 import { odysseySession, odysseyTransaction } from './odyssey.js';
 import { pgagroalSession, pgagroalTransaction } from './pgagroal.js';
@@ -28,7 +28,7 @@ import { supavisorTransaction } from './supavisor.js';
 export { profileProblems, profilesProblems, provenanceProblems } from './validate-profile.js';
 
 /** In `--list-profiles` order: the profiles the fixtures run first, then the others by family. */
-export const PROFILES: readonly Profile[] = [
+export const PROFILES: readonly CatalogueProfile[] = [
   direct,
   pgbouncerTransaction,
   pgbouncerSession,
@@ -56,7 +56,7 @@ export function profileIds(): string[] {
   return PROFILES.map((p) => p.name);
 }
 
-export function findProfile(name: string): Profile {
+export function findProfile(name: string): CatalogueProfile {
   const p = PROFILES.find((x) => x.name === name);
   if (!p) throw new PooltestError('UNKNOWN_PROFILE', `unknown profile "${name}"; known: ${profileIds().join(', ')}`);
   return p;

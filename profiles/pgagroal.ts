@@ -1,4 +1,4 @@
-import type { Expectation, Profile } from '../engine/types.js';
+import type { CatalogueProfile, Expectations, ExpectationOf } from './catalogue-profile.js';
 import { documented, everyParameter, observed } from './basis.js';
 
 const PIPELINES = 'agroal/pgagroal@1.6.0:doc/PIPELINES.md';
@@ -22,7 +22,7 @@ const ON_160 = (fixture: string): string =>
  *   login beyond its pool with a 53300 ErrorResponse framed one byte short, on a client the
  *   conclusion rests on. multiplexing keeps the documented expectation.
  */
-export const pgagroalTransaction: Profile = {
+export const pgagroalTransaction: CatalogueProfile = {
   name: 'pgagroal-transaction',
   title: 'pgagroal 1.6, pipeline = transaction (users vault, track_prepared_statements off)',
   pooler: 'pgagroal',
@@ -79,7 +79,7 @@ export const pgagroalTransaction: Profile = {
         note: 'Inconclusive on the 1.6.0 fixture: pgagroal refuses a login beyond its pool with a malformed ErrorResponse (53300, declared one byte short), on a client the check rests on.',
       },
     }),
-  } satisfies Record<string, Expectation>,
+  } satisfies Expectations,
 };
 
 /**
@@ -90,7 +90,7 @@ export const pgagroalTransaction: Profile = {
  * inconclusive there in every run so far (pgagroal opens a server connection beyond the pool
  * discovery counted while the check runs, so the check's count of backends proves nothing).
  */
-export const pgagroalSession: Profile = {
+export const pgagroalSession: CatalogueProfile = {
   name: 'pgagroal-session',
   title: 'pgagroal 1.6, pipeline = session',
   pooler: 'pgagroal',
@@ -125,5 +125,5 @@ export const pgagroalSession: Profile = {
         ref: `${PIPELINES}#session (a DISCARD ALL query is run after each client session)`,
       },
     }),
-  } satisfies Record<string, Expectation>,
+  } satisfies Expectations,
 };

@@ -1,6 +1,7 @@
-import type { Expectation, Profile } from '../engine/types.js';
+import type { CatalogueProfile, Expectations, ExpectationOf } from './catalogue-profile.js';
 import { pgbouncerSession, pgbouncerTransaction, TRACKED_PARAMETER_120 } from './pgbouncer.js';
 import { documented, observed } from './basis.js';
+import { decidedOnly } from './observed-on-fixture.js';
 import { PGB_121, PGB_122, PGB_124, PGB_125, PGB_126 } from './pgbouncer-docs.js';
 
 /**
@@ -32,7 +33,7 @@ import { PGB_121, PGB_122, PGB_124, PGB_125, PGB_126 } from './pgbouncer-docs.js
 const ON_1252 = (fixture: string): string =>
   `PgBouncer 1.25.2 built from the release tarball (tag pgbouncer_1_25_2), fixture ${fixture} with a pool of 2, PostgreSQL 15`;
 
-const TRACKED_SINCE_122: Expectation = {
+const TRACKED_SINCE_122: ExpectationOf<'session/tracked-parameter'> = {
   outcome: 'tracked',
   ref: `${PGB_122.changelog}#pgbouncer-122x (Fix handling of empty application_name, #999); ${PGB_125.trackExtra}`,
   note: "Observed on 1.25.2 with both observers, the named one and the one that sends no application_name (1.18 showed that one the previous client's value: leaked). The 1.22 changelog's fix #999 is the change between them.",
@@ -40,27 +41,27 @@ const TRACKED_SINCE_122: Expectation = {
   parameters: Object.fromEntries(Object.keys(TRACKED_PARAMETER_120.parameters ?? {}).map((p) => [p, 'tracked'])),
 };
 
-const LEAKED_BEFORE_122: Expectation = {
+const LEAKED_BEFORE_122: ExpectationOf<'session/tracked-parameter'> = {
   ...TRACKED_PARAMETER_120,
   ref: `${PGB_121.changelog}#pgbouncer-121x (no change to parameter tracking); ${PGB_122.changelog}#pgbouncer-122x (the fix of empty application_name, #999, came in 1.22)`,
 };
 
-const PROTOCOL_OFF: Expectation = {
+const PROTOCOL_OFF: ExpectationOf<'prepared/protocol-named'> = {
   outcome: 'failed',
   ref: `${PGB_121.changelog}#pgbouncer-121x (the new max_prepared_statements must be set to a non-zero value); ${PGB_121.maxPrepared} (0 disables prepared statement support in transaction pooling)`,
   note: 'Set max_prepared_statements > 0 and the outcome becomes works.',
 };
 
-const PROTOCOL_ON: Expectation = {
+const PROTOCOL_ON: ExpectationOf<'prepared/protocol-named'> = {
   outcome: 'works',
   ref: `${PGB_124.features} (Protocol-level prepared plans: Yes, with max_prepared_statements non-zero); ${PGB_124.maxPrepared} (Default: 200); ${PGB_124.changelog}#pgbouncer-124x`,
 };
 
-/** 1.18's observed table: what no release since changed. */
-const T118 = pgbouncerTransaction.expect;
+/** 1.18's observed table, as far as a person wrote it up: what no release since changed. */
+const T118 = decidedOnly(pgbouncerTransaction.expect);
 
 /** 1.25.2, transaction pooling, default settings (max_prepared_statements = 200): observed. */
-export const pgbouncer125Transaction: Profile = {
+export const pgbouncer125Transaction: CatalogueProfile = {
   name: 'pgbouncer-1.25-transaction',
   title: 'PgBouncer 1.25, pool_mode = transaction, max_prepared_statements = 200 (default)',
   pooler: 'PgBouncer',
@@ -76,7 +77,7 @@ export const pgbouncer125Transaction: Profile = {
 };
 
 /** 1.25.2 with max_prepared_statements = 0 (as some hosted services ship it): observed. */
-export const pgbouncer125TransactionNoPrepared: Profile = {
+export const pgbouncer125TransactionNoPrepared: CatalogueProfile = {
   name: 'pgbouncer-1.25-transaction-no-prepared',
   title: 'PgBouncer 1.25, pool_mode = transaction, max_prepared_statements = 0',
   pooler: 'PgBouncer',
@@ -94,18 +95,18 @@ export const pgbouncer125TransactionNoPrepared: Profile = {
 };
 
 /** 1.25.2 in session pooling: observed; the same outcomes as 1.18's session pooling. */
-export const pgbouncer125Session: Profile = {
+export const pgbouncer125Session: CatalogueProfile = {
   name: 'pgbouncer-1.25-session',
   title: 'PgBouncer 1.25, pool_mode = session',
   pooler: 'PgBouncer',
   mode: 'session',
   versions: '1.25.x (observed on 1.25.2)',
   ref: PGB_125.features,
-  expect: observed(ON_1252('pgbouncer-1.25-session'), pgbouncerSession.expect),
+  expect: observed(ON_1252('pgbouncer-1.25-session'), decidedOnly(pgbouncerSession.expect)),
 };
 
 /** 1.21.x: protocol-level prepared statements exist but are off; empty application_name not yet fixed. */
-export const pgbouncer121Transaction: Profile = {
+export const pgbouncer121Transaction: CatalogueProfile = {
   name: 'pgbouncer-1.21-transaction',
   title: 'PgBouncer 1.21, pool_mode = transaction, max_prepared_statements = 0 (default)',
   pooler: 'PgBouncer',
@@ -121,7 +122,7 @@ export const pgbouncer121Transaction: Profile = {
 };
 
 /** 1.22 and 1.23: as 1.21, with the empty application_name fix (#999). */
-export const pgbouncer122Transaction: Profile = {
+export const pgbouncer122Transaction: CatalogueProfile = {
   name: 'pgbouncer-1.22-transaction',
   title: 'PgBouncer 1.22 and 1.23, pool_mode = transaction, max_prepared_statements = 0 (default)',
   pooler: 'PgBouncer',
@@ -142,7 +143,7 @@ export const pgbouncer122Transaction: Profile = {
  * observed pgbouncer-1.25-transaction. It used to expect `leaked` for session/tracked-parameter
  * (1.18's observation carried forward), which failed a correct 1.25.2: the 1.22 fix #999.
  */
-export const pgbouncer124Transaction: Profile = {
+export const pgbouncer124Transaction: CatalogueProfile = {
   name: 'pgbouncer-1.24-transaction',
   title: 'PgBouncer 1.24 and 1.25, pool_mode = transaction, max_prepared_statements = 200 (default)',
   pooler: 'PgBouncer',
@@ -166,7 +167,7 @@ export const pgbouncer124Transaction: Profile = {
  */
 const { 'session/search-path-leak': _serverDependent, ...BASE_124 } = pgbouncer124Transaction.expect;
 
-export const pgbouncer126Transaction: Profile = {
+export const pgbouncer126Transaction: CatalogueProfile = {
   name: 'pgbouncer-1.26-transaction',
   title: 'PgBouncer 1.26, pool_mode = transaction (search_path tracked by default)',
   pooler: 'PgBouncer',

@@ -1,4 +1,4 @@
-import type { Profile } from '../engine/types.js';
+import type { CatalogueProfile } from './catalogue-profile.js';
 import { PG_DOCS } from './postgres-docs.js';
 
 const README = 'postgresml/pgcat@d568739d:README.md#transaction-mode';
@@ -24,7 +24,7 @@ const SOURCE_ONLY = 'From PgCat source, not its documentation: treat as current 
  * `capacity/queueing` (clients wait up to connect_timeout, 1 s by default, close to what the
  * check needs) and `on-commit-drop` (not documented).
  */
-export const pgcatTransaction: Profile = {
+export const pgcatTransaction: CatalogueProfile = {
   name: 'pgcat-transaction',
   title: 'PgCat, pool_mode = transaction (default settings)',
   pooler: 'PgCat',

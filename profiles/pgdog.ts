@@ -1,4 +1,4 @@
-import type { Profile } from '../engine/types.js';
+import type { CatalogueProfile } from './catalogue-profile.js';
 import { NAMELESS_NOTE } from './basis.js';
 import { PG_DOCS } from './postgres-docs.js';
 
@@ -18,7 +18,7 @@ const PREPARED = 'pgdogdev/docs@9091aa71:docs/features/connection-pooler/prepare
  * (pub/sub is off by default), `cancel/routing` and `capacity/queueing` (general.md gives
  * checkout_timeout as "300 (5s)", so the bound the check would meet is unclear).
  */
-export const pgdogTransaction: Profile = {
+export const pgdogTransaction: CatalogueProfile = {
   name: 'pgdog-transaction',
   title: 'PgDog, pooler_mode = transaction (unsharded, default settings)',
   pooler: 'PgDog',

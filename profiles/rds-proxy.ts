@@ -1,4 +1,4 @@
-import type { Profile } from '../engine/types.js';
+import type { CatalogueProfile } from './catalogue-profile.js';
 import { PG_DOCS } from './postgres-docs.js';
 
 // The AWS guide's own source (the rendered page is unversioned): "Avoiding pinning".
@@ -20,7 +20,7 @@ const PINNED_NOTE =
  * the checks can exceed or compare with; clients that do exceed it wait up to
  * ConnectionBorrowTimeout (120 s by default).
  */
-export const rdsProxy: Profile = {
+export const rdsProxy: CatalogueProfile = {
   name: 'rds-proxy',
   title: 'AWS RDS Proxy for PostgreSQL (pins on session state)',
   pooler: 'AWS RDS Proxy',

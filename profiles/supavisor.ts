@@ -1,4 +1,4 @@
-import type { Profile } from '../engine/types.js';
+import type { CatalogueProfile } from './catalogue-profile.js';
 import { PG_DOCS } from './postgres-docs.js';
 
 /** "Both transaction and session pool mode behavior for Supavisor is the same as PgBouncer." */
@@ -18,7 +18,7 @@ const LEAKS = `${AS_PGBOUNCER}; ${NO_RESET}`;
  * (passed through in some releases, refused by a parser in recent source; the refusal is tied to
  * the named-prepared-statements feature in the releases that have it) and `on-commit-drop`.
  */
-export const supavisorTransaction: Profile = {
+export const supavisorTransaction: CatalogueProfile = {
   name: 'supavisor-transaction',
   title: 'Supavisor, mode_type = transaction (named_prepared_statements flag off, the default)',
   pooler: 'Supavisor',

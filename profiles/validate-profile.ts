@@ -4,7 +4,7 @@
  * profile that expects a label its check can never report would fail every run for no reason.
  */
 import { isCheckId, labelsOf, perParameterOf } from '../suites/labels.js';
-import type { Profile } from '../engine/types.js';
+import type { Profile } from '../engine/record/profile.js';
 
 /** `https://...` or `owner/repo@ref:path`, each optionally followed by a comment. */
 const REFERENCE = /^(https:\/\/\S+|[\w.-]+\/[\w.-]+@[\w.-]+:\S+)/;

@@ -6,7 +6,7 @@
  */
 import type { OutcomeInfo } from '../engine/execute/check.js';
 import { STATE_LABELS, STATE_OUTCOMES } from '../engine/judging/state-outcomes.js';
-import type { Profile } from '../engine/types.js';
+import type { Profile } from '../engine/record/profile.js';
 import { findProfile } from '../profiles/index.js';
 import { CATALOGUE } from '../suites/catalogue.js';
 import { outcomeBreaks } from '../suites/outcome-breaks.js';

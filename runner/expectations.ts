@@ -21,7 +21,7 @@ import { PooltestError } from '../engine/record/errors.js';
 import { labelsOf } from '../suites/labels.js';
 import { PROFILES } from '../profiles/index.js';
 import { isReference } from '../profiles/validate-profile.js';
-import type { Expectation, Profile } from '../engine/types.js';
+import type { Expectation, Profile } from '../engine/record/profile.js';
 
 const TOP_LEVEL = new Set(['$schema', 'extends', 'name', 'title', 'ref', 'expect']);
 const ENTRY = new Set(['outcome', 'ref', 'note']);

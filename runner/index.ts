@@ -34,11 +34,9 @@ export {
   type CheckResult,
   type Discovery,
   type ErrorRecord,
-  type Expectation,
   type Facts,
   type NoticeRecord,
   type NotificationRecord,
-  type Profile,
   type PublicTarget,
   type Report,
   type ReportSummary,
@@ -47,6 +45,7 @@ export {
   type SweepResult,
   type Verdict,
 } from '../engine/types.js';
+export type { Expectation, Profile } from '../engine/record/profile.js';
 export { renderDiscovery, renderQuiet, renderReport, type TerminalOptions } from '../reporters/terminal-reporter.js';
 export { diffToJson, reportToJson, writeJsonReport } from '../reporters/json-reporter.js';
 export { renderJunit } from '../reporters/junit-reporter.js';

@@ -26,14 +26,8 @@ import { INTERRUPTED_NOT_RUN, suitesLocation } from './vitest-runner.js';
 import { EarlyChecks } from './early-checks.js';
 import { CATALOGUE } from '../suites/catalogue.js';
 import { outcomeBreaks } from '../suites/outcome-breaks.js';
-import {
-  REPORT_SCHEMA_VERSION,
-  sweepState,
-  type CheckResult,
-  type Discovery,
-  type Profile,
-  type Report,
-} from '../engine/types.js';
+import { REPORT_SCHEMA_VERSION, sweepState, type CheckResult, type Discovery, type Report } from '../engine/types.js';
+import type { Profile } from '../engine/record/profile.js';
 import type { RunContext } from '../engine/steering/scenario.js';
 import { traceNow, traceSpan } from '../engine/record/trace.js';
 

@@ -16,7 +16,8 @@ import { awaitContext } from './context-channel.js';
 import { executeCheck, WAIT_ANNOTATION } from '../engine/execute/execute.js';
 import { runContext, type RunState } from '../engine/context/run-state.js';
 import type { RunData } from '../engine/steering/scenario.js';
-import type { CheckResult, Profile } from '../engine/types.js';
+import type { Profile } from '../engine/record/profile.js';
+import type { CheckResult } from '../engine/types.js';
 
 /** What pooltest provides to the test workers. */
 export interface PooltestProvided {

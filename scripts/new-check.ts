@@ -1,21 +1,24 @@
 /**
  * `npm run new-check -- area/name`: scaffolds a check, so that a new one needs by hand only its
- * check file, its judge test and a line in each profile that documents it (docs/writing-checks.md).
- * It writes
+ * check file (scenario and judge) and its judge test; its outcomes on the fixtures are written
+ * once, by `npm run record`, and the fixtures' profiles are derived from the recordings
+ * (docs/writing-checks.md). It writes
  *   suites/<area>/<name>.check.ts        a working state check (the shared scenario and judge) on a
  *                                        custom setting of pooltest's own, TODOs where the real
  *                                        behaviour goes
  *   suites/<area>/<name>.test.ts         the three lines that hand it to Vitest (checkTest)
  *   test/judges/<area>-<name>.test.ts    its judge on hand-built records, one per label it reaches
  * adds it to the end of suites/<area>/index.ts (its place in the report), formats the files with
- * prettier and runs `npm run docs` (build, then the README and INTERPRETING tables). The area
- * must exist: a new area is a new index.ts and a line in suites/catalogue.ts, made by hand.
- * test/architecture/new-check.test.ts runs this in a copy of the repository, then the pipeline.
+ * prettier and runs `npm run docs` (build, then the README and INTERPRETING tables). A new area
+ * gets its index.ts, and its place at the end of the report in suites/catalogue.ts.
+ * test/architecture/new-check.test.ts runs this in a copy of the repository, records the check
+ * as `npm run record` would, and runs the pipeline.
  * `--no-docs` skips the last step (the build and the tables).
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { areaIndex, withAreaInCatalogue, withCheckInIndex } from './new-check-lists.js';
 
 /**
  * Where the generated files' imports point, interpolated so that the layer test's import
@@ -44,10 +47,7 @@ export function scaffoldCheck(root: string, id: string): Scaffold {
   if (!m) throw new Error(`"${id}" is not a check id: area/name, lower-case words joined by "-"`);
   const [, area, name] = m as unknown as [string, string, string];
   const index = path.join(root, 'suites', area, 'index.ts');
-  if (!existsSync(index))
-    throw new Error(
-      `suites/${area}/index.ts does not exist: a new area is made by hand (its index.ts, and a line in suites/catalogue.ts)`,
-    );
+  const newArea = !existsSync(index);
   const files = {
     check: `suites/${area}/${name}.check.ts`,
     entry: `suites/${area}/${name}.test.ts`,
@@ -56,30 +56,25 @@ export function scaffoldCheck(root: string, id: string): Scaffold {
   for (const f of Object.values(files))
     if (existsSync(path.join(root, f))) throw new Error(`${f} exists already: check ${id} is not new`);
   const ident = constName(name);
-  const indexText = readFileSync(index, 'utf8');
-  if (new RegExp(`\\b${ident}\\b`).test(indexText))
+  const catalogue = path.join(root, 'suites', 'catalogue.ts');
+  const catalogueText = readFileSync(catalogue, 'utf8');
+  if (newArea && catalogueText.includes(`'./${area}/index.js'`))
+    throw new Error(`suites/catalogue.ts imports ./${area}/index.js, which does not exist: repair it first`);
+  const indexText = newArea ? areaIndex(area, name, ident) : readFileSync(index, 'utf8');
+  if (!newArea && new RegExp(`\\b${ident}\\b`).test(indexText))
     throw new Error(`suites/${area}/index.ts already has a ${ident}: choose another name`);
 
+  if (newArea) {
+    mkdirSync(path.dirname(index), { recursive: true });
+    writeFileSync(index, indexText);
+    writeFileSync(catalogue, withAreaInCatalogue(catalogueText, area));
+  } else writeFileSync(index, withCheckInIndex(indexText, name, ident, area));
   writeFileSync(path.join(root, files.check), checkFile(id, area, name, ident));
   writeFileSync(path.join(root, files.entry), entryFile(name, ident));
   writeFileSync(path.join(root, files.judge), judgeTestFile(id, area, name, ident));
-  writeFileSync(index, withCheckInIndex(indexText, name, ident, area));
-  return { written: Object.values(files), changed: [`suites/${area}/index.ts`] };
-}
-
-/** The area's index with the check imported and listed last (its place in the report). */
-function withCheckInIndex(text: string, name: string, ident: string, area: string): string {
-  const lines = text.split('\n');
-  const importLine = `import { ${ident} } from './${name}.check.js';`;
-  const imports = lines.flatMap((l, i) => (/^import .* from '\.\/.*\.check\.js';$/.test(l) ? [i] : []));
-  if (imports.length === 0) throw new Error(`suites/${area}/index.ts imports no check: cannot place ${ident}`);
-  // Among the check imports, in the order of their file names.
-  const after = imports.filter((i) => lines[i]!.replace(/.*'\.\/(.*)\.check\.js';$/, '$1') < name);
-  lines.splice(after.length > 0 ? after[after.length - 1]! + 1 : imports[0]!, 0, importLine);
-  const end = lines.findIndex((l) => /^\] as const;$/.test(l));
-  if (end < 0) throw new Error(`suites/${area}/index.ts has no "] as const;" closing its list`);
-  lines.splice(end, 0, `  ${ident},`);
-  return lines.join('\n');
+  return newArea
+    ? { written: [...Object.values(files), `suites/${area}/index.ts`], changed: ['suites/catalogue.ts'] }
+    : { written: Object.values(files), changed: [`suites/${area}/index.ts`] };
 }
 
 function checkFile(id: string, area: string, name: string, ident: string): string {
@@ -166,10 +161,10 @@ function judgeTestFile(id: string, area: string, name: string, ident: string): s
   return `/**
  * ${id}: its judge on records of the shared state scenario written by hand (stateRecord), one
  * per label it can reach, and the paths on which it must not conclude. Written by
- * \`npm run new-check\`. TODO once \`npm run record -- test/recorded ${id}\` has recorded it on
- * the fixtures: judge those runs against outcomes written here by hand from what each pooler
- * documents (as session-lock-timeout-leak.test.ts does), and add them, each with the line of the
- * record that decides it, to golden-expectations.ts (golden.test.ts fails until they are there).
+ * \`npm run new-check\`. Once \`npm run record -- test/recorded ${id}\` has recorded it on the
+ * fixtures (which also states its outcome there, once, for their profiles and the catalogue
+ * test): TODO judge those runs here against what each pooler documents, each with the line of
+ * the record that decides it (as session-lock-timeout-leak.test.ts does).
  */
 import { describe, expect, test } from 'vitest';
 import { ${ident} } from '${ROOT}/suites/${area}/${name}.check.js';
@@ -263,9 +258,9 @@ function main(argv: string[]): number {
   process.stdout.write(
     [
       `new-check: wrote ${made.written.join(', ')}; added it to ${made.changed.join(', ')}${docs ? '; regenerated README.md and INTERPRETING.md' : ''}.`,
-      'Next (docs/writing-checks.md): replace the TODOs; add one expectation per profile that documents it',
-      '(the five fixture profiles must each state it: test/catalogue/catalogue.test.ts holds the fixtures to them),',
-      'then npm run docs and npm run record -- test/recorded ' + ids[0] + '.',
+      'Next (docs/writing-checks.md): write the scenario and judge in the check file and its judge test, then',
+      `npm run record -- test/recorded ${ids[0]} (its outcome on each fixture, once: the fixtures' profiles and`,
+      'the catalogue test read it) and npm run docs. A profile of a pooler no fixture runs gets a line by hand.',
       '',
     ].join('\n'),
   );

@@ -35,6 +35,12 @@ const TAGS = {
   target: 'churn.target',
   direct: 'churn.direct',
 } as const;
+type SideTag = (typeof TAGS)[keyof typeof TAGS];
+
+/** The tag of one connect cycle's query on a side (`churn.target.cycle`). */
+function cycleTag(side: SideTag): string {
+  return `${side}.cycle`;
+}
 
 /** Cycles per side: enough for a stable p50 and a meaningful p99, a second or two on loopback. */
 export const CHURN_CYCLES = 60;
@@ -124,7 +130,7 @@ interface Side {
 }
 
 /** One side's measurement: cycles on a scratch recorder, then one summary step in the check's record. */
-function side(scn: Scenario, label: string, tag: string, target: Target): Side {
+function side(scn: Scenario, label: string, tag: SideTag, target: Target): Side {
   const scratch = new Recorder();
   const latencies: number[] = [];
   const pids = new Set<number>();
@@ -152,7 +158,7 @@ function side(scn: Scenario, label: string, tag: string, target: Target): Side {
           tlsFirst: scn.ctx.state.tlsFirst,
           ...(scn.signal ? { signal: scn.signal } : {}),
         });
-        const step = await s.run(`${tag}.cycle`, 'SELECT pg_backend_pid() AS pid');
+        const step = await s.run(cycleTag(tag), 'SELECT pg_backend_pid() AS pid');
         await s.close();
         if (step.error || step.pid === null)
           throw new Error(step.error ? `${step.error.code ?? ''} ${step.error.message}`.trim() : 'no pid');

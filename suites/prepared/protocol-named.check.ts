@@ -28,6 +28,8 @@ import type { Discovery, Judgement, StepRecord } from '../../engine/types.js';
 /** The tags of this check's own steps, written by its scenario and read by its judge. */
 const TAGS = {
   prepare: 'observe.prepare',
+  /** The observer undoes its PREPARE and deallocates on A's old backend. */
+  cleanup: 'observe.cleanup',
 } as const;
 
 const TEXT = 'SELECT pg_backend_pid() AS pid, 42 AS answer';
@@ -93,7 +95,7 @@ export const protocolNamed = defineCheck({
     const observer = landing.observer;
     if (observer && inBlock) {
       await observer.session.runPrepared(TAGS.prepare, p, TEXT);
-      await observer.session.run('observe.cleanup', `ROLLBACK TO SAVEPOINT pooltest; ${cleanupBlock(dealloc, b1)}`);
+      await observer.session.run(TAGS.cleanup, `ROLLBACK TO SAVEPOINT pooltest; ${cleanupBlock(dealloc, b1)}`);
     }
     await endLanding(scn, a, observer, cleanupBlock(dealloc));
   },

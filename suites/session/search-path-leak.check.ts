@@ -34,6 +34,8 @@ import { droppedBy, dropLoginAhead, dropOwn, refusedByServer } from '../../engin
 
 /** The tags of this check's own steps, written by its scenario and read by its judge. */
 const TAGS = {
+  /** The server's default search_path, read before anything is set. */
+  path: 'setup.path',
   schema: 'setup.schema',
   drop: 'setup.cleanup',
 } as const;
@@ -73,7 +75,7 @@ export const searchPathLeak = defineCheck({
     // client limit, a login past its bound) the CREATE beside it may still have committed, and
     // the drop below must see it.
     const [pathSettled, schemaSettled] = await Promise.allSettled([
-      setupStep(scn, 'setup.path', `SELECT reset_val AS default_path FROM pg_settings WHERE name = 'search_path'`),
+      setupStep(scn, TAGS.path, `SELECT reset_val AS default_path FROM pg_settings WHERE name = 'search_path'`),
       setupStep(scn, TAGS.schema, `CREATE SCHEMA ${s}; CREATE TABLE ${s}.${s} (v int)`),
     ]);
     // A rejected setup step never sent its statement: only its login failed.
@@ -137,7 +139,7 @@ export const searchPathLeak = defineCheck({
 });
 
 /** One setup statement on a session U of its own, closed once it answered. */
-async function setupStep(scn: Scenario, tag: string, sql: string): Promise<StepRecord> {
+async function setupStep(scn: Scenario, tag: (typeof TAGS)[keyof typeof TAGS], sql: string): Promise<StepRecord> {
   const u = await scn.open('U');
   try {
     return await u.run(tag, sql);

@@ -24,6 +24,7 @@ import type { Judgement, StepRecord } from '../../engine/types.js';
 const TAGS = {
   begin: 'A.begin',
   inside: 'A.inside',
+  commit: 'A.commit',
 } as const;
 
 /** The check's labels, declared before it so that its judge, written apart, returns only these. */
@@ -65,7 +66,7 @@ export const setLocal = defineCheck({
     );
     if (set.error || set.pid === null) return;
     await a.run(TAGS.inside, `SELECT current_setting('statement_timeout') AS inside`);
-    await a.run('A.commit', 'COMMIT');
+    await a.run(TAGS.commit, 'COMMIT');
     const landing = await landOn(scn, set.pid, {
       statements: [`SELECT current_setting('statement_timeout') AS seen`, cleanupBlock(guard, set.pid)],
       releaseBy: 'wait',

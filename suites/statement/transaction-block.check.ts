@@ -23,6 +23,8 @@ const TAGS = {
   first: 'A.first',
   second: 'A.second',
   commit: 'A.commit',
+  /** The same transaction sent as one message by another client (context for the advice). */
+  oneMessage: 'S.one-message',
 } as const;
 
 const READ = 'SELECT pg_backend_pid() AS pid, txid_current()::text AS xid';
@@ -64,7 +66,7 @@ export const transactionBlock = defineCheck({
       await a.run(TAGS.commit, 'COMMIT');
     }
     const s = await scn.open('S');
-    await s.run('S.one-message', `BEGIN; ${READ}; COMMIT`);
+    await s.run(TAGS.oneMessage, `BEGIN; ${READ}; COMMIT`);
   },
   judge: judgeTransactionBlock,
 });
@@ -77,7 +79,7 @@ export const transactionBlock = defineCheck({
  * - Otherwise `allowed`, provided COMMIT answered.
  */
 export function judgeTransactionBlock(steps: readonly StepRecord[]): Judgement<Label> {
-  const one = stepOf(steps, 'S.one-message');
+  const one = stepOf(steps, TAGS.oneMessage);
   const oneMessageAllowed = one ? answered(one) && !one.error && one.pid !== null : null;
   for (const tag of [TAGS.begin, TAGS.first, TAGS.second, TAGS.commit]) {
     const s = stepOf(steps, tag);

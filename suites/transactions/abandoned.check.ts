@@ -44,6 +44,12 @@ const TAGS = {
   insert: 'A.insert',
   abandon: 'A.abandon',
   drop: 'V.cleanup',
+  /** V ends a transaction the pooler put it inside (A's, still open) before its DROP. */
+  rollback: 'V.rollback',
+  /** The landing's observer ends its look at A's old backend. */
+  observerRollback: 'observe.rollback',
+  /** V's reading of what was committed and of what became of A's backend. */
+  verify: 'verify',
 } as const;
 
 /** The transaction's start in microseconds: equal only for statements of the same transaction. */
@@ -110,7 +116,7 @@ export const abandoned = defineCheck({
       const last = table && b1 ? await verify(scn, v, b1, table) : null;
       // A verifier the pooler put inside A's open transaction must end it, or the DROP below
       // would be rolled back with it.
-      if (last?.txStatus === 'T' || last?.txStatus === 'E') await v.run('V.rollback', 'ROLLBACK');
+      if (last?.txStatus === 'T' || last?.txStatus === 'E') await v.run(TAGS.rollback, 'ROLLBACK');
       await v.run(TAGS.drop, drop);
     } finally {
       // The table outlives every backend: where V's DROP did not happen (a step above threw, or
@@ -141,7 +147,7 @@ async function abandon(scn: Scenario, a: Session, table: string, tag: string): P
     ],
   });
   if (landing.observer) {
-    await landing.observer.session.run('observe.rollback', 'ROLLBACK');
+    await landing.observer.session.run(TAGS.observerRollback, 'ROLLBACK');
     await landing.observer.session.close();
   }
   await dismiss(landing.others);
@@ -167,7 +173,7 @@ async function verify(scn: Scenario, v: Session, b1: Backend, table: string): Pr
     (SELECT backend_xid::text ${old}) AS old_xid`;
   const deadline = Date.now() + scn.waitMs;
   for (;;) {
-    const step = await v.run('verify', sql);
+    const step = await v.run(TAGS.verify, sql);
     const state = step.results[0]?.[0]?.old_state;
     const busy = step.pid !== b1.pid && typeof state === 'string' && state !== 'idle';
     if (!busy || step.error || Date.now() >= deadline) return step;
@@ -224,10 +230,10 @@ export function judgeAbandoned(steps: readonly StepRecord[]): Judgement<Label> {
   const b1 = insert.pid;
   const inside = (s: StepRecord): boolean =>
     valueOf(s, 'xid') === xid || valueOf(s, 'started') === started || s.notices.some((n) => n.code === '25001');
-  const onB1 = [...stepsOf(steps, LANDING_TAGS.observe), ...stepsOf(steps, 'verify')].filter(
+  const onB1 = [...stepsOf(steps, LANDING_TAGS.observe), ...stepsOf(steps, TAGS.verify)].filter(
     (s) => s.pid === b1 && answered(s) && !s.error,
   );
-  const clean = stepsOf(steps, 'verify').filter((s) => answered(s) && !s.error && s.pid !== null && !inside(s));
+  const clean = stepsOf(steps, TAGS.verify).filter((s) => answered(s) && !s.error && s.pid !== null && !inside(s));
   const last = clean[clean.length - 1];
   const committed = numberOf(last, 'committed');
   const oldState = valueOf(last, 'old_state');

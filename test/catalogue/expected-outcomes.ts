@@ -1,18 +1,17 @@
 /**
- * What each real fixture does, check by check. The five fixtures run the built-in profiles of
- * the same names, whose expectations are observed on them (profiles/*.ts says so, with the
- * reference), so the expected outcome of a check on a fixture is its profile's: written once,
- * there. What is left here is what a profile cannot say:
+ * What each real fixture does, check by check: what its recorded runs showed
+ * (profiles/fixture-outcomes.ts, written by the recorders from test/recorded), so the expected
+ * outcome of a check on a fixture is stated once, by a run, and the fixture's profile of the same
+ * name is derived from the same table (profiles/observed-on-fixture.ts). What is left here is
+ * what a recording cannot say about a run through --target:
  * - checks that do not conclude through --target (`requires: ['fixture']`, such as
  *   capacity/burst and auth/stale-password, are skipped there): `null`;
- * - the measured checks (MEASURED), whose outcome is a timing, not compared;
- * - BY_HAND: outcomes of a hand experiment (psql sessions doing the same steps) on the fixture
- *   that the pooler's profile leaves out on purpose because they describe the fixture's
- *   configuration rather than the pooler.
- * A check that the fixture's profile does not state, and that is not covered above, is
- * `undefined` here: the catalogue test then fails naming it, until its profile states it.
+ * - the measured checks (MEASURED), whose outcome is a timing, not compared.
+ * A check with no recording on a fixture is `undefined` here: the catalogue test then fails
+ * naming it, until it is recorded (`npm run record -- test/recorded <id>`).
  */
-import { findProfile } from '../../profiles/index.js';
+import { FIXTURE_OUTCOMES } from '../../profiles/fixture-outcomes.js';
+import type { RecordedOutcomes } from '../../profiles/catalogue-profile.js';
 import { CATALOGUE } from '../../suites/catalogue.js';
 
 export type Outcomes = Record<string, string | null>;
@@ -30,32 +29,15 @@ export function comparable(outcomes: Outcomes): Outcomes {
 }
 
 /** The fixtures the catalogue test runs in full, each under the profile of the same name. */
-export const FIXTURE_PROFILES = [
-  'direct',
-  'pgbouncer-transaction',
-  'pgbouncer-session',
-  'pgbouncer-statement',
-  'pgpool',
-] as const;
-
-/**
- * A hand experiment's outcomes that no profile states. pgpool-II documents nothing about where
- * a cancel request goes (profiles/pgpool.ts has no cancel/routing expectation); on the fixture,
- * with its two children both busy, the cancel reaches no running query: `ignored`.
- */
-const BY_HAND: Partial<Record<(typeof FIXTURE_PROFILES)[number], Outcomes>> = {
-  pgpool: { 'cancel/routing': 'ignored' },
-};
+export const FIXTURE_PROFILES = Object.keys(FIXTURE_OUTCOMES) as (keyof typeof FIXTURE_OUTCOMES)[];
 
 function expectedOn(fixture: (typeof FIXTURE_PROFILES)[number]): Outcomes {
-  const stated = findProfile(fixture).expect;
-  const hand = BY_HAND[fixture] ?? {};
+  const recorded: RecordedOutcomes = FIXTURE_OUTCOMES[fixture];
   return Object.fromEntries(
     CATALOGUE.filter((c) => !(MEASURED as readonly string[]).includes(c.id)).map((c) => {
       const requires = ('requires' in c ? c.requires : undefined) as readonly string[] | undefined;
       if (requires?.includes('fixture')) return [c.id, null];
-      if (Object.hasOwn(hand, c.id)) return [c.id, hand[c.id]!];
-      return [c.id, stated[c.id]?.outcome as string];
+      return [c.id, recorded[c.id] as string | null];
     }),
   );
 }

@@ -17,7 +17,7 @@ import { COMPAT_RUNNABLE } from '../../bench/compatibility-targets.js';
 const SOURCE_PROFILES = COMPAT_RUNNABLE.filter((t) => t.group !== 'debian' && t.profile !== null).map(
   (t) => t.profile!,
 );
-import type { Profile } from '../../engine/types.js';
+import type { Profile } from '../../engine/record/profile.js';
 /**
  * A source-built fixture's profile is observed wherever its column concludes; where the column
  * declares that the fixture cannot conclude a check (bench/compatibility-targets.ts, e.g.
