@@ -19,6 +19,19 @@
  * bounded like any other), and is tried once, so that Ctrl-C still ends the run promptly.
  * Only a SQLSTATE is an answer from the server: pooltest's own codes (a protocol violation,
  * a timeout) say nothing about whether the statement took effect.
+ *
+ * With another pooltest run on the same pool the first fix was not enough (the same CI test
+ * found a run's schema and table again; test/faults/creators-with-another-run.test.ts):
+ *
+ * - every attempt queued behind the other run's sessions for the whole pool: an attempt after
+ *   an unanswered one goes over --direct where the run has it, which no pool queue holds up
+ *   (the catalog is the database's, so any backend can drop it);
+ * - a class 08 SQLSTATE (connection exception) is the pooler's, not the server's answer
+ *   (PgBouncer's `server conn crashed?` for a server connection lost mid-query): the CREATE
+ *   may have committed, so it is not a refusal;
+ * - a drop refused for a passing reason (a lock wait past lock_timeout, a cancel, a
+ *   serialization failure, the server short of connections) is tried again, as an unanswered
+ *   one is: only a lasting refusal (a missing privilege) ends the attempts.
  */
 import type { Scenario } from './scenario.js';
 import type { Session } from '../session/session.js';
@@ -46,7 +59,9 @@ export async function dropOwn(
     let step: StepRecord;
     try {
       const ready = i === 0 && early ? await early : null;
-      const s = ready?.alive ? ready : await scn.open(label, { uninterruptible: true });
+      // After a first attempt through the pool went unanswered, around its queue.
+      const to = i > 0 && scn.ctx.direct ? 'direct' : 'target';
+      const s = ready?.alive ? ready : await scn.open(label, { uninterruptible: true, to });
       try {
         step = await s.run(tag, sql);
       } finally {
@@ -57,7 +72,7 @@ export async function dropOwn(
       step = scn.note(label, tag, sql, { startMs, error: err instanceof Error ? err.message : String(err) });
     }
     last = step;
-    if (!step.error || refusedByServer(step) || scn.interrupted) break;
+    if (!step.error || (refusedByServer(step) && !passingRefusal(step)) || scn.interrupted) break;
   }
   return last!;
 }
@@ -70,11 +85,22 @@ export function droppedBy(steps: readonly StepRecord[], tag: string): boolean | 
 
 /**
  * Whether the server refused the step with a SQLSTATE, so it took no effect. An error without
- * one (unanswered, a connection lost, a reply that broke the protocol) may have committed.
+ * one (unanswered, a connection lost, a reply that broke the protocol) may have committed, and
+ * so may one of class 08: a pooler sends those for a server connection it lost mid-query.
  */
 export function refusedByServer(step: StepRecord): boolean {
   const code = step.error?.code;
-  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code);
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && !code.startsWith('08');
+}
+
+/**
+ * A refusal that another try may not meet: a lock not granted in time (55P03), a cancel or
+ * the server shutting a session (57xxx), a transaction rolled back for a conflict (40xxx), too
+ * many connections or too little of a resource (53xxx).
+ */
+export function passingRefusal(step: StepRecord): boolean {
+  const code = step.error?.code ?? '';
+  return /^(40|53|57)/.test(code) || code === '55P03';
 }
 
 /**
