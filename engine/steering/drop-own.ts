@@ -23,9 +23,9 @@
  * With another pooltest run on the same pool the first fix was not enough (the same CI test
  * found a run's schema and table again; test/faults/creators-with-another-run.test.ts):
  *
- * - every attempt queued behind the other run's sessions for the whole pool: an attempt after
- *   an unanswered one goes over --direct where the run has it, which no pool queue holds up
- *   (the catalog is the database's, so any backend can drop it);
+ * - every attempt queued behind the other run's sessions for the whole pool: where the CREATE
+ *   was answered, an attempt after an unanswered one goes over --direct where the run has it,
+ *   which no pool queue holds up (the catalog is the database's, so any backend can drop it);
  * - a class 08 SQLSTATE (connection exception) is the pooler's, not the server's answer
  *   (PgBouncer's `server conn crashed?` for a server connection lost mid-query): the CREATE
  *   may have committed, so it is not a refusal;
@@ -44,7 +44,12 @@ const ATTEMPTS = 3;
 /**
  * Runs `sql` on a new session `label`, again while it goes unanswered; never throws. `early`:
  * that session, opened ahead by the caller ({@link dropLoginAhead}); a login that failed or a
- * session that died since is replaced by a fresh one, as for any attempt.
+ * session that died since is replaced by a fresh one, as for any attempt. `created`: the
+ * CREATE was answered (it committed); only then may an attempt go around the pool over
+ * --direct. A CREATE given up on may still wait in the pooler's queue (PgBouncer reads nothing
+ * from a waiting client, so it does not see it leave, and runs its query once a server frees):
+ * a drop over --direct would overtake it and find nothing, and the CREATE would commit after
+ * it. Through the pool each attempt queues behind it, and runs after it even when given up on.
  */
 export async function dropOwn(
   scn: Scenario,
@@ -52,6 +57,7 @@ export async function dropOwn(
   tag: string,
   sql: string,
   early: Promise<Session | null> | null = null,
+  created = false,
 ): Promise<StepRecord> {
   let last: StepRecord | null = null;
   for (let i = 0; i < ATTEMPTS; i++) {
@@ -60,7 +66,7 @@ export async function dropOwn(
     try {
       const ready = i === 0 && early ? await early : null;
       // After a first attempt through the pool went unanswered, around its queue.
-      const to = i > 0 && scn.ctx.direct ? 'direct' : 'target';
+      const to = i > 0 && created && scn.ctx.direct ? 'direct' : 'target';
       const s = ready?.alive ? ready : await scn.open(label, { uninterruptible: true, to });
       try {
         step = await s.run(tag, sql);
