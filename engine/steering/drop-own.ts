@@ -42,6 +42,16 @@ import type { StepRecord } from '../types.js';
 const ATTEMPTS = 3;
 
 /**
+ * The drop runs as the login that created the objects, whatever role the backend was left in:
+ * another run's session/role-leak leaves `SET ROLE <a lesser role>` on a pooled backend (the
+ * leak it reports), and a drop landing there was refused, 42501, and ended the attempts (seen
+ * in test/load/honest-under-load.test.ts: the schema and its table left). Local to the drop's
+ * own transaction (the statements of one query are one), so the other run's state stays as it
+ * found it.
+ */
+const AS_LOGIN = `SELECT pg_catalog.set_config('role', 'none', true);`;
+
+/**
  * Runs `sql` on a new session `label`, again while it goes unanswered; never throws. `early`:
  * that session, opened ahead by the caller ({@link dropLoginAhead}); a login that failed or a
  * session that died since is replaced by a fresh one, as for any attempt. `created`: the
@@ -69,7 +79,7 @@ export async function dropOwn(
       const to = i > 0 && created && scn.ctx.direct ? 'direct' : 'target';
       const s = ready?.alive ? ready : await scn.open(label, { uninterruptible: true, to });
       try {
-        step = await s.run(tag, sql);
+        step = await s.run(tag, `${AS_LOGIN} ${sql}`);
       } finally {
         await s.close();
       }

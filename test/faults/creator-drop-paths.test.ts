@@ -13,6 +13,10 @@
  * 3. search-path-leak's drop was refused for a passing reason (a lock wait past a lock_timeout,
  *    55P03): that ended its attempts. Red before: the schema and its table were left.
  *    (transactions/abandoned already tried again: its verifier's drop is followed by dropOwn.)
+ * 4. search-path-leak's drop landed on a backend another run's session/role-leak had left in
+ *    `SET ROLE` a lesser role (a leak that check reports): refused, 42501, and the attempts
+ *    ended (test/load/honest-under-load.test.ts, two runs at once, 1 of 6). Now the drop runs
+ *    as the login within its own transaction. Red before: the schema and its table were left.
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect, test } from 'vitest';
@@ -26,6 +30,7 @@ import type { CheckDefinition } from '../../engine/check.js';
 import type { Discovery } from '../../engine/types.js';
 import type { Direction, FaultProxy } from '../../fixtures/fault-proxy.js';
 import { cstr, errorResponse, msg, ready } from '../../fixtures/misbehaving-bytes.js';
+import { READER_ROLE } from '../../fixtures/fixture-roles.js';
 import { abandoned } from '../../suites/transactions/abandoned.check.js';
 import { searchPathLeak } from '../../suites/session/search-path-leak.check.js';
 import { superuserView, withSuperuser } from '../safety/trace-inspection.js';
@@ -149,4 +154,27 @@ test('session/search-path-leak: its drop refused once for a lock wait (55P03) is
   refused.stop();
   expect(tags.filter((t) => t.includes('setup.cleanup'))[0], tags.join(' ')).toMatch(/55P03/);
   expect(await left()).toEqual([]);
+}, 120_000);
+
+// Last in this file: it leaves a role on one of the pool's server connections, as another run's
+// session/role-leak does (the superuser then ends them, so the pooler opens fresh ones).
+test("session/search-path-leak: its drop lands on a backend another run left in SET ROLE (role-leak): nothing is left", async () => {
+  // The first drop arrives on a backend whose session runs as a lesser role: modelled by
+  // the statement setting it first, as the leaked SET did. The drop must still run as the login.
+  const leaked = rewriteMatching(stack.proxy, 'toServer', carries('DROP SCHEMA'), (chunk) => [
+    { bytes: msg('Q', cstr(`SET ROLE ${READER_ROLE}; ${chunk.subarray(5, chunk.length - 1).toString('utf8')}`)) },
+  ]);
+  try {
+    const { tags, left } = await runOnce(searchPathLeak);
+    leaked.stop();
+    expect(leaked.replaced(), tags.join(' ')).toBe(1);
+    expect(await left()).toEqual([]);
+  } finally {
+    leaked.stop();
+    await withSuperuser(stack.pg, (c) =>
+      c.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = $1 AND backend_type = 'client backend'`, [
+        stack.pg.user,
+      ]),
+    );
+  }
 }, 120_000);
