@@ -19,6 +19,19 @@
  * bounded like any other), and is tried once, so that Ctrl-C still ends the run promptly.
  * Only a SQLSTATE is an answer from the server: pooltest's own codes (a protocol violation,
  * a timeout) say nothing about whether the statement took effect.
+ *
+ * With another pooltest run on the same pool the first fix was not enough (the same CI test
+ * found a run's schema and table again; test/faults/creators-with-another-run.test.ts):
+ *
+ * - every attempt queued behind the other run's sessions for the whole pool: where the CREATE
+ *   was answered, an attempt after an unanswered one goes over --direct where the run has it,
+ *   which no pool queue holds up (the catalog is the database's, so any backend can drop it);
+ * - a class 08 SQLSTATE (connection exception) is the pooler's, not the server's answer
+ *   (PgBouncer's `server conn crashed?` for a server connection lost mid-query): the CREATE
+ *   may have committed, so it is not a refusal;
+ * - a drop refused for a passing reason (a lock wait past lock_timeout, a cancel, a
+ *   serialization failure, the server short of connections) is tried again, as an unanswered
+ *   one is: only a lasting refusal (a missing privilege) ends the attempts.
  */
 import type { Scenario } from './scenario.js';
 import type { Session } from '../session/session.js';
@@ -29,9 +42,24 @@ import type { StepRecord } from '../types.js';
 const ATTEMPTS = 3;
 
 /**
+ * The drop runs as the login that created the objects, whatever role the backend was left in:
+ * another run's session/role-leak leaves `SET ROLE <a lesser role>` on a pooled backend (the
+ * leak it reports), and a drop landing there was refused, 42501, and ended the attempts (seen
+ * in test/load/honest-under-load.test.ts: the schema and its table left). Local to the drop's
+ * own transaction (the statements of one query are one), so the other run's state stays as it
+ * found it.
+ */
+const AS_LOGIN = `SELECT pg_catalog.set_config('role', 'none', true);`;
+
+/**
  * Runs `sql` on a new session `label`, again while it goes unanswered; never throws. `early`:
  * that session, opened ahead by the caller ({@link dropLoginAhead}); a login that failed or a
- * session that died since is replaced by a fresh one, as for any attempt.
+ * session that died since is replaced by a fresh one, as for any attempt. `created`: the
+ * CREATE was answered (it committed); only then may an attempt go around the pool over
+ * --direct. A CREATE given up on may still wait in the pooler's queue (PgBouncer reads nothing
+ * from a waiting client, so it does not see it leave, and runs its query once a server frees):
+ * a drop over --direct would overtake it and find nothing, and the CREATE would commit after
+ * it. Through the pool each attempt queues behind it, and runs after it even when given up on.
  */
 export async function dropOwn(
   scn: Scenario,
@@ -39,6 +67,7 @@ export async function dropOwn(
   tag: string,
   sql: string,
   early: Promise<Session | null> | null = null,
+  created = false,
 ): Promise<StepRecord> {
   let last: StepRecord | null = null;
   for (let i = 0; i < ATTEMPTS; i++) {
@@ -46,9 +75,11 @@ export async function dropOwn(
     let step: StepRecord;
     try {
       const ready = i === 0 && early ? await early : null;
-      const s = ready?.alive ? ready : await scn.open(label, { uninterruptible: true });
+      // After a first attempt through the pool went unanswered, around its queue.
+      const to = i > 0 && created && scn.ctx.direct ? 'direct' : 'target';
+      const s = ready?.alive ? ready : await scn.open(label, { uninterruptible: true, to });
       try {
-        step = await s.run(tag, sql);
+        step = await s.run(tag, `${AS_LOGIN} ${sql}`);
       } finally {
         await s.close();
       }
@@ -57,7 +88,7 @@ export async function dropOwn(
       step = scn.note(label, tag, sql, { startMs, error: err instanceof Error ? err.message : String(err) });
     }
     last = step;
-    if (!step.error || refusedByServer(step) || scn.interrupted) break;
+    if (!step.error || (refusedByServer(step) && !passingRefusal(step)) || scn.interrupted) break;
   }
   return last!;
 }
@@ -70,11 +101,22 @@ export function droppedBy(steps: readonly StepRecord[], tag: string): boolean | 
 
 /**
  * Whether the server refused the step with a SQLSTATE, so it took no effect. An error without
- * one (unanswered, a connection lost, a reply that broke the protocol) may have committed.
+ * one (unanswered, a connection lost, a reply that broke the protocol) may have committed, and
+ * so may one of class 08: a pooler sends those for a server connection it lost mid-query.
  */
 export function refusedByServer(step: StepRecord): boolean {
   const code = step.error?.code;
-  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code);
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && !code.startsWith('08');
+}
+
+/**
+ * A refusal that another try may not meet: a lock not granted in time (55P03), a cancel or
+ * the server shutting a session (57xxx), a transaction rolled back for a conflict (40xxx), too
+ * many connections or too little of a resource (53xxx).
+ */
+export function passingRefusal(step: StepRecord): boolean {
+  const code = step.error?.code ?? '';
+  return /^(40|53|57)/.test(code) || code === '55P03';
 }
 
 /**

@@ -111,6 +111,7 @@ export const searchPathLeak = defineCheck({
           TAGS.drop,
           `${endCreator}DROP TABLE IF EXISTS ${s}.${s}; DROP SCHEMA IF EXISTS ${s}`,
           dropLogin,
+          schema.error === null,
         );
       }
     }
