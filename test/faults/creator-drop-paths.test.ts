@@ -20,13 +20,13 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { discover } from '../../engine/discovery.js';
-import { executeCheck } from '../../engine/execute.js';
-import { runContext } from '../../engine/run-state.js';
+import { discover } from '../../engine/discovery/discovery.js';
+import { executeCheck } from '../../engine/execute/execute.js';
+import { runContext } from '../../engine/context/run-state.js';
 import { closeKeptSessions } from '../../engine/steering/kept-session.js';
 import { closeSpares } from '../../engine/steering/spare-session.js';
-import { resolveTarget } from '../../engine/target.js';
-import type { CheckDefinition } from '../../engine/check.js';
+import { resolveTarget } from '../../engine/target/target.js';
+import type { CheckDefinition } from '../../engine/execute/check.js';
 import type { Discovery } from '../../engine/types.js';
 import type { Direction, FaultProxy } from '../../fixtures/fault-proxy.js';
 import { cstr, errorResponse, msg, ready } from '../../fixtures/misbehaving-bytes.js';
@@ -76,7 +76,11 @@ async function runOnce(check: CheckDefinition) {
     const tags = result.steps.map((s) => `${s.session}:${s.tag}:${s.error?.code ?? (s.error ? 'no answer' : 'ok')}`);
     return { result, tags, left: () => leftOf(runId) };
   } finally {
-    stack.proxy.afterChunk('toServer', () => false, () => undefined);
+    stack.proxy.afterChunk(
+      'toServer',
+      () => false,
+      () => undefined,
+    );
     await Promise.all([closeSpares(ctx.state), closeKeptSessions('all', ctx.state)]);
   }
 }
@@ -134,9 +138,12 @@ test.for([searchPathLeak, abandoned])(
 test("session/search-path-leak: the CREATE committed and the pooler answered 08P01 'server conn crashed?': the schema is still dropped", async () => {
   // The answer to U's CREATE SCHEMA becomes the error PgBouncer sends when the server
   // connection is lost mid-query.
-  const crashed = rewriteMatching(stack.proxy, 'toClient', (chunk) => chunk.includes(cstr('CREATE SCHEMA')), () => [
-    { bytes: Buffer.concat([errorResponse('08P01', 'server conn crashed?'), ready()]) },
-  ]);
+  const crashed = rewriteMatching(
+    stack.proxy,
+    'toClient',
+    (chunk) => chunk.includes(cstr('CREATE SCHEMA')),
+    () => [{ bytes: Buffer.concat([errorResponse('08P01', 'server conn crashed?'), ready()]) }],
+  );
   const { tags, left } = await runOnce(searchPathLeak);
   crashed.stop();
   expect(tags).toContain('U:setup.schema:08P01');
@@ -158,7 +165,7 @@ test('session/search-path-leak: its drop refused once for a lock wait (55P03) is
 
 // Last in this file: it leaves a role on one of the pool's server connections, as another run's
 // session/role-leak does (the superuser then ends them, so the pooler opens fresh ones).
-test("session/search-path-leak: its drop lands on a backend another run left in SET ROLE (role-leak): nothing is left", async () => {
+test('session/search-path-leak: its drop lands on a backend another run left in SET ROLE (role-leak): nothing is left', async () => {
   // The first drop arrives on a backend whose session runs as a lesser role: modelled by
   // the statement setting it first, as the leaked SET did. The drop must still run as the login.
   const leaked = rewriteMatching(stack.proxy, 'toServer', carries('DROP SCHEMA'), (chunk) => [
@@ -172,9 +179,10 @@ test("session/search-path-leak: its drop lands on a backend another run left in 
   } finally {
     leaked.stop();
     await withSuperuser(stack.pg, (c) =>
-      c.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = $1 AND backend_type = 'client backend'`, [
-        stack.pg.user,
-      ]),
+      c.query(
+        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = $1 AND backend_type = 'client backend'`,
+        [stack.pg.user],
+      ),
     );
   }
 }, 120_000);

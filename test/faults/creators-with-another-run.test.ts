@@ -19,14 +19,14 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { discover } from '../../engine/discovery.js';
-import { executeCheck } from '../../engine/execute.js';
-import { runContext } from '../../engine/run-state.js';
+import { discover } from '../../engine/discovery/discovery.js';
+import { executeCheck } from '../../engine/execute/execute.js';
+import { runContext } from '../../engine/context/run-state.js';
 import { closeKeptSessions } from '../../engine/steering/kept-session.js';
 import { closeSpares } from '../../engine/steering/spare-session.js';
 import type { RunContext } from '../../engine/steering/scenario.js';
-import { resolveTarget } from '../../engine/target.js';
-import type { CheckDefinition } from '../../engine/check.js';
+import { resolveTarget } from '../../engine/target/target.js';
+import type { CheckDefinition } from '../../engine/execute/check.js';
 import type { Discovery } from '../../engine/types.js';
 import { abandoned } from '../../suites/transactions/abandoned.check.js';
 import { searchPathLeak } from '../../suites/session/search-path-leak.check.js';
@@ -75,7 +75,9 @@ function anotherRun(s: ProxiedBouncer): { stop(): Promise<string[]> } {
       });
       const checks = run.report?.checks ?? [];
       const concluded = checks.filter((c) => c.outcome !== null).length;
-      runs.push(`exit ${run.code}, ${run.ms} ms, ${concluded} of ${checks.length} concluded, sweep ${run.report?.sweep?.state}`);
+      runs.push(
+        `exit ${run.code}, ${run.ms} ms, ${concluded} of ${checks.length} concluded, sweep ${run.report?.sweep?.state}`,
+      );
     }
   })();
   return {
@@ -124,7 +126,11 @@ async function once(check: CheckDefinition, arm: (runId: string) => void) {
     const result = await executeCheck(check, ctx, null);
     return { runId, result, ms: Math.round(performance.now() - started) };
   } finally {
-    stack.proxy.afterChunk('toServer', () => false, () => undefined);
+    stack.proxy.afterChunk(
+      'toServer',
+      () => false,
+      () => undefined,
+    );
     await Promise.all([closeSpares(ctx.state), closeKeptSessions('all', ctx.state)]);
   }
 }
@@ -145,7 +151,9 @@ describe('every login and statement of a creating check, stalled or cut, with an
     // The unfaulted run reached its CREATE and its drop (otherwise the events prove little).
     expect(faulted.map((e) => e.text).join('\n')).toMatch(/CREATE (SCHEMA|TABLE)/);
     expect(faulted.at(-1)?.text).toMatch(/DROP (SCHEMA|TABLE)/);
-    const lines: string[] = [`unfaulted: ${base.ms} ms, ${events.length} events, left: ${baseLeft.join(', ') || 'nothing'}`];
+    const lines: string[] = [
+      `unfaulted: ${base.ms} ms, ${events.length} events, left: ${baseLeft.join(', ') || 'nothing'}`,
+    ];
     const left: string[] = baseLeft.map((l) => `unfaulted: ${l}`);
     // POOLTEST_FAULT_ONLY (a regular expression): only the cases whose name matches, to look into one.
     const only = process.env.POOLTEST_FAULT_ONLY ? new RegExp(process.env.POOLTEST_FAULT_ONLY) : null;
