@@ -122,7 +122,8 @@ export const abandoned = defineCheck({
       // The table outlives every backend: where V's DROP did not happen (a step above threw, or
       // it went unanswered queued behind other clients), again on new sessions. A CREATE
       // refused with a SQLSTATE created nothing.
-      if (!refusedByServer(setup) && droppedBy(scn.steps, TAGS.drop) !== true) await dropOwn(scn, 'W', TAGS.drop, drop, null, setup.error === null);
+      if (!refusedByServer(setup) && droppedBy(scn.steps, TAGS.drop) !== true)
+        await dropOwn(scn, 'W', TAGS.drop, drop, null, setup.error === null);
     }
   },
   judge: judgeAbandoned,

@@ -27,5 +27,6 @@ test('a SQLSTATE is a refusal; no error, no code, a pooltest code or a connectio
 test('a drop refused for a passing reason is tried again; a lasting refusal is not', () => {
   for (const code of ['55P03', '57014', '40P01', '40001', '53300', '57P01'])
     expect(passingRefusal(step({ code, message: code })), code).toBe(true);
-  for (const code of ['42501', '2BP01', '42P01']) expect(passingRefusal(step({ code, message: code })), code).toBe(false);
+  for (const code of ['42501', '2BP01', '42P01'])
+    expect(passingRefusal(step({ code, message: code })), code).toBe(false);
 });

@@ -108,7 +108,12 @@ export function armFault(
     fired: () => fired,
     stop: () => {
       stopped = true;
-      if (fault !== 'hold') proxy.afterChunk('toServer', () => false, () => undefined);
+      if (fault !== 'hold')
+        proxy.afterChunk(
+          'toServer',
+          () => false,
+          () => undefined,
+        );
     },
   };
 }
