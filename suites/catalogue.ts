@@ -10,6 +10,7 @@ import { CURSORS_CHECKS } from './cursors/index.js';
 import { LOCKS_CHECKS } from './locks/index.js';
 import { NOTIFY_CHECKS } from './notify/index.js';
 import { PREPARED_CHECKS } from './prepared/index.js';
+import { PROTOCOL_CHECKS } from './protocol/index.js';
 import { SEQUENCES_CHECKS } from './sequences/index.js';
 import { SESSION_CHECKS } from './session/index.js';
 import { STATEMENT_CHECKS } from './statement/index.js';
@@ -29,6 +30,7 @@ export const CATALOGUE = [
   ...CANCEL_CHECKS,
   ...CAPACITY_CHECKS,
   ...AUTH_CHECKS,
+  ...PROTOCOL_CHECKS,
 ] as const;
 
 /** A check of this catalogue, with its literal id and labels. */

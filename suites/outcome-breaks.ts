@@ -65,6 +65,12 @@ export const OUTCOME_BREAKS = {
   // auth/stale-password
   'old-accepted': true,
   refreshed: false,
+  // protocol/negotiation: a client that cannot connect at all is broken; negotiating down is
+  // what the protocol provides for.
+  'served': false,
+  negotiated: false,
+  refused: true,
+  malformed: true,
 } as const satisfies Record<CatalogueLabel, boolean>;
 
 /** Maps an outcome label (null when the check was inconclusive or skipped) to breaks, fine or unknown. */

@@ -13,7 +13,7 @@ import {
   type ServerError,
 } from './raw-startup.js';
 
-export type NegotiationLabel = 'served-3.2' | 'negotiated' | 'refused' | 'dropped' | 'malformed' | 'inconclusive';
+export type NegotiationLabel = 'served' | 'negotiated' | 'refused' | 'dropped' | 'malformed' | 'inconclusive';
 
 export interface NegotiationFacts {
   label: NegotiationLabel;
@@ -117,7 +117,7 @@ async function proveCancel(
   const q = await sleeping;
   if (!q.ok && 'error' in q && q.error.code === '57014')
     return {
-      label: 'served-3.2',
+      label: 'served',
       why: `a ${key.key.length}-byte cancel key, and a CancelRequest with it stopped pg_sleep (57014)`,
     };
   return {
