@@ -67,7 +67,7 @@ export const OUTCOME_BREAKS = {
   refreshed: false,
   // protocol/negotiation: a client that cannot connect at all is broken; negotiating down is
   // what the protocol provides for.
-  'served': false,
+  served: false,
   negotiated: false,
   refused: true,
   malformed: true,
