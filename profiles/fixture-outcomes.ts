@@ -34,6 +34,7 @@ export const FIXTURE_OUTCOMES = {
     'capacity/queueing': 'unlimited',
     'capacity/multiplexing': 'one-per-client',
     'capacity/burst': 'overflowed',
+    'protocol/negotiation': 'negotiated',
   },
   'pgbouncer-transaction': {
     'session/set-leak': 'leaked',
@@ -60,6 +61,7 @@ export const FIXTURE_OUTCOMES = {
     'capacity/queueing': 'queued',
     'capacity/multiplexing': 'multiplexed',
     'capacity/burst': 'absorbed',
+    'protocol/negotiation': 'refused',
   },
   'pgbouncer-session': {
     'session/set-leak': 'session',
@@ -86,6 +88,7 @@ export const FIXTURE_OUTCOMES = {
     'capacity/queueing': 'queued',
     'capacity/multiplexing': 'one-per-client',
     'capacity/burst': 'absorbed',
+    'protocol/negotiation': 'refused',
   },
   'pgbouncer-statement': {
     'session/set-leak': 'leaked',
@@ -112,6 +115,7 @@ export const FIXTURE_OUTCOMES = {
     'capacity/queueing': 'queued',
     'capacity/multiplexing': 'multiplexed',
     'capacity/burst': 'absorbed',
+    'protocol/negotiation': 'refused',
   },
   pgpool: {
     'session/set-leak': 'session',
@@ -138,5 +142,6 @@ export const FIXTURE_OUTCOMES = {
     'capacity/queueing': 'queued',
     'capacity/multiplexing': 'one-per-client',
     'capacity/burst': 'overflowed',
+    'protocol/negotiation': 'refused',
   },
 } as const satisfies Readonly<Record<string, RecordedOutcomes>>;
