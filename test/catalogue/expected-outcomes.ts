@@ -44,6 +44,15 @@ function expectedOn(fixture: (typeof FIXTURE_PROFILES)[number]): Outcomes {
 
 export const EXPECTED: Record<string, Outcomes> = Object.fromEntries(FIXTURE_PROFILES.map((f) => [f, expectedOn(f)]));
 
+/**
+ * What PostgreSQL 18 changes on a fixture, by check: the server version itself is what
+ * protocol/negotiation observes, and 18 serves protocol 3.2 where 15 negotiates it down (the
+ * recordings are 15's). A pooler in front refuses or negotiates either way.
+ */
+export const ON_POSTGRES_18: Record<string, Outcomes> = {
+  direct: { 'protocol/negotiation': 'served' },
+};
+
 /** The variants that show labels the five main fixtures never produce. */
 export const VARIANTS: Record<string, Outcomes> = {
   // server_reset_query_always = 1: DISCARD ALL after every transaction turns leaks into losses.
