@@ -46,7 +46,9 @@ export async function probeNegotiation(
       ...base,
       label: 'refused',
       error: end.error,
-      why: `${end.error.severity} ${end.error.code}: ${end.error.message}`,
+      why: end.pre30
+        ? `a pre-3.0 ErrorResponse (protocol 2: no length, no fields): ${end.error.message}`
+        : `${end.error.severity} ${end.error.code}: ${end.error.message}`,
     };
   if (end.kind === 'dropped')
     return {

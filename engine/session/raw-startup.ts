@@ -37,7 +37,7 @@ export interface ServerError {
 
 export type StartupEnd =
   | { kind: 'ready' }
-  | { kind: 'refused'; error: ServerError }
+  | { kind: 'refused'; error: ServerError; pre30?: true }
   | { kind: 'dropped'; how: 'reset' | 'closed' }
   | { kind: 'violation'; evidence: string; hex: string }
   | { kind: 'timeout'; waitedMs: number }
@@ -116,14 +116,18 @@ export class RawConnection {
   private readonly queue: Frame[] = [];
   private ended: StartupEnd | null = null;
   private wake: (() => void) | null = null;
+  /** The stream's first bytes until five of them tell a protocol 3 message from a pre-3.0 error. */
+  private prelude: Buffer | null = Buffer.alloc(0);
+  /** A pre-3.0 ErrorResponse read so far (no length: text up to a NUL). */
+  private pre30: Buffer | null = null;
 
   private constructor(readonly socket: net.Socket) {
-    socket.on('data', (chunk: Buffer) => this.read(() => this.reader.push(chunk, this.queue)));
+    socket.on('data', (chunk: Buffer) => this.onData(chunk));
     socket.on('error', (err: NodeJS.ErrnoException) => {
       this.finish({ kind: 'dropped', how: err.code === 'ECONNRESET' ? 'reset' : 'closed' });
     });
     // A close in the middle of a message is a malformed reply, not a plain drop.
-    socket.on('end', () => this.read(() => this.reader.end()));
+    socket.on('end', () => this.onEnd());
     socket.on('close', () => this.finish({ kind: 'dropped', how: 'closed' }));
   }
 
@@ -142,6 +146,62 @@ export class RawConnection {
         clearTimeout(timer);
         resolve({ kind: 'dropped', how: 'closed' });
       });
+    });
+  }
+
+  /**
+   * A server that does not speak the startup's version may answer with a protocol 2 ErrorResponse:
+   * 'E' and a NUL-terminated text, no length (pgagroal 1.6.0 writes "connection refused" so to
+   * any version but 3.0). libpq reads an 'E' whose length would be under 8 or over 30000 as that
+   * (PQconnectPoll, "pre-3.0 server"), and so does this, for the stream's first message only.
+   */
+  private onData(chunk: Buffer): void {
+    if (this.pre30) return this.pre30Error(Buffer.concat([this.pre30, chunk]));
+    if (this.prelude) {
+      const head = Buffer.concat([this.prelude, chunk]);
+      if (head.length < 5) {
+        this.prelude = head;
+        return;
+      }
+      this.prelude = null;
+      const len = head.readInt32BE(1);
+      if (head[0] === 0x45 && (len < 8 || len > PRE30_MAX_ERROR)) return this.pre30Error(head);
+      chunk = head;
+    }
+    this.read(() => this.reader.push(chunk, this.queue));
+  }
+
+  private pre30Error(buf: Buffer): void {
+    const nul = buf.indexOf(0, 1);
+    if (nul < 0 && buf.length <= PRE30_MAX_ERROR) {
+      this.pre30 = buf;
+      return;
+    }
+    this.pre30 = null;
+    if (nul < 0) return this.pre30Cut(buf);
+    const message = buf.toString('utf8', 1, nul);
+    this.finish({ kind: 'refused', error: { severity: '', code: '', message }, pre30: true });
+    this.socket.destroy();
+  }
+
+  /** A pre-3.0 error with no NUL before the close or the bound: malformed, with its bytes. */
+  private pre30Cut(buf: Buffer): void {
+    const hex = [...buf.subarray(0, 32)].map((b) => b.toString(16).padStart(2, '0')).join(' ');
+    this.finish({
+      kind: 'violation',
+      evidence: `protocol violation by the server: a pre-3.0 ErrorResponse with no terminating NUL in ${buf.length} bytes; bytes at stream offset 0: ${hex}`,
+      hex,
+    });
+    this.socket.destroy();
+  }
+
+  private onEnd(): void {
+    if (this.pre30) return this.pre30Cut(this.pre30);
+    const head = this.prelude;
+    this.prelude = null;
+    this.read(() => {
+      if (head && head.length > 0) this.reader.push(head, this.queue);
+      this.reader.end();
     });
   }
 
@@ -188,6 +248,9 @@ export class RawConnection {
     this.socket.destroy();
   }
 }
+
+/** libpq's MAX_ERRLEN: an 'E' declaring more is taken for a pre-3.0 error's text. */
+const PRE30_MAX_ERROR = 30_000;
 
 const isFrame = (x: Frame | StartupEnd): x is Frame => 'payload' in x;
 

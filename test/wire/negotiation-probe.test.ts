@@ -104,6 +104,53 @@ describe('hostile peers: every ending in bounded time', () => {
     }
   });
 
+  test('a pre-3.0 ErrorResponse (pgagroal 1.6.0 style) is refused, its text kept, as libpq reads it', async () => {
+    // pgagroal_write_connection_refused_old: 'E', "connection refused", NUL, padding to 20 bytes.
+    const p = await peer((s) => s.once('data', () => s.end(Buffer.from('Econnection refused\0\0', 'latin1'))));
+    try {
+      const facts = await probeNegotiation(p.ep, PROTOCOL_3_2, {}, BOUND_MS);
+      expect(facts, facts.why).toMatchObject({
+        label: 'refused',
+        error: { message: 'connection refused' },
+        why: expect.stringContaining('pre-3.0 ErrorResponse'),
+      });
+    } finally {
+      await p.close();
+    }
+  });
+
+  test('control: the same pre-3.0 error closed before its NUL is malformed, with its bytes', async () => {
+    const p = await peer((s) => s.once('data', () => s.end(Buffer.from('Econnection ref', 'latin1'))));
+    try {
+      const facts = await probeNegotiation(p.ep, PROTOCOL_3_2, {}, BOUND_MS);
+      expect(facts, facts.why).toMatchObject({
+        label: 'malformed',
+        violation: { hex: expect.stringMatching(/^45 63 6f/) },
+      });
+    } finally {
+      await p.close();
+    }
+  });
+
+  test('control: a protocol 3 ErrorResponse sent a byte at a time is still read as one', async () => {
+    const bytes = Buffer.from('E\0\0\0\x2dSFATAL\0VFATAL\0C08P01\0Mbad packet header\0\0', 'latin1');
+    const p = await peer((s) =>
+      s.once('data', async () => {
+        for (const b of bytes) {
+          s.write(Buffer.from([b]));
+          await new Promise((r) => setTimeout(r, 2));
+        }
+        s.end();
+      }),
+    );
+    try {
+      const facts = await probeNegotiation(p.ep, PROTOCOL_3_2, {}, BOUND_MS);
+      expect(facts, facts.why).toMatchObject({ label: 'refused', error: { code: '08P01' } });
+    } finally {
+      await p.close();
+    }
+  });
+
   test('a reset without a word (Odyssey 1.5.1 style) is dropped', async () => {
     const p = await peer((s) => s.once('data', () => s.resetAndDestroy()));
     try {
@@ -114,7 +161,7 @@ describe('hostile peers: every ending in bounded time', () => {
     }
   });
 
-  test('a close with nothing (pgagroal 1.6.0 style) is dropped', async () => {
+  test('a close with nothing is dropped', async () => {
     const p = await peer((s) => s.once('data', () => s.end()));
     try {
       const facts = await probeNegotiation(p.ep, PROTOCOL_3_2, {}, BOUND_MS);
