@@ -58,12 +58,13 @@ function stateFoundIn(steps: readonly StepRecord[]): string[] {
 describe('checks that declare they leave no state', () => {
   const results: CheckResult[] = [];
 
-  test('the declaring checks are the crowd, churn and cancel checks', () => {
+  test('the declaring checks are the crowd, churn, cancel and handshake checks', () => {
     expect(DECLARED.map((c) => c.id).sort()).toEqual([
       'cancel/routing',
       'capacity/connect-churn',
       'capacity/multiplexing',
       'capacity/queueing',
+      'protocol/negotiation',
     ]);
   });
 
