@@ -40,8 +40,14 @@ export function inlineTidyAllowed(def: CheckDefinition, ctx: RunContext): boolea
  * either way: the visits after it would find nothing it removed.
  */
 export function inlineFindings(scn: Scenario, ctx: RunContext): Findings | null {
-  const inlineOn = inlineCoverage(scn, ctx.discovery.poolSize);
-  return inlineOn ? { left: inlineLeftovers(scn), unreached: [], inlineOn } : null;
+  const coverage = inlineCoverage(scn, ctx.discovery.poolSize);
+  return coverage && 'on' in coverage ? { left: inlineLeftovers(scn), unreached: [], inlineOn: coverage.on } : null;
+}
+
+/** Why the check's last steps carried the tidy-up yet the visits ran (null: they did not carry it). */
+export function inlineMissed(scn: Scenario, ctx: RunContext): string | null {
+  const coverage = inlineCoverage(scn, ctx.discovery.poolSize);
+  return coverage && 'missed' in coverage ? coverage.missed : null;
 }
 
 /** What the inline inspections found (and their cleanup removed), as the visits say it. */
@@ -96,5 +102,6 @@ export function cleanupStatus(
 
 /** Where the check's own last steps did the tidy-up (steering/inline-tidy.ts), said so. */
 function tidiedBy(missed: Findings): string {
-  return missed.inlineOn ? `; tidy-up done by the check's last steps on backends ${missed.inlineOn.join(', ')}` : '';
+  if (missed.inlineOn) return `; tidy-up done by the check's last steps on backends ${missed.inlineOn.join(', ')}`;
+  return missed.inlineMissed ? `; tidy-up visited after the check: ${missed.inlineMissed}` : '';
 }

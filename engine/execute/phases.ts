@@ -14,7 +14,7 @@ import { foundUnavailable, noteOtherRuns, OtherRunsQuestion, untilBack } from '.
 import { Scenario, type RunContext } from '../steering/scenario.js';
 import { sparesAllowed } from '../steering/spare-session.js';
 import { inlineTidyStatements } from '../steering/inline-tidy.js';
-import { cleanupStatus, inlineFindings, inlineLeftovers, inlineTidyAllowed, tidyAfter } from './check-tidy.js';
+import { cleanupStatus, inlineFindings, inlineLeftovers, inlineMissed, inlineTidyAllowed, tidyAfter } from './check-tidy.js';
 import { visitStatements, type Findings } from '../sweep/sweep.js';
 import { traced } from '../record/trace.js';
 import type { CheckResult, Judgement } from '../types.js';
@@ -68,6 +68,8 @@ export interface Closed {
   others: number;
   /** The check's last steps did the tidy-up's work on every backend it needs (inline-tidy.ts). */
   inline: Findings | null;
+  /** Why the visits run though the check's last steps carried the tidy-up (inline-tidy.ts), or null. */
+  inlineMissed: string | null;
   /** Visits begun while the check's clients said goodbye, or null. */
   tidied: Promise<Findings> | null;
 }
@@ -82,6 +84,7 @@ export async function closeScenario(def: CheckDefinition, ctx: RunContext, run: 
   const closed = traced('part', def.id, 'close', () => scn.closeAll());
   const ended = !scn.interrupted && !unavailable;
   const inline = ended ? inlineFindings(scn, ctx) : null;
+  const inlineMissedWhy = ended && !inline ? inlineMissed(scn, ctx) : null;
   // The next check's logins ahead of need start as this one ends: by the tidy-up's visitors
   // (withSpares), or here for a check that has none (at a distance a login is three round trips
   // the next check would begin with). Not after a crowd, which ended them to count only its own
@@ -99,7 +102,7 @@ export async function closeScenario(def: CheckDefinition, ctx: RunContext, run: 
       ? tidyAfter(def, ctx, scn)
       : null;
   const others = await run.others.answer(closed, !scn.interrupted);
-  return { others, inline, tidied };
+  return { others, inline, inlineMissed: inlineMissedWhy, tidied };
 }
 
 /**
@@ -151,7 +154,9 @@ export async function tidyUp(
   if (def.flags?.includes('destructive') && !scn.interrupted && answersAgain)
     noteRecount(scn, await traced('part', def.id, 'recount', () => recountAfter(ctx, def.id)));
   // Visits that ran after inline inspections would not find what those removed: said here.
-  return closed.inline ? visited : { ...visited, left: [...inlineLeftovers(scn), ...visited.left] };
+  if (closed.inline) return visited;
+  const why = closed.inlineMissed ? { inlineMissed: closed.inlineMissed } : {};
+  return { ...visited, left: [...inlineLeftovers(scn), ...visited.left], ...why };
 }
 
 /** The recount's result as a fact of the check's record (nothing when the pool did not change). */

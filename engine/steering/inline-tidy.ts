@@ -75,22 +75,37 @@ export async function runWithTidy(
   return step;
 }
 
+/** Whether the inline visits stood for the tidy-up's: the backends they covered, or why not. */
+export type InlineCoverage = { on: number[] } | { missed: string };
+
 /**
  * Whether the inline visits stand for the tidy-up's (see the file comment): the backends they
- * covered, or null when they do not.
+ * covered, or why the visits must run after all (said in the check's cleanup detail, so a
+ * reader sees why a check was visited; null when no step carried the tidy-up at all).
  */
-export function inlineCoverage(scn: Scenario, poolSize: number | null): number[] | null {
+export function inlineCoverage(scn: Scenario, poolSize: number | null): InlineCoverage | null {
   const visits = scn.inlineVisits;
-  if (visits.length === 0 || poolSize === null) return null;
+  if (visits.length === 0) return null;
+  if (poolSize === null) return { missed: 'the pool size is unknown' };
   const carriers = new Set(visits.map((v) => v.seq));
   const others = scn.steps.filter((st) => scn.throughTarget(st) && !carriers.has(st.seq));
   // Recorded times are rounded to a tenth of a millisecond: a step awaited before the carriers
   // were sent can seem to end a tenth after they began.
   const lastOtherEnd = Math.max(0, ...others.map((st) => st.startMs + st.durationMs)) - 0.5;
   const last = visits.filter((v) => v.startMs >= lastOtherEnd);
-  if (last.length === 0 || last.some((v) => !v.ok || v.pid === null)) return null;
+  if (last.length === 0) return { missed: 'a step through the target ran after the steps that carried it' };
+  if (last.some((v) => !v.ok || v.pid === null)) return { missed: 'a step that carried it failed or went unanswered' };
   const covered = new Set(last.map((v) => v.pid!));
   const touched = scn.pooledBackends();
-  if (touched.some((p) => !covered.has(p)) || covered.size < poolSize) return null;
-  return [...covered].sort((a, b) => a - b);
+  const uncovered = touched.filter((p) => !covered.has(p));
+  if (uncovered.length > 0 || covered.size < poolSize) {
+    const where = [...covered].sort((a, b) => a - b).join(', ');
+    return {
+      missed:
+        covered.size < last.length
+          ? `the steps that carried it landed on one backend (${where}), not on the ${poolSize} of the pool`
+          : `the steps that carried it reached backend(s) ${where}, not ${uncovered.length > 0 ? uncovered.join(', ') : `all ${poolSize} of the pool`}`,
+    };
+  }
+  return { on: [...covered].sort((a, b) => a - b) };
 }

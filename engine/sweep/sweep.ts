@@ -193,6 +193,8 @@ export interface Findings {
   unreached: number[];
   /** The backends the check's own last steps tidied, where they stood for the visits (steering/inline-tidy.ts). */
   inlineOn?: number[];
+  /** Why the check's last steps, though they carried the tidy-up, did not stand for the visits. */
+  inlineMissed?: string;
 }
 
 function findings(visits: Visits): Findings & { doubts: string[] } {

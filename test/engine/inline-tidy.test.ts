@@ -48,6 +48,14 @@ const STATE_CHECKS = CATALOGUE.filter(
  */
 const VISITED = ['session/search-path-leak', 'session/tracked-parameter'];
 const INLINE = /tidy-up done by the check's last steps on backends \d+, \d+$/;
+/**
+ * The one race the engine cannot rule out: A's cleanup is written before the observer's COMMIT,
+ * but a busy pooler may read the COMMIT first and hand A the backend it freed (PgBouncer hands
+ * out the one freed last). The visits then run, and the detail says why.
+ */
+const RACED = /tidy-up visited after the check: the steps that carried it landed on one backend \(\d+\), not on the 2 of the pool$/;
+/** How many checks may lose that race in one run before the inline tidy-up counts as broken. */
+const RACED_MAX = 2;
 
 beforeAll(async () => {
   stack = await startStack('pgbouncer-transaction');
@@ -98,6 +106,7 @@ function stateCheck(
 
 describe('the tidy-up in a state check’s last steps', () => {
   const results: CheckResult[] = [];
+  let raced = 0;
 
   test('the state checks are the ones expected', () => {
     expect(STATE_CHECKS.length).toBeGreaterThanOrEqual(13);
@@ -117,6 +126,7 @@ describe('the tidy-up in a state check’s last steps', () => {
       // The tidy-up's own answers are not the step's: no inspection column in the record.
       for (const s of carriers) expect(s.results.flat().some((row) => 'tidy_pid' in row || 'locks' in row)).toBe(false);
       if (VISITED.includes(id)) expect(result.cleanup.detail).not.toMatch(INLINE);
+      else if (RACED.test(result.cleanup.detail) && ++raced <= RACED_MAX) return;
       else
         expect(result.cleanup.detail, JSON.stringify(result.steps.map((s) => [s.session, s.tag, s.pid]))).toMatch(
           INLINE,
@@ -165,6 +175,7 @@ describe('the tidy-up in a state check’s last steps', () => {
     expect(result.steps.filter((s) => s.sql.includes(INLINE_TIDY_NOTE)).length).toBe(2);
     expect(result.cleanup.ok, result.cleanup.detail).toBe(true);
     expect(result.cleanup.detail).not.toMatch(INLINE);
+    expect(result.cleanup.detail).toMatch(/tidy-up visited after the check: a step through the target ran after/);
   }, 60_000);
 
   test('what an inline inspection found is reported when the visits run after it', async () => {
