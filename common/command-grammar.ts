@@ -47,7 +47,7 @@ export interface CommandGrammar {
   noStdout: string | null;
   /**
    * `seconds`: a bare `--timeout 5` is five seconds (the main command, always so); `unit`: the
-   * unit must be written, where a bare number once meant milliseconds (engine/time.ts).
+   * unit must be written, where a bare number once meant milliseconds (engine/record/time.ts).
    */
   bareTimeout: 'seconds' | 'unit';
   /** What a positional argument is, or why none is wanted (null: keep it). */

@@ -14,7 +14,7 @@
  *
  * The run also announces itself (other-runs.ts's presence lock), so other runs' vetoes see it.
  *
- * The target-gone, other-runs and outage phases are the engine's own (engine/run-phases.ts),
+ * The target-gone, other-runs and outage phases are the engine's own (engine/execute/run-phases.ts),
  * the ones a check runs. This is the only file of drivers/ that calls into the engine's
  * judgement and run state: when those are reorganised, only this file changes.
  */
@@ -24,7 +24,7 @@ import type { RunContext } from '../engine/steering/scenario.js';
 import type { Discovery, Judgement, StepRecord } from '../engine/types.js';
 import { phaseSteps, type DriverScenarioId } from './judge.js';
 
-// The phases a driver configuration shares with a check (engine/run-phases.ts): the target gone
+// The phases a driver configuration shares with a check (engine/execute/run-phases.ts): the target gone
 // before it, the question about other runs around it, the wait after it found an outage.
 export {
   foundUnavailable,

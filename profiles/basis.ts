@@ -1,5 +1,5 @@
 /**
- * Marking how a profile's expectations are known (see ExpectationBasis in engine/profile.ts).
+ * Marking how a profile's expectations are known (see ExpectationBasis in engine/record/profile.ts).
  * The fixtures' own profiles are derived from their recorded runs (observed-on-fixture.ts), and
  * the catalogue tests run exactly those expectations against the real fixture (test/catalogue);
  * a profile observed on a compatibility column wraps its table in `observed(...)`. A profile

@@ -101,7 +101,7 @@ export const DEFAULT_MAX_POOL = 8;
 
 export async function run(opts: RunOptions = {}): Promise<Report> {
   const runId = opts.runId ?? newRunId();
-  // The run's live state in this process (engine/run-state.ts), for every phase here:
+  // The run's live state in this process (engine/context/run-state.ts), for every phase here:
   // discovery, the announcement, the sweep. The check workers make their own.
   const state = new RunState();
   try {
@@ -415,7 +415,7 @@ function buildReport(p: ReportParts): Report {
       skipped: count('skipped'),
       strict: p.strict,
       // Interrupted: what ran is reported as it is, and the exit code says the run was cut short.
-      // Under --strict, a run that proved nothing does not exit 0 (engine/verdict.ts).
+      // Under --strict, a run that proved nothing does not exit 0 (engine/record/verdict.ts).
       exitCode: p.interruptedExit ?? Math.max(runExitCode(p.checks, p.sweep, p.strict), breaksExit(p)),
       ...(p.failOnBreaks ? { failOnBreaks: true } : {}),
       ...(p.interruptedExit !== null ? { interrupted: true } : {}),

@@ -18,6 +18,7 @@ import { runContext, type RunState } from '../engine/context/run-state.js';
 import type { RunData } from '../engine/steering/scenario.js';
 import type { Profile } from '../engine/record/profile.js';
 import type { CheckResult } from '../engine/types.js';
+import { outcomeBreaks } from '../suites/outcome-breaks.js';
 
 /** What pooltest provides to the test workers. */
 export interface PooltestProvided {
@@ -26,6 +27,11 @@ export interface PooltestProvided {
   profile: Profile | null;
   /** `--strict` / `POOLTEST_STRICT`: an inconclusive check fails its test instead of skipping. */
   strict?: boolean;
+  /**
+   * `--fail-on-breaks` / `POOLTEST_FAIL_ON_BREAKS`: a check whose outcome breaks
+   * transaction-pooled clients fails its test, even where a profile expected that outcome.
+   */
+  failOnBreaks?: boolean;
 }
 
 declare module 'vitest' {
@@ -87,6 +93,11 @@ export function checkTest(def: CheckDefinition): void {
     running = executeCheck(def, ctx, provided.profile, signal, { onWait });
     const result = await running;
     task.meta.pooltest = result;
+    if (provided.failOnBreaks === true && outcomeBreaks(result.outcome) === true) {
+      expect.fail(
+        `${def.id}: "${result.outcome}" breaks transaction-pooled clients (--fail-on-breaks): ${result.reason}`,
+      );
+    }
     if (result.verdict === 'fail') {
       expect.fail(
         `${def.id}: observed "${result.outcome}", expected "${result.expected}" (${result.expectedRef}): ${result.reason}`,

@@ -12,6 +12,7 @@
  * | `POOLTEST_PROFILE` / `POOLTEST_EXPECT` | a built-in profile / an expectations file to assert |
  * | `POOLTEST_TIMEOUT`, `POOLTEST_MAX_POOL` | as `--timeout` and `--max-pool` |
  * | `POOLTEST_STRICT` | `1` or `true`: as `--strict` (an inconclusive check fails its test; a sweep that could not finish fails the run) |
+ * | `POOLTEST_FAIL_ON_BREAKS` | `1` or `true`: as `--fail-on-breaks` (a check whose outcome breaks transaction-pooled clients fails its test, expected or not) |
  */
 import type { TestProject } from 'vitest/node';
 import { parseDuration } from '../engine/record/time.js';
@@ -36,7 +37,7 @@ import { CATALOGUE } from '../suites/catalogue.js';
  */
 export type PooltestSetupOptions = Pick<
   RunOptions,
-  'user' | 'password' | 'database' | 'direct' | 'timeoutMs' | 'maxPool' | 'strict'
+  'user' | 'password' | 'database' | 'direct' | 'timeoutMs' | 'maxPool' | 'strict' | 'failOnBreaks'
 > & {
   /** `host:port` or a postgres:// URL. */
   target?: string;
@@ -61,7 +62,8 @@ export function setupOptionsFromEnv(env: NodeJS.ProcessEnv): PooltestSetupOption
   if (env.POOLTEST_PROFILE) o.profile = env.POOLTEST_PROFILE;
   if (env.POOLTEST_EXPECT) o.expect = env.POOLTEST_EXPECT;
   if (env.POOLTEST_TIMEOUT) o.timeoutMs = parseDuration(env.POOLTEST_TIMEOUT);
-  if (env.POOLTEST_STRICT) o.strict = strictFromEnv(env.POOLTEST_STRICT);
+  if (env.POOLTEST_STRICT) o.strict = switchFromEnv('POOLTEST_STRICT', env.POOLTEST_STRICT);
+  if (env.POOLTEST_FAIL_ON_BREAKS) o.failOnBreaks = switchFromEnv('POOLTEST_FAIL_ON_BREAKS', env.POOLTEST_FAIL_ON_BREAKS);
   if (env.POOLTEST_MAX_POOL) {
     const n = Number(env.POOLTEST_MAX_POOL);
     if (!Number.isInteger(n) || n < 1)
@@ -103,7 +105,12 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const state = new RunState();
   const discovery = await discover(target, { bounds, poolBound: o.maxPool ?? DEFAULT_MAX_POOL, runId, state });
   const ctx = runContext({ target, direct, discovery, runId, bounds, fixture: false }, state);
-  const provided: PooltestProvided = { ctx: runData(ctx), profile, strict: o.strict === true };
+  const provided: PooltestProvided = {
+    ctx: runData(ctx),
+    profile,
+    strict: o.strict === true,
+    failOnBreaks: o.failOnBreaks === true,
+  };
   project.provide('pooltest', provided);
   return async () => {
     try {
@@ -142,9 +149,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
 }
 
 /** `1`/`true`/`yes` on, `0`/`false`/`no` off; anything else is a typo worth stopping for. */
-function strictFromEnv(value: string): boolean {
+function switchFromEnv(name: string, value: string): boolean {
   const v = value.trim().toLowerCase();
   if (['1', 'true', 'yes'].includes(v)) return true;
   if (['0', 'false', 'no', ''].includes(v)) return false;
-  throw new PooltestError('BAD_ARGUMENTS', `POOLTEST_STRICT "${value}" is not 1/true/yes or 0/false/no`);
+  throw new PooltestError('BAD_ARGUMENTS', `${name} "${value}" is not 1/true/yes or 0/false/no`);
 }

@@ -1,7 +1,7 @@
 /**
- * The tidy-up after a check: the visits to every backend its steps reported (engine/sweep.ts),
+ * The tidy-up after a check: the visits to every backend its steps reported (engine/sweep/sweep.ts),
  * or the check's own last steps where they did the visits' work (steering/inline-tidy.ts), and
- * the cleanup status a result carries. Phases of engine/execute.ts (execute-phases.ts).
+ * the cleanup status a result carries. Phases of engine/execute/execute.ts (execute/phases.ts).
  */
 import type { CheckDefinition } from './check.js';
 import { isRunFact } from '../record/run-facts.js';
@@ -14,7 +14,7 @@ import { traced } from '../record/trace.js';
 import type { CheckResult, StepRecord } from '../types.js';
 import { leftoversOn } from '../sweep/visit-sql.js';
 
-/** The visits right after a check, to every backend its steps reported (engine/sweep.ts, tidy). */
+/** The visits right after a check, to every backend its steps reported (engine/sweep/sweep.ts, tidy). */
 export function tidyAfter(def: CheckDefinition, ctx: RunContext, scn: Scenario): Promise<Findings> {
   if (scn.steps.every(isRunFact)) return Promise.resolve({ left: [], unreached: [] });
   return traced('part', def.id, 'tidy', () => tidy(ctx, [def.id], scn.pooledBackends(), withSpares(new Scenario(ctx))));

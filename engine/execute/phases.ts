@@ -1,5 +1,5 @@
 /**
- * The phases of one check after its before-run checks (engine/execute.ts runs them in order):
+ * The phases of one check after its before-run checks (engine/execute/execute.ts runs them in order):
  * the scenario, close and tidy-up, the run's facts, the judgement. Each phase adds to one
  * record, the scenario's steps; the result is judgeRun of that record, so nothing decided here
  * stays out of it. The question about other runs, the target-gone mark and the wait after an

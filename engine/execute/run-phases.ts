@@ -1,5 +1,5 @@
 /**
- * The phases a check (engine/execute.ts) and a driver configuration (drivers/run-drivers.ts)
+ * The phases a check (engine/execute/execute.ts) and a driver configuration (drivers/run-drivers.ts)
  * share around their scenario: whether the target is still there before it, the question about
  * other pooltest runs before and during it, and the wait after a scenario that found the target
  * unavailable. One copy, so that both kinds of run decide, wait and say these the same way.

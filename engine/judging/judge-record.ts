@@ -69,7 +69,7 @@ function withOtherRuns(judgement: Judgement, steps: readonly StepRecord[]): Judg
 /**
  * The whole judgement of a recorded run of a check: {@link judgeRecord} of the check's own steps
  * (an interrupted run is inconclusive whatever they say), then what the engine recorded about
- * the run. Pure: the executor (engine/execute.ts) returns exactly this, and the judgement the
+ * the run. Pure: the executor (engine/execute/execute.ts) returns exactly this, and the judgement the
  * check's judge returned is never changed (a caller may hold it: the drivers' vetoes do).
  */
 export function judgeRun(def: Judged, steps: readonly StepRecord[], discovery: Discovery): Judgement {

@@ -1,6 +1,6 @@
 /**
  * A check's step tags are declared once, as constants (a check's own `TAGS`, or
- * engine/steering/tags.ts for the shared ones), and its scenario and judge both use them: a tag
+ * engine/record/tags.ts for the shared ones), and its scenario and judge both use them: a tag
  * written as a string at a `.run(...)` call is one the judge may spell differently, and then it
  * finds no step and the check is inconclusive for no visible reason. This reads every check file
  * for a step run (`.run`, `.runPrepared`) whose tag is a quoted string or a template.

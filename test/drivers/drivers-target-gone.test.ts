@@ -1,6 +1,6 @@
 /**
  * A drivers run through a target that stops answering for good goes through the phases a check
- * run uses (engine/run-phases.ts): the configuration that found the target unavailable waits
+ * run uses (engine/execute/run-phases.ts): the configuration that found the target unavailable waits
  * once, bounded, for it to answer again; the configurations after it are not run, and each of
  * their scenarios is inconclusive with the reason a check gives ("not run: the target stopped
  * answering during ..."), in bounded time. Control: the same drivers without the fault conclude

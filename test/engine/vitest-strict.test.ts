@@ -3,6 +3,8 @@
  * (with the reason), where without it the test is skipped. The run is a real Vitest process
  * with pooltest's real global setup (discovery against a real PgBouncer, the sweep after), and
  * one check whose judge never concludes: the control a strict CI must not take for green.
+ * POOLTEST_FAIL_ON_BREAKS=1 likewise makes a check whose outcome breaks transaction-pooled
+ * clients fail its test, where without it the observation passes (nothing was asserted).
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -25,14 +27,26 @@ checkTest({
 });
 `;
 
+/** A check that records one real step and observes a breaking outcome (set-leak's `leaked`). */
+const BREAKING_CHECK = `import { checkTest } from ${JSON.stringify(path.join(REPO, 'dist/runner/vitest-check.js'))};
+checkTest({
+  id: 'session/set-leak', title: 'always breaks (control for --fail-on-breaks)', severity: 'correctness', docs: [], advice: {},
+  outcomes: { leaked: { means: 'the control leaks' } },
+  async scenario(scn) { const a = await scn.open('A'); await a.run('A.look', 'SELECT pg_backend_pid() AS pid'); },
+  judge: () => ({ outcome: 'leaked', facts: {}, reason: 'this control always leaks' }),
+});
+`;
+
 beforeAll(async () => {
   stack = await startStack('pgbouncer-transaction');
   dir = mkdtempSync(path.join(os.tmpdir(), 'pooltest-strict-'));
   writeFileSync(path.join(dir, 'blind.test.mjs'), BLIND_CHECK);
-  writeFileSync(
-    path.join(dir, 'vitest.config.mjs'),
-    `export default { test: { include: ['blind.test.mjs'], globalSetup: [${JSON.stringify(path.join(REPO, 'dist/runner/vitest-setup.js'))}], testTimeout: 60000 } };\n`,
-  );
+  writeFileSync(path.join(dir, 'breaking.test.mjs'), BREAKING_CHECK);
+  for (const name of ['blind', 'breaking'])
+    writeFileSync(
+      path.join(dir, `${name}.config.mjs`),
+      `export default { test: { include: ['${name}.test.mjs'], globalSetup: [${JSON.stringify(path.join(REPO, 'dist/runner/vitest-setup.js'))}], testTimeout: 60000 } };\n`,
+    );
 });
 afterAll(async () => {
   await stack?.stop();
@@ -45,12 +59,14 @@ interface VitestJson {
 
 async function vitest(
   strict: string | undefined,
+  config: 'blind' | 'breaking' = 'blind',
+  variable = 'POOLTEST_STRICT',
 ): Promise<{ code: number | null; result: { status: string; failureMessages: string[] } | undefined }> {
-  const out = path.join(dir, `out-${strict ?? 'none'}.json`);
+  const out = path.join(dir, `out-${config}-${strict ?? 'none'}.json`);
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     POOLTEST_TARGET: stack.target.url(),
-    ...(strict !== undefined ? { POOLTEST_STRICT: strict } : {}),
+    ...(strict !== undefined ? { [variable]: strict } : {}),
   };
   delete env.VITEST;
   delete env.VITEST_WORKER_ID;
@@ -60,7 +76,7 @@ async function vitest(
       path.join(REPO, 'node_modules/vitest/vitest.mjs'),
       'run',
       '--config',
-      'vitest.config.mjs',
+      `${config}.config.mjs`,
       '--reporter=json',
       `--outputFile=${out}`,
     ],
@@ -91,5 +107,27 @@ describe('POOLTEST_STRICT in the Vitest entry', () => {
     expect(setupOptionsFromEnv({ POOLTEST_STRICT: 'true' }).strict).toBe(true);
     expect(setupOptionsFromEnv({ POOLTEST_STRICT: '0' }).strict).toBe(false);
     expect(() => setupOptionsFromEnv({ POOLTEST_STRICT: 'ture' })).toThrow(/POOLTEST_STRICT "ture"/);
+  });
+});
+
+describe('POOLTEST_FAIL_ON_BREAKS in the Vitest entry', () => {
+  test('control, without it: a breaking observation passes (nothing was asserted)', async () => {
+    const { code, result } = await vitest(undefined, 'breaking');
+    expect(result?.status).toBe('passed');
+    expect(code).toBe(0);
+  }, 120_000);
+
+  test('with it, the same check fails its test, naming the outcome, and the run fails', async () => {
+    const { code, result } = await vitest('1', 'breaking', 'POOLTEST_FAIL_ON_BREAKS');
+    expect(result?.status).toBe('failed');
+    expect(result?.failureMessages.join('\n')).toContain(
+      '"leaked" breaks transaction-pooled clients (--fail-on-breaks): this control always leaks',
+    );
+    expect(code).toBe(1);
+  }, 120_000);
+
+  test('its value is read strictly too', () => {
+    expect(setupOptionsFromEnv({ POOLTEST_FAIL_ON_BREAKS: 'yes' }).failOnBreaks).toBe(true);
+    expect(() => setupOptionsFromEnv({ POOLTEST_FAIL_ON_BREAKS: 'maybe' })).toThrow(/POOLTEST_FAIL_ON_BREAKS "maybe"/);
   });
 });
