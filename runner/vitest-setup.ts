@@ -63,7 +63,8 @@ export function setupOptionsFromEnv(env: NodeJS.ProcessEnv): PooltestSetupOption
   if (env.POOLTEST_EXPECT) o.expect = env.POOLTEST_EXPECT;
   if (env.POOLTEST_TIMEOUT) o.timeoutMs = parseDuration(env.POOLTEST_TIMEOUT);
   if (env.POOLTEST_STRICT) o.strict = switchFromEnv('POOLTEST_STRICT', env.POOLTEST_STRICT);
-  if (env.POOLTEST_FAIL_ON_BREAKS) o.failOnBreaks = switchFromEnv('POOLTEST_FAIL_ON_BREAKS', env.POOLTEST_FAIL_ON_BREAKS);
+  if (env.POOLTEST_FAIL_ON_BREAKS)
+    o.failOnBreaks = switchFromEnv('POOLTEST_FAIL_ON_BREAKS', env.POOLTEST_FAIL_ON_BREAKS);
   if (env.POOLTEST_MAX_POOL) {
     const n = Number(env.POOLTEST_MAX_POOL);
     if (!Number.isInteger(n) || n < 1)

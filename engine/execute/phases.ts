@@ -14,7 +14,14 @@ import { foundUnavailable, noteOtherRuns, OtherRunsQuestion, untilBack } from '.
 import { Scenario, type RunContext } from '../steering/scenario.js';
 import { sparesAllowed } from '../steering/spare-session.js';
 import { inlineTidyStatements } from '../steering/inline-tidy.js';
-import { cleanupStatus, inlineFindings, inlineLeftovers, inlineMissed, inlineTidyAllowed, tidyAfter } from './check-tidy.js';
+import {
+  cleanupStatus,
+  inlineFindings,
+  inlineLeftovers,
+  inlineMissed,
+  inlineTidyAllowed,
+  tidyAfter,
+} from './check-tidy.js';
 import { visitStatements, type Findings } from '../sweep/sweep.js';
 import { traced } from '../record/trace.js';
 import type { CheckResult, Judgement } from '../types.js';

@@ -53,7 +53,8 @@ const INLINE = /tidy-up done by the check's last steps on backends \d+, \d+$/;
  * but a busy pooler may read the COMMIT first and hand A the backend it freed (PgBouncer hands
  * out the one freed last). The visits then run, and the detail says why.
  */
-const RACED = /tidy-up visited after the check: the steps that carried it landed on one backend \(\d+\), not on the 2 of the pool$/;
+const RACED =
+  /tidy-up visited after the check: the steps that carried it landed on one backend \(\d+\), not on the 2 of the pool$/;
 /** How many checks may lose that race in one run before the inline tidy-up counts as broken. */
 const RACED_MAX = 2;
 
