@@ -3,7 +3,10 @@
  * Starts every fixture in COMPAT_TARGETS one after the other (a 2-core machine is shared),
  * runs the whole catalogue through the built CLI as a user would, and merges the reports with
  * the same code as `pooltest matrix`. `--only NAME,...` regenerates some columns and keeps the
- * others from the committed JSON (handy when one fixture changed).
+ * others from the committed JSON (handy when one fixture changed). `--checks ID,...` runs only
+ * those checks on each column (or on the `--only` columns) and splices their cells into the
+ * committed columns, the other cells kept (handy when checks were added or changed):
+ * `npm run matrix:docs -- --checks copy/in-out,prepared/close`.
  *
  * test/catalogue/compatibility.test.ts fails when the committed page disagrees with what the
  * fixtures do, so rerun this after changing a judge, a check or a fixture. What a column may hold
@@ -33,6 +36,7 @@ import {
   type CompatTarget,
 } from './compatibility-targets.js';
 import { cellNotes, MEASURED_CHECKS, withVaryingCells } from './compatibility-rules.js';
+import { CATALOGUE } from '../suites/catalogue.js';
 
 // Compiled under dist/bench/, or imported from source by a test under bench/.
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -158,29 +162,46 @@ function withoutPg(): NodeJS.ProcessEnv {
   return { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('PG'))), NO_COLOR: '1' };
 }
 
-async function main(): Promise<void> {
-  const flag = process.argv.indexOf('--only');
-  // Names separated by commas, or by semicolons where a name has a comma of its own.
-  const list = flag >= 0 ? (process.argv[flag + 1] ?? '') : '';
-  const only = list
+/** The values of `flag`: names separated by commas, or by semicolons where a name has a comma of its own. */
+function listArg(flag: string): string[] {
+  const at = process.argv.indexOf(flag);
+  const list = at >= 0 ? (process.argv[at + 1] ?? '') : '';
+  return list
     .split(list.includes(';') ? ';' : ',')
     .map((n) => n.trim())
     .filter(Boolean);
+}
+
+async function main(): Promise<void> {
+  const only = listArg('--only');
+  const checks = listArg('--checks');
   const unknown = only.filter((n) => !COMPAT_RUNNABLE.some((t) => t.name === n));
   if (unknown.length > 0)
     throw new Error(
       `unknown or pending target(s) ${unknown.join(', ')}; known: ${COMPAT_RUNNABLE.map((t) => t.name).join('; ')}`,
     );
+  const unknownChecks = checks.filter((id) => !CATALOGUE.some((c) => c.id === id));
+  if (unknownChecks.length > 0) throw new Error(`unknown check(s) ${unknownChecks.join(', ')}`);
   const previous =
-    only.length > 0 ? (JSON.parse(readFileSync(path.join(REPO, COMPAT_FILES.json), 'utf8')) as Matrix) : null;
+    only.length > 0 || checks.length > 0
+      ? (JSON.parse(readFileSync(path.join(REPO, COMPAT_FILES.json), 'utf8')) as Matrix)
+      : null;
   const reports: Array<{ report: Report; name: string; source: string }> = [];
   const kept = new Map<string, MatrixColumn>();
   for (const t of COMPAT_RUNNABLE) {
-    // A column added since the committed page was made has nothing to keep: it is run.
+    // A column added since the committed page was made has nothing to keep: it is run whole.
     const committed = previous?.columns.find((c) => c.name === t.name);
-    if (previous && committed && !only.includes(t.name)) {
+    const chosen = only.length === 0 || only.includes(t.name);
+    if (previous && committed && !chosen) {
       reports.push({ report: fromColumn(previous, t.name), name: t.name, source: t.name });
       kept.set(t.name, committed);
+      continue;
+    }
+    if (previous && committed && checks.length > 0) {
+      const partial = await settled(t, checks);
+      reports.push({ report: spliced(fromColumn(previous, t.name), partial), name: t.name, source: t.name });
+      // The committed sweep stands unless the checks run now left something behind.
+      if (partial.sweep?.clean !== false) kept.set(t.name, committed);
       continue;
     }
     reports.push({ report: await settled(t), name: t.name, source: t.name });
@@ -209,11 +230,11 @@ async function main(): Promise<void> {
  * (compatibility-rules.ts) is CPU load from elsewhere on a shared machine, so the target is run
  * again (up to three times) before the page shows it.
  */
-async function settled(t: CompatTarget): Promise<Report> {
+async function settled(t: CompatTarget, checks: string[] = []): Promise<Report> {
   let report: Report | null = null;
   for (let attempt = 1; attempt <= 3; attempt++) {
     const started = performance.now();
-    report = await runTarget(t);
+    report = await runTarget(t, checks);
     const s = report.summary;
     process.stderr.write(
       `${t.name}: ${s.total} checks, ${s.inconclusive} inconclusive, exit ${s.exitCode}, ${((performance.now() - started) / 1000).toFixed(1)} s\n`,
@@ -237,8 +258,22 @@ function factsOfMeasure(measure: string | null | undefined): Record<string, numb
   };
 }
 
+/**
+ * A committed column with some checks run again: their cells replaced (or added), in the
+ * catalogue's order, the other cells as committed; a dirty sweep of the new run replaces the
+ * committed one.
+ */
+export function spliced(base: Report, partial: Report): Report {
+  const fresh = new Set(partial.checks.map((c) => c.id));
+  const order = (id: string): number => CATALOGUE.findIndex((c) => c.id === id);
+  const checks = [...base.checks.filter((c) => !fresh.has(c.id)), ...partial.checks].sort(
+    (a, b) => order(a.id) - order(b.id),
+  );
+  return { ...base, checks, ...(partial.sweep?.clean === false ? { sweep: partial.sweep } : {}) } as Report;
+}
+
 /** A minimal report carrying one committed column, so a partial regeneration keeps it. */
-function fromColumn(m: Matrix, name: string): Report {
+export function fromColumn(m: Matrix, name: string): Report {
   const i = m.columns.findIndex((c) => c.name === name);
   const col = m.columns[i]!;
   const checks = m.rows
@@ -258,7 +293,9 @@ function fromColumn(m: Matrix, name: string): Report {
     startedAt: col.startedAt,
     checks,
     profile: col.profile ? { name: col.profile } : null,
-    sweep: col.sweepClean === null ? null : { clean: col.sweepClean },
+    // The committed sweep is put back as it was written once the matrix is built (main): a
+    // report's sweep needs the visits' details, which the page does not keep.
+    sweep: null,
     target: {
       user: col.target.split('@')[0]!,
       host,
