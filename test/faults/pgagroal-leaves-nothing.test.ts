@@ -11,37 +11,21 @@
  * `application_name = pooltest-<run> even after RESET (the pooler passes it at startup)`, exit 1.
  */
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { poolerBuildUnavailable } from '../../fixtures/pooler-build.js';
-import { startPostgres, type PostgresFixture } from '../../fixtures/postgres-fixture.js';
-import { startStack, type Stack } from '../../fixtures/stack.js';
+import type { Stack } from '../../fixtures/stack.js';
+import { sharedPostgres } from '../support/shared-postgres.js';
 import { runCli } from '../support/cli.js';
 
 const UNAVAILABLE = await poolerBuildUnavailable('pgagroal');
 const SKIP = UNAVAILABLE ? ` (skipped: ${UNAVAILABLE})` : '';
 
-let postgres: PostgresFixture | undefined;
-beforeAll(async () => {
-  if (UNAVAILABLE === null) postgres = await startPostgres();
-}, 120_000);
-afterAll(async () => {
-  await postgres?.stop();
-});
-
-function useStack(name: 'pgagroal-transaction' | 'pgagroal-session'): () => Stack {
-  let stack: Stack | undefined;
-  beforeAll(async () => {
-    stack = await startStack(name, { postgresFixture: postgres! });
-  }, 120_000);
-  afterAll(async () => {
-    await stack?.stop();
-  });
-  return () => stack!;
-}
+// One PostgreSQL for the whole file, each describe block's pgagroal in front of it in turn.
+const { postgres, useStack } = sharedPostgres(UNAVAILABLE === null);
 
 /** Client backends on the server that a run left: in a transaction, or carrying a run's name. */
 async function leftOnServer(): Promise<string[]> {
-  const c = new pg.Client(postgres!.url());
+  const c = new pg.Client(postgres().url());
   c.on('error', () => undefined);
   await c.connect();
   try {
@@ -71,10 +55,13 @@ async function newClientMs(stack: Stack): Promise<number> {
 }
 
 async function runOnce(stack: Stack, extra: string[] = []) {
-  const run = await runCli(['--target', stack.target.url(), '--direct', postgres!.url(), '--timeout', '5s', ...extra], {
-    json: true,
-    timeoutMs: 240_000,
-  });
+  const run = await runCli(
+    ['--target', stack.target.url(), '--direct', postgres().url(), '--timeout', '5s', ...extra],
+    {
+      json: true,
+      timeoutMs: 240_000,
+    },
+  );
   const report = run.report!;
   const line = run.stdout.split('\n').find((l) => l.startsWith('Sweep:')) ?? '(no sweep line)';
   return { run, report, line };

@@ -12,24 +12,20 @@
  *
  * Without /usr/bin/chromium the test says so and skips (scripts/setup.sh installs it).
  */
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, test } from 'vitest';
 import type { Report } from '../../engine/types.js';
 import { renderHtml } from '../../reporters/html-reporter.js';
 import { findCrossings } from '../../reporters/sequence-model.js';
 import { stepOutcome } from '../../reporters/step-text.js';
 import { outcomeBreaks } from '../../suites/outcome-breaks.js';
 import { recordedReport } from '../support/recorded-report.js';
+import { chromiumMissing, useChromium } from '../support/chromium.js';
 import { screenshot, textInView, titlesInTable } from '../support/report-at-800.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const SKIP = existsSync(CHROMIUM)
-  ? null
-  : `Chromium not found at ${CHROMIUM}: install it to run the diagram browser test`;
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'];
+const SKIP = chromiumMissing('the diagram browser test');
 
 test.runIf(SKIP !== null)('says why the diagram browser test is skipped', () => {
   console.warn(SKIP);
@@ -52,31 +48,17 @@ interface Drawn {
 }
 
 describe.skipIf(SKIP !== null)('sequence diagrams in Chromium', () => {
-  let dir: string;
-  let context: BrowserContext;
   let report: Report;
-
-  beforeAll(async () => {
-    dir = mkdtempSync(path.join(os.tmpdir(), 'pooltest-diagrams-'));
+  const { dir, context } = useChromium('pooltest-diagrams-', (folder) => {
     report = recordedReport();
-    writeFileSync(path.join(dir, 'report.html'), renderHtml(report));
-    context = await chromium.launchPersistentContext(path.join(dir, 'profile'), {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ARGS,
-      timeout: 30_000,
-    });
-  }, 60_000);
-  afterAll(async () => {
-    await context?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    writeFileSync(path.join(folder, 'report.html'), renderHtml(report));
   });
 
   async function open(width: number): Promise<Page> {
-    const page = await context.newPage();
+    const page = await context().newPage();
     page.setDefaultTimeout(10_000);
     await page.setViewportSize({ width, height: 900 });
-    await page.goto(`file://${path.join(dir, 'report.html')}`);
+    await page.goto(`file://${path.join(dir(), 'report.html')}`);
     return page;
   }
 

@@ -8,20 +8,16 @@
  *
  * Without /usr/bin/chromium the test says so and skips (scripts/setup.sh installs it).
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, test } from 'vitest';
 import { renderMatrixHtml } from '../../reporters/matrix-html.js';
 import type { Matrix } from '../../reporters/matrix.js';
 import { REPO } from '../support/cli.js';
+import { chromiumMissing, useChromium } from '../support/chromium.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const SKIP = existsSync(CHROMIUM)
-  ? null
-  : `Chromium not found at ${CHROMIUM}: install it to run the matrix browser test`;
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'];
+const SKIP = chromiumMissing('the matrix browser test');
 const COLUMNS = 9;
 
 test.runIf(SKIP !== null)('says why the matrix browser test is skipped', () => {
@@ -29,36 +25,22 @@ test.runIf(SKIP !== null)('says why the matrix browser test is skipped', () => {
 });
 
 describe.skipIf(SKIP !== null)('the matrix page at 800 px', () => {
-  let dir: string;
-  let context: BrowserContext;
   let matrix: Matrix;
-
-  beforeAll(async () => {
-    dir = mkdtempSync(path.join(os.tmpdir(), 'pooltest-matrix-page-'));
+  const { dir, context } = useChromium('pooltest-matrix-page-', (folder) => {
     const committed = JSON.parse(readFileSync(path.join(REPO, 'docs/compatibility.json'), 'utf8')) as Matrix;
     matrix = {
       ...committed,
       columns: committed.columns.slice(0, COLUMNS),
       rows: committed.rows.map((r) => ({ ...r, cells: r.cells.slice(0, COLUMNS) })),
     };
-    writeFileSync(path.join(dir, 'matrix.html'), renderMatrixHtml(matrix));
-    context = await chromium.launchPersistentContext(path.join(dir, 'profile'), {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ARGS,
-      timeout: 30_000,
-    });
-  }, 60_000);
-  afterAll(async () => {
-    await context?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    writeFileSync(path.join(folder, 'matrix.html'), renderMatrixHtml(matrix));
   });
 
   async function open(): Promise<Page> {
-    const page = await context.newPage();
+    const page = await context().newPage();
     page.setDefaultTimeout(10_000);
     await page.setViewportSize({ width: 800, height: 900 });
-    await page.goto(`file://${path.join(dir, 'matrix.html')}`);
+    await page.goto(`file://${path.join(dir(), 'matrix.html')}`);
     return page;
   }
 

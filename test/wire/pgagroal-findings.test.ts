@@ -15,10 +15,10 @@
  * login racing pgagroal's prefill, that login left it refusing everyone: the regression below.)
  */
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { poolerBuildUnavailable } from '../../fixtures/pooler-build.js';
-import { startPostgres, type PostgresFixture } from '../../fixtures/postgres-fixture.js';
-import { startStack, type Stack } from '../../fixtures/stack.js';
+import type { Stack } from '../../fixtures/stack.js';
+import { sharedPostgres } from '../support/shared-postgres.js';
 import type { Report } from '../../engine/types.js';
 import { runCli } from '../support/cli.js';
 
@@ -29,27 +29,8 @@ const SKIP = UNAVAILABLE ? ` (skipped: ${UNAVAILABLE})` : '';
 /** The reason every check gave when pgagroal had stopped answering: it says nothing about the check. */
 const GENERIC_SILENCE = /^(not conclusive: )?(session not usable: )?no answer within \d+ ms$/;
 
-// One PostgreSQL for the whole file (each describe block puts its own pgagroal in front of it,
-// one after the other): two fewer server starts, seconds on a loaded machine.
-let postgres: PostgresFixture | undefined;
-beforeAll(async () => {
-  if (UNAVAILABLE === null) postgres = await startPostgres();
-}, 120_000);
-afterAll(async () => {
-  await postgres?.stop();
-});
-
-/** One pgagroal for the enclosing describe block, started before its tests and stopped after. */
-function useStack(name: 'pgagroal-transaction' | 'pgagroal-session'): () => Stack {
-  let stack: Stack | undefined;
-  beforeAll(async () => {
-    stack = await startStack(name, { postgresFixture: postgres! });
-  }, 120_000);
-  afterAll(async () => {
-    await stack?.stop();
-  });
-  return () => stack!;
-}
+// One PostgreSQL for the whole file, each describe block's pgagroal in front of it in turn.
+const { postgres, useStack } = sharedPostgres(UNAVAILABLE === null);
 
 function expectEveryCheckAnswered(report: Report): void {
   for (const c of report.checks) {
