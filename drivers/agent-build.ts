@@ -25,6 +25,7 @@ export interface AgentBuild {
 
 /** The folder holding the build of this source, or null when it has not been built. */
 export function builtAgentDir(build: AgentBuild): string | null {
+  if (!existsSync(build.source)) return null;
   const dir = cacheDir(build);
   return existsSync(join(dir, build.artefact)) ? dir : null;
 }

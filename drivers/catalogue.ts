@@ -258,7 +258,8 @@ export const DRIVERS: readonly DriverSpec[] = [
     statementNames:
       'pdo_stmt_<8 hex digits> per connection (every process starts at pdo_stmt_00000001), freed with SQL DEALLOCATE (protocol Close with PHP >= 8.4 and libpq >= 17); scrollable cursors pdo_crsr_<8 hex digits>',
     namePattern: /^pdo_stmt_[0-9a-f]{8}$/,
-    cursor: 'a scrollable cursor (PDO::ATTR_CURSOR => PDO::CURSOR_SCROLL: DECLARE ... WITH HOLD, one FETCH a row) in a transaction',
+    cursor:
+      'a scrollable cursor (PDO::ATTR_CURSOR => PDO::CURSOR_SCROLL: DECLARE ... WITH HOLD, one FETCH a row) in a transaction',
     configs: [
       {
         name: 'default',
