@@ -7,6 +7,7 @@
 // URL as an application would write them. By default pgx v4 keeps an LRU statement cache per
 // connection (capacity 512) and names each statement lrupsc_<cache>_<n>, where <cache> counts
 // the caches of the process: every process's first connection prepares lrupsc_1_0.
+// The batch op (the protocol of branch driver-batches) is pgx's SendBatch.
 //
 // drivers/go-agent.ts compiles this file once per source hash, offline, against Debian's Go
 // sources (GOPATH=/usr/share/gocode, GO111MODULE=off), and passes pgx's version with -X.
@@ -39,6 +40,7 @@ type step struct {
 	Param   int                    `json:"param"`
 	Times   int                    `json:"times"`
 	Tx      bool                   `json:"tx"`
+	Params  [][]interface{}        `json:"params"`
 }
 
 type agent struct {
@@ -137,6 +139,61 @@ func (a *agent) unit(ctx context.Context, s step) (map[string]interface{}, error
 	return r, tx.Commit(ctx)
 }
 
+// batch queues every parameter set and sends them with pgx's own SendBatch: one round trip
+// of Bind/Execute messages and a single Sync (after, in the default configuration, a round
+// trip that prepares the batch's statement through the cache). With tx, inside one transaction.
+func (a *agent) batch(s step) (map[string]interface{}, error) {
+	ctx, cancel := bounded()
+	defer cancel()
+	b := &pgx.Batch{}
+	for _, params := range s.Params {
+		b.Queue(s.SQL, integral(params)...)
+	}
+	send := a.conn.SendBatch
+	var tx pgx.Tx
+	if s.Tx {
+		var err error
+		if tx, err = a.conn.Begin(ctx); err != nil {
+			return nil, err
+		}
+		send = tx.SendBatch
+	}
+	results := send(ctx, b)
+	var err error
+	for range s.Params {
+		if _, err = results.Exec(); err != nil {
+			break
+		}
+	}
+	if closeErr := results.Close(); err == nil {
+		err = closeErr
+	}
+	if tx != nil {
+		if err != nil {
+			_ = tx.Rollback(ctx)
+			return nil, err
+		}
+		err = tx.Commit(ctx)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return map[string]interface{}{"runs": []map[string]interface{}{{"api": "SendBatch", "statements": len(s.Params)}}}, nil
+}
+
+// integral gives JSON's whole numbers (float64 in Go) as int64, as an application passes them.
+func integral(params []interface{}) []interface{} {
+	out := make([]interface{}, len(params))
+	for i, p := range params {
+		if f, ok := p.(float64); ok && f == float64(int64(f)) {
+			out[i] = int64(f)
+		} else {
+			out[i] = p
+		}
+	}
+	return out
+}
+
 func (a *agent) begin(step) (map[string]interface{}, error) {
 	ctx, cancel := bounded()
 	defer cancel()
@@ -211,6 +268,7 @@ func main() {
 	ops := map[string]func(step) (map[string]interface{}, error){
 		"connect":  a.connect,
 		"query":    a.query,
+		"batch":    a.batch,
 		"begin":    a.begin,
 		"commit":   func(step) (map[string]interface{}, error) { return a.end(true) },
 		"rollback": func(step) (map[string]interface{}, error) { return a.end(false) },

@@ -52,6 +52,11 @@ function row_of(array $row): array
     return $row;
 }
 
+/** The answer of an op the driver has no API for: pooltest reports the reason. */
+final class Unsupported extends RuntimeException
+{
+}
+
 final class Agent
 {
     private ?PDO $pdo = null;
@@ -116,6 +121,12 @@ final class Agent
         $stmt = null; // CLOSE pdo_crsr_<n>, inside the transaction
         $this->pdo->commit();
         return ['runs' => $this->partial];
+    }
+
+    /** The batch op (drivers/agents/python/agent.py): PDO has none to offer. */
+    public function batch(array $step): array
+    {
+        throw new Unsupported('PDO has no batch or pipeline API: every execute() waits for its answer before the next is sent');
     }
 
     public function begin(array $step): array
