@@ -240,10 +240,14 @@ export const DRIVERS: readonly DriverSpec[] = [
         advised: true,
         how: 'statement_cache_mode=describe in the connection string',
       },
+      // Not advised by pgx (its PgBouncer tests run the two above): without a cache, pgx v4
+      // describes the unnamed statement in one round trip and binds it in the next, which a
+      // transaction pooler may send to another backend ("unnamed prepared statement does not
+      // exist", seen through Odyssey 1.5.1 with pool_reserve_prepared_statement no).
       {
         name: 'statement_cache_capacity=0',
         options: { statement_cache_capacity: 0 },
-        advised: true,
+        advised: false,
         how: 'statement_cache_capacity=0 in the connection string',
       },
     ],

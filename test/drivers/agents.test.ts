@@ -174,7 +174,10 @@ describe('the issue, from real runs', () => {
     expect(outcome(r, 'pdo-pgsql/collision@default')).toBe('retried');
     expect(reason('pdo-pgsql/collision@default')).toMatch(/"pdo_stmt_00000001" already exists \(server log/);
     for (const x of r.results.filter((y) => y.advised)) expect(`${x.id}: ${outcome(r, x.id)}`).toBe(`${x.id}: works`);
-    expect(r.results.filter((y) => y.advised).length).toBe(3 * 2 + 2 * 3);
+    expect(r.results.filter((y) => y.advised).length).toBe(2 * 2 + 2 * 3);
+    // Not advised, and through PgBouncer 1.18's steering it works: its hazard needs a pooler
+    // that moves the Bind away from the Describe (see drivers/catalogue.ts).
+    expect(outcome(r, 'pgx/moved@statement_cache_capacity=0')).toBe('works');
     expect(r.results.find((x) => x.id === 'pgx/moved@default')?.advice).toMatch(/prefer_simple_protocol=true/);
     expect(r.results.find((x) => x.id === 'pdo-pgsql/moved@default')?.advice).toMatch(/ATTR_EMULATE_PREPARES => true/);
   }, 240_000);
