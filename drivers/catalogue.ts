@@ -28,6 +28,11 @@ export interface DriverConfig {
   advised: boolean;
   /** The option as a developer would write it. */
   how: string;
+  /**
+   * Whether the driver names statements in this configuration (the audit joins a name with
+   * these only); by default the configurations not advised do.
+   */
+  names?: boolean;
 }
 
 export interface DriverSpec {
@@ -248,6 +253,7 @@ export const DRIVERS: readonly DriverSpec[] = [
         name: 'statement_cache_capacity=0',
         options: { statement_cache_capacity: 0 },
         advised: false,
+        names: false,
         how: 'statement_cache_capacity=0 in the connection string',
       },
     ],
