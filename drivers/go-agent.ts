@@ -50,14 +50,18 @@ function goBuild(source: string): AgentBuild {
   };
 }
 
-/** Why the last build failed, said by the command that stands in for the agent. */
-let buildFailure: string | null = null;
+/** Why the last build of each source failed, said by the command that stands in for the agent. */
+const buildFailures = new Map<string, string>();
 
 /** Builds the agent (bounded: pgx and its dependencies take some 20 s the first time). */
 export async function buildGoAgent(source: string, boundMs = 180_000): Promise<void> {
-  buildFailure = await buildAgent(goBuild(source), boundMs);
-  if (buildFailure !== null && installedPgx() === null)
-    buildFailure = `pgx v4 is not installed (Debian ${PGX_PACKAGE}): ${buildFailure}`;
+  const failure = await buildAgent(goBuild(source), boundMs);
+  if (failure === null) buildFailures.delete(source);
+  else
+    buildFailures.set(
+      source,
+      installedPgx() === null ? `pgx v4 is not installed (Debian ${PGX_PACKAGE}): ${failure}` : failure,
+    );
 }
 
 /**
@@ -69,7 +73,7 @@ export function goAgentCommand(source: string): AgentCommand {
   if (dir !== null) return { cmd: join(dir, 'agent'), args: [] };
   const hello = {
     ok: false,
-    error: { type: 'BuildFailed', message: buildFailure ?? 'the pgx agent has not been built (go build)' },
+    error: { type: 'BuildFailed', message: buildFailures.get(source) ?? 'the pgx agent has not been built (go build)' },
   };
   return { cmd: process.execPath, args: ['-e', `console.log(${JSON.stringify(JSON.stringify(hello))})`] };
 }
