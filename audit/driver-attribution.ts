@@ -48,7 +48,7 @@ export function attributeDriver(what: string, results: readonly DriverResult[] |
   const base = { id: driver.id, title: driver.title, note: `named as ${driver.statementNames}` };
   if (results === null) return base;
   // The configurations that name statements are the ones that can leave this name behind.
-  const naming = new Set(driver.configs.filter((c) => !c.advised).map((c) => c.name));
+  const naming = new Set(driver.configs.filter((c) => c.names ?? !c.advised).map((c) => c.name));
   const own = results.filter((r) => r.driver === driver.id && naming.has(r.config));
   if (own.length === 0) return { ...base, note: `${base.note}; the drivers run has no result for it` };
   const outcomes = Object.fromEntries(own.map((r) => [r.id, r.outcome]));

@@ -1,6 +1,6 @@
 /**
  * `pooltest drivers`: real drivers (asyncpg, psycopg 3, psycopg2, pgjdbc, ruby-pg, node-postgres,
- * postgres.js) through the target, each in its default and its advised configurations, steered
+ * postgres.js, pgx, PDO pgsql) through the target, each in its default and its advised configurations, steered
  * with pooltest's holders (drivers/). Exit codes: 0 done (no expectation missed), 1 a result
  * missed its --expect expectation (or, with --strict, something was inconclusive), 2 pooltest
  * could not run.

@@ -1,5 +1,6 @@
 /**
- * One line of advice per driver result that needs action, naming the driver's exact option.
+ * One line of advice per driver result that needs action, naming the driver's exact option in
+ * the version the agent reported (a driver's `howFor`: pgx v4 and v5 spell it differently).
  * A default that fails gets the advised configuration; an advised configuration that still
  * fails gets the pooler-side fix, since the driver has nothing more to turn off.
  */
@@ -13,17 +14,20 @@ export function adviceFor(
   config: DriverConfig,
   scenario: string,
   outcome: string | null,
+  version: string | null = null,
 ): string | null {
   if (outcome !== 'failed' && outcome !== 'retried') return null;
+  const how = (c: DriverConfig): string => driver.howFor?.(c, version) ?? c.how;
+  const poolerFix = driver.poolerFix?.(version) ?? POOLER_FIX;
   const fix = driver.configs.find((c) => c.advised && c.transaction === config.transaction && c !== config);
   if (outcome === 'retried')
     return fix
-      ? `${driver.title} got the server's error, re-prepared and sent the query again (a failed statement on the server each time, and no retry once a transaction has done work): use ${fix.how}, or ${POOLER_FIX}.`
-      : `${driver.title} retried after a server error: ${POOLER_FIX}.`;
-  if (fix && !config.advised) return `Use ${fix.how}, or ${POOLER_FIX}.`;
+      ? `${driver.title} got the server's error, re-prepared and sent the query again (a failed statement on the server each time, and no retry once a transaction has done work): use ${how(fix)}, or ${poolerFix}.`
+      : `${driver.title} retried after a server error: ${poolerFix}.`;
+  if (fix && !config.advised) return `Use ${how(fix)}, or ${poolerFix}.`;
   const what =
     scenario === 'cursor'
       ? `${driver.cursor ?? 'its cursor'} still names statements or portals`
       : 'it still names statements';
-  return `${config.how} is not enough here (${what}): ${POOLER_FIX}.`;
+  return `${how(config)} is not enough here (${what}): ${poolerFix}.`;
 }

@@ -7,6 +7,8 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { compileJavaAgent, compiledAgentDir } from './java-agent.js';
+import { buildGoAgent, goAgentCommand } from './go-agent.js';
+import { pdoHow, pdoPoolerFix, pgxHow } from './driver-versions.js';
 
 /** How to start an agent process. */
 export interface AgentCommand {
@@ -26,6 +28,11 @@ export interface DriverConfig {
   advised: boolean;
   /** The option as a developer would write it. */
   how: string;
+  /**
+   * Whether the driver names statements in this configuration (the audit joins a name with
+   * these only); by default the configurations not advised do.
+   */
+  names?: boolean;
 }
 
 export interface DriverSpec {
@@ -45,6 +52,13 @@ export interface DriverSpec {
    */
   ownStatements?: string;
   configs: DriverConfig[];
+  /**
+   * A configuration's option as the given version of the driver spells it (`how` is the
+   * installed version's): the advice names the option of the version the agent reported.
+   */
+  howFor?(config: DriverConfig, version: string | null): string;
+  /** The pooler-side fix for this version of the driver, when the general one does not hold. */
+  poolerFix?(version: string | null): string | null;
   command(): AgentCommand;
   /** Work done once per run before the first agent starts (compiling the Java agent). */
   prepare?(): Promise<void>;
@@ -207,6 +221,78 @@ export const DRIVERS: readonly DriverSpec[] = [
       { name: 'prepare=false', options: { prepare: false }, advised: true, how: 'postgres(url, { prepare: false })' },
     ],
     command: node('postgres'),
+  },
+  {
+    id: 'pgx',
+    title: 'pgx (Go)',
+    language: 'go',
+    statementNames:
+      'lrupsc_<cache>_<n> in pgx v4 (its statement cache, 512 per connection; <cache> counts the caches of the process, so every process starts at lrupsc_1_0); stmtcache_<hash of the SQL> in pgx v5',
+    namePattern: /^(lrupsc_\d+_\d+|stmtcache_[0-9a-f]+)$/,
+    // pgx reads a query's rows through one Execute without a row limit: no fetch size to test.
+    cursor: null,
+    configs: [
+      { name: 'default', options: {}, advised: false, how: 'pgx.Connect(ctx, url)' },
+      {
+        name: 'prefer_simple_protocol=true',
+        options: { prefer_simple_protocol: true },
+        advised: true,
+        how: 'prefer_simple_protocol=true in the connection string (ConnConfig.PreferSimpleProtocol = true)',
+      },
+      {
+        name: 'statement_cache_mode=describe',
+        options: { statement_cache_mode: 'describe' },
+        advised: true,
+        how: 'statement_cache_mode=describe in the connection string',
+      },
+      // Not advised by pgx (its PgBouncer tests run the two above): without a cache, pgx v4
+      // describes the unnamed statement in one round trip and binds it in the next, which a
+      // transaction pooler may send to another backend ("unnamed prepared statement does not
+      // exist", seen through Odyssey 1.5.1 with pool_reserve_prepared_statement no).
+      {
+        name: 'statement_cache_capacity=0',
+        options: { statement_cache_capacity: 0 },
+        advised: false,
+        names: false,
+        how: 'statement_cache_capacity=0 in the connection string',
+      },
+    ],
+    howFor: pgxHow,
+    command: () => goAgentCommand(join(AGENTS, 'go', 'agent.go')),
+    prepare: () => buildGoAgent(join(AGENTS, 'go', 'agent.go')),
+  },
+  {
+    id: 'pdo-pgsql',
+    title: 'PDO pgsql (PHP)',
+    language: 'php',
+    statementNames:
+      'pdo_stmt_<8 hex digits> per connection (every process starts at pdo_stmt_00000001), freed with SQL DEALLOCATE (protocol Close with PHP >= 8.4 and libpq >= 17); scrollable cursors pdo_crsr_<8 hex digits>',
+    namePattern: /^pdo_stmt_[0-9a-f]{8}$/,
+    cursor:
+      'a scrollable cursor (PDO::ATTR_CURSOR => PDO::CURSOR_SCROLL: DECLARE ... WITH HOLD, one FETCH a row) in a transaction',
+    configs: [
+      {
+        name: 'default',
+        options: {},
+        advised: false,
+        how: 'new PDO($dsn, ...) with $pdo->prepare($sql) once and execute() per use (native prepares)',
+      },
+      {
+        name: 'ATTR_EMULATE_PREPARES=true',
+        options: { ATTR_EMULATE_PREPARES: true },
+        advised: true,
+        how: 'new PDO($dsn, $user, $password, [PDO::ATTR_EMULATE_PREPARES => true])',
+      },
+      {
+        name: 'PGSQL_ATTR_DISABLE_PREPARES=true',
+        options: { PGSQL_ATTR_DISABLE_PREPARES: true },
+        advised: true,
+        how: 'new PDO($dsn, $user, $password, [PDO::PGSQL_ATTR_DISABLE_PREPARES => true])',
+      },
+    ],
+    howFor: pdoHow,
+    poolerFix: pdoPoolerFix,
+    command: () => ({ cmd: 'php', args: [join(AGENTS, 'php', 'agent.php')] }),
   },
 ];
 

@@ -26,6 +26,10 @@ const PGBOUNCER_118_TRANSACTION: Record<string, Record<string, Outcomes>> = {
   // retries its own 26000 without telling: with the server log read (`--stack`, `--server-log`)
   // the same pooler gave `works` in one run and `retried` in the next, so no label is promised.
   'postgres.js': { default: { moved: 'retried', collision: null, cursor: 'failed' } },
+  pgx: { default: { moved: 'failed', collision: 'failed' } },
+  // collision: B's prepare of pdo_stmt_00000001 meets A's on b1 (42P05); PDO deallocates A's
+  // and prepares again without telling: `retried` with the server log read, `works` without.
+  'pdo-pgsql': { default: { moved: 'failed', collision: null } },
 };
 
 function expectations(exceptions: Record<string, Record<string, Outcomes>>): Record<string, string> {

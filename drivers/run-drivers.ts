@@ -144,7 +144,7 @@ export async function runDrivers(target: Target, opts: DriversRunOptions = {}): 
           ? `${j.reason}; a retry the driver keeps to itself would not show: ${unseen}`
           : j.reason,
       facts: { ...j.facts, serverLogRead: unseen === null },
-      advice: adviceFor(driver, config, scenario, j.outcome),
+      advice: adviceFor(driver, config, scenario, j.outcome, driverVersion),
       record,
     };
     report.results.push(result);

@@ -94,20 +94,26 @@ export class ServerLogReader {
  * Adds each logged error to the driver step that ran on its backend at that time, as a notice
  * of severity {@link SERVER_LOG}. `originMs` is the epoch time of the record's 0 (its
  * recorder's start). A step with an error of its own is left alone: the application saw that.
- * The window has 50 ms of slack after the step for the log write itself.
+ * The window has 50 ms of slack after the step for the log write itself, but ends where the
+ * same agent's next step begins: what the agent sent then is that step's. PDO's `DEALLOCATE`
+ * at B's close, refused by a server that never saw the name (PgBouncer 1.25.2 had renamed it),
+ * was logged 2 ms after B's runs and read as their retry. The log's milliseconds are truncated,
+ * so an error logged in the millisecond the next step began counts as the next step's.
  */
 export function attachServerErrors(steps: StepRecord[], errors: readonly LoggedError[], originMs: number): void {
-  for (const s of steps) {
+  steps.forEach((s, i) => {
     // Only the agents' uses of the driver (A's and B's queries, not pooltest's own holders).
-    if (!AGENT_USE_TAGS.has(s.tag) || s.error) continue;
+    if (!AGENT_USE_TAGS.has(s.tag) || s.error) return;
     const pids = new Set<number>([
       ...(s.pid !== null ? [s.pid] : []),
       ...(s.results[0] ?? []).map((r) => r.pid).filter((p): p is number => typeof p === 'number'),
     ]);
+    const next = steps.slice(i + 1).find((x) => x.session === s.session);
     const from = originMs + s.startMs - 5;
-    const to = originMs + s.startMs + s.durationMs + 50;
+    const slack = originMs + s.startMs + s.durationMs + 50;
+    const to = next ? Math.min(slack, Math.floor(originMs + next.startMs) - 1) : slack;
     for (const e of errors)
       if (pids.has(e.pid) && e.atMs >= from && e.atMs <= to)
         s.notices.push({ severity: SERVER_LOG, message: `${e.message} (server log, backend ${e.pid})` });
-  }
+  });
 }

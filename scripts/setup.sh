@@ -20,6 +20,11 @@ command -v openssl >/dev/null 2>&1 || missing+=(openssl)
 [ -f /usr/share/java/postgresql.jar ] || missing+=(libpostgresql-jdbc-java)
 command -v javac >/dev/null 2>&1 || missing+=(openjdk-17-jdk-headless)
 ruby -e 'require "pg"' >/dev/null 2>&1 || missing+=(ruby-pg)
+# pgx (Go) is built offline against Debian's Go sources; PDO pgsql (PHP) runs with php-cli.
+command -v go >/dev/null 2>&1 || missing+=(golang-go)
+[ -d /usr/share/gocode/src/github.com/jackc/pgx/v4 ] || missing+=(golang-github-jackc-pgx-v4-dev)
+command -v php >/dev/null 2>&1 || missing+=(php-cli)
+php -r 'exit(extension_loaded("pdo_pgsql") ? 0 : 1);' >/dev/null 2>&1 || missing+=(php-pgsql)
 # Build dependencies of the poolers built from source (fixtures/pooler-build.ts), as listed by
 # the README beside their tarballs, which live outside the repository (POOLTEST_POOLER_SOURCES,
 # see fixtures/README.md). dpkg-query is cheap and exact for libraries without a command.

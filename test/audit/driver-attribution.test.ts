@@ -8,6 +8,8 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { expect, test } from 'vitest';
 import type { AuditReport } from '../../audit/audit-types.js';
+import { attributeDriver } from '../../audit/driver-attribution.js';
+import type { DriverResult } from '../../drivers/run-drivers.js';
 import { runAudit, useScratchDir } from './audit-helpers.js';
 
 const dir = useScratchDir('drivers');
@@ -70,4 +72,25 @@ test('control: the drivers run of direct PostgreSQL gives `works` for the same s
   const { report } = await audited(['--report', await reportWithDrivers('direct')]);
   expect(driverOf(report, 'S_1')?.outcome).toBe('works');
   expect(driverOf(report, '_pg3_0')?.outcome).toBe('works');
+});
+
+test("pgx's and PDO's names are theirs, joined only with their configurations that name statements", () => {
+  const result = (id: string, outcome: string): DriverResult =>
+    ({ id, driver: id.split('/')[0], config: id.split('@')[1], outcome }) as DriverResult;
+  const results = [
+    result('pgx/moved@default', 'failed'),
+    result('pgx/moved@prefer_simple_protocol=true', 'works'),
+    // Not advised, but no names: pgx v4 without a cache prepares only the unnamed statement.
+    result('pgx/moved@statement_cache_capacity=0', 'works'),
+    result('pdo-pgsql/collision@default', 'retried'),
+    result('pdo-pgsql/collision@ATTR_EMULATE_PREPARES=true', 'works'),
+  ];
+  const pgx = attributeDriver('named protocol statement "lrupsc_1_0"', results);
+  expect(pgx).toMatchObject({ id: 'pgx', outcome: 'failed', outcomes: { 'pgx/moved@default': 'failed' } });
+  expect(Object.keys(pgx?.outcomes ?? {})).toEqual(['pgx/moved@default']);
+  const pdo = attributeDriver('named protocol statement "pdo_stmt_00000001"', results);
+  expect(pdo).toMatchObject({ id: 'pdo-pgsql', outcome: 'retried' });
+  expect(Object.keys(pdo?.outcomes ?? {})).toEqual(['pdo-pgsql/collision@default']);
+  // Control: a cursor's name is no statement's, and tells no driver.
+  expect(attributeDriver('named protocol statement "pdo_crsr_00000001"', results)).toBeNull();
 });

@@ -14,6 +14,7 @@ import { DRIVERS, type DriverSpec } from '../../drivers/catalogue.js';
 import { runDrivers, type DriversReport } from '../../drivers/run-drivers.js';
 import { Recorder } from '../../engine/session/recorder.js';
 import { resolveTarget } from '../../engine/target/target.js';
+import { buildGoAgent, goAgentCommand } from '../../drivers/go-agent.js';
 
 let stack: Stack;
 beforeAll(async () => {
@@ -102,6 +103,20 @@ test('an agent whose runtime is missing is skipped with the reason', async () =>
   expect(noDriver).toEqual({ skipped: expect.stringMatching(/unknown driver/) });
 });
 
+test("a pgx agent that could not be built is skipped with the build's reason", async () => {
+  const missing = '/nonexistent/pooltest/agent.go';
+  await buildGoAgent(missing, 10_000);
+  const r = await AgentProcess.start(goAgentCommand(missing), 'A', new Recorder(), 10_000);
+  expect(r).toEqual({ skipped: expect.stringMatching(/^BuildFailed: .*agent\.go is missing/) });
+  // Control: the real source builds (or is built) and the agent says hello with pgx's version.
+  const pgx = spec('pgx');
+  await pgx.prepare?.();
+  const a = await AgentProcess.start(pgx.command(), 'A', new Recorder(), 30_000);
+  if ('skipped' in a) throw new Error(a.skipped);
+  expect(a.hello).toMatchObject({ ok: true, driver: 'pgx', version: expect.stringMatching(/^4\.\d+\.\d+$/) });
+  await a.close();
+}, 240_000);
+
 describe('the issue, from real runs', () => {
   const drivers = [
     spec('asyncpg'),
@@ -141,4 +156,39 @@ describe('the issue, from real runs', () => {
     expect(r.results.length).toBe(6);
     for (const x of r.results) expect(`${x.id}: ${x.outcome ?? x.reason}`).toBe(`${x.id}: works`);
   });
+
+  test("pgx and PDO through PgBouncer 1.18: the defaults fail on the drivers' own statement names, the advised settings work", async () => {
+    const r = await runDrivers(resolveTarget({ target: stack.target.url() }), {
+      drivers: [spec('pgx'), spec('pdo-pgsql')],
+      serverLog: stack.postgres.logFile,
+    });
+    expect(r.skipped).toEqual([]);
+    const reason = (id: string) => r.results.find((x) => x.id === id)?.reason ?? '';
+    expect(outcome(r, 'pgx/moved@default')).toBe('failed');
+    expect(reason('pgx/moved@default')).toMatch(/26000 .*prepared statement "lrupsc_1_0" does not exist/);
+    expect(outcome(r, 'pgx/collision@default')).toBe('failed');
+    expect(reason('pgx/collision@default')).toMatch(/42P05 .*prepared statement "lrupsc_1_0" already exists/);
+    expect(outcome(r, 'pdo-pgsql/moved@default')).toBe('failed');
+    expect(reason('pdo-pgsql/moved@default')).toMatch(/26000 .*prepared statement "pdo_stmt_00000001" does not exist/);
+    // PDO deallocates the other process's pdo_stmt_00000001 and prepares again: only the server saw it.
+    expect(outcome(r, 'pdo-pgsql/collision@default')).toBe('retried');
+    expect(reason('pdo-pgsql/collision@default')).toMatch(/"pdo_stmt_00000001" already exists \(server log/);
+    for (const x of r.results.filter((y) => y.advised)) expect(`${x.id}: ${outcome(r, x.id)}`).toBe(`${x.id}: works`);
+    expect(r.results.filter((y) => y.advised).length).toBe(2 * 2 + 2 * 3);
+    // Not advised, and through PgBouncer 1.18's steering it works: its hazard needs a pooler
+    // that moves the Bind away from the Describe (see drivers/catalogue.ts).
+    expect(outcome(r, 'pgx/moved@statement_cache_capacity=0')).toBe('works');
+    expect(r.results.find((x) => x.id === 'pgx/moved@default')?.advice).toMatch(/prefer_simple_protocol=true/);
+    expect(r.results.find((x) => x.id === 'pdo-pgsql/moved@default')?.advice).toMatch(/ATTR_EMULATE_PREPARES => true/);
+  }, 240_000);
+
+  test('directly, pgx and PDO work in their defaults too', async () => {
+    const defaults = [spec('pgx', ['default']), spec('pdo-pgsql', ['default'])];
+    const r = await runDrivers(resolveTarget({ target: stack.postgres.url() }), {
+      drivers: defaults,
+      serverLog: stack.postgres.logFile,
+    });
+    expect(r.results.length).toBe(5);
+    for (const x of r.results) expect(`${x.id}: ${x.outcome ?? x.reason}`).toBe(`${x.id}: works`);
+  }, 240_000);
 });

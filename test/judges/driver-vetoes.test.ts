@@ -128,6 +128,27 @@ describe("retries seen in the server's log", () => {
     expect(withLogged((s) => s.pid, -1000).outcome).toBe('works');
   });
 
+  test("an error logged after the agent's next step began is not this step's (PDO's DEALLOCATE at close)", () => {
+    const steps = record('asyncpg', 'statement_cache_size=0');
+    const use = stepOf(steps, 'moved:A.readback');
+    const origin = Date.parse('2026-12-01T00:00:00Z');
+    const end = use.startMs + use.durationMs;
+    // The agent's next step begins 2 ms after this one ends, inside the 50 ms slack.
+    const after = steps.slice(steps.indexOf(use) + 1).find((s) => s.session === use.session)!;
+    after.startMs = end + 2;
+    const at = (ms: number) => [
+      { atMs: Math.floor(origin + ms), pid: use.pid!, message: 'prepared statement "x" does not exist' },
+    ];
+    const judgedWith = (ms: number) => {
+      const copy = structuredClone(steps);
+      attachServerErrors(copy, at(ms), origin);
+      return judged(copy, 'moved').outcome;
+    };
+    expect(judgedWith(end + 3)).toBe('works');
+    // Control: the same error logged as the step ends, before the next began, is its retry.
+    expect(judgedWith(end)).toBe('retried');
+  });
+
   test('the reader reads only what was appended since it opened, whole lines only', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'pooltest-serverlog-'));
     try {
