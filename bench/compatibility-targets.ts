@@ -1,7 +1,8 @@
 /**
  * The targets of docs/compatibility.md: every fixture the repository can start (direct
  * PostgreSQL 15 and 18, PgBouncer in its three modes and its variant configurations,
- * pgpool-II), each a named column, with the profile asserted where one documents it. Shared by
+ * pgpool-II, the poolers built from source, PgBouncer 1.25.2 and Odyssey 1.5.1 in front of
+ * PostgreSQL 18 as well as 15), each a named column, with the profile asserted where one documents it. Shared by
  * the generator (bench/compatibility.ts) and the test that keeps the committed page honest.
  */
 import type { StackName } from '../fixtures/stack.js';
@@ -137,6 +138,19 @@ export const COMPAT_TARGETS: readonly CompatTarget[] = [
     profile: 'pgbouncer-1.25-transaction',
   },
   {
+    // The profile is left out: it holds what PostgreSQL 15 fixtures showed, and PostgreSQL 18
+    // reports search_path, which the check of reported parameters then judges too (the note).
+    name: 'PgBouncer 1.25.2 transaction, PG 18',
+    group: 'pgbouncer-1.25',
+    stack: 'pgbouncer-1.25-transaction',
+    postgres: 18,
+    profile: null,
+    footnotes: {
+      'session/tracked-parameter':
+        "PostgreSQL 18 reports search_path to clients (15 does not), so the check judges it with the other reported parameters; PgBouncer tracks it only when `track_extra_parameters` names it (the default is IntervalStyle alone), so a client's SET search_path stays on the server connection for the next client: `leaked` here, `tracked` on PostgreSQL 15 (and `tracked` where `track_extra_parameters` names search_path: that column).",
+    },
+  },
+  {
     name: 'PgBouncer 1.25.2 transaction, max_prepared_statements 0',
     group: 'pgbouncer-1.25',
     stack: 'pgbouncer-1.25-transaction-no-prepared',
@@ -174,6 +188,18 @@ export const COMPAT_TARGETS: readonly CompatTarget[] = [
     footnotes: {
       'prepared/sql-prepare':
         'pool_reserve_prepared_statement yes (the default) turns pool_discard into a smart discard that keeps prepared statements on the server.',
+    },
+  },
+  {
+    // No profile, as for PgBouncer's PostgreSQL 18 column: the profile holds what 15 showed.
+    name: 'Odyssey 1.5.1 transaction, PG 18',
+    group: 'odyssey-1.5',
+    stack: 'odyssey-transaction',
+    postgres: 18,
+    profile: null,
+    footnotes: {
+      'session/search-path-leak':
+        "PostgreSQL 18 reports search_path to clients, and Odyssey replays every reported parameter a client changed when it moves the client to another server connection (deploy.c). It quotes the value as one string (`SET search_path='\"$user\", public, s'`) unless `smart_search_path_enquoting` is on (off by default), and the server reads that as a single schema named `\"$user\", public, s`: the client's unqualified names then resolve nowhere. pooltest's evidence shows the replayed value.",
     },
   },
   {

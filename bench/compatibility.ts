@@ -160,12 +160,15 @@ function withoutPg(): NodeJS.ProcessEnv {
 
 async function main(): Promise<void> {
   const flag = process.argv.indexOf('--only');
-  // Names separated by commas, or by semicolons where a name has a comma of its own.
+  // Names separated by commas, or by semicolons where a name has a comma of its own; one
+  // name alone may keep its commas ("PgBouncer 1.25.2 transaction, PG 18").
   const list = flag >= 0 ? (process.argv[flag + 1] ?? '') : '';
-  const only = list
-    .split(list.includes(';') ? ';' : ',')
-    .map((n) => n.trim())
-    .filter(Boolean);
+  const only = COMPAT_RUNNABLE.some((t) => t.name === list.trim())
+    ? [list.trim()]
+    : list
+        .split(list.includes(';') ? ';' : ',')
+        .map((n) => n.trim())
+        .filter(Boolean);
   const unknown = only.filter((n) => !COMPAT_RUNNABLE.some((t) => t.name === n));
   if (unknown.length > 0)
     throw new Error(
