@@ -199,7 +199,7 @@ export const COMPAT_TARGETS: readonly CompatTarget[] = [
     profile: null,
     footnotes: {
       'session/search-path-leak':
-        "PostgreSQL 18 reports search_path to clients, and Odyssey replays every reported parameter a client changed when it moves the client to another server connection (deploy.c). It quotes the value as one string (`SET search_path='\"$user\", public, s'`) unless `smart_search_path_enquoting` is on (off by default), and the server reads that as a single schema named `\"$user\", public, s`: the client's unqualified names then resolve nowhere. pooltest's evidence shows the replayed value.",
+        'PostgreSQL 18 reports search_path to clients, and Odyssey replays every reported parameter a client changed when it moves the client to another server connection (deploy.c). It quotes the value as one string (`SET search_path=\'"$user", public, s\'`) unless `smart_search_path_enquoting` is on (off by default), and the server reads that as a single schema named `"$user", public, s`: the client\'s unqualified names then resolve nowhere, so the cell is `lost` as on PostgreSQL 15, but for another reason: the evidence shows the replayed value (`"""$user"", public, s"`), and the fact `aResolvedIntoSchema` is false.',
     },
   },
   {
