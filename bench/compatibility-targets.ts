@@ -138,8 +138,8 @@ export const COMPAT_TARGETS: readonly CompatTarget[] = [
     profile: 'pgbouncer-1.25-transaction',
   },
   {
-    // The profile is left out: it holds what PostgreSQL 15 fixtures showed, and PostgreSQL 18
-    // reports search_path, which the check of reported parameters then judges too (the note).
+    // The profile is left out: it holds what PostgreSQL 15 showed, and 18 reports search_path,
+    // which session/tracked-parameter then judges too: `leaked`, where the profile says `tracked`.
     name: 'PgBouncer 1.25.2 transaction, PG 18',
     group: 'pgbouncer-1.25',
     stack: 'pgbouncer-1.25-transaction',
@@ -191,12 +191,13 @@ export const COMPAT_TARGETS: readonly CompatTarget[] = [
     },
   },
   {
-    // No profile, as for PgBouncer's PostgreSQL 18 column: the profile holds what 15 showed.
+    // The profile observed on 15 holds on 18 too: search_path, which 18 reports and Odyssey
+    // then replays, is lost to the client either way (the note says why).
     name: 'Odyssey 1.5.1 transaction, PG 18',
     group: 'odyssey-1.5',
     stack: 'odyssey-transaction',
     postgres: 18,
-    profile: null,
+    profile: 'odyssey-transaction',
     footnotes: {
       'session/search-path-leak':
         'PostgreSQL 18 reports search_path to clients, and Odyssey replays every reported parameter a client changed when it moves the client to another server connection (deploy.c). It quotes the value as one string (`SET search_path=\'"$user", public, s\'`) unless `smart_search_path_enquoting` is on (off by default), and the server reads that as a single schema named `"$user", public, s`: the client\'s unqualified names then resolve nowhere, so the cell is `lost` as on PostgreSQL 15, but for another reason: the evidence shows the replayed value (`"""$user"", public, s"`), and the fact `aResolvedIntoSchema` is false.',
