@@ -30,7 +30,9 @@
  *   npm run bench -- --no-start --runs 3 --delay 10 --only pipeline,copy/in-out,prepared/close
  *
  * (`--delay 10` is 10 ms each way: a 20 ms round trip.) The figures of the catalogue before
- * those checks, measured on a shared 2-core machine, are in bench/results/catalogue-20ms-before.json.
+ * those checks, measured on a shared 2-core machine at load 12 to 15 (wall times inflated by it;
+ * the round-trip counts are not), are in bench/results/catalogue-20ms-before.json, the printed
+ * table beside it (.txt): `--json bench/results/catalogue-20ms-before.json`, the first command.
  * Targets: catalogue within 3x the floor on loopback (issue 13); at most 8 s at 20 ms round
  * trip with every check as conclusive as on loopback (issue 23).
  */
