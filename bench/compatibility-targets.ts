@@ -200,7 +200,7 @@ export const COMPAT_TARGETS: readonly CompatTarget[] = [
     profile: 'odyssey-transaction',
     footnotes: {
       'session/search-path-leak':
-        'PostgreSQL 18 reports search_path to clients, and Odyssey replays every reported parameter a client changed when it moves the client to another server connection (deploy.c). It quotes the value as one string (`SET search_path=\'"$user", public, s\'`) unless `smart_search_path_enquoting` is on (off by default), and the server reads that as a single schema named `"$user", public, s`: the client\'s unqualified names then resolve nowhere, so the cell is `lost` as on PostgreSQL 15, but for another reason: the evidence shows the replayed value (`"""$user"", public, s"`), and the fact `aResolvedIntoSchema` is false.',
+        'PostgreSQL 18 reports search_path to clients, and Odyssey replays the reported parameters it knows (search_path among them) that a client changed, when it moves the client to another server connection (deploy.c, kiwi_vars_cas). It quotes the value as one string (`SET search_path=\'"$user", public, s\'`) unless `smart_search_path_enquoting` is on (off by default), and the server reads that as a single schema named `"$user", public, s`: the client\'s unqualified names no longer find its tables, in public or in its own schemas, so the cell is `lost` as on PostgreSQL 15, but for another reason: the evidence shows the replayed value (`"""$user"", public, s"`), and the fact `aResolvedIntoSchema` is false.',
     },
   },
   {
