@@ -58,8 +58,8 @@ export const GROUPS: readonly CompatGroup[] = [
       'leaks as on PgBouncer 1.18, and named protocol statements still work. `pool_reserve_prepared_statement no` runs the full',
       'DISCARD ALL: everything is lost or reset, and named protocol statements fail as on 1.18. In session pooling it gives',
       'the same outcomes as PgBouncer in session pooling. In front of PostgreSQL 18, which reports search_path, Odyssey replays',
-      "a client's search_path on the next server connection quoted as one string (one schema named after the whole list), so",
-      'the client loses it there too: `lost`, for another reason (see the note).',
+      "a client's search_path at the start of each later transaction quoted as one string (one schema named after the whole",
+      'list), so the client loses it there too: `lost`, for another reason (see the note).',
     ].join(' '),
   },
   {
