@@ -19,7 +19,20 @@
  * value; 0 skips the latency condition), --json FILE (default
  * .pooltest/bench/catalogue-<time>.json), --no-start (skip 1), --handshake (the proxies delay each
  * new connection's TCP handshake by a round trip as well, as a real path does; without it they
- * accept on loopback, so every login costs a round trip less than at that distance).
+ * accept on loopback, so every login costs a round trip less than at that distance), --only
+ * IDS (check ids or areas, comma-separated, as pooltest's own --only: measure some checks).
+ *
+ * Before and after a set of checks lands (issue 38: the wire checks should cost few round
+ * trips, a pipeline being one), run the same command on both commits and compare the JSON
+ * files' `summary[1].checks` (per check: own ms, sequential round trips) and `roundTrips`:
+ *
+ *   npm run bench -- --no-start --runs 3 --delay 10 --json .pooltest/bench/catalogue-20ms.json
+ *   npm run bench -- --no-start --runs 3 --delay 10 --only pipeline,copy/in-out,prepared/close
+ *
+ * (`--delay 10` is 10 ms each way: a 20 ms round trip.) The figures of the catalogue before
+ * those checks, measured on a shared 2-core machine at load 12 to 15 (wall times inflated by it;
+ * the round-trip counts are not), are in bench/results/catalogue-20ms-before.json, the printed
+ * table beside it (.txt): `--json bench/results/catalogue-20ms-before.json`, the first command.
  * Targets: catalogue within 3x the floor on loopback (issue 13); at most 8 s at 20 ms round
  * trip with every check as conclusive as on loopback (issue 23).
  */
@@ -39,19 +52,21 @@ const { values: flags } = parseArgs({
     json: { type: 'string' },
     'no-start': { type: 'boolean' },
     handshake: { type: 'boolean' },
+    only: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   },
 });
 if (flags.help) {
   process.stdout.write(
-    'Usage: node dist/bench/catalogue-bench.js [--runs N] [--delay MS] [--json FILE] [--no-start] [--handshake]\n' +
+    'Usage: node dist/bench/catalogue-bench.js [--runs N] [--delay MS] [--json FILE] [--no-start] [--handshake] [--only IDS]\n' +
       '  --runs N     rounds per network condition (default 5, or BENCH_RUNS)\n' +
       '  --delay MS   added each way behind the delaying proxies (default 10; a list such as 10,40\n' +
       '               measures each; 0 skips the latency condition)\n' +
       '  --json FILE  every sample (default .pooltest/bench/catalogue-<time>.json)\n' +
       '  --no-start   skip timing the fixture start\n' +
       "  --handshake  each new connection's TCP handshake takes a round trip too, as on a real path\n" +
-      '               (without it the proxies accept on loopback: every login a round trip cheaper)\n',
+      '               (without it the proxies accept on loopback: every login a round trip cheaper)\n' +
+      "  --only IDS   only these checks (ids or areas, comma-separated, as pooltest's --only)\n",
   );
   process.exit(0);
 }
@@ -61,6 +76,11 @@ const DELAYS_MS = (flags.delay ?? '10')
   .split(',')
   .map(Number)
   .filter((d) => d > 0);
+/** Check ids or areas, as pooltest's `--only`: the whole catalogue when empty. */
+const ONLY = (flags.only ?? '')
+  .split(',')
+  .map((n) => n.trim())
+  .filter(Boolean);
 const JSON_PATH =
   flags.json ?? path.join('.pooltest', 'bench', `catalogue-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
 
@@ -106,12 +126,12 @@ async function measure(delayMs: number, stack: Awaited<ReturnType<typeof startSt
   try {
     for (let i = 0; i < RUNS; i++) {
       samples.floorMs.push(await floorMs(c.target));
-      const cli = await cliRun(c.target, c.direct, c);
+      const cli = await cliRun(c.target, c.direct, c, ONLY);
       samples.cliMs.push(cli.ms);
       samples.cliRoundTrips.push(cli.roundTrips);
       samples.cliConclusive.push(cli.report.checks.filter((k) => k.outcome !== null).length);
       samples.cliOutcomes.push(Object.fromEntries(cli.report.checks.map((k) => [k.id, k.outcome ?? k.verdict])));
-      samples.breakdowns.push(await breakdown(c.target, c.direct, c));
+      samples.breakdowns.push(await breakdown(c.target, c.direct, c, ONLY));
       process.stderr.write(
         `${c.name}: round ${i + 1}/${RUNS}: floor ${(samples.floorMs.at(-1)! / 1000).toFixed(2)} s, catalogue ${(cli.ms / 1000).toFixed(2)} s` +
           (delayMs > 0 ? `, ${cli.roundTrips.toFixed(0)} sequential round trips` : '') +
@@ -139,6 +159,7 @@ async function main(): Promise<void> {
   const file = writeJson(JSON_PATH, {
     when: new Date().toISOString(),
     runs: RUNS,
+    only: ONLY,
     cpus: os.cpus().length,
     loadavg: os.loadavg(),
     node: process.version,

@@ -40,7 +40,8 @@ export const GROUPS: readonly CompatGroup[] = [
       'default since 1.24 with `max_prepared_statements = 200`; 0 turns it off and they fail as on 1.18), and a client that sends',
       "no `application_name` is no longer shown the previous client's value (fixed in 1.22, pgbouncer/pgbouncer#999), so",
       '`session/tracked-parameter` is `tracked`. With `track_extra_parameters` including `search_path` and a PostgreSQL 18 server',
-      '(which reports search_path), search_path is tracked too: the default of 1.26.',
+      '(which reports search_path), search_path is tracked too: the default of 1.26. With the defaults in front of PostgreSQL 18,',
+      'search_path is one more reported parameter that 1.25.2 does not track, so `session/tracked-parameter` leaks there.',
     ].join(' '),
   },
   {
@@ -56,7 +57,9 @@ export const GROUPS: readonly CompatGroup[] = [
       'behind when it disconnected (`session/reset-on-disconnect` leaked). `pool_discard no` leaves the state on the server: it',
       'leaks as on PgBouncer 1.18, and named protocol statements still work. `pool_reserve_prepared_statement no` runs the full',
       'DISCARD ALL: everything is lost or reset, and named protocol statements fail as on 1.18. In session pooling it gives',
-      'the same outcomes as PgBouncer in session pooling.',
+      'the same outcomes as PgBouncer in session pooling. In front of PostgreSQL 18, which reports search_path, Odyssey replays',
+      "a client's search_path at the start of each later transaction quoted as one string (one schema named after the whole",
+      'list), so the client loses it there too: `lost`, for another reason (see the note).',
     ].join(' '),
   },
   {

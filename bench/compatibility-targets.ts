@@ -1,7 +1,8 @@
 /**
  * The targets of docs/compatibility.md: every fixture the repository can start (direct
  * PostgreSQL 15 and 18, PgBouncer in its three modes and its variant configurations,
- * pgpool-II), each a named column, with the profile asserted where one documents it. Shared by
+ * pgpool-II, the poolers built from source, PgBouncer 1.25.2 and Odyssey 1.5.1 in front of
+ * PostgreSQL 18 as well as 15), each a named column, with the profile asserted where one documents it. Shared by
  * the generator (bench/compatibility.ts) and the test that keeps the committed page honest.
  */
 import type { StackName } from '../fixtures/stack.js';
@@ -137,6 +138,19 @@ export const COMPAT_TARGETS: readonly CompatTarget[] = [
     profile: 'pgbouncer-1.25-transaction',
   },
   {
+    // The profile is left out: it holds what PostgreSQL 15 showed, and 18 reports search_path,
+    // which session/tracked-parameter then judges too: `leaked`, where the profile says `tracked`.
+    name: 'PgBouncer 1.25.2 transaction, PG 18',
+    group: 'pgbouncer-1.25',
+    stack: 'pgbouncer-1.25-transaction',
+    postgres: 18,
+    profile: null,
+    footnotes: {
+      'session/tracked-parameter':
+        "PostgreSQL 18 reports search_path to clients (15 does not), so the check judges it with the other reported parameters; PgBouncer tracks it only when `track_extra_parameters` names it (the default is IntervalStyle alone), so a client's SET search_path stays on the server connection for the next client: `leaked` here, `tracked` on PostgreSQL 15 (and `tracked` where `track_extra_parameters` names search_path: that column).",
+    },
+  },
+  {
     name: 'PgBouncer 1.25.2 transaction, max_prepared_statements 0',
     group: 'pgbouncer-1.25',
     stack: 'pgbouncer-1.25-transaction-no-prepared',
@@ -174,6 +188,19 @@ export const COMPAT_TARGETS: readonly CompatTarget[] = [
     footnotes: {
       'prepared/sql-prepare':
         'pool_reserve_prepared_statement yes (the default) turns pool_discard into a smart discard that keeps prepared statements on the server.',
+    },
+  },
+  {
+    // The profile observed on 15 holds on 18 too: search_path, which 18 reports and Odyssey
+    // then replays, is lost to the client either way (the note says why).
+    name: 'Odyssey 1.5.1 transaction, PG 18',
+    group: 'odyssey-1.5',
+    stack: 'odyssey-transaction',
+    postgres: 18,
+    profile: 'odyssey-transaction',
+    footnotes: {
+      'session/search-path-leak':
+        'PostgreSQL 18 reports search_path to clients, and Odyssey replays the reported parameters it knows (search_path among them) that a client changed whenever it attaches the client to a server connection (deploy.c, kiwi_vars_cas): in transaction pooling, at the start of each transaction, the same connection included, since the reset after each transaction put the server back to its default. It quotes the value as one string (`SET search_path=\'"$user", public, s\'`) unless `smart_search_path_enquoting` is on (off by default), and the server reads that as a single schema named `"$user", public, s`: from its next transaction on, the client\'s unqualified names no longer find its tables, in public or in its own schemas (42P01 relation does not exist, tried by hand), so the cell is `lost` as on PostgreSQL 15, but for another reason: the evidence shows the replayed value (`"""$user"", public, s"`), and the fact `aResolvedIntoSchema` is false.',
     },
   },
   {

@@ -162,10 +162,14 @@ function withoutPg(): NodeJS.ProcessEnv {
   return { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('PG'))), NO_COLOR: '1' };
 }
 
-/** The values of `flag`: names separated by commas, or by semicolons where a name has a comma of its own. */
+/**
+ * The values of `flag`: names separated by commas, or by semicolons where a name has a comma of
+ * its own; one column name alone may keep its commas ("PgBouncer 1.25.2 transaction, PG 18").
+ */
 function listArg(flag: string): string[] {
   const at = process.argv.indexOf(flag);
   const list = at >= 0 ? (process.argv[at + 1] ?? '') : '';
+  if (COMPAT_RUNNABLE.some((t) => t.name === list.trim())) return [list.trim()];
   return list
     .split(list.includes(';') ? ';' : ',')
     .map((n) => n.trim())

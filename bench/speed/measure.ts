@@ -60,8 +60,13 @@ export interface CliRun {
   report: Report;
 }
 
-/** `pooltest --target ... --direct ...` in a fresh process, with its JSON report. */
-export async function cliRun(target: string, direct: string, gauge: WireGauge): Promise<CliRun> {
+/** `pooltest --target ... --direct ...` in a fresh process, with its JSON report; `only`: `--only` (ids or areas). */
+export async function cliRun(
+  target: string,
+  direct: string,
+  gauge: WireGauge,
+  only: readonly string[] = [],
+): Promise<CliRun> {
   const from = tripsNow(gauge);
   const dir = mkdtempSync(path.join(os.tmpdir(), 'pooltest-bench-cli-'));
   try {
@@ -77,6 +82,7 @@ export async function cliRun(target: string, direct: string, gauge: WireGauge): 
       '--no-color',
       '--json',
       json,
+      ...(only.length > 0 ? ['--only', only.join(',')] : []),
     ]);
     if (r.code !== 0 && r.code !== 1) throw new Error(`pooltest exited ${r.code}: ${r.stderr.slice(0, 400)}`);
     return { ms: r.ms, roundTrips: tripsNow(gauge) - from, report: JSON.parse(readFileSync(json, 'utf8')) as Report };
@@ -112,7 +118,12 @@ export interface Breakdown {
  * The catalogue in process, timed phase by phase. Vitest reports module starts in batches, so
  * a check's wall time is measured between results (which arrive as each test ends).
  */
-export async function breakdown(target: string, direct: string, gauge: WireGauge): Promise<Breakdown> {
+export async function breakdown(
+  target: string,
+  direct: string,
+  gauge: WireGauge,
+  only: readonly string[] = [],
+): Promise<Breakdown> {
   const phases: Record<string, number> = {};
   /** The wire's meter at the end of each phase. */
   const phaseTrips: Record<string, number> = {};
@@ -124,6 +135,7 @@ export async function breakdown(target: string, direct: string, gauge: WireGauge
   const report = await run({
     target,
     direct,
+    ...(only.length > 0 ? { only: [...only] } : {}),
     onPhase: (p, ms) => {
       phases[p] = ms;
       phaseTrips[p] = tripsNow(gauge);

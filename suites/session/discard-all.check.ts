@@ -164,7 +164,11 @@ export function judgePhase(steps: readonly StepRecord[], discovery: Discovery): 
     };
   const b2 = readback.pid;
   const holder = stepsOf(steps, LANDING_TAGS.observe).find((h) => h.pid === b1 && !h.timedOut);
-  const release = stepOf(steps, releaseTagFor(LANDING_TAGS.observe));
+  // The holder's own release: a candidate that landed elsewhere (Odyssey hands out the other
+  // backend first) was released earlier, and its COMMIT says nothing about b1.
+  const release = holder
+    ? steps.find((s) => s.tag === releaseTagFor(LANDING_TAGS.observe) && s.session === holder.session)
+    : undefined;
   // Inside BEGIN the hold ends with the recorded COMMIT; a long statement is recorded when it
   // ends, so its timing must cover A's reset.
   const heldDuringReset = !holder

@@ -9,7 +9,8 @@
  *   O:  [BEGIN;] SELECT pg_backend_pid() AS pid;                                  -- lands on b1
  *       SELECT current_setting('search_path') AS seen_path,
  *              <schema that the unqualified name <s> resolves to> AS seen_resolves
- *   A:  SELECT pg_backend_pid() AS pid; SELECT current_setting('search_path') AS mine_path
+ *   A:  SELECT pg_backend_pid() AS pid; SELECT current_setting('search_path') AS mine_path,
+ *              <schema that the unqualified name <s> resolves to> AS mine_resolves
  *   U:  DROP TABLE <s>.<s>; DROP SCHEMA <s>     -- always, unless CREATE was refused; again if unanswered
  *
  * U is a setup session, closed before A connects so that it holds no backend while A is
@@ -19,6 +20,10 @@
  * leak.
  * Without CREATE rights the schema does not exist, search_path still accepts it, and the
  * setting itself is the evidence.
+ * A keeps its state only if its names still resolve into the schema: a pooler that replays the
+ * path may mangle it (Odyssey 1.5.1 against PostgreSQL 18, which reports search_path, sends
+ * `SET search_path='"$user", public, <s>'`: one schema named after the whole list), and a
+ * setting that merely contains the schema's name is then `lost` to A, not `tracked`.
  */
 import { defineCheck } from '../../engine/execute/check.js';
 import { stateOutcomes } from '../../engine/judging/state-outcomes.js';
@@ -89,12 +94,11 @@ export const searchPathLeak = defineCheck({
       const defaultPath = valueOf(path, 'default_path');
       if (typeof defaultPath !== 'string') return;
       const inPath = `position('${s}' in current_setting('search_path')) > 0`;
+      const resolves = `(SELECT n.nspname::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = to_regclass('${s}'))`;
       await runStateScenario(scn, {
         create: `SET search_path = ${['', '""'].includes(defaultPath.trim()) ? s : `${defaultPath}, ${s}`}`,
-        observe: [
-          `SELECT current_setting('search_path') AS seen_path, (SELECT n.nspname::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = to_regclass('${s}')) AS seen_resolves`,
-        ],
-        readback: `SELECT current_setting('search_path') AS mine_path`,
+        observe: [`SELECT current_setting('search_path') AS seen_path, ${resolves} AS seen_resolves`],
+        readback: `SELECT current_setting('search_path') AS mine_path, ${resolves} AS mine_resolves`,
         cleanup: `IF ${inPath} THEN RESET search_path; END IF;`,
       });
     } finally {
@@ -122,12 +126,21 @@ export const searchPathLeak = defineCheck({
       const v = valueOf(step, column);
       return typeof v === 'string' && schema !== '' ? v.includes(schema) : null;
     };
+    const setup = stepOf(steps, TAGS.schema);
+    const created = setup?.error === null;
+    // Where A's names resolve now: null when the schema was never made or the record predates
+    // the column (the setting alone is then the evidence).
+    const aResolves = (readback: StepRecord | undefined): boolean | null => {
+      const v = valueOf(readback, 'mine_resolves');
+      return created && v !== undefined ? v === schema : null;
+    };
     const j = judgeState(steps, discovery, {
       seenByOther: (take) => has(take, 'seen_path'),
-      keptByA: (readback) => has(readback, 'mine_path'),
+      // A setting that names the schema but resolves nothing there was replayed mangled: lost to A.
+      keptByA: (readback) =>
+        has(readback, 'mine_path') === true ? (aResolves(readback) ?? true) : has(readback, 'mine_path'),
       show: (step) => `search_path = ${String(valueOf(step, 'seen_path') ?? valueOf(step, 'mine_path'))}`,
     });
-    const setup = stepOf(steps, TAGS.schema);
     const observer = steps.find((t) => t.tag === LANDING_TAGS.observe && t.pid !== null && t.pid === j.facts.aBackend);
     j.facts.schemaCreated = setup ? setup.error === null : null;
     if (setup?.error) j.facts.schemaNotCreated = errorText(setup);
@@ -135,6 +148,7 @@ export const searchPathLeak = defineCheck({
     j.facts.schemaDropped = droppedBy(steps, TAGS.drop);
     j.facts.otherResolvedIntoSchema =
       observer && setup?.error === null ? valueOf(observer, 'seen_resolves') === schema : null;
+    j.facts.aResolvedIntoSchema = aResolves(stepOf(steps, LANDING_TAGS.readback));
     return j;
   },
 });

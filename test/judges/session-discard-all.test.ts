@@ -72,6 +72,23 @@ describe(`${ID}: labels`, () => {
 describe(`${ID}: inconclusive`, () => {
   const txPhase = () => phase('pgbouncer-transaction');
   const b1 = () => txPhase().find((s) => s.tag === 'A.create')!.pid;
+  // Seen on Odyssey 1.5.1 (PostgreSQL 18): the first candidate got the other backend and was let
+  // go before A's reset; the judge read that COMMIT as the end of the hold on b1 (inconclusive).
+  test("concludes: a first candidate on the other backend was let go before A's reset, and its COMMIT is not the holder's", () => {
+    const steps = txPhase();
+    const holder = steps.find((s) => s.tag === 'observe.take' && s.pid === b1())!;
+    const reset = steps.find((s) => s.tag === 'A.reset')!;
+    const elsewhere = steps.find((s) => s.tag === 'A.readback')!.pid;
+    const missed: StepRecord = { ...holder, session: 'H0', pid: elsewhere, seq: holder.seq - 0.5 };
+    const letGo: StepRecord = {
+      ...steps.find((s) => s.tag === 'observe.take.release')!,
+      session: 'H0',
+      seq: (holder.seq + reset.seq) / 2,
+    };
+    const j = judgePhase([missed, letGo, ...steps], tx);
+    expect(j.outcome).toBe('missed');
+    expect(j.facts).toMatchObject({ oldBackendHeldDuringReset: true });
+  });
   test.each<[string, () => StepRecord[], typeof tx, RegExp]>([
     [
       'A could not set its state',

@@ -38,6 +38,28 @@ describe(`${ID}: labels`, () => {
     setColumn(steps, 'A.readback', 'mine_path', `"$user", public, ${schema}`);
     expect(judge(steps).outcome).toBe('tracked');
   });
+  // Odyssey 1.5.1 in front of PostgreSQL 18 (which reports search_path) replays the path
+  // quoted as one string: the setting names the schema, but as part of one schema's name, and
+  // A's names resolve nowhere. Judged `tracked` from the setting alone before.
+  test('lost, not tracked: the path followed A mangled (one quoted schema), so its names no longer resolve there', () => {
+    const steps = withMineResolves(txSteps(), null);
+    const schema = schemaOf(steps);
+    setColumn(steps, 'observe.take', 'seen_path', '"$user", public');
+    setColumn(steps, 'A.readback', 'mine_path', `"""$user"", public, ${schema}"`);
+    const j = judge(steps);
+    expect(j.outcome).toBe('lost');
+    expect(j.facts).toMatchObject({ aKeptState: false, otherSawState: false, aResolvedIntoSchema: false });
+  });
+  test('tracked when the replayed path still resolves into the schema', () => {
+    const steps = txSteps();
+    const schema = schemaOf(steps);
+    withMineResolves(steps, schema);
+    setColumn(steps, 'observe.take', 'seen_path', '"$user", public');
+    setColumn(steps, 'A.readback', 'mine_path', `"$user", public, ${schema}`);
+    const j = judge(steps);
+    expect(j.outcome).toBe('tracked');
+    expect(j.facts).toMatchObject({ aResolvedIntoSchema: true });
+  });
   test('rejected: SET search_path failed with an SQLSTATE', () => {
     const steps = mutate(txSteps(), 'A.create', (s) => (s.error = { code: '0A000', message: 'SET not supported' }));
     expect(judge(steps).outcome).toBe('rejected');
@@ -69,3 +91,10 @@ describe(`${ID}: inconclusive`, () => {
     expect(judge(steps()).outcome).toBeNull();
   });
 });
+
+/** Adds A's `mine_resolves` beside `mine_path` (the recordings predate the column). */
+function withMineResolves(steps: StepRecord[], value: string | null): StepRecord[] {
+  return mutate(steps, 'A.readback', (s) => {
+    for (const rows of s.results) for (const row of rows) if ('mine_path' in row) row.mine_resolves = value;
+  });
+}
