@@ -129,6 +129,31 @@ public class Agent {
         conn.setAutoCommit(auto);
         out.put("runs", partial);
       }
+      case "batch" -> {
+        // The driver's own batch: addBatch per parameter set, one executeBatch (pgjdbc sends
+        // every Bind/Execute and a single Sync; with reWriteBatchedInserts=true it rewrites the
+        // INSERTs into multi-row ones first).
+        boolean tx = Boolean.TRUE.equals(step.get("tx"));
+        boolean auto = conn.getAutoCommit();
+        if (tx && auto) conn.setAutoCommit(false);
+        List<?> sets = (List<?>) step.get("params");
+        try (PreparedStatement ps = conn.prepareStatement(jdbcSql((String) step.get("sql")))) {
+          for (Object set : sets) {
+            List<?> values = (List<?>) set;
+            for (int i = 0; i < values.size(); i++) ps.setInt(i + 1, ((Number) values.get(i)).intValue());
+            ps.addBatch();
+          }
+          ps.executeBatch();
+          if (!conn.getAutoCommit()) conn.commit();
+        } catch (SQLException e) {
+          if (!conn.getAutoCommit()) conn.rollback();
+          throw e;
+        } finally {
+          if (tx && auto) conn.setAutoCommit(true);
+        }
+        partial.add(new LinkedHashMap<>(Map.of("api", "executeBatch", "statements", sets.size())));
+        out.put("runs", partial);
+      }
       case "begin" -> conn.setAutoCommit(false);
       case "commit" -> { conn.commit(); conn.setAutoCommit(true); }
       case "rollback" -> { conn.rollback(); conn.setAutoCommit(true); }
@@ -144,7 +169,8 @@ public class Agent {
     return out;
   }
 
-  static String jdbcSql(String sql) { return sql.replace("$1", "?"); }
+  /** pooltest's `$n` as JDBC's `?`: each parameter is used once, in order. */
+  static String jdbcSql(String sql) { return sql.replaceAll("\\$\\d+", "?"); }
 
   static Map<String, Object> row(ResultSet rs) throws SQLException {
     Map<String, Object> r = new LinkedHashMap<>();
@@ -165,6 +191,10 @@ public class Agent {
     String msg = String.valueOf(t.getMessage());
     e.put("message", msg.split("\n")[0]);
     if (t instanceof SQLException s) e.put("sqlstate", s.getSQLState());
+    // A failed batch throws BatchUpdateException ("Batch entry 0 ... was aborted"); the server's
+    // error is the next exception in its chain.
+    if (t instanceof BatchUpdateException b && b.getNextException() != null) t = b.getNextException();
+    if (t instanceof SQLException s && s.getSQLState() != null) e.put("sqlstate", s.getSQLState());
     if (t instanceof org.postgresql.util.PSQLException p && p.getServerErrorMessage() != null)
       e.put("message", p.getServerErrorMessage().getMessage());
     return e;
