@@ -14,6 +14,10 @@ export function adviceFor(
   scenario: string,
   outcome: string | null,
 ): string | null {
+  if (outcome === 'stalled')
+    return `${driver.title}'s batch (${driver.batch ?? 'its batch call'}) got no answer through this pooler: give batching clients a session-pooled or direct connection, or send the rows in one statement (a multi-row INSERT).`;
+  if (outcome === 'split')
+    return `The pooler ran one transaction's batch on more than one backend, so it was not atomic: give this client a session-pooled or direct connection.`;
   if (outcome !== 'failed' && outcome !== 'retried') return null;
   const fix = driver.configs.find((c) => c.advised && c.transaction === config.transaction && c !== config);
   if (outcome === 'retried')
@@ -24,6 +28,8 @@ export function adviceFor(
   const what =
     scenario === 'cursor'
       ? `${driver.cursor ?? 'its cursor'} still names statements or portals`
-      : 'it still names statements';
+      : scenario === 'batch'
+        ? `its batch call (${driver.batch ?? '?'}) still failed`
+        : 'it still names statements';
   return `${config.how} is not enough here (${what}): ${POOLER_FIX}.`;
 }

@@ -5,12 +5,14 @@
  * transaction mode, pool of 2; docs/drivers.md), where PgBouncer tracks no protocol-level
  * prepared statements (max_prepared_statements exists only since 1.21).
  */
-import { DRIVERS } from './catalogue.js';
+import { DRIVERS, phasesOf } from './catalogue.js';
 import { DRIVER_SCENARIOS } from './judge.js';
 import { resultId } from './ids.js';
 
 /** `null`: no expectation, for a result that is observed to vary between runs (see where it is used). */
-type Outcomes = Partial<Record<(typeof DRIVER_SCENARIOS)[number], 'works' | 'retried' | 'failed' | null>>;
+type Outcomes = Partial<
+  Record<(typeof DRIVER_SCENARIOS)[number], 'works' | 'retried' | 'failed' | 'stalled' | 'split' | null>
+>;
 
 /** Outcomes other than `works` through PgBouncer 1.18 transaction mode, per driver and configuration. */
 const PGBOUNCER_118_TRANSACTION: Record<string, Record<string, Outcomes>> = {
@@ -32,8 +34,7 @@ function expectations(exceptions: Record<string, Record<string, Outcomes>>): Rec
   const out: Record<string, string> = {};
   for (const d of DRIVERS)
     for (const c of d.configs)
-      for (const s of DRIVER_SCENARIOS) {
-        if (s === 'cursor' && d.cursor === null) continue;
+      for (const s of phasesOf(d, c)) {
         const want = exceptions[d.id]?.[c.name]?.[s];
         if (want === null) continue;
         out[resultId(d.id, s, c.name)] = want ?? 'works';

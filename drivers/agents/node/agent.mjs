@@ -123,7 +123,9 @@ function postgresAgent(postgres) {
       if (step.tx) await sql.begin((s) => issue(s));
       else await Promise.all(issue(sql));
       if (sends > step.params.length)
-        log.push(`postgres.js sent the batch's ${step.params.length} queries ${sends} times: it retried after a server error`);
+        log.push(
+          `postgres.js sent the batch's ${step.params.length} queries ${sends} times: it retried after a server error`,
+        );
       return batchAnswer('pipelined queries', step);
     },
     async begin() {
