@@ -74,7 +74,8 @@ export async function runBatchPhase(
       const what = `${tx ? 'BEGIN; ' : ''}${sql} ×${BATCH_SIZE} in one batch call${tx ? '; COMMIT' : ''}`;
       const step = await a.step(DRIVER_TAGS.batch.run, { op: 'batch', sql, params, tx }, stepMs, what);
       await competing.stop();
-      if (step.error?.message.startsWith('Unsupported:')) break;
+      // A killed agent (a stalled batch) takes no more; nor does a driver without a batch API.
+      if (step.timedOut || !a.alive || step.error?.message.startsWith('Unsupported:')) break;
     }
   } finally {
     const rows = await t.run(
