@@ -52,12 +52,16 @@ function judgeOne(
 ): BatchVerdict {
   const name = `batch ${intent.run} (${intent.tx ? 'in a transaction' : 'autocommit'})`;
   const none = { pids: [], hidden: null };
-  if (step.timedOut)
+  if (step.timedOut) {
+    const logged = hiddenErrors(step);
+    const meanwhile =
+      logged.length > 0 ? `; meanwhile the server logged ${logged.length} error(s), first: ${logged[0]}` : '';
     return {
       label: 'stalled',
-      reason: `${name} got no answer within ${Math.round(step.durationMs)} ms: pooltest killed the agent`,
+      reason: `${name} got no answer within ${Math.round(step.durationMs)} ms: pooltest killed the agent${meanwhile}`,
       ...none,
     };
+  }
   if (step.error?.code)
     return { label: 'failed', reason: `${name} failed: ${step.error.code} ${step.error.message}`, ...none };
   if (step.error)

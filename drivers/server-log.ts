@@ -15,7 +15,7 @@
  */
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import type { StepRecord } from '../engine/types.js';
-import { AGENT_USE_TAGS } from './tags.js';
+import { AGENT_USE_TAGS, DRIVER_TAGS } from './tags.js';
 
 /** Severity of a notice that carries a server log line (a server error the step met). */
 export const SERVER_LOG = 'server-log';
@@ -95,19 +95,32 @@ export class ServerLogReader {
  * of severity {@link SERVER_LOG}. `originMs` is the epoch time of the record's 0 (its
  * recorder's start). A step with an error of its own is left alone: the application saw that.
  * The window has 50 ms of slack after the step for the log write itself.
+ *
+ * A batch (DRIVER_TAGS.batch.run) returns no rows, so its step names no backend: it is given
+ * every backend of the record (its statements' backends are among them, and pooltest's own
+ * sessions beside it raise no errors while it runs). A batch that got no answer is not left
+ * alone: what the server logged while pooltest waited is the evidence of the stall.
  */
 export function attachServerErrors(steps: StepRecord[], errors: readonly LoggedError[], originMs: number): void {
+  const everyBackend = new Set<number>(steps.flatMap((s) => pidsOf(s)));
   for (const s of steps) {
     // Only the agents' uses of the driver (A's and B's queries, not pooltest's own holders).
-    if (!AGENT_USE_TAGS.has(s.tag) || s.error) continue;
-    const pids = new Set<number>([
-      ...(s.pid !== null ? [s.pid] : []),
-      ...(s.results[0] ?? []).map((r) => r.pid).filter((p): p is number => typeof p === 'number'),
-    ]);
+    const batch = s.tag === DRIVER_TAGS.batch.run;
+    if (!AGENT_USE_TAGS.has(s.tag) || (s.error && !(batch && s.timedOut))) continue;
+    const own = pidsOf(s);
+    const pids = batch && own.length === 0 ? everyBackend : new Set(own);
     const from = originMs + s.startMs - 5;
     const to = originMs + s.startMs + s.durationMs + 50;
     for (const e of errors)
       if (pids.has(e.pid) && e.atMs >= from && e.atMs <= to)
         s.notices.push({ severity: SERVER_LOG, message: `${e.message} (server log, backend ${e.pid})` });
   }
+}
+
+/** The backends a step names: its own pid and its rows' `pid` column. */
+function pidsOf(s: StepRecord): number[] {
+  return [
+    ...(s.pid !== null ? [s.pid] : []),
+    ...s.results.flatMap((rows) => rows.map((r) => r.pid).filter((p): p is number => typeof p === 'number')),
+  ];
 }

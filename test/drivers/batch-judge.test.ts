@@ -9,6 +9,7 @@
 import { describe, expect, test } from 'vitest';
 import { judgeBatch } from '../../drivers/judge-batch.js';
 import { DRIVER_LOG } from '../../drivers/agent-process.js';
+import { attachServerErrors } from '../../drivers/server-log.js';
 import { DRIVER_TAGS } from '../../drivers/tags.js';
 import type { Discovery, StepRecord } from '../../engine/types.js';
 
@@ -173,5 +174,40 @@ describe('the batch judge', () => {
   test('a table that could not be created: inconclusive, with the server error', () => {
     const steps = [step('T', T.table, { error: { code: '42501', message: 'permission denied for schema public' } })];
     expect(judgeBatch(steps, pooled).reason).toMatch(/could not be created: permission denied/);
+  });
+
+  test("a stalled batch carries what the server logged while pooltest waited, on the record's backends", () => {
+    const batches = alternating(2);
+    batches[1] = {
+      tx: false,
+      over: {
+        timedOut: true,
+        durationMs: 10_000,
+        error: { message: 'the agent did not answer within its bound and was killed' },
+      },
+    };
+    const steps = record(batches, [101, 102]);
+    const stalled = steps.filter((s) => s.tag === T.run)[1]!;
+    const origin = 1_000_000;
+    const logged = (pid: number, atMs: number) => ({
+      pid,
+      atMs: origin + atMs,
+      message: 'prepared statement "bq2" does not exist',
+    });
+    // One error on a backend of the record while the batch waited, one on a backend it never saw,
+    // one on its backend after the wait: only the first is the stall's.
+    attachServerErrors(
+      steps,
+      [logged(102, stalled.startMs + 5), logged(999, stalled.startMs + 5), logged(102, stalled.startMs + 20_000)],
+      origin,
+    );
+    expect(stalled.notices.map((n) => n.message)).toEqual([
+      'prepared statement "bq2" does not exist (server log, backend 102)',
+    ]);
+    const j = judgeBatch(steps, pooled);
+    expect(j.outcome).toBe('stalled');
+    expect(j.reason).toMatch(
+      /meanwhile the server logged 1 error\(s\), first: prepared statement "bq2" does not exist/,
+    );
   });
 });
