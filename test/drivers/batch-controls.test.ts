@@ -44,7 +44,8 @@ const proxied = () => {
  * the end of the first CommandComplete; the rest of that chunk is dropped and the connection
  * black-holed, so no later answer arrives (the agent waits until pooltest's bound).
  */
-function dropAnswersAfterTheFirst(): void {
+function dropAnswersAfterTheFirst(): { cut: boolean } {
+  const done = { cut: false };
   proxy.afterChunk(
     'toServer',
     (chunk) => chunk.includes('INSERT INTO pooltest_batch_'),
@@ -54,6 +55,7 @@ function dropAnswersAfterTheFirst(): void {
           if (chunk[i] !== 0x43) continue; // 'C' CommandComplete
           const end = i + 1 + chunk.readInt32BE(i + 1);
           proxy.blackhole(connection, 60_000);
+          done.cut = true;
           return [{ bytes: chunk.subarray(0, end) }];
         }
         // No CommandComplete yet (a driver's describe round trip first): pass it, look at the next.
@@ -63,6 +65,7 @@ function dropAnswersAfterTheFirst(): void {
       proxy.rewriteNext('toClient', cut);
     },
   );
+  return done;
 }
 
 describe('the batch phase against direct PostgreSQL', () => {
@@ -96,7 +99,7 @@ describe('the batch phase against direct PostgreSQL', () => {
     const stepMs = 3_000;
     const results = [];
     for (const driver of byId(FAULTED)) {
-      dropAnswersAfterTheFirst();
+      const fault = dropAnswersAfterTheFirst();
       const t0 = Date.now();
       const r = await runDrivers(proxied(), { drivers: [driver], scenarios: ['batch'], stepMs });
       const tookMs = Date.now() - t0;
@@ -106,6 +109,8 @@ describe('the batch phase against direct PostgreSQL', () => {
         waited: r.results[0]?.facts.waitedMs,
         tookMs,
       });
+      // The first answer went through (a CommandComplete), the rest never came.
+      expect(fault.cut, driver.id).toBe(true);
       expect(r.results[0]?.outcome, `${driver.id}: ${r.results[0]?.reason}`).toBe('stalled');
       expect(r.results[0]?.reason).toMatch(
         /batch 1 \(autocommit\) got no answer within \d+ ms: pooltest killed the agent/,
