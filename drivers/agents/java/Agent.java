@@ -192,8 +192,14 @@ public class Agent {
     e.put("message", msg.split("\n")[0]);
     if (t instanceof SQLException s) e.put("sqlstate", s.getSQLState());
     // A failed batch throws BatchUpdateException ("Batch entry 0 ... was aborted"); the server's
-    // error is the next exception in its chain.
-    if (t instanceof BatchUpdateException b && b.getNextException() != null) t = b.getNextException();
+    // errors are the exceptions chained to it. The first that is not 25P02 ("current transaction
+    // is aborted", what every later statement of the batch gets) is the cause.
+    if (t instanceof BatchUpdateException b && b.getNextException() != null) {
+      SQLException cause = b.getNextException();
+      for (SQLException n = cause; n != null; n = n.getNextException())
+        if (!"25P02".equals(n.getSQLState())) { cause = n; break; }
+      t = cause;
+    }
     if (t instanceof SQLException s && s.getSQLState() != null) e.put("sqlstate", s.getSQLState());
     if (t instanceof org.postgresql.util.PSQLException p && p.getServerErrorMessage() != null)
       e.put("message", p.getServerErrorMessage().getMessage());
