@@ -125,10 +125,19 @@ export const DRIVERS: readonly DriverSpec[] = [
     statementNames: 'none: parameters are interpolated on the client, simple protocol',
     namePattern: null,
     cursor: 'a named (server-side) cursor with itersize=N',
-    // execute_values is the same kind: one INSERT with many VALUES rows, one Query message.
     batch:
       'psycopg2.extras.execute_batch(cur, sql, args): the statements interpolated on the client and joined into one multi-statement Query per page',
-    configs: [{ name: 'default', options: {}, advised: true, how: 'psycopg2.connect(...)' }],
+    configs: [
+      { name: 'default', options: {}, advised: true, how: 'psycopg2.connect(...)' },
+      {
+        // The other batch helper: one INSERT with every row in its VALUES, one Query message.
+        name: 'execute_values',
+        options: { batch: 'execute_values' },
+        advised: false,
+        how: 'psycopg2.extras.execute_values(cur, "INSERT ... VALUES %s", rows)',
+        scenarios: ['batch'],
+      },
+    ],
     command: python('psycopg2'),
   },
   {

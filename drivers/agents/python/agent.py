@@ -224,7 +224,10 @@ class Psycopg2(Psycopg):
         self.conn = None
 
     def connect(self, step):
-        self.conn = self.psycopg2.connect(step["url"], connect_timeout=10, **dict(step.get("options") or {}))
+        opts = dict(step.get("options") or {})
+        # Not a connection option: which of psycopg2.extras' batch helpers the batch op uses.
+        self.batch_api = opts.pop("batch", "execute_batch")
+        self.conn = self.psycopg2.connect(step["url"], connect_timeout=10, **opts)
         self.conn.autocommit = step.get("autocommit", True)
         return {}
 
@@ -265,17 +268,25 @@ class Psycopg2(Psycopg):
         return {"runs": rows}
 
     def batch(self, step):
-        from psycopg2.extras import execute_batch
+        from psycopg2.extras import execute_batch, execute_values
 
-        # execute_batch interpolates each parameter set on the client and joins the statements
-        # into "INSERT ...;INSERT ...;" strings of page_size statements, each sent as one simple
-        # Query: one page is one implicit transaction on one backend, whatever the pooler does.
+        # Both helpers interpolate the parameters on the client and send one simple Query per
+        # page (page_size rows): execute_batch joins the statements ("INSERT ...;INSERT ...;"),
+        # execute_values makes one INSERT of many VALUES rows. A page is one implicit
+        # transaction on one backend, whatever the pooler does.
         tx = step.get("tx") and self.conn.autocommit
         cur = self.conn.cursor()
+        sql = self.sql(step["sql"])
         if tx:
             cur.execute("BEGIN")
         try:
-            execute_batch(cur, self.sql(step["sql"]), param_sets(step), page_size=len(step["params"]))
+            if self.batch_api == "execute_values":
+                # "INSERT ... VALUES (row) /* c */" as execute_values' "INSERT ... VALUES %s /* c */" and its row template.
+                m = re.match(r"^(.*\bVALUES\s*)(\(.*\))(.*)$", sql, re.S)
+                execute_values(cur, m.group(1) + "%s" + m.group(3), param_sets(step), template=m.group(2),
+                               page_size=len(step["params"]))
+            else:
+                execute_batch(cur, sql, param_sets(step), page_size=len(step["params"]))
         except Exception:
             if tx and not self.conn.closed:
                 try:
@@ -287,7 +298,7 @@ class Psycopg2(Psycopg):
             cur.execute("COMMIT")
         elif not self.conn.autocommit:
             self.conn.commit()
-        return batch_answer("execute_batch", step)
+        return batch_answer(self.batch_api, step)
 
     def begin(self, _):
         self.execute("BEGIN", None)
