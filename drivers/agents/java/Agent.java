@@ -108,9 +108,13 @@ public class Agent {
             try (ResultSet rs = ps.executeQuery()) {
               while (rs.next()) partial.add(row(rs));
             }
+            if (!conn.getAutoCommit()) conn.commit();
+          } catch (SQLException e) {
+            rollbackQuietly();
+            throw e;
+          } finally {
+            if (tx && auto) autoCommitQuietly(true);
           }
-          if (!conn.getAutoCommit()) conn.commit();
-          if (tx && auto) conn.setAutoCommit(true);
         }
         out.put("runs", partial);
       }
@@ -124,9 +128,13 @@ public class Agent {
           try (ResultSet rs = ps.executeQuery()) {
             while (rs.next()) partial.add(row(rs));
           }
+          conn.commit();
+        } catch (SQLException e) {
+          rollbackQuietly();
+          throw e;
+        } finally {
+          autoCommitQuietly(auto);
         }
-        conn.commit();
-        conn.setAutoCommit(auto);
         out.put("runs", partial);
       }
       case "batch" -> {
@@ -146,10 +154,10 @@ public class Agent {
           ps.executeBatch();
           if (!conn.getAutoCommit()) conn.commit();
         } catch (SQLException e) {
-          if (!conn.getAutoCommit()) conn.rollback();
+          rollbackQuietly();
           throw e;
         } finally {
-          if (tx && auto) conn.setAutoCommit(true);
+          if (tx && auto) autoCommitQuietly(true);
         }
         partial.add(new LinkedHashMap<>(Map.of("api", "executeBatch", "statements", sets.size())));
         out.put("runs", partial);
@@ -167,6 +175,19 @@ public class Agent {
       default -> throw new IllegalArgumentException("unknown op " + step.get("op"));
     }
     return out;
+  }
+
+  /**
+   * A failed step leaves no transaction open, as an application rolls back after an error: an
+   * aborted transaction left behind would fail the next step with 25P02 "current transaction is
+   * aborted", an error of this agent's, not of the pooler. Errors here are not the step's.
+   */
+  static void rollbackQuietly() {
+    try { if (conn != null && !conn.getAutoCommit()) conn.rollback(); } catch (SQLException ignored) {}
+  }
+
+  static void autoCommitQuietly(boolean on) {
+    try { if (conn != null) conn.setAutoCommit(on); } catch (SQLException ignored) {}
   }
 
   /** pooltest's `$n` as JDBC's `?`: each parameter is used once, in order. */
