@@ -25,11 +25,14 @@ export function adviceFor(
       ? `${driver.title} got the server's error, re-prepared and sent the query again (a failed statement on the server each time, and no retry once a transaction has done work): use ${fix.how}, or ${POOLER_FIX}.`
       : `${driver.title} retried after a server error: ${POOLER_FIX}.`;
   if (fix && !config.advised) return `Use ${fix.how}, or ${POOLER_FIX}.`;
+  // An advised configuration's batch that fails: named statements are off, so what broke is a
+  // batch call of several round trips (asyncpg's executemany prepares the unnamed statement,
+  // then executes it) that the pooler split between backends; no tracking follows the unnamed one.
+  if (scenario === 'batch')
+    return `${config.how} is not enough for its batch call (${driver.batch ?? '?'}): the pooler moved the client between the call's round trips. Send the batch inside a transaction, or give this client a session-pooled or direct connection.`;
   const what =
     scenario === 'cursor'
       ? `${driver.cursor ?? 'its cursor'} still names statements or portals`
-      : scenario === 'batch'
-        ? `its batch call (${driver.batch ?? '?'}) still failed`
-        : 'it still names statements';
+      : 'it still names statements';
   return `${config.how} is not enough here (${what}): ${POOLER_FIX}.`;
 }
