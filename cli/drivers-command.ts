@@ -11,6 +11,7 @@ import { PooltestError } from '../engine/record/errors.js';
 import { redactUrl, resolveRelated, resolveTarget } from '../engine/target/target.js';
 import { DRIVERS, selectDrivers } from '../drivers/catalogue.js';
 import { runDrivers } from '../drivers/run-drivers.js';
+import { DRIVER_SCENARIOS, type DriverScenarioId } from '../drivers/tags.js';
 import { ServerLogReader } from '../drivers/server-log.js';
 import { DRIVER_PROFILES } from '../drivers/profiles.js';
 import { renderDriversHtml } from '../reporters/drivers-html.js';
@@ -61,6 +62,16 @@ export async function driversCommand(argv: string[], io: Pick<CliIo, 'stdout' | 
     const log = ServerLogReader.open(own.serverLog);
     if ('unreadable' in log) throw new PooltestError('BAD_ARGUMENTS', `--server-log: ${log.unreadable}`);
   }
+  const scenarios = (own.scenario ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const unknownScenarios = scenarios.filter((s) => !(DRIVER_SCENARIOS as readonly string[]).includes(s));
+  if (unknownScenarios.length > 0)
+    throw new PooltestError(
+      'BAD_ARGUMENTS',
+      `unknown scenario ${unknownScenarios.join(', ')}; known: ${DRIVER_SCENARIOS.join(', ')}`,
+    );
   const stepMs = v.timeoutMs ?? 10_000;
   if (own.stack !== undefined && (v.target !== undefined || v.host !== undefined || v.port !== undefined))
     throw new PooltestError('BAD_ARGUMENTS', '--stack and --target (or -h/-p) exclude each other');
@@ -107,6 +118,7 @@ export async function driversCommand(argv: string[], io: Pick<CliIo, 'stdout' | 
     const report = await runDrivers(target, {
       drivers: selected,
       direct,
+      ...(scenarios.length > 0 ? { scenarios: scenarios as DriverScenarioId[] } : {}),
       ...(serverLog !== undefined ? { serverLog } : {}),
       stepMs,
       ...(expect ? { expect } : {}),
@@ -136,6 +148,7 @@ function ownValues(given: readonly GivenOption[]): {
   expect?: string;
   strict: boolean;
   serverLog?: string;
+  scenario?: string;
 } {
   const value = (name: string): string | undefined => [...given].reverse().find((o) => o.name === name)?.values[0];
   const has = (name: string): boolean => given.some((o) => o.name === name);
@@ -145,6 +158,7 @@ function ownValues(given: readonly GivenOption[]): {
     ['driver', 'driver'],
     ['expect', 'expect'],
     ['serverLog', 'server-log'],
+    ['scenario', 'scenario'],
   ] as const) {
     const v = value(name);
     if (v !== undefined) out[key] = v;
@@ -157,7 +171,7 @@ function listDrivers(): string {
   return (
     DRIVERS.map((d) => {
       const configs = d.configs.map((c) => `${c.name}${c.advised ? ' (advised)' : ''}`).join('; ');
-      return `${d.id.padEnd(w)}  ${d.title}\n${''.padEnd(w)}  names: ${d.statementNames}\n${''.padEnd(w)}  configurations: ${configs}\n${''.padEnd(w)}  cursor: ${d.cursor ?? 'none'}`;
+      return `${d.id.padEnd(w)}  ${d.title}\n${''.padEnd(w)}  names: ${d.statementNames}\n${''.padEnd(w)}  configurations: ${configs}\n${''.padEnd(w)}  cursor: ${d.cursor ?? 'none'}\n${''.padEnd(w)}  batch: ${d.batch ?? 'none (no batch or pipeline API)'}`;
     }).join('\n') + '\n'
   );
 }

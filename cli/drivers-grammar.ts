@@ -12,6 +12,7 @@ export const DRIVERS_GRAMMAR: CommandGrammar = {
   command: 'drivers',
   synopsis: [
     'pooltest drivers [--target T | -h HOST -p PORT | --stack NAME] [-U USER] [-d DB] [--driver a,b]',
+    '                 [--scenario a,b]',
     '                 [--profile NAME | --expect FILE] [--strict] [--direct T] [--server-log FILE]',
     '                 [--json FILE] [--junit FILE] [--markdown FILE] [--html FILE] [--timeout T]',
   ],
@@ -19,8 +20,11 @@ export const DRIVERS_GRAMMAR: CommandGrammar = {
 documentation advises for transaction pooling, and reports per scenario: moved (the driver's
 statement was prepared on one backend, its next use runs on another), collision (another
 process of the same driver lands on that backend and prepares the same name), cursor (a
-server-side cursor with a fetch size). Outcomes: works, retried (only because the driver
-retried after a server error), failed, or inconclusive when the landing was not proven.`,
+server-side cursor with a fetch size), batch (the driver's own batch or pipeline call, sent
+several times while other clients compete for the pool). Outcomes: works, retried (only
+because the driver retried after a server error), failed, stalled (a batch got no answer
+within the bound), split (one transaction's batch ran on several backends), or inconclusive
+when the landing was not proven.`,
   shared: {
     target: true,
     host: true,
@@ -55,6 +59,12 @@ retried after a server error), failed, or inconclusive when the landing was not 
       type: 'string',
       value: 'a,b',
       help: 'only these drivers (default: all; --list shows them)',
+    },
+    scenario: {
+      section: 'What to run',
+      type: 'string',
+      value: 'a,b',
+      help: 'only these scenarios: moved, collision, cursor, batch (default: all)',
     },
     list: { section: 'What to run', type: 'boolean', help: 'list the drivers and their configurations' },
     expect: {

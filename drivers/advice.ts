@@ -16,6 +16,10 @@ export function adviceFor(
   outcome: string | null,
   version: string | null = null,
 ): string | null {
+  if (outcome === 'stalled')
+    return `${driver.title}'s batch (${driver.batch ?? 'its batch call'}) got no answer through this pooler: give batching clients a session-pooled or direct connection, or send the rows in one statement (a multi-row INSERT).`;
+  if (outcome === 'split')
+    return `The pooler ran one transaction's batch on more than one backend, so it was not atomic: give this client a session-pooled or direct connection.`;
   if (outcome !== 'failed' && outcome !== 'retried') return null;
   const how = (c: DriverConfig): string => driver.howFor?.(c, version) ?? c.how;
   const poolerFix = driver.poolerFix?.(version) ?? POOLER_FIX;
@@ -25,6 +29,11 @@ export function adviceFor(
       ? `${driver.title} got the server's error, re-prepared and sent the query again (a failed statement on the server each time, and no retry once a transaction has done work): use ${how(fix)}, or ${poolerFix}.`
       : `${driver.title} retried after a server error: ${poolerFix}.`;
   if (fix && !config.advised) return `Use ${how(fix)}, or ${poolerFix}.`;
+  // An advised configuration's batch that fails: named statements are off, so what broke is a
+  // batch call of several round trips (asyncpg's executemany prepares the unnamed statement,
+  // then executes it) that the pooler split between backends; no tracking follows the unnamed one.
+  if (scenario === 'batch')
+    return `${how(config)} is not enough for its batch call (${driver.batch ?? '?'}): the pooler moved the client between the call's round trips. Send the batch inside a transaction, or give this client a session-pooled or direct connection.`;
   const what =
     scenario === 'cursor'
       ? `${driver.cursor ?? 'its cursor'} still names statements or portals`

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { compileJavaAgent, compiledAgentDir } from './java-agent.js';
 import { buildGoAgent, goAgentCommand } from './go-agent.js';
 import { pdoHow, pdoPoolerFix, pgxHow } from './driver-versions.js';
+import { DRIVER_SCENARIOS, type DriverScenarioId } from './tags.js';
 
 /** How to start an agent process. */
 export interface AgentCommand {
@@ -33,6 +34,8 @@ export interface DriverConfig {
    * these only); by default the configurations not advised do.
    */
   names?: boolean;
+  /** Only these phases run in this configuration (an option that changes nothing else); all when absent. */
+  scenarios?: readonly DriverScenarioId[];
 }
 
 export interface DriverSpec {
@@ -45,6 +48,11 @@ export interface DriverSpec {
   namePattern: RegExp | null;
   /** The driver has a server-side cursor with a fetch size (named portals, or DECLARE). */
   cursor: string | null;
+  /**
+   * The driver's own batch or pipeline call, as the batch phase uses it (the agents' `batch`
+   * op); null when the driver has none, and the batch phase is not run.
+   */
+  batch: string | null;
   /**
    * Statements the driver prepares on its own, beyond the application's (an SQL condition over
    * pg_prepared_statements' name and statement): the cleanup deallocates them too, but only
@@ -93,6 +101,7 @@ export const DRIVERS: readonly DriverSpec[] = [
     statementNames: '__asyncpg_stmt_<n>__, from a counter shared by the whole process',
     namePattern: /^__asyncpg_stmt_[0-9a-f]+__$/,
     cursor: 'conn.cursor(prefetch=N) in a transaction',
+    batch: 'conn.executemany(sql, args): every Bind/Execute, then one Sync',
     configs: [
       { name: 'default', options: {}, advised: false, how: 'asyncpg.connect(...)' },
       {
@@ -111,6 +120,7 @@ export const DRIVERS: readonly DriverSpec[] = [
     statementNames: '_pg3_<n>, per connection, after prepare_threshold (5) executions',
     namePattern: /^_pg3_\d+$/,
     cursor: 'a named (server-side) cursor with itersize=N',
+    batch: 'with conn.pipeline(): conn.execute(...) per statement (pipeline mode, one Sync at the end)',
     configs: [
       { name: 'default', options: {}, advised: false, how: 'psycopg.connect(...)' },
       {
@@ -129,7 +139,19 @@ export const DRIVERS: readonly DriverSpec[] = [
     statementNames: 'none: parameters are interpolated on the client, simple protocol',
     namePattern: null,
     cursor: 'a named (server-side) cursor with itersize=N',
-    configs: [{ name: 'default', options: {}, advised: true, how: 'psycopg2.connect(...)' }],
+    batch:
+      'psycopg2.extras.execute_batch(cur, sql, args): the statements interpolated on the client and joined into one multi-statement Query per page',
+    configs: [
+      { name: 'default', options: {}, advised: true, how: 'psycopg2.connect(...)' },
+      {
+        // The other batch helper: one INSERT with every row in its VALUES, one Query message.
+        name: 'execute_values',
+        options: { batch: 'execute_values' },
+        advised: false,
+        how: 'psycopg2.extras.execute_values(cur, "INSERT ... VALUES %s", rows)',
+        scenarios: ['batch'],
+      },
+    ],
     command: python('psycopg2'),
   },
   {
@@ -139,6 +161,7 @@ export const DRIVERS: readonly DriverSpec[] = [
     statementNames: 'S_<n> per connection after prepareThreshold (5) executions; portals C_<n>',
     namePattern: /^S_\d+$/,
     cursor: 'setFetchSize(N) with autocommit off (a named portal)',
+    batch: 'addBatch() per row, then executeBatch(): every Bind/Execute, then one Sync',
     // pgjdbc names its COMMIT too after 5 uses.
     ownStatements: "name ~ '^S_[0-9]+$' AND upper(statement) IN ('BEGIN', 'COMMIT', 'ROLLBACK')",
     configs: [
@@ -157,6 +180,14 @@ export const DRIVERS: readonly DriverSpec[] = [
         transaction: true,
         advised: true,
         how: '?prepareThreshold=0 with setAutoCommit(false)',
+      },
+      {
+        // Rewrites a batch of INSERTs into multi-row INSERTs: a path of its own for the batch only.
+        name: 'reWriteBatchedInserts=true',
+        options: { reWriteBatchedInserts: true },
+        advised: false,
+        how: '?reWriteBatchedInserts=true',
+        scenarios: ['batch'],
       },
     ],
     command: () => {
@@ -177,6 +208,7 @@ export const DRIVERS: readonly DriverSpec[] = [
     statementNames: 'only what the application names with prepare(); pooltest uses pooltest_a1 as Rails uses a1',
     namePattern: /^a\d+$/,
     cursor: null,
+    batch: 'pipeline mode: enter_pipeline_mode, send_query_params per row, pipeline_sync (ruby-pg 1.3+, libpq 14+)',
     configs: [
       { name: 'exec_params', options: {}, advised: true, how: 'conn.exec_params(sql, params)' },
       {
@@ -195,6 +227,8 @@ export const DRIVERS: readonly DriverSpec[] = [
     statementNames: 'only when the query config has a name',
     namePattern: null,
     cursor: null,
+    // No batch or pipeline API: every query waits for the answer to the one before.
+    batch: null,
     configs: [
       { name: 'unnamed', options: {}, advised: true, how: 'client.query(text, values)' },
       {
@@ -213,6 +247,8 @@ export const DRIVERS: readonly DriverSpec[] = [
     statementNames: 'generated per connection (prepare: true is the default)',
     namePattern: null,
     cursor: 'sql`...`.cursor(N) in a transaction',
+    batch:
+      'queries issued without awaiting (Promise.all; sql.begin returning an array): pipelined on the connection, each with its own Sync',
     // Its array-type lookup at connect, and begin/commit/rollback, are prepared too.
     ownStatements:
       "name ~ '^[a-z0-9]+$' AND (lower(statement) IN ('begin', 'commit', 'rollback') OR statement LIKE '%pg_catalog.pg_type a%a.typelem%')",
@@ -231,6 +267,8 @@ export const DRIVERS: readonly DriverSpec[] = [
     namePattern: /^(lrupsc_\d+_\d+|stmtcache_[0-9a-f]+)$/,
     // pgx reads a query's rows through one Execute without a row limit: no fetch size to test.
     cursor: null,
+    batch:
+      'conn.SendBatch(ctx, batch): every queued query in one round trip (its statement prepared through the cache first by default; one multi-statement Query with prefer_simple_protocol)',
     configs: [
       { name: 'default', options: {}, advised: false, how: 'pgx.Connect(ctx, url)' },
       {
@@ -270,6 +308,8 @@ export const DRIVERS: readonly DriverSpec[] = [
     namePattern: /^pdo_stmt_[0-9a-f]{8}$/,
     cursor:
       'a scrollable cursor (PDO::ATTR_CURSOR => PDO::CURSOR_SCROLL: DECLARE ... WITH HOLD, one FETCH a row) in a transaction',
+    // No batch or pipeline API: every execute() waits for its answer.
+    batch: null,
     configs: [
       {
         name: 'default',
@@ -295,6 +335,16 @@ export const DRIVERS: readonly DriverSpec[] = [
     command: () => ({ cmd: 'php', args: [join(AGENTS, 'php', 'agent.php')] }),
   },
 ];
+
+/** The phases `driver` runs in `config`, in order: the cursor and batch only where the driver has the API. */
+export function phasesOf(driver: DriverSpec, config: DriverConfig): DriverScenarioId[] {
+  return DRIVER_SCENARIOS.filter(
+    (s) =>
+      (s !== 'cursor' || driver.cursor !== null) &&
+      (s !== 'batch' || driver.batch !== null) &&
+      (config.scenarios === undefined || config.scenarios.includes(s)),
+  );
+}
 
 /** The drivers named in `--driver a,b` (all when empty); unknown names are refused. */
 export function selectDrivers(names: readonly string[]): DriverSpec[] | { unknown: string[] } {

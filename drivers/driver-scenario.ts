@@ -10,6 +10,11 @@
  *              where A's statement (same driver-generated name) may still be prepared
  *   cursor:    A reads a cursor with a fetch size in a transaction -- on backend c1
  *              O takes c1; A reads the cursor again                -- must run elsewhere
+ *   batch:     A sends batches with the driver's own batch call while other clients compete
+ *              for the pool (batch-scenario.ts)
+ *
+ * A configuration runs the phases it is given (catalogue.ts's phasesOf: the cursor and the batch
+ * only where the driver has the API, and only the batch for a batch-only option).
  *
  * Q is `SELECT pg_backend_pid() AS pid, $1::int AS answer /* pooltest-drivers <run> *\/`: every
  * run proves where it ran, and the comment marks the statement text, so the cleanup can
@@ -23,8 +28,9 @@ import { cleanOn } from '../engine/steering/clean-on.js';
 import { sharesBackends } from '../engine/judging/landing.js';
 import type { Scenario } from '../engine/steering/scenario.js';
 import { AgentProcess } from './agent-process.js';
+import { runBatchPhase } from './batch-scenario.js';
 import type { DriverConfig, DriverSpec } from './catalogue.js';
-import { DRIVER_TAGS } from './tags.js';
+import { DRIVER_TAGS, type DriverScenarioId } from './tags.js';
 
 /** Executions before the move: past psycopg's and pgjdbc's prepare threshold (5). */
 export const WARM_RUNS = 7;
@@ -50,6 +56,8 @@ export interface DriverRunOptions {
   stepMs: number;
   /** Bound of an agent's start (a JVM compiles the agent first: about a second, more under load). */
   startMs: number;
+  /** The phases to run, in DRIVER_SCENARIOS order. */
+  phases: readonly DriverScenarioId[];
 }
 
 /** Drives one driver configuration; returns the reason when the agent cannot run (skip). */
@@ -69,10 +77,13 @@ export async function runDriverScenario(
   const what = (times: number) => `${tx ? 'BEGIN; ' : ''}${sql}${times > 1 ? ` ×${times}` : ''}${tx ? '; COMMIT' : ''}`;
   const t0 = performance.now();
   const agents: AgentProcess[] = [];
+  const runs = (phase: DriverScenarioId) => opts.phases.includes(phase);
   // B starts with A (it connects only in the collision phase): one start-up wait, not two.
   const [started, second] = await Promise.all([
     AgentProcess.start(driver.command(), 'A', scn.recorder, opts.startMs),
-    AgentProcess.start(driver.command(), 'B', scn.recorder, opts.startMs),
+    runs('collision')
+      ? AgentProcess.start(driver.command(), 'B', scn.recorder, opts.startMs)
+      : Promise.resolve({ skipped: 'no collision phase in this configuration' }),
   ]);
   if ('skipped' in started) {
     if (!('skipped' in second)) second.kill();
@@ -87,10 +98,12 @@ export async function runDriverScenario(
     scn.recordMarkers({ marker, driver: driver.id, config: config.name, warmRuns: WARM_RUNS });
     const conn = await a.step(DRIVER_TAGS.connect, connect, opts.stepMs, `(connect ${config.how})`);
     if (conn.error) return { version: a.hello?.version ?? '?' };
-    // moved
-    const warm = await a.step(DRIVER_TAGS.moved.create, query(WARM_RUNS), opts.stepMs, what(WARM_RUNS));
-    seen(runPids(warm.results[0]));
-    if (warm.pid !== null && !warm.error) {
+    // moved (and collision, which lands B on moved's first backend)
+    const warm = runs('moved')
+      ? await a.step(DRIVER_TAGS.moved.create, query(WARM_RUNS), opts.stepMs, what(WARM_RUNS))
+      : null;
+    if (warm) seen(runPids(warm.results[0]));
+    if (warm && warm.pid !== null && !warm.error) {
       const landing = await landOn(scn, warm.pid, { tag: DRIVER_TAGS.moved.observe, prefix: 'O' });
       await dismiss(landing.others);
       const next = await a.step(DRIVER_TAGS.moved.readback, query(1), opts.stepMs, what(1));
@@ -111,7 +124,7 @@ export async function runDriverScenario(
       await dismiss(held);
     }
     // cursor
-    if (driver.cursor !== null) {
+    if (driver.cursor !== null && runs('cursor')) {
       const cursor = { op: 'cursor', sql: cursorSql, param: CURSOR_ROWS, fetch: CURSOR_FETCH };
       const cwhat = `BEGIN; ${cursorSql} (fetch ${CURSOR_FETCH} at a time); COMMIT`;
       const c1 = await a.step(DRIVER_TAGS.cursor.create, cursor, opts.stepMs, cwhat);
@@ -124,6 +137,9 @@ export async function runDriverScenario(
         await dismiss([landing.observer]);
       }
     }
+    // batch
+    if (driver.batch !== null && runs('batch')) await runBatchPhase(scn, a, config, marker, opts.stepMs, seen);
+    if (!a.alive) return { version: a.hello?.version ?? '?' };
     await a.step(DRIVER_TAGS.close, { op: 'close' }, opts.stepMs, '(close)');
     return { version: a.hello?.version ?? '?' };
   } finally {

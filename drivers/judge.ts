@@ -16,12 +16,13 @@
 import { stepOf, stepsOf } from '../engine/record/step-reading.js';
 import { readLanding, sharesBackends } from '../engine/judging/landing.js';
 import type { Discovery, Facts, Judgement, StepRecord } from '../engine/types.js';
-import { DRIVER_LOG } from './agent-process.js';
-import { SERVER_LOG } from './server-log.js';
-import { DRIVER_TAGS, isInPhase, isPhaseless, phasePrefix, type DriverScenarioId } from './tags.js';
+import { hiddenErrors } from './hidden-errors.js';
+import { judgeBatch } from './judge-batch.js';
+import { DRIVER_SCENARIOS, DRIVER_TAGS, isInPhase, isPhaseless, phasePrefix, type DriverScenarioId } from './tags.js';
 
 // The phases are defined with their tags (tags.ts); readers of the judges import them from here too.
 export { DRIVER_SCENARIOS, type DriverScenarioId } from './tags.js';
+export { hiddenErrors } from './hidden-errors.js';
 
 export const DRIVER_OUTCOMES: Record<string, { means: string; breaks: boolean }> = {
   works: { means: 'answered on the backend steering put it on, with no server error', breaks: false },
@@ -30,6 +31,14 @@ export const DRIVER_OUTCOMES: Record<string, { means: string; breaks: boolean }>
     breaks: false,
   },
   failed: { means: "the application got the server's error from the driver", breaks: true },
+  stalled: {
+    means: 'a batch got no answer within the step bound (the agent was killed; the facts say how long pooltest waited)',
+    breaks: true,
+  },
+  split: {
+    means: "one transaction's batch ran on more than one backend or in more than one transaction",
+    breaks: true,
+  },
 };
 
 /**
@@ -52,20 +61,6 @@ function runs(step: StepRecord | undefined): Array<Record<string, unknown>> {
 
 function pidsOf(step: StepRecord | undefined): Array<number | null> {
   return runs(step).map((r) => (typeof r.pid === 'number' ? r.pid : null));
-}
-
-/**
- * The server errors the driver received and hid, as `SQLSTATE message`: from its own log
- * (pgjdbc, postgres.js), else from the server's log (server-log.ts, where it was read). One
- * error is in both when both saw it: the driver's words are kept.
- */
-export function hiddenErrors(step: StepRecord | undefined): string[] {
-  const of = (severity: string): string[] =>
-    (step?.notices ?? [])
-      .filter((n) => n.severity === severity)
-      .map((n) => (n.code ? `${n.code} ${n.message}` : n.message));
-  const own = of(DRIVER_LOG);
-  return own.length > 0 ? own : of(SERVER_LOG);
 }
 
 function none(facts: Facts, reason: string): Judgement {
@@ -198,15 +193,22 @@ export function judgeCollision(steps: readonly StepRecord[], discovery: Discover
   return none(facts, `B did not land on A's old backend ${b1} (it ran on ${facts.bBackends})`);
 }
 
-/** Every scenario's judgement from one driver configuration's record. */
+/** The phases a configuration's record holds steps of (what ran), in order. */
+export function recordedPhases(steps: readonly StepRecord[]): DriverScenarioId[] {
+  return DRIVER_SCENARIOS.filter((p) => steps.some((s) => isInPhase(s.tag, p)));
+}
+
+/** The judgement of each phase in `phases` from one driver configuration's record. */
 export function judgeDriverRun(
   steps: readonly StepRecord[],
   discovery: Discovery,
-  hasCursor: boolean,
+  phases: readonly DriverScenarioId[],
 ): Partial<Record<DriverScenarioId, Judgement>> {
-  return {
-    moved: judgeMovedUse(steps, discovery, 'moved'),
-    collision: judgeCollision(steps, discovery),
-    ...(hasCursor ? { cursor: judgeMovedUse(steps, discovery, 'cursor') } : {}),
+  const judges: Record<DriverScenarioId, () => Judgement> = {
+    moved: () => judgeMovedUse(steps, discovery, 'moved'),
+    collision: () => judgeCollision(steps, discovery),
+    cursor: () => judgeMovedUse(steps, discovery, 'cursor'),
+    batch: () => judgeBatch(steps, discovery),
   };
+  return Object.fromEntries(phases.map((p) => [p, judges[p]()]));
 }

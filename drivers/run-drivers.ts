@@ -10,9 +10,9 @@ import { closeKeptSessions } from '../engine/steering/kept-session.js';
 import { Scenario } from '../engine/steering/scenario.js';
 import { publicTarget, type Target } from '../engine/target/target.js';
 import type { Discovery, Judgement, PublicTarget, StepRecord, Verdict } from '../engine/types.js';
-import { DRIVERS, type DriverSpec } from './catalogue.js';
+import { DRIVERS, phasesOf, type DriverSpec } from './catalogue.js';
 import { runDriverScenario } from './driver-scenario.js';
-import { DRIVER_SCENARIOS, judgeDriverRun, type DriverScenarioId } from './judge.js';
+import { judgeDriverRun, type DriverScenarioId } from './judge.js';
 import { adviceFor } from './advice.js';
 import { resultId } from './ids.js';
 import { attachServerErrors, ServerLogReader } from './server-log.js';
@@ -81,6 +81,8 @@ export interface DriversRunOptions {
    */
   serverLog?: string;
   onResult?: (r: DriverResult) => void;
+  /** Run only these phases (every phase a configuration has, when absent). */
+  scenarios?: readonly DriverScenarioId[];
 }
 
 export { resultId };
@@ -157,7 +159,8 @@ export async function runDrivers(target: Target, opts: DriversRunOptions = {}): 
     for (const driver of opts.drivers ?? DRIVERS) {
       await driver.prepare?.();
       for (const config of driver.configs) {
-        const scenarios = DRIVER_SCENARIOS.filter((s) => s !== 'cursor' || driver.cursor !== null);
+        const scenarios = phasesOf(driver, config).filter((s) => opts.scenarios?.includes(s) ?? true);
+        if (scenarios.length === 0) continue;
         const version = (): string | null => report.results.find((r) => r.driver === driver.id)?.driverVersion ?? null;
         // A target that went silent earlier: nothing is run against it, every scenario says why.
         const gone = goneBefore(ctx);
@@ -173,7 +176,11 @@ export async function runDrivers(target: Target, opts: DriversRunOptions = {}): 
         const others = new OtherRunsQuestion(ctx, c0);
         try {
           await others.ready();
-          ran = await runDriverScenario(scn, driver, config, { stepMs, startMs: Math.max(stepMs, 15_000) });
+          ran = await runDriverScenario(scn, driver, config, {
+            stepMs,
+            startMs: Math.max(stepMs, 15_000),
+            phases: scenarios,
+          });
         } finally {
           await scn.closeAll();
         }
@@ -191,7 +198,7 @@ export async function runDrivers(target: Target, opts: DriversRunOptions = {}): 
             durationMs: Math.round(performance.now() - c0),
             steps: scn.steps,
           }) - 1;
-        const judged = judgeDriverRun(scn.steps, ctx.discovery, driver.cursor !== null);
+        const judged = judgeDriverRun(scn.steps, ctx.discovery, scenarios);
         for (const scenario of scenarios) {
           const j = judged[scenario];
           if (j) push(driver, config, scenario, ran.version, vetoed(j, scn.steps, ctx.discovery, scenario), record);

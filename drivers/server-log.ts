@@ -15,7 +15,7 @@
  */
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import type { StepRecord } from '../engine/types.js';
-import { AGENT_USE_TAGS } from './tags.js';
+import { AGENT_USE_TAGS, DRIVER_TAGS } from './tags.js';
 
 /** Severity of a notice that carries a server log line (a server error the step met). */
 export const SERVER_LOG = 'server-log';
@@ -99,15 +99,20 @@ export class ServerLogReader {
  * at B's close, refused by a server that never saw the name (PgBouncer 1.25.2 had renamed it),
  * was logged 2 ms after B's runs and read as their retry. The log's milliseconds are truncated,
  * so an error logged in the millisecond the next step began counts as the next step's.
+ *
+ * A batch (DRIVER_TAGS.batch.run) returns no rows, so its step names no backend: it is given
+ * every backend of the record (its statements' backends are among them, and pooltest's own
+ * sessions beside it raise no errors while it runs). A batch that got no answer is not left
+ * alone: what the server logged while pooltest waited is the evidence of the stall.
  */
 export function attachServerErrors(steps: StepRecord[], errors: readonly LoggedError[], originMs: number): void {
+  const everyBackend = new Set<number>(steps.flatMap((s) => pidsOf(s)));
   steps.forEach((s, i) => {
     // Only the agents' uses of the driver (A's and B's queries, not pooltest's own holders).
-    if (!AGENT_USE_TAGS.has(s.tag) || s.error) return;
-    const pids = new Set<number>([
-      ...(s.pid !== null ? [s.pid] : []),
-      ...(s.results[0] ?? []).map((r) => r.pid).filter((p): p is number => typeof p === 'number'),
-    ]);
+    const batch = s.tag === DRIVER_TAGS.batch.run;
+    if (!AGENT_USE_TAGS.has(s.tag) || (s.error && !(batch && s.timedOut))) return;
+    const own = pidsOf(s);
+    const pids = batch && own.length === 0 ? everyBackend : new Set(own);
     const next = steps.slice(i + 1).find((x) => x.session === s.session);
     const from = originMs + s.startMs - 5;
     const slack = originMs + s.startMs + s.durationMs + 50;
@@ -116,4 +121,12 @@ export function attachServerErrors(steps: StepRecord[], errors: readonly LoggedE
       if (pids.has(e.pid) && e.atMs >= from && e.atMs <= to)
         s.notices.push({ severity: SERVER_LOG, message: `${e.message} (server log, backend ${e.pid})` });
   });
+}
+
+/** The backends a step names: its own pid and its rows' `pid` column. */
+function pidsOf(s: StepRecord): number[] {
+  return [
+    ...(s.pid !== null ? [s.pid] : []),
+    ...s.results.flatMap((rows) => rows.map((r) => r.pid).filter((p): p is number => typeof p === 'number')),
+  ];
 }

@@ -10,8 +10,8 @@
  */
 import { LANDING_TAGS } from '../engine/record/tags.js';
 
-/** The three phases of a driver run, in the order they run; each is judged apart. */
-export const DRIVER_SCENARIOS = ['moved', 'collision', 'cursor'] as const;
+/** The phases of a driver run, in the order they run; each is judged apart. */
+export const DRIVER_SCENARIOS = ['moved', 'collision', 'cursor', 'batch'] as const;
 export type DriverScenarioId = (typeof DRIVER_SCENARIOS)[number];
 
 /** The separator between a phase and the step's own tag, as in the checks' phases. */
@@ -64,6 +64,20 @@ export const DRIVER_TAGS = {
     create: inPhase('collision', 'B.create'),
     close: inPhase('collision', 'B.close'),
   },
+  /**
+   * A sends batches with the driver's own batch call while competitors (W1, W2...) keep asking
+   * for backends; each batch statement writes its backend and transaction into a table that a
+   * pooltest session (T) creates, reads and drops.
+   */
+  batch: {
+    table: inPhase('batch', 'T.create'),
+    /** Before each batch: what it is (run number, in a transaction or not, statements), as facts. */
+    intent: inPhase('batch', 'A.intent'),
+    run: inPhase('batch', 'A.batch'),
+    compete: inPhase('batch', 'W.compete'),
+    rows: inPhase('batch', 'T.rows'),
+    drop: inPhase('batch', 'T.drop'),
+  },
 } as const;
 
 /**
@@ -76,4 +90,5 @@ export const AGENT_USE_TAGS: ReadonlySet<string> = new Set([
   DRIVER_TAGS.collision.create,
   DRIVER_TAGS.cursor.create,
   DRIVER_TAGS.cursor.readback,
+  DRIVER_TAGS.batch.run,
 ]);

@@ -103,10 +103,17 @@ const LEGEND = [
   "- **moved**: the driver's statement was prepared on one backend; its next use runs on another.",
   '- **collision**: another process of the same driver lands on that backend and runs the same query.',
   '- **cursor**: a server-side cursor with a fetch size, read again on another backend.',
+  "- **batch**: the driver's own batch or pipeline call (pgjdbc `executeBatch`, asyncpg `executemany`, psycopg",
+  '  `pipeline()`, psycopg2 `execute_batch`, postgres.js pipelined queries, ruby-pg pipeline mode), 8 batches of 8',
+  '  statements, every other one in a transaction, while other clients compete for the pool; each statement',
+  '  records the backend and transaction it ran in.',
   '',
   "`works`; `retried` (it worked only because the driver retried after a server error, seen in the driver's own",
-  "log or in the server's log on that backend); `failed` (the application got the server error); `inconclusive`",
-  '(no label the record proves: the reasons are in docs/drivers.json); `-` (no cursor API).',
+  "log or in the server's log on that backend); `failed` (the application got the server error); `stalled` (a",
+  "batch got no answer within the step bound and its agent was killed); `split` (one transaction's batch ran on",
+  'more than one backend or transaction); `inconclusive` (no label the record proves: the reasons are in',
+  'docs/drivers.json); `-` (the driver has no such API: no cursor for ruby-pg and node-postgres, no batch call for',
+  'node-postgres; or a configuration that changes only the batch).',
 ];
 
 const md = (t: string): string => t.replace(/\|/g, '\\|');

@@ -6,7 +6,7 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import { schemaValidator } from '../support/ajv.js';
-import { judgeCollision, judgeDriverRun, judgeMovedUse } from '../../drivers/judge.js';
+import { judgeCollision, judgeDriverRun, judgeMovedUse, recordedPhases } from '../../drivers/judge.js';
 import { driverLogNotice } from '../../drivers/agent-process.js';
 import { driverOfStatement } from '../../drivers/catalogue.js';
 import { DRIVER_PROFILES } from '../../drivers/profiles.js';
@@ -46,7 +46,7 @@ describe('PgBouncer 1.18 transaction mode, as the issue saw it by hand', () => {
     ['node-postgres', 'unnamed', { moved: 'works', collision: 'works' }],
   ];
   test.each(cases)('%s %s', (driver, config, want) => {
-    const judged = judgeDriverRun(record(tx, driver, config), tx.discovery as never, true);
+    const judged = judgeDriverRun(record(tx, driver, config), tx.discovery as never, ['moved', 'collision', 'cursor']);
     for (const [scenario, outcome] of Object.entries(want))
       expect(judged[scenario as 'moved']?.outcome, `${scenario}: ${judged[scenario as 'moved']?.reason}`).toBe(outcome);
   });
@@ -62,11 +62,7 @@ describe('PgBouncer 1.18 transaction mode, as the issue saw it by hand', () => {
 test('against direct PostgreSQL every driver works in every configuration', () => {
   expect(direct.results.length).toBeGreaterThanOrEqual(30);
   for (const r of direct.records) {
-    const judged = judgeDriverRun(
-      r.steps,
-      direct.discovery as never,
-      r.steps.some((s) => s.tag === 'cursor:A.create'),
-    );
+    const judged = judgeDriverRun(r.steps, direct.discovery as never, recordedPhases(r.steps));
     for (const [scenario, j] of Object.entries(judged))
       expect(j?.outcome, `${r.driver} ${r.config} ${scenario}: ${j?.reason}`).toBe('works');
   }

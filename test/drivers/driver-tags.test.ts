@@ -21,7 +21,14 @@ const leaves = (o: object): string[] =>
   Object.values(o).flatMap((v: unknown) => (typeof v === 'string' ? [v] : leaves(v as object)));
 
 /** The agents' uses as the records have always named them (the writer's strings, by hand). */
-const AGENT_USES = ['moved:A.create', 'moved:A.readback', 'collision:B.create', 'cursor:A.create', 'cursor:A.readback'];
+const AGENT_USES = [
+  'moved:A.create',
+  'moved:A.readback',
+  'collision:B.create',
+  'cursor:A.create',
+  'cursor:A.readback',
+  'batch:A.batch',
+];
 
 describe('driver step tags', () => {
   test('every tag the module names is in the recorded logs, with the same string', () => {
@@ -34,7 +41,7 @@ describe('driver step tags', () => {
     expect([...AGENT_USE_TAGS].sort()).toEqual([...AGENT_USES].sort());
   });
 
-  test('every phased tag of the records is of one of the three phases, and the phase helpers agree', () => {
+  test('every phased tag of the records is of one of the phases, and the phase helpers agree', () => {
     const phased = [...recordedTags].filter((t) => !isPhaseless(t));
     expect(phased.length).toBeGreaterThan(0);
     for (const t of phased)

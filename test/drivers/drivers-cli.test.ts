@@ -11,11 +11,18 @@ test('--list shows every driver with its configurations', async () => {
   expect(r.code).toBe(0);
   for (const d of DRIVERS) expect(r.stdout).toContain(d.id);
   expect(r.stdout).toContain('statement_cache_size=0 (advised)');
+  // Each driver's batch call, and node-postgres' lack of one, are said.
+  expect(r.stdout).toContain('batch: addBatch() per row, then executeBatch()');
+  expect(r.stdout).toContain('batch: none (no batch or pipeline API)');
 });
 
 test.each([
   [['drivers', '--driver', 'nope', '--target', '127.0.0.1:1'], /BAD_ARGUMENTS: unknown driver nope/],
   [['drivers', '--stack', 'nope'], /BAD_ARGUMENTS: unknown stack "nope"/],
+  [
+    ['drivers', '--scenario', 'batch,pipeline', '--target', '127.0.0.1:1'],
+    /BAD_ARGUMENTS: unknown scenario pipeline; known: moved, collision, cursor, batch/,
+  ],
   [['drivers', '--stack', 'direct', '--target', '127.0.0.1:1'], /BAD_ARGUMENTS: --stack and --target/],
   [
     ['drivers', '--target', '127.0.0.1:1', '--server-log', '/nonexistent/postgres.log'],

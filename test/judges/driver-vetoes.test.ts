@@ -32,7 +32,7 @@ const stepOf = (steps: StepRecord[], tag: string): StepRecord => {
   return s;
 };
 function judged(steps: StepRecord[], scenario: 'moved' | 'collision' | 'cursor') {
-  const j = judgeDriverRun(steps, discovery, true)[scenario]!;
+  const j = judgeDriverRun(steps, discovery, [scenario])[scenario]!;
   return vetoed(j, steps, discovery, scenario);
 }
 

@@ -156,8 +156,7 @@ function rejudgedDrivers(stack: string): DriversReport {
   for (const r of report.results) {
     const record = r.record === null ? null : report.records[r.record];
     if (!record) continue;
-    const hasCursor = report.results.some((x) => x.driver === r.driver && x.scenario === 'cursor');
-    const j = judgeDriverRun(record.steps, discovery, hasCursor)[r.scenario as DriverScenarioId];
+    const j = judgeDriverRun(record.steps, discovery, [r.scenario as DriverScenarioId])[r.scenario as DriverScenarioId];
     if (!j) continue;
     const v = vetoed(j, record.steps, discovery, r.scenario);
     r.outcome = v.outcome;

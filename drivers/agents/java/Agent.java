@@ -108,9 +108,13 @@ public class Agent {
             try (ResultSet rs = ps.executeQuery()) {
               while (rs.next()) partial.add(row(rs));
             }
+            if (!conn.getAutoCommit()) conn.commit();
+          } catch (SQLException e) {
+            rollbackQuietly();
+            throw e;
+          } finally {
+            if (tx && auto) autoCommitQuietly(true);
           }
-          if (!conn.getAutoCommit()) conn.commit();
-          if (tx && auto) conn.setAutoCommit(true);
         }
         out.put("runs", partial);
       }
@@ -124,9 +128,38 @@ public class Agent {
           try (ResultSet rs = ps.executeQuery()) {
             while (rs.next()) partial.add(row(rs));
           }
+          conn.commit();
+        } catch (SQLException e) {
+          rollbackQuietly();
+          throw e;
+        } finally {
+          autoCommitQuietly(auto);
         }
-        conn.commit();
-        conn.setAutoCommit(auto);
+        out.put("runs", partial);
+      }
+      case "batch" -> {
+        // The driver's own batch: addBatch per parameter set, one executeBatch (pgjdbc sends
+        // every Bind/Execute and a single Sync; with reWriteBatchedInserts=true it rewrites the
+        // INSERTs into multi-row ones first).
+        boolean tx = Boolean.TRUE.equals(step.get("tx"));
+        boolean auto = conn.getAutoCommit();
+        if (tx && auto) conn.setAutoCommit(false);
+        List<?> sets = (List<?>) step.get("params");
+        try (PreparedStatement ps = conn.prepareStatement(jdbcSql((String) step.get("sql")))) {
+          for (Object set : sets) {
+            List<?> values = (List<?>) set;
+            for (int i = 0; i < values.size(); i++) ps.setInt(i + 1, ((Number) values.get(i)).intValue());
+            ps.addBatch();
+          }
+          ps.executeBatch();
+          if (!conn.getAutoCommit()) conn.commit();
+        } catch (SQLException e) {
+          rollbackQuietly();
+          throw e;
+        } finally {
+          if (tx && auto) autoCommitQuietly(true);
+        }
+        partial.add(new LinkedHashMap<>(Map.of("api", "executeBatch", "statements", sets.size())));
         out.put("runs", partial);
       }
       case "begin" -> conn.setAutoCommit(false);
@@ -144,7 +177,21 @@ public class Agent {
     return out;
   }
 
-  static String jdbcSql(String sql) { return sql.replace("$1", "?"); }
+  /**
+   * A failed step leaves no transaction open, as an application rolls back after an error: an
+   * aborted transaction left behind would fail the next step with 25P02 "current transaction is
+   * aborted", an error of this agent's, not of the pooler. Errors here are not the step's.
+   */
+  static void rollbackQuietly() {
+    try { if (conn != null && !conn.getAutoCommit()) conn.rollback(); } catch (SQLException ignored) {}
+  }
+
+  static void autoCommitQuietly(boolean on) {
+    try { if (conn != null) conn.setAutoCommit(on); } catch (SQLException ignored) {}
+  }
+
+  /** pooltest's `$n` as JDBC's `?`: each parameter is used once, in order. */
+  static String jdbcSql(String sql) { return sql.replaceAll("\\$\\d+", "?"); }
 
   static Map<String, Object> row(ResultSet rs) throws SQLException {
     Map<String, Object> r = new LinkedHashMap<>();
@@ -165,6 +212,16 @@ public class Agent {
     String msg = String.valueOf(t.getMessage());
     e.put("message", msg.split("\n")[0]);
     if (t instanceof SQLException s) e.put("sqlstate", s.getSQLState());
+    // A failed batch throws BatchUpdateException ("Batch entry 0 ... was aborted"); the server's
+    // errors are the exceptions chained to it. The first that is not 25P02 ("current transaction
+    // is aborted", what every later statement of the batch gets) is the cause.
+    if (t instanceof BatchUpdateException b && b.getNextException() != null) {
+      SQLException cause = b.getNextException();
+      for (SQLException n = cause; n != null; n = n.getNextException())
+        if (!"25P02".equals(n.getSQLState())) { cause = n; break; }
+      t = cause;
+    }
+    if (t instanceof SQLException s && s.getSQLState() != null) e.put("sqlstate", s.getSQLState());
     if (t instanceof org.postgresql.util.PSQLException p && p.getServerErrorMessage() != null)
       e.put("message", p.getServerErrorMessage().getMessage());
     return e;

@@ -23,11 +23,19 @@ const errorOf = (e) => ({
   sqlstate: typeof e?.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code) ? e.code : null,
 });
 
-/** Builds a tagged-template call for postgres.js from `... $1 ...`: its default path prepares. */
+/**
+ * Builds a tagged-template call for postgres.js from `... $1 ... $2 ...` (each parameter used
+ * once, in order): its default path prepares.
+ */
 function template(sql) {
-  const parts = sql.split('$1');
+  const parts = sql.split(/\$\d+/);
   return Object.assign([...parts], { raw: [...parts] });
 }
+
+/** The answer of a driver without a batch or pipeline API: pooltest reports the reason. */
+class Unsupported extends Error {}
+
+const batchAnswer = (api, step) => ({ runs: [{ api, statements: step.params.length }] });
 
 function pgAgent(pg) {
   let client = null;
@@ -48,6 +56,9 @@ function pgAgent(pg) {
         if (step.tx) await client.query('COMMIT');
       }
       return { runs };
+    },
+    batch: async () => {
+      throw new Unsupported('node-postgres has no batch or pipeline API: every query waits for the one before');
     },
     begin: async () => (await client.query('BEGIN'), {}),
     commit: async () => (await client.query('COMMIT'), {}),
@@ -102,6 +113,20 @@ function postgresAgent(postgres) {
       });
       if (sends > 1) log.push(`postgres.js sent the query ${sends} times: it retried after a server error`);
       return { runs };
+    },
+    async batch(step, runs, log) {
+      // Queries issued without awaiting are pipelined on the connection (max: 1): each is sent
+      // at once, with its own Sync, and the answers are read in order. In a transaction,
+      // sql.begin with an array of queries pipelines them the same way between BEGIN and COMMIT.
+      sends = 0;
+      const issue = (s) => step.params.map((p) => s(template(step.sql), ...p));
+      if (step.tx) await sql.begin((s) => issue(s));
+      else await Promise.all(issue(sql));
+      if (sends > step.params.length)
+        log.push(
+          `postgres.js sent the batch's ${step.params.length} queries ${sends} times: it retried after a server error`,
+        );
+      return batchAnswer('pipelined queries', step);
     },
     async begin() {
       // postgres.js has no open-ended BEGIN: a reserved connection stands in for the held transaction.

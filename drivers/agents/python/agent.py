@@ -13,13 +13,27 @@ so it never outlives pooltest. Steps:
   {"op": "query", "sql": "... $1 ...", "param": 42, "times": 6, "tx": false}
   {"op": "begin"} / {"op": "commit"} / {"op": "rollback"}
   {"op": "cursor", "sql": "... $1 ...", "param": 10, "fetch": 3}   (inside its own transaction)
+  {"op": "batch", "sql": "... $1 ... $2 ...", "params": [[1, 1], [1, 2], ...], "tx": false}
   {"op": "pid"} / {"op": "close"}
+
+The batch op sends every parameter set of `params` with the driver's OWN batch or pipeline call,
+once (never a loop of round trips written here): asyncpg `executemany`, psycopg 3 `conn.pipeline()`,
+psycopg2 `psycopg2.extras.execute_batch` (which joins the statements into one multi-statement
+string on the client), pgjdbc `addBatch` + `executeBatch`, postgres.js queries issued without
+awaiting (it pipelines them on its connection), ruby-pg pipeline mode (`pipeline_sync`, libpq 14+),
+pgx `SendBatch`. With "tx": true the batch runs inside one transaction opened and committed
+through the driver's transaction API; otherwise in autocommit. The statement returns no rows
+(pgjdbc's executeBatch refuses a statement that does): it writes where it ran into a table that
+pooltest reads afterwards. The answer is {"ok": true, "runs": [{"api": "<the call>", "statements": N}]}.
+A driver without a batch API answers {"ok": false, "error": {"type": "Unsupported", "message":
+"<why>"}}, which pooltest reports as the reason the batch was not run.
 
 Usage: agent.py asyncpg|psycopg|psycopg2
 """
 import asyncio
 import json
 import os
+import re
 import sys
 import threading
 import time
@@ -34,6 +48,14 @@ def error_of(exc):
         "message": str(exc).strip().splitlines()[0] if str(exc).strip() else repr(exc),
         "sqlstate": sqlstate,
     }
+
+
+def param_sets(step):
+    return [tuple(p) for p in step["params"]]
+
+
+def batch_answer(api, step):
+    return {"runs": [{"api": api, "statements": len(step["params"])}]}
 
 
 class Asyncpg:
@@ -77,6 +99,16 @@ class Asyncpg:
             return rows
         return {"runs": self.run(go())}
 
+    def batch(self, step):
+        async def go():
+            if step.get("tx"):
+                async with self.conn.transaction():
+                    await self.conn.executemany(step["sql"], param_sets(step))
+            else:
+                await self.conn.executemany(step["sql"], param_sets(step))
+        self.run(go())
+        return batch_answer("executemany", step)
+
     def begin(self, _):
         self.tx = self.conn.transaction()
         self.run(self.tx.start())
@@ -113,7 +145,8 @@ class Psycopg:
 
     @staticmethod
     def sql(text):
-        return text.replace("$1", "%s")
+        # Every parameter of pooltest's statements is used once, in order: $n is psycopg's %s.
+        return re.sub(r"\$\d+", "%s", text)
 
     def connect(self, step):
         opts = dict(step.get("options") or {})
@@ -144,6 +177,20 @@ class Psycopg:
                 for r in cur:
                     rows.append(dict(zip(names, r)))
         return {"runs": rows}
+
+    def batch(self, step):
+        sql = self.sql(step["sql"])
+        # Pipeline mode: every execute is sent without waiting for the one before; the block's
+        # end sends the Sync and reads the results (and raises the first error).
+        with self.conn.pipeline():
+            if step.get("tx"):
+                with self.conn.transaction():
+                    for params in param_sets(step):
+                        self.conn.execute(sql, params)
+            else:
+                for params in param_sets(step):
+                    self.conn.execute(sql, params)
+        return batch_answer("pipeline", step)
 
     def begin(self, _):
         self.conn.execute("BEGIN")
@@ -177,7 +224,10 @@ class Psycopg2(Psycopg):
         self.conn = None
 
     def connect(self, step):
-        self.conn = self.psycopg2.connect(step["url"], connect_timeout=10, **dict(step.get("options") or {}))
+        opts = dict(step.get("options") or {})
+        # Not a connection option: which of psycopg2.extras' batch helpers the batch op uses.
+        self.batch_api = opts.pop("batch", "execute_batch")
+        self.conn = self.psycopg2.connect(step["url"], connect_timeout=10, **opts)
         self.conn.autocommit = step.get("autocommit", True)
         return {}
 
@@ -216,6 +266,39 @@ class Psycopg2(Psycopg):
         finally:
             self.conn.autocommit = was
         return {"runs": rows}
+
+    def batch(self, step):
+        from psycopg2.extras import execute_batch, execute_values
+
+        # Both helpers interpolate the parameters on the client and send one simple Query per
+        # page (page_size rows): execute_batch joins the statements ("INSERT ...;INSERT ...;"),
+        # execute_values makes one INSERT of many VALUES rows. A page is one implicit
+        # transaction on one backend, whatever the pooler does.
+        tx = step.get("tx") and self.conn.autocommit
+        cur = self.conn.cursor()
+        sql = self.sql(step["sql"])
+        if tx:
+            cur.execute("BEGIN")
+        try:
+            if self.batch_api == "execute_values":
+                # "INSERT ... VALUES (row) /* c */" as execute_values' "INSERT ... VALUES %s /* c */" and its row template.
+                m = re.match(r"^(.*\bVALUES\s*)(\(.*\))(.*)$", sql, re.S)
+                execute_values(cur, m.group(1) + "%s" + m.group(3), param_sets(step), template=m.group(2),
+                               page_size=len(step["params"]))
+            else:
+                execute_batch(cur, sql, param_sets(step), page_size=len(step["params"]))
+        except Exception:
+            if tx and not self.conn.closed:
+                try:
+                    cur.execute("ROLLBACK")
+                except Exception:
+                    pass
+            raise
+        if tx:
+            cur.execute("COMMIT")
+        elif not self.conn.autocommit:
+            self.conn.commit()
+        return batch_answer(self.batch_api, step)
 
     def begin(self, _):
         self.execute("BEGIN", None)

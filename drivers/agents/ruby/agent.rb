@@ -12,6 +12,11 @@ rescue LoadError => e
 end
 
 STATEMENT = 'pooltest_a1'
+# The batch's statement, prepared apart: pooltest_a1 holds the other phases' query.
+BATCH_STATEMENT = 'pooltest_a2'
+
+# The answer of a batch the installed ruby-pg or libpq cannot send: pooltest reports the reason.
+class Unsupported < StandardError; end
 
 class Agent
   attr_accessor :partial
@@ -20,6 +25,7 @@ class Agent
     @conn = PG.connect(step['url'], connect_timeout: 10)
     @prepare = (step['options'] || {})['prepare'] == true
     @prepared = false
+    @batch_prepared = false
     {}
   end
 
@@ -41,6 +47,49 @@ class Agent
       @conn.exec('COMMIT') if step['tx']
     end
     { runs: @partial }
+  end
+
+  # Pipeline mode (ruby-pg >= 1.3 on libpq >= 14): every statement is sent without waiting, then
+  # one pipeline_sync; the results are read in order, each followed by nil, then the sync's.
+  def batch(step)
+    unless @conn.respond_to?(:enter_pipeline_mode) && PG.library_version >= 140_000
+      raise Unsupported, "ruby-pg #{PG::VERSION} on libpq #{PG.library_version} has no pipeline mode (ruby-pg 1.3+ and libpq 14+)"
+    end
+
+    params = step['params']
+    first_error = nil
+    @conn.enter_pipeline_mode
+    begin
+      @conn.send_query_params('BEGIN', []) if step['tx']
+      if @prepare && !@batch_prepared
+        @conn.send_prepare(BATCH_STATEMENT, step['sql'])
+        @batch_prepared = true
+      end
+      params.each do |p|
+        @prepare ? @conn.send_query_prepared(BATCH_STATEMENT, p) : @conn.send_query_params(step['sql'], p)
+      end
+      @conn.send_query_params('COMMIT', []) if step['tx']
+      @conn.pipeline_sync
+      loop do
+        r = @conn.get_result
+        next if r.nil?
+        break if r.result_status == PG::PGRES_PIPELINE_SYNC
+
+        begin
+          r.check
+        rescue PG::Error => e
+          first_error ||= e
+        end
+      end
+    ensure
+      @conn.exit_pipeline_mode rescue nil
+    end
+    if first_error
+      # An error inside BEGIN ... COMMIT leaves the transaction aborted: end it for the next step.
+      @conn.exec('ROLLBACK') rescue nil if step['tx']
+      raise first_error
+    end
+    { runs: [{ api: 'pipeline mode', statements: params.length }] }
   end
 
   def begin(_) = (@conn.exec('BEGIN'); {})
