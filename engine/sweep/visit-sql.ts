@@ -127,8 +127,9 @@ export function cleanupSql(runId: string, checkIds: readonly string[]): string {
     `SELECT 'CLOSE ' || quote_ident(name) FROM pg_cursors WHERE name LIKE mn AND is_holdable`,
   ];
   return [
-    // The role first, so that everything after runs as the login again.
-    `IF coalesce(current_setting('${ROLE_MARKER_SETTING}', true), '') LIKE 'pooltest-${runId}%' THEN RESET ROLE; RESET ${ROLE_MARKER_SETTING}; END IF;`,
+    // The role first, so that everything after runs as the login again. The marker also rides
+    // with session/tracked-parameter's identity and read-only switches (its MARKED_PARAMETERS).
+    `IF coalesce(current_setting('${ROLE_MARKER_SETTING}', true), '') LIKE 'pooltest-${runId}%' THEN RESET session_authorization; RESET ROLE; RESET default_transaction_read_only; RESET ${ROLE_MARKER_SETTING}; END IF;`,
     // Only locks the backend holds: an unlock of one it does not hold is a WARNING in the server log.
     releaseHeldLocksSql(LOCK_NAMESPACE, lockKeys(runId, checkIds)),
     // Names no catalog column the loop's query reads has, so none is ambiguous in PL/pgSQL.
