@@ -173,6 +173,22 @@ async function main(): Promise<void> {
     );
   const previous =
     only.length > 0 ? (JSON.parse(readFileSync(path.join(REPO, COMPAT_FILES.json), 'utf8')) as Matrix) : null;
+  const matrix = await regenerate(previous, only, settled);
+  writeCompatibility(matrix);
+  process.stderr.write(`wrote ${Object.values(COMPAT_FILES).join(', ')}\n`);
+}
+
+/**
+ * The matrix of every runnable target: a column of `previous` (the committed page) is kept as
+ * it stands unless `only` names it, the others are run with `runOne`. A kept column's report is
+ * rebuilt from the page (fromColumn), which knows no sweep beyond its words: the column's sweep
+ * is put back from the page after the merge, never re-derived from a sweep the page cannot hold.
+ */
+export async function regenerate(
+  previous: Matrix | null,
+  only: readonly string[],
+  runOne: (t: CompatTarget) => Promise<Report>,
+): Promise<Matrix> {
   const reports: Array<{ report: Report; name: string; source: string }> = [];
   const kept = new Map<string, MatrixColumn>();
   for (const t of COMPAT_RUNNABLE) {
@@ -183,7 +199,7 @@ async function main(): Promise<void> {
       kept.set(t.name, committed);
       continue;
     }
-    reports.push({ report: await settled(t), name: t.name, source: t.name });
+    reports.push({ report: await runOne(t), name: t.name, source: t.name });
   }
   const matrix = withVaryingCells(buildMatrix(reports), COMPAT_TARGETS);
   // A kept column keeps its sweep in its own run's words: the report rebuilt from the page
@@ -200,8 +216,7 @@ async function main(): Promise<void> {
       col.sweepText = was.sweepText ?? null;
     }
   }
-  writeCompatibility(matrix);
-  process.stderr.write(`wrote ${Object.values(COMPAT_FILES).join(', ')}\n`);
+  return matrix;
 }
 
 /**
@@ -258,7 +273,9 @@ function fromColumn(m: Matrix, name: string): Report {
     startedAt: col.startedAt,
     checks,
     profile: col.profile ? { name: col.profile } : null,
-    sweep: col.sweepClean === null ? null : { clean: col.sweepClean },
+    // Not `{ clean }`: the matrix renders a report's sweep in words (sweepText), which needs the
+    // backends visited and the leftovers the page does not keep. regenerate() puts it back.
+    sweep: null,
     target: {
       user: col.target.split('@')[0]!,
       host,
