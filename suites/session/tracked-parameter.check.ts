@@ -62,6 +62,8 @@ import {
 
 /** The phase whose observers send no application_name at startup. */
 const NAMELESS = 'nameless';
+/** Parameters whose SET the audit and watch join with another check (see `claims`). */
+const CLAIMED_ELSEWHERE = new Set(['search_path', 'session_authorization']);
 /** Facts of the shared judge that are about one parameter, kept per parameter instead. */
 const PER_PARAMETER_FACTS = new Set(['aKeptState', 'otherSawState']);
 
@@ -90,9 +92,11 @@ export const trackedParameter = defineCheck({
     claims: {
       // The parameters the server reports to the client (GUC_REPORT) that PgBouncer, PgCat and
       // Odyssey replay when a client moves to another backend. search_path stays with
-      // session/search-path-leak, which the audit and watch join its SET with.
+      // session/search-path-leak, and session_authorization with session/role-leak (its
+      // consequence is the role's: the next client runs as it), which the audit and watch join
+      // their SETs with.
       settings: {
-        names: TRACKED_PARAMETERS.filter((p) => p.key !== 'search_path').map((p) => p.key),
+        names: TRACKED_PARAMETERS.filter((p) => !CLAIMED_ELSEWHERE.has(p.key)).map((p) => p.key),
       },
     },
   },
