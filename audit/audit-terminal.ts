@@ -47,6 +47,9 @@ export function renderAuditTerminal(
         `  ${String(f.count).padStart(countWidth)}  ${statement}${c.yellow(marks)}  ${c.dim(sourceText(f))}${also}`,
       );
       if (f.driver) out.push(c.dim(`  ${''.padStart(countWidth)}  driver: ${driverText(f.driver)}`));
+      // A setting with advice of its own (session/tracked-parameter's default_transaction_read_only).
+      if (f.advice !== info.advice)
+        out.push(c.dim(`  ${''.padStart(countWidth)}  fix for ${f.parameter ?? 'this statement'}: ${f.advice}`));
     }
     if (overflow > 0)
       out.push(c.dim(`  ... and ${overflow} more occurrence(s) of further distinct statements (not listed)`));

@@ -5,7 +5,7 @@
 import { PooltestError } from '../engine/record/errors.js';
 import { CLAIMS } from '../suites/catalogue.js';
 import { AuditCollector, type FindingTally } from './audit-collector.js';
-import { AUDIT_CHECKS, auditCheck, checkPriority } from './audit-checks.js';
+import { AUDIT_CHECKS, auditCheck, checkPriority, settingAdvice } from './audit-checks.js';
 import {
   AUDIT_SCHEMA_VERSION,
   type AuditCheckId,
@@ -213,6 +213,6 @@ function toFinding(t: FindingTally, behaviour: PoolerBehaviour): AuditFinding {
     parameter: joined.parameter,
     basis: behaviour.basis,
     breaks: joined.breaks,
-    advice: info.advice,
+    advice: settingAdvice(info, joined.parameter, joined.breaks) ?? info.advice,
   };
 }

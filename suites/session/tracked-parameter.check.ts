@@ -76,7 +76,7 @@ export const trackedParameter = defineCheck({
     '`SET` of each parameter poolers track or may track (application_name, TimeZone, DateStyle, IntervalStyle, client_encoding, standard_conforming_strings, default_transaction_read_only, session_authorization for superuser logins; scram_iterations and search_path where the server reports them), each with its own outcome: does it follow the client; does anyone else get it, observed both by clients that send an application_name at startup and by clients that send none',
   outcomes: stateOutcomes({
     leaked:
-      'Pass these parameters as connection (startup) parameters or SET LOCAL them inside each transaction instead of SET, or have the pooler track them (PgBouncer 1.20 and later: track_extra_parameters); the facts say which parameter leaked, with advice for it (`<parameter>.advice`).',
+      'Pass these parameters as connection (startup) parameters, or SET LOCAL them inside each transaction, instead of SET; or have the pooler track them (PgBouncer 1.20 and later: track_extra_parameters). Each parameter has its own outcome and, where it leaks, its own advice.',
     lost: 'The pooler drops reported parameters between transactions: pass them as startup parameters.',
     pinned: 'The pooler pins clients that SET parameters; pass them as startup parameters instead.',
     rejected: 'The pooler refuses SET of these parameters; pass them as startup parameters.',
@@ -85,10 +85,11 @@ export const trackedParameter = defineCheck({
   audit: {
     statement: 'SET of a parameter poolers usually track (application_name, TimeZone...)',
     consequence:
-      'PgBouncer replays client_encoding, DateStyle, TimeZone, IntervalStyle, standard_conforming_strings, application_name for a client that has a value',
+      'PgBouncer replays client_encoding, DateStyle, TimeZone, IntervalStyle, standard_conforming_strings, application_name for a client that has a value; default_transaction_read_only only where track_extra_parameters lists it',
     priority: 110,
     // Per parameter: the audit and watch join a SET of TimeZone with TimeZone's own outcome.
     perParameter: TRACKED_PARAMETERS.map((p) => p.key),
+    parameterAdvice: Object.fromEntries(TRACKED_PARAMETERS.flatMap((p) => (p.leakAdvice ? [[p.key, p.leakAdvice]] : []))),
     claims: {
       // The parameters the server reports to the client (GUC_REPORT) that PgBouncer, PgCat and
       // Odyssey replay when a client moves to another backend. search_path stays with

@@ -71,7 +71,7 @@ export const TRACKED_PARAMETERS: readonly TrackedParameterSpec[] = [
       otherwise: "the login's default_transaction_read_only is already on: A's SET would change nothing to observe",
     },
     leakAdvice:
-      "Whoever inherits default_transaction_read_only = on has every write refused (SQLSTATE 25006): use BEGIN READ ONLY or SET LOCAL default_transaction_read_only inside the transaction; PgBouncer 1.20 and later can track it per client (track_extra_parameters = 'IntervalStyle, default_transaction_read_only').",
+      "default_transaction_read_only leaks on PgBouncer up to 1.25 in transaction mode (not tracked by default: measured on 1.18 and 1.25.2), and on pgagroal 1.6.0 and Odyssey with pool_discard no: the next client on that server connection has every write refused (SQLSTATE 25006). Use BEGIN READ ONLY or SET LOCAL default_transaction_read_only inside the transaction; on PgBouncer 1.20 and later, track it per client (track_extra_parameters = 'IntervalStyle, default_transaction_read_only').",
   },
   {
     name: 'session_authorization',
