@@ -74,6 +74,13 @@ export function renderAuditTerminal(
     if (report.unparsed.samples.length > 10)
       out.push(c.dim(`  ... ${report.unparsed.samples.length - 10} more in --json`));
   }
+  if ((report.traffic ?? []).length > 0) out.push('', c.bold('Traffic the protocol checks concern'));
+  for (const t of report.traffic ?? []) {
+    const pending = t.checkInCatalogue ? '' : ' (not in this build yet)';
+    out.push(`  ${c.bold(t.check)}${pending}  ${t.what}, ${t.count} time(s), first at ${t.source}: ${t.depends}`);
+    out.push(`    ${oneLine(t.statement, Math.max(30, width - 6))}`);
+    out.push(c.dim(`    fix: ${t.advice}`));
+  }
   for (const w of report.warnings) out.push(c.yellow(`warning: ${w}`));
   out.push('', summaryLine(report, c, opts.failOnFindings === true));
   return `${out.join('\n')}\n`;
