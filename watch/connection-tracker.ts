@@ -72,6 +72,8 @@ export class ConnectionTracker {
   private pipelining = false;
   /** The COPY in progress, for its CopyFail. */
   private copySql: string | null = null;
+  /** The SQL of the round's last answered request, to show a pipelined round by. */
+  private roundSql: string | null = null;
 
   constructor(
     info: WatchConnection,
@@ -177,6 +179,7 @@ export class ConnectionTracker {
         if (this.prepared.size >= MAX_NAMES && !this.prepared.has(item.name))
           return this.stop(`more than ${MAX_NAMES} named statements`);
         this.prepared.set(item.name, item.sql);
+        this.roundSql = item.sql ?? this.roundSql;
         if (item.name !== '' && this.pipelined())
           this.note('pipeline-prepared', item.sql ?? `(named statement "${item.name}")`);
         if (item.name !== '') {
@@ -261,8 +264,12 @@ export class ConnectionTracker {
     if (item.kind !== 'stmt' && item.kind !== 'execute') return;
     this.head++;
     this.countStatement();
-    if (item.kind === 'stmt') return this.state.statement(item.sql, item.effects);
+    if (item.kind === 'stmt') {
+      this.roundSql = item.sql;
+      return this.state.statement(item.sql, item.effects);
+    }
     const portal = this.portals.get(item.portal);
+    this.roundSql = portal?.sql ?? this.roundSql;
     if (portal === undefined || portal.sql === null) return;
     const parsed = this.cache.effectsOf(portal.sql);
     const first = parsed.ok ? parsed.statements[0] : undefined;
@@ -281,7 +288,7 @@ export class ConnectionTracker {
     // A round answered while a later one was already sent: once per run of pipelined rounds.
     if (this.syncs >= 2 && !this.pipelining) {
       this.pipelining = true;
-      this.note('pipeline', this.headSql() ?? '(a pipelined round)');
+      this.note('pipeline', this.headSql() ?? this.roundSql ?? '(a pipelined round)');
     }
     while (this.head < this.pending.length) {
       if (this.pending[this.head++]!.kind === 'sync') {
@@ -291,6 +298,7 @@ export class ConnectionTracker {
     }
     if (this.syncs <= 0) this.pipelining = false;
     this.copySql = null;
+    this.roundSql = null;
     this.compact();
     if (status === 'T' || status === 'E') {
       this.inBlock = true;

@@ -18,6 +18,7 @@ import type { WatchReport } from '../../watch/watch-types.js';
 import { PROTOCOL_CHECKS } from '../../audit/protocol-traffic.js';
 import { renderWatchMarkdown } from '../../watch/watch-render.js';
 import { watchSchemaErrors } from '../support/watch-schema.js';
+import { protocolVersion, rawStartup, typed, type RawConnection } from '../../engine/session/raw-startup.js';
 
 const CLIENT = path.join(path.dirname(fileURLToPath(import.meta.url)), 'clients', 'protocol-traffic.py');
 /** Debian's python3, which has psycopg 3 (the first python3 on PATH may not). */
@@ -70,6 +71,8 @@ describe.skipIf(!hasPsycopg)('the watch recognises COPY and pipelines on the wir
     expect(of('copy-out')).toMatchObject({ statement: 'COPY (SELECT n FROM tp_rows ORDER BY n) TO STDOUT', inBlock: 1 });
     expect(of('copy-fail').statement).toBe('COPY tp_rows FROM STDIN');
     expect(of('pipeline-prepared').statement).toBe('SELECT $1::int + 1');
+    // The pipeline is shown by its first round's statement.
+    expect(of('pipeline').statement).toBe('SELECT $1::int + 1');
     expect(of('pipeline-error').statement).toBe('SELECT 1 / $1::int');
     expect(of('pipeline-disconnect').first.connection).toBe(2);
     // Attribution: the statement bound in round three is the one parsed in round one, across
@@ -92,4 +95,43 @@ describe.skipIf(!hasPsycopg)('the watch recognises COPY and pipelines on the wir
     expect(report.traffic).toEqual([]);
     expect(report.summary.statements).toBeGreaterThanOrEqual(3);
   });
+
+  test("Close of a named statement (pooltest's own wire client); the control closes the unnamed one", async () => {
+    const watching = await startWatch({ upstream: server.url() });
+    try {
+      const ep = { host: watching.host, port: watching.port, user: server.user, database: server.database, password: server.password };
+      const { conn } = await rawStartup(ep, protocolVersion(3, 0), {}, 10_000);
+      expect(conn).not.toBeNull();
+      for (const name of ['tp_closed', '']) {
+        // Parse, Sync; then Close (statement), Sync: two rounds, each read to its ReadyForQuery
+        // before the next is sent (sent together they would be a pipeline, and said so).
+        conn!.write(typed('P', Buffer.concat([cstring(name), cstring('SELECT 1'), Buffer.from([0, 0])])));
+        conn!.write(typed('S', Buffer.alloc(0)));
+        expect(await readyCount(conn!, 1)).toEqual(['1', 'Z']);
+        conn!.write(typed('C', Buffer.concat([Buffer.from('S'), cstring(name)])));
+        conn!.write(typed('S', Buffer.alloc(0)));
+        expect(await readyCount(conn!, 1)).toEqual(['3', 'Z']);
+      }
+      conn!.close();
+    } finally {
+      var report = await watching.stop();
+    }
+    expect((report.traffic ?? []).map((t) => [t.kind, t.check, t.statement])).toEqual([
+      ['close', PROTOCOL_CHECKS.close, 'SELECT 1'],
+    ]);
+  });
 });
+
+const cstring = (s: string): Buffer => Buffer.from(`${s}\0`);
+
+/** The message types up to the `n`th ReadyForQuery, within 10 s. */
+async function readyCount(conn: RawConnection, n: number): Promise<string[]> {
+  const started = Date.now();
+  const seen: string[] = [];
+  while (seen.filter((t) => t === 'Z').length < n) {
+    const got = await conn.next(started + 10_000, started);
+    if (!('payload' in got)) throw new Error(`the connection ended: ${JSON.stringify(got)}`);
+    seen.push(got.type ?? '?');
+  }
+  return seen;
+}
