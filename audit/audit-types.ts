@@ -181,7 +181,7 @@ export interface AuditReport {
   /**
    * COPY FROM STDIN / TO STDOUT seen in the input: traffic a protocol check concerns (the
    * check ids are kept in protocol-traffic.ts). Absent in reports written before the audit
-   * recognised it, and in merged reports (audit --merge does not carry it yet).
+   * recognised it; audit --merge adds up the merged reports' entries.
    */
   traffic?: AuditTraffic[];
 }

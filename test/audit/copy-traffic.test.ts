@@ -85,6 +85,19 @@ describe.skipIf(!hasPsycopg)('COPY in a statement log (log_statement = all, libp
     expect(a.traffic![0]!.advice).toMatch(/copy\/in-out/);
   });
 
+  test('audit --merge adds up two reports of the same log', async () => {
+    const files = [out.file('merge-a.json'), out.file('merge-b.json')];
+    for (const f of files) expect((await runAudit(['--log', log, '--json', f])).stderr).toBe('');
+    const merged = out.file('merged.json');
+    const run = await runAudit(['--merge', ...files, '--json', merged]);
+    expect(run.stderr).toBe('');
+    const m = JSON.parse(await readFile(merged, 'utf8')) as AuditReport;
+    expect(m.traffic?.map((t) => [t.kind, t.count])).toEqual([
+      ['copy-in', 4],
+      ['copy-out', 2],
+    ]);
+  });
+
   test('parallel workers read the same traffic as one process', async () => {
     const one = await auditLog(['--jobs', '1']);
     const many = await auditLog(['--jobs', '2']);
