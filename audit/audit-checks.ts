@@ -20,6 +20,8 @@ export interface AuditCheckInfo {
   typicalOutcome: string;
   /** Shown when one label does not tell the whole story. */
   typicalNote: string;
+  /** Per setting, the advice where that setting breaks (the check's `audit.parameterAdvice`). */
+  parameterAdvice: Readonly<Record<string, string>>;
 }
 
 /** The profile whose expectations stand for "typical transaction pooling". */
@@ -61,6 +63,7 @@ export const AUDIT_CHECKS: readonly AuditCheckInfo[] = (() => {
         advice: adviceOf(c, outcome),
         typicalOutcome: outcome,
         typicalNote: c.audit.consequence,
+        parameterAdvice: c.audit.parameterAdvice ?? {},
       };
     });
 })();
@@ -72,6 +75,18 @@ export function auditCheck(id: AuditCheckId): AuditCheckInfo {
   const info = BY_ID.get(id);
   if (info === undefined) throw new Error(`no audit knowledge for ${id}`);
   return info;
+}
+
+/**
+ * A setting's own advice for a finding about it, where it breaks and the check has advice for
+ * it (default_transaction_read_only in session/tracked-parameter); undefined otherwise.
+ */
+export function settingAdvice(
+  info: AuditCheckInfo,
+  parameter: string | null,
+  breaks: boolean | 'unknown',
+): string | undefined {
+  return parameter !== null && breaks !== false ? info.parameterAdvice[parameter] : undefined;
 }
 
 /** Lower is more important. */

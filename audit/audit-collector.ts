@@ -30,6 +30,14 @@ export interface FindingTally {
   sources: string[];
 }
 
+/** A statement whose traffic a protocol check concerns (a COPY), while it is being counted. */
+export interface TrafficTally {
+  kind: 'copy-in' | 'copy-out';
+  statement: string;
+  count: number;
+  sources: string[];
+}
+
 /** A cleanup statement while it is being counted. */
 export interface CleanupTally {
   undoes: AuditCheckId[];
@@ -62,6 +70,7 @@ export interface CollectorState {
   /** Occurrences per distinct unparsed text (by hash), as far as the bound allows. */
   unparsedHashes: [string, number][];
   unparsedCount: number;
+  traffic: [string, TrafficTally][];
 }
 
 /** Collects the statements of all inputs into findings and unparsed samples. */
@@ -86,6 +95,7 @@ export class AuditCollector {
   readonly overflow: Partial<Record<AuditCheckId, number>> = {};
   private readonly findings = new Map<string, FindingTally>();
   private readonly cleanups = new Map<string, CleanupTally>();
+  private readonly trafficTallies = new Map<string, TrafficTally>();
   private readonly samples = new Map<string, UnparsedSample>();
   private readonly unparsedHashes = new Map<string, number>();
   private unparsedCount = 0;
@@ -105,6 +115,7 @@ export class AuditCollector {
     this.statements += result.statements * count;
     for (const part of result.notable) {
       if (part.problem !== null) this.unparsed(part.text, locate(part.offset), part.problem, count);
+      if (part.traffic !== undefined) this.addTraffic(part.traffic, part.text, count, locate(part.offset));
       // Worked out once per classified text (the classification is cached, the plan with it):
       // a log repeats its hazardous texts thousands of times.
       const plan = (part.plan ??= planOf(part));
@@ -197,6 +208,7 @@ export class AuditCollector {
       samples: [...this.samples],
       unparsedHashes: [...this.unparsedHashes],
       unparsedCount: this.unparsedCount,
+      traffic: [...this.trafficTallies],
     };
   }
 
@@ -228,6 +240,13 @@ export class AuditCollector {
         known.sources.push(...t.sources.slice(0, MAX_SOURCES - known.sources.length));
       } else if (this.cleanups.size < this.maxFindings) this.cleanups.set(key, { ...t, sources: [...t.sources] });
     }
+    for (const [key, t] of part.traffic) {
+      const known = this.trafficTallies.get(key);
+      if (known !== undefined) {
+        known.count += t.count;
+        known.sources.push(...t.sources.slice(0, MAX_SOURCES - known.sources.length));
+      } else if (this.trafficTallies.size < this.maxFindings) this.trafficTallies.set(key, { ...t, sources: [...t.sources] });
+    }
     this.unparsedCount += part.unparsedCount;
     // Samples known here count the part's occurrences too; the part's own new ones follow.
     for (const [hash, n] of part.unparsedHashes) {
@@ -247,6 +266,23 @@ export class AuditCollector {
 
   cleanupTallies(): CleanupTally[] {
     return [...this.cleanups.values()];
+  }
+
+  trafficTallied(): TrafficTally[] {
+    return [...this.trafficTallies.values()];
+  }
+
+  /** A COPY whose data crosses the pooler, keyed by kind and text (bounded like findings). */
+  private addTraffic(kind: TrafficTally['kind'], text: string, count: number, source: string): void {
+    const key = `${kind}\u0000${text.length > 256 ? createHash('sha1').update(text).digest('base64') : text}`;
+    let tally = this.trafficTallies.get(key);
+    if (tally === undefined) {
+      if (this.trafficTallies.size >= this.maxFindings) return;
+      tally = { kind, statement: shown(text), count: 0, sources: [] };
+      this.trafficTallies.set(key, tally);
+    }
+    tally.count += count;
+    if (tally.sources.length < MAX_SOURCES) tally.sources.push(source);
   }
 
   private addCleanup(hazards: Hazard[], text: string, normalized: string, count: number, source: string): void {

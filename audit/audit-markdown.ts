@@ -54,6 +54,9 @@ export function renderAuditMarkdown(report: AuditReport): string {
         `| ${f.count} | <code>${cell(oneLine(f.statement, 300))}</code>${f.certain ? '' : ' (uncertain)'}${f.driver ? `<br>driver: ${cell(driverText(f.driver))}` : ''} | ${sources} |`,
       );
     }
+    // Settings with advice of their own (session/tracked-parameter's default_transaction_read_only).
+    const own = [...new Map(findings.filter((f) => f.advice !== info.advice).map((f) => [f.parameter, f.advice]))];
+    if (own.length > 0) lines.push('', ...own.map(([name, advice]) => `Fix for \`${cell(name ?? 'this statement')}\`: ${cell(advice)}`));
     if (overflow > 0) lines.push('', `Plus ${overflow} occurrence(s) of further distinct statements, not listed.`);
     const undo = report.cleanups.filter((u) => u.undoes.includes(info.id));
     if (undo.length > 0)
@@ -86,6 +89,13 @@ export function renderAuditMarkdown(report: AuditReport): string {
     for (const u of report.unparsed.samples)
       lines.push(
         `| ${cell(u.source)} | ${cell(oneLine(u.error, 200))} | <code>${cell(oneLine(u.statement, 200))}</code> |`,
+      );
+  }
+  if ((report.traffic ?? []).length > 0) {
+    lines.push('', '## Traffic the protocol checks concern', '', '| check | traffic | statement | advice |', '|---|---|---|---|');
+    for (const t of report.traffic ?? [])
+      lines.push(
+        `| \`${t.check}\`${t.checkInCatalogue ? '' : ' (not in this build yet)'} | ${cell(`${t.what}, ${t.count} time(s), first at ${t.source}: ${t.depends}`)} | <code>${cell(oneLine(t.statement, 300))}</code> | ${cell(t.advice)} |`,
       );
   }
   if (report.warnings.length > 0) lines.push('', '## Warnings', '', ...report.warnings.map((w) => `- ${cell(w)}`));

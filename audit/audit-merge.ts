@@ -26,6 +26,7 @@ import {
   type AuditCleanup,
   type AuditFinding,
   type AuditReport,
+  type AuditTraffic,
   type UnparsedSample,
 } from './audit-types.js';
 import { fileError } from './input-checks.js';
@@ -184,7 +185,23 @@ export function mergeAuditReports(reports: readonly AuditReport[]): AuditReport 
     overflow,
     unparsed,
     warnings: mergedWarnings(reports, checks, unparsed),
+    traffic: mergedTraffic(reports),
   };
+}
+
+/** The reports' COPY traffic, one entry per kind and statement, counts added, sources kept to the bound. */
+function mergedTraffic(reports: readonly AuditReport[]): AuditTraffic[] {
+  const byKey = new Map<string, AuditTraffic>();
+  for (const t of reports.flatMap((r) => r.traffic ?? [])) {
+    const key = `${t.kind}\u0000${t.statement}`;
+    const known = byKey.get(key);
+    if (known === undefined) byKey.set(key, { ...t, sources: [...t.sources] });
+    else {
+      known.count += t.count;
+      known.sources.push(...t.sources.slice(0, Math.max(0, MAX_SOURCES - known.sources.length)));
+    }
+  }
+  return [...byKey.values()];
 }
 
 function sum(reports: readonly AuditReport[], of: (r: AuditReport) => number): number {

@@ -47,6 +47,9 @@ export function renderAuditTerminal(
         `  ${String(f.count).padStart(countWidth)}  ${statement}${c.yellow(marks)}  ${c.dim(sourceText(f))}${also}`,
       );
       if (f.driver) out.push(c.dim(`  ${''.padStart(countWidth)}  driver: ${driverText(f.driver)}`));
+      // A setting with advice of its own (session/tracked-parameter's default_transaction_read_only).
+      if (f.advice !== info.advice)
+        out.push(c.dim(`  ${''.padStart(countWidth)}  fix for ${f.parameter ?? 'this statement'}: ${f.advice}`));
     }
     if (overflow > 0)
       out.push(c.dim(`  ... and ${overflow} more occurrence(s) of further distinct statements (not listed)`));
@@ -70,6 +73,13 @@ export function renderAuditTerminal(
     }
     if (report.unparsed.samples.length > 10)
       out.push(c.dim(`  ... ${report.unparsed.samples.length - 10} more in --json`));
+  }
+  if ((report.traffic ?? []).length > 0) out.push('', c.bold('Traffic the protocol checks concern'));
+  for (const t of report.traffic ?? []) {
+    const pending = t.checkInCatalogue ? '' : ' (not in this build yet)';
+    out.push(`  ${c.bold(t.check)}${pending}  ${t.what}, ${t.count} time(s), first at ${t.source}: ${t.depends}`);
+    out.push(`    ${oneLine(t.statement, Math.max(30, width - 6))}`);
+    out.push(c.dim(`    fix: ${t.advice}`));
   }
   for (const w of report.warnings) out.push(c.yellow(`warning: ${w}`));
   out.push('', summaryLine(report, c, opts.failOnFindings === true));

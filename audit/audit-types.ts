@@ -3,6 +3,7 @@
  * audit reports per finding, and the shape of the JSON it writes. `AuditReport` is a public
  * contract like the check report: scripts gate migrations on it.
  */
+import type { ProtocolCheckId } from './protocol-traffic.js';
 import type { FindingDriver } from './driver-attribution.js';
 import type { CheckId } from '../suites/labels.js';
 
@@ -177,4 +178,25 @@ export interface AuditReport {
   overflow: Record<string, number>;
   unparsed: UnparsedSummary;
   warnings: string[];
+  /**
+   * COPY FROM STDIN / TO STDOUT seen in the input: traffic a protocol check concerns (the
+   * check ids are kept in protocol-traffic.ts). Absent in reports written before the audit
+   * recognised it; audit --merge adds up the merged reports' entries.
+   */
+  traffic?: AuditTraffic[];
+}
+
+/** One COPY statement (by text) whose data crosses the pooler, with the check it depends on. */
+export interface AuditTraffic {
+  check: ProtocolCheckId;
+  /** False while the check is not in this build's catalogue (it is written on another branch). */
+  checkInCatalogue: boolean;
+  kind: 'copy-in' | 'copy-out';
+  what: string;
+  statement: string;
+  count: number;
+  source: string;
+  sources: string[];
+  depends: string;
+  advice: string;
 }

@@ -2,10 +2,13 @@
  * The audit as a library call: read every input, classify every statement, group findings,
  * join them with what the pooler does. `pooltest audit` is a thin shell around {@link audit}.
  */
+import { CATALOGUE } from '../suites/catalogue.js';
+import { TRAFFIC } from './protocol-traffic.js';
+import type { TrafficTally } from './audit-collector.js';
 import { PooltestError } from '../engine/record/errors.js';
 import { CLAIMS } from '../suites/catalogue.js';
 import { AuditCollector, type FindingTally } from './audit-collector.js';
-import { AUDIT_CHECKS, auditCheck, checkPriority } from './audit-checks.js';
+import { AUDIT_CHECKS, auditCheck, checkPriority, settingAdvice } from './audit-checks.js';
 import {
   AUDIT_SCHEMA_VERSION,
   type AuditCheckId,
@@ -13,6 +16,7 @@ import {
   type AuditFinding,
   type AuditReport,
   type InputSummary,
+  type AuditTraffic,
 } from './audit-types.js';
 import { auditLogFile } from './log-input.js';
 import type { ProgressSink } from './read-progress.js';
@@ -146,6 +150,7 @@ export async function audit(options: AuditOptions): Promise<AuditReport> {
   cleanups.sort((a, b) => Number(b.paired) - Number(a.paired) || b.count - a.count);
   if (options.stats !== undefined && logs.length === 0) warnings.push(statsNamesWarning());
   const unparsed = collector.unparsedSummary();
+  const known = new Set<string>(CATALOGUE.map((c) => c.id));
   if (unparsed.count > 0) warnings.push(unparsedWarning(unparsed));
   return {
     schemaVersion: AUDIT_SCHEMA_VERSION,
@@ -168,6 +173,24 @@ export async function audit(options: AuditOptions): Promise<AuditReport> {
     overflow,
     unparsed,
     warnings,
+    traffic: collector.trafficTallied().map((t) => auditTraffic(t, known)),
+  };
+}
+
+/** A counted COPY as the report lists it, with the protocol check it depends on. */
+function auditTraffic(t: TrafficTally, known: ReadonlySet<string>): AuditTraffic {
+  const meaning = TRAFFIC[t.kind];
+  return {
+    check: meaning.check,
+    checkInCatalogue: known.has(meaning.check),
+    kind: t.kind,
+    what: meaning.what,
+    statement: t.statement,
+    count: t.count,
+    source: t.sources[0] ?? '',
+    sources: t.sources,
+    depends: meaning.depends,
+    advice: meaning.advice,
   };
 }
 
@@ -213,6 +236,6 @@ function toFinding(t: FindingTally, behaviour: PoolerBehaviour): AuditFinding {
     parameter: joined.parameter,
     basis: behaviour.basis,
     breaks: joined.breaks,
-    advice: info.advice,
+    advice: settingAdvice(info, joined.parameter, joined.breaks) ?? info.advice,
   };
 }

@@ -54,6 +54,8 @@ export const TEMP_SCHEMA_PREFIX = 'pg_temp';
  */
 const SETTING_WORDS: KindWords = { anywhere: ['set_config'], leading: ['set', 'reset'] };
 const DO_BLOCK_WORDS: KindWords = { leading: ['do'] };
+/** COPY FROM STDIN / TO STDOUT: traffic the protocol checks concern (protocol-traffic.ts). */
+const TRAFFIC_WORDS: KindWords = { leading: ['copy'] };
 
 /**
  * Function calls that make a finding: the state and cleanup halves. The setup half (`nextval`)
@@ -63,7 +65,7 @@ const DO_BLOCK_WORDS: KindWords = { leading: ['do'] };
 const FUNCTION_WORDS: KindWords = { anywhere: [...STATE_FUNCTIONS, ...CLEANUP_FUNCTIONS] };
 
 function gather(key: 'anywhere' | 'leading'): ReadonlySet<string> {
-  const all = [...Object.values(STATEMENT_KIND_WORDS), SETTING_WORDS, DO_BLOCK_WORDS, FUNCTION_WORDS];
+  const all = [...Object.values(STATEMENT_KIND_WORDS), SETTING_WORDS, DO_BLOCK_WORDS, FUNCTION_WORDS, TRAFFIC_WORDS];
   return new Set(all.flatMap((w) => w[key] ?? []));
 }
 

@@ -5,6 +5,7 @@
  * screen (hazard-screen.ts): a text that cannot hold a finding is answered from the first text
  * of its shape, and only that first one reaches the parser.
  */
+import { copyTrafficOf } from './protocol-traffic.js';
 import { nodeType } from '../common/ast-json.js';
 import { BoundedCache } from '../common/bounded-cache.js';
 import { analyzeStatement } from './classify-statement.js';
@@ -21,6 +22,8 @@ export interface NotablePart {
   /** Grouping key for findings (the parser's normalized form). */
   normalized: string;
   problem: string | null;
+  /** COPY FROM STDIN / TO STDOUT: traffic a protocol check concerns (protocol-traffic.ts). */
+  traffic?: 'copy-in' | 'copy-out';
   /** How the collector counts it, worked out at its first count (audit-collector.ts). */
   plan?: CountingPlan;
 }
@@ -114,7 +117,8 @@ export class StatementClassifier {
     const notable: NotablePart[] = [];
     for (const stmt of parsed) {
       const analysis = analyzeStatement(stmt.node, stmt.text);
-      if (analysis.hazards.length === 0 && analysis.problem === null) continue;
+      const traffic = copyTrafficOf(stmt.node);
+      if (analysis.hazards.length === 0 && analysis.problem === null && traffic === null) continue;
       // Reports show the statement from its first token: leading comments are not the statement.
       const skip = firstTokenOffset(stmt.text);
       const text = stmt.text.slice(skip).trimEnd();
@@ -127,6 +131,7 @@ export class StatementClassifier {
         hazards: analysis.hazards,
         normalized,
         problem: analysis.problem,
+        ...(traffic !== null ? { traffic } : {}),
       });
     }
     return { ok: true, statements: parsed.length, notable };

@@ -190,6 +190,25 @@ async function main(): Promise<void> {
     only.length > 0 || checks.length > 0
       ? (JSON.parse(readFileSync(path.join(REPO, COMPAT_FILES.json), 'utf8')) as Matrix)
       : null;
+  const matrix = await regenerate(previous, only, settled, checks);
+  writeCompatibility(matrix);
+  process.stderr.write(`wrote ${Object.values(COMPAT_FILES).join(', ')}\n`);
+}
+
+/**
+ * The matrix of every runnable target: a column of `previous` (the committed page) is kept as
+ * it stands unless `only` names it, the others are run with `runOne`. With `checks`, a chosen
+ * column that the page has runs only those checks, spliced into its committed cells. A kept
+ * column's report is rebuilt from the page (fromColumn), which knows no sweep beyond its words:
+ * the column's sweep is put back from the page after the merge, never re-derived from a sweep
+ * the page cannot hold.
+ */
+export async function regenerate(
+  previous: Matrix | null,
+  only: readonly string[],
+  runOne: (t: CompatTarget, checks?: string[]) => Promise<Report>,
+  checks: string[] = [],
+): Promise<Matrix> {
   const reports: Array<{ report: Report; name: string; source: string }> = [];
   const kept = new Map<string, MatrixColumn>();
   for (const t of COMPAT_RUNNABLE) {
@@ -202,13 +221,13 @@ async function main(): Promise<void> {
       continue;
     }
     if (previous && committed && checks.length > 0) {
-      const partial = await settled(t, checks);
+      const partial = await runOne(t, checks);
       reports.push({ report: spliced(fromColumn(previous, t.name), partial), name: t.name, source: t.name });
       // The committed sweep stands unless the checks run now left something behind.
       if (partial.sweep?.clean !== false) kept.set(t.name, committed);
       continue;
     }
-    reports.push({ report: await settled(t), name: t.name, source: t.name });
+    reports.push({ report: await runOne(t), name: t.name, source: t.name });
   }
   const matrix = withVaryingCells(buildMatrix(reports), COMPAT_TARGETS);
   // A kept column keeps its sweep in its own run's words: the report rebuilt from the page
@@ -225,8 +244,7 @@ async function main(): Promise<void> {
       col.sweepText = was.sweepText ?? null;
     }
   }
-  writeCompatibility(matrix);
-  process.stderr.write(`wrote ${Object.values(COMPAT_FILES).join(', ')}\n`);
+  return matrix;
 }
 
 /**
@@ -297,8 +315,8 @@ export function fromColumn(m: Matrix, name: string): Report {
     startedAt: col.startedAt,
     checks,
     profile: col.profile ? { name: col.profile } : null,
-    // The committed sweep is put back as it was written once the matrix is built (main): a
-    // report's sweep needs the visits' details, which the page does not keep.
+    // Not `{ clean }`: the matrix renders a report's sweep in words (sweepText), which needs the
+    // backends visited and the leftovers the page does not keep. regenerate() puts it back.
     sweep: null,
     target: {
       user: col.target.split('@')[0]!,

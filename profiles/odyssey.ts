@@ -57,7 +57,7 @@ export const odysseyTransaction: CatalogueProfile = {
     'session/tracked-parameter': {
       outcome: 'lost',
       ref: `${RULES} (maintain_params: values defined by the client are deployed on server attach)`,
-      note: "Observed on 1.5.1 parameter by parameter: application_name, TimeZone, DateStyle, client_encoding and standard_conforming_strings follow their client (tracked, with both observers), but IntervalStyle is reset by the discard at detach and not deployed again on the next attach (lost): the client's SET IntervalStyle is gone at its next transaction. The documentation's maintain_params does not say which parameters it covers.",
+      note: "Observed on 1.5.1 parameter by parameter: application_name, TimeZone, DateStyle, client_encoding and standard_conforming_strings follow their client (tracked, with both observers), but IntervalStyle is reset by the discard at detach and not deployed again on the next attach (lost): the client's SET IntervalStyle is gone at its next transaction. default_transaction_read_only follows its client too (tracked). The documentation's maintain_params does not say which parameters it covers.",
       parameters: {
         application_name: 'tracked',
         timezone: 'tracked',
@@ -65,6 +65,7 @@ export const odysseyTransaction: CatalogueProfile = {
         intervalstyle: 'lost',
         client_encoding: 'tracked',
         standard_conforming_strings: 'tracked',
+        default_transaction_read_only: 'tracked',
       },
     },
     'session/set-local': {

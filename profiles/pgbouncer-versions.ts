@@ -11,8 +11,9 @@ import { PGB_121, PGB_122, PGB_124, PGB_125, PGB_126 } from './pgbouncer-docs.js
  * - 1.20: `track_extra_parameters` (default IntervalStyle only): no check's outcome moves.
  * - 1.21: protocol-level named prepared statements, off by default (max_prepared_statements 0).
  * - 1.22: "Fix handling of empty application_name" (#999): a client that sends none at startup
- *   is no longer shown the previous client's value, so `session/tracked-parameter` goes from
- *   leaked (1.18, observed) to tracked (1.25.2, observed). DEALLOCATE ALL / DISCARD ALL are
+ *   is no longer shown the previous client's value, so `session/tracked-parameter`'s
+ *   application_name goes from leaked (1.18, observed) to tracked (1.25.2, observed); the check
+ *   stays leaked for default_transaction_read_only, which no release tracks by default. DEALLOCATE ALL / DISCARD ALL are
  *   handled with max_prepared_statements > 0 (#972): `session/discard-all` stays `missed`
  *   (observed on 1.25.2), since the other session state of the client is still on other servers.
  * - 1.23: SIGTERM waits for clients (#902, the fixture stops 1.25 with SIGQUIT); protocol
@@ -34,11 +35,14 @@ const ON_1252 = (fixture: string): string =>
   `PgBouncer 1.25.2 built from the release tarball (tag pgbouncer_1_25_2), fixture ${fixture} with a pool of 2, PostgreSQL 15`;
 
 const TRACKED_SINCE_122: ExpectationOf<'session/tracked-parameter'> = {
-  outcome: 'tracked',
-  ref: `${PGB_122.changelog}#pgbouncer-122x (Fix handling of empty application_name, #999); ${PGB_125.trackExtra}`,
-  note: "Observed on 1.25.2 with both observers, the named one and the one that sends no application_name (1.18 showed that one the previous client's value: leaked). The 1.22 changelog's fix #999 is the change between them.",
+  outcome: 'leaked',
+  ref: `${PGB_122.changelog}#pgbouncer-122x (Fix handling of empty application_name, #999); ${PGB_125.trackExtra} (tracked by default: client_encoding, datestyle, timezone, standard_conforming_strings, application_name, and IntervalStyle through this setting's default)`,
+  note: "Observed on 1.25.2 with both observers, the named one and the one that sends no application_name (1.18 showed that one the previous client's value: leaked; the 1.22 changelog's fix #999 is the change between them): every parameter PgBouncer tracks by default follows its client. default_transaction_read_only is not among them: the next client on that server connection reads the previous client's on (leaked), so its writes fail with SQLSTATE 25006; listing it in track_extra_parameters makes it tracked (observed, test/faults/tracked-read-only.test.ts).",
   // IntervalStyle since 1.20 (track_extra_parameters), application_name since 1.22's fix.
-  parameters: Object.fromEntries(Object.keys(TRACKED_PARAMETER_120.parameters ?? {}).map((p) => [p, 'tracked'])),
+  parameters: {
+    ...Object.fromEntries(Object.keys(TRACKED_PARAMETER_120.parameters ?? {}).map((p) => [p, 'tracked'])),
+    default_transaction_read_only: 'leaked',
+  },
 };
 
 const LEAKED_BEFORE_122: ExpectationOf<'session/tracked-parameter'> = {
@@ -140,8 +144,9 @@ export const pgbouncer122Transaction: CatalogueProfile = {
 /**
  * 1.24 and 1.25: max_prepared_statements defaults to 200. Kept spanning 1.25 (the CI examples
  * gate on it); test/profiles/verified-expectations.test.ts holds its outcomes equal to the
- * observed pgbouncer-1.25-transaction. It used to expect `leaked` for session/tracked-parameter
- * (1.18's observation carried forward), which failed a correct 1.25.2: the 1.22 fix #999.
+ * observed pgbouncer-1.25-transaction. It expected `tracked` for session/tracked-parameter from
+ * the 1.22 fix #999 (application_name) until the check observed default_transaction_read_only,
+ * which 1.25.2 leaks as shipped: `leaked` again, for that parameter only.
  */
 export const pgbouncer124Transaction: CatalogueProfile = {
   name: 'pgbouncer-1.24-transaction',

@@ -31,6 +31,8 @@ const TRACKED_118: Record<string, 'tracked' | 'leaked'> = {
   intervalstyle: 'leaked',
   client_encoding: 'tracked',
   standard_conforming_strings: 'tracked',
+  // Not in the fixed list, and no track_extra_parameters before 1.20 (observed on 1.18).
+  default_transaction_read_only: 'leaked',
 };
 
 /**
@@ -59,7 +61,7 @@ const MULTIPLEXED: Decisions = {
   },
   'session/tracked-parameter': {
     ref: `${PGB.features} (startup parameters are tracked per client); ${PGB.changelog}#pgbouncer-120x (before 1.20: client_encoding, DateStyle, TimeZone, standard_conforming_strings, application_name)`,
-    note: "Tracked for a client that has a value: TimeZone, DateStyle, client_encoding and standard_conforming_strings follow their client whichever observer looks. application_name: a client that sent none at startup, as node-postgres by default, gets no value applied and is shown the previous client's (leaked). IntervalStyle is tracked only from 1.20 (track_extra_parameters), so on 1.18 it stays on the server connection (leaked). Observed on 1.18 with both observers.",
+    note: "Tracked for a client that has a value: TimeZone, DateStyle, client_encoding and standard_conforming_strings follow their client whichever observer looks. application_name: a client that sent none at startup, as node-postgres by default, gets no value applied and is shown the previous client's (leaked). IntervalStyle is tracked only from 1.20 (track_extra_parameters), so on 1.18 it stays on the server connection (leaked), as does default_transaction_read_only (the next client's writes fail with SQLSTATE 25006). Observed on 1.18 with both observers.",
     parameters: TRACKED_118,
   },
   'session/reset-on-disconnect': { ref: NO_RESET },

@@ -6,6 +6,10 @@
  * up to the next Sync (as the server skips it), ReadyForQuery ends a round and, with status
  * 'I', the transaction. A transaction is rolled back when its last tag is ROLLBACK (also what
  * COMMIT of a failed block answers) or an error hit an implicit transaction.
+ *
+ * The same queue says what of the traffic the protocol checks concern (audit/protocol-traffic.ts):
+ * a round is pipelined when a later Sync is already queued while its answer comes; a COPY is
+ * seen in the server's CopyInResponse or CopyOutResponse, for whichever statement heads the queue.
  */
 import { CLAIMS } from '../suites/catalogue.js';
 import { isStartupMessage, type Frame } from './message-stream.js';
@@ -13,6 +17,18 @@ import { PayloadReader } from './payload-reader.js';
 import { SessionState, type Dependency } from './session-state.js';
 import type { EffectsCache, StatementEffects } from './statement-effects.js';
 import type { WatchConnection } from './watch-types.js';
+import type { TrafficKind } from '../audit/protocol-traffic.js';
+
+/** One piece of traffic a protocol check concerns, on one connection. */
+export interface TrafficEvent {
+  kind: TrafficKind;
+  /** The statement it concerns (as sent, or the protocol message when the text is not known). */
+  sql: string;
+  /** Ordinal of the transaction on its connection (1-based). */
+  transaction: number;
+  /** Inside an explicit transaction block. */
+  inBlock: boolean;
+}
 
 type Pending =
   | { kind: 'stmt'; sql: string; effects: StatementEffects }
@@ -50,12 +66,21 @@ export class ConnectionTracker {
   private lastTag = '';
   private errorSeen = false;
   private inBlock = false;
+  /** Syncs (and Queries) sent and not answered yet: two or more is a pipeline. */
+  private syncs = 0;
+  /** Within a run of pipelined rounds, until the queue drains. */
+  private pipelining = false;
+  /** The COPY in progress, for its CopyFail. */
+  private copySql: string | null = null;
+  /** The SQL of the round's last answered request, to show a pipelined round by. */
+  private roundSql: string | null = null;
 
   constructor(
     info: WatchConnection,
     private readonly cache: EffectsCache,
     report: (d: Dependency, c: WatchConnection) => void,
     private readonly warn: (text: string) => void,
+    private readonly traffic: (e: TrafficEvent, c: WatchConnection) => void = () => undefined,
   ) {
     this.info = info;
     this.state = new SessionState((d) => report(d, this.info));
@@ -81,8 +106,10 @@ export class ConnectionTracker {
     }
   }
 
-  /** The connection ended: report what its live state was used for. */
+  /** The connection ended: report what its live state was used for, and a pipeline left unanswered. */
   close(): void {
+    if (this.stopped === null && (this.syncs >= 2 || (this.pipelining && this.syncs >= 1)))
+      this.note('pipeline-disconnect', this.headSql() ?? `${this.syncs} rounds unanswered`);
     this.state.close();
   }
 
@@ -121,6 +148,8 @@ export class ConnectionTracker {
         const target = String.fromCharCode(r.byte());
         return this.enqueue({ kind: 'close', target, name: r.cstring() });
       }
+      case 'f':
+        return this.note('copy-fail', this.copySql ?? 'COPY FROM STDIN');
       // A fast-path function call is answered with ReadyForQuery, like a Sync.
       case 'S':
       case 'F':
@@ -150,6 +179,9 @@ export class ConnectionTracker {
         if (this.prepared.size >= MAX_NAMES && !this.prepared.has(item.name))
           return this.stop(`more than ${MAX_NAMES} named statements`);
         this.prepared.set(item.name, item.sql);
+        this.roundSql = item.sql ?? this.roundSql;
+        if (item.name !== '' && this.pipelined())
+          this.note('pipeline-prepared', item.sql ?? `(named statement "${item.name}")`);
         if (item.name !== '') {
           this.state.protocol(
             {
@@ -181,6 +213,7 @@ export class ConnectionTracker {
         const item = this.take('close');
         if (item === null) return;
         if (item.target === 'S') {
+          if (item.name !== '') this.note('close', this.prepared.get(item.name) ?? `Close of statement "${item.name}"`);
           this.prepared.delete(item.name);
           this.state.protocol({ op: 'undo', kind: 'prepared', key: item.name }, `Close of statement "${item.name}"`);
         } else this.portals.delete(item.name);
@@ -197,6 +230,11 @@ export class ConnectionTracker {
         return;
       case 'E':
         return this.failed();
+      case 'G':
+      case 'H': {
+        this.copySql = this.headSql();
+        return this.note(frame.type === 'G' ? 'copy-in' : 'copy-out', this.copySql ?? 'COPY');
+      }
       case 'Z':
         return this.ready(String.fromCharCode(r.byte()));
       case 'A': {
@@ -226,8 +264,12 @@ export class ConnectionTracker {
     if (item.kind !== 'stmt' && item.kind !== 'execute') return;
     this.head++;
     this.countStatement();
-    if (item.kind === 'stmt') return this.state.statement(item.sql, item.effects);
+    if (item.kind === 'stmt') {
+      this.roundSql = item.sql;
+      return this.state.statement(item.sql, item.effects);
+    }
     const portal = this.portals.get(item.portal);
+    this.roundSql = portal?.sql ?? this.roundSql;
     if (portal === undefined || portal.sql === null) return;
     const parsed = this.cache.effectsOf(portal.sql);
     const first = parsed.ok ? parsed.statements[0] : undefined;
@@ -238,11 +280,25 @@ export class ConnectionTracker {
   /** ErrorResponse: the failing request and the rest of its round are skipped by the server. */
   private failed(): void {
     this.errorSeen = true;
+    if (this.syncs >= 2) this.note('pipeline-error', this.headSql() ?? '(the failing request)');
     while (this.head < this.pending.length && this.pending[this.head]!.kind !== 'sync') this.head++;
   }
 
   private ready(status: string): void {
-    while (this.head < this.pending.length && this.pending[this.head++]!.kind !== 'sync');
+    // A round answered while a later one was already sent: once per run of pipelined rounds.
+    if (this.syncs >= 2 && !this.pipelining) {
+      this.pipelining = true;
+      this.note('pipeline', this.headSql() ?? this.roundSql ?? '(a pipelined round)');
+    }
+    while (this.head < this.pending.length) {
+      if (this.pending[this.head++]!.kind === 'sync') {
+        this.syncs--;
+        break;
+      }
+    }
+    if (this.syncs <= 0) this.pipelining = false;
+    this.copySql = null;
+    this.roundSql = null;
     this.compact();
     if (status === 'T' || status === 'E') {
       this.inBlock = true;
@@ -276,6 +332,31 @@ export class ConnectionTracker {
     if (this.pending.length - this.head + items.length > MAX_PENDING)
       return this.stop(`more than ${MAX_PENDING} requests in flight`);
     this.pending.push(...items);
+    for (const item of items) if (item.kind === 'sync') this.syncs++;
+  }
+
+  /** Whether the request being answered belongs to a pipeline: more rounds sent after its own. */
+  private pipelined(): boolean {
+    return this.syncs >= 2 || this.pipelining;
+  }
+
+  /** The SQL of the request heading the queue (a Query's statement, or an Execute's portal). */
+  private headSql(): string | null {
+    for (let i = this.head; i < this.pending.length; i++) {
+      const item = this.pending[i]!;
+      if (item.kind === 'stmt') return item.sql;
+      if (item.kind === 'execute') return this.portals.get(item.portal)?.sql ?? null;
+      if (item.kind === 'parse') return item.sql;
+      // A Bind can fail itself (planning a custom plan folds constants: 1 / $1 with 0), and
+      // the portal it would have made is not the one an earlier round left under its name.
+      if (item.kind === 'bind') return this.prepared.get(item.statement) ?? null;
+      if (item.kind === 'sync') return null;
+    }
+    return null;
+  }
+
+  private note(kind: TrafficKind, sql: string): void {
+    this.traffic({ kind, sql, transaction: this.state.transaction, inBlock: this.inBlock }, this.info);
   }
 
   /** Drops consumed entries so the queue's memory follows what is in flight, not the history. */

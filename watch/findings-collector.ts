@@ -5,9 +5,9 @@
  * first seen, an explicit one replacing an implicit one, a seen one replacing a `would-break`.
  * Memory is bounded: past {@link MAX_FINDINGS} distinct states, further ones are only counted.
  */
-import { AUDIT_CHECKS, auditCheck } from '../audit/audit-checks.js';
+import { AUDIT_CHECKS, auditCheck, settingAdvice } from '../audit/audit-checks.js';
 import { joinCheck, type PoolerBehaviour } from '../audit/pooler-behaviour.js';
-import type { AuditCheckId } from '../audit/audit-types.js';
+import type { AuditCheckId, Breaks } from '../audit/audit-types.js';
 import { adviceFor } from '../engine/execute/check.js';
 import { CATALOGUE } from '../suites/catalogue.js';
 import type { Dependency } from './session-state.js';
@@ -89,7 +89,7 @@ const HOW: Readonly<Record<Dependency['kind'], string>> = {
 function toFinding(t: Tally, behaviour: PoolerBehaviour): WatchFinding {
   // A setting judged on its own (TimeZone in session/tracked-parameter) gets its own outcome.
   const { outcome, breaks, parameter } = joinCheck(behaviour, t.dep.check as AuditCheckId, t.dep.setting);
-  const known = checkText(t.dep.check, outcome);
+  const known = checkText(t.dep.check, outcome, parameter, breaks);
   return {
     check: t.dep.check,
     title: known.title,
@@ -120,9 +120,13 @@ function toFinding(t: Tally, behaviour: PoolerBehaviour): WatchFinding {
 export function checkText(
   id: WatchCheckId,
   outcome: string | null,
+  parameter: string | null = null,
+  breaks: Breaks = 'unknown',
 ): { title: string; severity: string; advice: string } {
   const def = CATALOGUE.find((c) => c.id === id);
-  const specific = def ? adviceFor(def, outcome) : null;
   const info = auditCheck(id);
-  return { title: info.title, severity: def?.severity ?? 'correctness', advice: specific ?? info.advice };
+  // A setting with advice of its own (default_transaction_read_only) keeps it where it breaks.
+  const own = settingAdvice(info, parameter, breaks);
+  const specific = def ? adviceFor(def, outcome) : null;
+  return { title: info.title, severity: def?.severity ?? 'correctness', advice: own ?? specific ?? info.advice };
 }

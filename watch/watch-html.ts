@@ -3,7 +3,15 @@
  * a migration ticket. Deliberately simple and independent of the main HTML report in
  * reporters/. Every text from the traffic is HTML-escaped.
  */
-import { basisText, connectionText, evidenceText, nothingFoundText, unansweredText } from './watch-render.js';
+import {
+  basisText,
+  connectionText,
+  evidenceText,
+  nothingFoundText,
+  pendingText,
+  trafficText,
+  unansweredText,
+} from './watch-render.js';
 import type { WatchReport } from './watch-types.js';
 
 const STYLE = `body{font:14px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:72rem;padding:0 1rem;color:#222}
@@ -61,6 +69,14 @@ export function renderWatchHtml(report: WatchReport): string {
     );
     parts.push(`<p>${esc(evidenceText(f))}: ${esc(f.how)}</p>`);
     parts.push(`<p>Fix: ${esc(f.advice)}</p></section>`);
+  }
+  if ((report.traffic ?? []).length > 0) {
+    parts.push('<section><h2>Traffic the protocol checks concern</h2><ul>');
+    for (const tr of report.traffic ?? [])
+      parts.push(
+        `<li><code>${esc(tr.check)}</code>${esc(pendingText(tr))}: ${esc(trafficText(tr))}<pre>${esc(tr.statement)}</pre>Fix: ${esc(tr.advice)}</li>`,
+      );
+    parts.push('</ul></section>');
   }
   if (report.warnings.length > 0)
     parts.push(`<h2>Warnings</h2><ul>${report.warnings.map((w) => `<li>${esc(w)}</li>`).join('')}</ul>`);

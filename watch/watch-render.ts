@@ -8,7 +8,7 @@ import type { Breaks } from '../audit/audit-types.js';
 import { oneLine } from '../common/display-text.js';
 import { htmlCell as cell } from '../reporters/markdown.js';
 import { terminalSafe } from '../reporters/terminal-text.js';
-import type { WatchFinding, WatchReport } from './watch-types.js';
+import type { WatchFinding, WatchReport, WatchTraffic } from './watch-types.js';
 
 /** Renders `report` for a terminal `width` columns wide. */
 export function renderWatchTerminal(unsafe: WatchReport, c: ChalkInstance, width: number): string {
@@ -50,6 +50,12 @@ export function renderWatchTerminal(unsafe: WatchReport, c: ChalkInstance, width
   }
   for (const [check, n] of Object.entries(report.overflow))
     out.push(c.dim(`... and ${n} more dependency(ies) of ${check} beyond the kept findings`));
+  if ((report.traffic ?? []).length > 0) out.push('', c.bold('Traffic the protocol checks concern'));
+  for (const t of report.traffic ?? []) {
+    out.push(`  ${c.bold(t.check)}${pendingText(t)}  ${trafficText(t)}`);
+    out.push(`    ${oneLine(t.statement, sql)}`);
+    out.push(c.dim(`    fix: ${t.advice}`));
+  }
   for (const w of report.warnings) out.push(c.yellow(`warning: ${w}`));
   const where = report.pooler.basis === 'typical' ? ' under typical transaction pooling' : ' on this pooler';
   const line = `${s.findings} finding(s), ${s.breaking} break${where}; ${s.parsedTexts} distinct texts parsed; ${s.durationMs} ms`;
@@ -102,8 +108,26 @@ export function renderWatchMarkdown(report: WatchReport): string {
     lines.push(`${cell(evidenceText(f))}: ${cell(f.how)}`, '');
     lines.push(`Fix: ${cell(f.advice)}`);
   }
+  if ((report.traffic ?? []).length > 0) {
+    lines.push('', '## Traffic the protocol checks concern', '', '| check | traffic | statement | advice |', '|---|---|---|---|');
+    for (const tr of report.traffic ?? [])
+      lines.push(
+        `| \`${tr.check}\`${cell(pendingText(tr))} | ${cell(trafficText(tr))} | <code>${cell(oneLine(tr.statement, 400))}</code> | ${cell(tr.advice)} |`,
+      );
+  }
   if (report.warnings.length > 0) lines.push('', '## Warnings', '', ...report.warnings.map((w) => `- ${cell(w)}`));
   return `${lines.join('\n')}\n`;
+}
+
+/** One traffic entry in words: what, how often, where first, and what it depends on. */
+export function trafficText(t: WatchTraffic): string {
+  const block = t.inBlock > 0 ? `, ${t.inBlock} inside a transaction block` : '';
+  return `${t.what}: ${t.count} time(s) on ${t.connections} connection(s)${block}, first on connection ${t.first.connection} (T${t.first.transaction}); ${t.depends}`;
+}
+
+/** Said beside a check id this build does not have yet. */
+export function pendingText(t: WatchTraffic): string {
+  return t.checkInCatalogue ? '' : ' (not in this build yet)';
 }
 
 /**

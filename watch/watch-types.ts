@@ -4,6 +4,10 @@
  * contract like the audit's; docs/watch.md documents every field).
  */
 import type { AuditCheckId, BehaviourBasis, Breaks, PoolerSummary } from '../audit/audit-types.js';
+import type { WatchTraffic } from './traffic-collector.js';
+import type { TrafficKind } from '../audit/protocol-traffic.js';
+
+export type { WatchTraffic } from './traffic-collector.js';
 
 /** Bumped whenever a field of {@link WatchReport} changes meaning or disappears. */
 export const WATCH_SCHEMA_VERSION = 2;
@@ -117,4 +121,12 @@ export interface WatchReport {
   overflow: Record<string, number>;
   /** Malformed traffic, unparsed statements, state caps reached: never silent. */
   warnings: string[];
+  /**
+   * Traffic the protocol checks concern (a COPY, pipelined rounds, a Close of a named
+   * statement): not state left for a later transaction, but traffic a pooler must relay right.
+   * Absent in reports written before the watch followed it.
+   */
+  traffic?: WatchTraffic[];
+  /** Traffic entries beyond the kept bound, per kind. */
+  trafficOverflow?: Partial<Record<TrafficKind, number>>;
 }

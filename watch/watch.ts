@@ -13,6 +13,8 @@ import { loadParser } from '../common/sql-parser.js';
 import { checkTargetReachable } from '../audit/target-run.js';
 import { ConnectionTracker } from './connection-tracker.js';
 import { FindingsCollector } from './findings-collector.js';
+import { TrafficCollector } from './traffic-collector.js';
+import { CATALOGUE } from '../suites/catalogue.js';
 import { startProxy, type RunningProxy } from './proxy.js';
 import { EffectsCache } from './statement-effects.js';
 import { connectUpstream } from './upstream.js';
@@ -76,6 +78,7 @@ export async function startWatch(options: WatchOptions): Promise<Watching> {
   await loadParser();
   const cache = new EffectsCache();
   const collector = new FindingsCollector();
+  const traffic = new TrafficCollector(new Set(CATALOGUE.map((c) => c.id)));
   // The open connections, each with whether the upstream has sent it a message yet.
   const trackers = new Map<ConnectionTracker, boolean>();
   const warnings: string[] = [];
@@ -107,6 +110,7 @@ export async function startWatch(options: WatchOptions): Promise<Watching> {
           cache,
           (d, c) => collector.add(d, c),
           warn,
+          (e, c) => traffic.add(e, c),
         );
         trackers.set(tracker, false);
         return {
@@ -183,6 +187,8 @@ export async function startWatch(options: WatchOptions): Promise<Watching> {
         findings,
         overflow: collector.overflow,
         warnings,
+        traffic: traffic.traffic(),
+        trafficOverflow: traffic.overflow,
       };
     },
   };

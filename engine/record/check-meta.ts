@@ -85,6 +85,11 @@ export interface AuditHint {
    */
   perParameter?: readonly string[];
   /**
+   * Per setting of `perParameter` (lower-case), what to do where that setting breaks: the audit
+   * and watch give it instead of the check's advice for a finding about that setting.
+   */
+  parameterAdvice?: Readonly<Record<string, string>>;
+  /**
    * The SQL this check is the one to ask about: statement kinds, settings and built-in
    * functions, each from the vocabulary of audit-claims.ts. The catalogue refuses an item
    * claimed by two checks or by none.

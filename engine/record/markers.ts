@@ -11,8 +11,10 @@ import { createHash, randomBytes } from 'node:crypto';
 export const LOCK_NAMESPACE = 0x706f6f6c;
 
 /**
- * A custom setting that travels with a `SET ROLE`: a role name is not unique to a run, so
- * cleanup and the sweep recognise this run's role switch by this marker beside it.
+ * A custom setting that travels with a `SET ROLE` (and with session/tracked-parameter's
+ * `SET SESSION AUTHORIZATION` and `SET default_transaction_read_only = on`): a role name or
+ * `on` is not unique to a run, so cleanup and the sweep recognise this run's switch by this
+ * marker beside it.
  */
 export const ROLE_MARKER_SETTING = 'pooltest.role';
 

@@ -127,8 +127,12 @@ export function cleanupSql(runId: string, checkIds: readonly string[]): string {
     `SELECT 'CLOSE ' || quote_ident(name) FROM pg_cursors WHERE name LIKE mn AND is_holdable`,
   ];
   return [
-    // The role first, so that everything after runs as the login again.
-    `IF coalesce(current_setting('${ROLE_MARKER_SETTING}', true), '') LIKE 'pooltest-${runId}%' THEN RESET ROLE; RESET ${ROLE_MARKER_SETTING}; END IF;`,
+    // The role first, so that everything after runs as the login again: RESET of
+    // session_authorization resets the role too (SET ROLE's and SET SESSION AUTHORIZATION's,
+    // for any login; measured on PostgreSQL 15 and 18), in fewer bytes than both RESETs. The
+    // marker also rides with session/tracked-parameter's identity and read-only switches (its
+    // MARKED_PARAMETERS). A missing marker reads NULL, and IF takes NULL as false.
+    `IF current_setting('${ROLE_MARKER_SETTING}', true) LIKE 'pooltest-${runId}%' THEN RESET session_authorization; RESET default_transaction_read_only; RESET ${ROLE_MARKER_SETTING}; END IF;`,
     // Only locks the backend holds: an unlock of one it does not hold is a WARNING in the server log.
     releaseHeldLocksSql(LOCK_NAMESPACE, lockKeys(runId, checkIds)),
     // Names no catalog column the loop's query reads has, so none is ambiguous in PL/pgSQL.

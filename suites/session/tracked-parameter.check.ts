@@ -2,18 +2,30 @@
  * session/tracked-parameter: do the parameters the server reports back to the client, which
  * poolers track or may track, follow the client that SET them - and does anyone else end up
  * with them? Each parameter is observed on its own: application_name, TimeZone, DateStyle,
- * IntervalStyle, client_encoding, standard_conforming_strings, and search_path where the server
- * reports it (PostgreSQL 18 and later).
+ * IntervalStyle, client_encoding, standard_conforming_strings, default_transaction_read_only,
+ * session_authorization (superuser logins only), and where the server reports them
+ * scram_iterations (PostgreSQL 16 and later) and search_path (18 and later). Those are every
+ * parameter PostgreSQL reports (GUC_REPORT) that a client can SET; the others it reports
+ * (server_version, server_encoding, integer_datetimes, in_hot_standby, is_superuser) are not
+ * settable, and is_superuser follows session_authorization.
  *
- *   A:  SELECT pg_backend_pid() AS pid; SET application_name = '<tag>'; SET TimeZone = 'Pacific/Chatham';
+ *   A:  SELECT pg_backend_pid() AS pid; SELECT current_setting('default_transaction_read_only')
+ *       AS before_read_only, current_setting('is_superuser') AS superuser;
+ *       SET pooltest.role = '<tag>'; SET application_name = '<tag>'; SET TimeZone = 'Pacific/Chatham';
  *       SET DateStyle = 'SQL, DMY'; SET IntervalStyle = 'iso_8601'; SET client_encoding = 'LATIN1';
- *       SET standard_conforming_strings = 'off' [; SET search_path = '<tag as a schema>']
+ *       SET standard_conforming_strings = 'off'; SET default_transaction_read_only = 'on'
+ *       [; SET scram_iterations = '4097'] [; SET search_path = '<tag as a schema>'];
+ *       DO $$ ... IF superuser THEN SET SESSION AUTHORIZATION pg_read_all_settings ... $$
  *   O:  [BEGIN;] SELECT pg_backend_pid() AS pid;                                 -- lands on b1
  *       SELECT current_setting('application_name') AS seen_app, current_setting('TimeZone') AS seen_tz, ...
  *   A:  SELECT pg_backend_pid() AS pid; SELECT current_setting('application_name') AS mine_app, ...
  *
  * Poolers that track a parameter (PgBouncer's list) re-apply each client's value whenever it
  * gets a server connection, so A keeps it on another backend and the observer gets its own.
+ * A parameter that cannot apply to this login (session_authorization without a superuser, a
+ * default_transaction_read_only already on) is read before the SETs and has no outcome, with
+ * the reason (`<parameter>.notApplicable`). `on` and a role name are no run's marker, so the
+ * run's marker setting rides along (pooltest.role): the sweep resets those two where it finds it.
  *
  * The scenario runs twice: once with observers that send an application_name at startup, as
  * pooltest's sessions do, and once (phase `nameless:`) with observers that send none, as
@@ -50,6 +62,8 @@ import {
 
 /** The phase whose observers send no application_name at startup. */
 const NAMELESS = 'nameless';
+/** Parameters whose SET the audit and watch join with another check (see `claims`). */
+const CLAIMED_ELSEWHERE = new Set(['search_path', 'session_authorization']);
 /** Facts of the shared judge that are about one parameter, kept per parameter instead. */
 const PER_PARAMETER_FACTS = new Set(['aKeptState', 'otherSawState']);
 
@@ -59,10 +73,10 @@ export const trackedParameter = defineCheck({
   severity: 'correctness',
   docs: ['https://www.pgbouncer.org/features.html (startup parameters tracked in every mode)'],
   summary:
-    '`SET` of each parameter poolers track or may track (application_name, TimeZone, DateStyle, IntervalStyle, client_encoding, standard_conforming_strings; search_path where the server reports it), each with its own outcome: does it follow the client; does anyone else get it, observed both by clients that send an application_name at startup and by clients that send none',
+    '`SET` of each parameter poolers track or may track (application_name, TimeZone, DateStyle, IntervalStyle, client_encoding, standard_conforming_strings, default_transaction_read_only, session_authorization for superuser logins; scram_iterations and search_path where the server reports them), each with its own outcome: does it follow the client; does anyone else get it, observed both by clients that send an application_name at startup and by clients that send none',
   outcomes: stateOutcomes({
     leaked:
-      'Pass these parameters as connection (startup) parameters instead of SET, or use a pooler that tracks them (the facts say which parameter leaked).',
+      'Pass these parameters as connection (startup) parameters, or SET LOCAL them inside each transaction, instead of SET; or have the pooler track them (PgBouncer 1.20 and later: track_extra_parameters). Each parameter has its own outcome and, where it leaks, its own advice.',
     lost: 'The pooler drops reported parameters between transactions: pass them as startup parameters.',
     pinned: 'The pooler pins clients that SET parameters; pass them as startup parameters instead.',
     rejected: 'The pooler refuses SET of these parameters; pass them as startup parameters.',
@@ -71,16 +85,19 @@ export const trackedParameter = defineCheck({
   audit: {
     statement: 'SET of a parameter poolers usually track (application_name, TimeZone...)',
     consequence:
-      'PgBouncer replays client_encoding, DateStyle, TimeZone, IntervalStyle, standard_conforming_strings, application_name for a client that has a value',
+      'PgBouncer replays client_encoding, DateStyle, TimeZone, IntervalStyle, standard_conforming_strings, application_name for a client that has a value; default_transaction_read_only only where track_extra_parameters lists it',
     priority: 110,
     // Per parameter: the audit and watch join a SET of TimeZone with TimeZone's own outcome.
     perParameter: TRACKED_PARAMETERS.map((p) => p.key),
+    parameterAdvice: Object.fromEntries(TRACKED_PARAMETERS.flatMap((p) => (p.leakAdvice ? [[p.key, p.leakAdvice]] : []))),
     claims: {
       // The parameters the server reports to the client (GUC_REPORT) that PgBouncer, PgCat and
       // Odyssey replay when a client moves to another backend. search_path stays with
-      // session/search-path-leak, which the audit and watch join its SET with.
+      // session/search-path-leak, and session_authorization with session/role-leak (its
+      // consequence is the role's: the next client runs as it), which the audit and watch join
+      // their SETs with.
       settings: {
-        names: TRACKED_PARAMETERS.filter((p) => p.key !== 'search_path').map((p) => p.key),
+        names: TRACKED_PARAMETERS.filter((p) => !CLAIMED_ELSEWHERE.has(p.key)).map((p) => p.key),
       },
     },
   },
@@ -127,12 +144,19 @@ export const trackedParameter = defineCheck({
             : 'not in this record';
         continue;
       }
+      const unmet = unmetPrecondition(p, phases[0]!.steps);
+      if (unmet !== null) {
+        facts[`${p.name}.outcome`] = null;
+        facts[`${p.name}.notApplicable`] = unmet;
+        continue;
+      }
       const byPhase = phases.map((ph) => ({
         phase: ph.phase,
         judgement: judgeObserver(p, marker, ph.steps, discovery, ph.phase === NAMELESS),
       }));
       const judgement = byPhase.length === 1 ? byPhase[0]!.judgement : worstOf(byPhase, STATE_WORST_FIRST);
       facts[`${p.name}.outcome`] = judgement.outcome;
+      if (judgement.outcome === 'leaked' && p.leakAdvice) facts[`${p.name}.advice`] = p.leakAdvice;
       for (const { phase, judgement: j } of byPhase) {
         facts[`${p.name}.${phase}`] = j.outcome;
         facts[`${p.name}.${phase}.seen`] = j.facts['seen'] ?? null;
@@ -147,6 +171,18 @@ export const trackedParameter = defineCheck({
     return overall(parameters, facts);
   },
 });
+
+/**
+ * Why `p` does not apply to this login, as A's first step read it before its SETs (a login
+ * that is not a superuser may not switch session_authorization), or null where it applies or
+ * the record has no reading (recorded before the parameter was observed: the marker decides).
+ */
+function unmetPrecondition(p: TrackedParameterSpec, steps: readonly StepRecord[]): string | null {
+  if (!p.precondition) return null;
+  const reading = valueOf(stepOf(steps, LANDING_TAGS.create), p.precondition.column);
+  if (typeof reading !== 'string') return null;
+  return p.precondition.holds(reading) ? null : `${p.precondition.otherwise} (${p.precondition.column} = ${reading})`;
+}
 
 /**
  * The check's outcome from the parameters' (INTERPRETING.md): the worst one, ranked as

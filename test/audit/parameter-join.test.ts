@@ -19,6 +19,7 @@ const LOG = [
   `${P}SET timezone="UTC"`,
   `${P}SET TIME ZONE INTERVAL '+09:00' HOUR TO MINUTE`,
   `${P}SET IntervalStyle = 'iso_8601'`,
+  `${P}SET default_transaction_read_only = on`,
   '',
 ].join('\n');
 
@@ -35,7 +36,12 @@ beforeAll(async () => {
     expect(run.report, run.stderr).not.toBeNull();
     report = run.report!;
     const facts = report.checks[0]!.facts;
-    if (facts['TimeZone.outcome'] !== null && facts['IntervalStyle.outcome'] !== null) break;
+    if (
+      facts['TimeZone.outcome'] !== null &&
+      facts['IntervalStyle.outcome'] !== null &&
+      facts['default_transaction_read_only.outcome'] !== null
+    )
+      break;
   }
 }, 250_000);
 
@@ -62,7 +68,19 @@ describe('the embedded default, per parameter', () => {
       'IntervalStyle.outcome': 'leaked',
       'application_name.outcome': 'leaked',
       'application_name.named': 'tracked',
+      'default_transaction_read_only.outcome': 'leaked',
     });
+  });
+
+  test("SET default_transaction_read_only breaks, with that parameter's own advice; TimeZone keeps the check's", async () => {
+    const a = await audit('read-only', report);
+    const readOnly = byWhat(a, 'SET default_transaction_read_only')!;
+    expect(readOnly).toMatchObject({ outcome: 'leaked', parameter: 'default_transaction_read_only', breaks: true });
+    expect(readOnly.advice).toMatch(/leaks on PgBouncer up to 1\.25 in transaction mode.*25006.*track_extra_parameters/);
+    // The control: a setting without advice of its own, or one that is fine, has the check's.
+    const tz = byWhat(a, 'SET timezone')!;
+    expect(tz.advice).not.toBe(readOnly.advice);
+    expect(tz.advice).toMatch(/SET LOCAL/);
   });
 
   test('an audit of SET timezone joined with that report is fine; SET IntervalStyle breaks', async () => {
@@ -92,7 +110,7 @@ describe('the embedded default, per parameter', () => {
     await writeFile(
       tzLog,
       LOG.split('\n')
-        .filter((l) => !l.includes('IntervalStyle'))
+        .filter((l) => !l.includes('IntervalStyle') && !l.includes('read_only'))
         .join('\n'),
     );
     const run = await runAudit(['--log', tzLog, '--report', file]);

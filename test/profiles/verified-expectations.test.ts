@@ -60,12 +60,15 @@ describe('newer PgBouncer releases differ from 1.18 only where a default changed
     expect(base['prepared/protocol-named']?.outcome).toBe('failed');
   });
 
-  test('1.22 and 1.23: the empty application_name fix (#999) makes session/tracked-parameter tracked', () => {
-    expect(outcomes('pgbouncer-1.22-transaction')).toEqual({ ...baseOutcomes, 'session/tracked-parameter': 'tracked' });
+  test('1.22 and 1.23: the empty application_name fix (#999) tracks application_name; default_transaction_read_only keeps the check leaked', () => {
+    expect(outcomes('pgbouncer-1.22-transaction')).toEqual(baseOutcomes);
+    const parameters = findProfile('pgbouncer-1.22-transaction').expect['session/tracked-parameter']?.parameters;
+    expect(parameters).toMatchObject({ application_name: 'tracked', default_transaction_read_only: 'leaked' });
+    expect(base['session/tracked-parameter']?.parameters).toMatchObject({ application_name: 'leaked' });
   });
 
   test('1.24 and 1.25: max_prepared_statements defaults to 200, so named statements work', () => {
-    const want = { ...baseOutcomes, 'session/tracked-parameter': 'tracked', 'prepared/protocol-named': 'works' };
+    const want = { ...baseOutcomes, 'prepared/protocol-named': 'works' };
     expect(outcomes('pgbouncer-1.24-transaction')).toEqual(want);
     // The observed 1.25.2 profile and the documented 1.24 one agree check by check.
     expect(outcomes('pgbouncer-1.25-transaction')).toEqual(want);

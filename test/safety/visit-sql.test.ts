@@ -19,6 +19,8 @@ import { visitStatements } from '../../engine/sweep/sweep.js';
 import { LEFTOVER_COLUMNS, inspectionSql } from '../../engine/sweep/visit-sql.js';
 import { startPostgres, type PostgresFixture } from '../../fixtures/postgres-fixture.js';
 import { CATALOGUE } from '../../suites/catalogue.js';
+import { cleanupBlock } from '../../engine/steering/state-scenario.js';
+import { cleanupSql, observedParameters, setSql } from '../../suites/session/tracked-parameters.js';
 
 /** Room left for the next marker: about two more inspection columns and their cleanups. */
 const MARGIN_BYTES = 256;
@@ -43,6 +45,7 @@ const RUN = 'c0ffee17';
 const OTHER_RUN = 'c0ffee18';
 const CHECK = 'session/set-leak';
 const READER = 'visit_sql_reader';
+const TRACKED = 'session/tracked-parameter';
 
 describe('the visit on a backend carrying every kind of marker (PostgreSQL, as the superuser)', () => {
   let pgFixture: PostgresFixture;
@@ -144,6 +147,37 @@ describe('the visit on a backend carrying every kind of marker (PostgreSQL, as t
     });
     expect(now[ROLE_MARKER_SETTING] || null).toBeNull();
     expect(now.locks).toBe(1);
+  });
+
+  test("session/tracked-parameter's read-only and identity switches: its own cleanup and the sweep undo them, another run's stay", async () => {
+    const params = observedParameters({ serverVersionNum: pgFixture.version * 10000 });
+    const m = markersFor(RUN, TRACKED);
+    const other = markersFor(OTHER_RUN, TRACKED);
+    const state = async (): Promise<Record<string, unknown>> =>
+      (
+        await c.query(
+          `SELECT current_user AS u, current_setting('default_transaction_read_only') AS ro, current_setting('standard_conforming_strings') AS scs, current_setting('${ROLE_MARKER_SETTING}', true) AS marker`,
+        )
+      ).rows[0] as Record<string, unknown>;
+    // The check's own SETs, as A sends them, then its own cleanup in the same session (which
+    // then runs as pg_monitor, with standard_conforming_strings off).
+    await c.query(setSql(params, m.tag));
+    expect(await state()).toMatchObject({ u: 'pg_monitor', ro: 'on', scs: 'off', marker: m.tag });
+    await c.query(cleanupBlock(cleanupSql(params, m.tag)));
+    expect(await state()).toMatchObject({ u: 'postgres', ro: 'off', scs: 'on', marker: '' });
+    // Its cleanup missed (the observer never reached the backend): the sweep's visit resets
+    // what carries this run's marker...
+    await c.query(setSql(params, m.tag));
+    const [inspection, cleanup] = visitStatements(RUN, [TRACKED]);
+    expect(((await c.query(inspection)).rows[0] as Record<string, number>).role_marker).toBe(1);
+    await c.query(cleanup!);
+    expect(await state()).toMatchObject({ u: 'postgres', ro: 'off', marker: '' });
+    // ...and nothing of another run's (the control: a sweep that reset every read-only switch).
+    await c.query(setSql(params, other.tag));
+    await c.query(cleanup!);
+    expect(await state()).toMatchObject({ u: 'pg_monitor', ro: 'on', marker: other.tag });
+    await c.query(cleanupBlock(cleanupSql(params, other.tag)));
+    expect(await state()).toMatchObject({ u: 'postgres', ro: 'off' });
   });
 
   test('the inspection of no check is valid SQL (a list of no lock keys)', async () => {

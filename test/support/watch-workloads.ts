@@ -210,6 +210,17 @@ export const DEPENDENT: LabelledCase[] = [
         await c.query('SELECT now()::text AS at');
       }),
   },
+  {
+    // Leaked, a read-only switch refuses the next client's writes (25006): issue 38 part 5.
+    name: 'default_transaction_read_only set for the session, then reads in later transactions',
+    expect: ['session/tracked-parameter|default_transaction_read_only'],
+    run: (connect) =>
+      each(connect, async (c) => {
+        await c.query('SET default_transaction_read_only = on');
+        await c.query('SELECT count(*) FROM watch_app.watch_items');
+        await c.query('RESET default_transaction_read_only');
+      }),
+  },
 ];
 
 /** Controls: only transaction-scoped state, or state undone in time. Must give no finding. */
