@@ -66,6 +66,10 @@ const python = (driver: string) => (): AgentCommand => ({
   cmd: PYTHON,
   args: [join(AGENTS, 'python', 'agent.py'), driver],
 });
+const pythonFramework = (framework: string) => (): AgentCommand => ({
+  cmd: PYTHON,
+  args: [join(AGENTS, 'python', 'frameworks.py'), framework],
+});
 const node = (driver: string) => (): AgentCommand => ({
   cmd: process.execPath,
   args: [join(AGENTS, 'node', 'agent.mjs'), driver],
@@ -207,6 +211,67 @@ export const DRIVERS: readonly DriverSpec[] = [
       { name: 'prepare=false', options: { prepare: false }, advised: true, how: 'postgres(url, { prepare: false })' },
     ],
     command: node('postgres'),
+  },
+  // Frameworks, in the same list: a framework is what most applications configure instead of a
+  // driver, and its rows are read beside its driver's (ruby-pg, psycopg2, asyncpg). Each agent
+  // runs the framework's own code path (drivers/agents/ruby/activerecord.rb,
+  // drivers/agents/python/frameworks.py); the SQL pooltest passes only gives the marker comment
+  // and, for SQLAlchemy, the text of the statement.
+  {
+    id: 'activerecord',
+    title: "ActiveRecord (Rails, Ruby)",
+    language: 'ruby',
+    statementNames: 'a1, a2... per connection (prepared_statements: true, the default), the same in every process',
+    namePattern: /^a\d+$/,
+    cursor: null,
+    configs: [
+      { name: 'default', options: {}, advised: false, how: 'database.yml without prepared_statements (true)' },
+      {
+        name: 'prepared_statements=false',
+        options: { prepared_statements: false },
+        advised: true,
+        how: 'prepared_statements: false in database.yml',
+      },
+    ],
+    command: () => ({ cmd: 'ruby', args: [join(AGENTS, 'ruby', 'activerecord.rb')] }),
+  },
+  {
+    id: 'django',
+    title: 'Django (Python, psycopg2)',
+    language: 'python',
+    statementNames: 'none (psycopg2 interpolates); QuerySet.iterator() declares WITH HOLD cursors _django_curs_<thread>_<task>_<n>',
+    namePattern: null,
+    cursor: 'QuerySet.iterator(chunk_size=N) in autocommit (DECLARE ... WITH HOLD, FETCH in later transactions)',
+    configs: [
+      { name: 'default', options: {}, advised: false, how: "DATABASES['default'] as Django's defaults leave it" },
+      {
+        name: 'DISABLE_SERVER_SIDE_CURSORS',
+        options: { DISABLE_SERVER_SIDE_CURSORS: true },
+        advised: true,
+        how: "'DISABLE_SERVER_SIDE_CURSORS': True in DATABASES['default']",
+      },
+    ],
+    command: pythonFramework('django'),
+  },
+  {
+    id: 'sqlalchemy',
+    title: 'SQLAlchemy (asyncpg dialect, Python)',
+    language: 'python',
+    statementNames: '__asyncpg_stmt_<n>__: the dialect prepares every statement through asyncpg and caches it per connection',
+    namePattern: /^__asyncpg_stmt_[0-9a-f]+__$/,
+    cursor: null,
+    // The dialect's own statements at connect (version, current_schema, ...) are prepared too.
+    ownStatements: "name ~ '^__asyncpg_stmt_[0-9a-f]+__$'",
+    configs: [
+      { name: 'default', options: {}, advised: false, how: 'create_async_engine("postgresql+asyncpg://...")' },
+      {
+        name: 'prepared_statement_cache_size=0',
+        options: { prepared_statement_cache_size: 0 },
+        advised: true,
+        how: 'postgresql+asyncpg://...?prepared_statement_cache_size=0',
+      },
+    ],
+    command: pythonFramework('sqlalchemy'),
   },
 ];
 

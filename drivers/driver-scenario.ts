@@ -139,7 +139,11 @@ export async function runDriverScenario(
       : '';
     const ours = `FROM pg_prepared_statements WHERE statement LIKE '%${marker}%'${control}`;
     const dealloc = `FOR i IN 1..(SELECT count(*) ${ours}) LOOP EXECUTE (SELECT format('DEALLOCATE %I', name) ${ours} LIMIT 1); END LOOP;`;
-    for (const pid of touched) await cleanOn(scn, pid, dealloc);
+    // A WITH HOLD cursor outlives its transaction on the backend that declared it (Django's
+    // iterator in autocommit); one whose FETCH went elsewhere is still open there: closed too.
+    const cursors = `FROM pg_cursors WHERE statement LIKE '%${marker}%'`;
+    const close = `FOR i IN 1..(SELECT count(*) ${cursors}) LOOP EXECUTE (SELECT format('CLOSE %I', name) ${cursors} LIMIT 1); END LOOP;`;
+    for (const pid of touched) await cleanOn(scn, pid, `${dealloc} ${close}`);
   }
 }
 

@@ -172,11 +172,13 @@ export function judgeCollision(steps: readonly StepRecord[], discovery: Discover
   if (typeof b1 === 'string') return none(facts, b1);
   facts.aBackend = b1;
   const b = stepOf(steps, DRIVER_TAGS.collision.create);
-  if (!b)
-    return none(
-      facts,
-      `B did not run${stepOf(steps, DRIVER_TAGS.collision.connect)?.error ? ': it could not connect' : ''}`,
-    );
+  if (!b) {
+    // A framework's login runs statements of its own (SQLAlchemy's dialect prepares them): the
+    // error B's login met is said as it is. Where that login ran is not recorded, so no label.
+    const refused = stepOf(steps, DRIVER_TAGS.collision.connect)?.error;
+    const why = refused ? `: it could not connect (${`${refused.code ?? ''} ${refused.message}`.trim()})` : '';
+    return none(facts, `B did not run${why}`);
+  }
   if (b.timedOut) return none(facts, "B's runs did not answer within their bound");
   const pids = pidsOf(b);
   facts.bBackends = [...new Set(pids)].join(',');
