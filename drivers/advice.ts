@@ -15,6 +15,11 @@ export function adviceFor(
   outcome: string | null,
 ): string | null {
   if (outcome !== 'failed' && outcome !== 'retried') return null;
+  // A lock released on another backend is no statement a pooler can track or replay.
+  if (scenario === 'migration') {
+    const off = driver.configs.find((c) => c.advised && c !== config);
+    return `${off && !config.advised ? `Use ${off.how}, or run` : 'Run'} migrations over a direct or session-pooled connection: ${driver.title}'s migration takes a session advisory lock and releases it in a later transaction.`;
+  }
   const fix = driver.configs.find((c) => c.advised && c.transaction === config.transaction && c !== config);
   if (outcome === 'retried')
     return fix

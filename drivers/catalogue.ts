@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { compileJavaAgent, compiledAgentDir } from './java-agent.js';
+import { DRIVER_SCENARIOS, type DriverScenarioId } from './tags.js';
 
 /** How to start an agent process. */
 export interface AgentCommand {
@@ -44,6 +45,8 @@ export interface DriverSpec {
    * those prepared since the configuration started, on backends it touched.
    */
   ownStatements?: string;
+  /** A framework's migration, as its own migrator runs it (drivers/migration-phase.ts), or absent. */
+  migration?: string;
   configs: DriverConfig[];
   command(): AgentCommand;
   /** Work done once per run before the first agent starts (compiling the Java agent). */
@@ -224,13 +227,26 @@ export const DRIVERS: readonly DriverSpec[] = [
     statementNames: 'a1, a2... per connection (prepared_statements: true, the default), the same in every process',
     namePattern: /^a\d+$/,
     cursor: null,
+    migration:
+      'MigrationContext#migrate: pg_try_advisory_lock on a connection of its own, the migration in a transaction, then pg_advisory_unlock',
     configs: [
-      { name: 'default', options: {}, advised: false, how: 'database.yml without prepared_statements (true)' },
       {
-        name: 'prepared_statements=false',
-        options: { prepared_statements: false },
+        name: 'default',
+        options: {},
+        advised: false,
+        how: 'database.yml defaults (prepared_statements: true, advisory_locks: true)',
+      },
+      {
+        name: 'advisory_locks=false',
+        options: { advisory_locks: false },
+        advised: false,
+        how: 'advisory_locks: false in database.yml (prepared statements left on)',
+      },
+      {
+        name: 'prepared_statements=false, advisory_locks=false',
+        options: { prepared_statements: false, advisory_locks: false },
         advised: true,
-        how: 'prepared_statements: false in database.yml',
+        how: 'prepared_statements: false and advisory_locks: false in database.yml',
       },
     ],
     command: () => ({ cmd: 'ruby', args: [join(AGENTS, 'ruby', 'activerecord.rb')] }),
@@ -274,6 +290,13 @@ export const DRIVERS: readonly DriverSpec[] = [
     command: pythonFramework('sqlalchemy'),
   },
 ];
+
+/** The phases a driver runs: the cursor and the migration only where it has them. */
+export function scenariosOf(driver: Pick<DriverSpec, 'cursor' | 'migration'>): DriverScenarioId[] {
+  return DRIVER_SCENARIOS.filter(
+    (s) => (s !== 'cursor' || driver.cursor !== null) && (s !== 'migration' || driver.migration !== undefined),
+  );
+}
 
 /** The drivers named in `--driver a,b` (all when empty); unknown names are refused. */
 export function selectDrivers(names: readonly string[]): DriverSpec[] | { unknown: string[] } {

@@ -10,6 +10,8 @@
  *              where A's statement (same driver-generated name) may still be prepared
  *   cursor:    A reads a cursor with a fetch size in a transaction -- on backend c1
  *              O takes c1; A reads the cursor again                -- must run elsewhere
+ *   migration: a framework's own migration, its lock's release kept off the lock's backend
+ *              (migration-phase.ts)
  *
  * Q is `SELECT pg_backend_pid() AS pid, $1::int AS answer /* pooltest-drivers <run> *\/`: every
  * run proves where it ran, and the comment marks the statement text, so the cleanup can
@@ -24,6 +26,7 @@ import { sharesBackends } from '../engine/judging/landing.js';
 import type { Scenario } from '../engine/steering/scenario.js';
 import { AgentProcess } from './agent-process.js';
 import type { DriverConfig, DriverSpec } from './catalogue.js';
+import { runMigrationPhase } from './migration-phase.js';
 import { DRIVER_TAGS } from './tags.js';
 
 /** Executions before the move: past psycopg's and pgjdbc's prepare threshold (5). */
@@ -124,6 +127,7 @@ export async function runDriverScenario(
         await dismiss([landing.observer]);
       }
     }
+    if (driver.migration !== undefined) await runMigrationPhase(scn, a, marker, config.how, opts.stepMs);
     await a.step(DRIVER_TAGS.close, { op: 'close' }, opts.stepMs, '(close)');
     return { version: a.hello?.version ?? '?' };
   } finally {

@@ -17,6 +17,7 @@ import { stepOf, stepsOf } from '../engine/record/step-reading.js';
 import { readLanding, sharesBackends } from '../engine/judging/landing.js';
 import type { Discovery, Facts, Judgement, StepRecord } from '../engine/types.js';
 import { DRIVER_LOG } from './agent-process.js';
+import { judgeMigration } from './migration-judge.js';
 import { SERVER_LOG } from './server-log.js';
 import { DRIVER_TAGS, isInPhase, isPhaseless, phasePrefix, type DriverScenarioId } from './tags.js';
 
@@ -205,10 +206,12 @@ export function judgeDriverRun(
   steps: readonly StepRecord[],
   discovery: Discovery,
   hasCursor: boolean,
+  hasMigration = false,
 ): Partial<Record<DriverScenarioId, Judgement>> {
   return {
     moved: judgeMovedUse(steps, discovery, 'moved'),
     collision: judgeCollision(steps, discovery),
     ...(hasCursor ? { cursor: judgeMovedUse(steps, discovery, 'cursor') } : {}),
+    ...(hasMigration ? { migration: judgeMigration(steps, discovery) } : {}),
   };
 }

@@ -5,7 +5,7 @@
  * transaction mode, pool of 2; docs/drivers.md), where PgBouncer tracks no protocol-level
  * prepared statements (max_prepared_statements exists only since 1.21).
  */
-import { DRIVERS } from './catalogue.js';
+import { DRIVERS, scenariosOf } from './catalogue.js';
 import { DRIVER_SCENARIOS } from './judge.js';
 import { resultId } from './ids.js';
 
@@ -32,8 +32,7 @@ function expectations(exceptions: Record<string, Record<string, Outcomes>>): Rec
   const out: Record<string, string> = {};
   for (const d of DRIVERS)
     for (const c of d.configs)
-      for (const s of DRIVER_SCENARIOS) {
-        if (s === 'cursor' && d.cursor === null) continue;
+      for (const s of scenariosOf(d)) {
         const want = exceptions[d.id]?.[c.name]?.[s];
         if (want === null) continue;
         out[resultId(d.id, s, c.name)] = want ?? 'works';

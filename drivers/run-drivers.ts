@@ -10,7 +10,7 @@ import { closeKeptSessions } from '../engine/steering/kept-session.js';
 import { Scenario } from '../engine/steering/scenario.js';
 import { publicTarget, type Target } from '../engine/target/target.js';
 import type { Discovery, Judgement, PublicTarget, StepRecord, Verdict } from '../engine/types.js';
-import { DRIVERS, type DriverSpec } from './catalogue.js';
+import { DRIVERS, scenariosOf, type DriverSpec } from './catalogue.js';
 import { runDriverScenario } from './driver-scenario.js';
 import { DRIVER_SCENARIOS, judgeDriverRun, type DriverScenarioId } from './judge.js';
 import { adviceFor } from './advice.js';
@@ -157,7 +157,7 @@ export async function runDrivers(target: Target, opts: DriversRunOptions = {}): 
     for (const driver of opts.drivers ?? DRIVERS) {
       await driver.prepare?.();
       for (const config of driver.configs) {
-        const scenarios = DRIVER_SCENARIOS.filter((s) => s !== 'cursor' || driver.cursor !== null);
+        const scenarios = scenariosOf(driver);
         const version = (): string | null => report.results.find((r) => r.driver === driver.id)?.driverVersion ?? null;
         // A target that went silent earlier: nothing is run against it, every scenario says why.
         const gone = goneBefore(ctx);
@@ -191,7 +191,7 @@ export async function runDrivers(target: Target, opts: DriversRunOptions = {}): 
             durationMs: Math.round(performance.now() - c0),
             steps: scn.steps,
           }) - 1;
-        const judged = judgeDriverRun(scn.steps, ctx.discovery, driver.cursor !== null);
+        const judged = judgeDriverRun(scn.steps, ctx.discovery, driver.cursor !== null, driver.migration !== undefined);
         for (const scenario of scenarios) {
           const j = judged[scenario];
           if (j) push(driver, config, scenario, ran.version, vetoed(j, scn.steps, ctx.discovery, scenario), record);

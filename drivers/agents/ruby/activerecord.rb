@@ -13,7 +13,9 @@
 # ActiveRecord prepares it once per connection as a1 and then only executes a1; the marker
 # (the step's SQL comment, added with `annotate`) lets pooltest deallocate it afterwards.
 require_relative 'agent'
-require 'uri'
+require 'fileutils'
+require 'tmpdir'
+require 'zlib'
 
 begin
   require 'active_record'
@@ -34,6 +36,7 @@ class ActiveRecordAgent
   def connect(step)
     options = (step['options'] || {}).transform_keys(&:to_sym)
     ActiveRecord::Base.logger = nil
+    ActiveRecord::Migration.verbose = false # its report goes to stdout, which is the protocol's
     ActiveRecord::Base.establish_connection(url: step['url'], connect_timeout: 10, **options)
     ActiveRecord::Base.connection.verify!
     {}
@@ -62,6 +65,71 @@ class ActiveRecordAgent
     Backend.where(state: 'active').where(t[:pid].eq(backend_pid)).select(t[:pid], echo).annotate(marker).take
   end
 
+  # A migration run as `rails db:migrate` runs it (ActiveRecord::MigrationContext#migrate over a
+  # folder of migration files), in two steps so that pooltest can steer in between:
+  #
+  #   {"op": "migrate", "prefix": "pooltest_<hash>_"}  starts it; answers from inside the
+  #       migration's `up` (its DDL transaction): the backend it runs on, and the backend holding
+  #       the migrator's advisory lock (pg_locks), both read by statements ActiveRecord sends
+  #   {"op": "migrate"}  lets `up` return; answers when the migrator is done (or raised)
+  #
+  # With advisory_locks on (the default) ActiveRecord 6.1 takes pg_try_advisory_lock on a
+  # connection of its own before the migrations and pg_advisory_unlock on it afterwards; false
+  # from the unlock is its "Failed to release advisory lock". The bookkeeping tables get the
+  # run's prefix, so nothing of the application's is touched (pooltest drops them afterwards).
+  def migrate(step)
+    return finish_migration if @migration
+
+    prefix = step.fetch('prefix')
+    ActiveRecord::Base.schema_migrations_table_name = "#{prefix}schema_migrations"
+    ActiveRecord::Base.internal_metadata_table_name = "#{prefix}ar_internal_metadata"
+    dir = Dir.mktmpdir('pooltest-migrations')
+    File.write(File.join(dir, '20260101000000_pooltest_probe.rb'), <<~RUBY)
+      class PooltestProbe < ActiveRecord::Migration[6.1]
+        def up
+          $pooltest_migration.call(self)
+        end
+      end
+    RUBY
+    reported = Queue.new
+    go = Queue.new
+    lock_id = ActiveRecord::Migrator::MIGRATOR_SALT * Zlib.crc32(ActiveRecord::Base.connection.current_database)
+    $pooltest_migration = lambda do |m|
+      pid = m.select_value('SELECT pg_backend_pid()').to_i
+      holder = m.select_value(<<~SQL)
+        SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 1
+        AND ((classid::bigint << 32) | objid::bigint) = #{lock_id}
+      SQL
+      reported << { pid: pid, lockPid: holder&.to_i, lockId: lock_id.to_s }
+      go.pop
+    end
+    thread = Thread.new do
+      ActiveRecord::MigrationContext.new(dir, ActiveRecord::SchemaMigration).migrate
+      reported << :done
+      nil
+    rescue StandardError => e
+      reported << :done
+      e
+    ensure
+      FileUtils.rm_rf(dir)
+    end
+    @migration = { thread: thread, go: go }
+    report = reported.pop
+    return { runs: [report], pid: report[:pid] } if report.is_a?(Hash)
+
+    finish_migration # it ended before `up`: its error is the answer
+  end
+
+  def finish_migration
+    migration = @migration
+    @migration = nil
+    migration[:go] << true
+    error = migration[:thread].value
+    raise error if error
+
+    { runs: [{ migrated: true }] }
+  end
+
   def pid(_) = { pid: ActiveRecord::Base.connection.select_value('SELECT pg_backend_pid()').to_i }
 
   def close(_)
@@ -73,7 +141,8 @@ end
 # ActiveRecord's own exception (class and message, as the application sees it), with the
 # server's SQLSTATE from the driver error underneath when there is one.
 def ar_error_of(e)
-  out = { type: e.class.name, message: e.message.lines.first.to_s.strip }
+  # MigrationError pads its message with blank lines: the first line that says something.
+  out = { type: e.class.name, message: e.message.lines.map(&:strip).find { |l| !l.empty? }.to_s }
   cause = e.cause
   out[:sqlstate] = cause.result.error_field(PG::PG_DIAG_SQLSTATE) if cause.respond_to?(:result) && cause.result
   out
