@@ -45,6 +45,11 @@ export interface DriverSpec {
    * those prepared since the configuration started, on backends it touched.
    */
   ownStatements?: string;
+  /**
+   * A framework: the driver it runs on. Its agent runs the framework's own statements (model
+   * queries, iterators, migrations), so the SQL pooltest sends only lends them its marker.
+   */
+  builtOn?: string;
   /** A framework's migration, as its own migrator runs it (drivers/migration-phase.ts), or absent. */
   migration?: string;
   configs: DriverConfig[];
@@ -222,6 +227,7 @@ export const DRIVERS: readonly DriverSpec[] = [
   // and, for SQLAlchemy, the text of the statement.
   {
     id: 'activerecord',
+    builtOn: 'ruby-pg',
     title: "ActiveRecord (Rails, Ruby)",
     language: 'ruby',
     statementNames: 'a1, a2... per connection (prepared_statements: true, the default), the same in every process',
@@ -253,6 +259,7 @@ export const DRIVERS: readonly DriverSpec[] = [
   },
   {
     id: 'django',
+    builtOn: 'psycopg2',
     title: 'Django (Python, psycopg2)',
     language: 'python',
     statementNames: 'none (psycopg2 interpolates); QuerySet.iterator() declares WITH HOLD cursors _django_curs_<thread>_<task>_<n>',
@@ -271,6 +278,7 @@ export const DRIVERS: readonly DriverSpec[] = [
   },
   {
     id: 'sqlalchemy',
+    builtOn: 'asyncpg',
     title: 'SQLAlchemy (asyncpg dialect, Python)',
     language: 'python',
     statementNames: '__asyncpg_stmt_<n>__: the dialect prepares every statement through asyncpg and caches it per connection',

@@ -94,20 +94,26 @@ export class ServerLogReader {
  * Adds each logged error to the driver step that ran on its backend at that time, as a notice
  * of severity {@link SERVER_LOG}. `originMs` is the epoch time of the record's 0 (its
  * recorder's start). A step with an error of its own is left alone: the application saw that.
- * The window has 50 ms of slack after the step for the log write itself.
+ * The window has 50 ms of slack after the step for the log write itself, cut short where the
+ * next use of a driver begins: an error from then on may be that step's (Django's iterator's
+ * FETCH failing on the backend B had just used was once read as B's retry). A failed step
+ * whose backend is unknown still ends the previous step's slack.
  */
 export function attachServerErrors(steps: StepRecord[], errors: readonly LoggedError[], originMs: number): void {
-  for (const s of steps) {
+  const uses = steps.filter((s) => AGENT_USE_TAGS.has(s.tag));
+  for (const s of uses) {
     // Only the agents' uses of the driver (A's and B's queries, not pooltest's own holders).
-    if (!AGENT_USE_TAGS.has(s.tag) || s.error) continue;
+    if (s.error) continue;
     const pids = new Set<number>([
       ...(s.pid !== null ? [s.pid] : []),
       ...(s.results[0] ?? []).map((r) => r.pid).filter((p): p is number => typeof p === 'number'),
     ]);
+    const end = s.startMs + s.durationMs;
+    const next = Math.min(...uses.filter((u) => u.startMs >= end && u !== s).map((u) => u.startMs));
     const from = originMs + s.startMs - 5;
-    const to = originMs + s.startMs + s.durationMs + 50;
+    const to = originMs + Math.min(end + 50, next);
     for (const e of errors)
-      if (pids.has(e.pid) && e.atMs >= from && e.atMs <= to)
+      if (pids.has(e.pid) && e.atMs >= from && e.atMs < to)
         s.notices.push({ severity: SERVER_LOG, message: `${e.message} (server log, backend ${e.pid})` });
   }
 }

@@ -103,10 +103,13 @@ const LEGEND = [
   "- **moved**: the driver's statement was prepared on one backend; its next use runs on another.",
   '- **collision**: another process of the same driver lands on that backend and runs the same query.',
   '- **cursor**: a server-side cursor with a fetch size, read again on another backend.',
+  "- **migration** (frameworks): the framework's own migration run, its advisory lock's release kept off the backend that took it.",
+  '',
+  'Frameworks (ActiveRecord, Django, SQLAlchemy) run their own code path: their model queries, iterators and migrators.',
   '',
   "`works`; `retried` (it worked only because the driver retried after a server error, seen in the driver's own",
   "log or in the server's log on that backend); `failed` (the application got the server error); `inconclusive`",
-  '(no label the record proves: the reasons are in docs/drivers.json); `-` (no cursor API).',
+  '(no label the record proves: the reasons are in docs/drivers.json); `-` (no cursor API, or no migration).',
 ];
 
 const md = (t: string): string => t.replace(/\|/g, '\\|');

@@ -21,7 +21,15 @@ const leaves = (o: object): string[] =>
   Object.values(o).flatMap((v: unknown) => (typeof v === 'string' ? [v] : leaves(v as object)));
 
 /** The agents' uses as the records have always named them (the writer's strings, by hand). */
-const AGENT_USES = ['moved:A.create', 'moved:A.readback', 'collision:B.create', 'cursor:A.create', 'cursor:A.readback'];
+const AGENT_USES = [
+  'moved:A.create',
+  'moved:A.readback',
+  'collision:B.create',
+  'cursor:A.create',
+  'cursor:A.readback',
+  'migration:A.create',
+  'migration:A.readback',
+];
 
 describe('driver step tags', () => {
   test('every tag the module names is in the recorded logs, with the same string', () => {
