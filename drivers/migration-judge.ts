@@ -10,7 +10,9 @@
  * - It finished with an error of the framework's (ActiveRecord's ConcurrentMigrationError
  *   "Failed to release advisory lock", with no SQLSTATE: the unlock returned false) or an
  *   SQLSTATE: `failed`.
- * - It finished, and took no advisory lock: `works` (nothing can be released elsewhere).
+ * - It finished, and took no advisory lock: `works` (nothing can be released elsewhere). A
+ *   migrator that locks but whose lock no backend held during the migration had it released
+ *   by the pooler: a fact (`lockLost`), said in the reason whatever the label.
  * - It finished, with a lock: `works` where connections keep their backends (direct, session
  *   pooling). Where backends are shared, a successful unlock ran on L (no other backend can
  *   release L's lock): the steering did not move it, inconclusive.
@@ -25,6 +27,8 @@ export interface MigrationReport {
   pid: number | null;
   lockPid: number | null;
   lockId: string | null;
+  /** The migrator takes an advisory lock (ActiveRecord's advisory_locks). */
+  locking: boolean;
 }
 
 /** The report of the migration's first step, from its first run. */
@@ -35,6 +39,7 @@ export function migrationReport(step: StepRecord | undefined): MigrationReport {
     pid: num(run.pid),
     lockPid: num(run.lockPid),
     lockId: typeof run.lockId === 'string' ? run.lockId : null,
+    locking: run.locking === true,
   };
 }
 
@@ -67,9 +72,14 @@ export function judgeMigration(steps: readonly StepRecord[], discovery: Discover
       ? undefined
       : steps.find((s) => s.tag === tags.observe && s.pid === report.lockPid && !s.timedOut && !s.error);
   facts.otherOnLockBackend = observer !== undefined;
+  // A migrator that locks, and no backend holding its lock while it runs: the pooler let the
+  // lock go (a DISCARD ALL between transactions releases session advisory locks).
+  facts.lockLost = report.locking && report.lockPid === null;
   const where =
     report.lockPid === null
-      ? `the migration ran on backend ${report.pid}, without an advisory lock`
+      ? report.locking
+        ? `the migrator took its advisory lock, yet no backend held it while the migration ran on ${report.pid}: the pooler released it`
+        : `the migration ran on backend ${report.pid}, without an advisory lock`
       : `lock taken on backend ${report.lockPid}, migration on ${report.pid}${observer ? `, another client on ${report.lockPid} while it finished` : ''}`;
   if (end.error)
     return {
@@ -77,7 +87,12 @@ export function judgeMigration(steps: readonly StepRecord[], discovery: Discover
       facts,
       reason: `the migrator raised ${`${end.error.code ?? ''} ${end.error.message}`.trim()} (${where})`,
     };
-  if (report.lockPid === null) return { outcome: 'works', facts, reason: `${where}; it finished` };
+  if (report.lockPid === null)
+    return {
+      outcome: 'works',
+      facts,
+      reason: `${where}; it finished${facts.lockLost ? ', without the protection its lock was meant to give' : ''}`,
+    };
   if (!sharesBackends(discovery))
     return { outcome: 'works', facts, reason: `${where}; the lock's connection kept its backend, and the unlock worked` };
   return {

@@ -70,7 +70,8 @@ class ActiveRecordAgent
   #
   #   {"op": "migrate", "prefix": "pooltest_<hash>_"}  starts it; answers from inside the
   #       migration's `up` (its DDL transaction): the backend it runs on, and the backend holding
-  #       the migrator's advisory lock (pg_locks), both read by statements ActiveRecord sends
+  #       the migrator's advisory lock (pg_locks), both read by statements ActiveRecord sends,
+  #       and whether the migrator locks at all (advisory_locks)
   #   {"op": "migrate"}  lets `up` return; answers when the migrator is done (or raised)
   #
   # With advisory_locks on (the default) ActiveRecord 6.1 takes pg_try_advisory_lock on a
@@ -100,7 +101,8 @@ class ActiveRecordAgent
         SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 1
         AND ((classid::bigint << 32) | objid::bigint) = #{lock_id}
       SQL
-      reported << { pid: pid, lockPid: holder&.to_i, lockId: lock_id.to_s }
+      locking = ActiveRecord::Base.connection.advisory_locks_enabled?
+      reported << { pid: pid, lockPid: holder&.to_i, lockId: lock_id.to_s, locking: locking }
       go.pop
     end
     thread = Thread.new do
