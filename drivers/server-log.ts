@@ -94,13 +94,17 @@ export class ServerLogReader {
  * Adds each logged error to the driver step that ran on its backend at that time, as a notice
  * of severity {@link SERVER_LOG}. `originMs` is the epoch time of the record's 0 (its
  * recorder's start). A step with an error of its own is left alone: the application saw that.
- * The window has 50 ms of slack after the step for the log write itself, cut short where the
- * next use of a driver begins: an error from then on may be that step's (Django's iterator's
+ * The window has 50 ms of slack after the step for the log write itself, cut short where an
+ * agent's next step begins: an error from then on may be that step's (Django's iterator's
  * FETCH failing on the backend B had just used was once read as B's retry). A failed step
  * whose backend is unknown still ends the previous step's slack.
  */
 export function attachServerErrors(steps: StepRecord[], errors: readonly LoggedError[], originMs: number): void {
   const uses = steps.filter((s) => AGENT_USE_TAGS.has(s.tag));
+  // Every step of the agents' sessions, logins and logouts too (ActiveRecord's DEALLOCATE at
+  // disconnect fails behind PgBouncer 1.25, which renamed its statements: that is no retry).
+  const agents = new Set(uses.map((s) => s.session));
+  const agentSteps = steps.filter((s) => agents.has(s.session));
   for (const s of uses) {
     // Only the agents' uses of the driver (A's and B's queries, not pooltest's own holders).
     if (s.error) continue;
@@ -109,7 +113,7 @@ export function attachServerErrors(steps: StepRecord[], errors: readonly LoggedE
       ...(s.results[0] ?? []).map((r) => r.pid).filter((p): p is number => typeof p === 'number'),
     ]);
     const end = s.startMs + s.durationMs;
-    const next = Math.min(...uses.filter((u) => u.startMs >= end && u !== s).map((u) => u.startMs));
+    const next = Math.min(...agentSteps.filter((u) => u.startMs >= end && u !== s).map((u) => u.startMs));
     const from = originMs + s.startMs - 5;
     const to = originMs + Math.min(end + 50, next);
     for (const e of errors)

@@ -40,3 +40,10 @@ test("an error logged after the next driver use began is not the previous step's
   expect(logged(run(), 170)).toEqual([DRIVER_TAGS.collision.create]);
   expect(logged([step(DRIVER_TAGS.collision.create, 7, 100, 50)], 186)).toEqual([DRIVER_TAGS.collision.create]);
 });
+
+test("an error logged once the agent logged out is not its last use's (ActiveRecord's DEALLOCATE at disconnect)", () => {
+  const run = () => [step(DRIVER_TAGS.collision.create, 7, 100, 50), step(DRIVER_TAGS.collision.close, null, 151, 4)];
+  expect(logged(run(), 152)).toEqual([]);
+  // Control: before the logout began, the error is the use's.
+  expect(logged(run(), 149)).toEqual([DRIVER_TAGS.collision.create]);
+});
