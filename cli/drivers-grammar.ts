@@ -19,7 +19,9 @@ export const DRIVERS_GRAMMAR: CommandGrammar = {
 documentation advises for transaction pooling, and reports per scenario: moved (the driver's
 statement was prepared on one backend, its next use runs on another), collision (another
 process of the same driver lands on that backend and prepares the same name), cursor (a
-server-side cursor with a fetch size). Outcomes: works, retried (only because the driver
+server-side cursor with a fetch size), migration (a framework's own migration, its advisory
+lock's release kept off the lock's backend). Frameworks (activerecord, django, sqlalchemy) are
+in the same list and run their own code path. Outcomes: works, retried (only because the driver
 retried after a server error), failed, or inconclusive when the landing was not proven.`,
   shared: {
     target: true,

@@ -26,6 +26,18 @@ const PGBOUNCER_118_TRANSACTION: Record<string, Record<string, Outcomes>> = {
   // retries its own 26000 without telling: with the server log read (`--stack`, `--server-log`)
   // the same pooler gave `works` in one run and `retried` in the next, so no label is promised.
   'postgres.js': { default: { moved: 'retried', collision: null, cursor: 'failed' } },
+  activerecord: {
+    default: { moved: 'failed', collision: 'failed', migration: 'failed' },
+    'advisory_locks=false': { moved: 'failed', collision: 'failed' },
+  },
+  django: { default: { cursor: 'failed' } },
+  // collision: B's login itself collides (the dialect prepares its own statements at connect,
+  // 42P05 on A's __asyncpg_stmt_N__), and where that login ran is not recorded: inconclusive.
+  // The documented cache setting still names a statement per execution: B collides.
+  sqlalchemy: {
+    default: { moved: 'failed', collision: null },
+    'prepared_statement_cache_size=0': { collision: 'failed' },
+  },
 };
 
 function expectations(exceptions: Record<string, Record<string, Outcomes>>): Record<string, string> {

@@ -158,7 +158,8 @@ test('the built-in drivers profiles are what the recorded runs observed, id for 
     // A result the profile leaves open (it varies between runs) is compared by its presence only.
     const observed = Object.fromEntries(report.results.filter((r) => r.id in expected).map((r) => [r.id, r.outcome]));
     expect(observed, name).toEqual(expected);
-    expect(report.results.length - Object.keys(expected).length, name).toBe(name === 'direct' ? 0 : 1);
+    // Left open: postgres.js's collision, SQLAlchemy's default collision.
+    expect(report.results.length - Object.keys(expected).length, name).toBe(name === 'direct' ? 0 : 2);
   }
   // Control: the profiles differ, so the comparison can fail.
   expect(DRIVER_PROFILES.direct!()).not.toEqual(DRIVER_PROFILES['pgbouncer-transaction']!());
