@@ -228,7 +228,7 @@ export const DRIVERS: readonly DriverSpec[] = [
   {
     id: 'activerecord',
     builtOn: 'ruby-pg',
-    title: "ActiveRecord (Rails, Ruby)",
+    title: 'ActiveRecord (Rails, Ruby)',
     language: 'ruby',
     statementNames: 'a1, a2... per connection (prepared_statements: true, the default), the same in every process',
     namePattern: /^a\d+$/,
@@ -262,7 +262,8 @@ export const DRIVERS: readonly DriverSpec[] = [
     builtOn: 'psycopg2',
     title: 'Django (Python, psycopg2)',
     language: 'python',
-    statementNames: 'none (psycopg2 interpolates); QuerySet.iterator() declares WITH HOLD cursors _django_curs_<thread>_<task>_<n>',
+    statementNames:
+      'none (psycopg2 interpolates); QuerySet.iterator() declares WITH HOLD cursors _django_curs_<thread>_<task>_<n>',
     namePattern: null,
     cursor: 'QuerySet.iterator(chunk_size=N) in autocommit (DECLARE ... WITH HOLD, FETCH in later transactions)',
     configs: [
@@ -281,7 +282,8 @@ export const DRIVERS: readonly DriverSpec[] = [
     builtOn: 'asyncpg',
     title: 'SQLAlchemy (asyncpg dialect, Python)',
     language: 'python',
-    statementNames: '__asyncpg_stmt_<n>__: the dialect prepares every statement through asyncpg and caches it per connection',
+    statementNames:
+      '__asyncpg_stmt_<n>__: the dialect prepares every statement through asyncpg and caches it per connection',
     namePattern: /^__asyncpg_stmt_[0-9a-f]+__$/,
     cursor: null,
     // The dialect's own statements at connect (version, current_schema, ...) are prepared too.

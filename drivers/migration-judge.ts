@@ -57,8 +57,13 @@ export function judgeMigration(steps: readonly StepRecord[], discovery: Discover
     return { outcome: null, facts, reason: `the migration did not start: ${start.error?.message ?? 'no answer'}` };
   if (start.error) {
     const e = start.error;
-    if (e.code) return { outcome: 'failed', facts, reason: `the migration failed before its own step: ${e.code} ${e.message}` };
-    return { outcome: null, facts, reason: `the migration failed before its own step, without a server error: ${e.message}` };
+    if (e.code)
+      return { outcome: 'failed', facts, reason: `the migration failed before its own step: ${e.code} ${e.message}` };
+    return {
+      outcome: null,
+      facts,
+      reason: `the migration failed before its own step, without a server error: ${e.message}`,
+    };
   }
   const report = migrationReport(start);
   facts.migrationBackend = report.pid;
@@ -94,7 +99,11 @@ export function judgeMigration(steps: readonly StepRecord[], discovery: Discover
       reason: `${where}; it finished${facts.lockLost ? ', without the protection its lock was meant to give' : ''}`,
     };
   if (!sharesBackends(discovery))
-    return { outcome: 'works', facts, reason: `${where}; the lock's connection kept its backend, and the unlock worked` };
+    return {
+      outcome: 'works',
+      facts,
+      reason: `${where}; the lock's connection kept its backend, and the unlock worked`,
+    };
   return {
     outcome: null,
     facts,

@@ -87,5 +87,8 @@ async function cleanUp(scn: Scenario, lockPid: number | null, lockId: string | n
   // Tables are not session state: any session drops them.
   const tables = `SELECT quote_ident(schemaname) || '.' || quote_ident(tablename) FROM pg_tables WHERE left(tablename, ${prefix.length}) = '${prefix}'`;
   const s = await scn.open('T');
-  await s.run('clean.tables', `DO $pooltest$ DECLARE t text; BEGIN FOR t IN ${tables} LOOP EXECUTE 'DROP TABLE ' || t; END LOOP; END $pooltest$`);
+  await s.run(
+    'clean.tables',
+    `DO $pooltest$ DECLARE t text; BEGIN FOR t IN ${tables} LOOP EXECUTE 'DROP TABLE ' || t; END LOOP; END $pooltest$`,
+  );
 }

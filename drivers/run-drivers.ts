@@ -12,7 +12,7 @@ import { publicTarget, type Target } from '../engine/target/target.js';
 import type { Discovery, Judgement, PublicTarget, StepRecord, Verdict } from '../engine/types.js';
 import { DRIVERS, scenariosOf, type DriverSpec } from './catalogue.js';
 import { runDriverScenario } from './driver-scenario.js';
-import { DRIVER_SCENARIOS, judgeDriverRun, type DriverScenarioId } from './judge.js';
+import { judgeDriverRun, type DriverScenarioId } from './judge.js';
 import { adviceFor } from './advice.js';
 import { resultId } from './ids.js';
 import { attachServerErrors, ServerLogReader } from './server-log.js';

@@ -69,7 +69,9 @@ describe('frameworks', () => {
       expect(outcome(r, `activerecord/${s}@prepared_statements=false, advisory_locks=false`), s).toBe('works');
     // Django: the iterator's WITH HOLD cursor, fetched from on another backend.
     expect(outcome(r, 'django/cursor@default')).toBe('failed');
-    expect(result(r, 'django/cursor@default').reason).toMatch(/34000 InvalidCursorName: cursor "_django_curs_\w+" does not exist/);
+    expect(result(r, 'django/cursor@default').reason).toMatch(
+      /34000 InvalidCursorName: cursor "_django_curs_\w+" does not exist/,
+    );
     expect(outcome(r, 'django/cursor@DISABLE_SERVER_SIDE_CURSORS')).toBe('works');
     expect(result(r, 'django/cursor@DISABLE_SERVER_SIDE_CURSORS').facts.aNextBackend).not.toBe(
       result(r, 'django/cursor@DISABLE_SERVER_SIDE_CURSORS').facts.aBackend,
@@ -77,7 +79,9 @@ describe('frameworks', () => {
     // SQLAlchemy: the dialect's asyncpg statements; its documented cache setting does not name
     // them any less (SQLAlchemy 1.4 prepares every statement through asyncpg).
     expect(outcome(r, 'sqlalchemy/moved@default')).toBe('failed');
-    expect(result(r, 'sqlalchemy/moved@default').reason).toMatch(/26000 .*prepared statement "__asyncpg_stmt_\w+__" does not exist/);
+    expect(result(r, 'sqlalchemy/moved@default').reason).toMatch(
+      /26000 .*prepared statement "__asyncpg_stmt_\w+__" does not exist/,
+    );
     expect(outcome(r, 'sqlalchemy/moved@prepared_statement_cache_size=0')).toBe('works');
     expect(outcome(r, 'sqlalchemy/collision@prepared_statement_cache_size=0')).toBe('failed');
     expect(result(r, 'activerecord/migration@default').advice).toMatch(/advisory_locks: false/);

@@ -9,8 +9,18 @@ import { judgeMigration } from '../../drivers/migration-judge.js';
 import { DRIVER_TAGS } from '../../drivers/tags.js';
 import type { Discovery, ErrorRecord, StepRecord } from '../../engine/types.js';
 
-const shared = { mode: 'transaction', sharedAcrossClients: true, clientKeepsBackend: false, poolSize: 2 } as unknown as Discovery;
-const direct = { mode: 'direct', sharedAcrossClients: false, clientKeepsBackend: true, poolSize: null } as unknown as Discovery;
+const shared = {
+  mode: 'transaction',
+  sharedAcrossClients: true,
+  clientKeepsBackend: false,
+  poolSize: 2,
+} as unknown as Discovery;
+const direct = {
+  mode: 'direct',
+  sharedAcrossClients: false,
+  clientKeepsBackend: true,
+  poolSize: null,
+} as unknown as Discovery;
 
 let seq = 0;
 function step(tag: string, pid: number | null, runs: Array<Record<string, unknown>>, error: ErrorRecord | null = null) {
@@ -48,7 +58,9 @@ describe('a migration through a transaction pooler', () => {
   test("the migrator's own error after the unlock went elsewhere is failed, with where the lock was", () => {
     const j = judgeMigration(record(11, RELEASE_FAILED), shared);
     expect(j.outcome).toBe('failed');
-    expect(j.reason).toMatch(/Failed to release advisory lock \(lock taken on backend 11, migration on 11, another client on 11/);
+    expect(j.reason).toMatch(
+      /Failed to release advisory lock \(lock taken on backend 11, migration on 11, another client on 11/,
+    );
     // Control: the same migration finishing cleanly proves its unlock ran on 11 after all.
     expect(judgeMigration(record(11, null), shared).outcome).toBeNull();
   });
