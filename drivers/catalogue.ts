@@ -266,6 +266,7 @@ export const DRIVERS: readonly DriverSpec[] = [
       'none (psycopg2 interpolates); QuerySet.iterator() declares WITH HOLD cursors _django_curs_<thread>_<task>_<n>',
     namePattern: null,
     cursor: 'QuerySet.iterator(chunk_size=N) in autocommit (DECLARE ... WITH HOLD, FETCH in later transactions)',
+    migration: 'manage.py migrate of a one-migration app: the migration in a transaction, recorded there; no lock',
     configs: [
       { name: 'default', options: {}, advised: false, how: "DATABASES['default'] as Django's defaults leave it" },
       {

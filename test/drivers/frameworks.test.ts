@@ -73,6 +73,8 @@ describe('frameworks', () => {
       /34000 InvalidCursorName: cursor "_django_curs_\w+" does not exist/,
     );
     expect(outcome(r, 'django/cursor@DISABLE_SERVER_SIDE_CURSORS')).toBe('works');
+    // Django's migrate takes no lock: nothing of it is left to a later transaction.
+    expect(outcome(r, 'django/migration@default')).toBe('works');
     expect(result(r, 'django/cursor@DISABLE_SERVER_SIDE_CURSORS').facts.aNextBackend).not.toBe(
       result(r, 'django/cursor@DISABLE_SERVER_SIDE_CURSORS').facts.aBackend,
     );
@@ -97,6 +99,7 @@ describe('frameworks', () => {
       'activerecord/moved@default',
       'django/collision@default',
       'django/cursor@default',
+      'django/migration@default',
       'django/moved@default',
       'sqlalchemy/collision@default',
       'sqlalchemy/moved@default',

@@ -19,9 +19,16 @@ are what settings.py or the engine URL would say).
 Usage: frameworks.py django|sqlalchemy
 """
 import asyncio
+import atexit
+import builtins
+import io
 import os
+import queue
 import re
+import shutil
 import sys
+import tempfile
+import threading
 from urllib.parse import unquote, urlsplit
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -57,7 +64,13 @@ class Django:
             "OPTIONS": {"connect_timeout": 10},
             **(step.get("options") or {}),
         }
-        settings.configure(DATABASES={"default": database}, INSTALLED_APPS=[], USE_TZ=False)
+        # An empty app whose migrations the migrate step writes (a folder of its own, removed at exit).
+        self.apps_dir = tempfile.mkdtemp(prefix="pooltest-django-")
+        atexit.register(shutil.rmtree, self.apps_dir, True)
+        os.makedirs(os.path.join(self.apps_dir, "pooltest_probe"))
+        open(os.path.join(self.apps_dir, "pooltest_probe", "__init__.py"), "w").close()
+        sys.path.insert(0, self.apps_dir)
+        settings.configure(DATABASES={"default": database}, INSTALLED_APPS=["pooltest_probe"], USE_TZ=False)
         self.django.setup()
         from django.db import connection, models
 
@@ -124,6 +137,57 @@ class Django:
             cur.execute("SELECT pg_backend_pid()")
             return {"runs": runs, "pid": cur.fetchone()[0]}
 
+    def migrate(self, step):
+        """`manage.py migrate` of a one-migration app, in two steps as the ActiveRecord agent's:
+        the first answers from inside the migration (a RunPython in its transaction: the
+        backend, read through Django's connection; Django takes no lock), the second lets it
+        finish. Its bookkeeping table gets the run's prefix (pooltest drops it afterwards)."""
+        if getattr(self, "migration", None) is not None:
+            return self.finish_migration()
+        from django.core.management import call_command
+        from django.db.migrations.recorder import MigrationRecorder
+
+        MigrationRecorder.Migration._meta.db_table = f"{step['prefix']}django_migrations"
+        folder = os.path.join(self.apps_dir, "pooltest_probe", "migrations")
+        os.makedirs(folder)
+        open(os.path.join(folder, "__init__.py"), "w").close()
+        with open(os.path.join(folder, "0001_probe.py"), "w") as f:
+            f.write(PROBE_MIGRATION)
+        reported, go = queue.Queue(), threading.Event()
+
+        def probe(apps, schema_editor):
+            with schema_editor.connection.cursor() as cur:
+                cur.execute("SELECT pg_backend_pid()")
+                reported.put({"pid": cur.fetchone()[0], "lockPid": None, "lockId": None, "locking": False})
+            go.wait()
+
+        builtins.pooltest_migration = probe
+        outcome = {}
+
+        def run():
+            try:
+                call_command("migrate", "pooltest_probe", verbosity=0, stdout=io.StringIO())
+            except Exception as exc:  # the framework's own error is the answer
+                outcome["error"] = exc
+            finally:
+                reported.put(None)
+
+        self.migration = (threading.Thread(target=run, daemon=True), go, outcome)
+        self.migration[0].start()
+        report = reported.get()
+        if report is None:
+            return self.finish_migration()
+        return {"runs": [report], "pid": report["pid"]}
+
+    def finish_migration(self):
+        thread, go, outcome = self.migration
+        self.migration = None
+        go.set()
+        thread.join()
+        if "error" in outcome:
+            raise outcome["error"]
+        return {"runs": [{"migrated": True}]}
+
     def pid(self, _):
         with self.connection.cursor() as cur:
             cur.execute("SELECT pg_backend_pid()")
@@ -133,6 +197,23 @@ class Django:
         if getattr(self, "connection", None) is not None:
             self.connection.close()
         return {}
+
+
+# The probe app's one migration: a RunPython in the migration's transaction, calling the agent.
+PROBE_MIGRATION = """
+import builtins
+from django.db import migrations
+
+
+def probe(apps, schema_editor):
+    builtins.pooltest_migration(apps, schema_editor)
+
+
+class Migration(migrations.Migration):
+    initial = True
+    dependencies = []
+    operations = [migrations.RunPython(probe, migrations.RunPython.noop)]
+"""
 
 
 class Sqlalchemy:
