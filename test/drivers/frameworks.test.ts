@@ -72,6 +72,9 @@ describe('frameworks', () => {
     expect(result(r, 'django/cursor@default').reason).toMatch(
       /34000 InvalidCursorName: cursor "_django_curs_\w+" does not exist/,
     );
+    expect(result(r, 'django/cursor@default').advice).toMatch(
+      /^Use 'DISABLE_SERVER_SIDE_CURSORS': True .*no pooler carries a cursor/,
+    );
     expect(outcome(r, 'django/cursor@DISABLE_SERVER_SIDE_CURSORS')).toBe('works');
     // Django's migrate takes no lock: nothing of it is left to a later transaction.
     expect(outcome(r, 'django/migration@default')).toBe('works');
