@@ -68,6 +68,7 @@ export function judgeMigration(steps: readonly StepRecord[], discovery: Discover
   const report = migrationReport(start);
   facts.migrationBackend = report.pid;
   facts.lockBackend = report.lockPid;
+  facts.advisoryLock = report.lockId;
   const end = stepOf(steps, tags.readback);
   if (!end) return { outcome: null, facts, reason: 'the migration was not let finish' };
   if (agentFailure(end))
@@ -85,7 +86,7 @@ export function judgeMigration(steps: readonly StepRecord[], discovery: Discover
       ? report.locking
         ? `the migrator took its advisory lock, yet no backend held it while the migration ran on ${report.pid}: the pooler released it`
         : `the migration ran on backend ${report.pid}, without an advisory lock`
-      : `lock taken on backend ${report.lockPid}, migration on ${report.pid}${observer ? `, another client on ${report.lockPid} while it finished` : ''}`;
+      : `advisory lock ${report.lockId ?? '?'} taken on backend ${report.lockPid}, migration on ${report.pid}${observer ? `, another client on ${report.lockPid} while it finished` : ''}`;
   if (end.error)
     return {
       outcome: 'failed',

@@ -61,7 +61,7 @@ describe('frameworks', () => {
     expect(result(r, 'activerecord/collision@default').reason).toMatch(/42P05 .*"a1" already exists/);
     expect(outcome(r, 'activerecord/migration@default')).toBe('failed');
     expect(result(r, 'activerecord/migration@default').reason).toMatch(
-      /ActiveRecord::ConcurrentMigrationError: Failed to release advisory lock \(lock taken on backend \d+/,
+      /ActiveRecord::ConcurrentMigrationError: Failed to release advisory lock \(advisory lock \d+ taken on backend \d+/,
     );
     expect(outcome(r, 'activerecord/migration@advisory_locks=false')).toBe('works');
     expect(outcome(r, 'activerecord/moved@advisory_locks=false')).toBe('failed');

@@ -59,7 +59,7 @@ describe('a migration through a transaction pooler', () => {
     const j = judgeMigration(record(11, RELEASE_FAILED), shared);
     expect(j.outcome).toBe('failed');
     expect(j.reason).toMatch(
-      /Failed to release advisory lock \(lock taken on backend 11, migration on 11, another client on 11/,
+      /Failed to release advisory lock \(advisory lock 8021784539913039630 taken on backend 11, migration on 11, another client on 11/,
     );
     // Control: the same migration finishing cleanly proves its unlock ran on 11 after all.
     expect(judgeMigration(record(11, null), shared).outcome).toBeNull();
