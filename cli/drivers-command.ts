@@ -1,6 +1,7 @@
 /**
  * `pooltest drivers`: real drivers (asyncpg, psycopg 3, psycopg2, pgjdbc, ruby-pg, node-postgres,
- * postgres.js, pgx, PDO pgsql) through the target, each in its default and its advised configurations, steered
+ * postgres.js, pgx, PDO pgsql) and frameworks (ActiveRecord, Django, SQLAlchemy) through the
+ * target, each in its default and its advised configurations, steered
  * with pooltest's holders (drivers/). Exit codes: 0 done (no expectation missed), 1 a result
  * missed its --expect expectation (or, with --strict, something was inconclusive), 2 pooltest
  * could not run.
@@ -171,7 +172,10 @@ function listDrivers(): string {
   return (
     DRIVERS.map((d) => {
       const configs = d.configs.map((c) => `${c.name}${c.advised ? ' (advised)' : ''}`).join('; ');
-      return `${d.id.padEnd(w)}  ${d.title}\n${''.padEnd(w)}  names: ${d.statementNames}\n${''.padEnd(w)}  configurations: ${configs}\n${''.padEnd(w)}  cursor: ${d.cursor ?? 'none'}\n${''.padEnd(w)}  batch: ${d.batch ?? 'none (no batch or pipeline API)'}`;
+      const framework = d.builtOn
+        ? `\n${''.padEnd(w)}  framework on: ${d.builtOn}${d.migration ? `\n${''.padEnd(w)}  migration: ${d.migration}` : ''}`
+        : '';
+      return `${d.id.padEnd(w)}  ${d.title}\n${''.padEnd(w)}  names: ${d.statementNames}\n${''.padEnd(w)}  configurations: ${configs}\n${''.padEnd(w)}  cursor: ${d.cursor ?? 'none'}\n${''.padEnd(w)}  batch: ${d.batch ?? 'none (no batch or pipeline API)'}${framework}`;
     }).join('\n') + '\n'
   );
 }

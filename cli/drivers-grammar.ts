@@ -21,8 +21,10 @@ documentation advises for transaction pooling, and reports per scenario: moved (
 statement was prepared on one backend, its next use runs on another), collision (another
 process of the same driver lands on that backend and prepares the same name), cursor (a
 server-side cursor with a fetch size), batch (the driver's own batch or pipeline call, sent
-several times while other clients compete for the pool). Outcomes: works, retried (only
-because the driver retried after a server error), failed, stalled (a batch got no answer
+several times while other clients compete for the pool), migration (a framework's own
+migration, its advisory lock's release kept off the lock's backend). Frameworks (activerecord,
+django, sqlalchemy) are in the same list and run their own code path. Outcomes: works, retried
+(only because the driver retried after a server error), failed, stalled (a batch got no answer
 within the bound), split (one transaction's batch ran on several backends), or inconclusive
 when the landing was not proven.`,
   shared: {

@@ -23,7 +23,16 @@ export function adviceFor(
   if (outcome !== 'failed' && outcome !== 'retried') return null;
   const how = (c: DriverConfig): string => driver.howFor?.(c, version) ?? c.how;
   const poolerFix = driver.poolerFix?.(version) ?? POOLER_FIX;
+  // A lock released on another backend is no statement a pooler can track or replay.
+  if (scenario === 'migration') {
+    const off = driver.configs.find((c) => c.advised && c !== config);
+    return `${off && !config.advised ? `Use ${how(off)}, or run` : 'Run'} migrations over a direct or session-pooled connection: ${driver.title}'s migration takes a session advisory lock and releases it in a later transaction.`;
+  }
   const fix = driver.configs.find((c) => c.advised && c.transaction === config.transaction && c !== config);
+  // A driver that names no statements failed on the cursor itself (Django's WITH HOLD cursor):
+  // no pooler carries a cursor from one transaction to the next, so statement tracking is no fix.
+  if (scenario === 'cursor' && driver.namePattern === null && outcome === 'failed')
+    return `${fix && !config.advised ? `Use ${how(fix)}, or give` : 'Give'} this client a session-pooled or direct connection: no pooler carries a cursor from one transaction to the next.`;
   if (outcome === 'retried')
     return fix
       ? `${driver.title} got the server's error, re-prepared and sent the query again (a failed statement on the server each time, and no retry once a transaction has done work): use ${how(fix)}, or ${poolerFix}.`

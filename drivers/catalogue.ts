@@ -59,6 +59,13 @@ export interface DriverSpec {
    * those prepared since the configuration started, on backends it touched.
    */
   ownStatements?: string;
+  /**
+   * A framework: the driver it runs on. Its agent runs the framework's own statements (model
+   * queries, iterators, migrations), so the SQL pooltest sends only lends them its marker.
+   */
+  builtOn?: string;
+  /** A framework's migration, as its own migrator runs it (drivers/migration-phase.ts), or absent. */
+  migration?: string;
   configs: DriverConfig[];
   /**
    * A configuration's option as the given version of the driver spells it (`how` is the
@@ -81,6 +88,11 @@ const AGENTS = (() => {
 
 /** Debian's interpreter: another python3 first on PATH may lack the Debian driver modules. */
 export const PYTHON = '/usr/bin/python3';
+
+const pythonFramework = (framework: string) => (): AgentCommand => ({
+  cmd: PYTHON,
+  args: [join(AGENTS, 'python', 'frameworks.py'), framework],
+});
 /** Debian's pgjdbc (libpostgresql-jdbc-java). */
 export const PGJDBC_JAR = '/usr/share/java/postgresql.jar';
 
@@ -334,15 +346,112 @@ export const DRIVERS: readonly DriverSpec[] = [
     poolerFix: pdoPoolerFix,
     command: () => ({ cmd: 'php', args: [join(AGENTS, 'php', 'agent.php')] }),
   },
+  // Frameworks, in the same list: a framework is what most applications configure instead of a
+  // driver, and its rows are read beside its driver's (ruby-pg, psycopg2, asyncpg). Each agent
+  // runs the framework's own code path (drivers/agents/ruby/activerecord.rb,
+  // drivers/agents/python/frameworks.py); the SQL pooltest passes only gives the marker comment
+  // and, for SQLAlchemy, the text of the statement.
+  {
+    id: 'activerecord',
+    builtOn: 'ruby-pg',
+    title: 'ActiveRecord (Rails, Ruby)',
+    language: 'ruby',
+    statementNames: 'a1, a2... per connection (prepared_statements: true, the default), the same in every process',
+    namePattern: /^a\d+$/,
+    cursor: null,
+    // No batch call of its own: ActiveRecord's insert_all is one multi-row INSERT statement.
+    batch: null,
+    migration:
+      'MigrationContext#migrate: pg_try_advisory_lock on a connection of its own, the migration in a transaction, then pg_advisory_unlock',
+    configs: [
+      {
+        name: 'default',
+        options: {},
+        advised: false,
+        how: 'database.yml defaults (prepared_statements: true, advisory_locks: true)',
+      },
+      {
+        name: 'advisory_locks=false',
+        options: { advisory_locks: false },
+        advised: false,
+        how: 'advisory_locks: false in database.yml (prepared statements left on)',
+      },
+      {
+        name: 'prepared_statements=false, advisory_locks=false',
+        options: { prepared_statements: false, advisory_locks: false },
+        advised: true,
+        how: 'prepared_statements: false and advisory_locks: false in database.yml',
+      },
+    ],
+    command: () => ({ cmd: 'ruby', args: [join(AGENTS, 'ruby', 'activerecord.rb')] }),
+  },
+  {
+    id: 'django',
+    builtOn: 'psycopg2',
+    title: 'Django (Python, psycopg2)',
+    language: 'python',
+    statementNames:
+      'none (psycopg2 interpolates); QuerySet.iterator() declares WITH HOLD cursors _django_curs_<thread>_<task>_<n>',
+    namePattern: null,
+    cursor: 'QuerySet.iterator(chunk_size=N) in autocommit (DECLARE ... WITH HOLD, FETCH in later transactions)',
+    // bulk_create is one multi-row INSERT: no batch call to test apart from psycopg2's own.
+    batch: null,
+    migration: 'manage.py migrate of a one-migration app: the migration in a transaction, recorded there; no lock',
+    configs: [
+      { name: 'default', options: {}, advised: false, how: "DATABASES['default'] as Django's defaults leave it" },
+      {
+        name: 'DISABLE_SERVER_SIDE_CURSORS',
+        options: { DISABLE_SERVER_SIDE_CURSORS: true },
+        advised: true,
+        how: "'DISABLE_SERVER_SIDE_CURSORS': True in DATABASES['default']",
+      },
+    ],
+    command: pythonFramework('django'),
+  },
+  {
+    id: 'sqlalchemy',
+    builtOn: 'asyncpg',
+    title: 'SQLAlchemy (asyncpg dialect, Python)',
+    language: 'python',
+    statementNames:
+      '__asyncpg_stmt_<n>__: the dialect prepares every statement through asyncpg and caches it per connection',
+    namePattern: /^__asyncpg_stmt_[0-9a-f]+__$/,
+    cursor: null,
+    // Not tested apart from asyncpg's executemany (the asyncpg row).
+    batch: null,
+    // The dialect's own statements at connect (version, current_schema, ...) are prepared too.
+    ownStatements: "name ~ '^__asyncpg_stmt_[0-9a-f]+__$'",
+    configs: [
+      { name: 'default', options: {}, advised: false, how: 'create_async_engine("postgresql+asyncpg://...")' },
+      {
+        name: 'prepared_statement_cache_size=0',
+        options: { prepared_statement_cache_size: 0 },
+        advised: true,
+        how: 'postgresql+asyncpg://...?prepared_statement_cache_size=0',
+      },
+    ],
+    command: pythonFramework('sqlalchemy'),
+  },
 ];
 
-/** The phases `driver` runs in `config`, in order: the cursor and batch only where the driver has the API. */
+/** The phases `driver` runs in `config`, in order: the cursor, batch and migration only where the driver has them. */
 export function phasesOf(driver: DriverSpec, config: DriverConfig): DriverScenarioId[] {
   return DRIVER_SCENARIOS.filter(
     (s) =>
       (s !== 'cursor' || driver.cursor !== null) &&
       (s !== 'batch' || driver.batch !== null) &&
+      (s !== 'migration' || driver.migration !== undefined) &&
       (config.scenarios === undefined || config.scenarios.includes(s)),
+  );
+}
+
+/** The phases a driver runs in some configuration: the cursor, batch and migration only where it has them. */
+export function scenariosOf(driver: Pick<DriverSpec, 'cursor' | 'batch' | 'migration'>): DriverScenarioId[] {
+  return DRIVER_SCENARIOS.filter(
+    (s) =>
+      (s !== 'cursor' || driver.cursor !== null) &&
+      (s !== 'batch' || driver.batch !== null) &&
+      (s !== 'migration' || driver.migration !== undefined),
   );
 }
 

@@ -12,9 +12,11 @@
  *              O takes c1; A reads the cursor again                -- must run elsewhere
  *   batch:     A sends batches with the driver's own batch call while other clients compete
  *              for the pool (batch-scenario.ts)
+ *   migration: a framework's own migration, its lock's release kept off the lock's backend
+ *              (migration-phase.ts)
  *
- * A configuration runs the phases it is given (catalogue.ts's phasesOf: the cursor and the batch
- * only where the driver has the API, and only the batch for a batch-only option).
+ * A configuration runs the phases it is given (catalogue.ts's phasesOf: the cursor, the batch
+ * and the migration only where the driver has them, and only the batch for a batch-only option).
  *
  * Q is `SELECT pg_backend_pid() AS pid, $1::int AS answer /* pooltest-drivers <run> *\/`: every
  * run proves where it ran, and the comment marks the statement text, so the cleanup can
@@ -30,6 +32,7 @@ import type { Scenario } from '../engine/steering/scenario.js';
 import { AgentProcess } from './agent-process.js';
 import { runBatchPhase } from './batch-scenario.js';
 import type { DriverConfig, DriverSpec } from './catalogue.js';
+import { runMigrationPhase } from './migration-phase.js';
 import { DRIVER_TAGS, type DriverScenarioId } from './tags.js';
 
 /** Executions before the move: past psycopg's and pgjdbc's prepare threshold (5). */
@@ -140,6 +143,9 @@ export async function runDriverScenario(
     // batch
     if (driver.batch !== null && runs('batch')) await runBatchPhase(scn, a, config, marker, opts.stepMs, seen);
     if (!a.alive) return { version: a.hello?.version ?? '?' };
+    // migration
+    if (driver.migration !== undefined && runs('migration'))
+      await runMigrationPhase(scn, a, marker, config.how, opts.stepMs);
     await a.step(DRIVER_TAGS.close, { op: 'close' }, opts.stepMs, '(close)');
     return { version: a.hello?.version ?? '?' };
   } finally {
@@ -155,7 +161,11 @@ export async function runDriverScenario(
       : '';
     const ours = `FROM pg_prepared_statements WHERE statement LIKE '%${marker}%'${control}`;
     const dealloc = `FOR i IN 1..(SELECT count(*) ${ours}) LOOP EXECUTE (SELECT format('DEALLOCATE %I', name) ${ours} LIMIT 1); END LOOP;`;
-    for (const pid of touched) await cleanOn(scn, pid, dealloc);
+    // A WITH HOLD cursor outlives its transaction on the backend that declared it (Django's
+    // iterator in autocommit); one whose FETCH went elsewhere is still open there: closed too.
+    const cursors = `FROM pg_cursors WHERE statement LIKE '%${marker}%'`;
+    const close = `FOR i IN 1..(SELECT count(*) ${cursors}) LOOP EXECUTE (SELECT format('CLOSE %I', name) ${cursors} LIMIT 1); END LOOP;`;
+    for (const pid of touched) await cleanOn(scn, pid, `${dealloc} ${close}`);
   }
 }
 

@@ -18,6 +18,7 @@ import { readLanding, sharesBackends } from '../engine/judging/landing.js';
 import type { Discovery, Facts, Judgement, StepRecord } from '../engine/types.js';
 import { hiddenErrors } from './hidden-errors.js';
 import { judgeBatch } from './judge-batch.js';
+import { judgeMigration } from './migration-judge.js';
 import { DRIVER_SCENARIOS, DRIVER_TAGS, isInPhase, isPhaseless, phasePrefix, type DriverScenarioId } from './tags.js';
 
 // The phases are defined with their tags (tags.ts); readers of the judges import them from here too.
@@ -167,11 +168,13 @@ export function judgeCollision(steps: readonly StepRecord[], discovery: Discover
   if (typeof b1 === 'string') return none(facts, b1);
   facts.aBackend = b1;
   const b = stepOf(steps, DRIVER_TAGS.collision.create);
-  if (!b)
-    return none(
-      facts,
-      `B did not run${stepOf(steps, DRIVER_TAGS.collision.connect)?.error ? ': it could not connect' : ''}`,
-    );
+  if (!b) {
+    // A framework's login runs statements of its own (SQLAlchemy's dialect prepares them): the
+    // error B's login met is said as it is. Where that login ran is not recorded, so no label.
+    const refused = stepOf(steps, DRIVER_TAGS.collision.connect)?.error;
+    const why = refused ? `: it could not connect (${`${refused.code ?? ''} ${refused.message}`.trim()})` : '';
+    return none(facts, `B did not run${why}`);
+  }
   if (b.timedOut) return none(facts, "B's runs did not answer within their bound");
   const pids = pidsOf(b);
   facts.bBackends = [...new Set(pids)].join(',');
@@ -209,6 +212,7 @@ export function judgeDriverRun(
     collision: () => judgeCollision(steps, discovery),
     cursor: () => judgeMovedUse(steps, discovery, 'cursor'),
     batch: () => judgeBatch(steps, discovery),
+    migration: () => judgeMigration(steps, discovery),
   };
   return Object.fromEntries(phases.map((p) => [p, judges[p]()]));
 }

@@ -45,6 +45,18 @@ const PGBOUNCER_118_TRANSACTION: Record<string, Record<string, Outcomes>> = {
   // collision: B's prepare of pdo_stmt_00000001 meets A's on b1 (42P05); PDO deallocates A's
   // and prepares again without telling: `retried` with the server log read, `works` without.
   'pdo-pgsql': { default: { moved: 'failed', collision: null } },
+  activerecord: {
+    default: { moved: 'failed', collision: 'failed', migration: 'failed' },
+    'advisory_locks=false': { moved: 'failed', collision: 'failed' },
+  },
+  django: { default: { cursor: 'failed' } },
+  // collision: B's login itself collides (the dialect prepares its own statements at connect,
+  // 42P05 on A's __asyncpg_stmt_N__), and where that login ran is not recorded: inconclusive.
+  // The documented cache setting still names a statement per execution: B collides.
+  sqlalchemy: {
+    default: { moved: 'failed', collision: null },
+    'prepared_statement_cache_size=0': { collision: 'failed' },
+  },
 };
 
 function expectations(exceptions: Record<string, Record<string, Outcomes>>): Record<string, string> {

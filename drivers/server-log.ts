@@ -94,11 +94,11 @@ export class ServerLogReader {
  * Adds each logged error to the driver step that ran on its backend at that time, as a notice
  * of severity {@link SERVER_LOG}. `originMs` is the epoch time of the record's 0 (its
  * recorder's start). A step with an error of its own is left alone: the application saw that.
- * The window has 50 ms of slack after the step for the log write itself, but ends where the
- * same agent's next step begins: what the agent sent then is that step's. PDO's `DEALLOCATE`
- * at B's close, refused by a server that never saw the name (PgBouncer 1.25.2 had renamed it),
- * was logged 2 ms after B's runs and read as their retry. The log's milliseconds are truncated,
- * so an error logged in the millisecond the next step began counts as the next step's.
+ * The window has 50 ms of slack after the step for the log write itself, cut short where an
+ * agent's next step begins: an error from then on may be that step's. Django's iterator's
+ * FETCH failing on the backend B had just used, and PDO's `DEALLOCATE` at B's close (refused
+ * by a server that never saw the name: PgBouncer 1.25.2 had renamed it), were once read as
+ * B's retry. A failed step whose backend is unknown still ends the previous step's slack.
  *
  * A batch (DRIVER_TAGS.batch.run) returns no rows, so its step names no backend: it is given
  * every backend of the record (its statements' backends are among them, and pooltest's own
@@ -107,20 +107,25 @@ export class ServerLogReader {
  */
 export function attachServerErrors(steps: StepRecord[], errors: readonly LoggedError[], originMs: number): void {
   const everyBackend = new Set<number>(steps.flatMap((s) => pidsOf(s)));
-  steps.forEach((s, i) => {
+  const uses = steps.filter((s) => AGENT_USE_TAGS.has(s.tag));
+  // Every step of the agents' sessions, logins and logouts too (ActiveRecord's DEALLOCATE at
+  // disconnect fails behind PgBouncer 1.25, which renamed its statements: that is no retry).
+  const agents = new Set(uses.map((s) => s.session));
+  const agentSteps = steps.filter((s) => agents.has(s.session));
+  for (const s of uses) {
     // Only the agents' uses of the driver (A's and B's queries, not pooltest's own holders).
     const batch = s.tag === DRIVER_TAGS.batch.run;
-    if (!AGENT_USE_TAGS.has(s.tag) || (s.error && !(batch && s.timedOut))) return;
+    if (s.error && !(batch && s.timedOut)) continue;
     const own = pidsOf(s);
     const pids = batch && own.length === 0 ? everyBackend : new Set(own);
-    const next = steps.slice(i + 1).find((x) => x.session === s.session);
+    const end = s.startMs + s.durationMs;
+    const next = Math.min(...agentSteps.filter((u) => u.startMs >= end && u !== s).map((u) => u.startMs));
     const from = originMs + s.startMs - 5;
-    const slack = originMs + s.startMs + s.durationMs + 50;
-    const to = next ? Math.min(slack, Math.floor(originMs + next.startMs) - 1) : slack;
+    const to = originMs + Math.min(end + 50, next);
     for (const e of errors)
-      if (pids.has(e.pid) && e.atMs >= from && e.atMs <= to)
+      if (pids.has(e.pid) && e.atMs >= from && e.atMs < to)
         s.notices.push({ severity: SERVER_LOG, message: `${e.message} (server log, backend ${e.pid})` });
-  });
+  }
 }
 
 /** The backends a step names: its own pid and its rows' `pid` column. */

@@ -10,8 +10,13 @@
  */
 import { LANDING_TAGS } from '../engine/record/tags.js';
 
-/** The phases of a driver run, in the order they run; each is judged apart. */
-export const DRIVER_SCENARIOS = ['moved', 'collision', 'cursor', 'batch'] as const;
+/**
+ * The phases of a driver run, in the order they run; each is judged apart. `batch` is the
+ * driver's own batch or pipeline call (only drivers that have one: DriverSpec.batch);
+ * `migration` is a framework's own migration run (only frameworks that have one:
+ * DriverSpec.migration).
+ */
+export const DRIVER_SCENARIOS = ['moved', 'collision', 'cursor', 'batch', 'migration'] as const;
 export type DriverScenarioId = (typeof DRIVER_SCENARIOS)[number];
 
 /** The separator between a phase and the step's own tag, as in the checks' phases. */
@@ -42,7 +47,7 @@ export function isPhaseless(tag: string): boolean {
  * landing's anchor, so landOn and readLanding read it with the checks' tags), another client is
  * landed on b1 (`observe`), and A uses the driver again (`readback`).
  */
-function movedUse(scenario: 'moved' | 'cursor') {
+function movedUse(scenario: 'moved' | 'cursor' | 'migration') {
   return {
     create: inPhase(scenario, LANDING_TAGS.create),
     observe: inPhase(scenario, LANDING_TAGS.observe),
@@ -57,6 +62,12 @@ export const DRIVER_TAGS = {
   close: 'A.close',
   moved: movedUse('moved'),
   cursor: movedUse('cursor'),
+  /**
+   * A framework's migration: `create` starts it and answers from inside it (the backend it runs
+   * on, the one holding its lock), `observe` lands a client on the lock's backend (`hold` keeps
+   * the others), `readback` lets the migration finish (its lock released wherever that lands).
+   */
+  migration: { ...movedUse('migration'), hold: inPhase('migration', 'hold.take') },
   /** B (a second process of the same driver) runs on A's old backend while holders keep the rest. */
   collision: {
     hold: inPhase('collision', 'hold.take'),
@@ -91,4 +102,6 @@ export const AGENT_USE_TAGS: ReadonlySet<string> = new Set([
   DRIVER_TAGS.cursor.create,
   DRIVER_TAGS.cursor.readback,
   DRIVER_TAGS.batch.run,
+  DRIVER_TAGS.migration.create,
+  DRIVER_TAGS.migration.readback,
 ]);

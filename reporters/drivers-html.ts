@@ -7,14 +7,14 @@
  * no script: the Content Security Policy admits none.
  */
 import type { DriverResult, DriversReport } from '../drivers/run-drivers.js';
-import { DRIVER_SCENARIOS, phaseSteps } from '../drivers/judge.js';
+import { phaseSteps } from '../drivers/judge.js';
 import { redactUrl } from '../engine/target/target.js';
 import type { StepRecord } from '../engine/types.js';
 import { STYLE } from './html-assets.js';
 import { esc, token } from './html.js';
 import { renderSequenceSvg } from './sequence-svg.js';
 import { stepOutcome } from './step-text.js';
-import { cellText, poolerText } from './drivers-text.js';
+import { cellText, poolerText, scenarioColumns } from './drivers-text.js';
 
 /** Renders `report` as one HTML document. */
 export function renderDriversHtml(report: DriversReport): string {
@@ -58,14 +58,14 @@ function overview(report: DriversReport): string {
     const key = `${r.driver}\u0000${r.config}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    const cells = DRIVER_SCENARIOS.map((s) => {
+    const cells = scenarioColumns(report).map((s) => {
       const x = report.results.find((y) => y.driver === r.driver && y.config === r.config && y.scenario === s);
       return x ? `<a href="#${anchor(x.id)}">${outcome(x)}</a>` : '-';
     });
     const config = `<code>${esc(r.config)}</code>${r.advised ? ' (advised)' : ''}`;
     rows.push(`<tr><td>${esc(r.driver)}</td><td>${config}</td>${cells.map((c) => `<td>${c}</td>`).join('')}</tr>`);
   }
-  const head = ['driver', 'configuration', ...DRIVER_SCENARIOS].map((h) => `<th>${h}</th>`).join('');
+  const head = ['driver', 'configuration', ...scenarioColumns(report)].map((h) => `<th>${h}</th>`).join('');
   return `<section class="panel" id="overview"><h2>Drivers</h2><table><thead><tr>${head}</tr></thead><tbody>${rows.join('')}</tbody></table></section>`;
 }
 

@@ -104,16 +104,19 @@ const LEGEND = [
   '- **collision**: another process of the same driver lands on that backend and runs the same query.',
   '- **cursor**: a server-side cursor with a fetch size, read again on another backend.',
   "- **batch**: the driver's own batch or pipeline call (pgjdbc `executeBatch`, asyncpg `executemany`, psycopg",
-  '  `pipeline()`, psycopg2 `execute_batch`, postgres.js pipelined queries, ruby-pg pipeline mode), 8 batches of 8',
-  '  statements, every other one in a transaction, while other clients compete for the pool; each statement',
-  '  records the backend and transaction it ran in.',
+  '  `pipeline()`, psycopg2 `execute_batch`, postgres.js pipelined queries, ruby-pg pipeline mode, pgx `SendBatch`),',
+  '  8 batches of 8 statements, every other one in a transaction, while other clients compete for the pool; each',
+  '  statement records the backend and transaction it ran in.',
+  "- **migration** (frameworks): the framework's own migration run, its advisory lock's release kept off the backend that took it.",
+  '',
+  'Frameworks (ActiveRecord, Django, SQLAlchemy) run their own code path: their model queries, iterators and migrators.',
   '',
   "`works`; `retried` (it worked only because the driver retried after a server error, seen in the driver's own",
   "log or in the server's log on that backend); `failed` (the application got the server error); `stalled` (a",
   "batch got no answer within the step bound and its agent was killed); `split` (one transaction's batch ran on",
   'more than one backend or transaction); `inconclusive` (no label the record proves: the reasons are in',
   'docs/drivers.json); `-` (the driver has no such API: no cursor for ruby-pg and node-postgres, no batch call for',
-  'node-postgres; or a configuration that changes only the batch).',
+  'node-postgres and PDO; no migration outside the frameworks; or a configuration that changes only the batch).',
 ];
 
 const md = (t: string): string => t.replace(/\|/g, '\\|');

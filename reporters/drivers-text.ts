@@ -3,7 +3,7 @@
  * configuration and one column per scenario, then the reasons and advice of what needs action.
  */
 import type { DriverResult, DriversReport } from '../drivers/run-drivers.js';
-import { DRIVER_SCENARIOS } from '../drivers/judge.js';
+import { DRIVER_SCENARIOS, type DriverScenarioId } from '../drivers/judge.js';
 import { poolText } from './report-text.js';
 
 interface Row {
@@ -37,15 +37,24 @@ export function poolerText(report: DriversReport): string {
   return `${who}, ${d.mode} pooling${d.poolSize !== null ? `, pool of ${poolText(d)}` : ''}, PostgreSQL ${d.serverVersion}`;
 }
 
+/**
+ * The scenario columns of a report: the drivers' three always, a framework's migration only
+ * where the report has one (a run of drivers alone keeps the table it always had).
+ */
+export function scenarioColumns(report: Pick<DriversReport, 'results'>): DriverScenarioId[] {
+  return DRIVER_SCENARIOS.filter((s) => s !== 'migration' || report.results.some((r) => r.scenario === s));
+}
+
 export function renderDriversTerminal(report: DriversReport): string {
   const rows = rowsOf(report);
-  const head = ['driver', 'configuration', ...DRIVER_SCENARIOS];
+  const columns = scenarioColumns(report);
+  const head = ['driver', 'configuration', ...columns];
   const table = [
     head,
     ...rows.map((r) => [
       r.driver,
       `${r.config}${r.advised ? ' (advised)' : ''}`,
-      ...DRIVER_SCENARIOS.map((s) => cellText(r.cells[s])),
+      ...columns.map((s) => cellText(r.cells[s])),
     ]),
   ];
   const widths = head.map((_, i) => Math.max(...table.map((row) => (row[i] ?? '').length)));
@@ -75,14 +84,15 @@ const md = (t: string) => t.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
 export function renderDriversMarkdown(report: DriversReport): string {
   const rows = rowsOf(report);
+  const columns = scenarioColumns(report);
   const out = [
     `# pooltest drivers: ${md(poolerText(report))}`,
     '',
-    `| driver | configuration | ${DRIVER_SCENARIOS.join(' | ')} |`,
-    `|---|---|${DRIVER_SCENARIOS.map(() => '---|').join('')}`,
+    `| driver | configuration | ${columns.join(' | ')} |`,
+    `|---|---|${columns.map(() => '---|').join('')}`,
     ...rows.map(
       (r) =>
-        `| ${r.driver} | \`${md(r.config)}\`${r.advised ? ' (advised)' : ''} | ${DRIVER_SCENARIOS.map((s) => md(cellText(r.cells[s]))).join(' | ')} |`,
+        `| ${r.driver} | \`${md(r.config)}\`${r.advised ? ' (advised)' : ''} | ${columns.map((s) => md(cellText(r.cells[s]))).join(' | ')} |`,
     ),
     '',
   ];

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Sets up a fresh Debian/Ubuntu machine for pooltest: the PostgreSQL, PgBouncer and pgpool-II
 # packages the fixtures start, the Chromium the HTML report's browser test drives, the drivers
-# `pooltest drivers` runs, what building PgBouncer 1.25, Odyssey and pgagroal from their
+# and frameworks `pooltest drivers` runs, what building PgBouncer 1.25, Odyssey and pgagroal from their
 # release tarballs needs and the stress-ng of the loaded test run (only those missing are
 # installed), the npm dependencies, and the build. Safe to run again.
 set -euo pipefail
@@ -25,6 +25,10 @@ command -v go >/dev/null 2>&1 || missing+=(golang-go)
 [ -d /usr/share/gocode/src/github.com/jackc/pgx/v4 ] || missing+=(golang-github-jackc-pgx-v4-dev)
 command -v php >/dev/null 2>&1 || missing+=(php-cli)
 php -r 'exit(extension_loaded("pdo_pgsql") ? 0 : 1);' >/dev/null 2>&1 || missing+=(php-pgsql)
+# The frameworks it runs on those drivers: ActiveRecord, Django, SQLAlchemy (asyncio, asyncpg dialect).
+ruby -e 'require "active_record"' >/dev/null 2>&1 || missing+=(ruby-activerecord)
+/usr/bin/python3 -c 'import django' >/dev/null 2>&1 || missing+=(python3-django)
+/usr/bin/python3 -c 'import sqlalchemy.ext.asyncio' >/dev/null 2>&1 || missing+=(python3-sqlalchemy)
 # Build dependencies of the poolers built from source (fixtures/pooler-build.ts), as listed by
 # the README beside their tarballs, which live outside the repository (POOLTEST_POOLER_SOURCES,
 # see fixtures/README.md). dpkg-query is cheap and exact for libraries without a command.

@@ -159,9 +159,18 @@ test('the built-in drivers profiles are what the recorded runs observed, id for 
     // A result the profile leaves open (it varies between runs) is compared by its presence only.
     const observed = Object.fromEntries(report.results.filter((r) => r.id in expected).map((r) => [r.id, r.outcome]));
     expect(observed, name).toEqual(expected);
+    // Left open: results that vary between runs (drivers/profiles.ts says why, each).
     const open = report.results.filter((r) => !(r.id in expected)).map((r) => r.id);
-    expect(open, name).toEqual(
-      name === 'direct' ? [] : ['postgres.js/collision@default', 'pdo-pgsql/collision@default'],
+    expect(open.sort(), name).toEqual(
+      name === 'direct'
+        ? []
+        : [
+            'asyncpg/batch@statement_cache_size=0',
+            'pdo-pgsql/collision@default',
+            'pgx/batch@default',
+            'postgres.js/collision@default',
+            'sqlalchemy/collision@default',
+          ],
     );
   }
   // Control: the profiles differ, so the comparison can fail.

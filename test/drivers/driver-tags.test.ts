@@ -28,6 +28,8 @@ const AGENT_USES = [
   'cursor:A.create',
   'cursor:A.readback',
   'batch:A.batch',
+  'migration:A.create',
+  'migration:A.readback',
 ];
 
 describe('driver step tags', () => {

@@ -40,9 +40,22 @@ import time
 import traceback
 
 
+def sqlstate_of(exc):
+    """The server's SQLSTATE: on the exception itself, or on the driver error a framework wrapped
+    (SQLAlchemy's .orig, Django's and asyncpg's chained causes)."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        code = getattr(exc, "sqlstate", None) or getattr(exc, "pgcode", None)
+        if code:
+            return code
+        exc = getattr(exc, "orig", None) or exc.__cause__
+    return None
+
+
 def error_of(exc):
     """The driver's exception as pooltest records it: class, message, SQLSTATE."""
-    sqlstate = getattr(exc, "sqlstate", None) or getattr(exc, "pgcode", None)
+    sqlstate = sqlstate_of(exc)
     return {
         "type": type(exc).__name__,
         "message": str(exc).strip().splitlines()[0] if str(exc).strip() else repr(exc),

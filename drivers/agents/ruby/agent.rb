@@ -113,25 +113,30 @@ def error_of(e)
   out
 end
 
-$stdout.sync = true
-# A driver call blocked on the network reads no stdin: exit as soon as pooltest's process is gone.
-PARENT = Process.ppid
-Thread.new do
-  loop do
-    sleep 0.5
-    exit!(1) if Process.ppid != PARENT
+# The line loop, shared with the ActiveRecord agent (activerecord.rb): the hello, then one
+# answer per step, the driver's or framework's exception as its answer.
+def serve(agent, hello, errors: method(:error_of))
+  $stdout.sync = true
+  # A driver call blocked on the network reads no stdin: exit as soon as pooltest's process is gone.
+  parent = Process.ppid
+  Thread.new do
+    loop do
+      sleep 0.5
+      exit!(1) if Process.ppid != parent
+    end
   end
-end
-agent = Agent.new
-puts JSON.generate({ ok: true, driver: 'ruby-pg', version: PG::VERSION })
-$stdin.each_line do |line|
-  next if line.strip.empty?
+  puts JSON.generate(hello)
+  $stdin.each_line do |line|
+    next if line.strip.empty?
 
-  step = JSON.parse(line)
-  agent.partial = []
-  begin
-    puts JSON.generate({ ok: true }.merge(agent.public_send(step['op'], step)))
-  rescue StandardError => e
-    puts JSON.generate({ ok: false, error: error_of(e), runs: agent.partial })
+    step = JSON.parse(line)
+    agent.partial = []
+    begin
+      puts JSON.generate({ ok: true }.merge(agent.public_send(step['op'], step)))
+    rescue StandardError => e
+      puts JSON.generate({ ok: false, error: errors.call(e), runs: agent.partial })
+    end
   end
 end
+
+serve(Agent.new, { ok: true, driver: 'ruby-pg', version: PG::VERSION }) if $PROGRAM_NAME == __FILE__
