@@ -99,6 +99,8 @@ export class ServerLogReader {
  * FETCH failing on the backend B had just used, and PDO's `DEALLOCATE` at B's close (refused
  * by a server that never saw the name: PgBouncer 1.25.2 had renamed it), were once read as
  * B's retry. A failed step whose backend is unknown still ends the previous step's slack.
+ * The log's milliseconds are truncated, so an error logged in the millisecond the next step
+ * began counts as the next step's.
  *
  * A batch (DRIVER_TAGS.batch.run) returns no rows, so its step names no backend: it is given
  * every backend of the record (its statements' backends are among them, and pooltest's own
@@ -121,7 +123,9 @@ export function attachServerErrors(steps: StepRecord[], errors: readonly LoggedE
     const end = s.startMs + s.durationMs;
     const next = Math.min(...agentSteps.filter((u) => u.startMs >= end && u !== s).map((u) => u.startMs));
     const from = originMs + s.startMs - 5;
-    const to = originMs + Math.min(end + 50, next);
+    // The log's milliseconds are truncated: an error logged in the millisecond the next step
+    // began counts as the next step's.
+    const to = Math.min(originMs + end + 50, Math.floor(originMs + next));
     for (const e of errors)
       if (pids.has(e.pid) && e.atMs >= from && e.atMs < to)
         s.notices.push({ severity: SERVER_LOG, message: `${e.message} (server log, backend ${e.pid})` });
