@@ -39,7 +39,7 @@ import { LAND_ON_A, LANDING_TAGS } from '../../engine/record/tags.js';
 import { sleep } from '../../engine/record/time.js';
 import { holdBackend, letGo } from '../../engine/steering/hold-backend.js';
 import type { Scenario } from '../../engine/steering/scenario.js';
-import type { SyncAnswer, WireSession } from '../../engine/session/wire-session.js';
+import { wireSkipReason, type SyncAnswer, type WireSession } from '../../engine/session/wire-session.js';
 import * as fe from '../../engine/wire/frontend.js';
 import type { Discovery, Facts, Judgement, StepRecord } from '../../engine/types.js';
 
@@ -135,10 +135,7 @@ export const inOut = defineCheck({
   ],
   outcomes: OUTCOMES,
   uses: LAND_ON_A,
-  skipIf: (ctx) =>
-    ['require', 'verify-ca', 'verify-full'].includes(ctx.target.sslmode)
-      ? `the wire-level client does not speak TLS yet, and sslmode=${ctx.target.sslmode} requires it`
-      : null,
+  skipIf: (ctx) => wireSkipReason(ctx.target),
   async scenario(scn) {
     const t = markersFor(scn.ctx.runId, this.id).table;
     const a = await scn.openWire('A');

@@ -7,7 +7,8 @@
  *   O:  BEGIN; SELECT pg_backend_pid() AS pid                       -- lands on b1 and holds it
  *   A:  Close S "<p>"; Parse "" SELECT pg_backend_pid() AS pid; Bind; Describe P; Execute; Sync -- b2
  *   O:  COMMIT;  O': BEGIN; SELECT pg_backend_pid() AS pid           -- lands on b2 and holds it
- *   A:  Parse "<p>" SELECT pg_backend_pid() AS pid, 2 AS second_text; Bind; Describe P; Execute; Sync -- b1
+ *   A:  Parse "" SELECT pg_backend_pid() AS pid; Bind; Describe P; Execute;
+ *       Parse "<p>" SELECT pg_backend_pid() AS pid, 2 AS second_text; Bind; Describe P; Execute; Sync -- b1
  *   O': COMMIT;  O'': BEGIN; SELECT pg_backend_pid() AS pid          -- lands on b1 and holds it
  *   A:  Parse "" SELECT pg_backend_pid() AS pid; Bind; Describe P; Execute; Describe S "<p>"; Sync -- b2
  *   O'': DEALLOCATE "<p>" where it exists; COMMIT
@@ -144,7 +145,8 @@ export const close = defineCheck({
       hold = null;
       if (closed?.pid == null) return;
       hold = await holdBackend(scn, CLOSE_PHASES[1], closed.pid);
-      const again = (await a.exchange(CLOSE_TAGS.reparse, use(SECOND_TEXT))).steps[0];
+      // The pid first, so that a re-Parse refused still shows the backend that refused it.
+      const again = (await a.exchange(CLOSE_TAGS.reparse, [...pid, ...use(SECOND_TEXT)])).steps[0];
       await letGo(hold);
       hold = null;
       if (again?.pid == null) return;
