@@ -1,17 +1,20 @@
 /**
  * What a wire-level step's record says when the exchange itself went wrong, before any reading
  * of its answers: no answer within the bound (`stalled`), the connection closed or reset under
- * it (`dropped`), or bytes that break the protocol (`malformed`). The checks that speak the
- * protocol themselves (copy/in-out, prepared/close) report these as findings about the pooler,
- * with the step and the wait, instead of a hung or refused run.
+ * it (`dropped`). The checks that speak the protocol themselves (copy/in-out, prepared/close)
+ * report these as findings about the pooler, with the step and the wait, instead of a hung or
+ * refused run. Bytes that break the protocol are no label: the engine reports a record with a
+ * PROTOCOL_VIOLATION as the target's misbehaviour, with the step (judge-record.ts), whatever
+ * the judge says, so the judge only says it cannot conclude.
  */
 import { PROTOCOL_VIOLATION } from './protocol.js';
 import type { StepRecord } from '../types.js';
 
-export type WireTroubleLabel = 'stalled' | 'dropped' | 'malformed';
+export type WireTroubleLabel = 'stalled' | 'dropped';
 
 export interface WireTrouble {
-  label: WireTroubleLabel;
+  /** null: a protocol violation, on which nothing is concluded. */
+  label: WireTroubleLabel | null;
   step: StepRecord;
   /** One line for the judgement's reason: the step, and what happened to it. */
   reason: string;
@@ -23,7 +26,7 @@ export function wireTrouble(step: StepRecord): WireTrouble | null {
   if (step.timedOut)
     return { label: 'stalled', step, reason: `${at} got no answer within ${Math.round(step.durationMs)} ms` };
   if (step.error?.code === PROTOCOL_VIOLATION)
-    return { label: 'malformed', step, reason: `${at}: ${step.error.message}` };
+    return { label: null, step, reason: `${at} broke the protocol: ${step.error.message}` };
   if (step.error && !step.error.code)
     return { label: 'dropped', step, reason: `${at}: the connection ended: ${step.error.message}` };
   return null;

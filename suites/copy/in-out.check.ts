@@ -115,10 +115,6 @@ const OUTCOMES = {
     means: 'the pooler closed or reset the connection during a COPY',
     advice: 'The pooler drops clients in the middle of a COPY: report it with the record; run COPY over a direct connection meanwhile.',
   },
-  malformed: {
-    means: 'an answer during a COPY broke the protocol (PROTOCOL_VIOLATION evidence in the error)',
-    advice: 'The pooler answered a COPY with a malformed message: report it to its maintainers with the bytes.',
-  },
 } satisfies Record<string, OutcomeInfo>;
 
 type Label = keyof typeof OUTCOMES;
@@ -294,7 +290,8 @@ function landingAfter(
 }
 
 /**
- * In order: a step of A without its answers (`stalled`, `dropped`, `malformed`); the COPY
+ * In order: a step of A without its answers (`stalled`, `dropped`; a protocol violation:
+ * inconclusive, the engine reports it); the COPY
  * itself refused (`rejected`); an answer other than PostgreSQL's (`mismatched`); then the next
  * client on A's backend after the late CopyDone and after the late messages that followed an
  * error: found it busy (`inherited`), could not get it though it was idle (`pinned`), got it
@@ -313,7 +310,10 @@ export function judgeCopy(steps: readonly StepRecord[], discovery: Discovery): J
     badRowError: errorText(stepOf(steps, COPY_TAGS.errorRow)),
   };
   const trouble = firstWireTrouble(steps, 'A', ANSWERED);
-  if (trouble) return { outcome: trouble.label, facts, reason: trouble.reason };
+  if (trouble)
+    return trouble.label
+      ? { outcome: trouble.label, facts, reason: trouble.reason }
+      : { outcome: null, facts, reason: trouble.reason };
   for (const tag of [COPY_TAGS.txIn, COPY_TAGS.txFailIn, COPY_TAGS.lateIn, COPY_TAGS.errorIn]) {
     const s = stepOf(steps, tag);
     if (sqlError(s)) return { outcome: 'rejected', facts, reason: `${tag} was refused: ${errorText(s)}` };

@@ -96,10 +96,6 @@ const OUTCOMES = {
     advice:
       'The pooler drops a client that closes or describes a named statement: report it with the record, and keep clients on unnamed statements meanwhile.',
   },
-  malformed: {
-    means: 'an answer broke the protocol (PROTOCOL_VIOLATION evidence in the error)',
-    advice: 'The pooler answered a Close, Parse or Describe with a malformed message: report it with the bytes.',
-  },
 } satisfies Record<string, OutcomeInfo>;
 
 type Label = keyof typeof OUTCOMES;
@@ -185,7 +181,8 @@ function moveOf(steps: readonly StepRecord[], discovery: Discovery, phase: strin
 
 /**
  * In record order, the first thing that settles the outcome wins:
- * - a step of A without its answers: `stalled`, `dropped` or `malformed`;
+ * - a step of A without its answers: `stalled` or `dropped` (a protocol violation: inconclusive,
+ *   the engine reports it);
  * - the first Parse refused with an SQLSTATE: `rejected`;
  * - the re-Parse or the Describe refused with an SQLSTATE (42P05, 26000...): `refused`;
  * - the re-Parse ran the first text, or the Describe described it: `stale`;
@@ -213,7 +210,10 @@ export function judgeClose(steps: readonly StepRecord[], discovery: Discovery): 
   const none = (reason: string): Judgement<Label> => ({ outcome: null, facts, reason });
   const aTags = [CLOSE_TAGS.parse, CLOSE_TAGS.close, CLOSE_TAGS.reparse, CLOSE_TAGS.describe];
   const trouble = firstWireTrouble(steps, 'A', aTags);
-  if (trouble) return { outcome: trouble.label, facts, reason: trouble.reason };
+  if (trouble)
+    return trouble.label
+      ? { outcome: trouble.label, facts, reason: trouble.reason }
+      : { outcome: null, facts, reason: trouble.reason };
   if (!parse) return none('no record of A\'s first Parse');
   if (sqlError(parse))
     return { outcome: 'rejected', facts, reason: `the first Parse was refused: ${errorText(parse)}` };

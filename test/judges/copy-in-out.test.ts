@@ -98,10 +98,12 @@ describe('copy/in-out: judge', () => {
     Object.assign(steps.find((s) => s.tag === COPY_TAGS.txDone)!, { error: { message: 'connection closed' }, txStatus: null });
     expect(judgeCopy(steps, transaction).outcome).toBe('dropped');
   });
-  test('malformed: a reply broke the protocol', () => {
+  test('inconclusive on a reply that broke the protocol (the engine reports the violation itself)', () => {
     const steps = pooled();
     Object.assign(steps.find((s) => s.tag === COPY_TAGS.txOut)!, { error: { code: 'PROTOCOL_VIOLATION', message: 'bad CopyData' } });
-    expect(judgeCopy(steps, transaction).outcome).toBe('malformed');
+    const j = judgeCopy(steps, transaction);
+    expect(j.outcome).toBeNull();
+    expect(j.reason).toMatch(/broke the protocol: bad CopyData/);
   });
   test('rejected: the COPY statement was refused', () => {
     const steps = pooled();
