@@ -89,7 +89,8 @@ const OUTCOMES = {
       "every COPY ended as on PostgreSQL (rows in and out, the CopyFail's rows not landed, a late CopyDone accepted), and another client then got A's backend idle (or nobody else could get it: a dedicated backend)",
   },
   mismatched: {
-    means: 'a COPY answered other than PostgreSQL does: rows that should have landed did not (or the reverse), other rows out, another error',
+    means:
+      'a COPY answered other than PostgreSQL does: rows that should have landed did not (or the reverse), other rows out, another error',
     advice:
       'The pooler changes what COPY does: report it to its maintainers with the record, and run bulk loads over a direct connection meanwhile.',
   },
@@ -99,7 +100,8 @@ const OUTCOMES = {
     advice: `The pooler keeps a server after a COPY, so the pool shrinks with every one: ${ADVICE_UPGRADE}; meanwhile run COPY inside BEGIN/COMMIT, or over a direct connection.`,
   },
   inherited: {
-    means: "the next client on A's backend found it still in A's COPY or transaction (an error, a warning, A's transaction id or table)",
+    means:
+      "the next client on A's backend found it still in A's COPY or transaction (an error, a warning, A's transaction id or table)",
     advice: `The pooler hands a server on before its COPY ended: upgrade it (${ADVICE_UPGRADE}), or run COPY over a direct connection.`,
   },
   rejected: {
@@ -107,13 +109,15 @@ const OUTCOMES = {
     advice: 'The pooler refuses COPY: run bulk loads and exports over a direct connection.',
   },
   stalled: {
-    means: "a COPY step's answer did not arrive within the bound (the step and how long pooltest waited are in the reason)",
+    means:
+      "a COPY step's answer did not arrive within the bound (the step and how long pooltest waited are in the reason)",
     advice:
       'The pooler does not pass on or answer the end of a COPY (CopyDone, CopyFail): the client hangs until it times out. Report it with the record; run COPY over a direct connection meanwhile.',
   },
   dropped: {
     means: 'the pooler closed or reset the connection during a COPY',
-    advice: 'The pooler drops clients in the middle of a COPY: report it with the record; run COPY over a direct connection meanwhile.',
+    advice:
+      'The pooler drops clients in the middle of a COPY: report it with the record; run COPY over a direct connection meanwhile.',
   },
 } satisfies Record<string, OutcomeInfo>;
 
@@ -121,7 +125,7 @@ type Label = keyof typeof OUTCOMES;
 
 export const inOut = defineCheck({
   id: 'copy/in-out',
-  title: "COPY in and out works as on PostgreSQL, and frees its backend for the next client",
+  title: 'COPY in and out works as on PostgreSQL, and frees its backend for the next client',
   summary:
     'COPY FROM STDIN and TO STDOUT inside and outside BEGIN, a CopyFail, a late CopyDone, late CopyData after an error; then another client on that backend',
   severity: 'availability',
@@ -148,16 +152,12 @@ export const inOut = defineCheck({
 
 /** What the next client on A's backend reads: A's transaction id if it sits in it, A's table if it outlived it. */
 function lookAt(table: string): string[] {
-  return [
-    `SELECT txid_current_if_assigned()::text AS xid, to_regclass('pg_temp.${table}')::text AS leftover`,
-  ];
+  return [`SELECT txid_current_if_assigned()::text AS xid, to_regclass('pg_temp.${table}')::text AS leftover`];
 }
 
 /** CopyData texts from an answer, joined. */
 function copiedOut(answer: SyncAnswer | undefined): string {
-  return (answer?.items ?? [])
-    .map((i) => (i.kind === 'CopyData' ? i.data.toString('utf8') : ''))
-    .join('');
+  return (answer?.items ?? []).map((i) => (i.kind === 'CopyData' ? i.data.toString('utf8') : '')).join('');
 }
 
 /** The explicit-transaction phase; false when A never got into COPY (nothing after it can run). */
@@ -273,8 +273,13 @@ function landingAfter(
     const warned = take.notices.find((n) => n.code === '25001');
     const xid = valueOf(take, 'xid');
     const leftover = valueOf(take, 'leftover');
-    if (take.error) return { label: 'inherited', why: `after ${name}, the next client on backend ${b} got ${errorText(take)}` };
-    if (warned) return { label: 'inherited', why: `after ${name}, the next client's BEGIN on backend ${b} warned: ${warned.message}` };
+    if (take.error)
+      return { label: 'inherited', why: `after ${name}, the next client on backend ${b} got ${errorText(take)}` };
+    if (warned)
+      return {
+        label: 'inherited',
+        why: `after ${name}, the next client's BEGIN on backend ${b} warned: ${warned.message}`,
+      };
     if (typeof xid === 'string' || typeof leftover === 'string')
       return {
         label: 'inherited',
@@ -285,7 +290,10 @@ function landingAfter(
   if (reading.reservedBy === 'direct' || reading.reservedBy === 'pool' || discovery.mode === 'session')
     return { label: 'works', why: `backend ${b} is A's own (${discovery.mode}): nobody else could get it` };
   if (reading.reservedBy === 'queue')
-    return { label: 'pinned', why: `after ${name} ended and A sat idle, a client queued for backend ${b}, which the server showed idle` };
+    return {
+      label: 'pinned',
+      why: `after ${name} ended and A sat idle, a client queued for backend ${b}, which the server showed idle`,
+    };
   return { label: null, why: `after ${name}: ${reading.doubt}` };
 }
 
@@ -336,5 +344,9 @@ export function judgeCopy(steps: readonly StepRecord[], discovery: Discovery): J
   if (bad) return { outcome: bad.label!, facts, reason: bad.why };
   const open = after.find((x) => x.label === null);
   if (open) return { outcome: null, facts, reason: open.why };
-  return { outcome: 'works', facts, reason: `every COPY answered as PostgreSQL does; ${after.map((x) => x.why).join('; ')}` };
+  return {
+    outcome: 'works',
+    facts,
+    reason: `every COPY answered as PostgreSQL does; ${after.map((x) => x.why).join('; ')}`,
+  };
 }

@@ -65,7 +65,7 @@ const PID_TEXT = 'SELECT pg_backend_pid() AS pid';
 export const DESCRIBED = 'described';
 
 const TRACKING =
-  "PgBouncer 1.21 or later with max_prepared_statements > 0, or Odyssey with pool_reserve_prepared_statement: yes";
+  'PgBouncer 1.21 or later with max_prepared_statements > 0, or Odyssey with pool_reserve_prepared_statement: yes';
 
 const OUTCOMES = {
   honoured: {
@@ -102,7 +102,8 @@ type Label = keyof typeof OUTCOMES;
 
 export const close = defineCheck({
   id: 'prepared/close',
-  title: 'a closed named statement can be prepared again with other text, and described later, wherever its client lands',
+  title:
+    'a closed named statement can be prepared again with other text, and described later, wherever its client lands',
   summary:
     'Close of a named statement, a re-Parse of the name with other text on another backend, and a Describe of it in a later transaction',
   severity: 'correctness',
@@ -154,7 +155,10 @@ export const close = defineCheck({
       });
     } finally {
       scn.evidenceComplete();
-      if (hold?.session.alive) await hold.session.run(CLOSE_TAGS.holderCleanup, cleanupBlock(dealloc));
+      // A holder inside BEGIN can run it; a statement-strategy holder is busy in its statement,
+      // and the tidy-up's visits deallocate the run's names there.
+      if (hold?.session.alive && scn.discovery.holderStrategy === 'transaction')
+        await hold.session.run(CLOSE_TAGS.holderCleanup, cleanupBlock(dealloc, hold.pid ?? undefined));
       await letGo(hold);
       // The client's own Close: a pooler that tracks statements forgets the name.
       await a.exchange(CLOSE_TAGS.cleanup, [fe.close('S', p), fe.sync()]);
@@ -214,13 +218,12 @@ export function judgeClose(steps: readonly StepRecord[], discovery: Discovery): 
     return trouble.label
       ? { outcome: trouble.label, facts, reason: trouble.reason }
       : { outcome: null, facts, reason: trouble.reason };
-  if (!parse) return none('no record of A\'s first Parse');
+  if (!parse) return none("no record of A's first Parse");
   if (sqlError(parse))
     return { outcome: 'rejected', facts, reason: `the first Parse was refused: ${errorText(parse)}` };
   if (parse.pid === null || numberOf(parse, 'first_text') !== 1)
     return none(`A's first Parse/Execute gave no pid and first_text: ${errorText(parse) ?? 'no row'}`);
-  if (!closeStep || closeStep.pid === null)
-    return none(`A's Close gave no pid: ${errorText(closeStep) ?? 'missing'}`);
+  if (!closeStep || closeStep.pid === null) return none(`A's Close gave no pid: ${errorText(closeStep) ?? 'missing'}`);
   if (sqlError(closeStep))
     return { outcome: 'refused', facts, reason: `the Close was refused: ${errorText(closeStep)}` };
   if (!reparse) return none("no record of A's re-Parse");
@@ -247,7 +250,11 @@ export function judgeClose(steps: readonly StepRecord[], discovery: Discovery): 
     };
   const text = describedText(stepOf(steps, CLOSE_TAGS.described));
   if (text === 'first')
-    return { outcome: 'stale', facts, reason: `the Describe on backend ${describe.pid ?? '?'} described the first text` };
+    return {
+      outcome: 'stale',
+      facts,
+      reason: `the Describe on backend ${describe.pid ?? '?'} described the first text`,
+    };
   if (text !== 'second' || describe.pid === null) return none("A's Describe gave no pid and no description");
   const moves = [
     moveOf(steps, discovery, CLOSE_PHASES[0], parse.pid, closeStep),

@@ -12,7 +12,13 @@ const direct = recorded('direct').discovery;
 const transaction = recorded('pgbouncer-transaction').discovery;
 
 let seq = 0;
-function step(session: string, tag: string, pid: number | null, row: Record<string, unknown> | null, more: Partial<StepRecord> = {}): StepRecord {
+function step(
+  session: string,
+  tag: string,
+  pid: number | null,
+  row: Record<string, unknown> | null,
+  more: Partial<StepRecord> = {},
+): StepRecord {
   seq++;
   return {
     seq,
@@ -40,7 +46,10 @@ function aSteps(): StepRecord[] {
     step('A', COPY_TAGS.txIn, 101, { pid: 101 }),
     step('A', COPY_TAGS.txDone, null, null, { txStatus: 'T' }),
     step('A', COPY_TAGS.txFailIn, null, null),
-    step('A', COPY_TAGS.txFail, null, null, { txStatus: 'E', error: err('57014', 'COPY from stdin failed: pooltest: the client gave up') }),
+    step('A', COPY_TAGS.txFail, null, null, {
+      txStatus: 'E',
+      error: err('57014', 'COPY from stdin failed: pooltest: the client gave up'),
+    }),
     step('A', COPY_TAGS.txOut, 101, { pid: 101, landed: '3' }, { txStatus: 'T' }),
     step('run', COPY_TAGS.txCopied, null, { copied: '1\n2\n3\n' }),
     step('A', COPY_TAGS.txCommit, 101, { pid: 101 }, { txStatus: 'I' }),
@@ -53,14 +62,22 @@ function aSteps(): StepRecord[] {
 function errorSteps(): StepRecord[] {
   return [
     step('A', COPY_TAGS.errorIn, 101, { pid: 101 }),
-    step('A', COPY_TAGS.errorRow, null, null, { txStatus: 'E', error: err('22P02', 'invalid input syntax for type integer: "not a number"') }),
+    step('A', COPY_TAGS.errorRow, null, null, {
+      txStatus: 'E',
+      error: err('22P02', 'invalid input syntax for type integer: "not a number"'),
+    }),
     step('A', COPY_TAGS.errorLate, null, null),
     step('A', COPY_TAGS.errorRollback, 101, { pid: 101 }, { txStatus: 'I' }),
   ];
 }
 
 /** The landing after `phase` on `b`: one candidate elsewhere, then one on `b` reading `look`. */
-function landing(phase: string, b: number, other: number, look: Partial<StepRecord> & { row?: Record<string, unknown> } = {}): StepRecord[] {
+function landing(
+  phase: string,
+  b: number,
+  other: number,
+  look: Partial<StepRecord> & { row?: Record<string, unknown> } = {},
+): StepRecord[] {
   const { row = { pid: b, xid: null, leftover: null }, ...more } = look;
   return [
     step(`O${phase}1`, `${phase}observe.take`, other, { pid: other }, { txStatus: 'T' }),
@@ -88,19 +105,31 @@ describe('copy/in-out: judge', () => {
   test('stalled: the late CopyDone got no answer within the bound (a pooler that kept it from the server)', () => {
     const steps = pooled();
     const done = steps.find((s) => s.tag === COPY_TAGS.lateDone)!;
-    Object.assign(done, { timedOut: true, results: [], txStatus: null, error: { message: 'no answer within 10000 ms' }, durationMs: 10000 });
+    Object.assign(done, {
+      timedOut: true,
+      results: [],
+      txStatus: null,
+      error: { message: 'no answer within 10000 ms' },
+      durationMs: 10000,
+    });
     const j = judgeCopy(steps, transaction);
     expect(j.outcome).toBe('stalled');
     expect(j.reason).toMatch(/late\.copy-done .*no answer within 10000 ms/);
   });
   test('dropped: the connection ended during the COPY', () => {
     const steps = pooled();
-    Object.assign(steps.find((s) => s.tag === COPY_TAGS.txDone)!, { error: { message: 'connection closed' }, txStatus: null });
+    Object.assign(
+      steps.find((s) => s.tag === COPY_TAGS.txDone)!,
+      { error: { message: 'connection closed' }, txStatus: null },
+    );
     expect(judgeCopy(steps, transaction).outcome).toBe('dropped');
   });
   test('inconclusive on a reply that broke the protocol (the engine reports the violation itself)', () => {
     const steps = pooled();
-    Object.assign(steps.find((s) => s.tag === COPY_TAGS.txOut)!, { error: { code: 'PROTOCOL_VIOLATION', message: 'bad CopyData' } });
+    Object.assign(
+      steps.find((s) => s.tag === COPY_TAGS.txOut)!,
+      { error: { code: 'PROTOCOL_VIOLATION', message: 'bad CopyData' } },
+    );
     const j = judgeCopy(steps, transaction);
     expect(j.outcome).toBeNull();
     expect(j.reason).toMatch(/broke the protocol: bad CopyData/);
@@ -123,12 +152,20 @@ describe('copy/in-out: judge', () => {
     expect(judgeCopy(steps, transaction).outcome).toBe('mismatched');
   });
   test("inherited: the next client on A's backend after the late CopyDone got an error", () => {
-    const j = judgeCopy(pooled({ error: err('08P01', 'unexpected message type 0x51 during COPY from stdin'), row: { pid: 102 } }), transaction);
+    const j = judgeCopy(
+      pooled({ error: err('08P01', 'unexpected message type 0x51 during COPY from stdin'), row: { pid: 102 } }),
+      transaction,
+    );
     expect(j.outcome).toBe('inherited');
     expect(j.reason).toMatch(/08P01/);
   });
   test("inherited: the next client's BEGIN warned of a transaction in progress", () => {
-    const j = judgeCopy(pooled({ notices: [{ severity: 'WARNING', code: '25001', message: 'there is already a transaction in progress' }] }), transaction);
+    const j = judgeCopy(
+      pooled({
+        notices: [{ severity: 'WARNING', code: '25001', message: 'there is already a transaction in progress' }],
+      }),
+      transaction,
+    );
     expect(j.outcome).toBe('inherited');
   });
   test("pinned: no candidate got A's idle backend after the COPY error, and the probe showed it idle", () => {
@@ -136,7 +173,10 @@ describe('copy/in-out: judge', () => {
     const steps = [...aSteps(), ...landing('late:', 102, 101), ...errorSteps()];
     steps.push(
       step('Oerror1', 'error:observe.take', 102, { pid: 102 }, { txStatus: 'T' }),
-      step('Oerror2', 'error:observe.take', null, null, { timedOut: true, error: { message: 'no backend within 800 ms' } }),
+      step('Oerror2', 'error:observe.take', null, null, {
+        timedOut: true,
+        error: { message: 'no backend within 800 ms' },
+      }),
       step('Oerror1', 'error:observe.probe', null, { target_pid: 101, present: 1, state: 'idle', quiet: true }),
     );
     const j = judgeCopy(steps, transaction);

@@ -12,7 +12,13 @@ const direct = recorded('direct').discovery;
 const transaction = recorded('pgbouncer-transaction').discovery;
 
 let seq = 0;
-function step(session: string, tag: string, pid: number | null, row: Record<string, unknown> | null, more: Partial<StepRecord> = {}): StepRecord {
+function step(
+  session: string,
+  tag: string,
+  pid: number | null,
+  row: Record<string, unknown> | null,
+  more: Partial<StepRecord> = {},
+): StepRecord {
   seq++;
   return {
     seq,
@@ -104,7 +110,12 @@ describe('prepared/close: judge', () => {
   });
   test('rejected: the first Parse is refused', () => {
     const steps = record();
-    steps[0] = { ...steps[0]!, pid: null, results: [], error: { code: '0A000', message: 'named statements are not supported' } };
+    steps[0] = {
+      ...steps[0]!,
+      pid: null,
+      results: [],
+      error: { code: '0A000', message: 'named statements are not supported' },
+    };
     expect(judgeClose(steps, transaction).outcome).toBe('rejected');
   });
   test('inconclusive: A moved, but nobody held the backend it left', () => {
