@@ -287,7 +287,13 @@ function landingAfter(
       };
     return { label: 'works', why: `after ${name}, another client got backend ${b}, idle` };
   }
-  if (reading.reservedBy === 'direct' || reading.reservedBy === 'pool' || discovery.mode === 'session')
+  // Kept from others while A stays connected is what session pooling promises; in transaction
+  // pooling an idle A's backend must go to the next client.
+  const ownBackend =
+    reading.reservedBy === 'direct' ||
+    reading.reservedBy === 'pool' ||
+    (reading.reservedBy === 'queue' && discovery.mode === 'session');
+  if (ownBackend)
     return { label: 'works', why: `backend ${b} is A's own (${discovery.mode}): nobody else could get it` };
   if (reading.reservedBy === 'queue')
     return {
