@@ -10,6 +10,7 @@ import type { StepRecord } from '../../engine/types.js';
 
 const direct = recorded('direct').discovery;
 const transaction = recorded('pgbouncer-transaction').discovery;
+const session = recorded('pgbouncer-session').discovery;
 
 let seq = 0;
 function step(
@@ -168,7 +169,8 @@ describe('copy/in-out: judge', () => {
     );
     expect(j.outcome).toBe('inherited');
   });
-  test("pinned: no candidate got A's idle backend after the COPY error, and the probe showed it idle", () => {
+  /** No candidate on A's backend after the error phase; the probe showed it idle. */
+  function keptAfterError(): StepRecord[] {
     seq = 0;
     const steps = [...aSteps(), ...landing('late:', 102, 101), ...errorSteps()];
     steps.push(
@@ -179,9 +181,17 @@ describe('copy/in-out: judge', () => {
       }),
       step('Oerror1', 'error:observe.probe', null, { target_pid: 101, present: 1, state: 'idle', quiet: true }),
     );
-    const j = judgeCopy(steps, transaction);
+    return steps;
+  }
+  test("pinned: no candidate got A's idle backend after the COPY error, and the probe showed it idle", () => {
+    const j = judgeCopy(keptAfterError(), transaction);
     expect(j.outcome).toBe('pinned');
     expect(j.facts.afterError).toBe('pinned');
+  });
+  test('works under session pooling: the backend kept while A stays connected is its own', () => {
+    const j = judgeCopy(keptAfterError(), session);
+    expect(j.outcome).toBe('works');
+    expect(j.facts.afterError).toBe('works');
   });
   test("inconclusive: nobody landed on A's backend and nothing proves it was kept", () => {
     seq = 0;
