@@ -353,6 +353,6 @@ export function judgeCopy(steps: readonly StepRecord[], discovery: Discovery): J
   return {
     outcome: 'works',
     facts,
-    reason: `every COPY answered as PostgreSQL does; ${after.map((x) => x.why).join('; ')}`,
+    reason: `every COPY answered as PostgreSQL does; ${[...new Set(after.map((x) => x.why))].join('; ')}`,
   };
 }
