@@ -16,6 +16,7 @@
  *                SELECT count(*)::int AS landed FROM <t>_late          -- outside BEGIN: backend b
  *          CopyData "5\n6\n"; (a pause longer than a round trip, within the bound); CopyDone
  *                                                                       -> COPY 2, landed 2, I
+ *   C1..:  during the pause, BEGIN; SELECT pg_backend_pid() AS pid     -- until one queues: none on b
  *   O:     BEGIN; SELECT pg_backend_pid() AS pid; SELECT txid_current_if_assigned() AS xid,
  *                to_regclass(<t>_late) AS leftover                     -- lands on b, finds it idle
  *   error: Query BEGIN; SELECT pg_backend_pid() AS pid; CREATE TEMP TABLE <t>_err ...; COPY <t>_err FROM STDIN
@@ -38,6 +39,8 @@ import { errorText, numberOf, sqlError, stepOf, valueOf } from '../../engine/rec
 import { LAND_ON_A, LANDING_TAGS } from '../../engine/record/tags.js';
 import { sleep } from '../../engine/record/time.js';
 import { holdBackend, letGo } from '../../engine/steering/hold-backend.js';
+import { dismiss } from '../../engine/steering/holders.js';
+import { landOn } from '../../engine/steering/land-on.js';
 import type { Scenario } from '../../engine/steering/scenario.js';
 import { wireSkipReason, type SyncAnswer, type WireSession } from '../../engine/session/wire-session.js';
 import * as fe from '../../engine/wire/frontend.js';
@@ -55,6 +58,8 @@ export const COPY_TAGS = {
   txCommit: 'tx.commit',
   lateIn: `late:${LANDING_TAGS.create}`,
   lateData: 'late.copy-data',
+  /** Clients competing for the pool while A's late COPY is open: none may get A's backend. */
+  during: 'during.take',
   lateDone: 'late.copy-done',
   errorIn: `error:${LANDING_TAGS.create}`,
   errorRow: 'error.bad-row',
@@ -101,7 +106,7 @@ const OUTCOMES = {
   },
   inherited: {
     means:
-      "the next client on A's backend found it still in A's COPY or transaction (an error, a warning, A's transaction id or table)",
+      "another client got A's backend in the middle of A's COPY, or the next client on it found it still in A's COPY or transaction (an error, a warning, A's transaction id or table)",
     advice: `The pooler hands a server on before its COPY ended: upgrade it (${ADVICE_UPGRADE}), or run COPY over a direct connection.`,
   },
   rejected: {
@@ -196,8 +201,14 @@ async function lateCopyDone(scn: Scenario, a: WireSession, table: string): Promi
   const pid = start.steps[0]?.pid ?? null;
   if (start.end.kind !== 'copy') return null;
   a.sendOnly(COPY_TAGS.lateData, [fe.copyData('5\n6\n')]);
-  await sleep(latePauseMs(scn));
+  // Meanwhile other clients compete for the pool until one is queued: a pooler that released
+  // A's server at CopyInResponse would hand it to one of them in the middle of the COPY.
+  const [during] = await Promise.all([
+    pid === null ? null : landOn(scn, pid, { tag: COPY_TAGS.during, prefix: 'C', probe: false }),
+    sleep(latePauseMs(scn)),
+  ]);
   const done = await a.exchange(COPY_TAGS.lateDone, [fe.copyDone()]);
+  await dismiss([during?.observer, ...(during?.others ?? [])]);
   return done.end.kind === 'complete' && a.txStatus === 'I' ? pid : null;
 }
 
@@ -333,6 +344,15 @@ export function judgeCopy(steps: readonly StepRecord[], discovery: Discovery): J
     if (sqlError(s)) return { outcome: 'rejected', facts, reason: `${tag} was refused: ${errorText(s)}` };
   }
   if (!stepOf(steps, COPY_TAGS.txIn)) return { outcome: null, facts, reason: "no record of A's first COPY" };
+  const b = stepOf(steps, COPY_TAGS.lateIn)?.pid;
+  const midCopy = steps.find((s) => s.tag === COPY_TAGS.during && !s.timedOut && s.pid !== null && s.pid === b);
+  facts.handedOutMidCopy = midCopy !== undefined;
+  if (midCopy)
+    return {
+      outcome: 'inherited',
+      facts,
+      reason: `while A's COPY was open on backend ${midCopy.pid}, another client (${midCopy.session}) was given it${midCopy.error ? `: ${errorText(midCopy)}` : ''}`,
+    };
   for (const e of EXPECTED) {
     const d = differs(stepOf(steps, e.tag), e);
     if (d) return { outcome: 'mismatched', facts, reason: d };

@@ -160,6 +160,34 @@ describe('copy/in-out: judge', () => {
     expect(j.outcome).toBe('inherited');
     expect(j.reason).toMatch(/08P01/);
   });
+  test("inherited: a client competing during the late COPY was given A's backend in the middle of it", () => {
+    const steps = pooled();
+    const at = steps.findIndex((s) => s.tag === COPY_TAGS.lateData);
+    steps.splice(
+      at + 1,
+      0,
+      step('C1', COPY_TAGS.during, 102, null, {
+        error: err('08P01', 'unexpected message type 0x51 during COPY from stdin'),
+      }),
+    );
+    const j = judgeCopy(steps, transaction);
+    expect(j.outcome).toBe('inherited');
+    expect(j.facts.handedOutMidCopy).toBe(true);
+    expect(j.reason).toMatch(/while A's COPY was open on backend 102, another client \(C1\) was given it: 08P01/);
+  });
+  test('works: the client competing during the late COPY got the other backend, the next one queued', () => {
+    const steps = pooled();
+    const at = steps.findIndex((s) => s.tag === COPY_TAGS.lateData);
+    steps.splice(
+      at + 1,
+      0,
+      step('C1', COPY_TAGS.during, 101, { pid: 101 }, { txStatus: 'T' }),
+      step('C2', COPY_TAGS.during, null, null, { timedOut: true, error: { message: 'no backend within 250 ms' } }),
+    );
+    const j = judgeCopy(steps, transaction);
+    expect(j.outcome).toBe('works');
+    expect(j.facts.handedOutMidCopy).toBe(false);
+  });
   test("inherited: the next client's BEGIN warned of a transaction in progress", () => {
     const j = judgeCopy(
       pooled({
