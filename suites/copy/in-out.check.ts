@@ -202,11 +202,21 @@ async function lateCopyDone(scn: Scenario, a: WireSession, table: string): Promi
   if (start.end.kind !== 'copy') return null;
   a.sendOnly(COPY_TAGS.lateData, [fe.copyData('5\n6\n')]);
   // Meanwhile other clients compete for the pool until one is queued: a pooler that released
-  // A's server at CopyInResponse would hand it to one of them in the middle of the COPY.
-  const [during] = await Promise.all([
-    pid === null ? null : landOn(scn, pid, { tag: COPY_TAGS.during, prefix: 'C', probe: false }),
-    sleep(latePauseMs(scn)),
-  ]);
+  // A's server at CopyInResponse would hand it to one of them in the middle of the COPY. A
+  // pooler that refuses logins beyond its pool instead of queueing them (discovery's
+  // clientLimit; pgagroal 1.6.0 with a malformed 53300) gets one competitor, which the other
+  // backend serves: a refusal would say nothing of A's backend. A login that throws (a
+  // malformed refusal, recorded as such) must not end the scenario in the middle of A's COPY.
+  const competing =
+    pid === null
+      ? null
+      : landOn(scn, pid, {
+          tag: COPY_TAGS.during,
+          prefix: 'C',
+          probe: false,
+          ...(scn.discovery.clientLimit ? { maxTries: 1 } : {}),
+        }).catch(() => null);
+  const [during] = await Promise.all([competing, sleep(latePauseMs(scn))]);
   const done = await a.exchange(COPY_TAGS.lateDone, [fe.copyDone()]);
   await dismiss([during?.observer, ...(during?.others ?? [])]);
   return done.end.kind === 'complete' && a.txStatus === 'I' ? pid : null;
