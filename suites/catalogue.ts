@@ -6,6 +6,7 @@ import { claimIndex } from '../engine/record/audit-claims.js';
 import { AUTH_CHECKS } from './auth/index.js';
 import { CANCEL_CHECKS } from './cancel/index.js';
 import { CAPACITY_CHECKS } from './capacity/index.js';
+import { COPY_CHECKS } from './copy/index.js';
 import { CURSORS_CHECKS } from './cursors/index.js';
 import { LOCKS_CHECKS } from './locks/index.js';
 import { NOTIFY_CHECKS } from './notify/index.js';
@@ -31,6 +32,7 @@ export const CATALOGUE = [
   ...CAPACITY_CHECKS,
   ...AUTH_CHECKS,
   ...PROTOCOL_CHECKS,
+  ...COPY_CHECKS,
 ] as const;
 
 /** A check of this catalogue, with its literal id and labels. */

@@ -10,10 +10,14 @@
  */
 import { createHash } from 'node:crypto';
 import net from 'node:net';
+import { dataRowValues, errorFields, type ServerError } from '../wire/backend.js';
 import { FrameReader, type Frame } from '../wire/frame-reader.js';
+import { queryMessage, typed } from '../wire/frontend.js';
 import { CANCEL_REQUEST } from '../wire/messages.js';
 import { ProtocolViolationError } from '../wire/violation.js';
 import { scramFinal, scramInitial, scramVerified, type ScramState } from './raw-scram.js';
+
+export type { ServerError } from '../wire/backend.js';
 
 /** 3 << 16 | minor: the startup packet's version field. */
 export const protocolVersion = (major: number, minor: number): number => (major << 16) | minor;
@@ -27,12 +31,6 @@ export interface RawEndpoint {
   user: string;
   database: string;
   password?: string;
-}
-
-export interface ServerError {
-  severity: string;
-  code: string;
-  message: string;
 }
 
 export type StartupEnd =
@@ -53,19 +51,6 @@ export interface StartupResult {
   seen: string[];
 }
 
-/** Parses ErrorResponse/NoticeResponse fields (already validated by the frame reader). */
-export function errorFields(payload: Buffer): ServerError {
-  const f: Record<string, string> = {};
-  let p = 0;
-  while (p < payload.length && payload[p] !== 0) {
-    const t = String.fromCharCode(payload[p]!);
-    const end = payload.indexOf(0, p + 1);
-    f[t] = payload.toString('utf8', p + 1, end);
-    p = end + 1;
-  }
-  return { severity: f.V ?? f.S ?? '', code: f.C ?? '', message: f.M ?? '' };
-}
-
 export function startupPacket(version: number, params: Record<string, string>): Buffer {
   const body = Buffer.concat([
     ...Object.entries(params).flatMap(([k, v]) => [Buffer.from(`${k}\0`), Buffer.from(`${v}\0`)]),
@@ -76,15 +61,6 @@ export function startupPacket(version: number, params: Record<string, string>): 
   head.writeInt32BE(version, 4);
   return Buffer.concat([head, body]);
 }
-
-export function typed(type: string, body: Buffer): Buffer {
-  const head = Buffer.alloc(5);
-  head.write(type, 0, 'latin1');
-  head.writeInt32BE(4 + body.length, 1);
-  return Buffer.concat([head, body]);
-}
-
-export const queryMessage = (sql: string): Buffer => typed('Q', Buffer.from(`${sql}\0`));
 
 /** A CancelRequest carrying the whole key, whatever its length (3.2 keys are variable). */
 export function cancelPacket(pid: number, key: Buffer): Buffer {
@@ -133,7 +109,11 @@ export class RawConnection {
 
   static open(ep: RawEndpoint, boundMs: number): Promise<RawConnection | StartupEnd> {
     return new Promise((resolve) => {
-      const socket = net.connect({ host: ep.host, port: ep.port });
+      // A host that is a directory is where the server's Unix socket lives, as in libpq.
+      const socket = ep.host.startsWith('/')
+        ? net.connect({ path: `${ep.host}/.s.PGSQL.${ep.port}` })
+        : net.connect({ host: ep.host, port: ep.port });
+      socket.setNoDelay(true);
       const timer = setTimeout(() => {
         socket.destroy();
         resolve({ kind: 'timeout', waitedMs: boundMs });
@@ -352,7 +332,7 @@ export async function rawQuery(
   for (;;) {
     const got = await conn.next(deadline, startedAt);
     if (!isFrame(got)) return { ok: false, end: got };
-    if (got.type === 'D') rows.push(dataRow(got.payload));
+    if (got.type === 'D') rows.push(dataRowValues(got.payload).map((v) => v ?? ''));
     else if (got.type === 'E') error = errorFields(got.payload);
     else if (got.type === 'Z') return error ? { ok: false, error } : { ok: true, rows };
   }
@@ -363,17 +343,4 @@ function saslMechanisms(p: Buffer): string[] {
     .toString('utf8', 4)
     .split('\0')
     .filter((m) => m !== '');
-}
-
-function dataRow(p: Buffer): string[] {
-  const n = p.readInt16BE(0);
-  const out: string[] = [];
-  let at = 2;
-  for (let i = 0; i < n; i++) {
-    const len = p.readInt32BE(at);
-    at += 4;
-    out.push(len < 0 ? '' : p.toString('utf8', at, at + len));
-    if (len > 0) at += len;
-  }
-  return out;
 }

@@ -12,6 +12,7 @@ import type { ErrorRecord, StepRecord } from '../record/step-record.js';
 import { connectTag } from '../record/tags.js';
 import { Recorder } from '../session/recorder.js';
 import { Session } from '../session/session.js';
+import { WireSession } from '../session/wire-session.js';
 import { loginName } from './login-name.js';
 import type { Target } from '../target/target.js';
 import { closeKeptSessions } from './kept-session.js';
@@ -29,6 +30,8 @@ export abstract class ScenarioSessions {
   readonly recorder = new Recorder();
   readonly ctx: RunContext;
   private readonly sessions: Session[] = [];
+  /** Wire-level sessions ({@link openWire}), closed with the rest. */
+  private readonly wires: WireSession[] = [];
   /** Aborted when the run is interrupted: sessions stop at once (see SessionBounds.signal). */
   readonly signal: AbortSignal | undefined;
   /** The run's logins ahead of need through the target, when {@link useSpares} turned them on. */
@@ -221,12 +224,44 @@ export abstract class ScenarioSessions {
     });
   }
 
+  /**
+   * Opens a wire-level session through the target (session/wire-session.ts: pooltest's own
+   * messages on a raw socket, recorded in this scenario's record like a Session's steps). Always
+   * a fresh login with the scenario's application_name; failures are thrown with their codes,
+   * and a malformed login answer is recorded first, as {@link open} does.
+   */
+  async openWire(label: string, opts: { connectMs?: number } = {}): Promise<WireSession> {
+    const closedBefore = this.closings;
+    const startMs = this.recorder.now();
+    const wire = await WireSession.open(label, this.ctx.target, this.recorder, {
+      connectMs: opts.connectMs ?? this.ctx.bounds.connectMs,
+      stepMs: this.ctx.bounds.stepMs,
+      applicationName: this.applicationName,
+      ...(this.signal ? { signal: this.signal } : {}),
+    }).catch((err: unknown) => {
+      if (err instanceof PooltestError && err.code === 'PROTOCOL_VIOLATION')
+        this.note(label, connectTag(label), '(connect, wire)', {
+          startMs,
+          error: { code: err.code, message: err.message },
+        });
+      throw err;
+    });
+    if (this.closings !== closedBefore) await wire.close();
+    else this.wires.push(wire);
+    return wire;
+  }
+
   /** Closes every session this scenario opened, politely and in parallel, bounded. */
   async closeAll(): Promise<void> {
     this.closings++;
     const all = this.sessions.splice(0);
+    const wires = this.wires.splice(0);
     const unused = this.ahead?.logins.splice(0) ?? [];
-    await Promise.all([...all.map((s) => s.close()), ...unused.map(async (p) => (await p)?.close())]);
+    await Promise.all([
+      ...all.map((s) => s.close()),
+      ...wires.map((w) => w.close()),
+      ...unused.map(async (p) => (await p)?.close()),
+    ]);
   }
 
   /**
