@@ -26,6 +26,7 @@ export const FIXTURE_OUTCOMES = {
     'notify/listen': 'delivered',
     'prepared/sql-prepare': 'session',
     'prepared/protocol-named': 'works',
+    'prepared/close': 'honoured',
     'cursors/with-hold': 'session',
     'sequences/lastval': 'session',
     'transactions/abandoned': 'rolled-back',
@@ -35,6 +36,7 @@ export const FIXTURE_OUTCOMES = {
     'capacity/multiplexing': 'one-per-client',
     'capacity/burst': 'overflowed',
     'protocol/negotiation': 'negotiated',
+    'copy/in-out': 'works',
   },
   'pgbouncer-transaction': {
     'session/set-leak': 'leaked',
@@ -53,6 +55,7 @@ export const FIXTURE_OUTCOMES = {
     'notify/listen': 'misrouted',
     'prepared/sql-prepare': 'leaked',
     'prepared/protocol-named': 'failed',
+    'prepared/close': 'refused',
     'cursors/with-hold': 'leaked',
     'sequences/lastval': 'leaked',
     'transactions/abandoned': 'rolled-back',
@@ -62,6 +65,7 @@ export const FIXTURE_OUTCOMES = {
     'capacity/multiplexing': 'multiplexed',
     'capacity/burst': 'absorbed',
     'protocol/negotiation': 'refused',
+    'copy/in-out': 'works',
   },
   'pgbouncer-session': {
     'session/set-leak': 'session',
@@ -80,6 +84,7 @@ export const FIXTURE_OUTCOMES = {
     'notify/listen': 'delivered',
     'prepared/sql-prepare': 'session',
     'prepared/protocol-named': 'works',
+    'prepared/close': 'honoured',
     'cursors/with-hold': 'session',
     'sequences/lastval': 'session',
     'transactions/abandoned': 'rolled-back',
@@ -89,6 +94,7 @@ export const FIXTURE_OUTCOMES = {
     'capacity/multiplexing': 'one-per-client',
     'capacity/burst': 'absorbed',
     'protocol/negotiation': 'refused',
+    'copy/in-out': 'works',
   },
   'pgbouncer-statement': {
     'session/set-leak': 'leaked',
@@ -107,6 +113,7 @@ export const FIXTURE_OUTCOMES = {
     'notify/listen': 'misrouted',
     'prepared/sql-prepare': 'leaked',
     'prepared/protocol-named': 'failed',
+    'prepared/close': 'refused',
     'cursors/with-hold': 'leaked',
     'sequences/lastval': 'leaked',
     'transactions/abandoned': 'rejected',
@@ -116,6 +123,7 @@ export const FIXTURE_OUTCOMES = {
     'capacity/multiplexing': 'multiplexed',
     'capacity/burst': 'absorbed',
     'protocol/negotiation': 'refused',
+    'copy/in-out': 'dropped',
   },
   pgpool: {
     'session/set-leak': 'session',
@@ -134,6 +142,7 @@ export const FIXTURE_OUTCOMES = {
     'notify/listen': 'delivered',
     'prepared/sql-prepare': 'session',
     'prepared/protocol-named': 'works',
+    'prepared/close': 'honoured',
     'cursors/with-hold': 'session',
     'sequences/lastval': 'session',
     'transactions/abandoned': 'rolled-back',
@@ -143,5 +152,6 @@ export const FIXTURE_OUTCOMES = {
     'capacity/multiplexing': 'one-per-client',
     'capacity/burst': 'overflowed',
     'protocol/negotiation': 'refused',
+    'copy/in-out': 'stalled',
   },
 } as const satisfies Readonly<Record<string, RecordedOutcomes>>;
