@@ -9,6 +9,7 @@ import { CAPACITY_CHECKS } from './capacity/index.js';
 import { CURSORS_CHECKS } from './cursors/index.js';
 import { LOCKS_CHECKS } from './locks/index.js';
 import { NOTIFY_CHECKS } from './notify/index.js';
+import { PIPELINE_CHECKS } from './pipeline/index.js';
 import { PREPARED_CHECKS } from './prepared/index.js';
 import { PROTOCOL_CHECKS } from './protocol/index.js';
 import { SEQUENCES_CHECKS } from './sequences/index.js';
@@ -31,6 +32,7 @@ export const CATALOGUE = [
   ...CAPACITY_CHECKS,
   ...AUTH_CHECKS,
   ...PROTOCOL_CHECKS,
+  ...PIPELINE_CHECKS,
 ] as const;
 
 /** A check of this catalogue, with its literal id and labels. */

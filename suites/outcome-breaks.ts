@@ -71,6 +71,13 @@ export const OUTCOME_BREAKS = {
   negotiated: false,
   refused: true,
   malformed: true,
+  // pipeline/*: a pipeline that gets no answer, or answers out of order, breaks its client.
+  ordered: false,
+  misordered: true,
+  stalled: true,
+  recovered: false,
+  broken: true,
+  clean: false,
 } as const satisfies Record<CatalogueLabel, boolean>;
 
 /** Maps an outcome label (null when the check was inconclusive or skipped) to breaks, fine or unknown. */
