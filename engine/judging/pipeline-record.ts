@@ -29,7 +29,14 @@ export function segmentOf(step: StepRecord): number | null {
  */
 export function transportFailure(step: StepRecord): { label: TransportLabel; why: string } | null {
   const e = step.error;
-  if (step.timedOut) return { label: 'stalled', why: `${step.tag}: ${e?.message ?? 'no answer within the bound'}` };
+  if (step.timedOut) {
+    // A segment cut short after its ErrorResponse keeps the server's error; the wait is its duration.
+    const after = e?.code ? ` after its ErrorResponse (${e.code} ${e.message})` : '';
+    return {
+      label: 'stalled',
+      why: `${step.tag}: no complete answer within ${Math.round(step.durationMs)} ms${after}`,
+    };
+  }
   if (!e) return null;
   if (e.code === 'PROTOCOL_VIOLATION') return { label: 'malformed', why: `${step.tag}: ${e.message}` };
   if (!e.code && /connection (closed|reset)/.test(e.message))

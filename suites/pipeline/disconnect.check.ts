@@ -31,6 +31,7 @@ import { awaitBackendGone } from '../../engine/steering/backend-gone.js';
 import { dismiss, landingHoldMs } from '../../engine/steering/holders.js';
 import { landOn } from '../../engine/steering/land-on.js';
 import { PIPE_LOOK, PIPE_SETTING, PIPELINE_ROUNDS, unnamed, useNamed } from '../../engine/steering/pipeline-rounds.js';
+import type { Session } from '../../engine/session/session.js';
 import type { Scenario } from '../../engine/steering/scenario.js';
 import type { Judgement, StepRecord } from '../../engine/types.js';
 import * as fe from '../../engine/wire/frontend.js';
@@ -101,7 +102,7 @@ async function leaveMidPipeline(
   round: number,
   marker: string,
   name: string,
-  d: import('../../engine/session/session.js').Session,
+  d: Session,
 ): Promise<boolean> {
   const a = await scn.openWire(`A${round}`);
   const start = await a.exchange(
@@ -203,6 +204,12 @@ export function judgeDisconnect(steps: readonly StepRecord[]): Judgement<Label> 
       .filter(after);
     const lost = firstTransportFailure(later);
     if (lost) return { outcome: lost.label, facts, reason: `a later client: ${lost.why}` };
+    if (later.length === 0)
+      return {
+        outcome: null,
+        facts,
+        reason: `L${round}, the later client, is not in the record (it could not log in)`,
+      };
     const failed = later.find((s) => s.error || s.results[0]?.[0]?.echo === undefined);
     if (later.length < 2 || failed)
       return {
