@@ -1,64 +1,107 @@
 /**
- * pipeline/disconnect: its judge on records of the shared state scenario written by hand (stateRecord), one
- * per label it can reach, and the paths on which it must not conclude. Written by
- * `npm run new-check`. Once `npm run record -- test/recorded pipeline/disconnect` has recorded it on the
- * fixtures (which also states its outcome there, once, for their profiles and the catalogue
- * test): TODO judge those runs here against what each pooler documents, each with the line of
- * the record that decides it (as session-lock-timeout-leak.test.ts does).
+ * pipeline/disconnect: its judge on hand-built records, one per label, and the paths on which
+ * it must not conclude (nobody on A's backend and the backend still there; no later client).
  */
 import { describe, expect, test } from 'vitest';
-import { disconnect } from '../../suites/pipeline/disconnect.check.js';
-import { recorded } from '../support/recorded.js';
-import { stateRecord } from '../support/state-recorded.js';
-import type { Discovery } from '../../engine/types.js';
+import { judgeDisconnect } from '../../suites/pipeline/disconnect.check.js';
+import { PIPE_MARKER as M, RecordBuilder } from '../support/pipeline-recorded.js';
 
-const MARKER = 'pooltest-0123abcd-pipeline-disconnect';
-const direct = recorded('direct').discovery;
-const transaction = recorded('pgbouncer-transaction').discovery;
+interface Round {
+  next?: (b: RecordBuilder) => void;
+  later?: (b: RecordBuilder) => void;
+}
 
-/** A's backend is 101; one observer on `observer` reads `seen`; A's next transaction on `next` reads `mine`. */
-function judge(o: { observer: number; seen: string; next: number; mine: string }, discovery: Discovery) {
-  const steps = stateRecord({
-    markers: { setting: MARKER },
-    createPid: 101,
-    observers: [{ pid: o.observer, row: { seen: o.seen } }],
-    readback: { pid: o.next, row: { mine: o.mine } },
+/** One round: A1 on 101 inside BEGIN leaves mid-pipeline; N lands on 101; L is served. */
+function round(o: Round = {}) {
+  const b = new RecordBuilder();
+  b.add({
+    session: 'A1',
+    tag: 'A.pipe.1',
+    pid: 101,
+    txStatus: 'T',
+    results: [[], [{ pid: '101', mark: `${M}-r1-s1` }]],
   });
-  return disconnect.judge(steps, discovery);
+  b.add({ session: 'A1', tag: 'A.inflight', txStatus: null });
+  b.add({ session: 'A1', tag: 'A.left', txStatus: null });
+  b.other('D', 'D.compete', 102, { seen: '' });
+  (o.next ?? ((x) => x.other('N1.1', 'N.take', 101, { seen: '', leftover: 0 }, 'T')))(b);
+  (
+    o.later ??
+    ((x) => {
+      x.other('L1', 'L.pipe.1', 101, { pid: '101', echo: `${M}-r1-s1` });
+      x.other('L1', 'L.pipe.2', 101, { pid: '101', echo: `${M}-r1-s2` });
+    })
+  )(b);
+  return b.steps;
 }
 
 describe('pipeline/disconnect: judge', () => {
-  test('session: on a direct connection A keeps its value on its own backend, and the observer elsewhere sees none', () => {
-    expect(judge({ observer: 102, seen: '', next: 101, mine: MARKER }, direct).outcome).toBe('session');
+  test('the next client on the backend found nothing, the later client was served: clean', () => {
+    const j = judgeDisconnect(round());
+    expect(j.outcome, j.reason).toBe('clean');
   });
-  test("leaked: the observer on A's old backend reads A's value", () => {
-    expect(judge({ observer: 101, seen: MARKER, next: 102, mine: '' }, transaction).outcome).toBe('leaked');
+
+  test('nobody on the backend, and it ended: clean', () => {
+    const j = judgeDisconnect(round({ next: (x) => x.other('P1', 'P.gone', 103, { alive: 0 }) }));
+    expect(j.outcome, j.reason).toBe('clean');
   });
-  test('lost: the old backend is clean and A lost its value elsewhere', () => {
-    expect(judge({ observer: 101, seen: '', next: 102, mine: '' }, transaction).outcome).toBe('lost');
+
+  test("a transaction in progress at the next client's BEGIN (25001): inherited", () => {
+    const j = judgeDisconnect(
+      round({
+        next: (x) =>
+          x.add({
+            session: 'N1.1',
+            tag: 'N.take',
+            pid: 101,
+            txStatus: 'T',
+            results: [[], [{ pid: 101 }], [{ seen: '', leftover: 0 }]],
+            notices: [{ severity: 'WARNING', code: '25001', message: 'there is already a transaction in progress' }],
+          }),
+      }),
+    );
+    expect(j.outcome).toBe('inherited');
   });
-  test('tracked: the old backend is clean and A still has its value elsewhere', () => {
-    expect(judge({ observer: 101, seen: '', next: 102, mine: MARKER }, transaction).outcome).toBe('tracked');
+
+  test("the departed client's prepared statement on the backend: inherited; its value seen: inherited", () => {
+    expect(
+      judgeDisconnect(round({ next: (x) => x.other('N1.1', 'N.take', 101, { seen: '', leftover: 1 }, 'T') })).outcome,
+    ).toBe('inherited');
+    expect(
+      judgeDisconnect(round({ next: (x) => x.other('N1.1', 'N.take', 101, { seen: `${M}-r1-s1`, leftover: 0 }, 'T') }))
+        .outcome,
+    ).toBe('inherited');
   });
-  test('rejected: the statement failed with an SQLSTATE', () => {
-    const steps = stateRecord({
-      markers: { setting: MARKER },
-      createPid: 101,
-      createError: { code: '0A000', message: 'SET is not supported' },
-      observers: [],
-      readback: { pid: 102, row: { mine: '' } },
+
+  test("a later client's Parse collides (42P05): broken; its pipeline unanswered: stalled", () => {
+    const collide = round({
+      later: (x) => {
+        x.add({
+          session: 'L1',
+          tag: 'L.pipe.1',
+          error: { code: '42P05', message: 'prepared statement already exists' },
+        });
+        x.add({ session: 'L1', tag: 'L.pipe.2', error: { message: 'not answered' } });
+      },
     });
-    expect(disconnect.judge(steps, transaction).outcome).toBe('rejected');
-  });
-  test('inconclusive: a record without its marker proves nothing', () => {
-    const steps = stateRecord({
-      createPid: 101,
-      observers: [{ pid: 101, row: { seen: MARKER } }],
-      readback: { pid: 102, row: { mine: '' } },
+    const j = judgeDisconnect(collide);
+    expect(j.outcome).toBe('broken');
+    expect(j.facts.sqlstate).toBe('42P05');
+    const stall = round({
+      later: (x) => {
+        x.other('L1', 'L.pipe.1', 101, { pid: '101', echo: `${M}-r1-s1` });
+        x.add({ session: 'L1', tag: 'L.pipe.2', timedOut: true, durationMs: 10_049, txStatus: null });
+      },
     });
-    expect(disconnect.judge(steps, transaction).outcome).toBeNull();
+    expect(judgeDisconnect(stall).outcome).toBe('stalled');
   });
-  test('inconclusive: A moved and nobody looked at its old backend', () => {
-    expect(judge({ observer: 103, seen: '', next: 102, mine: '' }, transaction).outcome).toBeNull();
+
+  test('control: nobody on the backend and it is still there: inconclusive', () => {
+    const j = judgeDisconnect(round({ next: (x) => x.other('P1', 'P.gone', 103, { alive: 1 }) }));
+    expect(j.outcome).toBeNull();
+  });
+
+  test('control: the later client could not log in: inconclusive, not broken', () => {
+    expect(judgeDisconnect(round({ later: () => undefined })).outcome).toBeNull();
   });
 });

@@ -1,64 +1,61 @@
 /**
- * pipeline/prepared: its judge on records of the shared state scenario written by hand (stateRecord), one
- * per label it can reach, and the paths on which it must not conclude. Written by
- * `npm run new-check`. Once `npm run record -- test/recorded pipeline/prepared` has recorded it on the
- * fixtures (which also states its outcome there, once, for their profiles and the catalogue
- * test): TODO judge those runs here against what each pooler documents, each with the line of
- * the record that decides it (as session-lock-timeout-leak.test.ts does).
+ * pipeline/prepared: its judge on hand-built records, one per label, and the path on which it
+ * must not conclude (every use on the backend that parsed it, under transaction pooling).
  */
 import { describe, expect, test } from 'vitest';
-import { prepared } from '../../suites/pipeline/prepared.check.js';
+import { judgePrepared } from '../../suites/pipeline/prepared.check.js';
 import { recorded } from '../support/recorded.js';
-import { stateRecord } from '../support/state-recorded.js';
-import type { Discovery } from '../../engine/types.js';
+import { PIPE_MARKER as M, RecordBuilder } from '../support/pipeline-recorded.js';
 
-const MARKER = 'pooltest-0123abcd-pipeline-prepared';
 const direct = recorded('direct').discovery;
 const transaction = recorded('pgbouncer-transaction').discovery;
 
-/** A's backend is 101; one observer on `observer` reads `seen`; A's next transaction on `next` reads `mine`. */
-function judge(o: { observer: number; seen: string; next: number; mine: string }, discovery: Discovery) {
-  const steps = stateRecord({
-    markers: { setting: MARKER },
-    createPid: 101,
-    observers: [{ pid: o.observer, row: { seen: o.seen } }],
-    readback: { pid: o.next, row: { mine: o.mine } },
+const use = (b: RecordBuilder, seg: number, round: number, pid: number | null, echo?: string) =>
+  b.add({
+    session: 'A',
+    tag: `A.pipe.${seg}`,
+    pid,
+    results: pid === null ? [] : [[{ pid: String(pid), echo: echo ?? `${M}-r${round}-s${seg}` }]],
+    ...(pid === null ? { error: { code: '26000', message: 'prepared statement "x" does not exist' } } : {}),
   });
-  return prepared.judge(steps, discovery);
+
+/** Round 1 on 101 (parsed there), round 2 on `pid2`. */
+function twoRounds(pid2: number | null, echo?: string) {
+  const b = new RecordBuilder();
+  use(b, 1, 1, 101);
+  use(b, 2, 1, 101);
+  b.other('C2.1', 'C.hold', 101, {}, 'T');
+  use(b, 1, 2, pid2, echo);
+  use(b, 2, 2, pid2 ?? 102);
+  return b.steps;
 }
 
 describe('pipeline/prepared: judge', () => {
-  test('session: on a direct connection A keeps its value on its own backend, and the observer elsewhere sees none', () => {
-    expect(judge({ observer: 102, seen: '', next: 101, mine: MARKER }, direct).outcome).toBe('session');
+  test('used without Parse on another backend, answered: works', () => {
+    const j = judgePrepared(twoRounds(102), transaction);
+    expect(j.outcome, j.reason).toBe('works');
+    expect(j.facts.backendsUsed).toBe(2);
   });
-  test("leaked: the observer on A's old backend reads A's value", () => {
-    expect(judge({ observer: 101, seen: MARKER, next: 102, mine: '' }, transaction).outcome).toBe('leaked');
+
+  test('26000 on the other backend: failed, with the SQLSTATE', () => {
+    const j = judgePrepared(twoRounds(null), transaction);
+    expect(j.outcome).toBe('failed');
+    expect(j.facts.sqlstate).toBe('26000');
   });
-  test('lost: the old backend is clean and A lost its value elsewhere', () => {
-    expect(judge({ observer: 101, seen: '', next: 102, mine: '' }, transaction).outcome).toBe('lost');
+
+  test('a wrong value answered: failed', () => {
+    expect(judgePrepared(twoRounds(102, 'someone else'), transaction).outcome).toBe('failed');
   });
-  test('tracked: the old backend is clean and A still has its value elsewhere', () => {
-    expect(judge({ observer: 101, seen: '', next: 102, mine: MARKER }, transaction).outcome).toBe('tracked');
+
+  test('a use on the backend C held: leaked', () => {
+    expect(judgePrepared(twoRounds(101), transaction).outcome).toBe('leaked');
   });
-  test('rejected: the statement failed with an SQLSTATE', () => {
-    const steps = stateRecord({
-      markers: { setting: MARKER },
-      createPid: 101,
-      createError: { code: '0A000', message: 'SET is not supported' },
-      observers: [],
-      readback: { pid: 102, row: { mine: '' } },
-    });
-    expect(prepared.judge(steps, transaction).outcome).toBe('rejected');
-  });
-  test('inconclusive: a record without its marker proves nothing', () => {
-    const steps = stateRecord({
-      createPid: 101,
-      observers: [{ pid: 101, row: { seen: MARKER } }],
-      readback: { pid: 102, row: { mine: '' } },
-    });
-    expect(prepared.judge(steps, transaction).outcome).toBeNull();
-  });
-  test('inconclusive: A moved and nobody looked at its old backend', () => {
-    expect(judge({ observer: 103, seen: '', next: 102, mine: '' }, transaction).outcome).toBeNull();
+
+  test('control: every use on the parsing backend: inconclusive in transaction pooling, works on direct', () => {
+    const b = new RecordBuilder();
+    use(b, 1, 1, 101);
+    use(b, 2, 1, 101);
+    expect(judgePrepared(b.steps, transaction).outcome).toBeNull();
+    expect(judgePrepared(b.steps, direct).outcome).toBe('works');
   });
 });

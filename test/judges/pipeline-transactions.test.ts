@@ -1,64 +1,101 @@
 /**
- * pipeline/transactions: its judge on records of the shared state scenario written by hand (stateRecord), one
- * per label it can reach, and the paths on which it must not conclude. Written by
- * `npm run new-check`. Once `npm run record -- test/recorded pipeline/transactions` has recorded it on the
- * fixtures (which also states its outcome there, once, for their profiles and the catalogue
- * test): TODO judge those runs here against what each pooler documents, each with the line of
- * the record that decides it (as session-lock-timeout-leak.test.ts does).
+ * pipeline/transactions: its judge on hand-built records, one per label, and the paths on which
+ * it must not conclude (the pool never shared, no pipeline).
  */
 import { describe, expect, test } from 'vitest';
-import { transactions } from '../../suites/pipeline/transactions.check.js';
+import { judgeTransactions } from '../../suites/pipeline/transactions.check.js';
 import { recorded } from '../support/recorded.js';
-import { stateRecord } from '../support/state-recorded.js';
-import type { Discovery } from '../../engine/types.js';
+import { PIPE_MARKER as M, RecordBuilder } from '../support/pipeline-recorded.js';
 
-const MARKER = 'pooltest-0123abcd-pipeline-transactions';
 const direct = recorded('direct').discovery;
 const transaction = recorded('pgbouncer-transaction').discovery;
 
-/** A's backend is 101; one observer on `observer` reads `seen`; A's next transaction on `next` reads `mine`. */
-function judge(o: { observer: number; seen: string; next: number; mine: string }, discovery: Discovery) {
-  const steps = stateRecord({
-    markers: { setting: MARKER },
-    createPid: 101,
-    observers: [{ pid: o.observer, row: { seen: o.seen } }],
-    readback: { pid: o.next, row: { mine: o.mine } },
-  });
-  return transactions.judge(steps, discovery);
+/** Two rounds: A on 101, then (C holding 101) on 102; D on the other backend each time. */
+function twoRounds(round2: (b: RecordBuilder) => void = (b) => b.marked('A.pipe.1', 102, `${M}-r2-s1`)): RecordBuilder {
+  const b = new RecordBuilder();
+  b.marked('A.pipe.1', 101, `${M}-r1-s1`).marked('A.pipe.2', 101, `${M}-r1-s2`).marked('A.pipe.3', 101, `${M}-r1-s3`);
+  b.other('D', 'D.compete', 102, { seen: '' });
+  b.other('C2.1', 'C.hold', 101, {}, 'T');
+  round2(b);
+  b.marked('A.pipe.2', 102, `${M}-r2-s2`).marked('A.pipe.3', 102, `${M}-r2-s3`);
+  b.other('D', 'D.compete', 101, { seen: '' });
+  b.other('C2.1', 'C.look', 101, { seen: '' }, 'T');
+  b.add({ session: 'C2.1', tag: 'C.hold.release' });
+  return b;
 }
 
 describe('pipeline/transactions: judge', () => {
-  test('session: on a direct connection A keeps its value on its own backend, and the observer elsewhere sees none', () => {
-    expect(judge({ observer: 102, seen: '', next: 101, mine: MARKER }, direct).outcome).toBe('session');
+  test('every answer in order, each transaction on one backend, the pool shared: ordered', () => {
+    const j = judgeTransactions(twoRounds().steps, transaction);
+    expect(j.outcome, j.reason).toBe('ordered');
+    expect(j.facts.rounds).toBe(2);
   });
-  test("leaked: the observer on A's old backend reads A's value", () => {
-    expect(judge({ observer: 101, seen: MARKER, next: 102, mine: '' }, transaction).outcome).toBe('leaked');
+
+  test("a transaction's statements on two backends: split", () => {
+    const j = judgeTransactions(
+      twoRounds((b) => b.marked('A.pipe.1', 102, `${M}-r2-s1`, { pid2: 103 })).steps,
+      transaction,
+    );
+    expect(j.outcome).toBe('split');
   });
-  test('lost: the old backend is clean and A lost its value elsewhere', () => {
-    expect(judge({ observer: 101, seen: '', next: 102, mine: '' }, transaction).outcome).toBe('lost');
+
+  test('the read-back misses the value its transaction set: split', () => {
+    const j = judgeTransactions(
+      twoRounds((b) => b.marked('A.pipe.1', 102, `${M}-r2-s1`, { seen: '' })).steps,
+      transaction,
+    );
+    expect(j.outcome).toBe('split');
   });
-  test('tracked: the old backend is clean and A still has its value elsewhere', () => {
-    expect(judge({ observer: 101, seen: '', next: 102, mine: MARKER }, transaction).outcome).toBe('tracked');
+
+  test("another segment's value in this segment's answer: misordered", () => {
+    const j = judgeTransactions(twoRounds((b) => b.marked('A.pipe.1', 102, `${M}-r2-s2`)).steps, transaction);
+    expect(j.outcome).toBe('misordered');
   });
-  test('rejected: the statement failed with an SQLSTATE', () => {
-    const steps = stateRecord({
-      markers: { setting: MARKER },
-      createPid: 101,
-      createError: { code: '0A000', message: 'SET is not supported' },
-      observers: [],
-      readback: { pid: 102, row: { mine: '' } },
-    });
-    expect(transactions.judge(steps, transaction).outcome).toBe('rejected');
+
+  test('a segment ran on the backend C held inside its transaction: leaked', () => {
+    const j = judgeTransactions(twoRounds((b) => b.marked('A.pipe.1', 101, `${M}-r2-s1`)).steps, transaction);
+    expect(j.outcome).toBe('leaked');
   });
-  test('inconclusive: a record without its marker proves nothing', () => {
-    const steps = stateRecord({
-      createPid: 101,
-      observers: [{ pid: 101, row: { seen: MARKER } }],
-      readback: { pid: 102, row: { mine: '' } },
-    });
-    expect(transactions.judge(steps, transaction).outcome).toBeNull();
+
+  test("D read A's value: leaked", () => {
+    const b = twoRounds();
+    b.other('D', 'D.compete', 101, { seen: `${M}-r2-s1` });
+    expect(judgeTransactions(b.steps, transaction).outcome).toBe('leaked');
   });
-  test('inconclusive: A moved and nobody looked at its old backend', () => {
-    expect(judge({ observer: 103, seen: '', next: 102, mine: '' }, transaction).outcome).toBeNull();
+
+  test('a segment unanswered within the bound: stalled, with the wait', () => {
+    const b = twoRounds((x) =>
+      x.add({ session: 'A', tag: 'A.pipe.1', timedOut: true, durationMs: 10_000, txStatus: null }),
+    );
+    const j = judgeTransactions(b.steps, transaction);
+    expect(j.outcome).toBe('stalled');
+    expect(j.reason).toMatch(/within 10000 ms/);
+  });
+
+  test('the connection closed under the pipeline: dropped; a malformed answer: malformed', () => {
+    const closed = twoRounds((x) => x.add({ session: 'A', tag: 'A.pipe.1', error: { message: 'connection closed' } }));
+    expect(judgeTransactions(closed.steps, transaction).outcome).toBe('dropped');
+    const bad = twoRounds((x) =>
+      x.add({
+        session: 'A',
+        tag: 'A.pipe.1',
+        error: { code: 'PROTOCOL_VIOLATION', message: 'protocol violation by the server' },
+      }),
+    );
+    expect(judgeTransactions(bad.steps, transaction).outcome).toBe('malformed');
+  });
+
+  test('control: all right but no backend served A and another client: inconclusive under transaction pooling', () => {
+    const b = new RecordBuilder();
+    b.marked('A.pipe.1', 101, `${M}-r1-s1`).other('D', 'D.compete', 102, { seen: '' });
+    const j = judgeTransactions(b.steps, transaction);
+    expect(j.outcome).toBeNull();
+    expect(j.reason).toMatch(/never shared/);
+    // On a target where every client has its own backend the same record concludes.
+    expect(judgeTransactions(b.steps, direct).outcome).toBe('ordered');
+  });
+
+  test('control: no pipeline in the record: inconclusive', () => {
+    expect(judgeTransactions(new RecordBuilder().steps, direct).outcome).toBeNull();
   });
 });
