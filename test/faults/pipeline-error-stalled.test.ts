@@ -35,7 +35,9 @@ test('control: answers lost after the error in a pipeline read as stalled, with 
     const ms = performance.now() - started;
     expect(env.proxy.answersCut()).toBeGreaterThanOrEqual(1);
     expect(r.outcome, r.reason).toBe('stalled');
-    expect(String(r.facts.unanswered)).toMatch(/A\.pipe\.2: no complete answer within \d+ ms after its ErrorResponse \(22012/);
+    expect(String(r.facts.unanswered)).toMatch(
+      /A\.pipe\.2: no complete answer within \d+ ms after its ErrorResponse \(22012/,
+    );
     // One stalled exchange, then the check stops: well within a minute on a loaded machine.
     expect(ms).toBeLessThan(60_000);
   } finally {
