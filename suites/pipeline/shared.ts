@@ -25,7 +25,7 @@ export const TRANSPORT_OUTCOMES = {
   },
   dropped: {
     means: 'the pooler closed the connection while the pipeline was in flight',
-    advice: `The pooler ends connections that pipeline: check its logs for the reason, upgrade it, and keep the driver's pipelining off until then. ${DRIVERS}`,
+    advice: `The pooler ends connections that pipeline: check its logs for the reason and upgrade it. ${DRIVERS}`,
   },
   malformed: {
     means:

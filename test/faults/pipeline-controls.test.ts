@@ -4,12 +4,15 @@
  * proxy in front of real PostgreSQL 15 (dropAnswersAfterError: the ErrorResponse arrives, its
  * ReadyForQuery and everything after it never do): the check must say `stalled`, with how long
  * it waited, within its bound. Without the fault, through the same proxy, `recovered`.
- * The same fault must break pipeline/transactions' neighbour too: a pipeline with no error is
- * untouched by it (`ordered`), which shows the fault is aimed at errors, not at pipelines.
+ * A pipeline with no error is untouched by that fault (`ordered`): it is aimed at errors, not
+ * at pipelines. And pipeline/transactions and pipeline/prepared, their first pipeline
+ * black-holed by the proxy, say `stalled` too.
  */
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { executeCheck } from '../../engine/execute/execute.js';
+import { disconnect } from '../../suites/pipeline/disconnect.check.js';
 import { error } from '../../suites/pipeline/error.check.js';
+import { prepared } from '../../suites/pipeline/prepared.check.js';
 import { transactions } from '../../suites/pipeline/transactions.check.js';
 import { startProxiedPostgres, type ProxiedPostgres } from '../support/proxied-postgres.js';
 import { releaseRun } from '../support/discovered-run.js';
@@ -57,7 +60,34 @@ test('the same fault leaves a pipeline without an error alone: ordered', async (
   }
 }, 120_000);
 
-test('without the fault, through the same proxy: recovered', async () => {
-  const r = await executeCheck(error, env.ctx, null);
-  expect(r.outcome, r.reason).toBe('recovered');
-}, 120_000);
+/** Two or more Syncs in one chunk: a client's pipeline. */
+const pipelined = (chunk: Buffer): boolean => chunk.toString('latin1').split('S\0\0\0\x04').length > 2;
+
+test.each([
+  ['pipeline/transactions', transactions],
+  ['pipeline/prepared', prepared],
+] as const)(
+  'control: %s, its pipeline black-holed by the proxy: stalled, with the wait',
+  async (_id, check) => {
+    // The first pipeline A writes: its connection stops moving bytes both ways for longer than the bound.
+    env.proxy.afterChunk('toServer', pipelined, (n) => env.proxy.blackhole(n, 3 * STEP_MS));
+    const r = await executeCheck(check, env.ctx, null);
+    expect(r.outcome, r.reason).toBe('stalled');
+    expect(String(r.facts.unanswered)).toMatch(/A\.pipe\.1: no complete answer within \d+ ms/);
+  },
+  120_000,
+);
+
+test.each([
+  ['pipeline/error', error, 'recovered'],
+  ['pipeline/transactions', transactions, 'ordered'],
+  ['pipeline/prepared', prepared, 'works'],
+  ['pipeline/disconnect', disconnect, 'clean'],
+] as const)(
+  'without a fault, through the same proxy to PostgreSQL 15: %s is %s',
+  async (_id, check, good) => {
+    const r = await executeCheck(check, env.ctx, null);
+    expect(r.outcome, r.reason).toBe(good);
+  },
+  120_000,
+);
