@@ -80,6 +80,7 @@ export const disconnect = defineCheck({
   docs: [
     'https://www.postgresql.org/docs/15/protocol-flow.html#PROTOCOL-FLOW-PIPELINING',
     'https://www.pgbouncer.org/config.html#server_reset_query',
+    'https://www.pgpool.net/docs/latest/en/html/runtime-config-connection-pooling.html (reset_query_list)',
   ],
   outcomes: OUTCOMES,
   skipIf: (ctx) => wireSkipReason(ctx.target),

@@ -60,6 +60,7 @@ export const prepared = defineCheck({
   severity: 'correctness',
   docs: [
     'https://www.pgbouncer.org/config.html#max_prepared_statements (since 1.21)',
+    'https://github.com/yandex/odyssey/blob/master/docs/configuration/rules.md (pool_reserve_prepared_statement, yes by default since 1.5.0)',
     'https://www.postgresql.org/docs/15/protocol-flow.html#PROTOCOL-FLOW-PIPELINING',
   ],
   outcomes: OUTCOMES,

@@ -21,7 +21,7 @@ export const TRANSPORT_OUTCOMES = {
   stalled: {
     means:
       'the pipeline got no complete answer within the step bound: the client would wait forever (the facts say how long pooltest waited)',
-    advice: `The pooler loses a pipeline's answers: upgrade it (PgBouncer 1.25.2 or later; see its changelog for pipelining fixes) and report the record to its maintainers. ${DRIVERS}`,
+    advice: `The pooler loses a pipeline's answers: look for pipelining fixes in its release notes, upgrade, and report the record to its maintainers. ${DRIVERS}`,
   },
   dropped: {
     means: 'the pooler closed the connection while the pipeline was in flight',
