@@ -31,9 +31,9 @@ export interface PipelineRoundsOptions {
 
 /**
  * Opens A (wire) and D, and drives the rounds. From the second round on, C's candidates land on
- * the backend A's last pipeline used (landOn: with a pool of P, the other P-1 are held too),
- * so that A's next pipeline must run elsewhere; C looks from inside its transaction where
- * transaction blocks are allowed. Returns A for what the check does after the rounds.
+ * the backend A's last pipeline used (landOn), and those that landed elsewhere let go before
+ * the pipeline, so that A's next pipeline must run on another backend with one free; C looks
+ * from inside its transaction where it holds one. Returns A for what the check does after.
  */
 export async function pipelineRounds(scn: Scenario, opts: PipelineRoundsOptions): Promise<WireSession> {
   const a = await scn.openWire('A');
