@@ -10,6 +10,7 @@ import { COPY_CHECKS } from './copy/index.js';
 import { CURSORS_CHECKS } from './cursors/index.js';
 import { LOCKS_CHECKS } from './locks/index.js';
 import { NOTIFY_CHECKS } from './notify/index.js';
+import { PIPELINE_CHECKS } from './pipeline/index.js';
 import { PREPARED_CHECKS } from './prepared/index.js';
 import { PROTOCOL_CHECKS } from './protocol/index.js';
 import { SEQUENCES_CHECKS } from './sequences/index.js';
@@ -32,6 +33,7 @@ export const CATALOGUE = [
   ...CAPACITY_CHECKS,
   ...AUTH_CHECKS,
   ...PROTOCOL_CHECKS,
+  ...PIPELINE_CHECKS,
   ...COPY_CHECKS,
 ] as const;
 

@@ -72,12 +72,18 @@ export const OUTCOME_BREAKS = {
   refused: true,
   malformed: true,
   // prepared/close: a re-Parse after Close that runs the new text keeps the meaning; the old
-  // text running instead does not. copy/in-out and prepared/close: an answer that never comes
-  // hangs the client; a COPY answered otherwise than by PostgreSQL changes the data.
+  // text running instead does not. copy/in-out, prepared/close and pipeline/*: an answer that
+  // never comes hangs the client; a COPY answered otherwise than by PostgreSQL changes the data.
   honoured: false,
   stale: true,
   stalled: true,
   mismatched: true,
+  // pipeline/*: a pipeline answered out of order, or a client left broken, breaks its client.
+  ordered: false,
+  misordered: true,
+  recovered: false,
+  broken: true,
+  clean: false,
 } as const satisfies Record<CatalogueLabel, boolean>;
 
 /** Maps an outcome label (null when the check was inconclusive or skipped) to breaks, fine or unknown. */

@@ -103,3 +103,21 @@ export function probeTagFor(takeTag: string): string {
 export function isLandingTake(tag: string): boolean {
   return tag.endsWith(LANDING_TAGS.observe);
 }
+
+/**
+ * The steps of the `pipeline/*` checks' rounds (steering/pipeline-rounds.ts): C's hold before
+ * A's pipeline and its look after it (inside the hold), D's transaction during it. A's own
+ * pipeline steps are the checks' (`A.pipe.1`, `A.pipe.2`... one per Sync).
+ */
+export const PIPELINE_TAGS = {
+  hold: 'C.hold',
+  look: 'C.look',
+  compete: 'D.compete',
+  /** A's pipeline; the wire session appends the segment's number. */
+  pipe: 'A.pipe',
+  /** A's transaction after its pipeline. */
+  next: 'A.next',
+} as const;
+
+/** pipeline/prepared's Close of its named statement, after the rounds. */
+export const PIPELINE_CLOSE_TAG = 'A.close';

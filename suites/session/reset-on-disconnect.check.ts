@@ -21,11 +21,11 @@ import { defineCheck, type OutcomeInfo } from '../../engine/execute/check.js';
 import { errorText, numberOf, stepOf, stepsOf } from '../../engine/record/step-reading.js';
 import { LOCK_NAMESPACE, markersFor } from '../../engine/record/markers.js';
 import { dismiss, landingHoldMs } from '../../engine/steering/holders.js';
+import { awaitBackendGone } from '../../engine/steering/backend-gone.js';
 import { landOn } from '../../engine/steering/land-on.js';
 import { cleanupBlock } from '../../engine/steering/state-scenario.js';
 import { LAND_ON_A, LANDING_TAGS } from '../../engine/record/tags.js';
 import { cleanupSql, inspectionSql } from '../../engine/sweep/visit-sql.js';
-import { sleep } from '../../engine/record/time.js';
 import type { Judgement, StepRecord } from '../../engine/types.js';
 
 /** The tags of this check's own steps, written by its scenario and read by its judge. */
@@ -100,16 +100,7 @@ export const resetOnDisconnect = defineCheck({
     await dismiss([landing.observer, ...landing.others]);
     if (landing.observer) return;
     // Nobody could be placed on b1: find out whether it still exists at all.
-    const p = await scn.open('P');
-    const deadline = Date.now() + scn.waitMs;
-    for (;;) {
-      const gone = await p.run(
-        TAGS.gone,
-        `SELECT pg_backend_pid() AS pid, (SELECT count(*)::int FROM pg_stat_activity WHERE pid = ${b1}) AS alive`,
-      );
-      if (numberOf(gone, 'alive') !== 1 || Date.now() > deadline) break;
-      await sleep(10);
-    }
+    await awaitBackendGone(scn, 'P', TAGS.gone, b1);
   },
   judge: judgeResetOnDisconnect,
   evidence: (j) => j.reason,

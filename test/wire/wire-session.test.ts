@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { Recorder } from '../../engine/session/recorder.js';
-import { WireSession } from '../../engine/session/wire-session.js';
+import { WireSession, wireSkipReason } from '../../engine/session/wire-session.js';
 import type { Target } from '../../engine/target/target.js';
 import * as fe from '../../engine/wire/frontend.js';
 import { startFaultProxy } from '../../fixtures/fault-proxy.js';
@@ -167,5 +167,20 @@ describe('hostile replies', () => {
     } finally {
       await good.close();
     }
+  });
+});
+
+describe('TLS', () => {
+  test('a run whose sslmode requires TLS is told why the wire-level client cannot serve it; prefer and disable are served in plain text', async () => {
+    const t = targetOf('127.0.0.1', 1);
+    expect(wireSkipReason({ ...t, sslmode: 'require' })).toMatch(
+      /does not speak TLS yet, and sslmode=require requires it/,
+    );
+    expect(wireSkipReason({ ...t, sslmode: 'verify-full' })).not.toBeNull();
+    expect(wireSkipReason({ ...t, sslmode: 'prefer' })).toBeNull();
+    expect(wireSkipReason(t)).toBeNull();
+    await expect(WireSession.open('A', { ...t, sslmode: 'require' }, new Recorder(), BOUNDS)).rejects.toMatchObject({
+      code: 'TLS_FAILED',
+    });
   });
 });
