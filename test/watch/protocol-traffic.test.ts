@@ -18,7 +18,8 @@ import type { WatchReport } from '../../watch/watch-types.js';
 import { PROTOCOL_CHECKS } from '../../audit/protocol-traffic.js';
 import { renderWatchMarkdown } from '../../watch/watch-render.js';
 import { watchSchemaErrors } from '../support/watch-schema.js';
-import { protocolVersion, rawStartup, typed, type RawConnection } from '../../engine/session/raw-startup.js';
+import { protocolVersion, rawStartup, type RawConnection } from '../../engine/session/raw-startup.js';
+import { typed } from '../../engine/wire/frontend.js';
 
 const CLIENT = path.join(path.dirname(fileURLToPath(import.meta.url)), 'clients', 'protocol-traffic.py');
 /** Debian's python3, which has psycopg 3 (the first python3 on PATH may not). */
