@@ -69,7 +69,10 @@ describe.skipIf(!hasPsycopg)('the watch recognises COPY and pipelines on the wir
     const of = (kind: string) => report.traffic!.find((t) => t.kind === kind)!;
     // Both COPY FROM STDIN (the finished one and the abandoned one) are one entry: same text.
     expect(of('copy-in')).toMatchObject({ statement: 'COPY tp_rows FROM STDIN', count: 2, inBlock: 0 });
-    expect(of('copy-out')).toMatchObject({ statement: 'COPY (SELECT n FROM tp_rows ORDER BY n) TO STDOUT', inBlock: 1 });
+    expect(of('copy-out')).toMatchObject({
+      statement: 'COPY (SELECT n FROM tp_rows ORDER BY n) TO STDOUT',
+      inBlock: 1,
+    });
     expect(of('copy-fail').statement).toBe('COPY tp_rows FROM STDIN');
     expect(of('pipeline-prepared').statement).toBe('SELECT $1::int + 1');
     // The pipeline is shown by its first round's statement.
@@ -88,7 +91,8 @@ describe.skipIf(!hasPsycopg)('the watch recognises COPY and pipelines on the wir
     expect(watchSchemaErrors(report)).toEqual([]);
     // Until the protocol checks are merged, the report says their ids are not in this build.
     const md = renderWatchMarkdown(report);
-    for (const t of report.traffic!) expect(md).toContain(`\`${t.check}\`${t.checkInCatalogue ? '' : ' (not in this build yet)'}`);
+    for (const t of report.traffic!)
+      expect(md).toContain(`\`${t.check}\`${t.checkInCatalogue ? '' : ' (not in this build yet)'}`);
   });
 
   test('control: the same statements one round at a time, without COPY: no traffic', async () => {
@@ -100,7 +104,13 @@ describe.skipIf(!hasPsycopg)('the watch recognises COPY and pipelines on the wir
   test("Close of a named statement (pooltest's own wire client); the control closes the unnamed one", async () => {
     const watching = await startWatch({ upstream: server.url() });
     try {
-      const ep = { host: watching.host, port: watching.port, user: server.user, database: server.database, password: server.password };
+      const ep = {
+        host: watching.host,
+        port: watching.port,
+        user: server.user,
+        database: server.database,
+        password: server.password,
+      };
       const { conn } = await rawStartup(ep, protocolVersion(3, 0), {}, 10_000);
       expect(conn).not.toBeNull();
       for (const name of ['tp_closed', '']) {
