@@ -8,16 +8,24 @@ import { numberOf } from '../record/step-reading.js';
 import { sleep } from '../record/time.js';
 import type { Scenario } from './scenario.js';
 
-/** Opens `label` and reads `alive` (pg_stat_activity rows for `pid`) under `tag` until it is 0 or scn.waitMs passed. */
+/**
+ * Opens `label` and reads `alive` (pg_stat_activity rows for `pid`) under `tag` until it is 0 or
+ * scn.waitMs passed, then closes it: under session pooling a connected client keeps its
+ * backend, which the check's next client may need.
+ */
 export async function awaitBackendGone(scn: Scenario, label: string, tag: string, pid: number): Promise<void> {
   const p = await scn.open(label);
   const deadline = Date.now() + scn.waitMs;
-  for (;;) {
-    const gone = await p.run(
-      tag,
-      `SELECT pg_backend_pid() AS pid, (SELECT count(*)::int FROM pg_stat_activity WHERE pid = ${pid}) AS alive`,
-    );
-    if (numberOf(gone, 'alive') !== 1 || Date.now() > deadline) return;
-    await sleep(10);
+  try {
+    for (;;) {
+      const gone = await p.run(
+        tag,
+        `SELECT pg_backend_pid() AS pid, (SELECT count(*)::int FROM pg_stat_activity WHERE pid = ${pid}) AS alive`,
+      );
+      if (numberOf(gone, 'alive') !== 1 || Date.now() > deadline) return;
+      await sleep(10);
+    }
+  } finally {
+    await p.close();
   }
 }

@@ -31,7 +31,6 @@ import { awaitBackendGone } from '../../engine/steering/backend-gone.js';
 import { dismiss, landingHoldMs } from '../../engine/steering/holders.js';
 import { landOn } from '../../engine/steering/land-on.js';
 import { PIPE_LOOK, PIPE_SETTING, PIPELINE_ROUNDS, unnamed, useNamed } from '../../engine/steering/pipeline-rounds.js';
-import type { Session } from '../../engine/session/session.js';
 import type { Scenario } from '../../engine/steering/scenario.js';
 import type { Judgement, StepRecord } from '../../engine/types.js';
 import * as fe from '../../engine/wire/frontend.js';
@@ -87,9 +86,8 @@ export const disconnect = defineCheck({
   async scenario(scn) {
     const m = markersFor(scn.ctx.runId, this.id);
     scn.recordMarkers({ pipe: m.tag, statement: m.preparedName });
-    const d = await scn.open('D');
     for (let round = 1; round <= PIPELINE_ROUNDS && !scn.interrupted; round++) {
-      if (!(await leaveMidPipeline(scn, round, m.tag, m.preparedName, d))) break;
+      if (!(await leaveMidPipeline(scn, round, m.tag, m.preparedName))) break;
     }
     scn.evidenceComplete();
   },
@@ -103,7 +101,6 @@ async function leaveMidPipeline(
   round: number,
   marker: string,
   name: string,
-  d: Session,
 ): Promise<boolean> {
   const a = await scn.openWire(`A${round}`);
   const start = await a.exchange(
@@ -128,7 +125,11 @@ async function leaveMidPipeline(
   ]);
   a.drop();
   scn.note(`A${round}`, TAGS.left, '(left with the pipeline in flight: socket closed)');
+  // D competes for the pool and leaves: under session pooling a connected client keeps its
+  // backend, and with D still there the later client L would queue behind pooltest's own.
+  const d = await scn.open(`D${round}`);
   await d.run(PIPELINE_TAGS.compete, PIPE_LOOK);
+  await d.close();
   const landing = await landOn(scn, b1, {
     prefix: `N${round}.`,
     tag: TAGS.next,
