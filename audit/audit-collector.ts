@@ -245,7 +245,8 @@ export class AuditCollector {
       if (known !== undefined) {
         known.count += t.count;
         known.sources.push(...t.sources.slice(0, MAX_SOURCES - known.sources.length));
-      } else if (this.trafficTallies.size < this.maxFindings) this.trafficTallies.set(key, { ...t, sources: [...t.sources] });
+      } else if (this.trafficTallies.size < this.maxFindings)
+        this.trafficTallies.set(key, { ...t, sources: [...t.sources] });
     }
     this.unparsedCount += part.unparsedCount;
     // Samples known here count the part's occurrences too; the part's own new ones follow.

@@ -56,7 +56,8 @@ export function renderAuditMarkdown(report: AuditReport): string {
     }
     // Settings with advice of their own (session/tracked-parameter's default_transaction_read_only).
     const own = [...new Map(findings.filter((f) => f.advice !== info.advice).map((f) => [f.parameter, f.advice]))];
-    if (own.length > 0) lines.push('', ...own.map(([name, advice]) => `Fix for \`${cell(name ?? 'this statement')}\`: ${cell(advice)}`));
+    if (own.length > 0)
+      lines.push('', ...own.map(([name, advice]) => `Fix for \`${cell(name ?? 'this statement')}\`: ${cell(advice)}`));
     if (overflow > 0) lines.push('', `Plus ${overflow} occurrence(s) of further distinct statements, not listed.`);
     const undo = report.cleanups.filter((u) => u.undoes.includes(info.id));
     if (undo.length > 0)
@@ -92,7 +93,13 @@ export function renderAuditMarkdown(report: AuditReport): string {
       );
   }
   if ((report.traffic ?? []).length > 0) {
-    lines.push('', '## Traffic the protocol checks concern', '', '| check | traffic | statement | advice |', '|---|---|---|---|');
+    lines.push(
+      '',
+      '## Traffic the protocol checks concern',
+      '',
+      '| check | traffic | statement | advice |',
+      '|---|---|---|---|',
+    );
     for (const t of report.traffic ?? [])
       lines.push(
         `| \`${t.check}\`${t.checkInCatalogue ? '' : ' (not in this build yet)'} | ${cell(`${t.what}, ${t.count} time(s), first at ${t.source}: ${t.depends}`)} | <code>${cell(oneLine(t.statement, 300))}</code> | ${cell(t.advice)} |`,

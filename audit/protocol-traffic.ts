@@ -6,21 +6,27 @@
  * audit's findings); it is traffic that works through a pooler only where the pooler relays it
  * right, which those checks measure.
  *
- * The check ids live here and nowhere else in the watch and the audit. The checks themselves
- * are written on other branches: until they are in the catalogue, an id here names no check of
- * this build, and the watch's report says so beside the traffic (`checkInCatalogue`).
+ * The watch and the audit take the checks' ids from here, and this file from the check
+ * definitions. A check id the watch's catalogue lacks (a build without one of them) is said
+ * beside the traffic (`checkInCatalogue`).
  */
 import { child, nodeType, text } from '../common/ast-json.js';
 import type { AstNode } from '../common/sql-parser.js';
+import { inOut } from '../suites/copy/in-out.check.js';
+import { disconnect } from '../suites/pipeline/disconnect.check.js';
+import { error } from '../suites/pipeline/error.check.js';
+import { prepared } from '../suites/pipeline/prepared.check.js';
+import { transactions } from '../suites/pipeline/transactions.check.js';
+import { close } from '../suites/prepared/close.check.js';
 
 /** The protocol checks traffic is joined with, by what they cover. */
 export const PROTOCOL_CHECKS = {
-  copy: 'copy/in-out',
-  pipelineTransactions: 'pipeline/transactions',
-  pipelinePrepared: 'pipeline/prepared',
-  pipelineError: 'pipeline/error',
-  pipelineDisconnect: 'pipeline/disconnect',
-  close: 'prepared/close',
+  copy: inOut.id,
+  pipelineTransactions: transactions.id,
+  pipelinePrepared: prepared.id,
+  pipelineError: error.id,
+  pipelineDisconnect: disconnect.id,
+  close: close.id,
 } as const;
 
 export type ProtocolCheckId = (typeof PROTOCOL_CHECKS)[keyof typeof PROTOCOL_CHECKS];
@@ -65,7 +71,7 @@ export const TRAFFIC: Readonly<Record<TrafficKind, TrafficMeaning>> = {
     check: PROTOCOL_CHECKS.copy,
     what: 'CopyFail',
     depends:
-      "the client abandoned a COPY FROM STDIN: the server answers with an error, and a pooler that does not expect it keeps the backend pinned or half-used",
+      'the client abandoned a COPY FROM STDIN: the server answers with an error, and a pooler that does not expect it keeps the backend pinned or half-used',
     advice: 'Check copy/in-out on your pooler: a backend kept after a CopyFail is lost to the pool until it is closed.',
   },
   pipeline: {
@@ -89,7 +95,8 @@ export const TRAFFIC: Readonly<Record<TrafficKind, TrafficMeaning>> = {
     what: 'error with more pipelined rounds in flight',
     depends:
       'the server skips to the next Sync and answers the rounds after it: the pooler must deliver those answers, or the client waits for them forever',
-    advice: 'Check pipeline/error on your pooler: a pipeline that stalls after an error needs the driver to leave pipeline mode.',
+    advice:
+      'Check pipeline/error on your pooler: a pipeline that stalls after an error needs the driver to leave pipeline mode.',
   },
   'pipeline-disconnect': {
     check: PROTOCOL_CHECKS.pipelineDisconnect,
@@ -115,4 +122,3 @@ export function copyTrafficOf(wrapper: AstNode): 'copy-in' | 'copy-out' | null {
   if (text(stmt, 'filename') !== null || stmt?.['is_program'] === true) return null;
   return stmt?.['is_from'] === true ? 'copy-in' : 'copy-out';
 }
-

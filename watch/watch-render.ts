@@ -109,7 +109,13 @@ export function renderWatchMarkdown(report: WatchReport): string {
     lines.push(`Fix: ${cell(f.advice)}`);
   }
   if ((report.traffic ?? []).length > 0) {
-    lines.push('', '## Traffic the protocol checks concern', '', '| check | traffic | statement | advice |', '|---|---|---|---|');
+    lines.push(
+      '',
+      '## Traffic the protocol checks concern',
+      '',
+      '| check | traffic | statement | advice |',
+      '|---|---|---|---|',
+    );
     for (const tr of report.traffic ?? [])
       lines.push(
         `| \`${tr.check}\`${cell(pendingText(tr))} | ${cell(trafficText(tr))} | <code>${cell(oneLine(tr.statement, 400))}</code> | ${cell(tr.advice)} |`,

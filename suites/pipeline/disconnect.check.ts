@@ -96,12 +96,7 @@ export const disconnect = defineCheck({
 });
 
 /** One round; false when it broke or could not go on. */
-async function leaveMidPipeline(
-  scn: Scenario,
-  round: number,
-  marker: string,
-  name: string,
-): Promise<boolean> {
+async function leaveMidPipeline(scn: Scenario, round: number, marker: string, name: string): Promise<boolean> {
   const a = await scn.openWire(`A${round}`);
   const start = await a.exchange(
     [`${PIPELINE_TAGS.pipe}.1`],

@@ -89,7 +89,9 @@ export const trackedParameter = defineCheck({
     priority: 110,
     // Per parameter: the audit and watch join a SET of TimeZone with TimeZone's own outcome.
     perParameter: TRACKED_PARAMETERS.map((p) => p.key),
-    parameterAdvice: Object.fromEntries(TRACKED_PARAMETERS.flatMap((p) => (p.leakAdvice ? [[p.key, p.leakAdvice]] : []))),
+    parameterAdvice: Object.fromEntries(
+      TRACKED_PARAMETERS.flatMap((p) => (p.leakAdvice ? [[p.key, p.leakAdvice]] : [])),
+    ),
     claims: {
       // The parameters the server reports to the client (GUC_REPORT) that PgBouncer, PgCat and
       // Odyssey replay when a client moves to another backend. search_path stays with

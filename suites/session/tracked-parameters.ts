@@ -167,6 +167,7 @@ export function cleanupSql(params: readonly TrackedParameterSpec[], tag: string)
   if (marked) rows.push([ROLE_MARKER_SETTING, tag]);
   const contains = ordered.filter((p) => p.match === 'contains').map((p) => `'${p.name}'`);
   const values = rows.map(([n, m]) => `('${n}','${m}')`).join(',');
-  const inside = contains.length > 0 ? ` OR (n IN (${contains.join(',')}) AND strpos(current_setting(n,true),m)>0)` : '';
+  const inside =
+    contains.length > 0 ? ` OR (n IN (${contains.join(',')}) AND strpos(current_setting(n,true),m)>0)` : '';
   return `DECLARE r record; BEGIN FOR r IN SELECT n FROM (VALUES ${values}) v(n,m) WHERE current_setting(n,true)=m${inside} LOOP EXECUTE 'RESET '||r.n; END LOOP; END;`;
 }

@@ -73,6 +73,7 @@ export const WATCH_MAY_USE_FROM_AUDIT: readonly string[] = [
   'audit/findings-exit.ts',
   'audit/pooler-behaviour.ts',
   'audit/pooler-source.ts',
+  'audit/protocol-traffic.ts',
   'audit/set-statement.ts',
   'audit/target-run.ts',
 ];

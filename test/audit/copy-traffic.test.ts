@@ -76,10 +76,20 @@ async function auditLog(extra: string[] = []): Promise<AuditReport> {
 describe.skipIf(!hasPsycopg)('COPY in a statement log (log_statement = all, libpq through psycopg 3)', () => {
   test('COPY FROM STDIN (twice) and COPY TO STDOUT are listed with copy/in-out; the string and the data rows are not', async () => {
     const a = await auditLog();
-    const traffic = (a.traffic ?? []).map((t) => ({ kind: t.kind, check: t.check, statement: t.statement, count: t.count }));
+    const traffic = (a.traffic ?? []).map((t) => ({
+      kind: t.kind,
+      check: t.check,
+      statement: t.statement,
+      count: t.count,
+    }));
     expect(traffic).toEqual([
       { kind: 'copy-in', check: PROTOCOL_CHECKS.copy, statement: 'COPY copy_rows (n, note) FROM STDIN', count: 2 },
-      { kind: 'copy-out', check: PROTOCOL_CHECKS.copy, statement: 'COPY (SELECT n FROM copy_rows) TO STDOUT', count: 1 },
+      {
+        kind: 'copy-out',
+        check: PROTOCOL_CHECKS.copy,
+        statement: 'COPY (SELECT n FROM copy_rows) TO STDOUT',
+        count: 1,
+      },
     ]);
     expect(a.traffic![0]!.source).toMatch(/postgresql\.log:\d+/);
     expect(a.traffic![0]!.advice).toMatch(/copy\/in-out/);

@@ -76,7 +76,9 @@ describe('the embedded default, per parameter', () => {
     const a = await audit('read-only', report);
     const readOnly = byWhat(a, 'SET default_transaction_read_only')!;
     expect(readOnly).toMatchObject({ outcome: 'leaked', parameter: 'default_transaction_read_only', breaks: true });
-    expect(readOnly.advice).toMatch(/leaks on PgBouncer up to 1\.25 in transaction mode.*25006.*track_extra_parameters/);
+    expect(readOnly.advice).toMatch(
+      /leaks on PgBouncer up to 1\.25 in transaction mode.*25006.*track_extra_parameters/,
+    );
     // The control: a setting without advice of its own, or one that is fine, has the check's.
     const tz = byWhat(a, 'SET timezone')!;
     expect(tz.advice).not.toBe(readOnly.advice);

@@ -30,11 +30,21 @@ afterAll(async () => {
 });
 
 /** Runs the check through PgBouncer 1.25.2 (transaction mode, pool of 2) with `settings`. */
-async function runThrough(settings: Record<string, string>): Promise<{ check: CheckResult; writable: boolean[]; sweepClean: boolean | null }> {
-  const bouncer: PoolerFixture = await startPgBouncer(postgres!, { poolMode: 'transaction', build: 'source', settings });
+async function runThrough(
+  settings: Record<string, string>,
+): Promise<{ check: CheckResult; writable: boolean[]; sweepClean: boolean | null }> {
+  const bouncer: PoolerFixture = await startPgBouncer(postgres!, {
+    poolMode: 'transaction',
+    build: 'source',
+    settings,
+  });
   try {
     const report = await run({ target: bouncer.url(), direct: postgres!.url(), only: [ID] });
-    return { check: report.checks[0]!, writable: await writableBackends(bouncer), sweepClean: report.sweep?.clean ?? null };
+    return {
+      check: report.checks[0]!,
+      writable: await writableBackends(bouncer),
+      sweepClean: report.sweep?.clean ?? null,
+    };
   } finally {
     await bouncer.stop();
   }
@@ -47,7 +57,9 @@ async function writableBackends(bouncer: PoolerFixture): Promise<boolean[]> {
   try {
     await Promise.all(clients.map((c) => c.connect()));
     await Promise.all(clients.map((c) => c.query('BEGIN')));
-    const ro = await Promise.all(clients.map((c) => c.query<{ ro: string }>("SELECT current_setting('transaction_read_only') AS ro")));
+    const ro = await Promise.all(
+      clients.map((c) => c.query<{ ro: string }>("SELECT current_setting('transaction_read_only') AS ro")),
+    );
     await Promise.all(clients.map((c) => c.query('COMMIT')));
     return ro.map((r) => r.rows[0]?.ro === 'off');
   } finally {
@@ -55,23 +67,26 @@ async function writableBackends(bouncer: PoolerFixture): Promise<boolean[]> {
   }
 }
 
-describe.skipIf(UNAVAILABLE !== null)(`PgBouncer 1.25.2, transaction mode: default_transaction_read_only${SKIP}`, () => {
-  test('as shipped: leaked (the next client on that server connection reads on), nothing left behind', async () => {
-    const { check, writable, sweepClean } = await runThrough({});
-    expect(check.facts['default_transaction_read_only.outcome'], check.reason).toBe('leaked');
-    expect(check.facts['default_transaction_read_only.named.seen']).toBe('on');
-    expect(check.outcome).toBe('leaked');
-    expect(writable).toEqual([true, true]);
-    expect(sweepClean).toBe(true);
-  });
-
-  test("control: listed in track_extra_parameters, it is tracked (A keeps it, nobody else reads it)", async () => {
-    const { check, writable, sweepClean } = await runThrough({
-      track_extra_parameters: 'IntervalStyle, default_transaction_read_only',
+describe.skipIf(UNAVAILABLE !== null)(
+  `PgBouncer 1.25.2, transaction mode: default_transaction_read_only${SKIP}`,
+  () => {
+    test('as shipped: leaked (the next client on that server connection reads on), nothing left behind', async () => {
+      const { check, writable, sweepClean } = await runThrough({});
+      expect(check.facts['default_transaction_read_only.outcome'], check.reason).toBe('leaked');
+      expect(check.facts['default_transaction_read_only.named.seen']).toBe('on');
+      expect(check.outcome).toBe('leaked');
+      expect(writable).toEqual([true, true]);
+      expect(sweepClean).toBe(true);
     });
-    expect(check.facts['default_transaction_read_only.outcome'], check.reason).toBe('tracked');
-    expect(check.facts['default_transaction_read_only.named.seen']).toBe('off');
-    expect(writable).toEqual([true, true]);
-    expect(sweepClean).toBe(true);
-  });
-});
+
+    test('control: listed in track_extra_parameters, it is tracked (A keeps it, nobody else reads it)', async () => {
+      const { check, writable, sweepClean } = await runThrough({
+        track_extra_parameters: 'IntervalStyle, default_transaction_read_only',
+      });
+      expect(check.facts['default_transaction_read_only.outcome'], check.reason).toBe('tracked');
+      expect(check.facts['default_transaction_read_only.named.seen']).toBe('off');
+      expect(writable).toEqual([true, true]);
+      expect(sweepClean).toBe(true);
+    });
+  },
+);

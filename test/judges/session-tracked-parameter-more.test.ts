@@ -27,12 +27,16 @@ interface Readings {
 }
 
 /** The recorded run with one more parameter's marker and readings. */
-function withReadings(r: Readings, s: StepRecord[] = stepsOf('pgbouncer-transaction', 'session/tracked-parameter')): StepRecord[] {
+function withReadings(
+  r: Readings,
+  s: StepRecord[] = stepsOf('pgbouncer-transaction', 'session/tracked-parameter'),
+): StepRecord[] {
   PHASES.forEach((phase, i) => {
     mutate(s, `${phase}run.markers`, (step) => void (step.results[0]![0]![r.key] = r.marker));
     if (r.before) mutate(s, `${phase}A.create`, (step) => step.results.push([{ ...r.before }]));
     mutate(s, `${phase}observe.take`, (step) => {
-      for (const rows of step.results) for (const row of rows) if ('seen_app' in row) row[`seen_${r.column}`] = r.seen[i]!;
+      for (const rows of step.results)
+        for (const row of rows) if ('seen_app' in row) row[`seen_${r.column}`] = r.seen[i]!;
     });
     mutate(s, `${phase}A.readback`, (step) => {
       for (const rows of step.results) for (const row of rows) if ('mine_app' in row) row[`mine_${r.column}`] = r.mine;
@@ -128,7 +132,13 @@ describe('session/tracked-parameter: records without the later parameters', () =
 
   test('scram_iterations on PostgreSQL 16: judged like the others', () => {
     const pg16 = { ...tx, serverVersion: '16.4', serverVersionNum: 160004 };
-    const s = withReadings({ key: 'scram_iterations', column: 'scram', marker: '4097', seen: ['4097', '4096'], mine: '4096' });
+    const s = withReadings({
+      key: 'scram_iterations',
+      column: 'scram',
+      marker: '4097',
+      seen: ['4097', '4096'],
+      mine: '4096',
+    });
     const j = trackedParameter.judge(s, pg16);
     expect(j.facts['scram_iterations.outcome']).toBe('leaked');
     expect(String(j.facts['scram_iterations.advice'])).toMatch(/SET LOCAL scram_iterations/);

@@ -89,7 +89,7 @@ describe.skipIf(!hasPsycopg)('the watch recognises COPY and pipelines on the wir
     expect(named!.used!.transaction).toBeGreaterThan(named!.created.transaction);
     expect(report.warnings).toEqual([]);
     expect(watchSchemaErrors(report)).toEqual([]);
-    // Until the protocol checks are merged, the report says their ids are not in this build.
+    // A protocol check missing from the build would be said beside its traffic.
     const md = renderWatchMarkdown(report);
     for (const t of report.traffic!)
       expect(md).toContain(`\`${t.check}\`${t.checkInCatalogue ? '' : ' (not in this build yet)'}`);
