@@ -138,7 +138,7 @@ export const FIXTURE_OUTCOMES = {
     'pipeline/transactions': 'ordered',
     'pipeline/prepared': 'failed',
     'pipeline/error': 'recovered',
-    'pipeline/disconnect': null,
+    'pipeline/disconnect': 'clean',
     'copy/in-out': 'dropped',
   },
   pgpool: {

@@ -10,6 +10,7 @@ import { COMMENT_BUDGET, needsAttention, renderMarkdown } from '../../reporters/
 import { inline, withLinks } from '../../reporters/markdown.js';
 import { pgbouncerReport, troubledReport } from './samples.js';
 import { reportCounts } from '../../reporters/verdict-text.js';
+import { poolText } from '../../reporters/report-text.js';
 
 /** Table rows (not the header or the separator). */
 function rows(md: string): string[] {
@@ -36,8 +37,11 @@ describe('Markdown report', () => {
     const report = pgbouncerReport();
     const md = renderMarkdown(report);
     const lines = md.split('\n');
-    const { pooler, poolSize } = report.discovery;
-    expect(lines[0]).toBe(`### pooltest: PgBouncer ${pooler!.version}, transaction mode, pool ${poolSize}`);
+    const { pooler } = report.discovery;
+    // The pool with how it was counted, where the report recorded that (poolText).
+    expect(lines[0]).toBe(
+      `### pooltest: PgBouncer ${pooler!.version}, transaction mode, pool ${poolText(report.discovery)}`,
+    );
     expect(lines[2]).toContain(`**${report.checks.length} checks:** ${reportCounts(report)}.`);
     expect(lines[2]).toMatch(/ outcomes? breaks? an application; \d+ pass \(\d+ of them expected breaks\), 0 fail/);
     expect(md.indexOf(`**${report.checks.length} checks:**`)).toBeLessThan(md.indexOf('| Check'));
