@@ -8,10 +8,13 @@
  *
  *   npm run docs:drivers [-- [--record DIR] [STACK...]]
  *   npm run docs:drivers -- --render      (no runs: the pages again from docs/drivers.json)
+ *   npm run docs:drivers -- --reuse DIR   (a stack whose DIR/drivers-<stack>.json exists, as
+ *                                          --record wrote it, is taken from there, not run again:
+ *                                          a regeneration cut short goes on where it stopped)
  *
  * test/reporters/drivers-table.test.ts fails when the pages differ from the stored runs.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,6 +31,8 @@ async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const recordAt = args.indexOf('--record');
   const recordDir = recordAt >= 0 ? args.splice(recordAt, 2)[1] : undefined;
+  const reuseAt = args.indexOf('--reuse');
+  const reuseDir = reuseAt >= 0 ? args.splice(reuseAt, 2)[1] : undefined;
   const renderAt = args.indexOf('--render');
   const renderOnly = renderAt >= 0 && args.splice(renderAt, 1).length === 1;
   const unknown = args.filter((a) => !DRIVER_STACKS.some((s) => s.stack === a && s.pending === undefined));
@@ -48,6 +53,15 @@ async function main(): Promise<void> {
     const kept = stored.columns.find((c) => c.stack === name);
     if (args.length > 0 && !args.includes(name) && kept) {
       columns.push(kept);
+      continue;
+    }
+    const reused = reuseDir ? path.join(reuseDir, `drivers-${name}.json`) : null;
+    if (reused && existsSync(reused)) {
+      const report = JSON.parse(readFileSync(reused, 'utf8')) as Parameters<typeof columnOf>[1];
+      columns.push(columnOf(name, report, title));
+      if (recordDir && path.resolve(recordDir) !== path.resolve(reuseDir!))
+        writeFileSync(path.join(recordDir, `drivers-${name}.json`), `${JSON.stringify(report)}\n`);
+      process.stderr.write(`${name}: ${report.results.length} results, from ${reused}\n`);
       continue;
     }
     const stack = await startStack(name);

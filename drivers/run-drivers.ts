@@ -5,6 +5,7 @@
  */
 import { discover } from '../engine/discovery/discovery.js';
 import { newRunId } from '../engine/record/markers.js';
+import { RUN_FACT_TAGS } from '../engine/record/run-facts.js';
 import { runContext, RunState } from '../engine/context/run-state.js';
 import { closeKeptSessions } from '../engine/steering/kept-session.js';
 import { Scenario } from '../engine/steering/scenario.js';
@@ -174,6 +175,10 @@ export async function runDrivers(target: Target, opts: DriversRunOptions = {}): 
         let ran;
         if (log && !('unreadable' in log)) log.readNew(); // what other clients logged before: not this configuration's
         const others = new OtherRunsQuestion(ctx, c0);
+        // A step pooltest could not even begin (a login the pooler did not complete, at capacity
+        // or gone) ends this configuration's run, never the whole command: what was recorded is
+        // judged, and an inconclusive result says what failed.
+        let runError: string | null = null;
         try {
           await others.ready();
           ran = await runDriverScenario(scn, driver, config, {
@@ -181,6 +186,10 @@ export async function runDrivers(target: Target, opts: DriversRunOptions = {}): 
             startMs: Math.max(stepMs, 15_000),
             phases: scenarios,
           });
+        } catch (err) {
+          runError = err instanceof Error ? err.message : String(err);
+          scn.note('engine', RUN_FACT_TAGS.runError, '(the driver run failed)', { facts: { message: runError } });
+          ran = { version: '?' };
         } finally {
           await scn.closeAll();
         }
@@ -201,7 +210,9 @@ export async function runDrivers(target: Target, opts: DriversRunOptions = {}): 
         const judged = judgeDriverRun(scn.steps, ctx.discovery, scenarios);
         for (const scenario of scenarios) {
           const j = judged[scenario];
-          if (j) push(driver, config, scenario, ran.version, vetoed(j, scn.steps, ctx.discovery, scenario), record);
+          if (!j) continue;
+          const said = runError && j.outcome === null ? { ...j, reason: `${runError}; ${j.reason}` } : j;
+          push(driver, config, scenario, ran.version, vetoed(said, scn.steps, ctx.discovery, scenario), record);
         }
         // After an outage the next configuration waits (bounded) for the target, as a check does.
         if (foundUnavailable(scn.steps)) await untilBack(ctx, `${driver.id} in configuration ${config.name}`);
