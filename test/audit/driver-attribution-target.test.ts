@@ -31,8 +31,13 @@ test("--target runs the named statement's driver and the finding carries its out
   const report = JSON.parse(await readFile(json, 'utf8')) as AuditReport;
   const driver = report.findings.find((f) => f.what === 'named protocol statement "a1"')?.driver;
   expect(driver?.id).toBe('ruby-pg');
-  // Only the configuration that names statements (prepare), not the advised exec_params.
-  expect(Object.keys(driver?.outcomes ?? {}).sort()).toEqual(['ruby-pg/collision@prepare', 'ruby-pg/moved@prepare']);
+  // Only the configuration that names statements (prepare), not the advised exec_params; its
+  // batch (pipeline mode) prepares too.
+  expect(Object.keys(driver?.outcomes ?? {}).sort()).toEqual([
+    'ruby-pg/batch@prepare',
+    'ruby-pg/collision@prepare',
+    'ruby-pg/moved@prepare',
+  ]);
   const outcomes = Object.values(driver?.outcomes ?? {});
   // A label needs the landing proven: both inconclusive (a busy machine) proves nothing either
   // way, and the test is skipped with that, never passed.
