@@ -97,6 +97,12 @@ export const COMPAT_TARGETS: readonly CompatTarget[] = [
     stack: 'pgbouncer-statement',
     postgres: 15,
     profile: 'pgbouncer-statement',
+    varies: {
+      'prepared/close': {
+        outcomes: ['refused', 'stale'],
+        why: 'Under statement pooling the Close, the re-Parse and the Describe each go to whichever server is free: where the Describe reaches the backend that still has the first text the check reads `stale`, where the re-Parse meets it `refused` (42P05). Both seen on this fixture, two runs in four each.',
+      },
+    },
   },
   {
     name: 'PgBouncer transaction, server_reset_query_always',

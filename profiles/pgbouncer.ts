@@ -172,6 +172,15 @@ export const pgbouncerSession: CatalogueProfile = {
 };
 
 /**
+ * prepared/close under statement pooling: the Close, the re-Parse and the Describe each go to
+ * whichever server is free. Where the Describe reaches the backend that still has the first
+ * text the check reads `stale`; where the re-Parse meets it, `refused` (42P05). Both seen on
+ * the fixture, two runs in four each: no outcome is the pooler's promise.
+ */
+const STATEMENT_CLOSE_VARIES =
+  'each message goes to whichever server is free: `stale` or `refused` from run to run (both seen on the fixture)';
+
+/**
  * Statement pooling: transaction pooling in which multi-statement transactions are refused
  * (FATAL "transaction blocks not allowed in statement pooling mode" since 1.10). Checks that
  * need a multi-statement transaction and have no other way to build their situation are
@@ -185,7 +194,12 @@ export const pgbouncerStatement: CatalogueProfile = {
   versions: '1.18',
   ref: PGB.poolMode,
   expect: observedOnFixture(
-    { fixture: 'pgbouncer-statement', on: ON_118, ref: PGB.poolMode },
+    {
+      fixture: 'pgbouncer-statement',
+      on: ON_118,
+      ref: PGB.poolMode,
+      leaveOut: { 'prepared/close': STATEMENT_CLOSE_VARIES },
+    },
     {
       ...MULTIPLEXED,
       'session/set-leak': {

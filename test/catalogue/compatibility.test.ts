@@ -159,7 +159,13 @@ describe('docs/compatibility.md', () => {
   test("the main fixtures' columns give exactly the outcomes the catalogue test asserts", () => {
     for (const t of COMPAT_RUNNABLE.filter((x) => Object.hasOwn(EXPECTED, x.stack))) {
       const on18 = t.postgres === 18 ? ON_POSTGRES_18[t.stack] : undefined;
-      expect(comparable(column(committed, t.name)), t.name).toEqual({ ...EXPECTED[t.stack], ...on18 });
+      // A cell the target declares varying (compatibility-targets.ts) holds one of its outcomes.
+      const varies = t.varies ?? {};
+      const steady = (o: Record<string, string | null>) =>
+        Object.fromEntries(Object.entries(o).filter(([id]) => !Object.hasOwn(varies, id)));
+      const got = comparable(column(committed, t.name));
+      expect(steady(got), t.name).toEqual(steady({ ...EXPECTED[t.stack], ...on18 }));
+      for (const [id, v] of Object.entries(varies)) expect(v.outcomes, `${t.name} ${id}`).toContain(got[id]);
     }
   });
 

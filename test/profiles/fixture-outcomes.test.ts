@@ -78,6 +78,7 @@ describe.each(Object.keys(FIXTURE_OUTCOMES) as (keyof typeof FIXTURE_OUTCOMES)[]
     const leftOut: Record<string, string[]> = {
       pgpool: ['cancel/routing'],
       direct: ['protocol/negotiation'],
+      'pgbouncer-statement': ['prepared/close'],
     };
     const fixtureOnly = ['capacity/burst'];
     expect(expected.sort()).toEqual(
