@@ -9,9 +9,15 @@
  * any run left idle in a transaction or carrying a run's name, and a new client answered within
  * a second; the session pipeline's run ends the same. Red before: every run's sweep said
  * `application_name = pooltest-<run> even after RESET (the pooler passes it at startup)`, exit 1.
+ *
+ * The transaction pipeline's runs leave out the wire checks' areas (pipeline, copy): after a
+ * client leaves with a pipeline pgagroal 1.6.0 has not answered, its worker keeps spinning and
+ * keeps its slot even once the backend is ended (a pgagroal defect, said in the matrix's notes
+ * on that column); no client can undo that, so those runs end with the pool full.
  */
 import pg from 'pg';
 import { describe, expect, test } from 'vitest';
+import { CATALOGUE } from '../../suites/catalogue.js';
 import { poolerBuildUnavailable } from '../../fixtures/pooler-build.js';
 import type { Stack } from '../../fixtures/stack.js';
 import { sharedPostgres } from '../support/shared-postgres.js';
@@ -54,6 +60,11 @@ async function newClientMs(stack: Stack): Promise<number> {
   }
 }
 
+/** Every area but the wire checks' that wedge pgagroal 1.6.0's transaction pipeline (see above). */
+const WITHOUT_WIRE_AREAS = [...new Set(CATALOGUE.map((c) => c.id.split('/')[0]!))]
+  .filter((area) => area !== 'pipeline' && area !== 'copy')
+  .join(',');
+
 async function runOnce(stack: Stack, extra: string[] = []) {
   const run = await runCli(
     ['--target', stack.target.url(), '--direct', postgres().url(), '--timeout', '5s', ...extra],
@@ -72,7 +83,7 @@ describe.skipIf(UNAVAILABLE !== null)(`pgagroal 1.6.0, transaction pipeline, thr
 
   test('each run ends with a clean sweep, exit 0, nothing of it on the server, and the pooler answers a new client within a second', async () => {
     for (let i = 1; i <= 3; i++) {
-      const { run, report, line } = await runOnce(stack());
+      const { run, report, line } = await runOnce(stack(), ['--only', WITHOUT_WIRE_AREAS]);
       const ms = await newClientMs(stack());
       console.log(`run ${i}: exit ${run.code} in ${run.ms} ms; ${line}; new client answered in ${ms} ms`);
       expect(report.sweep?.state, `${line}\n${run.stderr}`).toBe('clean');
