@@ -75,6 +75,9 @@ describe.each(Object.keys(EXPECTED))('catalogue against %s', (name) => {
       for (const m of [...(s.error ? [s.error.message] : []), ...s.notices.map((n) => n.message)])
         recorded.set(m, (recorded.get(m) ?? 0) + 1);
     const unrecorded: string[] = [];
+    const stepsOfCheck = (id: string) => run.report!.checks.find((c) => c.id === id)?.steps ?? [];
+    let departures = stepsOfCheck('pipeline/disconnect').filter((st) => st.tag === 'A.left').length;
+    let copyStalled = stepsOfCheck('copy/in-out').some((st) => st.timedOut);
     for (const [, level, text] of serverLog.matchAll(/\b(WARNING|ERROR|FATAL|PANIC):\s+(.*)$/gm)) {
       const message = text!.replace(/ at character \d+$/, '');
       // Discovery asks for PgBouncer's admin console by logging in to database "pgbouncer":
@@ -93,6 +96,18 @@ describe.each(Object.keys(EXPECTED))('catalogue against %s', (name) => {
         message === 'canceling statement due to user request'
       )
         continue;
+      // pipeline/disconnect's clients leave with their pipeline in flight, on purpose: the server,
+      // still answering, logs that its client is gone, at most once per departure (A.left).
+      if (level === 'FATAL' && message === 'connection to client lost' && departures > 0) {
+        departures--;
+        continue;
+      }
+      // copy/in-out's bad row fails the COPY on purpose (22P02); a pooler that never relays the
+      // error leaves the step unanswered (`stalled`): the server logged what the client never got.
+      if (level === 'ERROR' && message === 'invalid input syntax for type integer: "not a number"' && copyStalled) {
+        copyStalled = false;
+        continue;
+      }
       const left = recorded.get(message) ?? 0;
       if (left === 0) unrecorded.push(`${level}: ${message}`);
       else recorded.set(message, left - 1);
