@@ -170,7 +170,11 @@ describe('a Ctrl-C while the embedded default starts its PostgreSQL', () => {
       });
       expect(sent, `initdb never showed: ${r.stderr}`).toBe(true);
       expect(r.code, r.stderr).toBe(130);
-      expect(r.stderr).toMatch(/pooltest: INTERRUPTED: interrupted while starting the throwaway PostgreSQL/);
+      // On a loaded machine the start can get past initdb before the signal is handled: the
+      // interruption is then said at the next stage, and is still an interruption, exit 130.
+      expect(r.stderr).toMatch(
+        /pooltest: INTERRUPTED: interrupted (while starting the throwaway PostgreSQL|before discovery)/,
+      );
       expect(r.stderr).not.toMatch(/FIXTURE_FAILED|exited with null/);
       // The half-made template and the servers' folders are gone.
       expect(readdirSync(tmp).filter((f) => f !== 'pooltest-vite-cache')).toEqual([]);
