@@ -33,6 +33,7 @@ import { LAND_ON_A, LANDING_TAGS } from '../../engine/record/tags.js';
 import { markersFor } from '../../engine/record/markers.js';
 import type { Hold } from '../../engine/steering/holders.js';
 import { holdBackend, letGo } from '../../engine/steering/hold-backend.js';
+import { cleanOn } from '../../engine/steering/clean-on.js';
 import { cleanupBlock } from '../../engine/steering/state-scenario.js';
 import { wireSkipReason, type SyncAnswer } from '../../engine/session/wire-session.js';
 import * as fe from '../../engine/wire/frontend.js';
@@ -160,6 +161,11 @@ export const close = defineCheck({
       if (hold?.session.alive && scn.discovery.holderStrategy === 'transaction')
         await hold.session.run(CLOSE_TAGS.holderCleanup, cleanupBlock(dealloc, hold.pid ?? undefined));
       await letGo(hold);
+      // Statement-strategy holders cannot run it: each backend A parsed the name on is visited
+      // (under statement pooling the Close goes to whichever server is free, so the name can
+      // stay where it was parsed).
+      if (scn.discovery.holderStrategy !== 'transaction')
+        for (const pid of parsedOn(scn.steps)) await cleanOn(scn, pid, dealloc);
       // The client's own Close: a pooler that tracks statements forgets the name.
       await a.exchange(CLOSE_TAGS.cleanup, [fe.close('S', p), fe.sync()]);
     }
@@ -194,6 +200,12 @@ function moveOf(steps: readonly StepRecord[], discovery: Discovery, phase: strin
  *   backend while a holder sat on the one before (or, on a backend nobody else could get, as on
  *   a direct connection): otherwise inconclusive.
  */
+/** The backends A's Parse steps of the named statement ran on. */
+function parsedOn(steps: readonly StepRecord[]): number[] {
+  const tags: string[] = [CLOSE_TAGS.parse, CLOSE_TAGS.reparse];
+  return [...new Set(steps.filter((s) => tags.includes(s.tag) && s.pid !== null).map((s) => s.pid!))];
+}
+
 export function judgeClose(steps: readonly StepRecord[], discovery: Discovery): Judgement<Label> {
   const [parse, closeStep, reparse, describe] = [
     CLOSE_TAGS.parse,

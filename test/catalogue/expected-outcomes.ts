@@ -13,6 +13,7 @@
 import { FIXTURE_OUTCOMES } from '../../profiles/fixture-outcomes.js';
 import type { RecordedOutcomes } from '../../profiles/catalogue-profile.js';
 import { CATALOGUE } from '../../suites/catalogue.js';
+import { COMPAT_TARGETS } from '../../bench/compatibility-targets.js';
 
 export type Outcomes = Record<string, string | null>;
 
@@ -74,3 +75,25 @@ export const VARIANTS: Record<string, Outcomes> = {
   // max_client_conn 4: more clients than allowed are refused.
   'pgbouncer-small-max-client': { 'capacity/queueing': 'rejected' },
 };
+
+/**
+ * Cells a fixture's PostgreSQL 15 matrix column declares varying (bench/compatibility-targets.ts,
+ * each with why): a run of that fixture may give any of their outcomes.
+ */
+export const VARYING: Record<string, Record<string, readonly string[]>> = Object.fromEntries(
+  COMPAT_TARGETS.filter((t) => t.postgres === 15 && t.varies).map((t) => [
+    t.stack,
+    Object.fromEntries(Object.entries(t.varies!).map(([id, v]) => [id, v.outcomes])),
+  ]),
+);
+
+/** `got` against `want` with the varying cells held to their declared outcomes instead. */
+export function withVarying(stack: string, got: Outcomes, want: Outcomes): { got: Outcomes; want: Outcomes } {
+  const varies = VARYING[stack] ?? {};
+  const steady = (o: Outcomes) => Object.fromEntries(Object.entries(o).filter(([id]) => !Object.hasOwn(varies, id)));
+  const off = Object.entries(varies).filter(([id, outcomes]) => id in got && !outcomes.includes(got[id]!));
+  return {
+    got: { ...steady(got), ...Object.fromEntries(off.map(([id]) => [id, got[id]!])) },
+    want: { ...steady(want), ...Object.fromEntries(off.map(([id, outcomes]) => [id, outcomes.join(' | ')])) },
+  };
+}
