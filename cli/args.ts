@@ -40,6 +40,8 @@ export interface CliOptions {
   strict: boolean;
   /** `--fail-on-breaks`: an outcome that breaks an application fails the run (exit 1). */
   failOnBreaks: boolean;
+  /** `--run-wedging`: run the checks known to wedge the identified pooler too (engine/execute/known-wedge.ts). */
+  runWedging: boolean;
   /** A pooler to start in containers (`--spawn`). */
   spawn?: string;
   timeoutMs?: number;
@@ -78,6 +80,7 @@ export function parseCli(argv: string[]): CliOptions {
     store: s.store,
     strict: has('strict'),
     failOnBreaks: has('fail-on-breaks'),
+    runWedging: has('run-wedging'),
     verbose: has('verbose'),
     quiet: s.quiet,
     list: has('list'),

@@ -87,6 +87,11 @@ ${SUBCOMMAND_LINES}`,
       type: 'boolean',
       help: 'fail (exit 1) when an outcome breaks an application written for a direct connection, expected by a profile or not; JUnit then reports each such check as a failure (without it, as a passed testcase)',
     },
+    'run-wedging': {
+      section: 'What to run and assert',
+      type: 'boolean',
+      help: 'also run the checks known to leave the identified pooler unusable until it restarts (pgagroal 1.6 in transaction mode: the pipeline checks); without it they are skipped with the reason',
+    },
     only: {
       section: 'What to run and assert',
       type: 'string',

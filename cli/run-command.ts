@@ -63,6 +63,7 @@ export async function runCommand(opts: CliOptions, ends: Endpoints, io: CliIo): 
     maxPool: opts.maxPool,
     strict: opts.strict,
     failOnBreaks: opts.failOnBreaks,
+    runWedging: opts.runWedging,
     env: io.env,
     ...(io.signal ? { signal: io.signal } : {}),
     ...(io.quit ? { quit: io.quit } : {}),

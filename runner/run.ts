@@ -66,6 +66,8 @@ export interface RunOptions {
   failOnBreaks?: boolean;
   /** The target is a throwaway fixture: allows checks that would disturb a shared server (capacity/burst). */
   fixture?: boolean;
+  /** `--run-wedging`: run the checks known to wedge the identified pooler too (engine/execute/known-wedge.ts). */
+  runWedging?: boolean;
   env?: NodeJS.ProcessEnv;
   /**
    * Interrupts the run (SIGINT/SIGTERM in the CLI): the check in flight stops and ends
@@ -185,7 +187,10 @@ async function runWithId(opts: RunOptions & { runId: string }, state: RunState):
   const discovery = found.value;
   phaseEnd('discovery');
   opts.onDiscovery?.(discovery);
-  ctx = runContext({ target, direct, discovery, runId, bounds, fixture: opts.fixture === true }, state);
+  ctx = runContext(
+    { target, direct, discovery, runId, bounds, fixture: opts.fixture === true, runWedging: opts.runWedging === true },
+    state,
+  );
   let results: CheckResult[];
   let sweepResult: Report['sweep'];
   // Other runs on this target see this one for as long as it lasts (steering/other-runs.ts).

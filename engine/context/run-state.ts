@@ -33,6 +33,8 @@ export interface RunData {
    * that would disturb other users of a shared server (capacity/burst) may run.
    */
   fixture?: boolean;
+  /** Run the checks known to wedge the pooler discovery identified too (engine/execute/known-wedge.ts). */
+  runWedging?: boolean;
   /**
    * Which TLS attempt worked per endpoint and sslmode (RunState.tlsFirst), as the process that
    * handed this over had learned it ({@link runData} below).

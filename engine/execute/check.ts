@@ -6,6 +6,7 @@
  */
 import type { Scenario, RunContext } from '../steering/scenario.js';
 import type { CheckMeta } from '../record/check-meta.js';
+import type { KnownWedge } from './known-wedge.js';
 
 export type {
   AuditHint,
@@ -29,6 +30,8 @@ export interface CheckDefinition<Id extends string = string, Label extends strin
 > {
   /** Why this check cannot run against this target (it is then `skipped`), or null. */
   skipIf?(ctx: RunContext): string | null;
+  /** Poolers this check is known to leave unusable: skipped there unless `--run-wedging` (known-wedge.ts). */
+  wedges?: readonly KnownWedge[];
   /** Drives sessions and records; must not judge. */
   scenario(scn: Scenario): Promise<void>;
 }

@@ -7,6 +7,7 @@
  * Vitest; `checkTest` in vitest-check.ts wires it into a test.
  */
 import { unmetRequirement, type CheckDefinition } from './check.js';
+import { wedgeSkip } from './known-wedge.js';
 import { factStep, RUN_FACT_TAGS, type NotRunFact } from '../record/run-facts.js';
 import { blockingChange, describeChange } from '../discovery/pool-watch.js';
 import { closeScenario, judged, noteRunFacts, runScenario, tidyUp, type ResultBase } from './phases.js';
@@ -90,8 +91,11 @@ export function resultBase(
  * before a check runs, and of the checks an interrupted run never started (runner/run.ts):
  * either way a check that was never going to run here is a skip, not a gap.
  */
-export function skipReason(def: Pick<CheckDefinition, 'requires' | 'skipIf'>, ctx: RunContext): string | null {
-  return def.skipIf?.(ctx) ?? unmetRequirement(def, ctx);
+export function skipReason(
+  def: Pick<CheckDefinition, 'requires' | 'skipIf' | 'wedges'>,
+  ctx: RunContext,
+): string | null {
+  return def.skipIf?.(ctx) ?? unmetRequirement(def, ctx) ?? wedgeSkip(def.wedges, ctx);
 }
 
 /**

@@ -36,7 +36,7 @@ import { PIPE_LOOK, PIPE_SETTING, PIPELINE_ROUNDS, unnamed, useNamed } from '../
 import type { Scenario } from '../../engine/steering/scenario.js';
 import type { Judgement, StepRecord } from '../../engine/types.js';
 import * as fe from '../../engine/wire/frontend.js';
-import { markValue, pipelineVerdict, TRANSPORT_OUTCOMES } from './shared.js';
+import { markValue, pipelineVerdict, TRANSPORT_OUTCOMES, PGAGROAL_TRANSACTION_WEDGE } from './shared.js';
 
 /** The tags of this check's own steps, written by its scenario and read by its judge. */
 const TAGS = {
@@ -85,6 +85,7 @@ export const disconnect = defineCheck({
   ],
   outcomes: OUTCOMES,
   skipIf: (ctx) => wireSkipReason(ctx.target),
+  wedges: [PGAGROAL_TRANSACTION_WEDGE],
   async scenario(scn) {
     const m = markersFor(scn.ctx.runId, this.id);
     scn.recordMarkers({ pipe: m.tag, statement: m.preparedName });

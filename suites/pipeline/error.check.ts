@@ -28,7 +28,7 @@ import { wireSkipReason } from '../../engine/session/wire-session.js';
 import { markedTransaction, PIPE_LOOK, pipelineRounds, unnamed } from '../../engine/steering/pipeline-rounds.js';
 import type { Discovery, Judgement, StepRecord } from '../../engine/types.js';
 import * as fe from '../../engine/wire/frontend.js';
-import { markValue, pipelineVerdict, TRANSPORT_OUTCOMES, unproven } from './shared.js';
+import { markValue, pipelineVerdict, TRANSPORT_OUTCOMES, unproven, PGAGROAL_TRANSACTION_WEDGE } from './shared.js';
 
 const OUTCOMES = {
   recovered: {
@@ -65,6 +65,7 @@ export const error = defineCheck({
   outcomes: OUTCOMES,
   leavesNoState: 'transaction-local settings only, and a failed SELECT: nothing outlives a transaction',
   skipIf: (ctx) => wireSkipReason(ctx.target),
+  wedges: [PGAGROAL_TRANSACTION_WEDGE],
   async scenario(scn) {
     const marker = markersFor(scn.ctx.runId, this.id).tag;
     scn.recordMarkers({ pipe: marker });

@@ -27,7 +27,7 @@ import { wireSkipReason } from '../../engine/session/wire-session.js';
 import { PIPE_LOOK, pipelineRounds, useNamed } from '../../engine/steering/pipeline-rounds.js';
 import type { Discovery, Judgement, StepRecord } from '../../engine/types.js';
 import * as fe from '../../engine/wire/frontend.js';
-import { markValue, pipelineVerdict, TRANSPORT_OUTCOMES } from './shared.js';
+import { markValue, pipelineVerdict, TRANSPORT_OUTCOMES, PGAGROAL_TRANSACTION_WEDGE } from './shared.js';
 
 const TEXT = 'SELECT pg_backend_pid() AS pid, $1::text AS echo';
 
@@ -65,6 +65,7 @@ export const prepared = defineCheck({
   ],
   outcomes: OUTCOMES,
   skipIf: (ctx) => wireSkipReason(ctx.target),
+  wedges: [PGAGROAL_TRANSACTION_WEDGE],
   async scenario(scn) {
     const m = markersFor(scn.ctx.runId, this.id);
     const name = m.preparedName;

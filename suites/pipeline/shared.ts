@@ -3,6 +3,7 @@
  * (stalled, dropped, malformed), with their advice, and the judge's common first steps.
  */
 import type { OutcomeInfo } from '../../engine/execute/check.js';
+import type { KnownWedge } from '../../engine/execute/known-wedge.js';
 import {
   crossing,
   dedicated,
@@ -33,6 +34,26 @@ export const TRANSPORT_OUTCOMES = {
     advice: `Report it to the pooler's maintainers with the bytes. ${DRIVERS}`,
   },
 } satisfies Record<TransportLabel, OutcomeInfo>;
+
+/**
+ * pgagroal 1.6.0's transaction pipeline: a worker whose client's next transaction finds no free
+ * server connection it can use loops in pgagroal_get_connection (pool.c: blocking_timeout 0,
+ * 1 µs sleeps) and never reads its client again. It can use only a slot whose file descriptor
+ * number, as the main process numbers it, is a socket in its own process, so a server
+ * connection opened at its own login or after its fork is never usable to it; and a client
+ * that leaves without Terminate makes its worker close the last server connection it used
+ * (worker.c, WORKER_SERVER_FAILURE), which a later login opens again. The pipeline checks do
+ * both (a client leaving mid-pipeline; pipelines whose transactions each need a server), and
+ * left workers spinning with their clients long gone: the pool of 2 then refuses logins (its
+ * malformed 53300) until pgagroal restarts. Nothing a client sends reaches the loop, and ending
+ * the backends through --direct left a spinning worker spinning (the next login, handed a
+ * dead server, added one).
+ */
+export const PGAGROAL_TRANSACTION_WEDGE: KnownWedge = {
+  pooler: 'pgagroal',
+  mode: 'transaction',
+  why: 'a worker left waiting for a server connection with the rest of a pipeline keeps spinning after its client left, and the pool then refuses every login until pgagroal restarts',
+};
 
 /** The setting's value A's transaction `seg` of round `round` carries (`<marker>-r<round>-s<seg>`). */
 export function markValue(marker: string, round: number, seg: number): string {

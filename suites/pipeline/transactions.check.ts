@@ -26,7 +26,7 @@ import { PIPELINE_TAGS } from '../../engine/record/tags.js';
 import { wireSkipReason } from '../../engine/session/wire-session.js';
 import { markedTransaction, PIPE_LOOK, pipelineRounds } from '../../engine/steering/pipeline-rounds.js';
 import type { Discovery, Judgement, StepRecord } from '../../engine/types.js';
-import { markValue, pipelineVerdict, TRANSPORT_OUTCOMES, unproven } from './shared.js';
+import { markValue, pipelineVerdict, TRANSPORT_OUTCOMES, unproven, PGAGROAL_TRANSACTION_WEDGE } from './shared.js';
 
 /** Implicit transactions per pipeline. */
 const SEGMENTS = 3;
@@ -71,6 +71,7 @@ export const transactions = defineCheck({
   outcomes: OUTCOMES,
   leavesNoState: 'transaction-local settings only (set_config(..., true)): nothing outlives a transaction',
   skipIf: (ctx) => wireSkipReason(ctx.target),
+  wedges: [PGAGROAL_TRANSACTION_WEDGE],
   async scenario(scn) {
     const marker = markersFor(scn.ctx.runId, this.id).tag;
     scn.recordMarkers({ pipe: marker });
