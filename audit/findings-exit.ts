@@ -20,6 +20,8 @@ export interface FindingsVerdict {
   breaking: number;
   /** Whether some finding breaks or has an unknown outcome, or more were only counted. */
   mayBreak: boolean;
+  /** Findings whose outcome on the pooler is unknown (its check inconclusive or not run there). */
+  unknown?: number;
 }
 
 /**
@@ -50,14 +52,23 @@ export function findingsVerdict(
     breaking,
     mayBreak:
       report.findings.some((f) => f.breaks !== false) || Object.values(report.overflow).some((n) => (n ?? 0) > 0),
+    unknown: report.findings.filter((f) => f.breaks === 'unknown').length,
   };
 }
 
 /** The exit code of this run and why, as the terminal's last line says it. */
 export function findingsExitMeaning(v: FindingsVerdict, failOnFindings: boolean): string {
   const code = findingsExitCode(v, failOnFindings);
-  if (v.basis !== 'typical')
-    return code === 1 ? 'exit 1: findings break on this pooler' : 'exit 0: nothing breaks on this pooler';
+  if (v.basis !== 'typical') {
+    if (code === 1) return 'exit 1: findings break on this pooler';
+    // With every check inconclusive (another run on the pool, a pooler that stopped answering)
+    // the exit stays 0, as the run command's does without --strict, but "nothing breaks" would
+    // read as a clean bill of health that nothing measured.
+    const unknown = v.unknown ?? 0;
+    return unknown > 0
+      ? `exit 0: nothing confirmed to break on this pooler, but ${unknown} finding(s) unknown there (the pooler's check was inconclusive or not run: see "on this pooler" above)`
+      : 'exit 0: nothing breaks on this pooler';
+  }
   if (code === 0)
     return v.findings === 0
       ? 'exit 0: no statement relies on session state'

@@ -4,7 +4,9 @@
  * outcomes per driver scenario, known for two of the checks' profile names only.
  */
 import type { CommandGrammar } from '../common/command-grammar.js';
+import { DRIVER_OUTCOMES } from '../drivers/judge.js';
 import { DRIVER_PROFILES } from '../drivers/profiles.js';
+import { DRIVER_SCENARIOS } from '../drivers/tags.js';
 
 const DRIVER_PROFILE_NAMES = Object.keys(DRIVER_PROFILES);
 
@@ -66,14 +68,14 @@ when the landing was not proven.`,
       section: 'What to run',
       type: 'string',
       value: 'a,b',
-      help: 'only these scenarios: moved, collision, cursor, batch (default: all)',
+      help: `only these scenarios: ${DRIVER_SCENARIOS.join(', ')} (default: all)`,
     },
     list: { section: 'What to run', type: 'boolean', help: 'list the drivers and their configurations' },
     expect: {
       section: 'What to run',
       type: 'string',
       value: 'FILE',
-      help: 'JSON {"asyncpg/moved@default": "failed", ...} (over the profile\'s): missed expectations exit 1',
+      help: `JSON {"asyncpg/moved@default": "failed", ...} (over the profile's; outcomes ${Object.keys(DRIVER_OUTCOMES).join(', ')}): missed expectations exit 1`,
     },
     strict: { section: 'What to run', type: 'boolean', help: 'an inconclusive result exits 1 too' },
     'server-log': {

@@ -15,6 +15,7 @@ import { esc, token } from './html.js';
 import { renderSequenceSvg } from './sequence-svg.js';
 import { stepOutcome } from './step-text.js';
 import { cellText, poolerText, scenarioColumns } from './drivers-text.js';
+import { driverOutcomeBreaks, driversSummaryLine } from './drivers-summary.js';
 
 /** Renders `report` as one HTML document. */
 export function renderDriversHtml(report: DriversReport): string {
@@ -24,7 +25,7 @@ export function renderDriversHtml(report: DriversReport): string {
     `target <code>${esc(`${t.user}@${t.host}:${t.port}/${t.database}`)}</code>`,
     `run <code>${esc(report.runId)}</code>`,
     esc(report.startedAt),
-    `${report.results.length} results in ${(report.durationMs / 1000).toFixed(1)} s`,
+    `${esc(driversSummaryLine(report))} (${(report.durationMs / 1000).toFixed(1)} s)`,
   ].join(' · ');
   const skipped = report.skipped.map((s) => `<li>${esc(s.driver)}: skipped: ${esc(s.reason)}</li>`).join('');
   const body = [
@@ -70,7 +71,8 @@ function overview(report: DriversReport): string {
 }
 
 function outcome(r: DriverResult): string {
-  const cls = r.outcome === 'failed' || r.verdict === 'fail' ? 'breaks' : r.outcome === null ? 'v-inconclusive' : '';
+  const cls =
+    driverOutcomeBreaks(r.outcome) || r.verdict === 'fail' ? 'breaks' : r.outcome === null ? 'v-inconclusive' : '';
   return `<code class="${cls}">${esc(cellText(r))}</code>`;
 }
 

@@ -5,6 +5,7 @@
 import type { DriverResult, DriversReport } from '../drivers/run-drivers.js';
 import { DRIVER_SCENARIOS, type DriverScenarioId } from '../drivers/judge.js';
 import { poolText } from './report-text.js';
+import { driversSummaryLine } from './drivers-summary.js';
 
 interface Row {
   driver: string;
@@ -75,7 +76,7 @@ export function renderDriversTerminal(report: DriversReport): string {
     ...(notes.length > 0 ? ['', ...notes] : []),
     ...(skipped.length > 0 ? ['', ...skipped] : []),
     '',
-    `${report.results.length} results in ${(report.durationMs / 1000).toFixed(1)} s`,
+    `${driversSummaryLine(report)}  (${(report.durationMs / 1000).toFixed(1)} s)`,
     '',
   ].join('\n');
 }
@@ -87,6 +88,8 @@ export function renderDriversMarkdown(report: DriversReport): string {
   const columns = scenarioColumns(report);
   const out = [
     `# pooltest drivers: ${md(poolerText(report))}`,
+    '',
+    `**${md(driversSummaryLine(report))}.**`,
     '',
     `| driver | configuration | ${columns.join(' | ')} |`,
     `|---|---|${columns.map(() => '---|').join('')}`,
