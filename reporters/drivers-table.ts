@@ -5,7 +5,7 @@
  * pages to the stored results without running anything.
  */
 import type { DriverResult, DriversReport } from '../drivers/run-drivers.js';
-import { DRIVER_SCENARIOS } from '../drivers/judge.js';
+import { DRIVER_OUTCOMES, DRIVER_SCENARIOS } from '../drivers/judge.js';
 import { esc } from './html.js';
 import { cellText } from './drivers-text.js';
 
@@ -191,6 +191,11 @@ export function driversSectionMarkdown(runs: StoredDriverRuns): string {
   ].join('\n');
 }
 
+/** Whether a cell's outcome (its first word: `failed (expected works)` is a failed) breaks an application. */
+function cellBreaks(cell: string): boolean {
+  return DRIVER_OUTCOMES[cell.split(' ')[0]!]?.breaks === true;
+}
+
 /** The same section as HTML, for docs/compatibility.html. */
 export function driversSectionHtml(runs: StoredDriverRuns): string {
   const head = ['driver', 'configuration', 'scenario', ...runs.columns.map((c) => `${c.stack} (${c.pooler})`)]
@@ -198,9 +203,7 @@ export function driversSectionHtml(runs: StoredDriverRuns): string {
     .join('');
   const rows = rowsOf(runs)
     .map((r) => {
-      const cells = r.cells.map(
-        (c) => `<td><code class="${c.startsWith('failed') ? 'breaks' : ''}">${esc(c)}</code></td>`,
-      );
+      const cells = r.cells.map((c) => `<td><code class="${cellBreaks(c) ? 'breaks' : ''}">${esc(c)}</code></td>`);
       return `<tr><td>${esc(`${r.driver} ${r.version}`)}</td><td><code>${esc(r.config)}</code>${r.advised ? ' (advised)' : ''}</td><td>${esc(r.scenario)}</td>${cells.join('')}</tr>`;
     })
     .join('');

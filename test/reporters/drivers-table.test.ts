@@ -44,6 +44,18 @@ describe('the drivers x poolers table', () => {
     expect(read(COMPAT_FILES.markdown)).not.toContain(driversSectionMarkdown(changed));
   });
 
+  // Every outcome that breaks an application is marked as such on the HTML page, not only
+  // `failed` (a stalled or split batch breaks one too); `retried` and `works` do not.
+  test('the HTML marks every breaking outcome, and only those', () => {
+    const one = (outcome: string) => {
+      const changed = structuredClone(stored);
+      for (const c of changed.columns) for (const r of c.results) r.outcome = outcome;
+      return driversSectionHtml(changed);
+    };
+    for (const outcome of ['failed', 'stalled', 'split']) expect(one(outcome), outcome).toContain('class="breaks"');
+    for (const outcome of ['works', 'retried']) expect(one(outcome), outcome).not.toContain('class="breaks"');
+  });
+
   // The stored columns agree with the profiles a user's CI asserts: a judge change that moves a
   // cell must move the profile too (or the other way round), and the page cannot go blind.
   test.each(['direct', 'pgbouncer-transaction'])('the %s column gives what its drivers profile expects', (stack) => {
