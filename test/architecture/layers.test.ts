@@ -76,6 +76,7 @@ export const WATCH_MAY_USE_FROM_AUDIT: readonly string[] = [
   'audit/protocol-traffic.ts',
   'audit/set-statement.ts',
   'audit/target-run.ts',
+  'audit/traffic-markdown.ts',
 ];
 
 /**
