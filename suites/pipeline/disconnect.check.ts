@@ -27,7 +27,7 @@ import { defineCheck, type OutcomeInfo } from '../../engine/execute/check.js';
 import { firstTransportFailure, pipeSteps } from '../../engine/judging/pipeline-record.js';
 import { markersFor } from '../../engine/record/markers.js';
 import { errorText, markerOf, numberOf, stepsOf } from '../../engine/record/step-reading.js';
-import { PIPELINE_TAGS } from '../../engine/record/tags.js';
+import { PIPELINE_TAGS, segmentTag } from '../../engine/record/tags.js';
 import { wireSkipReason } from '../../engine/session/wire-session.js';
 import { awaitBackendGone } from '../../engine/steering/backend-gone.js';
 import { dismiss, landingHoldMs } from '../../engine/steering/holders.js';
@@ -101,7 +101,7 @@ export const disconnect = defineCheck({
 async function leaveMidPipeline(scn: Scenario, round: number, marker: string, name: string): Promise<boolean> {
   const a = await scn.openWire(`A${round}`);
   const start = await a.exchange(
-    [`${PIPELINE_TAGS.pipe}.1`],
+    [segmentTag(PIPELINE_TAGS.pipe, 1)],
     [
       // Statement pooling refuses transaction blocks: there every round leaves outside one.
       ...(round % 2 === 1 && scn.discovery.transactionBlocks === 'allowed' ? unnamed('BEGIN') : []),
