@@ -30,7 +30,7 @@ import { errorText, markerOf, numberOf, stepsOf } from '../../engine/record/step
 import { PIPELINE_TAGS, segmentTag } from '../../engine/record/tags.js';
 import { wireSkipReason } from '../../engine/session/wire-session.js';
 import { awaitBackendGone } from '../../engine/steering/backend-gone.js';
-import { dismiss, landingHoldMs } from '../../engine/steering/holders.js';
+import { dismiss, landingHoldMs, letGo } from '../../engine/steering/holders.js';
 import { landOn } from '../../engine/steering/land-on.js';
 import { PIPE_LOOK, PIPE_SETTING, PIPELINE_ROUNDS, unnamed, useNamed } from '../../engine/steering/pipeline-rounds.js';
 import type { Scenario } from '../../engine/steering/scenario.js';
@@ -126,11 +126,11 @@ async function leaveMidPipeline(scn: Scenario, round: number, marker: string, na
   ]);
   a.drop();
   scn.note(`A${round}`, TAGS.left, '(left with the pipeline in flight: socket closed)');
-  // D competes for the pool and leaves: under session pooling a connected client keeps its
+  // D competes for the pool and is let go: under session pooling a connected client keeps its
   // backend, and with D still there the later client L would queue behind pooltest's own.
   const d = await scn.open(`D${round}`);
   await d.run(PIPELINE_TAGS.compete, PIPE_LOOK);
-  await d.close();
+  await letGo(scn, d);
   const landing = await landOn(scn, b1, {
     prefix: `N${round}.`,
     tag: TAGS.next,
