@@ -5,6 +5,7 @@
 import { driverText } from './driver-attribution.js';
 import type { AuditReport, Breaks } from './audit-types.js';
 import { groupByCheck } from './check-groups.js';
+import { trafficSection } from './traffic-markdown.js';
 import { htmlCell as cell } from '../reporters/markdown.js';
 import { oneLine } from '../common/display-text.js';
 
@@ -92,19 +93,11 @@ export function renderAuditMarkdown(report: AuditReport): string {
         `| ${cell(u.source)} | ${cell(oneLine(u.error, 200))} | <code>${cell(oneLine(u.statement, 200))}</code> |`,
       );
   }
-  if ((report.traffic ?? []).length > 0) {
-    lines.push(
-      '',
-      '## Traffic the protocol checks concern',
-      '',
-      '| check | traffic | statement | advice |',
-      '|---|---|---|---|',
-    );
-    for (const t of report.traffic ?? [])
-      lines.push(
-        `| \`${t.check}\`${t.checkInCatalogue ? '' : ' (not in this build yet)'} | ${cell(`${t.what}, ${t.count} time(s), first at ${t.source}: ${t.depends}`)} | <code>${cell(oneLine(t.statement, 300))}</code> | ${cell(t.advice)} |`,
-      );
-  }
+  const traffic = (report.traffic ?? []).map((t) => ({
+    ...t,
+    traffic: `${t.what}, ${t.count} time(s), first at ${t.source}: ${t.depends}`,
+  }));
+  lines.push(...trafficSection(traffic, 300));
   if (report.warnings.length > 0) lines.push('', '## Warnings', '', ...report.warnings.map((w) => `- ${cell(w)}`));
   return `${lines.join('\n')}\n`;
 }

@@ -33,9 +33,10 @@ import { resultsOfDrivers, withDriver } from './driver-attribution.js';
 import { auditSqlFile } from './sql-file-input.js';
 import { loadParser } from '../common/sql-parser.js';
 import { auditStats } from './stats-input.js';
+import type { TargetRefinements } from './target-run.js';
 
 /** What to audit and against which pooler behaviour. */
-export interface AuditOptions {
+export interface AuditOptions extends TargetRefinements {
   /** SQL files (migrations, scripts). */
   sql?: string[];
   /** PostgreSQL server logs; `-` is standard input. */
@@ -50,13 +51,6 @@ export interface AuditOptions {
   report?: string;
   /** A pooler to run the relevant checks against now. */
   target?: string;
-  /** Password for `target` when not in the URL or PGPASSWORD. */
-  password?: string;
-  /** psql's `-h -p -U -d` for `target`: they win over what its text says (audit/target-run.ts). */
-  host?: string;
-  port?: number;
-  user?: string;
-  database?: string;
   /** The PostgreSQL behind `target`, for the sweep of the checks run against it. */
   direct?: string;
   /** Bound on each network step (connect, query), ms. Default 10 000. */

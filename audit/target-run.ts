@@ -29,6 +29,20 @@ export interface TargetWords {
   readonly direct?: string | undefined;
 }
 
+/**
+ * What a command that runs checks against a pooler (audit, watch) takes besides `--target`:
+ * psql's words for it and the password, optional.
+ */
+export interface TargetRefinements {
+  /** Password for `target` when not in the URL or PGPASSWORD. */
+  password?: string;
+  /** psql's `-h -p -U -d` for `target`: they win over what its text says. */
+  host?: string;
+  port?: number;
+  user?: string;
+  database?: string;
+}
+
 /** The words resolved as psql would (options, then the target's text, then PG*, then defaults). */
 export function wordsTarget(words: TargetWords, env: NodeJS.ProcessEnv = process.env): Target {
   // Picked by name: callers pass their whole options, which hold more than the words.

@@ -8,11 +8,11 @@ import {
   connectionText,
   evidenceText,
   nothingFoundText,
-  pendingText,
   trafficText,
   unansweredText,
 } from './watch-render.js';
 import type { WatchReport } from './watch-types.js';
+import { pendingText } from '../audit/traffic-markdown.js';
 
 const STYLE = `body{font:14px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:72rem;padding:0 1rem;color:#222}
 h1{font-size:1.5rem}h2{font-size:1.1rem;margin-top:2rem}code,pre{font:13px ui-monospace,monospace}

@@ -5,6 +5,7 @@
  */
 import type { ChalkInstance } from 'chalk';
 import type { Breaks } from '../audit/audit-types.js';
+import { pendingText, trafficSection } from '../audit/traffic-markdown.js';
 import { oneLine } from '../common/display-text.js';
 import { htmlCell as cell } from '../reporters/markdown.js';
 import { terminalSafe } from '../reporters/terminal-text.js';
@@ -108,19 +109,12 @@ export function renderWatchMarkdown(report: WatchReport): string {
     lines.push(`${cell(evidenceText(f))}: ${cell(f.how)}`, '');
     lines.push(`Fix: ${cell(f.advice)}`);
   }
-  if ((report.traffic ?? []).length > 0) {
-    lines.push(
-      '',
-      '## Traffic the protocol checks concern',
-      '',
-      '| check | traffic | statement | advice |',
-      '|---|---|---|---|',
-    );
-    for (const tr of report.traffic ?? [])
-      lines.push(
-        `| \`${tr.check}\`${cell(pendingText(tr))} | ${cell(trafficText(tr))} | <code>${cell(oneLine(tr.statement, 400))}</code> | ${cell(tr.advice)} |`,
-      );
-  }
+  lines.push(
+    ...trafficSection(
+      (report.traffic ?? []).map((tr) => ({ ...tr, traffic: trafficText(tr) })),
+      400,
+    ),
+  );
   if (report.warnings.length > 0) lines.push('', '## Warnings', '', ...report.warnings.map((w) => `- ${cell(w)}`));
   return `${lines.join('\n')}\n`;
 }
@@ -129,11 +123,6 @@ export function renderWatchMarkdown(report: WatchReport): string {
 export function trafficText(t: WatchTraffic): string {
   const block = t.inBlock > 0 ? `, ${t.inBlock} inside a transaction block` : '';
   return `${t.what}: ${t.count} time(s) on ${t.connections} connection(s)${block}, first on connection ${t.first.connection} (T${t.first.transaction}); ${t.depends}`;
-}
-
-/** Said beside a check id this build does not have yet. */
-export function pendingText(t: WatchTraffic): string {
-  return t.checkInCatalogue ? '' : ' (not in this build yet)';
 }
 
 /**

@@ -10,7 +10,7 @@ import type { AuditCheckId } from '../audit/audit-types.js';
 import { behaviourFromReportFile, poolerSummary } from '../audit/pooler-behaviour.js';
 import { resolveBehaviour } from '../audit/pooler-source.js';
 import { loadParser } from '../common/sql-parser.js';
-import { checkTargetReachable } from '../audit/target-run.js';
+import { checkTargetReachable, type TargetRefinements } from '../audit/target-run.js';
 import { ConnectionTracker } from './connection-tracker.js';
 import { FindingsCollector } from './findings-collector.js';
 import { TrafficCollector } from './traffic-collector.js';
@@ -20,7 +20,7 @@ import { EffectsCache } from './statement-effects.js';
 import { connectUpstream } from './upstream.js';
 import { WATCH_SCHEMA_VERSION, type WatchReport } from './watch-types.js';
 
-export interface WatchOptions {
+export interface WatchOptions extends TargetRefinements {
   /** The real Postgres or pooler: URL or host:port (PG* variables fill the rest, as psql). */
   upstream: string;
   /** Where the proxy listens; default 127.0.0.1 on a free port. */
@@ -30,13 +30,6 @@ export interface WatchOptions {
   report?: string;
   /** A pooler to run the relevant checks against when the watch stops. */
   target?: string;
-  /** Password for `target` when not in the URL or PGPASSWORD. */
-  password?: string;
-  /** psql's `-h -p -U -d` for `target`: they win over what its text says (audit/target-run.ts). */
-  host?: string;
-  port?: number;
-  user?: string;
-  database?: string;
   connectTimeoutMs?: number;
   /** Bound on a client sending its StartupMessage; default 30 000 ms. */
   startupTimeoutMs?: number;

@@ -3,7 +3,7 @@
  * the run (judging/run-facts.ts), judge the record (judging/judge-record.ts, judgeRun), compare
  * with the profile. The result's outcome, reason and facts are judgeRun of its steps: nothing
  * decided here stays out of the record. {@link executeCheck} runs the phases in order; they
- * live in execute-phases.ts, and those a driver configuration shares in run-phases.ts. Needs no
+ * live in phases.ts, and those a driver configuration shares in run-phases.ts. Needs no
  * Vitest; `checkTest` in vitest-check.ts wires it into a test.
  */
 import { unmetRequirement, type CheckDefinition } from './check.js';

@@ -23,6 +23,29 @@ export function segmentOf(step: StepRecord): number | null {
   return Number.isInteger(n) && n > 0 ? n : null;
 }
 
+/** One of A's pipeline steps with its segment, and its round: the n-th step of a segment is round n. */
+export interface PipeSegment {
+  step: StepRecord;
+  seg: number;
+  round: number;
+}
+
+/** A's pipeline steps in record order, each with its segment and round (pipeline-rounds.ts's rounds). */
+export function pipeSegments(steps: readonly StepRecord[]): PipeSegment[] {
+  const rounds = new Map<number, number>();
+  return pipeSteps(steps).map((step) => {
+    const seg = segmentOf(step) ?? 0;
+    const round = (rounds.get(seg) ?? 0) + 1;
+    rounds.set(seg, round);
+    return { step, seg, round };
+  });
+}
+
+/** How many rounds reached segment `seg`. */
+export function roundsReaching(segments: readonly PipeSegment[], seg: number): number {
+  return segments.filter((s) => s.seg === seg).length;
+}
+
 /**
  * How a step of A's went unanswered: no answer within the bound (`stalled`, with the wait), the
  * connection ended (`dropped`), or a malformed reply (`malformed`). Null when it was answered.

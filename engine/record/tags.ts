@@ -119,5 +119,10 @@ export const PIPELINE_TAGS = {
   next: 'A.next',
 } as const;
 
+/** The tag of segment `n` (1-based) of a wire exchange tagged `tag`, as the wire session writes it. */
+export function segmentTag(tag: string, n: number): string {
+  return `${tag}.${n}`;
+}
+
 /** pipeline/prepared's Close of its named statement, after the rounds. */
 export const PIPELINE_CLOSE_TAG = 'A.close';

@@ -6,12 +6,13 @@
  */
 import { numberOf } from '../record/step-reading.js';
 import { sleep } from '../record/time.js';
+import { letGo } from './holders.js';
 import type { Scenario } from './scenario.js';
 
 /**
  * Opens `label` and reads `alive` (pg_stat_activity rows for `pid`) under `tag` until it is 0 or
- * scn.waitMs passed, then closes it: under session pooling a connected client keeps its
- * backend, which the check's next client may need.
+ * scn.waitMs passed, then lets it go (closed where a connected client keeps its backend, which
+ * the check's next client may need: holders.ts, letGo).
  */
 export async function awaitBackendGone(scn: Scenario, label: string, tag: string, pid: number): Promise<void> {
   const p = await scn.open(label);
@@ -26,6 +27,6 @@ export async function awaitBackendGone(scn: Scenario, label: string, tag: string
       await sleep(10);
     }
   } finally {
-    await p.close();
+    await letGo(scn, p);
   }
 }

@@ -19,6 +19,7 @@ import type { Discovery, StepRecord } from '../types.js';
 import type { Scenario } from './scenario.js';
 import { valueOf } from '../record/step-reading.js';
 import { transactionName } from './login-name.js';
+import { sparesAllowed } from './spare-session.js';
 
 export interface Hold {
   session: Session;
@@ -184,6 +185,23 @@ async function takeWithStatement(scn: Scenario, session: Session, tag: string, o
 /** Releases holds one after another (order matters to LIFO poolers), ignoring nulls. */
 export async function releaseAll(holds: Array<Hold | null | undefined>): Promise<void> {
   for (const h of holds) if (h) await h.release();
+}
+
+/**
+ * A helper session the scenario is done with: closed now where a connected client keeps what
+ * the steering counts on (a backend under session pooling and direct, a child of pgpool-II, a
+ * slot under a client limit: where spares are not allowed, spare-session.ts), so the check's
+ * next client is not queued behind it. Elsewhere an idle client holds nothing, and closeAll
+ * ends it with the rest, without the scenario waiting for its goodbye.
+ */
+export async function letGo(scn: Scenario, session: Session): Promise<void> {
+  if (!sparesAllowed(scn.ctx)) await session.close();
+}
+
+/** Holds the scenario is done with: released, and, where a connected client keeps its backend ({@link letGo}), disconnected. */
+export async function letGoAll(scn: Scenario, holds: Array<Hold | null | undefined>): Promise<void> {
+  if (sparesAllowed(scn.ctx)) await releaseAll(holds);
+  else await dismiss(holds);
 }
 
 /**

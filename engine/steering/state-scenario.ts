@@ -18,8 +18,7 @@ import { runWithTidy } from './inline-tidy.js';
 import { LANDING_TAGS } from '../record/tags.js';
 
 export { STATE_SCENARIO } from '../record/tags.js';
-import { dismiss, landingHoldMs, releaseAll, type Hold } from './holders.js';
-import { sparesAllowed } from './spare-session.js';
+import { landingHoldMs, letGoAll, type Hold } from './holders.js';
 import type { Scenario } from './scenario.js';
 import type { Session } from '../session/session.js';
 
@@ -86,8 +85,7 @@ async function observeAndReadBack(
   // The candidates that missed b1 let go of their backends so that A has somewhere to go. Where
   // a connected client holds no backend once its transaction ended (as for spares), their
   // goodbyes are not waited for: closeAll ends them with the rest, at a distance a round trip later.
-  if (sparesAllowed(scn.ctx)) await releaseAll(landing.others);
-  else await dismiss(landing.others);
+  await letGoAll(scn, landing.others);
   await a.run(t(LANDING_TAGS.readback), `SELECT pg_backend_pid() AS pid; ${probe.readback}`);
   await endLanding(scn, a, landing.observer, cleanupBlock(probe.cleanup), t);
 }

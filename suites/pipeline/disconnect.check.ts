@@ -27,10 +27,10 @@ import { defineCheck, type OutcomeInfo } from '../../engine/execute/check.js';
 import { firstTransportFailure, pipeSteps } from '../../engine/judging/pipeline-record.js';
 import { markersFor } from '../../engine/record/markers.js';
 import { errorText, markerOf, numberOf, stepsOf } from '../../engine/record/step-reading.js';
-import { PIPELINE_TAGS } from '../../engine/record/tags.js';
+import { PIPELINE_TAGS, segmentTag } from '../../engine/record/tags.js';
 import { wireSkipReason } from '../../engine/session/wire-session.js';
 import { awaitBackendGone } from '../../engine/steering/backend-gone.js';
-import { dismiss, landingHoldMs } from '../../engine/steering/holders.js';
+import { dismiss, landingHoldMs, letGo } from '../../engine/steering/holders.js';
 import { landOn } from '../../engine/steering/land-on.js';
 import { PIPE_LOOK, PIPE_SETTING, PIPELINE_ROUNDS, unnamed, useNamed } from '../../engine/steering/pipeline-rounds.js';
 import type { Scenario } from '../../engine/steering/scenario.js';
@@ -102,7 +102,7 @@ export const disconnect = defineCheck({
 async function leaveMidPipeline(scn: Scenario, round: number, marker: string, name: string): Promise<boolean> {
   const a = await scn.openWire(`A${round}`);
   const start = await a.exchange(
-    [`${PIPELINE_TAGS.pipe}.1`],
+    [segmentTag(PIPELINE_TAGS.pipe, 1)],
     [
       // Statement pooling refuses transaction blocks: there every round leaves outside one.
       ...(round % 2 === 1 && scn.discovery.transactionBlocks === 'allowed' ? unnamed('BEGIN') : []),
@@ -127,11 +127,11 @@ async function leaveMidPipeline(scn: Scenario, round: number, marker: string, na
   ]);
   a.drop();
   scn.note(`A${round}`, TAGS.left, '(left with the pipeline in flight: socket closed)');
-  // D competes for the pool and leaves: under session pooling a connected client keeps its
+  // D competes for the pool and is let go: under session pooling a connected client keeps its
   // backend, and with D still there the later client L would queue behind pooltest's own.
   const d = await scn.open(`D${round}`);
   await d.run(PIPELINE_TAGS.compete, PIPE_LOOK);
-  await d.close();
+  await letGo(scn, d);
   const landing = await landOn(scn, b1, {
     prefix: `N${round}.`,
     tag: TAGS.next,

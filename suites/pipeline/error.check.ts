@@ -20,7 +20,12 @@
  * of a pipeline left the client waiting for answers that never came.
  */
 import { defineCheck, type OutcomeInfo } from '../../engine/execute/check.js';
-import { firstTransportFailure, markedProblem, pipeSteps, segmentOf } from '../../engine/judging/pipeline-record.js';
+import {
+  firstTransportFailure,
+  markedProblem,
+  pipeSegments,
+  roundsReaching,
+} from '../../engine/judging/pipeline-record.js';
 import { markersFor } from '../../engine/record/markers.js';
 import { errorText, markerOf, stepsOf } from '../../engine/record/step-reading.js';
 import { PIPELINE_TAGS } from '../../engine/record/tags.js';
@@ -28,7 +33,14 @@ import { wireSkipReason } from '../../engine/session/wire-session.js';
 import { markedTransaction, PIPE_LOOK, pipelineRounds, unnamed } from '../../engine/steering/pipeline-rounds.js';
 import type { Discovery, Judgement, StepRecord } from '../../engine/types.js';
 import * as fe from '../../engine/wire/frontend.js';
-import { markValue, pipelineVerdict, TRANSPORT_OUTCOMES, unproven, PGAGROAL_TRANSACTION_WEDGE } from './shared.js';
+import {
+  LEAKED,
+  markValue,
+  pipelineVerdict,
+  TRANSPORT_OUTCOMES,
+  unproven,
+  PGAGROAL_TRANSACTION_WEDGE,
+} from './shared.js';
 
 const OUTCOMES = {
   recovered: {
@@ -41,12 +53,7 @@ const OUTCOMES = {
     advice:
       "The pooler mishandles an error inside a pipeline: upgrade it and report the record; until then turn the driver's pipelining off (psycopg 3 without `conn.pipeline()`, pgjdbc without batches).",
   },
-  leaked: {
-    means:
-      "another client read the pipeline's transaction-local state, or A's transaction ran on a backend another client held",
-    advice:
-      'The pooler lets two clients into one server transaction: stop pipelining through it and report it to its maintainers.',
-  },
+  leaked: LEAKED,
   ...TRANSPORT_OUTCOMES,
 } satisfies Record<string, OutcomeInfo>;
 
@@ -105,16 +112,13 @@ export function judgeError(steps: readonly StepRecord[], discovery: Discovery): 
   const lost = firstTransportFailure(nexts);
   if (lost) return { outcome: lost.label, facts: { unanswered: lost.why }, reason: lost.why };
   const marker = markerOf(steps, 'pipe');
-  const rounds = new Map<number, number>();
   const broken = (problem: string, round: number): Judgement<Label> => ({
     outcome: 'broken',
     facts: { round, problem },
     reason: problem,
   });
-  for (const s of pipeSteps(steps)) {
-    const seg = segmentOf(s) ?? 0;
-    const round = (rounds.get(seg) ?? 0) + 1;
-    rounds.set(seg, round);
+  const segments = pipeSegments(steps);
+  for (const { step: s, seg, round } of segments) {
     if (seg === 2) {
       if (s.error?.code !== '22012')
         return broken(`the failing statement answered ${errorText(s) ?? 'without an error'}, not 22012`, round);
@@ -135,7 +139,7 @@ export function judgeError(steps: readonly StepRecord[], discovery: Discovery): 
         i + 1,
       );
   }
-  const done = rounds.get(2) ?? 0;
+  const done = roundsReaching(segments, 2);
   const facts = { rounds: done, nextTransactions: nexts.length };
   if (nexts.length < done) return { outcome: null, facts, reason: "A's next transaction is missing from the record" };
   const why = unproven(steps, discovery);

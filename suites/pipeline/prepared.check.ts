@@ -19,7 +19,7 @@
  * deallocates it on every backend A used where the pooler passed it on unchanged.
  */
 import { defineCheck, type OutcomeInfo } from '../../engine/execute/check.js';
-import { dedicated, pidsOf, pipeSteps, segmentOf } from '../../engine/judging/pipeline-record.js';
+import { dedicated, pidsOf, pipeSegments, pipeSteps, roundsReaching } from '../../engine/judging/pipeline-record.js';
 import { markersFor } from '../../engine/record/markers.js';
 import { errorText, markerOf } from '../../engine/record/step-reading.js';
 import { PIPELINE_CLOSE_TAG, PIPELINE_TAGS } from '../../engine/record/tags.js';
@@ -27,7 +27,7 @@ import { wireSkipReason } from '../../engine/session/wire-session.js';
 import { PIPE_LOOK, pipelineRounds, useNamed } from '../../engine/steering/pipeline-rounds.js';
 import type { Discovery, Judgement, StepRecord } from '../../engine/types.js';
 import * as fe from '../../engine/wire/frontend.js';
-import { markValue, pipelineVerdict, TRANSPORT_OUTCOMES, PGAGROAL_TRANSACTION_WEDGE } from './shared.js';
+import { LEAKED, markValue, pipelineVerdict, TRANSPORT_OUTCOMES, PGAGROAL_TRANSACTION_WEDGE } from './shared.js';
 
 const TEXT = 'SELECT pg_backend_pid() AS pid, $1::text AS echo';
 
@@ -41,12 +41,7 @@ const OUTCOMES = {
     advice:
       "Turn on the pooler's prepared-statement tracking (PgBouncer 1.21 or later: max_prepared_statements > 0), or make the driver use unnamed statements (psycopg 3: prepare_threshold=None; pgjdbc: prepareThreshold=0; pgx: QueryExecModeExec; asyncpg: statement_cache_size=0).",
   },
-  leaked: {
-    means:
-      "another client read the pipeline's transaction-local state, or A's transaction ran on a backend another client held",
-    advice:
-      'The pooler lets two clients into one server transaction: stop pipelining through it and report it to its maintainers.',
-  },
+  leaked: LEAKED,
   ...TRANSPORT_OUTCOMES,
 } satisfies Record<string, OutcomeInfo>;
 
@@ -101,13 +96,10 @@ export function judgePrepared(steps: readonly StepRecord[], discovery: Discovery
   const early = pipelineVerdict(steps);
   if (early) return early;
   const marker = markerOf(steps, 'pipe');
-  const rounds = new Map<number, number>();
   const pipe = pipeSteps(steps);
+  const segments = pipeSegments(steps);
   const parsedOn = pipe[0]?.pid ?? null;
-  for (const s of pipe) {
-    const seg = segmentOf(s) ?? 0;
-    const round = (rounds.get(seg) ?? 0) + 1;
-    rounds.set(seg, round);
+  for (const { step: s, seg, round } of segments) {
     const want = markValue(marker, round, seg);
     const echo = s.results[0]?.[0]?.echo;
     if (s.error || echo !== want) {
@@ -122,7 +114,7 @@ export function judgePrepared(steps: readonly StepRecord[], discovery: Discovery
     }
   }
   const backends = new Set(pipe.flatMap(pidsOf));
-  const facts = { rounds: rounds.get(1) ?? 0, parsedOn, backendsUsed: backends.size };
+  const facts = { rounds: roundsReaching(segments, 1), parsedOn, backendsUsed: backends.size };
   if (!dedicated(discovery) && backends.size < 2)
     return {
       outcome: null,

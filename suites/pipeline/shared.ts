@@ -1,6 +1,7 @@
 /**
  * What the `pipeline/*` checks say alike: the outcomes of a pipeline that got no proper answer
- * (stalled, dropped, malformed), with their advice, and the judge's common first steps.
+ * (stalled, dropped, malformed), with their advice, another client in A's transaction
+ * (leaked), and the judge's common first steps.
  */
 import type { OutcomeInfo } from '../../engine/execute/check.js';
 import type { KnownWedge } from '../../engine/execute/known-wedge.js';
@@ -54,6 +55,17 @@ export const PGAGROAL_TRANSACTION_WEDGE: KnownWedge = {
   mode: 'transaction',
   why: 'a worker left waiting for a server connection with the rest of a pipeline keeps spinning after its client left, and the pool then refuses every login until pgagroal restarts',
 };
+
+/**
+ * Another client in A's transaction (`leaked`), as pipeline/error and pipeline/prepared say it
+ * (pipeline/transactions, the isolation check, says more).
+ */
+export const LEAKED = {
+  means:
+    "another client read the pipeline's transaction-local state, or A's transaction ran on a backend another client held",
+  advice:
+    'The pooler lets two clients into one server transaction: stop pipelining through it and report it to its maintainers.',
+} satisfies OutcomeInfo;
 
 /** The setting's value A's transaction `seg` of round `round` carries (`<marker>-r<round>-s<seg>`). */
 export function markValue(marker: string, round: number, seg: number): string {

@@ -19,7 +19,7 @@
  * The setting is transaction-local, so nothing outlives a transaction: the check leaves no state.
  */
 import { defineCheck, type OutcomeInfo } from '../../engine/execute/check.js';
-import { markedProblem, pipeSteps, segmentOf } from '../../engine/judging/pipeline-record.js';
+import { markedProblem, pipeSegments, roundsReaching } from '../../engine/judging/pipeline-record.js';
 import { markersFor } from '../../engine/record/markers.js';
 import { markerOf } from '../../engine/record/step-reading.js';
 import { PIPELINE_TAGS } from '../../engine/record/tags.js';
@@ -103,11 +103,8 @@ export function judgeTransactions(steps: readonly StepRecord[], discovery: Disco
   const early = pipelineVerdict(steps);
   if (early) return early;
   const marker = markerOf(steps, 'pipe');
-  const seen = new Map<number, number>();
-  for (const s of pipeSteps(steps)) {
-    const seg = segmentOf(s) ?? 0;
-    const round = (seen.get(seg) ?? 0) + 1;
-    seen.set(seg, round);
+  const segments = pipeSegments(steps);
+  for (const { step: s, seg, round } of segments) {
     const problem = markedProblem(s, markValue(marker, round, seg));
     if (problem)
       return {
@@ -116,8 +113,8 @@ export function judgeTransactions(steps: readonly StepRecord[], discovery: Disco
         reason: problem,
       };
   }
-  const rounds = seen.get(1) ?? 0;
-  const facts = { rounds, segmentsPerRound: SEGMENTS, backendsOfA: new Set(pipeSteps(steps).map((s) => s.pid)).size };
+  const rounds = roundsReaching(segments, 1);
+  const facts = { rounds, segmentsPerRound: SEGMENTS, backendsOfA: new Set(segments.map((s) => s.step.pid)).size };
   const why = unproven(steps, discovery);
   if (why) return { outcome: null, facts, reason: why };
   return {

@@ -63,9 +63,10 @@ const ALLOWED: Record<string, readonly string[]> = {
 
 /**
  * The audit's modules watch may import: what the audit knows about checks, poolers and how a
- * statement's hazard is classified, which watch applies to live traffic. Everything else the
- * two use (parsing SQL, caches, arguments) lives below both, in common/; any other audit
- * module is the audit's own.
+ * statement's hazard is classified, which watch applies to live traffic, and the Markdown
+ * table of protocol traffic both reports end with (traffic-markdown.ts: it renders with
+ * reporters/, which common/ may not use). Everything else the two use (parsing SQL, caches,
+ * arguments) lives below both, in common/; any other audit module is the audit's own.
  */
 export const WATCH_MAY_USE_FROM_AUDIT: readonly string[] = [
   'audit/audit-checks.ts',
@@ -76,6 +77,7 @@ export const WATCH_MAY_USE_FROM_AUDIT: readonly string[] = [
   'audit/protocol-traffic.ts',
   'audit/set-statement.ts',
   'audit/target-run.ts',
+  'audit/traffic-markdown.ts',
 ];
 
 /**

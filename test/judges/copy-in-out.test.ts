@@ -5,6 +5,7 @@
  */
 import { describe, expect, test } from 'vitest';
 import { COPY_TAGS, judgeCopy } from '../../suites/copy/in-out.check.js';
+import { HandSteps } from '../support/hand-steps.js';
 import { recorded } from '../support/recorded.js';
 import type { StepRecord } from '../../engine/types.js';
 
@@ -12,32 +13,8 @@ const direct = recorded('direct').discovery;
 const transaction = recorded('pgbouncer-transaction').discovery;
 const session = recorded('pgbouncer-session').discovery;
 
-let seq = 0;
-function step(
-  session: string,
-  tag: string,
-  pid: number | null,
-  row: Record<string, unknown> | null,
-  more: Partial<StepRecord> = {},
-): StepRecord {
-  seq++;
-  return {
-    seq,
-    session,
-    tag,
-    sql: tag,
-    pid,
-    results: row ? [[row]] : [],
-    error: null,
-    notices: [],
-    notifications: [],
-    startMs: seq * 10,
-    durationMs: 5,
-    timedOut: false,
-    txStatus: null,
-    ...more,
-  };
-}
+const hand = new HandSteps();
+const step = hand.step;
 
 const err = (code: string, message: string) => ({ code, severity: 'ERROR', message });
 
@@ -87,7 +64,7 @@ function landing(
 }
 
 function pooled(late: Parameters<typeof landing>[3] = {}): StepRecord[] {
-  seq = 0;
+  hand.restart();
   return [...aSteps(), ...landing('late:', 102, 101, late), ...errorSteps(), ...landing('error:', 101, 102)];
 }
 
@@ -98,7 +75,7 @@ describe('copy/in-out: judge', () => {
     expect(j.facts).toMatchObject({ landedInTransaction: 3, landedLate: 2, copiedOut: '1\n2\n3\n' });
   });
   test("works on direct: A's backend was its own", () => {
-    seq = 0;
+    hand.restart();
     const steps = [...aSteps(), ...errorSteps()];
     steps.push(step('O1', 'late:observe.take', 201, { pid: 201 }), step('O2', 'error:observe.take', 202, { pid: 202 }));
     expect(judgeCopy(steps, direct).outcome).toBe('works');
@@ -199,7 +176,7 @@ describe('copy/in-out: judge', () => {
   });
   /** No candidate on A's backend after the error phase; the probe showed it idle. */
   function keptAfterError(): StepRecord[] {
-    seq = 0;
+    hand.restart();
     const steps = [...aSteps(), ...landing('late:', 102, 101), ...errorSteps()];
     steps.push(
       step('Oerror1', 'error:observe.take', 102, { pid: 102 }, { txStatus: 'T' }),
@@ -222,7 +199,7 @@ describe('copy/in-out: judge', () => {
     expect(j.facts.afterError).toBe('works');
   });
   test("inconclusive: nobody landed on A's backend and nothing proves it was kept", () => {
-    seq = 0;
+    hand.restart();
     const steps = [...aSteps(), ...landing('late:', 102, 101), ...errorSteps()];
     steps.push(step('Oerror1', 'error:observe.take', 102, { pid: 102 }, { txStatus: 'T' }));
     expect(judgeCopy(steps, transaction).outcome).toBeNull();

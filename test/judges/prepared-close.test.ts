@@ -5,38 +5,15 @@
  */
 import { describe, expect, test } from 'vitest';
 import { CLOSE_TAGS, DESCRIBED, judgeClose } from '../../suites/prepared/close.check.js';
+import { HandSteps } from '../support/hand-steps.js';
 import { recorded } from '../support/recorded.js';
 import type { ErrorRecord, StepRecord } from '../../engine/types.js';
 
 const direct = recorded('direct').discovery;
 const transaction = recorded('pgbouncer-transaction').discovery;
 
-let seq = 0;
-function step(
-  session: string,
-  tag: string,
-  pid: number | null,
-  row: Record<string, unknown> | null,
-  more: Partial<StepRecord> = {},
-): StepRecord {
-  seq++;
-  return {
-    seq,
-    session,
-    tag,
-    sql: tag,
-    pid,
-    results: row ? [[row]] : [],
-    error: null,
-    notices: [],
-    notifications: [],
-    startMs: seq * 10,
-    durationMs: 5,
-    timedOut: false,
-    txStatus: 'I',
-    ...more,
-  };
-}
+const hand = new HandSteps({ txStatus: 'I' });
+const step = hand.step;
 
 interface Plan {
   /** Backends of A's four steps. */
@@ -49,7 +26,7 @@ interface Plan {
 
 /** A pooler moving A between 101 and 102 while observers hold the backend it left. */
 function record(p: Plan = {}): StepRecord[] {
-  seq = 0;
+  hand.restart();
   const [b1, b2, b3, b4] = p.pids ?? [101, 102, 101, 102];
   const obs = p.observers ?? [b1, b2, b3];
   const take = (phase: string, pid: number | null): StepRecord[] =>

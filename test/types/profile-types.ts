@@ -78,3 +78,30 @@ export const decidedWrong: Decisions = {
   // @ts-expect-error the outcome of a fixture's check is its recording's, not a person's.
   'session/set-leak': { outcome: 'leaked', ref: REF },
 };
+
+/**
+ * Control: the wire-level checks (issue 38) are typed as the others, each with one of its own
+ * labels; the labels they share in name (`leaked`, `stalled`...) are no way round it.
+ */
+export const wire: Expectations = {
+  'pipeline/transactions': { outcome: 'ordered', ref: REF },
+  'pipeline/prepared': { outcome: 'failed', ref: REF },
+  'pipeline/error': { outcome: 'recovered', ref: REF },
+  'pipeline/disconnect': { outcome: 'clean', ref: REF },
+  'copy/in-out': { outcome: 'works', ref: REF },
+  'prepared/close': { outcome: 'honoured', ref: REF },
+  'protocol/negotiation': { outcome: 'served', ref: REF },
+};
+
+export const wireForeignLabel: Expectations = {
+  // @ts-expect-error 'ordered' is pipeline/transactions' label, not one of pipeline/error's.
+  'pipeline/error': { outcome: 'ordered', ref: REF },
+  // @ts-expect-error 'leaked' is a label of the other pipeline checks, not of pipeline/disconnect.
+  'pipeline/disconnect': { outcome: 'leaked', ref: REF },
+  // @ts-expect-error 'malformed' is not one of copy/in-out's labels.
+  'copy/in-out': { outcome: 'malformed', ref: REF },
+  // @ts-expect-error 'works' is not one of prepared/close's labels.
+  'prepared/close': { outcome: 'works', ref: REF },
+  // @ts-expect-error 'stale' is prepared/close's label, not one of protocol/negotiation's.
+  'protocol/negotiation': { outcome: 'stale', ref: REF },
+};

@@ -99,42 +99,26 @@ public class Agent {
         int times = ((Number) step.getOrDefault("times", 1)).intValue();
         boolean tx = Boolean.TRUE.equals(step.get("tx"));
         for (int i = 0; i < times; i++) {
-          boolean auto = conn.getAutoCommit();
-          if (tx && auto) conn.setAutoCommit(false);
           // prepareStatement per execution, as JdbcTemplate does: pgjdbc's statement cache
           // keeps the execution count, so the 5th use of the same SQL becomes S_N all the same.
-          try (PreparedStatement ps = conn.prepareStatement(jdbcSql((String) step.get("sql")))) {
+          withStatement((String) step.get("sql"), tx, ps -> {
             ps.setInt(1, ((Number) step.get("param")).intValue());
             try (ResultSet rs = ps.executeQuery()) {
               while (rs.next()) partial.add(row(rs));
             }
-            if (!conn.getAutoCommit()) conn.commit();
-          } catch (SQLException e) {
-            rollbackQuietly();
-            throw e;
-          } finally {
-            if (tx && auto) autoCommitQuietly(true);
-          }
+          });
         }
         out.put("runs", partial);
       }
       case "cursor" -> {
         // fetchSize only makes pgjdbc fetch in batches (a named portal) with autocommit off.
-        boolean auto = conn.getAutoCommit();
-        conn.setAutoCommit(false);
-        try (PreparedStatement ps = conn.prepareStatement(jdbcSql((String) step.get("sql")))) {
+        withStatement((String) step.get("sql"), true, ps -> {
           ps.setFetchSize(((Number) step.get("fetch")).intValue());
           ps.setInt(1, ((Number) step.get("param")).intValue());
           try (ResultSet rs = ps.executeQuery()) {
             while (rs.next()) partial.add(row(rs));
           }
-          conn.commit();
-        } catch (SQLException e) {
-          rollbackQuietly();
-          throw e;
-        } finally {
-          autoCommitQuietly(auto);
-        }
+        });
         out.put("runs", partial);
       }
       case "batch" -> {
@@ -142,23 +126,15 @@ public class Agent {
         // every Bind/Execute and a single Sync; with reWriteBatchedInserts=true it rewrites the
         // INSERTs into multi-row ones first).
         boolean tx = Boolean.TRUE.equals(step.get("tx"));
-        boolean auto = conn.getAutoCommit();
-        if (tx && auto) conn.setAutoCommit(false);
         List<?> sets = (List<?>) step.get("params");
-        try (PreparedStatement ps = conn.prepareStatement(jdbcSql((String) step.get("sql")))) {
+        withStatement((String) step.get("sql"), tx, ps -> {
           for (Object set : sets) {
             List<?> values = (List<?>) set;
             for (int i = 0; i < values.size(); i++) ps.setInt(i + 1, ((Number) values.get(i)).intValue());
             ps.addBatch();
           }
           ps.executeBatch();
-          if (!conn.getAutoCommit()) conn.commit();
-        } catch (SQLException e) {
-          rollbackQuietly();
-          throw e;
-        } finally {
-          if (tx && auto) autoCommitQuietly(true);
-        }
+        });
         partial.add(new LinkedHashMap<>(Map.of("api", "executeBatch", "statements", sets.size())));
         out.put("runs", partial);
       }
@@ -175,6 +151,30 @@ public class Agent {
       default -> throw new IllegalArgumentException("unknown op " + step.get("op"));
     }
     return out;
+  }
+
+  /** What a step does with its statement. */
+  interface StatementWork {
+    void run(PreparedStatement ps) throws SQLException;
+  }
+
+  /**
+   * Runs `work` on `sql` prepared, inside a transaction of its own when `tx` and autocommit is
+   * on (autocommit off for it, then on again); commits when autocommit is off, rolls back on an
+   * error. A cursor needs this too: fetchSize fetches in batches only with autocommit off.
+   */
+  static void withStatement(String sql, boolean tx, StatementWork work) throws SQLException {
+    boolean own = tx && conn.getAutoCommit();
+    if (own) conn.setAutoCommit(false);
+    try (PreparedStatement ps = conn.prepareStatement(jdbcSql(sql))) {
+      work.run(ps);
+      if (!conn.getAutoCommit()) conn.commit();
+    } catch (SQLException e) {
+      rollbackQuietly();
+      throw e;
+    } finally {
+      if (own) autoCommitQuietly(true);
+    }
   }
 
   /**
