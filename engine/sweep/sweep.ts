@@ -100,12 +100,8 @@ export async function sweep(
     doubts.push(
       `not proven clean: the target broke the PostgreSQL wire protocol during the sweep (${describeViolationStep(violation)})`,
     );
-  // Last, once no session of this run will touch the pool again. Clients that logged in before
-  // the sweep ended server backends log in again: a pooler that forks a worker per client
-  // (pgagroal 1.6.0) gives the worker only the server connections open when it started, and a
-  // worker whose connections were ended waits forever for one it can use, spinning.
-  const nameless = ended.length > 0 ? await renewed(names, ctx) : names;
-  const restored = await restoreNames(ctx, leftovers, doubts, nameless);
+  // Last, once no session of this run will touch the pool again.
+  const restored = await restoreNames(ctx, leftovers, doubts, names);
   if (last && lastLogin) await lastIdleLook(last, lastLogin, ctx.runId, { leftovers, doubts, ended });
   const state = leftovers.length > 0 ? 'dirty' : doubts.length > 0 ? 'unknown' : 'clean';
   return {
@@ -118,12 +114,6 @@ export async function sweep(
     ...(restored.length > 0 ? { restored } : {}),
     ...(ended.length > 0 ? { ended } : {}),
   };
-}
-
-/** The nameless clients' scenario again, its logins made now: `early`'s are closed first. */
-async function renewed(early: Scenario, ctx: RunContext): Promise<Scenario> {
-  await early.closeAll();
-  return namesScenario(ctx);
 }
 
 /** Logins the sweep will take, started before it (see prepareSweep). */
