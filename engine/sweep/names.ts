@@ -11,6 +11,7 @@ import { visitBackends } from './backend-visits.js';
 import { cleanupBlock } from '../steering/state-scenario.js';
 import { valueOf } from '../record/step-reading.js';
 import { sparesAllowed } from '../steering/spare-session.js';
+import { loginName } from '../steering/login-name.js';
 
 /**
  * The run's own name, which the pooler may leave on its server connections. Every session of
@@ -28,7 +29,11 @@ import { sparesAllowed } from '../steering/spare-session.js';
  * as restored; a check's marker name (`pooltest-<run>-<check>`) is a leftover; a name that
  * RESET does not remove is one the pooler passes at startup, and is reported too.
  * Returns what was restored; adds what is left to `leftovers` and what it could not look at
- * to `doubts`. Where no client shares a backend (direct) there is nothing to restore. pgpool-II gives a
+ * to `doubts`. Where no client shares a backend (direct) there is nothing to restore, nor where
+ * the run's sessions sent no name at login (pgagroal: login-name.ts): the sweep's visitors, as
+ * nameless as these and naming no transaction, saw each backend's name already, and a second look would log in just after
+ * the sweep ended a transaction pgagroal kept, whose slot it then still counts as taken (the
+ * look was refused 'connection pool is full' and the sweep said unknown). pgpool-II gives a
  * client with other startup parameters other backends, so nameless clients find nothing of
  * this run there: its backends keep the name only for clients that send the same one.
  */
@@ -39,7 +44,7 @@ export async function restoreNames(
   /** From {@link namesScenario}, made earlier so that its clients are logging in already. */
   given?: Scenario,
 ): Promise<string[]> {
-  if (ctx.discovery.mode === 'direct') {
+  if (ctx.discovery.mode === 'direct' || loginName(ctx) === '') {
     await given?.closeAll();
     return [];
   }
@@ -102,7 +107,8 @@ export function namesScenario(ctx: RunContext): Scenario {
   scn.applicationName = '';
   // Its visitors read the name a backend shows: they must not set one themselves.
   scn.namesTransactions = false;
-  if (ctx.discovery.mode !== 'direct' && sparesAllowed(ctx)) scn.loginAhead(ctx.discovery.poolSize ?? 2);
+  if (ctx.discovery.mode !== 'direct' && loginName(ctx) !== '' && sparesAllowed(ctx))
+    scn.loginAhead(ctx.discovery.poolSize ?? 2);
   return scn;
 }
 

@@ -39,6 +39,10 @@ export async function sweep(
   // The visitors and the catalog-wide look take logins made ahead (prepareSweep), where an
   // idle login holds nothing (steering/spare-session.ts): at a distance a login is 3 round trips.
   scn.useSpares();
+  // Its visits read each backend's application_name as a client that sends none at login is
+  // shown it: a SET LOCAL naming their transaction (login-name.ts) would hide a check's marker.
+  // Each visit is one message that commits, so no transaction of theirs can outlive them.
+  scn.namesTransactions = false;
   // The nameless clients of the last look (sweep/names.ts) log in now at the latest.
   const names = prepared?.names ?? namesScenario(ctx);
   // Two kinds of news, kept apart: what was found (dirty, pooltest's own failure) and what
