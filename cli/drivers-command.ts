@@ -4,7 +4,7 @@
  * target, each in its default and its advised configurations, steered
  * with pooltest's holders (drivers/). Exit codes: 0 done (no expectation missed), 1 a result
  * missed its --expect expectation (or, with --strict, something was inconclusive), 2 pooltest
- * could not run.
+ * could not run, 130 interrupted (129 SIGHUP, 131 SIGQUIT).
  */
 import { readFileSync } from 'node:fs';
 import { parseJsonBytes } from '../engine/record/json-file.js';
@@ -24,6 +24,7 @@ import { readOrAnswer } from './command-line.js';
 import type { GivenOption } from '../common/command-args.js';
 import { DRIVERS_GRAMMAR } from './drivers-grammar.js';
 import { checkOutputs, writeOutput } from './outputs.js';
+import { watchInterrupts } from './interrupt.js';
 import type { CliIo } from './run-command.js';
 
 export async function driversCommand(argv: string[], io: Pick<CliIo, 'stdout' | 'stderr' | 'env'>): Promise<number> {
@@ -80,6 +81,17 @@ export async function driversCommand(argv: string[], io: Pick<CliIo, 'stdout' | 
   // A document on standard output keeps it to itself: the terminal view goes to stderr.
   const view = stdoutOutput(v) !== null ? io.stderr : io.stdout;
   let stop: (() => Promise<void>) | null = null;
+  // Ctrl-C (SIGINT, SIGTERM, SIGHUP, SIGQUIT): Node's default killed the command at once, with
+  // no word and no exit code of its own (a shell showed 130), and a --stack was never stopped
+  // in order. Now the run is given up, the stack stopped, the INTERRUPTED line said, and the
+  // exit is the signal's (130, 129, 131); the agents are killed as the process exits
+  // (drivers/agent-process.ts). There is no sweep to promise, unlike the run command's line.
+  const interrupt = watchInterrupts({
+    stopEmbedded: () => stop,
+    firstLine: (sig) =>
+      `\npooltest: ${sig}: stopping the drivers run: its agents are ended and its sessions closed${own.stack !== undefined ? ', then the throwaway stack is stopped' : ''} (send it again to quit at once)\n`,
+    forcedLine: (why) => `pooltest: ${why}: quitting at once; no report is written\n`,
+  });
   try {
     let targetText = v.target;
     let directText = v.direct;
@@ -93,6 +105,7 @@ export async function driversCommand(argv: string[], io: Pick<CliIo, 'stdout' | 
       if (!name) throw new PooltestError('BAD_ARGUMENTS', `unknown stack "${stackName}"; known: ${known.join(', ')}`);
       const stack = await startStack(name);
       stop = () => stack.stop();
+      if (interrupt.signal.aborted) throw interrupted(interrupt.signal, 'while starting the throwaway stack');
       targetText = stack.target.url();
       directText ??= stack.postgres.url();
       serverLog ??= stack.postgres.logFile;
@@ -117,17 +130,21 @@ export async function driversCommand(argv: string[], io: Pick<CliIo, 'stdout' | 
     );
     // What --direct does not spell out (user, password, database) comes from the target, as for a run.
     const direct = directText !== undefined ? resolveRelated(directText, target, io.env, warn) : null;
-    const report = await runDrivers(target, {
-      drivers: selected,
-      direct,
-      ...(scenarios.length > 0 ? { scenarios: scenarios as DriverScenarioId[] } : {}),
-      ...(serverLog !== undefined ? { serverLog } : {}),
-      stepMs,
-      ...(expect ? { expect } : {}),
-      onResult: (r) => {
-        if (!v.quiet) io.stderr(`  ${r.id}: ${r.outcome ?? 'inconclusive'}\n`);
-      },
-    });
+    const report = await untilInterrupted(
+      interrupt.signal,
+      runDrivers(target, {
+        drivers: selected,
+        direct,
+        ...(scenarios.length > 0 ? { scenarios: scenarios as DriverScenarioId[] } : {}),
+        ...(serverLog !== undefined ? { serverLog } : {}),
+        stepMs,
+        ...(expect ? { expect } : {}),
+        onResult: (r) => {
+          // Given up, the run goes on until the process exits: its agents' deaths are no results.
+          if (!v.quiet && !interrupt.signal.aborted) io.stderr(`  ${r.id}: ${r.outcome ?? 'inconclusive'}\n`);
+        },
+      }),
+    );
     // Redacted like every report: a driver's message could quote a connection string.
     if (v.json !== undefined) writeOutput(v.json, `${redactUrl(JSON.stringify(report, null, 2))}\n`);
     if (v.junit !== undefined) writeOutput(v.junit, renderDriversJunit(report));
@@ -139,7 +156,26 @@ export async function driversCommand(argv: string[], io: Pick<CliIo, 'stdout' | 
     return failed || (own.strict && unsure) ? 1 : 0;
   } finally {
     await stop?.();
+    interrupt.dispose();
   }
+}
+
+/** The drivers run, or INTERRUPTED at the first signal (the run has no signal of its own to stop at). */
+function untilInterrupted<T>(signal: AbortSignal, work: Promise<T>): Promise<T> {
+  if (signal.aborted) return Promise.reject(interrupted(signal, 'before the drivers ran'));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(interrupted(signal, 'before the drivers run finished'));
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+function interrupted(signal: AbortSignal, when: string): PooltestError {
+  const sig = signal.reason instanceof PooltestError ? signal.reason.detail?.signal : undefined;
+  return new PooltestError(
+    'INTERRUPTED',
+    `interrupted${typeof sig === 'string' ? ` by ${sig}` : ''} ${when}: no report is written; run it again for results`,
+  );
 }
 
 /** The options of drivers' own, by name. */

@@ -90,7 +90,8 @@ when the landing was not proven.`,
   notes: `A driver whose runtime or package is missing is skipped with the reason.
 
 Exit codes: 0 done (no expectation missed), 1 a result missed its expectation (or, with
---strict, something was inconclusive), 2 pooltest could not run.`,
+--strict, something was inconclusive), 2 pooltest could not run, 130 interrupted (SIGINT or
+SIGTERM; 129 SIGHUP, 131 SIGQUIT): no report is written.`,
   noStdout: null,
   bareTimeout: 'unit',
   stray: (arg) => `unexpected argument "${arg}": give the target with --target or -h/-p (see pooltest drivers --help)`,

@@ -43,6 +43,13 @@ export interface InterruptOptions {
   /** How long the orderly cleanup (the check's end, the sweep, the report) may take. */
   graceMs?: number;
   write?(text: string): void;
+  /**
+   * What the first signal's line says will happen (default: the run's check and sweep). A
+   * command with no sweep (drivers) must not promise one.
+   */
+  firstLine?(sig: NodeJS.Signals): string;
+  /** What a forced quit's line says may be left (default: what a check in flight had set up). */
+  forcedLine?(why: string): string;
 }
 
 export { INTERRUPTED_EXIT_CODE };
@@ -81,6 +88,7 @@ export function watchInterrupts(opts: InterruptOptions): Interrupt {
     // Only the fixtures are left to stop: nothing of the run is given up.
     if (reportWritten)
       write(`pooltest: ${why}: the sweep ran and the report is written; stopping fixtures and quitting at once\n`);
+    else if (opts.forcedLine) write(opts.forcedLine(why));
     // Without the sweep nobody proves the target clean: say what may be left, and where.
     else
       write(
@@ -112,7 +120,9 @@ export function watchInterrupts(opts: InterruptOptions): Interrupt {
     // has started: no check in flight, nothing to sweep; the command ends with INTERRUPTED.
     if (!fromEarly)
       write(
-        `\npooltest: ${sig}: stopping the check in flight, then sweeping the target and cleaning up (send it again to quit at once)\n`,
+        opts.firstLine
+          ? opts.firstLine(sig)
+          : `\npooltest: ${sig}: stopping the check in flight, then sweeping the target and cleaning up (send it again to quit at once)\n`,
       );
     controller.abort(new PooltestError('INTERRUPTED', `interrupted by ${sig}`, { signal: sig }));
     const graceMs = opts.graceMs ?? DEFAULT_GRACE_MS;

@@ -22,6 +22,11 @@ export interface ContextOffer {
   readonly name: string;
   give(provided: PooltestProvided): void;
   refuse(reason: string): void;
+  /**
+   * From now on every ask is refused with `reason`, even after the context was given: the run
+   * was interrupted, and a check that starts now must not run (see startSuites).
+   */
+  withdraw(reason: string): void;
   close(): void;
 }
 
@@ -43,6 +48,11 @@ export function offerContext(runId: string): ContextOffer {
     // Only the data crosses: a live state (sessions, timers) cannot be cloned, nor be of use there.
     give: (provided) => settle({ provided: { ...provided, ctx: runData(provided.ctx) } }),
     refuse: (reason) => settle({ failed: reason }),
+    withdraw: (reason) => {
+      // Checks still waiting hear it at once; those that had the context keep it.
+      if (!answer) return settle({ failed: reason });
+      answer = { failed: reason };
+    },
     close: () => channel.close(),
   };
 }

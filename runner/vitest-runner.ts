@@ -134,6 +134,14 @@ export interface StartedSuites {
  */
 export function startSuites(runId: string, fileFilters: string[], events: SuiteRunEvents = {}): StartedSuites {
   const offer = offerContext(runId);
+  // Vitest can lose a cancel that lands while its run is still starting (a fresh-eyes trial
+  // under load: the cancel reached its listeners, yet every check of the run ran after a
+  // Ctrl-C that came just after discovery, 3 times in 20). From the interrupt on, a check
+  // asking for its context is refused, and reported as never started: at most the check that
+  // already had it runs on, bounded by its steps.
+  const withdraw = (): void => offer.withdraw(INTERRUPTED_NOT_RUN);
+  if (events.signal?.aborted) withdraw();
+  else events.signal?.addEventListener('abort', withdraw, { once: true });
   let created!: () => void;
   const createdP = new Promise<void>((r) => (created = r));
   // Abandoned, the run is cancelled as an interrupted one is: the files not started are skipped.
@@ -149,6 +157,7 @@ export function startSuites(runId: string, fileFilters: string[], events: SuiteR
     hosted?.results ??
     runVitest({ pooltestChannel: offer.name }, fileFilters, { ...events, cancelSignal: signal }, () => created());
   const results = run.finally(() => {
+    events.signal?.removeEventListener('abort', withdraw);
     // A run that ended before it was given anything (Vitest failed to start): nobody waits now.
     offer.refuse('the check run ended before discovery finished');
     offer.close();

@@ -129,8 +129,11 @@ export async function restoreNamesAfterDiscovery(
   const doubts: string[] = [];
   const restored = await restoreNames(ctx, leftovers, doubts);
   // Visitors beyond the pool's real width wait for a backend until their bound: that is the
-  // pool being narrower than the bound, not a backend that could not be looked at.
-  const queued = doubts.filter((d) => /^backend \?: could not look at application_name: no answer within/.test(d));
+  // pool being narrower than the bound, not a backend that could not be looked at. (Such a
+  // visit is named after its client since issue 40: visitedWhere.)
+  const queued = doubts.filter((d) =>
+    /^client \S+ \(no backend reached\): could not look at application_name: no answer within/.test(d),
+  );
   const said = [
     ...(restored.length > 0 ? [`this run's application_name reset on ${restored.length} server connection(s)`] : []),
     ...leftovers,

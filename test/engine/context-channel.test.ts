@@ -62,3 +62,30 @@ test('a refused context ends the waiting check with the runner reason, and a lat
     offer.close();
   }
 });
+
+test('a check that asks after the run was interrupted is refused, though the context was given (Vitest had lost the cancel: every check ran after a Ctrl-C)', async () => {
+  const offer = offerContext('ctx-withdrawn');
+  try {
+    offer.give(provided('ctx-withdrawn'));
+    // Control: before the interrupt a check asking now gets the context.
+    expect((await awaitContext(offer.name)).ctx.runId).toBe('ctx-withdrawn');
+    offer.withdraw('not run: the run was interrupted before this check started');
+    await expect(awaitContext(offer.name)).rejects.toThrow(
+      'not run: the run was interrupted before this check started',
+    );
+  } finally {
+    offer.close();
+  }
+});
+
+test('a check still waiting when the run is interrupted hears the refusal at once', async () => {
+  const offer = offerContext('ctx-withdrawn-waiting');
+  try {
+    const wait = awaitContext(offer.name);
+    offer.withdraw('interrupted');
+    offer.give(provided('ctx-withdrawn-waiting'));
+    await expect(wait).rejects.toThrow('interrupted');
+  } finally {
+    offer.close();
+  }
+});
