@@ -10,10 +10,10 @@
  * name, no pgagroal worker left spinning, and a new client answered within a second; the
  * session pipeline's run ends the same.
  *
- * The pipeline checks are known to wedge pgagroal 1.6.0's transaction pipeline (a worker left
- * waiting for a server connection keeps spinning with its client gone, and the pool then
- * refuses every login until a restart: suites/pipeline/shared.ts says why), so a default run
- * skips them there, saying so; red before: pipeline/disconnect alone left a worker spinning
+ * The pipeline checks and transactions/abandoned are known to wedge pgagroal 1.6.0's
+ * transaction pipeline (a worker left waiting for a server connection keeps spinning with its
+ * client gone, and the pool then refuses every login until a restart: suites/pipeline/shared.ts
+ * says why), so a default run skips them there, saying so; red before: pipeline/disconnect alone left a worker spinning
  * (the sweep's own client was never answered), and whole runs left the pool refusing logins
  * (the matrix's notes on that column, before this change). The control wedges a pgagroal of its own with plain clients that
  * leave without Terminate and sees the spinning worker, so the helper that finds none can fail.
@@ -65,7 +65,10 @@ async function newClientMs(stack: Stack): Promise<number> {
 }
 
 /** The checks a default run skips on pgagroal's transaction pipeline: they wedge it (see above). */
-const WEDGING = CATALOGUE.filter((c) => c.id.startsWith('pipeline/')).map((c) => c.id);
+/** The checks declared to wedge pgagroal in transaction mode: the pipeline checks and transactions/abandoned. */
+const WEDGING = CATALOGUE.filter((c) => c.wedges?.some((w) => w.pooler === 'pgagroal' && w.mode === 'transaction')).map(
+  (c) => c.id,
+);
 
 /** CPU time (user + system, in clock ticks) of every pgagroal process serving `port`. */
 function pgagroalTicks(port: number): Map<number, number> {
