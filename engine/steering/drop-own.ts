@@ -31,7 +31,11 @@
  *   may have committed, so it is not a refusal;
  * - a drop refused for a passing reason (a lock wait past lock_timeout, a cancel, a
  *   serialization failure, the server short of connections) is tried again, as an unanswered
- *   one is: only a lasting refusal (a missing privilege) ends the attempts.
+ *   one is: only a lasting refusal (a missing privilege) ends the attempts;
+ * - a drop refused through the pool may have met the pooled backend's state, not the login's:
+ *   another run's session/tracked-parameter leaves default_transaction_read_only on there
+ *   (25006; PgBouncer does not track it). It is tried again over --direct, where a lasting
+ *   refusal is the login's own (test/faults/creator-drop-paths.test.ts).
  */
 import type { Scenario } from './scenario.js';
 import type { Session } from '../session/session.js';
@@ -73,10 +77,10 @@ export async function dropOwn(
   for (let i = 0; i < ATTEMPTS; i++) {
     const startMs = scn.recorder.now();
     let step: StepRecord;
+    // After a first attempt through the pool went unanswered (or was refused), around it.
+    const to = i > 0 && created && scn.ctx.direct ? 'direct' : 'target';
     try {
       const ready = i === 0 && early ? await early : null;
-      // After a first attempt through the pool went unanswered, around its queue.
-      const to = i > 0 && created && scn.ctx.direct ? 'direct' : 'target';
       const s = ready?.alive ? ready : await scn.open(label, { uninterruptible: true, to });
       try {
         step = await s.run(tag, `${AS_LOGIN} ${sql}`);
@@ -88,7 +92,14 @@ export async function dropOwn(
       step = scn.note(label, tag, sql, { startMs, error: err instanceof Error ? err.message : String(err) });
     }
     last = step;
-    if (!step.error || (refusedByServer(step) && !passingRefusal(step)) || scn.interrupted) break;
+    if (!step.error || scn.interrupted) break;
+    // A refusal through the pool may be the pooled backend's, not the login's: another run's
+    // leak left it read-only (session/tracked-parameter's default_transaction_read_only,
+    // 25006) or as another role, so it is tried again (over --direct where it may go). Only a
+    // lasting refusal where no pool came between (over --direct, or with no --direct to go
+    // over) ends the attempts.
+    const ownSession = to === 'direct' || !created || !scn.ctx.direct;
+    if (refusedByServer(step) && !passingRefusal(step) && ownSession) break;
   }
   return last!;
 }

@@ -17,6 +17,10 @@
  *    `SET ROLE` a lesser role (a leak that check reports): refused, 42501, and the attempts
  *    ended (test/load/honest-under-load.test.ts, two runs at once, 1 of 6). Now the drop runs
  *    as the login within its own transaction. Red before: the schema and its table were left.
+ * 5. search-path-leak's drop landed on a backend another run's session/tracked-parameter had
+ *    left with default_transaction_read_only on (PgBouncer does not track it): refused, 25006,
+ *    and the attempts ended. Now a refusal through the pool is tried again over --direct.
+ *    Red before: the schema and its table were left.
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect, test } from 'vitest';
@@ -160,6 +164,21 @@ test('session/search-path-leak: its drop refused once for a lock wait (55P03) is
   const { tags, left } = await runOnce(searchPathLeak);
   refused.stop();
   expect(tags.filter((t) => t.includes('setup.cleanup'))[0], tags.join(' ')).toMatch(/55P03/);
+  expect(await left()).toEqual([]);
+}, 120_000);
+
+test('session/search-path-leak: its drop lands on a backend another run left read-only (tracked-parameter): nothing is left', async () => {
+  // Another run's session/tracked-parameter leaves default_transaction_read_only = on on a
+  // pooled backend (PgBouncer does not track it): a transaction begun there is read-only,
+  // modelled by the first drop beginning with SET TRANSACTION READ ONLY. Refused, 25006.
+  const readOnly = rewriteMatching(stack.proxy, 'toServer', carries('DROP SCHEMA'), (chunk) => [
+    { bytes: msg('Q', cstr(`SET TRANSACTION READ ONLY; ${chunk.subarray(5, chunk.length - 1).toString('utf8')}`)) },
+  ]);
+  const { tags, left } = await runOnce(searchPathLeak);
+  readOnly.stop();
+  expect(readOnly.replaced(), tags.join(' ')).toBe(1);
+  // The fault really refused the drop (otherwise this proves nothing).
+  expect(tags.filter((t) => t.includes('setup.cleanup'))[0], tags.join(' ')).toMatch(/25006/);
   expect(await left()).toEqual([]);
 }, 120_000);
 

@@ -5,6 +5,7 @@
  * the same statement of a run under another id is recognised.
  */
 import type { FaultProxy } from '../../fixtures/fault-proxy.js';
+import { cstr, int32, msg } from '../../fixtures/misbehaving-bytes.js';
 
 /** One login or statement of a check, in the order the proxy saw it. */
 export interface ProxyEvent {
@@ -18,9 +19,34 @@ export interface ProxyEvent {
 /**
  * How an event is faulted: held before the pooler (a login or query queued behind other
  * clients: its client gives up and leaves, and it never arrives), or passed on and then its
- * connection moves no byte again (`stall`: no answer comes back) or is closed (`cut`).
+ * connection moves no byte again (`stall`: no answer comes back) or is closed (`cut`), or
+ * refused in its place (`refuse`: a login for a database the pooler does not know, which
+ * PgBouncer refuses with a FATAL 08P01; a statement the server refuses with 53300, as a
+ * pooler at its client limit does): it never runs, and its client gets an error.
  */
-export type EventFault = 'hold' | 'stall' | 'cut';
+export type EventFault = 'hold' | 'stall' | 'cut' | 'refuse';
+
+/** The database a refused login asks for: no pooler serves it. */
+const NO_DATABASE = 'pooltest_refused';
+
+/** What the proxy sends in place of a refused login or statement (`chunk`: what the client sent). */
+export function refusal(chunk: Buffer, kind: ProxyEvent['kind']): Buffer {
+  if (kind === 'statement')
+    return msg(
+      'Q',
+      cstr(
+        `DO $refused$ BEGIN RAISE EXCEPTION 'no more connections allowed (max_client_conn)' USING ERRCODE = '53300'; END $refused$`,
+      ),
+    );
+  // The StartupMessage again, its database changed (its other parameters as they were).
+  const fields = chunk.toString('utf8', 8, chunk.readUInt32BE(0)).split('\0');
+  const pairs: string[] = [];
+  for (let i = 0; i + 1 < fields.length && fields[i] !== ''; i += 2)
+    pairs.push(fields[i]!, fields[i] === 'database' ? NO_DATABASE : fields[i + 1]!);
+  if (!pairs.includes('database')) pairs.push('database', NO_DATABASE);
+  const body = Buffer.concat([int32(PROTOCOL_3), ...pairs.map(cstr), Buffer.from([0])]);
+  return Buffer.concat([int32(body.length + 4), body]);
+}
 
 /** The protocol 3.0 StartupMessage code (an SSLRequest or CancelRequest is not a login). */
 const PROTOCOL_3 = 196_608;
@@ -84,7 +110,7 @@ export function armFault(
     const e = counter.next(chunk);
     return e !== null && e.kind === target.kind && e.text === target.text && e.occurrence === target.occurrence;
   };
-  if (fault === 'hold') {
+  if (fault === 'hold' || fault === 'refuse') {
     // A rewrite sees the chunk before it is passed on: re-armed for every other chunk.
     const arm = (): void =>
       proxy.rewriteNext('toServer', (bytes) => {
@@ -94,7 +120,7 @@ export function armFault(
           return [{ bytes }];
         }
         fired = true;
-        return [{ bytes, afterMs: ms }];
+        return fault === 'hold' ? [{ bytes, afterMs: ms }] : [{ bytes: refusal(bytes, target.kind) }];
       });
     arm();
   } else {
@@ -108,7 +134,7 @@ export function armFault(
     fired: () => fired,
     stop: () => {
       stopped = true;
-      if (fault !== 'hold')
+      if (fault === 'stall' || fault === 'cut')
         proxy.afterChunk(
           'toServer',
           () => false,
