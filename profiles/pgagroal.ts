@@ -66,13 +66,14 @@ export const pgagroalTransaction: CatalogueProfile = {
         ref: `${TX} (WITH HOLD CURSOR: a session based feature); ${NO_DISCARD}`,
       },
       'sequences/lastval': { outcome: 'leaked', ref: NO_DISCARD },
-      'transactions/abandoned': {
-        outcome: 'rolled-back',
-        ref: 'agroal/pgagroal@1.6.0:src/libpgagroal/pipeline_transaction.c (transaction_stop: ROLLBACK when the client leaves in a transaction)',
-      },
       'statement/transaction-block': { outcome: 'allowed', ref: TX },
     }),
     ...documented({
+      'transactions/abandoned': {
+        outcome: 'rolled-back',
+        ref: 'agroal/pgagroal@1.6.0:src/libpgagroal/pipeline_transaction.c (transaction_stop: ROLLBACK when the client leaves in a transaction)',
+        note: 'Skipped by default against pgagroal in transaction mode, a known wedge (INTERPRETING.md 5b); with --run-wedging the 1.6.0 fixture gives rolled-back, and may be left with spinning workers.',
+      },
       'capacity/multiplexing': {
         outcome: 'multiplexed',
         ref: `${TX} (releases the connection back to the pool after each transaction)`,

@@ -9,6 +9,7 @@ import { PROFILES, findProfile, profileIds, profileProblems, profilesProblems } 
 import { isReference, movingReference, provenanceProblems } from '../../profiles/validate-profile.js';
 import { EXPECTED } from '../catalogue/expected-outcomes.js';
 import { COMPAT_RUNNABLE } from '../../bench/compatibility-targets.js';
+import { CATALOGUE } from '../../suites/catalogue.js';
 
 /**
  * Profiles of the poolers built from source whose column test/catalogue/compatibility.test.ts
@@ -30,6 +31,12 @@ for (const t of COMPAT_RUNNABLE.filter((x) => x.profile !== null)) {
   const open = Object.keys(t.inconclusive ?? {});
   const before = UNCONCLUDABLE[t.profile!];
   UNCONCLUDABLE[t.profile!] = before === undefined ? open : before.filter((id) => open.includes(id));
+}
+// A check known to wedge a profile's pooler and mode is skipped on its fixture by default
+// (engine/execute/known-wedge.ts): its expectation there can rest on documentation only.
+for (const p of PROFILES) {
+  const wedged = CATALOGUE.filter((c) => c.wedges?.some((w) => w.pooler === p.pooler && w.mode === p.mode));
+  if (wedged.length > 0) UNCONCLUDABLE[p.name] = [...(UNCONCLUDABLE[p.name] ?? []), ...wedged.map((c) => c.id)];
 }
 
 describe('built-in profiles', () => {
