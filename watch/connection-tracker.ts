@@ -62,6 +62,8 @@ export class ConnectionTracker {
   private readonly pending: Pending[] = [];
   private head = 0;
   private readonly prepared = new Map<string, string | null>();
+  /** Named statements of `prepared` already noted as parsed or bound in a pipeline. */
+  private readonly seenPipelined = new Set<string>();
   private readonly portals = new Map<string, Portal>();
   private lastTag = '';
   private errorSeen = false;
@@ -180,8 +182,12 @@ export class ConnectionTracker {
           return this.stop(`more than ${MAX_NAMES} named statements`);
         this.prepared.set(item.name, item.sql);
         this.roundSql = item.sql ?? this.roundSql;
-        if (item.name !== '' && this.pipelined())
+        // Once per Parse: its Bind in a pipelined round (below) does not count it again.
+        this.seenPipelined.delete(item.name);
+        if (item.name !== '' && this.pipelined()) {
+          this.seenPipelined.add(item.name);
           this.note('pipeline-prepared', item.sql ?? `(named statement "${item.name}")`);
+        }
         if (item.name !== '') {
           this.state.protocol(
             {
@@ -202,6 +208,15 @@ export class ConnectionTracker {
         if (item === null) return;
         if (this.portals.size >= MAX_NAMES && !this.portals.has(item.portal)) this.portals.clear();
         this.portals.set(item.portal, { sql: this.prepared.get(item.statement) ?? null, params: item.params });
+        // A named statement bound in a pipelined round needs it on the backend that round runs
+        // on, wherever it was parsed: its Parse may have been answered before the next round
+        // reached the watch (libpq flushes each round at its Sync), and was then not seen as
+        // pipelined (a loaded CI run missed it that way).
+        if (item.statement !== '' && this.pipelined() && !this.seenPipelined.has(item.statement)) {
+          // Only names the watch saw parsed are kept (as bounded as `prepared`).
+          if (this.prepared.has(item.statement)) this.seenPipelined.add(item.statement);
+          this.note('pipeline-prepared', this.prepared.get(item.statement) ?? `(named statement "${item.statement}")`);
+        }
         if (item.statement !== '')
           this.state.protocol(
             { op: 'use', kind: 'prepared', key: item.statement, what: `Bind to named statement "${item.statement}"` },
@@ -215,6 +230,7 @@ export class ConnectionTracker {
         if (item.target === 'S') {
           if (item.name !== '') this.note('close', this.prepared.get(item.name) ?? `Close of statement "${item.name}"`);
           this.prepared.delete(item.name);
+          this.seenPipelined.delete(item.name);
           this.state.protocol({ op: 'undo', kind: 'prepared', key: item.name }, `Close of statement "${item.name}"`);
         } else this.portals.delete(item.name);
         return;
