@@ -25,23 +25,46 @@ export interface LoggedError {
   atMs: number;
   pid: number;
   message: string;
+  /** The failed statement, from the STATEMENT line the server logs after the error, when there is one. */
+  statement?: string;
 }
 
 /** `2026-12-01 23:57:18.400 UTC [4533] user@db ERROR:  prepared statement "S_1" does not exist` */
 const LINE = /^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?) (\S+) \[(\d+)\] (?:\S*@\S* )?ERROR:\s+(.*)$/;
 
+/** The STATEMENT line PostgreSQL logs after an error, on the same backend. */
+const STATEMENT_LINE = /^\S+ \S+ \S+ \[(\d+)\] (?:\S*@\S* )?STATEMENT:\s+(.*)$/;
+
 /** The ERROR lines of `text` whose timestamp can be read (time zones other than UTC/GMT are not). */
 export function parseServerLog(text: string): LoggedError[] {
   const out: LoggedError[] = [];
+  let last: LoggedError | null = null;
   for (const line of text.split('\n')) {
+    const st = STATEMENT_LINE.exec(line);
+    if (st && last !== null && Number(st[1]) === last.pid) {
+      last.statement = st[2]!;
+      last = null;
+      continue;
+    }
+    last = null;
     const m = LINE.exec(line);
     if (!m) continue;
     const zone = m[2]!;
     if (zone !== 'UTC' && zone !== 'GMT') continue;
     const atMs = Date.parse(`${m[1]!.replace(' ', 'T')}Z`);
-    if (Number.isFinite(atMs)) out.push({ atMs, pid: Number(m[3]), message: m[4]! });
+    if (!Number.isFinite(atMs)) continue;
+    last = { atMs, pid: Number(m[3]), message: m[4]! };
+    out.push(last);
   }
   return out;
+}
+
+/**
+ * A failed DEALLOCATE is a driver tidying a name away (PDO when a statement object goes, behind
+ * a pooler that renamed it), which the application never sees and no driver retries.
+ */
+function isCleanup(e: LoggedError): boolean {
+  return e.statement !== undefined && /^\s*DEALLOCATE\b/i.test(e.statement);
 }
 
 /** A server log read from where it stood when the reader was made; at most 4 MiB per read. */
@@ -100,7 +123,8 @@ export class ServerLogReader {
  * by a server that never saw the name: PgBouncer 1.25.2 had renamed it), were once read as
  * B's retry. A failed step whose backend is unknown still ends the previous step's slack.
  * The log's milliseconds are truncated, so an error logged in the millisecond the next step
- * began counts as the next step's.
+ * began counts as the next step's. A failed DEALLOCATE is no step's (isCleanup): under load PDO's
+ * at B's close came within B's last run's millisecond, and B read `retried` again (a loaded CI run).
  *
  * A batch (DRIVER_TAGS.batch.run) returns no rows, so its step names no backend: it is given
  * every backend of the record (its statements' backends are among them, and pooltest's own
@@ -127,7 +151,7 @@ export function attachServerErrors(steps: StepRecord[], errors: readonly LoggedE
     // began counts as the next step's.
     const to = Math.min(originMs + end + 50, Math.floor(originMs + next));
     for (const e of errors)
-      if (pids.has(e.pid) && e.atMs >= from && e.atMs < to)
+      if (pids.has(e.pid) && e.atMs >= from && e.atMs < to && !isCleanup(e))
         s.notices.push({ severity: SERVER_LOG, message: `${e.message} (server log, backend ${e.pid})` });
   }
 }

@@ -100,8 +100,25 @@ describe("retries seen in the server's log", () => {
       '2026-12-01 23:57:18.403 CET [4533] pooltest@pooltest ERROR:  not in UTC',
     ].join('\n');
     expect(parseServerLog(text)).toEqual([
-      { atMs: at.getTime(), pid: 4533, message: 'prepared statement "S_1" does not exist' },
+      { atMs: at.getTime(), pid: 4533, message: 'prepared statement "S_1" does not exist', statement: 'SELECT 1' },
     ]);
+  });
+
+  test("a failed DEALLOCATE on the step's backend while it ran is a driver's tidy-up, not a retry; control: the same error on an EXECUTE is", () => {
+    const steps = record('asyncpg', 'statement_cache_size=0');
+    const next = stepOf(steps, 'moved:A.readback');
+    const origin = Date.parse('2026-12-01T00:00:00Z');
+    const at = new Date(origin + next.startMs + 1);
+    const text = (statement: string) =>
+      [
+        line(at, next.pid!, 'prepared statement "pdo_stmt_00000001" does not exist'),
+        `${at.toISOString().replace('T', ' ').replace('Z', '')} UTC [${next.pid}] pooltest@pooltest STATEMENT:  ${statement}`,
+      ].join('\n');
+    const cleanup = record('asyncpg', 'statement_cache_size=0');
+    attachServerErrors(cleanup, parseServerLog(text('DEALLOCATE pdo_stmt_00000001')), origin);
+    expect(judged(cleanup, 'moved').outcome).toBe('works');
+    attachServerErrors(steps, parseServerLog(text('EXECUTE pdo_stmt_00000001')), origin);
+    expect(judged(steps, 'moved').outcome).toBe('retried');
   });
 
   function withLogged(pidOf: (s: StepRecord) => number | null, offsetMs: number) {
